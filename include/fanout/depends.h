@@ -1,0 +1,26 @@
+/* depends: the `depends_on` of steps in all its forms (a key, a list of keys, a list of
+ * {step: key, allow_failure: bool}, a single {step: key}), read and rewritten so that a
+ * dependency on a step expanded into N shards becomes a dependency on all N shards. */
+#ifndef FANOUT_DEPENDS_H
+#define FANOUT_DEPENDS_H
+
+#include <libfyaml.h>
+
+#include "fanout/diag.h"
+#include "fanout/ynode.h"
+
+/* Called for each key a depends_on names. Return non-zero to stop. */
+typedef int (*depends_visit_fn)(void *user, const char *key, size_t len, struct ypos pos);
+
+/* How many shards `key` was expanded into; 0 leaves the reference as it is. */
+typedef unsigned (*depends_shards_fn)(void *user, const char *key, size_t len);
+
+/* Visits the depends_on keys of every step in `steps` (group children included).
+ * Malformed depends_on values are reported to `d` as input errors; returns -1 then. */
+int depends_each(struct fy_node *steps, struct diag *d, const char *file, depends_visit_fn visit,
+                 void *user);
+
+/* Rewrites the depends_on of every step in `steps` (group children included). 0 or -1 (OOM). */
+int depends_rewrite(struct fy_node *steps, depends_shards_fn shards_of, void *user);
+
+#endif

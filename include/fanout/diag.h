@@ -1,0 +1,43 @@
+/* diag: findings and errors in one place, printed as `file:line:col: error: message [rule]`.
+ * The class of each message decides the exit code: input errors (2) beat findings (1). */
+#ifndef FANOUT_DIAG_H
+#define FANOUT_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+enum diag_format { DIAG_TEXT, DIAG_GITHUB, DIAG_JSON };
+
+enum diag_severity { DIAG_ERROR, DIAG_WARNING };
+
+/* Exit-code classes (the values are the exit codes). */
+enum diag_class { DIAG_FINDING = 1, DIAG_INPUT = 2 };
+
+struct diag;
+
+/* Messages go to `out` (normally stderr). */
+struct diag *diag_create(FILE *out, enum diag_format format);
+void diag_destroy(struct diag *d);
+
+/* line/col are 1-based; line 0 means "the whole file". `rule` may be NULL. */
+void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
+                 const char *file, unsigned line, unsigned col, const char *rule,
+                 const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
+                  const char *file, unsigned line, unsigned col, const char *rule,
+                  const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
+
+/* A muted diag counts nothing and prints nothing (used for a second pass over
+ * input that the first pass already reported on). */
+void diag_set_muted(struct diag *d, bool muted);
+
+unsigned diag_errors(const struct diag *d);
+unsigned diag_warnings(const struct diag *d);
+bool diag_has_input_error(const struct diag *d);
+
+/* 0 when clean; 2 after any input error; 1 after findings (warnings count only when strict). */
+int diag_exit_code(const struct diag *d, bool strict);
+
+#endif

@@ -1,0 +1,38 @@
+/* emit: the canonical rendering, YAML or JSON. Same tree in, same bytes out:
+ * step keys in a fixed order (type, label, key, depends_on, command(s), env, agents,
+ * then the rest as in the input, group `steps` last), 2-space block style, strings
+ * quoted only when a YAML 1.1 or 1.2 reader would misread them, multi-line strings
+ * as literal blocks. The caller drives it item by item, so nothing is buffered. */
+#ifndef FANOUT_EMIT_H
+#define FANOUT_EMIT_H
+
+#include <libfyaml.h>
+#include <stdio.h>
+
+enum emit_format { EMIT_YAML, EMIT_JSON };
+
+struct emitter;
+
+struct emitter *emit_create(FILE *out, enum emit_format format);
+void emit_destroy(struct emitter *e);
+
+void emit_doc_start(struct emitter *e);
+/* A top-level pair other than steps: `pair` is a mapping holding just that pair. */
+void emit_pair(struct emitter *e, struct fy_node *pair);
+/* The steps section; started by the first step when not called. */
+void emit_steps_start(struct emitter *e);
+void emit_steps_end(struct emitter *e);
+/* One rendered step (a mapping, or a scalar step such as "wait"). */
+void emit_step(struct emitter *e, struct fy_node *step);
+void emit_doc_end(struct emitter *e);
+
+/* Any node, with the same rules, at top level (used by tests and other commands). */
+void emit_node(struct emitter *e, struct fy_node *node);
+
+/* Documents started so far. */
+unsigned emit_docs(const struct emitter *e);
+
+/* Non-zero when a write failed. */
+int emit_error(const struct emitter *e);
+
+#endif

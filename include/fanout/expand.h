@@ -1,0 +1,34 @@
+/* expand: turns a step with `parallelism: N` into N explicit shard steps (DESIGN.md):
+ * shard env, label placeholders, shard variables in commands (unless upload mode),
+ * keys `<key>-<i>`; group steps are expanded inside. depends_on is left to `depends`. */
+#ifndef FANOUT_EXPAND_H
+#define FANOUT_EXPAND_H
+
+#include <libfyaml.h>
+#include <stdbool.h>
+
+#include "fanout/diag.h"
+#include "fanout/ynode.h"
+
+#define EXPAND_MAX_PARALLELISM 1000
+
+/* Told about every key the rendered steps define. `shards` is N for the original key
+ * of a step expanded into N shards (a valid depends_on target, not a step of its own)
+ * and 0 for the key of an output step. Return non-zero to stop. */
+typedef int (*expand_key_fn)(void *user, const char *key, size_t len, unsigned shards,
+                             struct ypos pos);
+
+struct expand_ctx {
+    struct diag *diag;
+    const char *file;         /* for messages */
+    bool upload;              /* keep $$VAR references in commands (env carries the values) */
+    bool allow_placeholders;  /* %N in a step without parallelism is not an error */
+    expand_key_fn on_key;     /* may be NULL */
+    void *user;
+};
+
+/* Expands every step of the sequence `steps` in place. Returns 0, or -1 after an
+ * input error was reported (findings are reported and do not stop expansion). */
+int expand_steps(const struct expand_ctx *ctx, struct fy_node *steps);
+
+#endif

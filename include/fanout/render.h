@@ -1,0 +1,31 @@
+/* render: the whole `fanout render` run over one or more inputs.
+ * Pass 1 reads every input step by step, expands it and records keys and depends_on
+ * references, reporting every problem; nothing is written when it finds an error.
+ * Pass 2 reads the inputs again and streams the canonical rendering out, with
+ * depends_on rewritten from the complete key index. Memory stays bounded by the
+ * largest step plus the key index. */
+#ifndef FANOUT_RENDER_H
+#define FANOUT_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fanout/diag.h"
+#include "fanout/emit.h"
+
+/* Buildkite's default limits (docs: platform/limits). */
+#define RENDER_JOBS_PER_UPLOAD 500
+#define RENDER_JOBS_PER_BUILD 4000
+
+struct render_opts {
+    enum emit_format format;
+    bool upload;             /* keep $$VAR references (env carries the shard values) */
+    bool strict;             /* warnings fail the run */
+    bool allow_placeholders; /* %N outside parallel steps is fine */
+    const char *output;      /* NULL: stdout */
+};
+
+/* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */
+int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d);
+
+#endif

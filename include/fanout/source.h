@@ -1,0 +1,35 @@
+/* source: one input (a file, a pipe or stdin) that can be read more than once.
+ * Non-seekable inputs are spooled to an unlinked temporary file. Every byte handed to
+ * the YAML parser is checked first: strict UTF-8 and no NUL, because libfyaml 0.7.12
+ * silently stops at such bytes (and hangs on some of them). */
+#ifndef FANOUT_SOURCE_H
+#define FANOUT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fanout/diag.h"
+
+struct source;
+struct fy_parser;
+
+/* Opens `path` ("-" is stdin). Reports open/read errors to `d` and returns NULL. */
+struct source *source_open(const char *path, struct diag *d);
+void source_close(struct source *src);
+
+/* The name used in messages: the path as given, or "<stdin>". */
+const char *source_name(const struct source *src);
+
+/* Rewinds the input and makes it the parser's input. 0 on success. */
+int source_attach(struct source *src, struct fy_parser *fyp);
+
+/* True once a bad byte was seen (and reported) since the last attach. */
+bool source_failed(const struct source *src);
+
+/* Checks a whole buffer the same way. True when clean; otherwise `*bad` is the offset of
+ * the first bad byte (`len` for a sequence cut off at the end) and `*line`/`*col` its
+ * 1-based position. Any out-pointer may be NULL. */
+bool source_check_utf8(const unsigned char *buf, size_t len, size_t *bad, unsigned *line,
+                       unsigned *col);
+
+#endif

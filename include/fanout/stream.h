@@ -1,0 +1,45 @@
+/* stream: the input as a sequence of top-level items, one step at a time.
+ * Each step (and each other top-level pair) is built from parser events into its own
+ * small fy_document, which the caller owns and destroys: memory stays bounded by the
+ * largest step. Aliases are resolved into copies (with a node budget), `<<` merge keys
+ * are applied, anchors are dropped, so callers see plain trees. */
+#ifndef FANOUT_STREAM_H
+#define FANOUT_STREAM_H
+
+#include <libfyaml.h>
+
+#include "fanout/diag.h"
+#include "fanout/source.h"
+#include "fanout/ynode.h"
+
+enum stream_kind {
+    STREAM_DOC_START,   /* a YAML document begins */
+    STREAM_PAIR,        /* a top-level pair other than `steps`: doc root = one-pair mapping */
+    STREAM_STEPS_START, /* `steps:` (or a bare list of steps) begins */
+    STREAM_STEP,        /* one step: doc root = a sequence holding just that step */
+    STREAM_STEPS_END,
+    STREAM_DOC_END,
+};
+
+struct stream_item {
+    enum stream_kind kind;
+    struct fy_document *doc; /* PAIR and STEP only; owned by the caller */
+    struct ypos pos;         /* where the item starts */
+    bool bare;               /* STEPS_START: the document is a bare list */
+};
+
+/* Limits that keep hostile input cheap. */
+#define STREAM_MAX_DEPTH 64
+#define STREAM_ALIAS_NODE_BUDGET 100000u
+#define STREAM_ANCHOR_NODE_BUDGET 1000000u
+
+struct stream;
+
+/* Reads `src` from its start. Errors are reported to `d` with the source's name. */
+struct stream *stream_open(struct source *src, struct diag *d);
+void stream_close(struct stream *s);
+
+/* 1: *item filled; 0: end of input; -1: error (reported; the stream is finished). */
+int stream_next(struct stream *s, struct stream_item *item);
+
+#endif

@@ -1,0 +1,25 @@
+/* yscalar: what a YAML scalar means and how to write one back.
+ * Typing follows the YAML 1.2 core schema (what JSON output and schema validation use);
+ * quoting protects against YAML 1.1 readers too (yes/no/on/off, 0123, 1:20, dates). */
+#ifndef FANOUT_YSCALAR_H
+#define FANOUT_YSCALAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum yscalar_type { YS_NULL, YS_BOOL, YS_INT, YS_FLOAT, YS_STRING };
+
+/* The core-schema type of a plain scalar with this text. */
+enum yscalar_type yscalar_type(const char *s, size_t len);
+
+/* True when a plain scalar with this text would not be read back as this string by a
+ * YAML 1.1 or 1.2 reader (a null, bool, number, date, merge key ...). */
+bool yscalar_misread(const char *s, size_t len);
+
+enum yscalar_style { YS_PLAIN, YS_LITERAL, YS_DOUBLE_QUOTED };
+
+/* The canonical way to write the string s[0..len): plain when every reader gets the
+ * same string back, a literal block for multi-line text (not for keys), else quoted. */
+enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key);
+
+#endif

@@ -1,0 +1,134 @@
+#include "fanout/buildkite.h"
+
+#include <string.h>
+
+#include "fanout/ynode.h"
+
+const char *const bk_label_keys[] = {"label", "name", NULL};
+const char *const bk_key_keys[] = {"key", "id", "identifier", NULL};
+
+static const char *const common_keys[] = {
+    "key", "id", "identifier", "depends_on", "allow_dependency_failure", "if", "branches",
+    "label", "name", "type", "if_changed", NULL};
+static const char *const command_keys[] = {
+    "command", "commands", "agents", "agent_query_rules", "env", "plugins", "artifact_paths",
+    "artifacts", "parallelism", "matrix", "skip", "soft_fail", "retry", "timeout_in_minutes",
+    "timeout", "priority", "concurrency", "concurrency_group", "concurrency_method",
+    "cancel_on_build_failing", "notify", "secrets", "cache", "checkout", "image", "signature",
+    NULL};
+static const char *const wait_keys[] = {"wait", "waiter", "continue_on_failure", NULL};
+static const char *const block_keys[] = {
+    "block", "input", "manual", "prompt", "fields", "blocked_state", "allowed_teams", NULL};
+static const char *const trigger_keys[] = {
+    "trigger", "build", "async", "skip", "soft_fail", "parallelism", NULL};
+static const char *const group_keys[] = {"group", "steps", "notify", "skip", NULL};
+
+static bool in_list(const char *const *list, const char *key, size_t len)
+{
+    for (; *list; list++) {
+        if (strlen(*list) == len && memcmp(*list, key, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool has(struct fy_node *step, const char *key)
+{
+    return fy_node_mapping_lookup_pair_by_simple_key(step, key, FY_NT) != NULL;
+}
+
+static enum bk_kind kind_from_type(struct fy_node *type)
+{
+    static const struct {
+        const char *name;
+        enum bk_kind kind;
+    } types[] = {
+        {"command", BK_COMMAND}, {"script", BK_COMMAND}, {"wait", BK_WAIT},
+        {"waiter", BK_WAIT},     {"block", BK_BLOCK},    {"manual", BK_BLOCK},
+        {"input", BK_INPUT},     {"trigger", BK_TRIGGER}, {"group", BK_GROUP},
+    };
+
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (ynode_scalar_is(type, types[i].name))
+            return types[i].kind;
+    }
+    return BK_UNKNOWN;
+}
+
+enum bk_kind bk_step_kind(struct fy_node *step)
+{
+    if (!step)
+        return BK_INVALID;
+    if (fy_node_is_scalar(step)) {
+        if (ynode_scalar_is(step, "wait") || ynode_scalar_is(step, "waiter"))
+            return BK_WAIT;
+        if (ynode_scalar_is(step, "block") || ynode_scalar_is(step, "manual"))
+            return BK_BLOCK;
+        if (ynode_scalar_is(step, "input"))
+            return BK_INPUT;
+        return BK_INVALID;
+    }
+    if (!fy_node_is_mapping(step))
+        return BK_INVALID;
+    if (has(step, "type"))
+        return kind_from_type(ynode_get(step, "type"));
+    if (has(step, "command") || has(step, "commands") || has(step, "plugins"))
+        return BK_COMMAND;
+    if (has(step, "wait") || has(step, "waiter"))
+        return BK_WAIT;
+    if (has(step, "block") || has(step, "manual"))
+        return BK_BLOCK;
+    if (has(step, "input"))
+        return BK_INPUT;
+    if (has(step, "trigger"))
+        return BK_TRIGGER;
+    if (has(step, "group"))
+        return BK_GROUP;
+    return BK_UNKNOWN;
+}
+
+const char *bk_kind_name(enum bk_kind kind)
+{
+    switch (kind) {
+    case BK_COMMAND:
+        return "command";
+    case BK_WAIT:
+        return "wait";
+    case BK_BLOCK:
+        return "block";
+    case BK_INPUT:
+        return "input";
+    case BK_TRIGGER:
+        return "trigger";
+    case BK_GROUP:
+        return "group";
+    case BK_UNKNOWN:
+        return "unknown";
+    case BK_INVALID:
+        break;
+    }
+    return "invalid";
+}
+
+bool bk_known_key(enum bk_kind kind, const char *key, size_t len)
+{
+    if (in_list(common_keys, key, len))
+        return true;
+    switch (kind) {
+    case BK_COMMAND:
+        return in_list(command_keys, key, len);
+    case BK_WAIT:
+        return in_list(wait_keys, key, len);
+    case BK_BLOCK:
+    case BK_INPUT:
+        return in_list(block_keys, key, len);
+    case BK_TRIGGER:
+        return in_list(trigger_keys, key, len);
+    case BK_GROUP:
+        return in_list(group_keys, key, len);
+    case BK_UNKNOWN:
+    case BK_INVALID:
+        break;
+    }
+    return false;
+}

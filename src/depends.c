@@ -1,0 +1,181 @@
+#include "fanout/depends.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/placeholder.h"
+
+/* The key node of one depends_on entry: a scalar, or the `step` of a mapping. */
+static struct fy_node *entry_key(struct fy_node *entry)
+{
+    if (entry && fy_node_is_mapping(entry))
+        return ynode_get(entry, "step");
+    return entry;
+}
+
+static int bad_entry(struct diag *d, const char *file, struct fy_node *at, const char *msg)
+{
+    struct ypos p = ynode_pos(at);
+
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, "depends-on", "%s", msg);
+    return -1;
+}
+
+static int visit_entry(struct fy_node *entry, struct diag *d, const char *file,
+                       depends_visit_fn visit, void *user)
+{
+    struct fy_node *k = entry_key(entry);
+    size_t len;
+    const char *t = ynode_scalar(k, &len);
+
+    if (!t || ynode_is_null(k))
+        return bad_entry(d, file, k ? k : entry,
+                         "a depends_on entry must be a step key or {step: key}");
+    return visit(user, t, len, ynode_pos(k));
+}
+
+static int each_in_step(struct fy_node *step, struct diag *d, const char *file,
+                        depends_visit_fn visit, void *user)
+{
+    struct fy_node *dep = ynode_get(step, "depends_on");
+    struct fy_node *children = ynode_get(step, "steps");
+    int rc = 0;
+
+    if (!fy_node_is_mapping(step))
+        return 0;
+    if (dep && !ynode_is_null(dep)) {
+        if (fy_node_is_sequence(dep)) {
+            struct fy_node *e;
+            void *it = NULL;
+
+            while (rc == 0 && (e = fy_node_sequence_iterate(dep, &it)) != NULL)
+                rc = visit_entry(e, d, file, visit, user);
+        } else {
+            rc = visit_entry(dep, d, file, visit, user);
+        }
+    }
+    if (rc == 0 && children && fy_node_is_sequence(children))
+        rc = depends_each(children, d, file, visit, user);
+    return rc;
+}
+
+int depends_each(struct fy_node *steps, struct diag *d, const char *file, depends_visit_fn visit,
+                 void *user)
+{
+    struct fy_node *step;
+    void *it = NULL;
+
+    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
+        if (each_in_step(step, d, file, visit, user) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The shard entries for `entry` (a key or a {step: key} mapping), appended to `out`. */
+static int append_shards(struct fy_node *out, struct fy_node *entry, unsigned n)
+{
+    struct fy_document *fyd = fy_node_document(out);
+    struct fy_node *k = entry_key(entry);
+    size_t len, klen;
+    const char *t = ynode_scalar(k, &len);
+
+    for (unsigned i = 0; i < n; i++) {
+        char *key = ph_shard_key(t, len, i, &klen);
+        struct fy_node *item;
+
+        if (!key)
+            return -1;
+        if (fy_node_is_mapping(entry)) {
+            item = ynode_copy(fyd, entry);
+            if (item && ynode_set(item, "step", ynode_string(fyd, key, klen, ynode_pos(k))) != 0) {
+                fy_node_free(item);
+                item = NULL;
+            }
+        } else {
+            item = ynode_string(fyd, key, klen, ynode_pos(k));
+        }
+        free(key);
+        if (!item || fy_node_sequence_append(out, item) != 0) {
+            fy_node_free(item);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static unsigned shards_of_entry(struct fy_node *entry, depends_shards_fn shards_of, void *user)
+{
+    size_t len;
+    const char *t = ynode_scalar(entry_key(entry), &len);
+
+    return t ? shards_of(user, t, len) : 0;
+}
+
+/* The new depends_on for `dep`, or NULL with *rc = 0 when nothing changes. */
+static struct fy_node *rewritten(struct fy_node *dep, depends_shards_fn shards_of, void *user, int *rc)
+{
+    struct fy_document *fyd = fy_node_document(dep);
+    struct fy_node *out = NULL, **entries, *single[1] = {dep};
+    bool changed = false;
+    size_t n = 1;
+
+    *rc = 0;
+    entries = fy_node_is_sequence(dep) ? ynode_items(dep, &n) : single;
+    for (size_t i = 0; i < n; i++)
+        changed = changed || shards_of_entry(entries[i], shards_of, user) > 0;
+    if (!changed)
+        goto done;
+    out = fy_node_create_sequence(fyd);
+    if (!out)
+        goto oom;
+    ynode_set_pos(out, ynode_pos(dep));
+    for (size_t i = 0; i < n; i++) {
+        unsigned shards = shards_of_entry(entries[i], shards_of, user);
+        struct fy_node *c;
+
+        if (shards > 0) {
+            if (append_shards(out, entries[i], shards) != 0)
+                goto oom;
+            continue;
+        }
+        c = ynode_copy(fyd, entries[i]);
+        if (!c || fy_node_sequence_append(out, c) != 0) {
+            fy_node_free(c);
+            goto oom;
+        }
+    }
+    goto done;
+oom:
+    fy_node_free(out);
+    out = NULL;
+    *rc = -1;
+done:
+    if (entries != single)
+        free(entries);
+    return out;
+}
+
+int depends_rewrite(struct fy_node *steps, depends_shards_fn shards_of, void *user)
+{
+    struct fy_node *step;
+    void *it = NULL;
+
+    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
+        struct fy_node *dep = ynode_get(step, "depends_on");
+        struct fy_node *children = ynode_get(step, "steps");
+        int rc;
+
+        if (!fy_node_is_mapping(step))
+            continue;
+        if (dep && !ynode_is_null(dep)) {
+            struct fy_node *fresh = rewritten(dep, shards_of, user, &rc);
+
+            if (rc != 0 || (fresh && ynode_set(step, "depends_on", fresh) != 0))
+                return -1;
+        }
+        if (children && fy_node_is_sequence(children) && depends_rewrite(children, shards_of, user) != 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,154 @@
+#include "fanout/diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct diag {
+    FILE *out;
+    enum diag_format format;
+    bool muted;
+    unsigned errors;
+    unsigned warnings;
+    bool input_error;
+};
+
+struct diag *diag_create(FILE *out, enum diag_format format)
+{
+    struct diag *d = calloc(1, sizeof(*d));
+    if (!d)
+        return NULL;
+    d->out = out;
+    d->format = format;
+    return d;
+}
+
+void diag_destroy(struct diag *d)
+{
+    free(d);
+}
+
+void diag_set_muted(struct diag *d, bool muted)
+{
+    d->muted = muted;
+}
+
+static void print_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* GitHub workflow commands end the message at a newline and treat % specially. */
+static void print_github_escaped(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            fputs("%25", out);
+        else if (*s == '\n')
+            fputs("%0A", out);
+        else if (*s == '\r')
+            fputs("%0D", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
+                 const char *file, unsigned line, unsigned col, const char *rule,
+                 const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    diag_vreport(d, sev, cls, file, line, col, rule, fmt, ap);
+    va_end(ap);
+}
+
+void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
+                  const char *file, unsigned line, unsigned col, const char *rule,
+                  const char *fmt, va_list ap)
+{
+    char msg[1024];
+    const char *word = sev == DIAG_ERROR ? "error" : "warning";
+
+    if (d->muted)
+        return;
+    if (sev == DIAG_ERROR) {
+        d->errors++;
+        if (cls == DIAG_INPUT)
+            d->input_error = true;
+    } else {
+        d->warnings++;
+    }
+
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (!file)
+        file = "<input>";
+
+    switch (d->format) {
+    case DIAG_GITHUB:
+        fprintf(d->out, "::%s file=%s", word, file);
+        if (line)
+            fprintf(d->out, ",line=%u,col=%u", line, col);
+        fputs("::", d->out);
+        print_github_escaped(d->out, msg);
+        if (rule)
+            fprintf(d->out, " [%s]", rule);
+        fputc('\n', d->out);
+        break;
+    case DIAG_JSON:
+        fputs("{\"file\":", d->out);
+        print_json_string(d->out, file);
+        fprintf(d->out, ",\"line\":%u,\"col\":%u,\"severity\":\"%s\",\"rule\":", line, col, word);
+        print_json_string(d->out, rule ? rule : "");
+        fputs(",\"message\":", d->out);
+        print_json_string(d->out, msg);
+        fputs("}\n", d->out);
+        break;
+    case DIAG_TEXT:
+        if (line)
+            fprintf(d->out, "%s:%u:%u: %s: %s", file, line, col, word, msg);
+        else
+            fprintf(d->out, "%s: %s: %s", file, word, msg);
+        if (rule)
+            fprintf(d->out, " [%s]", rule);
+        fputc('\n', d->out);
+        break;
+    }
+}
+
+unsigned diag_errors(const struct diag *d)
+{
+    return d->errors;
+}
+
+unsigned diag_warnings(const struct diag *d)
+{
+    return d->warnings;
+}
+
+bool diag_has_input_error(const struct diag *d)
+{
+    return d->input_error;
+}
+
+int diag_exit_code(const struct diag *d, bool strict)
+{
+    if (d->input_error)
+        return DIAG_INPUT;
+    if (d->errors || (strict && d->warnings))
+        return DIAG_FINDING;
+    return 0;
+}

@@ -1,0 +1,547 @@
+#include "fanout/emit.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/ynode.h"
+#include "fanout/yscalar.h"
+
+struct emitter {
+    FILE *out;
+    enum emit_format format;
+    unsigned docs;      /* documents started */
+    unsigned members;   /* top-level members written in this document */
+    unsigned steps;     /* steps written in this document */
+    bool steps_open;
+    bool had_steps;     /* this document has a steps section */
+};
+
+/* Step keys that come first, in this order; `steps` of a group always comes last. */
+static const char *const step_key_order[] = {
+    "group", "wait", "waiter", "block", "input", "manual", "trigger", "label", "name",
+    "key", "id", "identifier", "depends_on", "command", "commands", "env", "agents", NULL};
+
+struct emitter *emit_create(FILE *out, enum emit_format format)
+{
+    struct emitter *e = calloc(1, sizeof(*e));
+
+    if (e) {
+        e->out = out;
+        e->format = format;
+    }
+    return e;
+}
+
+void emit_destroy(struct emitter *e)
+{
+    free(e);
+}
+
+unsigned emit_docs(const struct emitter *e)
+{
+    return e->docs;
+}
+
+int emit_error(const struct emitter *e)
+{
+    return ferror(e->out) ? -1 : 0;
+}
+
+static void put(struct emitter *e, const char *s)
+{
+    fputs(s, e->out);
+}
+
+static void putn(struct emitter *e, const char *s, size_t n)
+{
+    fwrite(s, 1, n, e->out);
+}
+
+static void indent(struct emitter *e, unsigned n)
+{
+    static const char spaces[] = "                                ";
+
+    while (n > sizeof(spaces) - 1) {
+        putn(e, spaces, sizeof(spaces) - 1);
+        n -= sizeof(spaces) - 1;
+    }
+    putn(e, spaces, n);
+}
+
+/* ---- scalars ---- */
+
+static void put_double_quoted(struct emitter *e, const char *s, size_t len, bool json)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+
+    fputc('"', e->out);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = p[i];
+        char esc[8];
+
+        switch (c) {
+        case '"':
+            put(e, "\\\"");
+            continue;
+        case '\\':
+            put(e, "\\\\");
+            continue;
+        case '\n':
+            put(e, "\\n");
+            continue;
+        case '\t':
+            put(e, "\\t");
+            continue;
+        case '\r':
+            put(e, "\\r");
+            continue;
+        default:
+            break;
+        }
+        if (c < 0x20 || c == 0x7F) {
+            snprintf(esc, sizeof(esc), json ? "\\u00%c%c" : "\\x%c%c", hex[c >> 4], hex[c & 15]);
+            put(e, esc);
+        } else if (!json && c == 0xC2 && i + 1 < len && p[i + 1] == 0x85) {
+            put(e, "\\N");
+            i++;
+        } else if (c == 0xE2 && i + 2 < len && p[i + 1] == 0x80 && (p[i + 2] == 0xA8 || p[i + 2] == 0xA9)) {
+            /* Line/paragraph separators end lines in JavaScript and YAML 1.1 readers. */
+            put(e, p[i + 2] == 0xA8 ? (json ? "\\u2028" : "\\L") : (json ? "\\u2029" : "\\P"));
+            i += 2;
+        } else if (c == 0xEF && i + 2 < len && p[i + 1] == 0xBB && p[i + 2] == 0xBF) {
+            put(e, "\\uFEFF");
+            i += 2;
+        } else {
+            fputc(c, e->out);
+        }
+    }
+    fputc('"', e->out);
+}
+
+/* A literal block for text with line breaks; `col` is the indent of its lines. */
+static void put_literal(struct emitter *e, const char *s, size_t len, unsigned col)
+{
+    size_t trailing = 0, i = 0;
+
+    while (trailing < len && s[len - 1 - trailing] == '\n')
+        trailing++;
+    put(e, "|");
+    while (i < len && s[i] == '\n')
+        i++;
+    if (i < len && s[i] == ' ')
+        put(e, "2"); /* the first line's own spaces are content, not indentation */
+    put(e, trailing == 0 ? "-" : trailing > 1 ? "+" : "");
+    fputc('\n', e->out);
+    for (i = 0; i < len;) {
+        const char *nl = memchr(s + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - s) : len;
+
+        if (end > i) {
+            indent(e, col);
+            putn(e, s + i, end - i);
+        }
+        if (!nl)
+            break;
+        fputc('\n', e->out);
+        i = end + 1;
+    }
+    if (trailing == 0)
+        fputc('\n', e->out);
+}
+
+/* The text of a scalar and whether it must be typed as a string. */
+static const char *scalar_text(struct fy_node *n, size_t *len)
+{
+    const char *s = ynode_scalar(n, len);
+
+    if (!s) {
+        *len = 0;
+        return "";
+    }
+    return s;
+}
+
+static void yaml_key(struct emitter *e, struct fy_node *k)
+{
+    size_t len;
+    const char *s = scalar_text(k, &len);
+
+    /* A plain input key keeps its text, and so its type; others are strings. */
+    if ((!ynode_is_string(k) && len && !memchr(s, '\n', len)) ||
+        yscalar_style(s, len, true) == YS_PLAIN)
+        putn(e, s, len);
+    else
+        put_double_quoted(e, s, len, false);
+}
+
+/* A scalar value after "key:" or "-", ending its line(s); `col` indents block lines. */
+static void yaml_scalar(struct emitter *e, struct fy_node *n, unsigned col)
+{
+    size_t len;
+    const char *s = scalar_text(n, &len);
+
+    if (n && !ynode_is_string(n) && !memchr(s, '\n', len)) {
+        if (len) {
+            fputc(' ', e->out);
+            putn(e, s, len);
+        }
+        fputc('\n', e->out);
+        return;
+    }
+    fputc(' ', e->out);
+    switch (yscalar_style(s, len, false)) {
+    case YS_LITERAL:
+        put_literal(e, s, len, col);
+        return;
+    case YS_PLAIN:
+        putn(e, s, len);
+        break;
+    case YS_DOUBLE_QUOTED:
+        put_double_quoted(e, s, len, false);
+        break;
+    }
+    fputc('\n', e->out);
+}
+
+static void json_scalar(struct emitter *e, struct fy_node *n, bool is_key)
+{
+    size_t len = 0;
+    const char *s = ynode_scalar(n, &len);
+
+    if (!s)
+        s = "";
+    if (!is_key && !ynode_is_string(n)) {
+        switch (yscalar_type(s, len)) {
+        case YS_NULL:
+            put(e, "null");
+            return;
+        case YS_BOOL:
+            put(e, s[0] == 't' || s[0] == 'T' ? "true" : "false");
+            return;
+        case YS_INT:
+            if (s[0] != '0' || len == 1) {
+                putn(e, s[0] == '+' ? s + 1 : s, s[0] == '+' ? len - 1 : len);
+                return;
+            }
+            break; /* 0o17, 0x1F, 007: keep the text rather than guess */
+        case YS_FLOAT:
+            if (memchr("0123456789-", s[0], 11) && s[len - 1] >= '0' && s[len - 1] <= '9' &&
+                !strstr(s, ".e") && !strstr(s, ".E")) {
+                putn(e, s, len);
+                return;
+            }
+            break;
+        case YS_STRING:
+            break;
+        }
+    }
+    put_double_quoted(e, s, len, true);
+}
+
+/* ---- collections ---- */
+
+static void yaml_value(struct emitter *e, struct fy_node *n, unsigned col, bool step);
+static void yaml_mapping(struct emitter *e, struct fy_node *m, unsigned col, bool first_inline,
+                         bool step);
+static void yaml_sequence(struct emitter *e, struct fy_node *s, unsigned col, bool first_inline,
+                          bool steps);
+
+static bool key_in_order_list(struct fy_node *k)
+{
+    for (const char *const *o = step_key_order; *o; o++) {
+        if (ynode_scalar_is(k, *o))
+            return true;
+    }
+    return false;
+}
+
+/* The pairs of `m` in output order. For steps: the fixed keys, the rest, `steps`. */
+static struct fy_node_pair **ordered_pairs(struct fy_node *m, bool step, size_t *n)
+{
+    int count = fy_node_mapping_item_count(m);
+    struct fy_node_pair **pairs, *p;
+    void *it = NULL;
+    size_t k = 0;
+
+    *n = 0;
+    if (count <= 0 || !(pairs = malloc((size_t)count * sizeof(*pairs))))
+        return NULL;
+    if (!step) {
+        while ((p = fy_node_mapping_iterate(m, &it)) != NULL)
+            pairs[k++] = p;
+    } else {
+        for (const char *const *o = step_key_order; *o; o++) {
+            if ((p = fy_node_mapping_lookup_pair_by_simple_key(m, *o, FY_NT)) != NULL)
+                pairs[k++] = p;
+        }
+        while ((p = fy_node_mapping_iterate(m, &it)) != NULL) {
+            struct fy_node *key = fy_node_pair_key(p);
+
+            if (!key_in_order_list(key) && !ynode_scalar_is(key, "steps"))
+                pairs[k++] = p;
+        }
+        if ((p = fy_node_mapping_lookup_pair_by_simple_key(m, "steps", FY_NT)) != NULL)
+            pairs[k++] = p;
+    }
+    *n = k;
+    return pairs;
+}
+
+static void yaml_mapping(struct emitter *e, struct fy_node *m, unsigned col, bool first_inline,
+                         bool step)
+{
+    size_t n;
+    struct fy_node_pair **pairs = ordered_pairs(m, step, &n);
+
+    for (size_t i = 0; i < n; i++) {
+        struct fy_node *k = fy_node_pair_key(pairs[i]);
+
+        if (i > 0 || !first_inline)
+            indent(e, col);
+        yaml_key(e, k);
+        fputc(':', e->out);
+        /* A group's steps are steps themselves. */
+        yaml_value(e, fy_node_pair_value(pairs[i]), col, step && ynode_scalar_is(k, "steps"));
+    }
+    free(pairs);
+}
+
+static void yaml_sequence(struct emitter *e, struct fy_node *s, unsigned col, bool first_inline,
+                          bool steps)
+{
+    struct fy_node *item;
+    void *it = NULL;
+    bool first = true;
+
+    while ((item = fy_node_sequence_iterate(s, &it)) != NULL) {
+        if (!first || !first_inline)
+            indent(e, col);
+        first = false;
+        fputc('-', e->out);
+        if (fy_node_is_mapping(item) && !fy_node_mapping_is_empty(item)) {
+            fputc(' ', e->out);
+            yaml_mapping(e, item, col + 2, true, steps);
+        } else if (fy_node_is_sequence(item) && !fy_node_sequence_is_empty(item)) {
+            fputc(' ', e->out);
+            yaml_sequence(e, item, col + 2, true, false);
+        } else {
+            yaml_value(e, item, col, false);
+        }
+    }
+}
+
+/* The value after "key:" or "-" at column `col`; ends with a newline. */
+static void yaml_value(struct emitter *e, struct fy_node *n, unsigned col, bool steps)
+{
+    if (!n || fy_node_is_scalar(n)) {
+        yaml_scalar(e, n, col + 2);
+    } else if (fy_node_is_mapping(n)) {
+        if (fy_node_mapping_is_empty(n)) {
+            put(e, " {}\n");
+            return;
+        }
+        fputc('\n', e->out);
+        yaml_mapping(e, n, col + 2, false, false);
+    } else if (fy_node_sequence_is_empty(n)) {
+        put(e, " []\n");
+    } else {
+        fputc('\n', e->out);
+        yaml_sequence(e, n, col + 2, false, steps);
+    }
+}
+
+static void json_value(struct emitter *e, struct fy_node *n, unsigned col, bool step);
+
+static void json_mapping(struct emitter *e, struct fy_node *m, unsigned col, bool step)
+{
+    size_t n;
+    struct fy_node_pair **pairs = ordered_pairs(m, step, &n);
+
+    if (n == 0) {
+        put(e, "{}");
+        free(pairs);
+        return;
+    }
+    put(e, "{\n");
+    for (size_t i = 0; i < n; i++) {
+        struct fy_node *k = fy_node_pair_key(pairs[i]);
+
+        indent(e, col + 2);
+        json_scalar(e, k, true);
+        put(e, ": ");
+        json_value(e, fy_node_pair_value(pairs[i]), col + 2, step && ynode_scalar_is(k, "steps"));
+        put(e, i + 1 < n ? ",\n" : "\n");
+    }
+    indent(e, col);
+    fputc('}', e->out);
+    free(pairs);
+}
+
+static void json_sequence(struct emitter *e, struct fy_node *s, unsigned col, bool steps)
+{
+    struct fy_node *item;
+    void *it = NULL;
+    bool first = true;
+
+    if (fy_node_sequence_is_empty(s)) {
+        put(e, "[]");
+        return;
+    }
+    put(e, "[\n");
+    while ((item = fy_node_sequence_iterate(s, &it)) != NULL) {
+        if (!first)
+            put(e, ",\n");
+        first = false;
+        indent(e, col + 2);
+        json_value(e, item, col + 2, steps);
+    }
+    fputc('\n', e->out);
+    indent(e, col);
+    fputc(']', e->out);
+}
+
+/* `step` marks a step mapping (or, for a sequence, a list of steps). */
+static void json_value(struct emitter *e, struct fy_node *n, unsigned col, bool step)
+{
+    if (!n || fy_node_is_scalar(n))
+        json_scalar(e, n, false);
+    else if (fy_node_is_mapping(n))
+        json_mapping(e, n, col, step);
+    else
+        json_sequence(e, n, col, step);
+}
+
+/* ---- documents ---- */
+
+void emit_doc_start(struct emitter *e)
+{
+    if (e->format == EMIT_YAML && e->docs > 0)
+        put(e, "---\n");
+    if (e->format == EMIT_JSON)
+        put(e, "{");
+    e->docs++;
+    e->members = 0;
+    e->steps = 0;
+    e->steps_open = false;
+    e->had_steps = false;
+}
+
+void emit_steps_end(struct emitter *e)
+{
+    if (!e->steps_open)
+        return;
+    e->steps_open = false;
+    if (e->format == EMIT_JSON)
+        put(e, e->steps ? "\n  ]" : "]");
+    else if (!e->steps)
+        put(e, " []\n");
+}
+
+/* Starts a top-level member: the separator and, for YAML, nothing else. */
+static void json_member(struct emitter *e)
+{
+    put(e, e->members ? ",\n  " : "\n  ");
+}
+
+void emit_pair(struct emitter *e, struct fy_node *pair)
+{
+    struct fy_node_pair *p;
+    void *it = NULL;
+
+    emit_steps_end(e);
+    while ((p = fy_node_mapping_iterate(pair, &it)) != NULL) {
+        if (e->format == EMIT_JSON) {
+            json_member(e);
+            json_scalar(e, fy_node_pair_key(p), true);
+            put(e, ": ");
+            json_value(e, fy_node_pair_value(p), 2, false);
+        } else {
+            yaml_key(e, fy_node_pair_key(p));
+            fputc(':', e->out);
+            yaml_value(e, fy_node_pair_value(p), 0, false);
+        }
+        e->members++;
+    }
+}
+
+void emit_steps_start(struct emitter *e)
+{
+    if (e->steps_open)
+        return;
+    e->steps_open = true;
+    e->had_steps = true;
+    if (e->format == EMIT_JSON) {
+        json_member(e);
+        put(e, "\"steps\": [");
+    } else {
+        put(e, "steps:");
+    }
+    e->members++;
+}
+
+void emit_step(struct emitter *e, struct fy_node *step)
+{
+    emit_steps_start(e);
+    if (e->format == EMIT_JSON) {
+        put(e, e->steps ? ",\n    " : "\n    ");
+        json_value(e, step, 4, true);
+    } else {
+        if (!e->steps)
+            fputc('\n', e->out);
+        put(e, "  -");
+        if (fy_node_is_mapping(step) && !fy_node_mapping_is_empty(step)) {
+            fputc(' ', e->out);
+            yaml_mapping(e, step, 4, true, true);
+        } else {
+            yaml_value(e, step, 2, false);
+        }
+    }
+    e->steps++;
+}
+
+void emit_doc_end(struct emitter *e)
+{
+    /* Every rendered document has steps, even when empty. */
+    if (!e->had_steps)
+        emit_steps_start(e);
+    emit_steps_end(e);
+    if (e->format == EMIT_JSON)
+        put(e, "\n}\n");
+}
+
+void emit_node(struct emitter *e, struct fy_node *node)
+{
+    size_t len;
+    const char *s;
+
+    if (e->format == EMIT_JSON) {
+        json_value(e, node, 0, false);
+        fputc('\n', e->out);
+    } else if (node && fy_node_is_mapping(node)) {
+        if (fy_node_mapping_is_empty(node))
+            put(e, "{}\n");
+        else
+            yaml_mapping(e, node, 0, false, false);
+    } else if (node && fy_node_is_sequence(node)) {
+        if (fy_node_sequence_is_empty(node))
+            put(e, "[]\n");
+        else
+            yaml_sequence(e, node, 0, false, false);
+    } else {
+        s = scalar_text(node, &len);
+        if (node && !ynode_is_string(node) && !memchr(s, '\n', len)) {
+            putn(e, s, len);
+            fputc('\n', e->out);
+        } else if (yscalar_style(s, len, false) == YS_LITERAL) {
+            put_literal(e, s, len, 2);
+        } else if (yscalar_style(s, len, false) == YS_PLAIN) {
+            putn(e, s, len);
+            fputc('\n', e->out);
+        } else {
+            put_double_quoted(e, s, len, false);
+            fputc('\n', e->out);
+        }
+    }
+}

@@ -1,0 +1,218 @@
+#include "fanout/placeholder.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+long ph_label_find(const char *label, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (label[i] != '%')
+            continue;
+        if (strchr("nNtT", label[i + 1]) && label[i + 1] != '\0')
+            return (long)i;
+        if (label[i + 1] == '%')
+            i++;
+    }
+    return -1;
+}
+
+/* A growable output buffer; `failed` sticks after an allocation failure. */
+struct buf {
+    char *data;
+    size_t len, cap;
+    bool failed;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->len + n + 1) * 2;
+        char *d = realloc(b->data, cap);
+
+        if (!d) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void buf_add_uint(struct buf *b, unsigned v)
+{
+    char num[16];
+    int n = snprintf(num, sizeof(num), "%u", v);
+
+    buf_add(b, num, (size_t)n);
+}
+
+static char *buf_finish(struct buf *b, size_t *out_len)
+{
+    if (b->failed) {
+        free(b->data);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (!b->data)
+        buf_add(b, "", 0);
+    if (b->failed)
+        return NULL;
+    *out_len = b->len;
+    return b->data;
+}
+
+char *ph_label_fill(const char *label, size_t len, unsigned index, unsigned count, size_t *out_len)
+{
+    struct buf b = {0};
+    size_t i = 0;
+
+    while (i < len) {
+        if (label[i] == '%' && i + 1 < len) {
+            switch (label[i + 1]) {
+            case 'n':
+                buf_add_uint(&b, index);
+                i += 2;
+                continue;
+            case 'N':
+                buf_add_uint(&b, index + 1);
+                i += 2;
+                continue;
+            case 't':
+            case 'T':
+                buf_add_uint(&b, count);
+                i += 2;
+                continue;
+            case '%':
+                buf_add(&b, "%", 1);
+                i += 2;
+                continue;
+            default:
+                break;
+            }
+        }
+        buf_add(&b, label + i, 1);
+        i++;
+    }
+    return buf_finish(&b, out_len);
+}
+
+static const char JOB[] = "BUILDKITE_PARALLEL_JOB";
+static const char COUNT[] = "BUILDKITE_PARALLEL_JOB_COUNT";
+
+static bool is_ident(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Length of the shard variable name at s[0..len) (whole identifier only), else 0.
+ * *is_count tells which of the two it is. */
+static size_t var_name(const char *s, size_t len, bool *is_count)
+{
+    size_t n = 0;
+
+    while (n < len && is_ident(s[n]))
+        n++;
+    if (n == sizeof(COUNT) - 1 && memcmp(s, COUNT, n) == 0) {
+        *is_count = true;
+        return n;
+    }
+    if (n == sizeof(JOB) - 1 && memcmp(s, JOB, n) == 0) {
+        *is_count = false;
+        return n;
+    }
+    return 0;
+}
+
+/* Length of a reference starting at the first '$' of cmd[i..] (after any escape), or 0.
+ * Accepts NAME, {NAME}, {NAME:-word} and {NAME-word}; a word holds no braces. */
+static size_t reference(const char *cmd, size_t len, size_t i, bool *is_count)
+{
+    size_t n;
+
+    if (i < len && cmd[i] == '{') {
+        size_t j = i + 1;
+
+        n = var_name(cmd + j, len - j, is_count);
+        if (!n)
+            return 0;
+        j += n;
+        if (j < len && cmd[j] == '}')
+            return j + 1 - i;
+        if (j < len && (cmd[j] == '-' || (cmd[j] == ':' && j + 1 < len && cmd[j + 1] == '-'))) {
+            while (j < len && cmd[j] != '}' && cmd[j] != '{')
+                j++;
+            if (j < len && cmd[j] == '}')
+                return j + 1 - i;
+        }
+        return 0;
+    }
+    return var_name(cmd + i, len - i, is_count);
+}
+
+/* Walks cmd and calls back on each reference; shared by find and fill. */
+static bool scan(const char *cmd, size_t len, struct buf *out, unsigned index, unsigned count)
+{
+    bool found = false;
+    size_t i = 0, copied = 0;
+
+    while (i < len) {
+        size_t start = i, ref;
+        bool is_count = false;
+
+        if (cmd[i] == '$' && i + 1 < len && cmd[i + 1] == '$')
+            i += 2; /* $$ : escaped for upload, expanded by the job's shell */
+        else if (cmd[i] == '\\' && i + 1 < len && cmd[i + 1] == '$')
+            i += 2;
+        else if (cmd[i] == '$')
+            i += 1;
+        else {
+            i++;
+            continue;
+        }
+        ref = reference(cmd, len, i, &is_count);
+        if (!ref)
+            continue;
+        found = true;
+        if (!out)
+            return true;
+        buf_add(out, cmd + copied, start - copied);
+        buf_add_uint(out, is_count ? count : index);
+        i += ref;
+        copied = i;
+    }
+    if (out && found)
+        buf_add(out, cmd + copied, len - copied);
+    return found;
+}
+
+bool ph_vars_find(const char *cmd, size_t len)
+{
+    return scan(cmd, len, NULL, 0, 0);
+}
+
+char *ph_vars_fill(const char *cmd, size_t len, unsigned index, unsigned count, size_t *out_len)
+{
+    struct buf b = {0};
+
+    errno = 0;
+    if (!scan(cmd, len, &b, index, count))
+        return NULL;
+    return buf_finish(&b, out_len);
+}
+
+char *ph_shard_key(const char *key, size_t len, unsigned index, size_t *out_len)
+{
+    struct buf b = {0};
+
+    buf_add(&b, key, len);
+    buf_add(&b, "-", 1);
+    buf_add_uint(&b, index);
+    return buf_finish(&b, out_len);
+}

@@ -1,0 +1,742 @@
+#include "fanout/stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum state {
+    ST_STREAM,   /* between documents */
+    ST_ROOT,     /* expecting the document's root node */
+    ST_TOP_MAP,  /* inside the top-level mapping, expecting a key */
+    ST_STEPS,    /* inside the steps sequence */
+    ST_DOC_TAIL, /* root finished, expecting the document end */
+    ST_DONE,
+};
+
+struct anchor {
+    char *name;
+    struct fy_node *node; /* lives in anchor_doc */
+};
+
+struct stream {
+    struct source *src;
+    struct diag *diag;
+    struct fy_diag *fydiag;
+    struct fy_parser *fyp;
+    enum state state;
+    bool bare;
+    /* Top-level keys of the current document, for the duplicate check. */
+    char **top_keys;
+    size_t n_top_keys, cap_top_keys;
+    /* Anchors of the current document (copies, so they outlive each step). */
+    struct fy_document *anchor_doc;
+    struct anchor *anchors;
+    size_t n_anchors, cap_anchors;
+    size_t anchor_nodes;
+    size_t alias_nodes; /* copied for aliases in the item being built */
+};
+
+/* A container being built. Merge (`<<`) sources are held back until the mapping ends,
+ * because explicit keys win over merged ones wherever they appear. */
+struct frame {
+    struct fy_node *node;
+    struct fy_node *key; /* mapping: key waiting for its value */
+    bool key_is_merge;
+    struct fy_node **merges;
+    size_t n_merges;
+    char *anchor;
+};
+
+static struct ypos event_pos(struct fy_event *fye)
+{
+    const struct fy_mark *m = fy_event_start_mark(fye);
+    struct ypos p = {0, 0};
+
+    if (m) {
+        p.line = (unsigned)m->line + 1;
+        p.col = (unsigned)m->column + 1;
+    }
+    return p;
+}
+
+static void report(struct stream *s, struct ypos pos, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void report(struct stream *s, struct ypos pos, const char *rule, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    diag_vreport(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), pos.line, pos.col, rule,
+                 fmt, ap);
+    va_end(ap);
+}
+
+static void report_parser_error(struct stream *s)
+{
+    void *it = NULL;
+    struct fy_diag_error *err;
+
+    if (source_failed(s->src))
+        return; /* the reader already reported the bad byte that stopped the parser */
+    while ((err = fy_diag_errors_iterate(s->fydiag, &it)) != NULL) {
+        if (err->type != FYET_ERROR)
+            continue;
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), (unsigned)err->line,
+                    (unsigned)err->column, "yaml", "%s", err->msg);
+        return;
+    }
+    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), 0, 0, "yaml",
+                "invalid YAML");
+}
+
+/* Next event, or NULL after reporting an error. */
+static struct fy_event *next_event(struct stream *s)
+{
+    struct fy_event *fye = fy_parser_parse(s->fyp);
+
+    if (source_failed(s->src)) {
+        if (fye)
+            fy_parser_event_free(s->fyp, fye);
+        return NULL;
+    }
+    if (!fye)
+        report_parser_error(s);
+    return fye;
+}
+
+static char *anchor_name(struct fy_token *tok)
+{
+    size_t len;
+    const char *t;
+
+    if (!tok)
+        return NULL;
+    t = fy_token_get_text(tok, &len);
+    return t ? strndup(t, len) : NULL;
+}
+
+static struct fy_token *event_anchor(struct fy_event *fye)
+{
+    switch (fye->type) {
+    case FYET_SCALAR:
+        return fye->scalar.anchor;
+    case FYET_MAPPING_START:
+        return fye->mapping_start.anchor;
+    case FYET_SEQUENCE_START:
+        return fye->sequence_start.anchor;
+    default:
+        return NULL;
+    }
+}
+
+static void anchors_clear(struct stream *s)
+{
+    for (size_t i = 0; i < s->n_anchors; i++)
+        free(s->anchors[i].name);
+    s->n_anchors = 0;
+    s->anchor_nodes = 0;
+    if (s->anchor_doc)
+        fy_document_destroy(s->anchor_doc);
+    s->anchor_doc = NULL;
+}
+
+static struct anchor *anchor_find(struct stream *s, const char *name, size_t len)
+{
+    /* Latest definition wins, so search backwards. */
+    for (size_t i = s->n_anchors; i-- > 0;) {
+        if (strlen(s->anchors[i].name) == len && memcmp(s->anchors[i].name, name, len) == 0)
+            return &s->anchors[i];
+    }
+    return NULL;
+}
+
+/* Keeps a copy of an anchored node for aliases in later items. Takes `name`. */
+static int anchor_define(struct stream *s, char *name, struct fy_node *node, struct ypos pos)
+{
+    struct fy_node *copy;
+    size_t count = ynode_count(node);
+
+    if (s->anchor_nodes + count > STREAM_ANCHOR_NODE_BUDGET) {
+        report(s, pos, "alias-budget", "anchored content exceeds %u nodes in one document",
+               STREAM_ANCHOR_NODE_BUDGET);
+        free(name);
+        return -1;
+    }
+    if (!s->anchor_doc && !(s->anchor_doc = fy_document_create(NULL)))
+        goto oom;
+    copy = ynode_copy(s->anchor_doc, node);
+    if (!copy)
+        goto oom;
+    if (s->n_anchors == s->cap_anchors) {
+        size_t cap = s->cap_anchors ? s->cap_anchors * 2 : 16;
+        struct anchor *a = realloc(s->anchors, cap * sizeof(*a));
+
+        if (!a) {
+            fy_node_free(copy);
+            goto oom;
+        }
+        s->anchors = a;
+        s->cap_anchors = cap;
+    }
+    s->anchors[s->n_anchors].name = name;
+    s->anchors[s->n_anchors].node = copy;
+    s->n_anchors++;
+    s->anchor_nodes += count;
+    return 0;
+oom:
+    free(name);
+    report(s, pos, "internal", "%s", "out of memory");
+    return -1;
+}
+
+static struct fy_node *resolve_alias(struct stream *s, struct fy_document *fyd, struct fy_event *fye)
+{
+    size_t len;
+    const char *name = fy_token_get_text(fye->alias.anchor, &len);
+    struct anchor *a = name ? anchor_find(s, name, len) : NULL;
+    struct ypos pos = event_pos(fye);
+    struct fy_node *copy;
+    char buf[128];
+
+    if (!a) {
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), name ? name : "");
+        report(s, pos, "alias", "undefined alias '*%s'", buf);
+        return NULL;
+    }
+    s->alias_nodes += ynode_count(a->node);
+    if (s->alias_nodes > STREAM_ALIAS_NODE_BUDGET) {
+        report(s, pos, "alias-budget",
+               "aliases expand to more than %u nodes in one step (alias bomb?)",
+               STREAM_ALIAS_NODE_BUDGET);
+        return NULL;
+    }
+    copy = ynode_copy(fyd, a->node);
+    if (!copy)
+        report(s, pos, "internal", "%s", "out of memory");
+    return copy;
+}
+
+/* Appends the pairs of mapping `src` whose keys `f`'s mapping does not have yet. */
+static int merge_mapping(struct stream *s, struct frame *f, struct fy_node *src)
+{
+    struct fy_document *fyd = fy_node_document(f->node);
+    struct fy_node_pair *p;
+    void *it = NULL;
+
+    if (!fy_node_is_mapping(src)) {
+        report(s, ynode_pos(src), "merge", "%s", "'<<' needs a mapping or a list of mappings");
+        return -1;
+    }
+    while ((p = fy_node_mapping_iterate(src, &it)) != NULL) {
+        struct fy_node *k, *v;
+
+        if (fy_node_mapping_lookup_pair(f->node, fy_node_pair_key(p)))
+            continue;
+        k = ynode_copy(fyd, fy_node_pair_key(p));
+        v = ynode_copy(fyd, fy_node_pair_value(p));
+        if (!k || !v || fy_node_mapping_append(f->node, k, v) != 0) {
+            fy_node_free(k);
+            fy_node_free(v);
+            report(s, ynode_pos(src), "internal", "%s", "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Applies the held-back `<<` sources: a mapping, or a list of mappings (earlier wins). */
+static int apply_merges(struct stream *s, struct frame *f)
+{
+    for (size_t i = 0; i < f->n_merges; i++) {
+        struct fy_node *src = f->merges[i];
+
+        if (fy_node_is_sequence(src)) {
+            struct fy_node *item;
+            void *it = NULL;
+
+            while ((item = fy_node_sequence_iterate(src, &it)) != NULL) {
+                if (merge_mapping(s, f, item) != 0)
+                    return -1;
+            }
+        } else if (merge_mapping(s, f, src) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void frame_release(struct frame *f)
+{
+    for (size_t i = 0; i < f->n_merges; i++)
+        fy_node_free(f->merges[i]);
+    free(f->merges);
+    fy_node_free(f->key);
+    free(f->anchor);
+    f->merges = NULL;
+    f->n_merges = 0;
+    f->key = NULL;
+    f->anchor = NULL;
+}
+
+static bool is_merge_key(struct fy_node *k)
+{
+    return !ynode_is_string(k) && ynode_scalar_is(k, "<<");
+}
+
+/* Adds a finished `child` to the container in `f`. Consumes `child`. */
+static int attach(struct stream *s, struct frame *f, struct fy_node *child)
+{
+    struct ypos pos = ynode_pos(child);
+
+    if (fy_node_is_sequence(f->node)) {
+        if (fy_node_sequence_append(f->node, child) == 0)
+            return 0;
+        fy_node_free(child);
+        report(s, pos, "internal", "%s", "out of memory");
+        return -1;
+    }
+    if (!f->key) {
+        if (!fy_node_is_scalar(child)) {
+            fy_node_free(child);
+            report(s, pos, "yaml", "%s", "mapping keys must be scalars");
+            return -1;
+        }
+        f->key = child;
+        f->key_is_merge = is_merge_key(child);
+        return 0;
+    }
+    if (f->key_is_merge) {
+        struct fy_node **m = realloc(f->merges, (f->n_merges + 1) * sizeof(*m));
+
+        if (!m) {
+            fy_node_free(child);
+            report(s, pos, "internal", "%s", "out of memory");
+            return -1;
+        }
+        f->merges = m;
+        f->merges[f->n_merges++] = child;
+        fy_node_free(f->key);
+        f->key = NULL;
+        return 0;
+    }
+    if (fy_node_mapping_append(f->node, f->key, child) == 0) {
+        f->key = NULL;
+        return 0;
+    }
+    {
+        char buf[128];
+        size_t len;
+        const char *t = ynode_scalar(f->key, &len);
+        struct ypos kpos = ynode_pos(f->key);
+        bool dup = fy_node_mapping_lookup_pair(f->node, f->key) != NULL;
+
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), t ? t : "");
+        fy_node_free(child);
+        fy_node_free(f->key);
+        f->key = NULL;
+        if (dup)
+            report(s, kpos, "duplicate-key", "duplicate key '%s'", buf);
+        else
+            report(s, kpos, "internal", "%s", "out of memory");
+    }
+    return -1;
+}
+
+/* Builds the node that starts with `fye` (consumed) and everything below it. */
+static struct fy_node *build(struct stream *s, struct fy_document *fyd, struct fy_event *fye)
+{
+    struct frame stack[STREAM_MAX_DEPTH];
+    int depth = 0;
+    struct fy_node *done = NULL;
+
+    s->alias_nodes = 0;
+    for (;;) {
+        struct fy_node *node = NULL;
+        struct ypos pos = event_pos(fye);
+        char *anchor = NULL;
+        bool finished = true;
+
+        switch (fye->type) {
+        case FYET_SCALAR:
+            node = fy_node_create_from_event(fyd, s->fyp, fye);
+            if (node) {
+                fy_node_remove_anchor(node);
+                ynode_set_pos(node, pos);
+            }
+            anchor = anchor_name(event_anchor(fye));
+            break;
+        case FYET_ALIAS:
+            node = resolve_alias(s, fyd, fye);
+            if (!node) {
+                fy_parser_event_free(s->fyp, fye);
+                goto fail;
+            }
+            break;
+        case FYET_MAPPING_START:
+        case FYET_SEQUENCE_START:
+            if (depth == STREAM_MAX_DEPTH) {
+                fy_parser_event_free(s->fyp, fye);
+                report(s, pos, "depth", "nesting deeper than %d levels", STREAM_MAX_DEPTH);
+                goto fail;
+            }
+            node = fye->type == FYET_MAPPING_START ? fy_node_create_mapping(fyd)
+                                                   : fy_node_create_sequence(fyd);
+            if (node)
+                ynode_set_pos(node, pos);
+            memset(&stack[depth], 0, sizeof(stack[depth]));
+            stack[depth].node = node;
+            stack[depth].anchor = anchor_name(event_anchor(fye));
+            depth++;
+            finished = false;
+            break;
+        case FYET_MAPPING_END:
+        case FYET_SEQUENCE_END:
+            depth--;
+            node = stack[depth].node;
+            anchor = stack[depth].anchor;
+            stack[depth].anchor = NULL;
+            if (stack[depth].n_merges && apply_merges(s, &stack[depth]) != 0) {
+                stack[depth].node = NULL;
+                frame_release(&stack[depth]);
+                fy_node_free(node);
+                free(anchor);
+                fy_parser_event_free(s->fyp, fye);
+                goto fail;
+            }
+            stack[depth].node = NULL;
+            frame_release(&stack[depth]);
+            break;
+        default:
+            fy_parser_event_free(s->fyp, fye);
+            report(s, pos, "yaml", "%s", "unexpected YAML event");
+            goto fail;
+        }
+        fy_parser_event_free(s->fyp, fye);
+        if (!node) {
+            free(anchor);
+            report(s, pos, "internal", "%s", "out of memory");
+            goto fail;
+        }
+        if (finished) {
+            if (anchor && anchor_define(s, anchor, node, pos) != 0) {
+                fy_node_free(node);
+                goto fail;
+            }
+            if (depth == 0) {
+                done = node;
+                break;
+            }
+            if (attach(s, &stack[depth - 1], node) != 0)
+                goto fail;
+        }
+        fye = next_event(s);
+        if (!fye)
+            goto fail;
+    }
+    return done;
+fail:
+    while (depth > 0) {
+        depth--;
+        fy_node_free(stack[depth].node);
+        stack[depth].node = NULL;
+        frame_release(&stack[depth]);
+    }
+    return NULL;
+}
+
+/* Builds the step starting at `fye` into a fresh document whose root is a one-item
+ * sequence: expansion later replaces that item with the steps it renders to. */
+static struct fy_document *build_step_doc(struct stream *s, struct fy_event *fye)
+{
+    struct fy_document *fyd = fy_document_create(NULL);
+    struct fy_node *seq = fyd ? fy_node_create_sequence(fyd) : NULL;
+    struct ypos pos = event_pos(fye);
+    struct fy_node *step;
+
+    if (!seq || fy_document_set_root(fyd, seq) != 0) {
+        fy_parser_event_free(s->fyp, fye);
+        if (fyd)
+            fy_document_destroy(fyd);
+        report(s, pos, "internal", "%s", "out of memory");
+        return NULL;
+    }
+    ynode_set_pos(seq, pos);
+    step = build(s, fyd, fye);
+    if (!step || fy_node_sequence_append(seq, step) != 0) {
+        if (step)
+            fy_node_free(step);
+        fy_document_destroy(fyd);
+        return NULL;
+    }
+    return fyd;
+}
+
+static int top_key_seen(struct stream *s, const char *key, size_t len)
+{
+    char **keys;
+
+    for (size_t i = 0; i < s->n_top_keys; i++) {
+        if (strlen(s->top_keys[i]) == len && memcmp(s->top_keys[i], key, len) == 0)
+            return 1;
+    }
+    if (s->n_top_keys == s->cap_top_keys) {
+        size_t cap = s->cap_top_keys ? s->cap_top_keys * 2 : 8;
+
+        keys = realloc(s->top_keys, cap * sizeof(*keys));
+        if (!keys)
+            return -1;
+        s->top_keys = keys;
+        s->cap_top_keys = cap;
+    }
+    if (!(s->top_keys[s->n_top_keys] = strndup(key, len)))
+        return -1;
+    s->n_top_keys++;
+    return 0;
+}
+
+static void top_keys_clear(struct stream *s)
+{
+    for (size_t i = 0; i < s->n_top_keys; i++)
+        free(s->top_keys[i]);
+    s->n_top_keys = 0;
+}
+
+struct stream *stream_open(struct source *src, struct diag *d)
+{
+    struct stream *s = calloc(1, sizeof(*s));
+    struct fy_diag_cfg dcfg;
+    struct fy_parse_cfg pcfg;
+
+    if (!s)
+        return NULL;
+    s->src = src;
+    s->diag = d;
+    fy_diag_cfg_default(&dcfg);
+    dcfg.fp = NULL;
+    dcfg.colorize = false;
+    dcfg.output_fn = NULL;
+    s->fydiag = fy_diag_create(&dcfg);
+    if (!s->fydiag)
+        goto fail;
+    fy_diag_set_collect_errors(s->fydiag, true);
+    memset(&pcfg, 0, sizeof(pcfg));
+    pcfg.flags = FYPCF_QUIET;
+    pcfg.diag = s->fydiag;
+    s->fyp = fy_parser_create(&pcfg);
+    if (!s->fyp || source_attach(src, s->fyp) != 0)
+        goto fail;
+    s->state = ST_STREAM;
+    return s;
+fail:
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, "internal",
+                "cannot start the YAML parser");
+    stream_close(s);
+    return NULL;
+}
+
+void stream_close(struct stream *s)
+{
+    if (!s)
+        return;
+    anchors_clear(s);
+    free(s->anchors);
+    top_keys_clear(s);
+    free(s->top_keys);
+    if (s->fyp)
+        fy_parser_destroy(s->fyp);
+    if (s->fydiag)
+        fy_diag_destroy(s->fydiag);
+    free(s);
+}
+
+static int fail(struct stream *s)
+{
+    s->state = ST_DONE;
+    return -1;
+}
+
+/* An empty document (`---` alone, or only comments) has a null root. */
+static bool is_empty_root(struct fy_event *fye)
+{
+    size_t len = 1;
+
+    if (fye->type != FYET_SCALAR || fye->scalar.anchor || fye->scalar.tag)
+        return false;
+    if (fy_token_scalar_style(fye->scalar.value) != FYSS_PLAIN)
+        return false;
+    fy_token_get_text(fye->scalar.value, &len);
+    return len == 0;
+}
+
+int stream_next(struct stream *s, struct stream_item *item)
+{
+    memset(item, 0, sizeof(*item));
+    for (;;) {
+        struct fy_event *fye;
+        struct ypos pos;
+
+        if (s->state == ST_DONE)
+            return 0;
+        fye = next_event(s);
+        if (!fye)
+            return fail(s);
+        pos = event_pos(fye);
+        item->pos = pos;
+
+        switch (s->state) {
+        case ST_STREAM:
+            if (fye->type == FYET_STREAM_START) {
+                fy_parser_event_free(s->fyp, fye);
+                continue;
+            }
+            if (fye->type == FYET_STREAM_END) {
+                fy_parser_event_free(s->fyp, fye);
+                s->state = ST_DONE;
+                return 0;
+            }
+            if (fye->type != FYET_DOCUMENT_START) {
+                fy_parser_event_free(s->fyp, fye);
+                report(s, pos, "yaml", "%s", "unexpected YAML event");
+                return fail(s);
+            }
+            fy_parser_event_free(s->fyp, fye);
+            s->state = ST_ROOT;
+            top_keys_clear(s);
+            item->kind = STREAM_DOC_START;
+            return 1;
+        case ST_ROOT:
+            if (fye->type == FYET_MAPPING_START) {
+                fy_parser_event_free(s->fyp, fye);
+                s->state = ST_TOP_MAP;
+                continue;
+            }
+            if (fye->type == FYET_SEQUENCE_START) {
+                fy_parser_event_free(s->fyp, fye);
+                s->state = ST_STEPS;
+                s->bare = true;
+                item->kind = STREAM_STEPS_START;
+                item->bare = true;
+                return 1;
+            }
+            if (is_empty_root(fye)) {
+                fy_parser_event_free(s->fyp, fye);
+                s->state = ST_DOC_TAIL;
+                continue;
+            }
+            fy_parser_event_free(s->fyp, fye);
+            report(s, pos, "pipeline-shape", "%s",
+                   "a pipeline must be a mapping with 'steps' or a list of steps");
+            return fail(s);
+        case ST_TOP_MAP: {
+            size_t len;
+            const char *key;
+            int seen;
+
+            if (fye->type == FYET_MAPPING_END) {
+                fy_parser_event_free(s->fyp, fye);
+                s->state = ST_DOC_TAIL;
+                continue;
+            }
+            if (fye->type != FYET_SCALAR) {
+                fy_parser_event_free(s->fyp, fye);
+                report(s, pos, "pipeline-shape", "%s", "top-level keys must be scalars");
+                return fail(s);
+            }
+            key = fy_token_get_text(fye->scalar.value, &len);
+            seen = top_key_seen(s, key ? key : "", key ? len : 0);
+            if (seen != 0) {
+                char buf[128];
+
+                snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), key ? key : "");
+                fy_parser_event_free(s->fyp, fye);
+                if (seen < 0)
+                    report(s, pos, "internal", "%s", "out of memory");
+                else
+                    report(s, pos, "duplicate-key", "duplicate key '%s'", buf);
+                return fail(s);
+            }
+            if (key && len == 5 && memcmp(key, "steps", 5) == 0 &&
+                fy_token_scalar_style(fye->scalar.value) == FYSS_PLAIN) {
+                struct fy_event *val;
+
+                fy_parser_event_free(s->fyp, fye);
+                val = next_event(s);
+                if (!val)
+                    return fail(s);
+                if (val->type != FYET_SEQUENCE_START) {
+                    pos = event_pos(val);
+                    fy_parser_event_free(s->fyp, val);
+                    report(s, pos, "pipeline-shape", "%s", "'steps' must be a list");
+                    return fail(s);
+                }
+                item->pos = event_pos(val);
+                fy_parser_event_free(s->fyp, val);
+                s->state = ST_STEPS;
+                s->bare = false;
+                item->kind = STREAM_STEPS_START;
+                return 1;
+            }
+            /* Any other top-level pair becomes a one-pair mapping document. */
+            {
+                struct fy_document *fyd = fy_document_create(NULL);
+                struct fy_node *map = fyd ? fy_node_create_mapping(fyd) : NULL;
+                struct fy_node *k = fyd ? fy_node_create_from_event(fyd, s->fyp, fye) : NULL;
+                struct fy_node *v;
+                struct fy_event *val;
+
+                fy_parser_event_free(s->fyp, fye);
+                if (!map || !k) {
+                    if (fyd)
+                        fy_document_destroy(fyd);
+                    report(s, pos, "internal", "%s", "out of memory");
+                    return fail(s);
+                }
+                fy_node_remove_anchor(k);
+                ynode_set_pos(k, pos);
+                ynode_set_pos(map, pos);
+                fy_document_set_root(fyd, map);
+                val = next_event(s);
+                v = val ? build(s, fyd, val) : NULL;
+                if (!v || fy_node_mapping_append(map, k, v) != 0) {
+                    if (v)
+                        fy_node_free(v);
+                    fy_node_free(k);
+                    fy_document_destroy(fyd);
+                    return fail(s);
+                }
+                item->kind = STREAM_PAIR;
+                item->doc = fyd;
+                return 1;
+            }
+        }
+        case ST_STEPS:
+            if (fye->type == FYET_SEQUENCE_END) {
+                fy_parser_event_free(s->fyp, fye);
+                s->state = s->bare ? ST_DOC_TAIL : ST_TOP_MAP;
+                item->kind = STREAM_STEPS_END;
+                return 1;
+            }
+            item->doc = build_step_doc(s, fye);
+            if (!item->doc)
+                return fail(s);
+            item->kind = STREAM_STEP;
+            return 1;
+        case ST_DOC_TAIL: {
+            enum fy_event_type type = fye->type;
+
+            fy_parser_event_free(s->fyp, fye);
+            if (type != FYET_DOCUMENT_END) {
+                report(s, pos, "yaml", "%s", "unexpected content after the pipeline");
+                return fail(s);
+            }
+            anchors_clear(s);
+            s->state = ST_STREAM;
+            item->kind = STREAM_DOC_END;
+            return 1;
+        }
+        case ST_DONE:
+            fy_parser_event_free(s->fyp, fye);
+            return 0;
+        }
+    }
+}
