@@ -67,10 +67,13 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, struct fy_node *step
         const char *k = ynode_scalar(fy_node_pair_key(p), &len);
         struct ypos pos = ynode_pos(fy_node_pair_key(p));
 
-        if (k && !bk_known_key(kind, k, len))
-            diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->file, pos.line, pos.col,
-                        "unknown-key", "unknown key '%.*s' in a %s step", SHORT(len), k,
-                        bk_kind_name(kind));
+        if (!k || bk_known_key(kind, k, len))
+            continue;
+        if (ctx->warned && keyindex_define(ctx->warned, k, len, 0, 0, pos, NULL) != 0)
+            continue;
+        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->file, pos.line, pos.col,
+                    "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,
+                    bk_kind_name(kind), ctx->warned ? " (reported once per file)" : "");
     }
 }
 

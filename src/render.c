@@ -18,6 +18,7 @@ struct run {
     size_t n_sources;
     struct keyindex *keys;
     unsigned file; /* index of the source being read */
+    struct keyindex *warned; /* unknown keys reported in this file */
     size_t jobs_in_file, jobs_total;
     bool oom;
 };
@@ -97,6 +98,7 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
         .allow_placeholders = r->opts->allow_placeholders,
         .on_key = first_pass ? on_key : NULL,
         .user = r,
+        .warned = r->warned,
     };
     return ctx;
 }
@@ -126,6 +128,8 @@ static int first_pass_file(struct run *r)
     if (!s)
         return -1;
     r->jobs_in_file = 0;
+    keyindex_destroy(r->warned);
+    r->warned = keyindex_create();
     while (rc == 0 && (more = stream_next(s, &item)) != 0) {
         if (more < 0) {
             rc = -1;
@@ -275,5 +279,6 @@ done:
         source_close(r.sources[i]);
     free(r.sources);
     keyindex_destroy(r.keys);
+    keyindex_destroy(r.warned);
     return rc;
 }

@@ -131,8 +131,12 @@ static struct fy_token *event_anchor(struct fy_event *fye)
 
 static void anchors_clear(struct stream *s)
 {
-    for (size_t i = 0; i < s->n_anchors; i++)
+    /* The copies are not attached to anchor_doc's root, and destroying a document
+     * does not free detached nodes. */
+    for (size_t i = 0; i < s->n_anchors; i++) {
+        fy_node_free(s->anchors[i].node);
         free(s->anchors[i].name);
+    }
     s->n_anchors = 0;
     s->anchor_nodes = 0;
     if (s->anchor_doc)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "fanout/diag.h"
+#include "fanout/keyindex.h"
 #include "fanout/ynode.h"
 
 #define EXPAND_MAX_PARALLELISM 1000
@@ -25,6 +26,8 @@ struct expand_ctx {
     bool allow_placeholders;  /* %N in a step without parallelism is not an error */
     expand_key_fn on_key;     /* may be NULL */
     void *user;
+    /* Unknown keys already warned about (each is reported once); NULL: report all. */
+    struct keyindex *warned;
 };
 
 /* Expands every step of the sequence `steps` in place. Returns 0, or -1 after an

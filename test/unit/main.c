@@ -1,0 +1,23 @@
+#include <stdlib.h>
+
+#include "unit.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(placeholder_suite());
+    int failed;
+
+    srunner_add_suite(sr, yscalar_suite());
+    srunner_add_suite(sr, emit_suite());
+    srunner_add_suite(sr, expand_suite());
+    srunner_add_suite(sr, depends_suite());
+    srunner_add_suite(sr, source_suite());
+    srunner_add_suite(sr, keyindex_suite());
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    /* A filter (CK_RUN_SUITE, ...) that matches nothing must not pass silently. */
+    if (srunner_ntests_run(sr) == 0)
+        failed = 1;
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

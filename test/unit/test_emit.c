@@ -1,0 +1,161 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/emit.h"
+#include "fanout/ynode.h"
+#include "fanout/yscalar.h"
+#include "unit.h"
+
+/* Strings that break naive YAML writers (from notes/libraries.md, plus more). */
+static const char *const tricky[] = {
+    "#x", "!x", "|", "- a", "-", "? x", "?", "> x", "%N", "@x", "`x", "'x", "\"x", " lead",
+    "trail ", " ", "", "yes", "no", "on", "off", "y", "n", "Yes", "ON", "true", "False", "null",
+    "Null", "~", "0123", "0o17", "0x1F", "1_000", "12:30", "1:20:30", "+1", ".5", "1e3", ".inf",
+    ".NaN", "2001-12-14", "=", "<<", "a: b", "a #b", "a:", "---", "...", "&x", "*x", "[a]",
+    "{a}", "a,b", "multi\nline\n", "no trailing\nnewline", "two trailing\n\n", "\n\nlead",
+    "  indented\nfirst", "tab\there", "ctrl\x01", "del\x7f", "nel\xc2\x85x", "ls\xe2\x80\xa8x",
+    "bom\xef\xbb\xbfx", "quote\"back\\slash", "\xc3\xa9t\xc3\xa9", "a\r\nb", "trailing \nspace",
+    "x\n \ny", "$$BUILDKITE_PARALLEL_JOB", ":nvidia: (H200) Shard 1/4", "k: v # c",
+};
+
+/* Emits {k: s} and parses it back: the value must come back as the same string. */
+START_TEST(strings_round_trip)
+{
+    const char *s = tricky[_i];
+    struct fy_document *fyd = fy_document_create(NULL);
+    struct fy_node *map = fy_node_create_mapping(fyd);
+    struct fy_document *back;
+    struct fy_node *v;
+    const char *t;
+    size_t len;
+    char *out;
+
+    fy_document_set_root(fyd, map);
+    ck_assert_int_eq(ynode_set(map, "k", ynode_string(fyd, s, strlen(s), (struct ypos){1, 1})), 0);
+    out = emit_to_string(map, 0);
+    back = fy_document_build_from_string(NULL, out, strlen(out));
+    ck_assert_msg(back != NULL, "output does not parse: [%s]", out);
+    v = fy_node_mapping_lookup_by_string(fy_document_root(back), "k", 1);
+    ck_assert_ptr_nonnull(v);
+    t = fy_node_get_scalar(v, &len);
+    ck_assert_msg(len == strlen(s) && memcmp(t, s, len) == 0, "[%s] came back as [%.*s] via [%s]",
+                  s, (int)len, t, out);
+    if (fy_node_get_style(v) == FYNS_PLAIN)
+        ck_assert_msg(!yscalar_misread(t, len), "[%s] written plain but typed", s);
+    fy_document_destroy(back);
+    free(out);
+    fy_document_destroy(fyd);
+}
+END_TEST
+
+static void check_emit(const char *yaml, int json, const char *want)
+{
+    struct fy_document *fyd = doc_from(yaml);
+    char *out = emit_to_string(fy_document_root(fyd), json);
+
+    ck_assert_str_eq(out, want);
+    free(out);
+    fy_document_destroy(fyd);
+}
+
+START_TEST(block_layout)
+{
+    check_emit("{a: {b: [1, {c: d, e: []}], f: {}}, g: 'yes', h: \"plain\", i: x\n}", 0,
+               "a:\n"
+               "  b:\n"
+               "    - 1\n"
+               "    - c: d\n"
+               "      e: []\n"
+               "  f: {}\n"
+               "g: \"yes\"\n"
+               "h: plain\n"
+               "i: x\n");
+    check_emit("[[a, b], [], c]", 0, "- - a\n  - b\n- []\n- c\n");
+    check_emit("cmd: \"make\\nmake test\\n\"", 0, "cmd: |\n  make\n  make test\n");
+    check_emit("cmd: \"a\\n\\nb\"", 0, "cmd: |-\n  a\n\n  b\n");
+    check_emit("cmd: \"  x\\ny\"", 0, "cmd: |2-\n    x\n  y\n");
+    check_emit("k:\nn: ~", 0, "k:\nn: ~\n");
+}
+END_TEST
+
+START_TEST(json_types)
+{
+    check_emit("{a: 10, b: '10', c: true, d: yes, e: ~, f: 1.5, g: 0x1F, h: [], i: {}, j: \"q\\\"\"}", 1,
+               "{\n"
+               "  \"a\": 10,\n"
+               "  \"b\": \"10\",\n"
+               "  \"c\": true,\n"
+               "  \"d\": \"yes\",\n"
+               "  \"e\": null,\n"
+               "  \"f\": 1.5,\n"
+               "  \"g\": \"0x1F\",\n"
+               "  \"h\": [],\n"
+               "  \"i\": {},\n"
+               "  \"j\": \"q\\\"\"\n"
+               "}\n");
+}
+END_TEST
+
+/* Steps get their keys in the canonical order, wherever they were written. */
+START_TEST(step_key_order)
+{
+    struct fy_document *fyd = doc_from(
+        "{agents: {q: 1}, timeout_in_minutes: 5, command: x, env: {A: b}, key: k, label: L,"
+        " depends_on: d, soft_fail: true}");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct emitter *e = emit_create(fp, EMIT_YAML);
+
+    emit_doc_start(e);
+    emit_step(e, fy_document_root(fyd));
+    emit_doc_end(e);
+    emit_destroy(e);
+    fclose(fp);
+    ck_assert_str_eq(buf, "steps:\n"
+                          "  - label: L\n"
+                          "    key: k\n"
+                          "    depends_on: d\n"
+                          "    command: x\n"
+                          "    env:\n"
+                          "      A: b\n"
+                          "    agents:\n"
+                          "      q: 1\n"
+                          "    timeout_in_minutes: 5\n"
+                          "    soft_fail: true\n");
+    free(buf);
+    fy_document_destroy(fyd);
+}
+END_TEST
+
+START_TEST(empty_document_has_steps)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct emitter *e = emit_create(fp, EMIT_YAML);
+
+    emit_doc_start(e);
+    emit_doc_end(e);
+    emit_doc_start(e);
+    emit_doc_end(e);
+    emit_destroy(e);
+    fclose(fp);
+    ck_assert_str_eq(buf, "steps: []\n---\nsteps: []\n");
+    free(buf);
+}
+END_TEST
+
+Suite *emit_suite(void)
+{
+    Suite *s = suite_create("emit");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_loop_test(tc, strings_round_trip, 0, sizeof(tricky) / sizeof(tricky[0]));
+    tcase_add_test(tc, block_layout);
+    tcase_add_test(tc, json_types);
+    tcase_add_test(tc, step_key_order);
+    tcase_add_test(tc, empty_document_has_steps);
+    suite_add_tcase(s, tc);
+    return s;
+}

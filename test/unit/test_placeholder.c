@@ -1,0 +1,104 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/placeholder.h"
+#include "unit.h"
+
+static char *label(const char *in, unsigned i, unsigned n)
+{
+    size_t len;
+    char *out = ph_label_fill(in, strlen(in), i, n, &len);
+
+    ck_assert_ptr_nonnull(out);
+    ck_assert_uint_eq(len, strlen(out));
+    return out;
+}
+
+START_TEST(label_placeholders)
+{
+    char *s = label("shard %n of %t (%N/%T) 100%%", 2, 4);
+
+    ck_assert_str_eq(s, "shard 2 of 4 (3/4) 100%");
+    free(s);
+    s = label("%% %%n %x %", 0, 2);
+    ck_assert_str_eq(s, "% %n %x %");
+    free(s);
+}
+END_TEST
+
+START_TEST(label_find)
+{
+    ck_assert_int_eq(ph_label_find("abc", 3), -1);
+    ck_assert_int_eq(ph_label_find("100%%", 5), -1);
+    ck_assert_int_eq(ph_label_find("%%n", 3), -1);
+    ck_assert_int_eq(ph_label_find("a %N", 4), 2);
+    ck_assert_int_eq(ph_label_find("%%%t", 4), 2);
+    ck_assert_int_eq(ph_label_find("50% done", 8), -1);
+}
+END_TEST
+
+static const struct {
+    const char *in, *out;
+} vars[] = {
+    {"--shard-id=$$BUILDKITE_PARALLEL_JOB", "--shard-id=1"},
+    {"--n=$$BUILDKITE_PARALLEL_JOB_COUNT", "--n=3"},
+    {"$${BUILDKITE_PARALLEL_JOB}/${BUILDKITE_PARALLEL_JOB_COUNT}", "1/3"},
+    {"$BUILDKITE_PARALLEL_JOB-x", "1-x"},
+    {"\\$BUILDKITE_PARALLEL_JOB", "1"},
+    {"${BUILDKITE_PARALLEL_JOB:-0} ${BUILDKITE_PARALLEL_JOB-7}", "1 1"},
+    {"a $$BUILDKITE_PARALLEL_JOB b $$BUILDKITE_PARALLEL_JOB_COUNT c", "a 1 b 3 c"},
+};
+
+START_TEST(vars_filled)
+{
+    size_t len;
+    char *out = ph_vars_fill(vars[_i].in, strlen(vars[_i].in), 1, 3, &len);
+
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out, vars[_i].out);
+    ck_assert(ph_vars_find(vars[_i].in, strlen(vars[_i].in)));
+    free(out);
+}
+END_TEST
+
+START_TEST(vars_untouched)
+{
+    static const char *const same[] = {
+        "echo $BUILDKITE_PARALLEL_JOBS", "echo $$BUILDKITE_PARALLEL_JOB_COUNTER",
+        "echo $$MY_BUILDKITE_PARALLEL_JOB", "echo ${BUILDKITE_PARALLEL_JOB", "plain text",
+        "echo ${BUILDKITE_PARALLEL_JOB:?}",
+    };
+
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        size_t len;
+
+        ck_assert_msg(ph_vars_fill(same[i], strlen(same[i]), 0, 2, &len) == NULL, "%s", same[i]);
+        ck_assert(!ph_vars_find(same[i], strlen(same[i])));
+    }
+}
+END_TEST
+
+START_TEST(shard_key)
+{
+    size_t len;
+    char *k = ph_shard_key("tests", 5, 12, &len);
+
+    ck_assert_str_eq(k, "tests-12");
+    ck_assert_uint_eq(len, 8);
+    free(k);
+}
+END_TEST
+
+Suite *placeholder_suite(void)
+{
+    Suite *s = suite_create("placeholder");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, label_placeholders);
+    tcase_add_test(tc, label_find);
+    tcase_add_loop_test(tc, vars_filled, 0, sizeof(vars) / sizeof(vars[0]));
+    tcase_add_test(tc, vars_untouched);
+    tcase_add_test(tc, shard_key);
+    suite_add_tcase(s, tc);
+    return s;
+}
