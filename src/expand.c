@@ -42,8 +42,8 @@ static long read_parallelism(const struct expand_ctx *ctx, struct fy_node *step,
         const char *t = ynode_scalar(v, &len);
 
         if (t)
-            snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got '%.*s'",
-                     EXPAND_MAX_PARALLELISM, SHORT(len), t);
+            snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got %s'%.*s'",
+                     EXPAND_MAX_PARALLELISM, ynode_is_string(v) ? "the string " : "", SHORT(len), t);
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
                      EXPAND_MAX_PARALLELISM, fy_node_is_mapping(v) ? "mapping" : "list");
@@ -67,7 +67,8 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, struct fy_node *step
         const char *k = ynode_scalar(fy_node_pair_key(p), &len);
         struct ypos pos = ynode_pos(fy_node_pair_key(p));
 
-        if (!k || bk_known_key(kind, k, len))
+        /* A misplaced parallelism gets its own error from read_parallelism. */
+        if (!k || bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)))
             continue;
         if (ctx->warned && keyindex_define(ctx->warned, k, len, 0, 0, pos, NULL) != 0)
             continue;

@@ -24,6 +24,8 @@ struct stream {
     struct fy_parser *fyp;
     enum state state;
     bool bare;
+    bool in_doc;              /* a DOC_START was reported for the current document */
+    bool pending_steps_start; /* a bare list: STEPS_START follows DOC_START */
     /* Top-level keys of the current document, for the duplicate check. */
     char **top_keys;
     size_t n_top_keys, cap_top_keys;
@@ -575,6 +577,12 @@ static bool is_empty_root(struct fy_event *fye)
 int stream_next(struct stream *s, struct stream_item *item)
 {
     memset(item, 0, sizeof(*item));
+    if (s->pending_steps_start) {
+        s->pending_steps_start = false;
+        item->kind = STREAM_STEPS_START;
+        item->bare = true;
+        return 1;
+    }
     for (;;) {
         struct fy_event *fye;
         struct ypos pos;
@@ -606,25 +614,30 @@ int stream_next(struct stream *s, struct stream_item *item)
             fy_parser_event_free(s->fyp, fye);
             s->state = ST_ROOT;
             top_keys_clear(s);
-            item->kind = STREAM_DOC_START;
-            return 1;
+            continue;
         case ST_ROOT:
+            /* DOC_START is reported once the root is known: an empty document (a
+             * trailing `---`, a file of comments) yields no items at all. */
             if (fye->type == FYET_MAPPING_START) {
                 fy_parser_event_free(s->fyp, fye);
                 s->state = ST_TOP_MAP;
-                continue;
+                s->in_doc = true;
+                item->kind = STREAM_DOC_START;
+                return 1;
             }
             if (fye->type == FYET_SEQUENCE_START) {
                 fy_parser_event_free(s->fyp, fye);
                 s->state = ST_STEPS;
                 s->bare = true;
-                item->kind = STREAM_STEPS_START;
-                item->bare = true;
+                s->in_doc = true;
+                s->pending_steps_start = true;
+                item->kind = STREAM_DOC_START;
                 return 1;
             }
             if (is_empty_root(fye)) {
                 fy_parser_event_free(s->fyp, fye);
                 s->state = ST_DOC_TAIL;
+                s->in_doc = false;
                 continue;
             }
             fy_parser_event_free(s->fyp, fye);
@@ -735,6 +748,9 @@ int stream_next(struct stream *s, struct stream_item *item)
             }
             anchors_clear(s);
             s->state = ST_STREAM;
+            if (!s->in_doc)
+                continue;
+            s->in_doc = false;
             item->kind = STREAM_DOC_END;
             return 1;
         }

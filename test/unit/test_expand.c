@@ -121,7 +121,7 @@ static const struct {
     {"[{command: c, parallelism: -1}]", "got '-1'"},
     {"[{command: c, parallelism: 1001}]", "got '1001'"},
     {"[{command: c, parallelism: 99999999999999999999}]", "got '99999999999999999999'"},
-    {"[{command: c, parallelism: '2'}]", "got '2'"},
+    {"[{command: c, parallelism: '2'}]", "got the string '2'"},
     {"[{command: c, parallelism: 2.0}]", "got '2.0'"},
     {"[{command: c, parallelism: [2]}]", "got a list"},
     {"[{wait: ~, parallelism: 2}]", "parallelism is not allowed on a wait step"},

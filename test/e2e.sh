@@ -1,0 +1,76 @@
+#!/bin/sh
+# End-to-end tests of the built binary.
+#  1. Every fixtures/<case>/ directory is one case: `cmd` holds the fanout arguments
+#     (default: `render input.yaml`), run inside the case directory; `expected.yaml`
+#     is the exact stdout (absent: stdout must be empty), `expected.err` the exact
+#     stderr (absent: stderr must be empty), `expected.rc` the exit code (default 0).
+#     A successful YAML rendering must also be a fixed point: rendering it again gives
+#     the same bytes.
+#  2. test/e2e/*.sh: scripted cases (atomic output, stdin, the vLLM corpus, ...).
+# Prints "N passed, N failed" and exits non-zero when anything failed.
+set -u
+: "${FANOUT:?set FANOUT to the fanout binary}"
+case "$FANOUT" in /*) ;; *) FANOUT="$(pwd)/$FANOUT" ;; esac
+export FANOUT
+ROOT=$(pwd)
+export ROOT
+SHARED="$ROOT/../shared"
+export SHARED
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+failed() {
+    fail=$((fail + 1))
+    echo "FAIL $1: $2"
+}
+
+for dir in "$ROOT"/fixtures/*/; do
+    name=$(basename "$dir")
+    [ -f "$dir/input.yaml" ] || [ -f "$dir/cmd" ] || continue
+    [ "$name" = demo ] && continue
+    cmd="render input.yaml"
+    [ -f "$dir/cmd" ] && cmd=$(cat "$dir/cmd")
+    want_rc=0
+    [ -f "$dir/expected.rc" ] && want_rc=$(cat "$dir/expected.rc")
+    # shellcheck disable=SC2086  # cmd is a word list on purpose
+    (cd "$dir" && "$FANOUT" $cmd >"$tmp/out" 2>"$tmp/err" </dev/null)
+    rc=$?
+    ok=1
+    if [ "$rc" != "$want_rc" ]; then
+        failed "$name" "exit $rc, expected $want_rc"; ok=0
+    fi
+    if [ $ok = 1 ]; then
+        if [ -f "$dir/expected.yaml" ]; then
+            cmp -s "$dir/expected.yaml" "$tmp/out" || { failed "$name" "stdout differs:"; diff -u "$dir/expected.yaml" "$tmp/out" | head -40; ok=0; }
+        elif [ -s "$tmp/out" ]; then
+            failed "$name" "unexpected stdout:"; head -20 "$tmp/out"; ok=0
+        fi
+    fi
+    if [ $ok = 1 ]; then
+        if [ -f "$dir/expected.err" ]; then
+            cmp -s "$dir/expected.err" "$tmp/err" || { failed "$name" "stderr differs:"; diff -u "$dir/expected.err" "$tmp/err" | head -20; ok=0; }
+        elif [ -s "$tmp/err" ]; then
+            failed "$name" "unexpected stderr:"; head -20 "$tmp/err"; ok=0
+        fi
+    fi
+    if [ $ok = 1 ] && [ "$rc" = 0 ] && [ -f "$dir/expected.yaml" ] && head -c1 "$dir/expected.yaml" | grep -qv '{'; then
+        "$FANOUT" render --allow-placeholders "$dir/expected.yaml" >"$tmp/again" 2>"$tmp/again.err"
+        cmp -s "$dir/expected.yaml" "$tmp/again" || { failed "$name" "rendering is not a fixed point:"; diff -u "$dir/expected.yaml" "$tmp/again" | head -20; ok=0; }
+    fi
+    [ $ok = 1 ] && pass=$((pass + 1))
+done
+
+for script in "$ROOT"/test/e2e/*.sh; do
+    [ -f "$script" ] || continue
+    name=$(basename "$script" .sh)
+    if (cd "$tmp" && sh "$script") >"$tmp/script.out" 2>&1; then
+        pass=$((pass + 1))
+    else
+        failed "$name" "script failed:"; tail -20 "$tmp/script.out"
+    fi
+done
+
+echo "e2e: $pass passed, $fail failed"
+[ "$fail" = 0 ]
