@@ -3,7 +3,7 @@
 
 CC      ?= cc
 PKGS    := libfyaml libpcre2-8
-DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev check pkg-config
+DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev check pkg-config time
 PKG_CONFIG ?= pkg-config
 
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
@@ -30,7 +30,7 @@ all: $(BUILD)/fanout
 # so it is a no-op on a prepared machine and needs root (or sudo) only the first time.
 deps:
 	@if ! command -v $(PKG_CONFIG) >/dev/null 2>&1 || \
-	    ! $(PKG_CONFIG) --exists $(PKGS) check || ! command -v fy-tool >/dev/null 2>&1; then \
+	    ! $(PKG_CONFIG) --exists $(PKGS) check || ! command -v fy-tool >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then \
 	  echo "deps: installing $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \

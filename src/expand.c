@@ -70,7 +70,7 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, struct fy_node *step
         /* A misplaced parallelism gets its own error from read_parallelism. */
         if (!k || bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)))
             continue;
-        if (ctx->warned && keyindex_define(ctx->warned, k, len, 0, 0, pos, NULL) != 0)
+        if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
             continue;
         diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->file, pos.line, pos.col,
                     "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,

@@ -10,6 +10,7 @@
 #include "fanout/output.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
+#include "fanout/strset.h"
 
 struct run {
     const struct render_opts *opts;
@@ -18,7 +19,7 @@ struct run {
     size_t n_sources;
     struct keyindex *keys;
     unsigned file; /* index of the source being read */
-    struct keyindex *warned; /* unknown keys reported in this file */
+    struct strset *warned; /* unknown keys reported in this file */
     size_t jobs_in_file, jobs_total;
     bool oom;
 };
@@ -128,8 +129,7 @@ static int first_pass_file(struct run *r)
     if (!s)
         return -1;
     r->jobs_in_file = 0;
-    keyindex_destroy(r->warned);
-    r->warned = keyindex_create();
+    strset_clear(r->warned);
     while (rc == 0 && (more = stream_next(s, &item)) != 0) {
         if (more < 0) {
             rc = -1;
@@ -248,7 +248,8 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
 
     r.sources = calloc(n ? n : 1, sizeof(*r.sources));
     r.keys = keyindex_create();
-    if (!r.sources || !r.keys) {
+    r.warned = strset_create();
+    if (!r.sources || !r.keys || !r.warned) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         goto done;
     }
@@ -279,6 +280,6 @@ done:
         source_close(r.sources[i]);
     free(r.sources);
     keyindex_destroy(r.keys);
-    keyindex_destroy(r.warned);
+    strset_destroy(r.warned);
     return rc;
 }

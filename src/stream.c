@@ -1,5 +1,7 @@
 #include "fanout/stream.h"
 
+#include "fanout/strset.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +28,7 @@ struct stream {
     bool bare;
     bool in_doc;              /* a DOC_START was reported for the current document */
     bool pending_steps_start; /* a bare list: STEPS_START follows DOC_START */
-    /* Top-level keys of the current document, for the duplicate check. */
-    char **top_keys;
-    size_t n_top_keys, cap_top_keys;
+    struct strset *top_keys; /* of the current document, for the duplicate check */
     /* Anchors of the current document (copies, so they outlive each step). */
     struct fy_document *anchor_doc;
     struct anchor *anchors;
@@ -477,36 +477,6 @@ static struct fy_document *build_step_doc(struct stream *s, struct fy_event *fye
     return fyd;
 }
 
-static int top_key_seen(struct stream *s, const char *key, size_t len)
-{
-    char **keys;
-
-    for (size_t i = 0; i < s->n_top_keys; i++) {
-        if (strlen(s->top_keys[i]) == len && memcmp(s->top_keys[i], key, len) == 0)
-            return 1;
-    }
-    if (s->n_top_keys == s->cap_top_keys) {
-        size_t cap = s->cap_top_keys ? s->cap_top_keys * 2 : 8;
-
-        keys = realloc(s->top_keys, cap * sizeof(*keys));
-        if (!keys)
-            return -1;
-        s->top_keys = keys;
-        s->cap_top_keys = cap;
-    }
-    if (!(s->top_keys[s->n_top_keys] = strndup(key, len)))
-        return -1;
-    s->n_top_keys++;
-    return 0;
-}
-
-static void top_keys_clear(struct stream *s)
-{
-    for (size_t i = 0; i < s->n_top_keys; i++)
-        free(s->top_keys[i]);
-    s->n_top_keys = 0;
-}
-
 struct stream *stream_open(struct source *src, struct diag *d)
 {
     struct stream *s = calloc(1, sizeof(*s));
@@ -517,6 +487,9 @@ struct stream *stream_open(struct source *src, struct diag *d)
         return NULL;
     s->src = src;
     s->diag = d;
+    s->top_keys = strset_create();
+    if (!s->top_keys)
+        goto fail;
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
     dcfg.colorize = false;
@@ -546,8 +519,7 @@ void stream_close(struct stream *s)
         return;
     anchors_clear(s);
     free(s->anchors);
-    top_keys_clear(s);
-    free(s->top_keys);
+    strset_destroy(s->top_keys);
     if (s->fyp)
         fy_parser_destroy(s->fyp);
     if (s->fydiag)
@@ -613,7 +585,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             }
             fy_parser_event_free(s->fyp, fye);
             s->state = ST_ROOT;
-            top_keys_clear(s);
+            strset_clear(s->top_keys);
             continue;
         case ST_ROOT:
             /* DOC_START is reported once the root is known: an empty document (a
@@ -660,7 +632,7 @@ int stream_next(struct stream *s, struct stream_item *item)
                 return fail(s);
             }
             key = fy_token_get_text(fye->scalar.value, &len);
-            seen = top_key_seen(s, key ? key : "", key ? len : 0);
+            seen = strset_add(s->top_keys, key ? key : "", key ? len : 0);
             if (seen != 0) {
                 char buf[128];
 

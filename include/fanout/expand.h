@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "fanout/diag.h"
-#include "fanout/keyindex.h"
+#include "fanout/strset.h"
 #include "fanout/ynode.h"
 
 #define EXPAND_MAX_PARALLELISM 1000
@@ -27,7 +27,7 @@ struct expand_ctx {
     expand_key_fn on_key;     /* may be NULL */
     void *user;
     /* Unknown keys already warned about (each is reported once); NULL: report all. */
-    struct keyindex *warned;
+    struct strset *warned;
 };
 
 /* Expands every step of the sequence `steps` in place. Returns 0, or -1 after an

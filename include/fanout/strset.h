@@ -1,0 +1,17 @@
+/* strset: a small set of strings (top-level keys of a document, unknown keys already
+ * warned about). Linear search: meant for tens of entries, not for step keys. */
+#ifndef FANOUT_STRSET_H
+#define FANOUT_STRSET_H
+
+#include <stddef.h>
+
+struct strset;
+
+struct strset *strset_create(void);
+void strset_destroy(struct strset *set);
+void strset_clear(struct strset *set);
+
+/* 0: added; 1: already there; -1: out of memory. */
+int strset_add(struct strset *set, const char *s, size_t len);
+
+#endif
