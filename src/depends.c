@@ -104,26 +104,28 @@ static int append_shards(struct fy_node *out, struct fy_node *entry, unsigned n)
     return 0;
 }
 
-static unsigned shards_of_entry(struct fy_node *entry, depends_shards_fn shards_of, void *user)
-{
-    size_t len;
-    const char *t = ynode_scalar(entry_key(entry), &len);
-
-    return t ? shards_of(user, t, len) : 0;
-}
-
-/* The new depends_on for `dep`, or NULL with *rc = 0 when nothing changes. */
+/* The new depends_on for `dep`, or NULL with *rc = 0 when nothing changes.
+ * shards_of is asked exactly once per entry, in order (callers may answer from a
+ * stream that follows depends_each's order). */
 static struct fy_node *rewritten(struct fy_node *dep, depends_shards_fn shards_of, void *user, int *rc)
 {
     struct fy_document *fyd = fy_node_document(dep);
     struct fy_node *out = NULL, **entries, *single[1] = {dep};
+    unsigned *shards = NULL;
     bool changed = false;
     size_t n = 1;
 
     *rc = 0;
     entries = fy_node_is_sequence(dep) ? ynode_items(dep, &n) : single;
-    for (size_t i = 0; i < n; i++)
-        changed = changed || shards_of_entry(entries[i], shards_of, user) > 0;
+    if (n && (!entries || !(shards = calloc(n, sizeof(*shards)))))
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *t = ynode_scalar(entry_key(entries[i]), &len);
+
+        shards[i] = t ? shards_of(user, t, len) : 0;
+        changed = changed || shards[i] > 0;
+    }
     if (!changed)
         goto done;
     out = fy_node_create_sequence(fyd);
@@ -131,11 +133,10 @@ static struct fy_node *rewritten(struct fy_node *dep, depends_shards_fn shards_o
         goto oom;
     ynode_set_pos(out, ynode_pos(dep));
     for (size_t i = 0; i < n; i++) {
-        unsigned shards = shards_of_entry(entries[i], shards_of, user);
         struct fy_node *c;
 
-        if (shards > 0) {
-            if (append_shards(out, entries[i], shards) != 0)
+        if (shards[i] > 0) {
+            if (append_shards(out, entries[i], shards[i]) != 0)
                 goto oom;
             continue;
         }
@@ -151,6 +152,7 @@ oom:
     out = NULL;
     *rc = -1;
 done:
+    free(shards);
     if (entries != single)
         free(entries);
     return out;

@@ -1,50 +1,89 @@
 #include "fanout/keyindex.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct slot {
-    char *key; /* NULL = empty */
-    size_t len;
-    uint64_t hash;
+#include "fanout/xsort.h"
+
+enum { REC_DEFINE = 0, REC_REFERENCE = 1 };
+
+struct rec {
+    uint64_t h1, h2;
+    uint32_t kind; /* definitions sort before references */
+    uint32_t seq;  /* order of recording, within its kind */
     struct keyindex_entry e;
 };
 
-struct deferred {
-    char *key;
-    size_t len;
-    unsigned file;
-    struct ypos pos;
+/* An answer for pass 2: reference `seq` names a key with `shards` shards. */
+struct answer {
+    uint32_t seq;
+    uint32_t shards;
 };
 
 struct keyindex {
-    struct slot *slots;
-    size_t cap, count; /* cap is a power of two */
-    struct deferred *refs;
-    size_t n_refs, cap_refs;
+    size_t budget;
+    struct xsort *recs;
+    struct xsort *answers;
+    uint32_t n_defs, n_refs;
+    uint32_t next_ref;            /* pass 2: references asked for so far */
+    const struct answer *pending; /* pass 2: the next answer not yet used */
+    bool failed;
 };
 
-static uint64_t hash_key(const char *key, size_t len)
+static int cmp_u64(uint64_t a, uint64_t b)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 1099511628211ull;
-    }
-    return h;
+    return a < b ? -1 : a > b;
 }
 
-struct keyindex *keyindex_create(void)
+static int rec_cmp(const void *pa, const void *pb)
+{
+    const struct rec *a = pa, *b = pb;
+    int c;
+
+    if ((c = cmp_u64(a->h1, b->h1)) || (c = cmp_u64(a->h2, b->h2)))
+        return c;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return cmp_u64(a->seq, b->seq);
+}
+
+static int answer_cmp(const void *pa, const void *pb)
+{
+    const struct answer *a = pa, *b = pb;
+
+    return cmp_u64(a->seq, b->seq);
+}
+
+/* FNV-1a and a multiply-xorshift hash: two unrelated 64-bit hashes. */
+static void hash_key(const char *key, size_t len, uint64_t *h1, uint64_t *h2)
+{
+    uint64_t a = 1469598103934665603ull, b = 0x243F6A8885A308D3ull ^ len;
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)key[i];
+
+        a = (a ^ c) * 1099511628211ull;
+        b = (b ^ c) * 0x9E3779B97F4A7C15ull;
+        b ^= b >> 29;
+    }
+    b ^= b >> 32;
+    b *= 0xD6E8FEB86659FD93ull;
+    b ^= b >> 32;
+    *h1 = a;
+    *h2 = b;
+}
+
+struct keyindex *keyindex_create(size_t mem_budget)
 {
     struct keyindex *ki = calloc(1, sizeof(*ki));
 
     if (!ki)
         return NULL;
-    ki->cap = 64;
-    ki->slots = calloc(ki->cap, sizeof(*ki->slots));
-    if (!ki->slots) {
+    ki->budget = mem_budget;
+    ki->recs = xsort_create(sizeof(struct rec), rec_cmp, mem_budget);
+    if (!ki->recs) {
         free(ki);
         return NULL;
     }
@@ -55,116 +94,105 @@ void keyindex_destroy(struct keyindex *ki)
 {
     if (!ki)
         return;
-    for (size_t i = 0; i < ki->cap; i++)
-        free(ki->slots[i].key);
-    for (size_t i = 0; i < ki->n_refs; i++)
-        free(ki->refs[i].key);
-    free(ki->slots);
-    free(ki->refs);
+    xsort_destroy(ki->recs);
+    xsort_destroy(ki->answers);
     free(ki);
 }
 
-static struct slot *probe(struct slot *slots, size_t cap, const char *key, size_t len, uint64_t h)
+static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *key, size_t len,
+                  unsigned shards, unsigned file, struct ypos pos)
 {
-    for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        struct slot *s = &slots[i];
+    struct rec r;
+    size_t keep = len > KEYINDEX_TEXT ? KEYINDEX_TEXT : len;
 
-        if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
-            return s;
-    }
-}
-
-static int grow(struct keyindex *ki)
-{
-    size_t cap = ki->cap * 2;
-    struct slot *slots = calloc(cap, sizeof(*slots));
-
-    if (!slots)
+    memset(&r, 0, sizeof(r));
+    hash_key(key, len, &r.h1, &r.h2);
+    r.kind = kind;
+    r.seq = seq;
+    memcpy(r.e.key, key, keep);
+    if (keep < len)
+        memcpy(r.e.key + keep, "...", 3);
+    r.e.shards = shards;
+    r.e.file = file;
+    r.e.pos = pos;
+    if (xsort_add(ki->recs, &r) != 0) {
+        ki->failed = true;
         return -1;
-    for (size_t i = 0; i < ki->cap; i++) {
-        struct slot *s = &ki->slots[i];
-
-        if (s->key)
-            *probe(slots, cap, s->key, s->len, s->hash) = *s;
     }
-    free(ki->slots);
-    ki->slots = slots;
-    ki->cap = cap;
     return 0;
 }
 
 int keyindex_define(struct keyindex *ki, const char *key, size_t len, unsigned shards,
-                    unsigned file, struct ypos pos, struct keyindex_entry *prev)
+                    unsigned file, struct ypos pos)
 {
-    uint64_t h = hash_key(key, len);
-    struct slot *s;
+    return record(ki, REC_DEFINE, ki->n_defs++, key, len, shards, file, pos);
+}
 
-    if ((ki->count + 1) * 2 > ki->cap && grow(ki) != 0)
+int keyindex_reference(struct keyindex *ki, const char *key, size_t len, unsigned file,
+                       struct ypos pos)
+{
+    return record(ki, REC_REFERENCE, ki->n_refs++, key, len, 0, file, pos);
+}
+
+
+int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *problems, void *user)
+{
+    struct rec first; /* the first definition of the current key, if have_def */
+    uint64_t cur_h1 = 0, cur_h2 = 0;
+    bool have_key = false, have_def = false;
+    const struct rec *r;
+
+    ki->answers = xsort_create(sizeof(struct answer), answer_cmp, ki->budget / 4);
+    if (ki->failed || !ki->answers || xsort_finish(ki->recs) != 0)
         return -1;
-    s = probe(ki->slots, ki->cap, key, len, h);
-    if (s->key) {
-        if (prev)
-            *prev = s->e;
-        return 1;
+    while ((r = xsort_next(ki->recs)) != NULL) {
+        if (!have_key || r->h1 != cur_h1 || r->h2 != cur_h2) {
+            cur_h1 = r->h1;
+            cur_h2 = r->h2;
+            have_key = true;
+            have_def = false;
+        }
+        if (r->kind == REC_DEFINE) {
+            if (!have_def) {
+                first = *r;
+                have_def = true;
+            } else if (problems && problems->collision) {
+                problems->collision(user, &first.e, &r->e);
+            }
+            continue;
+        }
+        if (!have_def) {
+            if (problems && problems->dangling)
+                problems->dangling(user, &r->e);
+        } else if (first.e.shards > 0) {
+            struct answer a = {r->seq, first.e.shards};
+
+            if (xsort_add(ki->answers, &a) != 0)
+                return -1;
+        }
     }
-    s->key = malloc(len + 1);
-    if (!s->key)
+    if (xsort_failed(ki->recs) || xsort_finish(ki->answers) != 0)
         return -1;
-    memcpy(s->key, key, len);
-    s->key[len] = '\0';
-    s->len = len;
-    s->hash = h;
-    s->e.shards = shards;
-    s->e.file = file;
-    s->e.pos = pos;
-    ki->count++;
+    /* The records are not needed any more; free their memory before pass 2. */
+    xsort_destroy(ki->recs);
+    ki->recs = NULL;
+    ki->pending = xsort_next(ki->answers);
     return 0;
 }
 
-const struct keyindex_entry *keyindex_find(const struct keyindex *ki, const char *key, size_t len)
+unsigned keyindex_next_reference(struct keyindex *ki)
 {
-    struct slot *s = probe(ki->slots, ki->cap, key, len, hash_key(key, len));
+    uint32_t seq = ki->next_ref++;
+    unsigned shards;
 
-    return s->key ? &s->e : NULL;
-}
-
-int keyindex_defer(struct keyindex *ki, const char *key, size_t len, unsigned file, struct ypos pos)
-{
-    struct deferred *d;
-
-    if (ki->n_refs == ki->cap_refs) {
-        size_t cap = ki->cap_refs ? ki->cap_refs * 2 : 16;
-
-        d = realloc(ki->refs, cap * sizeof(*d));
-        if (!d)
-            return -1;
-        ki->refs = d;
-        ki->cap_refs = cap;
-    }
-    d = &ki->refs[ki->n_refs];
-    d->key = malloc(len + 1);
-    if (!d->key)
-        return -1;
-    memcpy(d->key, key, len);
-    d->key[len] = '\0';
-    d->len = len;
-    d->file = file;
-    d->pos = pos;
-    ki->n_refs++;
-    return 0;
-}
-
-void keyindex_each_dangling(const struct keyindex *ki, keyindex_dangling_fn fn, void *user)
-{
-    for (size_t i = 0; i < ki->n_refs; i++) {
-        const struct deferred *d = &ki->refs[i];
-
-        if (!keyindex_find(ki, d->key, d->len))
-            fn(user, d->key, d->file, d->pos);
-    }
+    if (!ki->pending || ki->pending->seq != seq)
+        return 0;
+    shards = ki->pending->shards;
+    ki->pending = xsort_next(ki->answers);
+    return shards;
 }
 
 size_t keyindex_count(const struct keyindex *ki)
 {
-    return ki->count;
+    return ki->n_defs;
 }

@@ -21,7 +21,9 @@ struct run {
     unsigned file; /* index of the source being read */
     struct strset *warned; /* unknown keys reported in this file */
     size_t jobs_in_file, jobs_total;
-    bool oom;
+    bool failed_index;
+    struct key_problem *problems;
+    size_t n_problems, problems_dropped;
 };
 
 static const char *file_name(const struct run *r, unsigned file)
@@ -34,18 +36,11 @@ static const char *file_name(const struct run *r, unsigned file)
 static int on_key(void *user, const char *key, size_t len, unsigned shards, struct ypos pos)
 {
     struct run *r = user;
-    struct keyindex_entry prev;
-    int rc = keyindex_define(r->keys, key, len, shards, r->file, pos, &prev);
 
-    if (rc < 0) {
-        r->oom = true;
+    if (keyindex_define(r->keys, key, len, shards, r->file, pos) != 0) {
+        r->failed_index = true;
         return -1;
     }
-    if (rc > 0)
-        diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, file_name(r, r->file), pos.line, pos.col,
-                    "key-collision", "key '%.*s' is already used by the step at %s:%u:%u%s",
-                    (int)(len > 100 ? 100 : len), key, file_name(r, prev.file), prev.pos.line,
-                    prev.pos.col, prev.shards ? " (expanded into shards)" : "");
     return 0;
 }
 
@@ -53,23 +48,87 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
 {
     struct run *r = user;
 
-    if (keyindex_find(r->keys, key, len))
-        return 0;
-    if (keyindex_defer(r->keys, key, len, r->file, pos) != 0) {
-        r->oom = true;
+    if (keyindex_reference(r->keys, key, len, r->file, pos) != 0) {
+        r->failed_index = true;
         return -1;
     }
     return 0;
 }
 
-static void on_dangling(void *user, const char *key, unsigned file, struct ypos pos)
-{
-    struct run *r = user;
+/* Key problems come out of the index in key order; they are printed in input order. */
+struct key_problem {
+    bool collision;
+    struct keyindex_entry at, first;
+};
 
-    diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, file_name(r, file), pos.line, pos.col,
-                "dangling-depends-on",
-                "depends_on names '%s', which no rendered step defines (Buildkite fails the "
-                "build unless another upload defines it)", key);
+#define MAX_KEY_PROBLEMS 1000
+
+static void keep_problem(struct run *r, bool collision, const struct keyindex_entry *at,
+                         const struct keyindex_entry *first)
+{
+    struct key_problem *p;
+
+    if (r->n_problems == MAX_KEY_PROBLEMS) {
+        r->problems_dropped++;
+        return;
+    }
+    if (!r->problems && !(r->problems = malloc(MAX_KEY_PROBLEMS * sizeof(*r->problems)))) {
+        r->problems_dropped++;
+        return;
+    }
+    p = &r->problems[r->n_problems++];
+    p->collision = collision;
+    p->at = *at;
+    if (first)
+        p->first = *first;
+}
+
+static void on_collision(void *user, const struct keyindex_entry *first,
+                         const struct keyindex_entry *again)
+{
+    keep_problem(user, true, again, first);
+}
+
+static void on_dangling(void *user, const struct keyindex_entry *ref)
+{
+    keep_problem(user, false, ref, NULL);
+}
+
+static int problem_order(const void *pa, const void *pb)
+{
+    const struct key_problem *a = pa, *b = pb;
+
+    if (a->at.file != b->at.file)
+        return a->at.file < b->at.file ? -1 : 1;
+    if (a->at.pos.line != b->at.pos.line)
+        return a->at.pos.line < b->at.pos.line ? -1 : 1;
+    if (a->at.pos.col != b->at.pos.col)
+        return a->at.pos.col < b->at.pos.col ? -1 : 1;
+    return 0;
+}
+
+static void report_key_problems(struct run *r)
+{
+    if (r->n_problems)
+        qsort(r->problems, r->n_problems, sizeof(*r->problems), problem_order);
+    for (size_t i = 0; i < r->n_problems; i++) {
+        const struct key_problem *p = &r->problems[i];
+
+        if (p->collision)
+            diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, file_name(r, p->at.file), p->at.pos.line,
+                        p->at.pos.col, "key-collision",
+                        "key '%s' is already used by the step at %s:%u:%u%s", p->at.key,
+                        file_name(r, p->first.file), p->first.pos.line, p->first.pos.col,
+                        p->first.shards ? " (expanded into shards)" : "");
+        else
+            diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, file_name(r, p->at.file),
+                        p->at.pos.line, p->at.pos.col, "dangling-depends-on",
+                        "depends_on names '%s', which no rendered step defines (Buildkite fails "
+                        "the build unless another upload defines it)", p->at.key);
+    }
+    if (r->problems_dropped)
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "key-collision",
+                    "%zu more key problems not shown", r->problems_dropped);
 }
 
 /* Jobs a rendered step list creates: every step but the group containers. */
@@ -117,7 +176,7 @@ static int check_step(struct run *r, struct stream_item *item)
     r->jobs_in_file += count_jobs(steps);
     if (depends_each(steps, r->diag, ctx.file, on_reference, r) != 0)
         return -1;
-    return r->oom ? -1 : 0;
+    return r->failed_index ? -1 : 0;
 }
 
 static int first_pass_file(struct run *r)
@@ -151,11 +210,13 @@ static int first_pass_file(struct run *r)
 
 /* ---- pass 2: the rendering ---- */
 
+/* Answers come in the order pass 1 recorded the references, which is the order
+ * depends_rewrite asks in. */
 static unsigned shards_of(void *user, const char *key, size_t len)
 {
-    const struct keyindex_entry *e = keyindex_find(((struct run *)user)->keys, key, len);
-
-    return e ? e->shards : 0;
+    (void)key;
+    (void)len;
+    return keyindex_next_reference(((struct run *)user)->keys);
 }
 
 static int emit_file(struct run *r, struct emitter *em)
@@ -243,11 +304,12 @@ static int second_pass(struct run *r)
 
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
 {
+    static const struct keyindex_problems problems = {on_collision, on_dangling};
     struct run r = {.opts = opts, .diag = d};
     int rc = 0;
 
     r.sources = calloc(n ? n : 1, sizeof(*r.sources));
-    r.keys = keyindex_create();
+    r.keys = keyindex_create(RENDER_INDEX_BUDGET);
     r.warned = strset_create();
     if (!r.sources || !r.keys || !r.warned) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
@@ -263,11 +325,12 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         if (first_pass_file(&r) != 0)
             break;
     }
-    if (r.oom)
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+    if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
+                    "cannot build the key index (out of memory or temporary space)");
     if (diag_has_input_error(d))
         goto done;
-    keyindex_each_dangling(r.keys, on_dangling, &r);
+    report_key_problems(&r);
     if (r.jobs_total > RENDER_JOBS_PER_BUILD)
         diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "job-limit",
                     "renders %zu jobs; Buildkite allows at most %d per build", r.jobs_total,
@@ -281,5 +344,6 @@ done:
     free(r.sources);
     keyindex_destroy(r.keys);
     strset_destroy(r.warned);
+    free(r.problems);
     return rc;
 }

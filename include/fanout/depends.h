@@ -12,7 +12,8 @@
 /* Called for each key a depends_on names. Return non-zero to stop. */
 typedef int (*depends_visit_fn)(void *user, const char *key, size_t len, struct ypos pos);
 
-/* How many shards `key` was expanded into; 0 leaves the reference as it is. */
+/* How many shards `key` was expanded into; 0 leaves the reference as it is. Asked once
+ * per depends_on entry, in the same order depends_each visits them. */
 typedef unsigned (*depends_shards_fn)(void *user, const char *key, size_t len);
 
 /* Visits the depends_on keys of every step in `steps` (group children included).

@@ -1,6 +1,11 @@
-/* keyindex: every key a rendering defines, across all input files (keys are unique per
- * Buildkite build), with the shard count of expanded steps, plus the depends_on
- * references that named a key before it was defined (checked at the end). */
+/* keyindex: every key a rendering defines and every depends_on reference, across all
+ * input files (keys are unique per Buildkite build), in bounded memory.
+ * Pass 1 records definitions and references; keyindex_resolve sorts them (an external
+ * sort: records spill to a temporary file past the budget), reports collisions and
+ * dangling references, and prepares the answers pass 2 reads back in order: for each
+ * reference, the number of shards its key was expanded into. Keys are compared by two
+ * independent 64-bit hashes, which makes a false match about as likely as 1 in 2^100
+ * for a million keys. */
 #ifndef FANOUT_KEYINDEX_H
 #define FANOUT_KEYINDEX_H
 
@@ -8,32 +13,46 @@
 
 #include "fanout/ynode.h"
 
+/* Key text kept for messages; longer keys are shown cut, with "...". */
+#define KEYINDEX_TEXT 48
+
 struct keyindex_entry {
-    unsigned shards; /* N for the original key of a step expanded into N shards, else 0 */
-    unsigned file;   /* caller's file number */
+    char key[KEYINDEX_TEXT + 4]; /* NUL-terminated, maybe cut */
+    unsigned shards;             /* definitions: N for the original key of a step
+                                    expanded into N shards, else 0 */
+    unsigned file;               /* caller's file number */
     struct ypos pos;
+};
+
+struct keyindex_problems {
+    /* `again` defines a key `first` defined already. */
+    void (*collision)(void *user, const struct keyindex_entry *first,
+                      const struct keyindex_entry *again);
+    /* A reference to a key nothing defines. */
+    void (*dangling)(void *user, const struct keyindex_entry *ref);
 };
 
 struct keyindex;
 
-struct keyindex *keyindex_create(void);
+/* `mem_budget` bytes of records are kept in memory before spilling to disk. */
+struct keyindex *keyindex_create(size_t mem_budget);
 void keyindex_destroy(struct keyindex *ki);
 
-/* 0: defined; 1: already defined (*prev tells where); -1: out of memory. */
+/* Pass 1. Each returns 0, or -1 on an I/O or memory failure. */
 int keyindex_define(struct keyindex *ki, const char *key, size_t len, unsigned shards,
-                    unsigned file, struct ypos pos, struct keyindex_entry *prev);
+                    unsigned file, struct ypos pos);
+int keyindex_reference(struct keyindex *ki, const char *key, size_t len, unsigned file,
+                       struct ypos pos);
 
-/* The definition of `key`, or NULL. */
-const struct keyindex_entry *keyindex_find(const struct keyindex *ki, const char *key, size_t len);
+/* After pass 1: reports collisions and dangling references (in key order), and makes
+ * the answers for pass 2. 0, or -1 on an I/O or memory failure. */
+int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *problems, void *user);
 
-/* Remembers a reference to a key not defined yet. 0, or -1 when out of memory. */
-int keyindex_defer(struct keyindex *ki, const char *key, size_t len, unsigned file, struct ypos pos);
+/* Pass 2: the shard count of the target of the next reference, the references being
+ * asked for in the order pass 1 recorded them (0: leave the reference as it is). */
+unsigned keyindex_next_reference(struct keyindex *ki);
 
-typedef void (*keyindex_dangling_fn)(void *user, const char *key, unsigned file, struct ypos pos);
-
-/* Calls `fn` for each deferred reference whose key is still not defined, in order. */
-void keyindex_each_dangling(const struct keyindex *ki, keyindex_dangling_fn fn, void *user);
-
+/* Definitions recorded. */
 size_t keyindex_count(const struct keyindex *ki);
 
 #endif

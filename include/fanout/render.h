@@ -3,7 +3,7 @@
  * references, reporting every problem; nothing is written when it finds an error.
  * Pass 2 reads the inputs again and streams the canonical rendering out, with
  * depends_on rewritten from the complete key index. Memory stays bounded by the
- * largest step plus the key index. */
+ * largest step plus a fixed budget for the key index (which spills to disk). */
 #ifndef FANOUT_RENDER_H
 #define FANOUT_RENDER_H
 
@@ -16,6 +16,9 @@
 /* Buildkite's default limits (docs: platform/limits). */
 #define RENDER_JOBS_PER_UPLOAD 500
 #define RENDER_JOBS_PER_BUILD 4000
+
+/* Memory for key index records before they spill to a temporary file. */
+#define RENDER_INDEX_BUDGET (2u << 20)
 
 struct render_opts {
     enum emit_format format;

@@ -12,6 +12,7 @@ Suite *expand_suite(void);
 Suite *depends_suite(void);
 Suite *source_suite(void);
 Suite *keyindex_suite(void);
+Suite *xsort_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 struct fy_document *doc_from(const char *yaml);

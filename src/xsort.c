@@ -1,0 +1,236 @@
+#include "fanout/xsort.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct run {
+    long offset;     /* file offset of the next unread record */
+    size_t left;     /* records of this run still in the file */
+    char *buf;
+    size_t n, i;     /* records in buf, index of the current one */
+};
+
+struct xsort {
+    size_t rec_size;
+    xsort_cmp cmp;
+    size_t budget;
+    char *buf;
+    size_t n, cap;
+    FILE *tmp;
+    struct run *runs;
+    size_t n_runs, cap_runs;
+    bool reading, failed;
+    /* merge state */
+    size_t *heap; /* run indices, ordered by their current record */
+    size_t heap_n;
+    char *out;    /* the record handed out last */
+    size_t pos;   /* in-memory reading position */
+};
+
+struct xsort *xsort_create(size_t rec_size, xsort_cmp cmp, size_t mem_budget)
+{
+    struct xsort *xs = calloc(1, sizeof(*xs));
+
+    if (!xs)
+        return NULL;
+    xs->rec_size = rec_size;
+    xs->cmp = cmp;
+    xs->budget = mem_budget;
+    xs->cap = mem_budget / rec_size;
+    if (xs->cap < 4)
+        xs->cap = 4;
+    xs->buf = malloc(xs->cap * rec_size);
+    xs->out = malloc(rec_size);
+    if (!xs->buf || !xs->out) {
+        xsort_destroy(xs);
+        return NULL;
+    }
+    return xs;
+}
+
+void xsort_destroy(struct xsort *xs)
+{
+    if (!xs)
+        return;
+    for (size_t i = 0; i < xs->n_runs; i++)
+        free(xs->runs[i].buf);
+    free(xs->runs);
+    free(xs->heap);
+    free(xs->buf);
+    free(xs->out);
+    if (xs->tmp)
+        fclose(xs->tmp);
+    free(xs);
+}
+
+bool xsort_failed(const struct xsort *xs)
+{
+    return xs->failed;
+}
+
+size_t xsort_runs(const struct xsort *xs)
+{
+    return xs->n_runs;
+}
+
+static int fail(struct xsort *xs)
+{
+    xs->failed = true;
+    return -1;
+}
+
+/* Sorts the buffer and appends it to the temporary file as one run. */
+static int spill(struct xsort *xs)
+{
+    struct run *r;
+
+    if (xs->n == 0)
+        return 0;
+    if (!xs->tmp && !(xs->tmp = tmpfile()))
+        return fail(xs);
+    if (xs->n_runs == xs->cap_runs) {
+        size_t cap = xs->cap_runs ? xs->cap_runs * 2 : 8;
+        struct run *runs = realloc(xs->runs, cap * sizeof(*runs));
+
+        if (!runs)
+            return fail(xs);
+        xs->runs = runs;
+        xs->cap_runs = cap;
+    }
+    qsort(xs->buf, xs->n, xs->rec_size, xs->cmp);
+    if (fseek(xs->tmp, 0, SEEK_END) != 0)
+        return fail(xs);
+    r = &xs->runs[xs->n_runs];
+    memset(r, 0, sizeof(*r));
+    r->offset = ftell(xs->tmp);
+    r->left = xs->n;
+    if (r->offset < 0 || fwrite(xs->buf, xs->rec_size, xs->n, xs->tmp) != xs->n)
+        return fail(xs);
+    xs->n_runs++;
+    xs->n = 0;
+    return 0;
+}
+
+int xsort_add(struct xsort *xs, const void *rec)
+{
+    if (xs->failed || xs->reading)
+        return fail(xs);
+    if (xs->n == xs->cap && spill(xs) != 0)
+        return -1;
+    memcpy(xs->buf + xs->n * xs->rec_size, rec, xs->rec_size);
+    xs->n++;
+    return 0;
+}
+
+/* Reads the next chunk of run `r`; false when it is used up. */
+static bool refill(struct xsort *xs, struct run *r, size_t chunk)
+{
+    size_t want = r->left < chunk ? r->left : chunk;
+
+    r->i = 0;
+    r->n = 0;
+    if (want == 0)
+        return false;
+    if (fseek(xs->tmp, r->offset, SEEK_SET) != 0 ||
+        fread(r->buf, xs->rec_size, want, xs->tmp) != want) {
+        xs->failed = true;
+        return false;
+    }
+    r->n = want;
+    r->left -= want;
+    r->offset += (long)(want * xs->rec_size);
+    return true;
+}
+
+static const void *current(const struct xsort *xs, size_t run)
+{
+    const struct run *r = &xs->runs[run];
+
+    return r->buf + r->i * xs->rec_size;
+}
+
+static bool heap_less(const struct xsort *xs, size_t a, size_t b)
+{
+    return xs->cmp(current(xs, xs->heap[a]), current(xs, xs->heap[b])) < 0;
+}
+
+static void sift_down(struct xsort *xs, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i, t;
+
+        if (l < xs->heap_n && heap_less(xs, l, m))
+            m = l;
+        if (r < xs->heap_n && heap_less(xs, r, m))
+            m = r;
+        if (m == i)
+            return;
+        t = xs->heap[i];
+        xs->heap[i] = xs->heap[m];
+        xs->heap[m] = t;
+        i = m;
+    }
+}
+
+static size_t chunk_records(const struct xsort *xs)
+{
+    size_t chunk = xs->budget / xs->rec_size / (xs->n_runs ? xs->n_runs : 1);
+
+    return chunk ? chunk : 1;
+}
+
+int xsort_finish(struct xsort *xs)
+{
+    if (xs->failed)
+        return -1;
+    xs->reading = true;
+    if (xs->n_runs == 0) {
+        qsort(xs->buf, xs->n, xs->rec_size, xs->cmp);
+        return 0;
+    }
+    if (spill(xs) != 0)
+        return -1;
+    /* The merge reuses the budget: one read buffer per run. */
+    free(xs->buf);
+    xs->buf = NULL;
+    xs->heap = malloc(xs->n_runs * sizeof(*xs->heap));
+    if (!xs->heap)
+        return fail(xs);
+    for (size_t i = 0; i < xs->n_runs; i++) {
+        struct run *r = &xs->runs[i];
+
+        r->buf = malloc(chunk_records(xs) * xs->rec_size);
+        if (!r->buf || !refill(xs, r, chunk_records(xs)))
+            return fail(xs);
+        xs->heap[xs->heap_n++] = i;
+    }
+    for (size_t i = xs->heap_n / 2; i-- > 0;)
+        sift_down(xs, i);
+    return 0;
+}
+
+const void *xsort_next(struct xsort *xs)
+{
+    struct run *r;
+
+    if (xs->failed || !xs->reading)
+        return NULL;
+    if (xs->n_runs == 0) {
+        if (xs->pos == xs->n)
+            return NULL;
+        return xs->buf + xs->pos++ * xs->rec_size;
+    }
+    if (xs->heap_n == 0)
+        return NULL;
+    r = &xs->runs[xs->heap[0]];
+    memcpy(xs->out, current(xs, xs->heap[0]), xs->rec_size);
+    if (++r->i == r->n && !refill(xs, r, chunk_records(xs))) {
+        if (xs->failed)
+            return NULL;
+        xs->heap[0] = xs->heap[--xs->heap_n];
+    }
+    if (xs->heap_n)
+        sift_down(xs, 0);
+    return xs->out;
+}
