@@ -29,7 +29,6 @@ failed() {
 for dir in "$ROOT"/fixtures/*/; do
     name=$(basename "$dir")
     [ -f "$dir/input.yaml" ] || [ -f "$dir/cmd" ] || continue
-    [ "$name" = demo ] && continue
     cmd="render input.yaml"
     [ -f "$dir/cmd" ] && cmd=$(cat "$dir/cmd")
     want_rc=0
