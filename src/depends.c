@@ -13,15 +13,15 @@ static struct fy_node *entry_key(struct fy_node *entry)
     return entry;
 }
 
-static int bad_entry(struct diag *d, const char *file, struct fy_node *at, const char *msg)
+static int bad_entry(struct diag *d, const char *const *files, struct fy_node *at, const char *msg)
 {
     struct ypos p = ynode_pos(at);
 
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, "depends-on", "%s", msg);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, "depends-on", "%s", msg);
     return -1;
 }
 
-static int visit_entry(struct fy_node *entry, struct diag *d, const char *file,
+static int visit_entry(struct fy_node *entry, struct diag *d, const char *const *files,
                        depends_visit_fn visit, void *user)
 {
     struct fy_node *k = entry_key(entry);
@@ -29,12 +29,12 @@ static int visit_entry(struct fy_node *entry, struct diag *d, const char *file,
     const char *t = ynode_scalar(k, &len);
 
     if (!t || ynode_is_null(k))
-        return bad_entry(d, file, k ? k : entry,
+        return bad_entry(d, files, k ? k : entry,
                          "a depends_on entry must be a step key or {step: key}");
     return visit(user, t, len, ynode_pos(k));
 }
 
-static int each_in_step(struct fy_node *step, struct diag *d, const char *file,
+static int each_in_step(struct fy_node *step, struct diag *d, const char *const *files,
                         depends_visit_fn visit, void *user)
 {
     struct fy_node *dep = ynode_get(step, "depends_on");
@@ -49,24 +49,24 @@ static int each_in_step(struct fy_node *step, struct diag *d, const char *file,
             void *it = NULL;
 
             while (rc == 0 && (e = fy_node_sequence_iterate(dep, &it)) != NULL)
-                rc = visit_entry(e, d, file, visit, user);
+                rc = visit_entry(e, d, files, visit, user);
         } else {
-            rc = visit_entry(dep, d, file, visit, user);
+            rc = visit_entry(dep, d, files, visit, user);
         }
     }
     if (rc == 0 && children && fy_node_is_sequence(children))
-        rc = depends_each(children, d, file, visit, user);
+        rc = depends_each(children, d, files, visit, user);
     return rc;
 }
 
-int depends_each(struct fy_node *steps, struct diag *d, const char *file, depends_visit_fn visit,
+int depends_each(struct fy_node *steps, struct diag *d, const char *const *files, depends_visit_fn visit,
                  void *user)
 {
     struct fy_node *step;
     void *it = NULL;
 
     while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
-        if (each_in_step(step, d, file, visit, user) != 0)
+        if (each_in_step(step, d, files, visit, user) != 0)
             return -1;
     }
     return 0;

@@ -14,7 +14,7 @@ static void input_error(const struct expand_ctx *ctx, struct fy_node *at, const 
 {
     struct ypos p = ynode_pos(at);
 
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->file, p.line, p.col, rule, "%s", msg);
+    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, rule, "%s", msg);
 }
 
 static int out_of_memory(const struct expand_ctx *ctx, struct fy_node *at)
@@ -72,7 +72,7 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, struct fy_node *step
             continue;
         if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
             continue;
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->file, pos.line, pos.col,
+        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
                     "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,
                     bk_kind_name(kind), ctx->warned ? " (reported once per file)" : "");
     }
@@ -110,7 +110,7 @@ static int check_placeholders(const struct expand_ctx *ctx, struct fy_node *step
         pos.col += (unsigned)at;
     else if (fy_node_get_style(label) == FYNS_SINGLE_QUOTED || fy_node_get_style(label) == FYNS_DOUBLE_QUOTED)
         pos.col += (unsigned)at + 1;
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->file, pos.line, pos.col, "placeholder",
+    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col, "placeholder",
                 "label placeholder '%%%c' in a step without parallelism (Buildkite shows it as "
                 "written; use --allow-placeholders to accept)", t[at + 1]);
     return 0;
@@ -303,7 +303,7 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
     if (kind == BK_UNKNOWN) {
         struct ypos p = ynode_pos(step);
 
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->file, p.line, p.col,
+        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col,
                     "unknown-step", "cannot tell the step type (no command, wait, block, "
                     "input, trigger or group key); it is kept as written");
     } else {

@@ -100,7 +100,7 @@ void keyindex_destroy(struct keyindex *ki)
 }
 
 static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *key, size_t len,
-                  unsigned shards, unsigned file, struct ypos pos)
+                  unsigned shards, struct ypos pos)
 {
     struct rec r;
     size_t keep = len > KEYINDEX_TEXT ? KEYINDEX_TEXT : len;
@@ -113,7 +113,6 @@ static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *
     if (keep < len)
         memcpy(r.e.key + keep, "...", 3);
     r.e.shards = shards;
-    r.e.file = file;
     r.e.pos = pos;
     if (xsort_add(ki->recs, &r) != 0) {
         ki->failed = true;
@@ -123,15 +122,14 @@ static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *
 }
 
 int keyindex_define(struct keyindex *ki, const char *key, size_t len, unsigned shards,
-                    unsigned file, struct ypos pos)
+                    struct ypos pos)
 {
-    return record(ki, REC_DEFINE, ki->n_defs++, key, len, shards, file, pos);
+    return record(ki, REC_DEFINE, ki->n_defs++, key, len, shards, pos);
 }
 
-int keyindex_reference(struct keyindex *ki, const char *key, size_t len, unsigned file,
-                       struct ypos pos)
+int keyindex_reference(struct keyindex *ki, const char *key, size_t len, struct ypos pos)
 {
-    return record(ki, REC_REFERENCE, ki->n_refs++, key, len, 0, file, pos);
+    return record(ki, REC_REFERENCE, ki->n_refs++, key, len, 0, pos);
 }
 
 

@@ -16,6 +16,7 @@ struct run {
     const struct render_opts *opts;
     struct diag *diag;
     struct source **sources;
+    const char **names; /* of the sources, by file number */
     size_t n_sources;
     struct keyindex *keys;
     unsigned file; /* index of the source being read */
@@ -26,10 +27,6 @@ struct run {
     size_t n_problems, problems_dropped;
 };
 
-static const char *file_name(const struct run *r, unsigned file)
-{
-    return source_name(r->sources[file]);
-}
 
 /* ---- pass 1: checks and the key index ---- */
 
@@ -37,7 +34,7 @@ static int on_key(void *user, const char *key, size_t len, unsigned shards, stru
 {
     struct run *r = user;
 
-    if (keyindex_define(r->keys, key, len, shards, r->file, pos) != 0) {
+    if (keyindex_define(r->keys, key, len, shards, pos) != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -48,7 +45,7 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
 {
     struct run *r = user;
 
-    if (keyindex_reference(r->keys, key, len, r->file, pos) != 0) {
+    if (keyindex_reference(r->keys, key, len, pos) != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -98,8 +95,8 @@ static int problem_order(const void *pa, const void *pb)
 {
     const struct key_problem *a = pa, *b = pb;
 
-    if (a->at.file != b->at.file)
-        return a->at.file < b->at.file ? -1 : 1;
+    if (a->at.pos.file != b->at.pos.file)
+        return a->at.pos.file < b->at.pos.file ? -1 : 1;
     if (a->at.pos.line != b->at.pos.line)
         return a->at.pos.line < b->at.pos.line ? -1 : 1;
     if (a->at.pos.col != b->at.pos.col)
@@ -115,13 +112,13 @@ static void report_key_problems(struct run *r)
         const struct key_problem *p = &r->problems[i];
 
         if (p->collision)
-            diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, file_name(r, p->at.file), p->at.pos.line,
+            diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, r->names[p->at.pos.file], p->at.pos.line,
                         p->at.pos.col, "key-collision",
                         "key '%s' is already used by the step at %s:%u:%u%s", p->at.key,
-                        file_name(r, p->first.file), p->first.pos.line, p->first.pos.col,
+                        r->names[p->first.pos.file], p->first.pos.line, p->first.pos.col,
                         p->first.shards ? " (expanded into shards)" : "");
         else
-            diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, file_name(r, p->at.file),
+            diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[p->at.pos.file],
                         p->at.pos.line, p->at.pos.col, "dangling-depends-on",
                         "depends_on names '%s', which no rendered step defines (Buildkite fails "
                         "the build unless another upload defines it)", p->at.key);
@@ -153,7 +150,7 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
 {
     struct expand_ctx ctx = {
         .diag = r->diag,
-        .file = file_name(r, r->file),
+        .files = r->names,
         .upload = r->opts->upload,
         .allow_placeholders = r->opts->allow_placeholders,
         .on_key = first_pass ? on_key : NULL,
@@ -174,14 +171,14 @@ static int check_step(struct run *r, struct stream_item *item)
     if (expand_steps(&ctx, steps) != 0)
         return -1;
     r->jobs_in_file += count_jobs(steps);
-    if (depends_each(steps, r->diag, ctx.file, on_reference, r) != 0)
+    if (depends_each(steps, r->diag, r->names, on_reference, r) != 0)
         return -1;
     return r->failed_index ? -1 : 0;
 }
 
 static int first_pass_file(struct run *r)
 {
-    struct stream *s = stream_open(r->sources[r->file], r->diag);
+    struct stream *s = stream_open(r->sources[r->file], r->file, r->diag);
     struct stream_item item;
     int rc = 0, more;
 
@@ -201,7 +198,7 @@ static int first_pass_file(struct run *r)
     }
     stream_close(s);
     if (rc == 0 && r->jobs_in_file > RENDER_JOBS_PER_UPLOAD)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, file_name(r, r->file), 0, 0, "job-limit",
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[r->file], 0, 0, "job-limit",
                     "renders %zu jobs; Buildkite accepts at most %d per pipeline upload",
                     r->jobs_in_file, RENDER_JOBS_PER_UPLOAD);
     r->jobs_total += r->jobs_in_file;
@@ -221,7 +218,7 @@ static unsigned shards_of(void *user, const char *key, size_t len)
 
 static int emit_file(struct run *r, struct emitter *em)
 {
-    struct stream *s = stream_open(r->sources[r->file], r->diag);
+    struct stream *s = stream_open(r->sources[r->file], r->file, r->diag);
     struct expand_ctx ctx = expand_ctx_for(r, false);
     struct stream_item item;
     int rc = 0, more;
@@ -308,10 +305,16 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     struct run r = {.opts = opts, .diag = d};
     int rc = 0;
 
+    if (n > YPOS_MAX_FILES) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
+                    "too many input files (%zu; at most %d)", n, YPOS_MAX_FILES);
+        return DIAG_INPUT;
+    }
     r.sources = calloc(n ? n : 1, sizeof(*r.sources));
+    r.names = calloc(n ? n : 1, sizeof(*r.names));
     r.keys = keyindex_create(RENDER_INDEX_BUDGET);
     r.warned = strset_create();
-    if (!r.sources || !r.keys || !r.warned) {
+    if (!r.sources || !r.names || !r.keys || !r.warned) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         goto done;
     }
@@ -319,6 +322,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         r.sources[i] = source_open(paths[i], d);
         if (!r.sources[i])
             goto done;
+        r.names[i] = source_name(r.sources[i]);
         r.n_sources++;
     }
     for (r.file = 0; r.file < r.n_sources; r.file++) {
@@ -342,6 +346,7 @@ done:
     for (size_t i = 0; i < r.n_sources; i++)
         source_close(r.sources[i]);
     free(r.sources);
+    free(r.names);
     keyindex_destroy(r.keys);
     strset_destroy(r.warned);
     free(r.problems);

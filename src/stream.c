@@ -21,6 +21,7 @@ struct anchor {
 
 struct stream {
     struct source *src;
+    unsigned file;
     struct diag *diag;
     struct fy_diag *fydiag;
     struct fy_parser *fyp;
@@ -48,10 +49,10 @@ struct frame {
     char *anchor;
 };
 
-static struct ypos event_pos(struct fy_event *fye)
+static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
 {
     const struct fy_mark *m = fy_event_start_mark(fye);
-    struct ypos p = {0, 0};
+    struct ypos p = {s->file, 0, 0};
 
     if (m) {
         p.line = (unsigned)m->line + 1;
@@ -200,7 +201,7 @@ static struct fy_node *resolve_alias(struct stream *s, struct fy_document *fyd, 
     size_t len;
     const char *name = fy_token_get_text(fye->alias.anchor, &len);
     struct anchor *a = name ? anchor_find(s, name, len) : NULL;
-    struct ypos pos = event_pos(fye);
+    struct ypos pos = event_pos(s, fye);
     struct fy_node *copy;
     char buf[128];
 
@@ -358,7 +359,7 @@ static struct fy_node *build(struct stream *s, struct fy_document *fyd, struct f
     s->alias_nodes = 0;
     for (;;) {
         struct fy_node *node = NULL;
-        struct ypos pos = event_pos(fye);
+        struct ypos pos = event_pos(s, fye);
         char *anchor = NULL;
         bool finished = true;
 
@@ -456,7 +457,7 @@ static struct fy_document *build_step_doc(struct stream *s, struct fy_event *fye
 {
     struct fy_document *fyd = fy_document_create(NULL);
     struct fy_node *seq = fyd ? fy_node_create_sequence(fyd) : NULL;
-    struct ypos pos = event_pos(fye);
+    struct ypos pos = event_pos(s, fye);
     struct fy_node *step;
 
     if (!seq || fy_document_set_root(fyd, seq) != 0) {
@@ -477,7 +478,7 @@ static struct fy_document *build_step_doc(struct stream *s, struct fy_event *fye
     return fyd;
 }
 
-struct stream *stream_open(struct source *src, struct diag *d)
+struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
 {
     struct stream *s = calloc(1, sizeof(*s));
     struct fy_diag_cfg dcfg;
@@ -486,6 +487,7 @@ struct stream *stream_open(struct source *src, struct diag *d)
     if (!s)
         return NULL;
     s->src = src;
+    s->file = file;
     s->diag = d;
     s->top_keys = strset_create();
     if (!s->top_keys)
@@ -564,7 +566,7 @@ int stream_next(struct stream *s, struct stream_item *item)
         fye = next_event(s);
         if (!fye)
             return fail(s);
-        pos = event_pos(fye);
+        pos = event_pos(s, fye);
         item->pos = pos;
 
         switch (s->state) {
@@ -653,12 +655,12 @@ int stream_next(struct stream *s, struct stream_item *item)
                 if (!val)
                     return fail(s);
                 if (val->type != FYET_SEQUENCE_START) {
-                    pos = event_pos(val);
+                    pos = event_pos(s, val);
                     fy_parser_event_free(s->fyp, val);
                     report(s, pos, "pipeline-shape", "%s", "'steps' must be a list");
                     return fail(s);
                 }
-                item->pos = event_pos(val);
+                item->pos = event_pos(s, val);
                 fy_parser_event_free(s->fyp, val);
                 s->state = ST_STEPS;
                 s->bare = false;

@@ -4,11 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* meta layout: bit 0 = generated string, bits 1..20 = column, bits 21.. = line. */
+/* meta layout: bit 0 = generated string, then 16 bits of column, 12 bits of file
+ * number and the line in the remaining 35 bits. */
 _Static_assert(sizeof(uintptr_t) >= 8, "positions are packed into a 64-bit meta pointer");
 #define META_STRING ((uintptr_t)1)
-#define COL_BITS 20
+#define COL_BITS 16
 #define COL_MAX ((1u << COL_BITS) - 1)
+#define FILE_BITS 12
+#define FILE_SHIFT (1 + COL_BITS)
+#define LINE_SHIFT (FILE_SHIFT + FILE_BITS)
+_Static_assert((1u << FILE_BITS) == YPOS_MAX_FILES, "file numbers fit their bits");
 
 static uintptr_t meta_of(struct fy_node *n)
 {
@@ -22,22 +27,25 @@ static void meta_store(struct fy_node *n, uintptr_t m)
 
 struct ypos ynode_pos(struct fy_node *n)
 {
-    struct ypos p = {0, 0};
+    struct ypos p = {0, 0, 0};
     uintptr_t m;
 
     if (!n)
         return p;
     m = meta_of(n);
     p.col = (unsigned)((m >> 1) & COL_MAX);
-    p.line = (unsigned)(m >> (COL_BITS + 1));
+    p.file = (unsigned)((m >> FILE_SHIFT) & (YPOS_MAX_FILES - 1));
+    p.line = (unsigned)(m >> LINE_SHIFT);
     return p;
 }
 
 void ynode_set_pos(struct fy_node *n, struct ypos pos)
 {
     uintptr_t col = pos.col > COL_MAX ? COL_MAX : pos.col;
+    uintptr_t file = pos.file & (YPOS_MAX_FILES - 1);
 
-    meta_store(n, (meta_of(n) & META_STRING) | (col << 1) | ((uintptr_t)pos.line << (COL_BITS + 1)));
+    meta_store(n, (meta_of(n) & META_STRING) | (col << 1) | (file << FILE_SHIFT) |
+                      ((uintptr_t)pos.line << LINE_SHIFT));
 }
 
 const char *ynode_scalar(struct fy_node *n, size_t *len)

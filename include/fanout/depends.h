@@ -18,8 +18,8 @@ typedef unsigned (*depends_shards_fn)(void *user, const char *key, size_t len);
 
 /* Visits the depends_on keys of every step in `steps` (group children included).
  * Malformed depends_on values are reported to `d` as input errors; returns -1 then. */
-int depends_each(struct fy_node *steps, struct diag *d, const char *file, depends_visit_fn visit,
-                 void *user);
+int depends_each(struct fy_node *steps, struct diag *d, const char *const *files,
+                 depends_visit_fn visit, void *user);
 
 /* Rewrites the depends_on of every step in `steps` (group children included). 0 or -1 (OOM). */
 int depends_rewrite(struct fy_node *steps, depends_shards_fn shards_of, void *user);

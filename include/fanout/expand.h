@@ -21,7 +21,7 @@ typedef int (*expand_key_fn)(void *user, const char *key, size_t len, unsigned s
 
 struct expand_ctx {
     struct diag *diag;
-    const char *file;         /* for messages */
+    const char *const *files; /* file names by ypos.file, for messages */
     bool upload;              /* keep $$VAR references in commands (env carries the values) */
     bool allow_placeholders;  /* %N in a step without parallelism is not an error */
     expand_key_fn on_key;     /* may be NULL */

@@ -20,8 +20,7 @@ struct keyindex_entry {
     char key[KEYINDEX_TEXT + 4]; /* NUL-terminated, maybe cut */
     unsigned shards;             /* definitions: N for the original key of a step
                                     expanded into N shards, else 0 */
-    unsigned file;               /* caller's file number */
-    struct ypos pos;
+    struct ypos pos;             /* pos.file: the caller's file number */
 };
 
 struct keyindex_problems {
@@ -40,9 +39,8 @@ void keyindex_destroy(struct keyindex *ki);
 
 /* Pass 1. Each returns 0, or -1 on an I/O or memory failure. */
 int keyindex_define(struct keyindex *ki, const char *key, size_t len, unsigned shards,
-                    unsigned file, struct ypos pos);
-int keyindex_reference(struct keyindex *ki, const char *key, size_t len, unsigned file,
-                       struct ypos pos);
+                    struct ypos pos);
+int keyindex_reference(struct keyindex *ki, const char *key, size_t len, struct ypos pos);
 
 /* After pass 1: reports collisions and dangling references (in key order), and makes
  * the answers for pass 2. 0, or -1 on an I/O or memory failure. */

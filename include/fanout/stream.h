@@ -35,8 +35,9 @@ struct stream_item {
 
 struct stream;
 
-/* Reads `src` from its start. Errors are reported to `d` with the source's name. */
-struct stream *stream_open(struct source *src, struct diag *d);
+/* Reads `src` from its start; its nodes carry file number `file` in their positions.
+ * Errors are reported to `d` with the source's name. */
+struct stream *stream_open(struct source *src, unsigned file, struct diag *d);
 void stream_close(struct stream *s);
 
 /* 1: *item filled; 0: end of input; -1: error (reported; the stream is finished). */

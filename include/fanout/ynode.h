@@ -9,11 +9,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* 1-based position in the input; line 0 = unknown. */
+/* 1-based position in the input; line 0 = unknown. `file` numbers the input file
+ * (the caller's list of names), so nodes moved between files still point home. */
 struct ypos {
+    unsigned file;
     unsigned line;
     unsigned col;
 };
+
+#define YPOS_MAX_FILES 4096
 
 struct ypos ynode_pos(struct fy_node *n);
 void ynode_set_pos(struct fy_node *n, struct ypos pos);

@@ -60,6 +60,8 @@ START_TEST(groups)
 }
 END_TEST
 
+static const char *const files[] = {"t.yml"};
+
 struct seen {
     char keys[8][16];
     int n;
@@ -82,7 +84,7 @@ START_TEST(each_visits_all_forms)
     struct diag *dg = diag_create(stderr, DIAG_TEXT);
     struct seen s = {.n = 0};
 
-    ck_assert_int_eq(depends_each(fy_document_root(fyd), dg, "t.yml", visit, &s), 0);
+    ck_assert_int_eq(depends_each(fy_document_root(fyd), dg, files, visit, &s), 0);
     ck_assert_int_eq(s.n, 5);
     ck_assert_str_eq(s.keys[0], "a");
     ck_assert_str_eq(s.keys[1], "b");
@@ -103,7 +105,7 @@ START_TEST(each_rejects_bad_entries)
     struct diag *dg = diag_create(fp, DIAG_TEXT);
     struct seen s = {.n = 0};
 
-    ck_assert_int_eq(depends_each(fy_document_root(fyd), dg, "t.yml", visit, &s), -1);
+    ck_assert_int_eq(depends_each(fy_document_root(fyd), dg, files, visit, &s), -1);
     fclose(fp);
     ck_assert_ptr_nonnull(strstr(msg, "a depends_on entry must be a step key or {step: key}"));
     ck_assert_int_eq(diag_exit_code(dg, false), 2);

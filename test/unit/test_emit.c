@@ -31,7 +31,7 @@ START_TEST(strings_round_trip)
     char *out;
 
     fy_document_set_root(fyd, map);
-    ck_assert_int_eq(ynode_set(map, "k", ynode_string(fyd, s, strlen(s), (struct ypos){1, 1})), 0);
+    ck_assert_int_eq(ynode_set(map, "k", ynode_string(fyd, s, strlen(s), (struct ypos){0, 1, 1})), 0);
     out = emit_to_string(map, 0);
     back = fy_document_build_from_string(NULL, out, strlen(out));
     ck_assert_msg(back != NULL, "output does not parse: [%s]", out);

@@ -13,7 +13,8 @@ static char *expand_yaml(const char *yaml, bool upload, int *rc, char **messages
     size_t msg_len = 0;
     FILE *err = open_memstream(&msg, &msg_len);
     struct diag *d = diag_create(err, DIAG_TEXT);
-    struct expand_ctx ctx = {.diag = d, .file = "t.yml", .upload = upload};
+    static const char *const files[] = {"t.yml"};
+    struct expand_ctx ctx = {.diag = d, .files = files, .upload = upload};
     struct fy_document *fyd = doc_from(yaml);
     char *out;
 

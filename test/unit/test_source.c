@@ -91,16 +91,16 @@ static void run_index(size_t budget)
     char key[64];
 
     /* A reference before its definition, then 5000 keys, every third one sharded. */
-    ck_assert_int_eq(keyindex_reference(ki, "step-4999", 9, 0, (struct ypos){1, 1}), 0);
+    ck_assert_int_eq(keyindex_reference(ki, "step-4999", 9, (struct ypos){0, 1, 1}), 0);
     for (int i = 0; i < 5000; i++) {
         int n = snprintf(key, sizeof(key), "step-%d", i);
 
-        ck_assert_int_eq(keyindex_define(ki, key, (size_t)n, i % 3 == 0 ? 2 : 0, 0,
-                                         (struct ypos){(unsigned)i + 10, 1}), 0);
-        ck_assert_int_eq(keyindex_reference(ki, key, (size_t)n, 0, (struct ypos){(unsigned)i + 10, 5}), 0);
+        ck_assert_int_eq(keyindex_define(ki, key, (size_t)n, i % 3 == 0 ? 2 : 0,
+                                         (struct ypos){0, (unsigned)i + 10, 1}), 0);
+        ck_assert_int_eq(keyindex_reference(ki, key, (size_t)n, (struct ypos){0, (unsigned)i + 10, 5}), 0);
     }
-    ck_assert_int_eq(keyindex_define(ki, "step-42", 7, 0, 1, (struct ypos){9999, 9}), 0);
-    ck_assert_int_eq(keyindex_reference(ki, "a-key-nobody-defines-which-is-very-long-indeed-and-longer", 57, 0, (struct ypos){3, 3}), 0);
+    ck_assert_int_eq(keyindex_define(ki, "step-42", 7, 0, (struct ypos){1, 9999, 9}), 0);
+    ck_assert_int_eq(keyindex_reference(ki, "a-key-nobody-defines-which-is-very-long-indeed-and-longer", 57, (struct ypos){0, 3, 3}), 0);
     ck_assert_uint_eq(keyindex_count(ki), 5001);
     ck_assert_int_eq(keyindex_resolve(ki, &fns, &p), 0);
     ck_assert_int_eq(p.collisions, 1);
