@@ -5,15 +5,17 @@
 #include <string.h>
 
 #include "fanout/diag.h"
+#include "fanout/inputs.h"
 #include "fanout/render.h"
 
 #define EXIT_USAGE 2
 
 static const char usage_text[] =
-    "usage: fanout render [options] [FILE...|-]\n"
+    "usage: fanout render [options] [FILE...|DIR...|-]\n"
     "       fanout --help | --version\n"
     "\n"
-    "Renders Buildkite pipeline YAML into explicit per-shard steps.\n"
+    "Renders Buildkite pipeline YAML (or vLLM test-area files) into explicit per-shard\n"
+    "steps. A DIR stands for the .yaml/.yml files under it, in path order.\n"
     "\n"
     "render options:\n"
     "  -f, --format yaml|json     output format (default yaml)\n"
@@ -22,6 +24,11 @@ static const char usage_text[] =
     "                             for `buildkite-agent pipeline upload`\n"
     "      --strict               warnings fail the run (exit 1)\n"
     "      --allow-placeholders   accept %N-style placeholders in steps without parallelism\n"
+    "      --dialect auto|buildkite|testarea\n"
+    "                             input dialect (default auto: a top-level `group` means\n"
+    "                             vLLM's test-area files)\n"
+    "      --platform all|nvidia|amd\n"
+    "                             test-area input: which steps to render (default all)\n"
     "      --error-format text|github|json\n"
     "                             how messages on stderr look (default text)\n"
     "\n"
@@ -48,7 +55,7 @@ static int parse_error_format(const char *s, enum diag_format *out)
     return 0;
 }
 
-enum { OPT_UPLOAD = 256, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_ERROR_FORMAT };
+enum { OPT_UPLOAD = 256, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_ERROR_FORMAT, OPT_DIALECT, OPT_PLATFORM };
 
 static int cmd_render(int argc, char **argv)
 {
@@ -59,12 +66,15 @@ static int cmd_render(int argc, char **argv)
         {"strict", no_argument, NULL, OPT_STRICT},
         {"allow-placeholders", no_argument, NULL, OPT_ALLOW_PLACEHOLDERS},
         {"error-format", required_argument, NULL, OPT_ERROR_FORMAT},
+        {"dialect", required_argument, NULL, OPT_DIALECT},
+        {"platform", required_argument, NULL, OPT_PLATFORM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct render_opts opts = {.format = EMIT_YAML};
     enum diag_format dfmt = DIAG_TEXT;
     static const char *const stdin_only[] = {"-"};
+    struct inputs in;
     struct diag *d;
     int c, rc;
 
@@ -92,6 +102,26 @@ static int cmd_render(int argc, char **argv)
         case OPT_ALLOW_PLACEHOLDERS:
             opts.allow_placeholders = true;
             break;
+        case OPT_DIALECT:
+            if (strcmp(optarg, "auto") == 0)
+                opts.dialect = RENDER_AUTO;
+            else if (strcmp(optarg, "buildkite") == 0)
+                opts.dialect = RENDER_BUILDKITE;
+            else if (strcmp(optarg, "testarea") == 0)
+                opts.dialect = RENDER_TESTAREA;
+            else
+                return usage_error("unknown --dialect (auto, buildkite or testarea):", optarg);
+            break;
+        case OPT_PLATFORM:
+            if (strcmp(optarg, "all") == 0)
+                opts.platform = TA_ALL;
+            else if (strcmp(optarg, "nvidia") == 0)
+                opts.platform = TA_NVIDIA;
+            else if (strcmp(optarg, "amd") == 0)
+                opts.platform = TA_AMD;
+            else
+                return usage_error("unknown --platform (all, nvidia or amd):", optarg);
+            break;
         case OPT_ERROR_FORMAT:
             if (parse_error_format(optarg, &dfmt) != 0)
                 return usage_error("unknown --error-format (text, github or json):", optarg);
@@ -108,10 +138,14 @@ static int cmd_render(int argc, char **argv)
     d = diag_create(stderr, dfmt);
     if (!d)
         return EXIT_USAGE;
-    if (optind < argc)
-        rc = render_run((const char *const *)argv + optind, (size_t)(argc - optind), &opts, d);
-    else
+    if (optind == argc) {
         rc = render_run(stdin_only, 1, &opts, d);
+    } else if (inputs_expand((const char *const *)argv + optind, (size_t)(argc - optind), d, &in) != 0) {
+        rc = diag_exit_code(d, false);
+    } else {
+        rc = render_run((const char *const *)in.paths, in.n, &opts, d);
+        inputs_free(&in);
+    }
     diag_destroy(d);
     return rc;
 }

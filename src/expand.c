@@ -306,7 +306,7 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
         diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col,
                     "unknown-step", "cannot tell the step type (no command, wait, block, "
                     "input, trigger or group key); it is kept as written");
-    } else {
+    } else if (ctx->check_keys) {
         warn_unknown_keys(ctx, step, kind);
     }
     if (kind == BK_GROUP) {

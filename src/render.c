@@ -1,5 +1,6 @@
 #include "fanout/render.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/strset.h"
+#include "fanout/testarea.h"
 
 struct run {
     const struct render_opts *opts;
@@ -18,14 +20,127 @@ struct run {
     struct source **sources;
     const char **names; /* of the sources, by file number */
     size_t n_sources;
+    bool testarea;      /* the inputs are vLLM test-area files */
     struct keyindex *keys;
-    unsigned file; /* index of the source being read */
-    struct strset *warned; /* unknown keys reported in this file */
-    size_t jobs_in_file, jobs_total;
+    struct strset *warned; /* unknown keys reported in the current file */
+    size_t jobs_in_doc, jobs_total;
     bool failed_index;
     struct key_problem *problems;
     size_t n_problems, problems_dropped;
 };
+
+/* ---- the inputs as Buildkite items, whatever their dialect ---- */
+
+enum phase { PH_DOC_START, PH_STEPS_START, PH_FILES, PH_AMD, PH_STEPS_END, PH_DOC_END, PH_DONE };
+
+/* Buildkite input: each file's items in turn. Test-area input: one document whose
+ * steps are a group per file and then the AMD group. */
+struct producer {
+    struct run *r;
+    unsigned file;
+    struct stream *s;
+    struct testarea *ta;
+    enum phase phase;
+};
+
+static int producer_init(struct producer *p, struct run *r)
+{
+    memset(p, 0, sizeof(*p));
+    p->r = r;
+    if (!r->testarea)
+        return 0;
+    p->ta = testarea_create(r->diag, r->names, r->opts->platform);
+    return p->ta ? 0 : -1;
+}
+
+static void producer_fini(struct producer *p)
+{
+    stream_close(p->s);
+    testarea_destroy(p->ta);
+}
+
+static int open_next_file(struct producer *p)
+{
+    strset_clear(p->r->warned);
+    p->s = stream_open(p->r->sources[p->file], p->file, p->r->diag);
+    return p->s ? 0 : -1;
+}
+
+static int produce_buildkite(struct producer *p, struct stream_item *item)
+{
+    for (;;) {
+        int rc;
+
+        if (!p->s) {
+            if (p->file == p->r->n_sources)
+                return 0;
+            if (open_next_file(p) != 0)
+                return -1;
+        }
+        rc = stream_next(p->s, item);
+        if (rc != 0)
+            return rc;
+        stream_close(p->s);
+        p->s = NULL;
+        p->file++;
+    }
+}
+
+static int produce_testarea(struct producer *p, struct stream_item *item)
+{
+    memset(item, 0, sizeof(*item));
+    switch (p->phase) {
+    case PH_DOC_START:
+        p->phase = PH_STEPS_START;
+        item->kind = STREAM_DOC_START;
+        return 1;
+    case PH_STEPS_START:
+        p->phase = PH_FILES;
+        item->kind = STREAM_STEPS_START;
+        return 1;
+    case PH_FILES:
+        while (p->file < p->r->n_sources) {
+            int rc = open_next_file(p) == 0 ? testarea_file(p->ta, p->s, &item->doc) : -1;
+
+            stream_close(p->s);
+            p->s = NULL;
+            p->file++;
+            if (rc != 0)
+                return -1;
+            if (item->doc) {
+                item->kind = STREAM_STEP;
+                return 1;
+            }
+        }
+        p->phase = PH_AMD;
+        /* fall through */
+    case PH_AMD:
+        p->phase = PH_STEPS_END;
+        item->doc = testarea_take_amd_group(p->ta);
+        if (item->doc) {
+            item->kind = STREAM_STEP;
+            return 1;
+        }
+        /* fall through */
+    case PH_STEPS_END:
+        p->phase = PH_DOC_END;
+        item->kind = STREAM_STEPS_END;
+        return 1;
+    case PH_DOC_END:
+        p->phase = PH_DONE;
+        item->kind = STREAM_DOC_END;
+        return 1;
+    case PH_DONE:
+        break;
+    }
+    return 0;
+}
+
+/* 1: *item filled (the caller destroys item->doc); 0: no more; -1: error (reported). */
+static int produce(struct producer *p, struct stream_item *item)
+{
+    return p->r->testarea ? produce_testarea(p, item) : produce_buildkite(p, item);
+}
 
 
 /* ---- pass 1: checks and the key index ---- */
@@ -56,6 +171,7 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
 struct key_problem {
     bool collision;
     struct keyindex_entry at, first;
+    size_t more; /* dangling: further references to the same key */
 };
 
 #define MAX_KEY_PROBLEMS 1000
@@ -74,6 +190,7 @@ static void keep_problem(struct run *r, bool collision, const struct keyindex_en
         return;
     }
     p = &r->problems[r->n_problems++];
+    memset(p, 0, sizeof(*p));
     p->collision = collision;
     p->at = *at;
     if (first)
@@ -86,9 +203,18 @@ static void on_collision(void *user, const struct keyindex_entry *first,
     keep_problem(user, true, again, first);
 }
 
+/* References to one key arrive together and in recording order: the first is kept,
+ * the others only counted. */
 static void on_dangling(void *user, const struct keyindex_entry *ref)
 {
-    keep_problem(user, false, ref, NULL);
+    struct run *r = user;
+    struct key_problem *last = r->n_problems ? &r->problems[r->n_problems - 1] : NULL;
+
+    if (last && !last->collision && strcmp(last->at.key, ref->key) == 0) {
+        last->more++;
+        return;
+    }
+    keep_problem(r, false, ref, NULL);
 }
 
 static int problem_order(const void *pa, const void *pb)
@@ -102,6 +228,14 @@ static int problem_order(const void *pa, const void *pb)
     if (a->at.pos.col != b->at.pos.col)
         return a->at.pos.col < b->at.pos.col ? -1 : 1;
     return 0;
+}
+
+static const char *more_text(size_t more)
+{
+    static char buf[64];
+
+    snprintf(buf, sizeof(buf), "; %zu more reference%s", more, more == 1 ? "" : "s");
+    return buf;
 }
 
 static void report_key_problems(struct run *r)
@@ -121,7 +255,8 @@ static void report_key_problems(struct run *r)
             diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[p->at.pos.file],
                         p->at.pos.line, p->at.pos.col, "dangling-depends-on",
                         "depends_on names '%s', which no rendered step defines (Buildkite fails "
-                        "the build unless another upload defines it)", p->at.key);
+                        "the build unless another upload defines it)%s", p->at.key,
+                        p->more ? more_text(p->more) : "");
     }
     if (r->problems_dropped)
         diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "key-collision",
@@ -156,12 +291,10 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
         .on_key = first_pass ? on_key : NULL,
         .user = r,
         .warned = r->warned,
+        .check_keys = !r->testarea,
     };
     return ctx;
 }
-
-/* Reads one input through; `each_step` gets every step document after expansion. */
-typedef int (*step_fn)(struct run *r, struct stream_item *item);
 
 static int check_step(struct run *r, struct stream_item *item)
 {
@@ -170,38 +303,45 @@ static int check_step(struct run *r, struct stream_item *item)
 
     if (expand_steps(&ctx, steps) != 0)
         return -1;
-    r->jobs_in_file += count_jobs(steps);
+    r->jobs_in_doc += count_jobs(steps);
     if (depends_each(steps, r->diag, r->names, on_reference, r) != 0)
         return -1;
     return r->failed_index ? -1 : 0;
 }
 
-static int first_pass_file(struct run *r)
+/* Buildkite's limit is per upload, and each document is uploaded on its own. */
+static void check_job_limit(struct run *r, struct ypos pos)
 {
-    struct stream *s = stream_open(r->sources[r->file], r->file, r->diag);
-    struct stream_item item;
-    int rc = 0, more;
+    if (r->jobs_in_doc > RENDER_JOBS_PER_UPLOAD)
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[pos.file], pos.line, pos.col,
+                    "job-limit", "this document renders %zu jobs; Buildkite accepts at most %d "
+                    "per pipeline upload", r->jobs_in_doc, RENDER_JOBS_PER_UPLOAD);
+    r->jobs_total += r->jobs_in_doc;
+    r->jobs_in_doc = 0;
+}
 
-    if (!s)
-        return -1;
-    r->jobs_in_file = 0;
-    strset_clear(r->warned);
-    while (rc == 0 && (more = stream_next(s, &item)) != 0) {
+static int first_pass(struct run *r)
+{
+    struct producer p;
+    struct stream_item item;
+    struct ypos doc_pos = {0, 0, 0};
+    int rc = producer_init(&p, r), more;
+
+    while (rc == 0 && (more = produce(&p, &item)) != 0) {
         if (more < 0) {
             rc = -1;
             break;
         }
-        if (item.kind == STREAM_STEP)
+        if (item.kind == STREAM_DOC_START)
+            doc_pos = item.pos;
+        else if (item.kind == STREAM_DOC_END)
+            check_job_limit(r, doc_pos);
+        else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
         if (item.doc)
             fy_document_destroy(item.doc);
     }
-    stream_close(s);
-    if (rc == 0 && r->jobs_in_file > RENDER_JOBS_PER_UPLOAD)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[r->file], 0, 0, "job-limit",
-                    "renders %zu jobs; Buildkite accepts at most %d per pipeline upload",
-                    r->jobs_in_file, RENDER_JOBS_PER_UPLOAD);
-    r->jobs_total += r->jobs_in_file;
+    producer_fini(&p);
     return rc;
 }
 
@@ -216,16 +356,14 @@ static unsigned shards_of(void *user, const char *key, size_t len)
     return keyindex_next_reference(((struct run *)user)->keys);
 }
 
-static int emit_file(struct run *r, struct emitter *em)
+static int emit_all(struct run *r, struct emitter *em)
 {
-    struct stream *s = stream_open(r->sources[r->file], r->file, r->diag);
     struct expand_ctx ctx = expand_ctx_for(r, false);
+    struct producer p;
     struct stream_item item;
-    int rc = 0, more;
+    int rc = producer_init(&p, r), more;
 
-    if (!s)
-        return -1;
-    while (rc == 0 && (more = stream_next(s, &item)) != 0) {
+    while (rc == 0 && (more = produce(&p, &item)) != 0) {
         struct fy_node *step;
         void *it = NULL;
 
@@ -262,7 +400,7 @@ static int emit_file(struct run *r, struct emitter *em)
         if (item.doc)
             fy_document_destroy(item.doc);
     }
-    stream_close(s);
+    producer_fini(&p);
     return rc;
 }
 
@@ -281,8 +419,7 @@ static int second_pass(struct run *r)
     }
     /* Everything was reported by pass 1; a message here would be a repeat. */
     diag_set_muted(r->diag, true);
-    for (r->file = 0; r->file < r->n_sources && rc == 0; r->file++)
-        rc = emit_file(r, em);
+    rc = emit_all(r, em);
     diag_set_muted(r->diag, false);
     if (rc == 0 && emit_docs(em) == 0) {
         emit_doc_start(em);
@@ -325,10 +462,9 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         r.names[i] = source_name(r.sources[i]);
         r.n_sources++;
     }
-    for (r.file = 0; r.file < r.n_sources; r.file++) {
-        if (first_pass_file(&r) != 0)
-            break;
-    }
+    r.testarea = opts->dialect == RENDER_TESTAREA ||
+                 (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0]));
+    first_pass(&r);
     if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
                     "cannot build the key index (out of memory or temporary space)");

@@ -222,6 +222,15 @@ struct fy_node *ynode_string(struct fy_document *fyd, const char *s, size_t len,
     return n;
 }
 
+struct fy_node *ynode_plain(struct fy_document *fyd, const char *text, struct ypos pos)
+{
+    struct fy_node *n = fy_node_create_scalar_copy(fyd, text, strlen(text));
+
+    if (n)
+        ynode_set_pos(n, pos);
+    return n;
+}
+
 struct fy_node *ynode_copy(struct fy_document *dst, struct fy_node *src)
 {
     struct fy_node *n = NULL;

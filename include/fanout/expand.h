@@ -26,6 +26,8 @@ struct expand_ctx {
     bool allow_placeholders;  /* %N in a step without parallelism is not an error */
     expand_key_fn on_key;     /* may be NULL */
     void *user;
+    /* Warn about keys Buildkite does not document (dialects check their own keys). */
+    bool check_keys;
     /* Unknown keys already warned about (each is reported once); NULL: report all. */
     struct strset *warned;
 };

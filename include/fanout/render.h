@@ -12,6 +12,7 @@
 
 #include "fanout/diag.h"
 #include "fanout/emit.h"
+#include "fanout/testarea.h"
 
 /* Buildkite's default limits (docs: platform/limits). */
 #define RENDER_JOBS_PER_UPLOAD 500
@@ -20,7 +21,11 @@
 /* Memory for key index records before they spill to a temporary file. */
 #define RENDER_INDEX_BUDGET (2u << 20)
 
+enum render_dialect { RENDER_AUTO, RENDER_BUILDKITE, RENDER_TESTAREA };
+
 struct render_opts {
+    enum render_dialect dialect; /* AUTO: test-area when the first file has a top-level `group` */
+    enum ta_platform platform;   /* test-area input: which steps to render */
     enum emit_format format;
     bool upload;             /* keep $$VAR references (env carries the shard values) */
     bool strict;             /* warnings fail the run */

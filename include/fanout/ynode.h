@@ -54,6 +54,9 @@ int ynode_set(struct fy_node *map, const char *key, struct fy_node *value);
 /* A new string scalar with text s[0..len), marked as a string, at `pos`. */
 struct fy_node *ynode_string(struct fy_document *fyd, const char *s, size_t len, struct ypos pos);
 
+/* A new plain scalar (typed by YAML's rules, like `true` or `180`) at `pos`. */
+struct fy_node *ynode_plain(struct fy_document *fyd, const char *text, struct ypos pos);
+
 /* Deep copy of `src` into `dst`, positions and marks kept. NULL on allocation failure. */
 struct fy_node *ynode_copy(struct fy_document *dst, struct fy_node *src);
 

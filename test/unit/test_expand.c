@@ -14,7 +14,7 @@ static char *expand_yaml(const char *yaml, bool upload, int *rc, char **messages
     FILE *err = open_memstream(&msg, &msg_len);
     struct diag *d = diag_create(err, DIAG_TEXT);
     static const char *const files[] = {"t.yml"};
-    struct expand_ctx ctx = {.diag = d, .files = files, .upload = upload};
+    struct expand_ctx ctx = {.diag = d, .files = files, .upload = upload, .check_keys = true};
     struct fy_document *fyd = doc_from(yaml);
     char *out;
 

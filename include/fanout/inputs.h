@@ -1,0 +1,20 @@
+/* inputs: the command line's paths as a list of files. A directory stands for the
+ * *.yaml and *.yml files under it (recursively, like vLLM's generator walks its job
+ * directories), in path order, so the rendering does not depend on the file system. */
+#ifndef FANOUT_INPUTS_H
+#define FANOUT_INPUTS_H
+
+#include <stddef.h>
+
+#include "fanout/diag.h"
+
+struct inputs {
+    char **paths;
+    size_t n;
+};
+
+/* 0, or -1 after reporting (unreadable directory, a directory without YAML files). */
+int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out);
+void inputs_free(struct inputs *in);
+
+#endif

@@ -1,0 +1,44 @@
+/* testarea: the dialect of vLLM's .buildkite/test_areas files, turned into Buildkite steps.
+ * A file (`group`, `depends_on`, `steps`) becomes one group step; each step's
+ * `mirror: {amd: {...}}` becomes an AMD step in one shared "Hardware-AMD Tests" group,
+ * built the way vLLM's pipeline generator does (DESIGN.md): key `amd-<key>`, the mirror's
+ * label (else `AMD: <label> (<device>)`), depends_on from the mirror plus
+ * `image-build-amd`, timeout from the mirror capped at 180 (default 180), `dind` default
+ * true, env and soft_fail inherited with the mirror's winning, commands and parallelism
+ * from the mirror when given. Shards are expanded later, like any Buildkite step. */
+#ifndef FANOUT_TESTAREA_H
+#define FANOUT_TESTAREA_H
+
+#include <libfyaml.h>
+#include <stdbool.h>
+
+#include "fanout/diag.h"
+#include "fanout/source.h"
+#include "fanout/stream.h"
+
+enum ta_platform { TA_ALL, TA_NVIDIA, TA_AMD };
+
+#define TA_AMD_GROUP "Hardware-AMD Tests"
+#define TA_AMD_IMAGE_BUILD "image-build-amd"
+#define TA_AMD_TIMEOUT_MAX 180
+
+struct testarea;
+
+/* `files` names inputs by file number, for messages. */
+struct testarea *testarea_create(struct diag *d, const char *const *files, enum ta_platform platform);
+void testarea_destroy(struct testarea *ta);
+
+/* Reads one test-area file from `s`. On success *out is a document whose root is a
+ * one-item sequence holding the file's group step (NULL when the platform leaves no
+ * step of it), and the file's mirrors are added to the AMD group. -1 after an error. */
+int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **out);
+
+/* The "Hardware-AMD Tests" group built so far, in the same form (NULL when empty); the
+ * caller owns it and the testarea starts a new one. */
+struct fy_document *testarea_take_amd_group(struct testarea *ta);
+
+/* True when the first document of `src` looks like a test-area file (a top-level
+ * `group`). Reads the input from its start; reports nothing. */
+bool testarea_detect(struct source *src);
+
+#endif

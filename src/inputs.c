@@ -1,0 +1,155 @@
+#include "fanout/inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int add(struct inputs *in, size_t *cap, char *path)
+{
+    if (in->n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        char **p = realloc(in->paths, c * sizeof(*p));
+
+        if (!p) {
+            free(path);
+            return -1;
+        }
+        in->paths = p;
+        *cap = c;
+    }
+    in->paths[in->n++] = path;
+    return 0;
+}
+
+static bool is_yaml_name(const char *name)
+{
+    size_t len = strlen(name);
+
+    return (len > 5 && strcmp(name + len - 5, ".yaml") == 0) ||
+           (len > 4 && strcmp(name + len - 4, ".yml") == 0);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir), nl = strlen(name);
+    char *p = malloc(dl + nl + 2);
+
+    if (!p)
+        return NULL;
+    memcpy(p, dir, dl);
+    if (dl && dir[dl - 1] != '/')
+        p[dl++] = '/';
+    memcpy(p + dl, name, nl + 1);
+    return p;
+}
+
+/* Adds the YAML files under `dir`, entries sorted by name at every level. */
+static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap)
+{
+    DIR *dh = opendir(dir);
+    struct dirent *de;
+    char **names = NULL;
+    size_t n = 0, ncap = 0;
+    int rc = 0;
+
+    if (!dh) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, dir, 0, 0, "io", "cannot read directory: %s",
+                    strerror(errno));
+        return -1;
+    }
+    while ((de = readdir(dh)) != NULL) {
+        char **grown;
+
+        if (de->d_name[0] == '.')
+            continue;
+        if (n == ncap) {
+            ncap = ncap ? ncap * 2 : 32;
+            grown = realloc(names, ncap * sizeof(*names));
+            if (!grown) {
+                rc = -1;
+                break;
+            }
+            names = grown;
+        }
+        if (!(names[n] = strdup(de->d_name))) {
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    closedir(dh);
+    if (n)
+        qsort(names, n, sizeof(*names), by_name);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char *path = join(dir, names[i]);
+        struct stat sb;
+
+        if (!path) {
+            rc = -1;
+        } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            rc = walk(path, d, in, cap);
+            free(path);
+        } else if (is_yaml_name(names[i])) {
+            rc = add(in, cap, path);
+        } else {
+            free(path);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out)
+{
+    size_t cap = 0;
+
+    out->paths = NULL;
+    out->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat sb;
+
+        if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            size_t before = out->n;
+
+            if (walk(paths[i], d, out, &cap) != 0)
+                goto fail;
+            if (out->n == before) {
+                diag_report(d, DIAG_ERROR, DIAG_INPUT, paths[i], 0, 0, "io",
+                            "no .yaml or .yml files in this directory");
+                goto fail;
+            }
+            continue;
+        }
+        {
+            char *copy = strdup(paths[i]);
+
+            if (!copy || add(out, &cap, copy) != 0)
+                goto fail;
+        }
+    }
+    return 0;
+fail:
+    if (!diag_has_input_error(d))
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+    inputs_free(out);
+    return -1;
+}
+
+void inputs_free(struct inputs *in)
+{
+    for (size_t i = 0; i < in->n; i++)
+        free(in->paths[i]);
+    free(in->paths);
+    in->paths = NULL;
+    in->n = 0;
+}
