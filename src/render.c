@@ -463,7 +463,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         r.n_sources++;
     }
     r.testarea = opts->dialect == RENDER_TESTAREA ||
-                 (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0]));
+                 (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0], d));
     first_pass(&r);
     if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",

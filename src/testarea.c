@@ -192,10 +192,11 @@ static const struct field *find_field(const struct field *fields, const char *ke
     return NULL;
 }
 
-/* Checks every key of `map` against `fields`; `what` names the mapping in messages.
- * parallelism is left to the expansion unless `check_parallelism`. */
+/* Checks every key of `map` against `fields`. In messages `what` names the mapping and
+ * `prefix` goes before field names. parallelism is left to the expansion unless
+ * `check_parallelism`. */
 static int check_fields(const struct testarea *ta, struct fy_node *map, const struct field *fields,
-                        const char *what, bool check_parallelism)
+                        const char *what, const char *prefix, bool check_parallelism)
 {
     struct fy_node_pair *p;
     void *it = NULL;
@@ -216,9 +217,9 @@ static int check_fields(const struct testarea *ta, struct fy_node *map, const st
             continue;
         vt = ynode_scalar(v, &vlen);
         if (vt && !ynode_is_null(v))
-            return error_at(ta, v ? v : k, "%s.%s must be %s, got '%.*s'", what, f->name,
+            return error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'", prefix, f->name,
                             type_name(f->type), SHORT(vlen), vt);
-        return error_at(ta, v ? v : k, "%s.%s must be %s, got %s", what, f->name,
+        return error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name,
                         type_name(f->type),
                         !v || ynode_is_null(v) ? "nothing" : fy_node_is_mapping(v) ? "a mapping" : "a list");
     }
@@ -246,7 +247,7 @@ static int read_mirror(const struct testarea *ta, struct fy_node *step, struct f
                             SHORT(len), name ? name : "");
         if (!v || !fy_node_is_mapping(v))
             return error_at(ta, v ? v : k, "%s", "mirror.amd must be a mapping of overrides");
-        if (check_fields(ta, v, mirror_fields, "mirror.amd", true) != 0)
+        if (check_fields(ta, v, mirror_fields, "mirror.amd", "mirror.amd.", true) != 0)
             return -1;
         *amd = v;
     }
@@ -488,7 +489,7 @@ static int add_step(struct testarea *ta, struct fy_node *step, struct fy_node *s
 
     if (!fy_node_is_mapping(step))
         return error_at(ta, step, "%s", "a test-area step must be a mapping");
-    if (check_fields(ta, step, step_fields, "a test-area step", false) != 0 ||
+    if (check_fields(ta, step, step_fields, "a test-area step", "", false) != 0 ||
         read_mirror(ta, step, &overrides) != 0)
         return -1;
     if (!ynode_get(step, "label"))
@@ -630,27 +631,26 @@ struct fy_document *testarea_take_amd_group(struct testarea *ta)
     return amd;
 }
 
-bool testarea_detect(struct source *src)
+bool testarea_detect(struct source *src, struct diag *d)
 {
-    struct diag *quiet = diag_create(stderr, DIAG_TEXT);
     struct stream *s;
     struct stream_item item;
     bool found = false;
     int more;
 
-    if (!quiet)
-        return false;
-    diag_set_muted(quiet, true);
-    s = stream_open(src, 0, quiet);
+    /* Problems in the input are for the real read to report. */
+    diag_set_muted(d, true);
+    s = stream_open(src, 0, d);
     while (s && !found && (more = stream_next(s, &item)) > 0) {
         if (item.kind == STREAM_PAIR)
-            found = ynode_scalar_is(fy_node_pair_key(fy_node_mapping_get_by_index(fy_document_root(item.doc), 0)), "group");
+            found = ynode_scalar_is(
+                fy_node_pair_key(fy_node_mapping_get_by_index(fy_document_root(item.doc), 0)), "group");
         if (item.doc)
             fy_document_destroy(item.doc);
         if (item.kind == STREAM_STEPS_START || item.kind == STREAM_DOC_END)
             break;
     }
     stream_close(s);
-    diag_destroy(quiet);
+    diag_set_muted(d, false);
     return found;
 }

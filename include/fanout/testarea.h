@@ -38,7 +38,8 @@ int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **ou
 struct fy_document *testarea_take_amd_group(struct testarea *ta);
 
 /* True when the first document of `src` looks like a test-area file (a top-level
- * `group`). Reads the input from its start; reports nothing. */
-bool testarea_detect(struct source *src);
+ * `group`). Reads the input from its start; `d` (which the source reports to) is muted
+ * meanwhile, so problems are reported once, by the real read. */
+bool testarea_detect(struct source *src, struct diag *d);
 
 #endif
