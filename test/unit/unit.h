@@ -13,6 +13,8 @@ Suite *depends_suite(void);
 Suite *source_suite(void);
 Suite *keyindex_suite(void);
 Suite *xsort_suite(void);
+Suite *testarea_suite(void);
+Suite *support_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 struct fy_document *doc_from(const char *yaml);

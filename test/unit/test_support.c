@@ -1,0 +1,184 @@
+/* diag, output, inputs and strset: the small modules around the pipeline. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fanout/diag.h"
+#include "fanout/inputs.h"
+#include "fanout/output.h"
+#include "fanout/strset.h"
+#include "unit.h"
+
+static char *report_with(enum diag_format format)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, format);
+
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 7, "rule-x", "bad \"%s\" 100%%", "v");
+    ck_assert_int_eq(diag_exit_code(d, false), 1);
+    diag_destroy(d);
+    fclose(fp);
+    return buf;
+}
+
+START_TEST(diag_formats)
+{
+    char *t = report_with(DIAG_TEXT), *g = report_with(DIAG_GITHUB), *j = report_with(DIAG_JSON);
+
+    ck_assert_str_eq(t, "p.yml:3:7: error: bad \"v\" 100% [rule-x]\n");
+    ck_assert_str_eq(g, "::error file=p.yml,line=3,col=7::bad \"v\" 100%25 [rule-x]\n");
+    ck_assert_str_eq(j, "{\"file\":\"p.yml\",\"line\":3,\"col\":7,\"severity\":\"error\","
+                        "\"rule\":\"rule-x\",\"message\":\"bad \\\"v\\\" 100%\"}\n");
+    free(t);
+    free(g);
+    free(j);
+}
+END_TEST
+
+START_TEST(diag_exit_codes)
+{
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+
+    diag_set_muted(d, true);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, NULL, "muted");
+    ck_assert_int_eq(diag_exit_code(d, true), 0);
+    diag_set_muted(d, false);
+    ck_assert_int_eq(diag_exit_code(d, false), 0);
+    diag_destroy(d);
+
+    d = diag_create(fopen("/dev/null", "w"), DIAG_TEXT);
+    diag_report(d, DIAG_WARNING, DIAG_FINDING, "x", 1, 1, NULL, "w");
+    ck_assert_int_eq(diag_exit_code(d, false), 0);
+    ck_assert_int_eq(diag_exit_code(d, true), 1);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, NULL, "e");
+    ck_assert_int_eq(diag_exit_code(d, false), 2);
+    diag_destroy(d);
+}
+END_TEST
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    static char buf[256];
+    size_t n;
+
+    ck_assert_ptr_nonnull(fp);
+    n = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+START_TEST(output_atomic)
+{
+    char dir[] = "/tmp/fanout-out-XXXXXX";
+    char path[64];
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct output *o;
+    struct stat sb;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/r.yml", dir);
+    o = output_open(path, d);
+    fputs("one\n", output_stream(o));
+    ck_assert_int_eq(access(path, F_OK), -1); /* nothing visible before commit */
+    ck_assert_int_eq(output_commit(o), 0);
+    ck_assert_str_eq(slurp(path), "one\n");
+    chmod(path, 0600);
+    o = output_open(path, d);
+    fputs("two\n", output_stream(o));
+    output_abort(o);
+    ck_assert_str_eq(slurp(path), "one\n"); /* untouched */
+    o = output_open(path, d);
+    fputs("three\n", output_stream(o));
+    ck_assert_int_eq(output_commit(o), 0);
+    ck_assert_str_eq(slurp(path), "three\n");
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0777, 0600); /* mode kept */
+    unlink(path);
+    ck_assert_int_eq(rmdir(dir), 0); /* no temporary file left */
+    diag_destroy(d);
+}
+END_TEST
+
+static void touch(const char *dir, const char *name)
+{
+    char path[128];
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fclose(fp);
+}
+
+START_TEST(inputs_walk)
+{
+    char dir[] = "/tmp/fanout-in-XXXXXX";
+    char sub[64], empty[64];
+    struct diag *d = diag_create(fopen("/dev/null", "w"), DIAG_TEXT);
+    struct inputs in;
+    const char *args[2];
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sub, sizeof(sub), "%s/m", dir);
+    mkdir(sub, 0755);
+    touch(dir, "b.yaml");
+    touch(dir, "a.yml");
+    touch(dir, "z.txt");
+    touch(dir, ".hidden.yaml");
+    touch(sub, "c.yaml");
+    args[0] = dir;
+    args[1] = "-";
+    ck_assert_int_eq(inputs_expand(args, 2, d, &in), 0);
+    ck_assert_uint_eq(in.n, 4);
+    ck_assert_ptr_nonnull(strstr(in.paths[0], "/a.yml"));
+    ck_assert_ptr_nonnull(strstr(in.paths[1], "/b.yaml"));
+    ck_assert_ptr_nonnull(strstr(in.paths[2], "/m/c.yaml"));
+    ck_assert_str_eq(in.paths[3], "-");
+    inputs_free(&in);
+    snprintf(empty, sizeof(empty), "%s/m/e", dir);
+    mkdir(empty, 0755);
+    args[0] = empty;
+    ck_assert_int_eq(inputs_expand(args, 1, d, &in), -1);
+    ck_assert_int_eq(diag_exit_code(d, false), 2);
+    diag_destroy(d);
+}
+END_TEST
+
+START_TEST(strset_basics)
+{
+    struct strset *s = strset_create();
+
+    ck_assert_int_eq(strset_add(s, "a", 1), 0);
+    ck_assert_int_eq(strset_add(s, "ab", 2), 0);
+    ck_assert_int_eq(strset_add(s, "a", 1), 1);
+    for (int i = 0; i < 100; i++) {
+        char k[8];
+        int n = snprintf(k, sizeof(k), "k%d", i);
+
+        ck_assert_int_eq(strset_add(s, k, (size_t)n), 0);
+    }
+    strset_clear(s);
+    ck_assert_int_eq(strset_add(s, "a", 1), 0);
+    strset_destroy(s);
+}
+END_TEST
+
+Suite *support_suite(void)
+{
+    Suite *s = suite_create("support");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, diag_formats);
+    tcase_add_test(tc, diag_exit_codes);
+    tcase_add_test(tc, output_atomic);
+    tcase_add_test(tc, inputs_walk);
+    tcase_add_test(tc, strset_basics);
+    suite_add_tcase(s, tc);
+    return s;
+}
