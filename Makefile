@@ -10,7 +10,7 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS  ?= -O2 -g
 DEPCFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-DEPLIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+DEPLIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
 CHECKCFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -22,7 +22,7 @@ BUILD   := build
 ASAN    := build-asan
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all deps demo test unit e2e asan bench clean install
+.PHONY: all deps demo test unit e2e conformance asan bench clean
 
 all: $(BUILD)/fanout
 
@@ -47,8 +47,19 @@ $(BUILD)/%.o: src/%.c $(HDR) | $(BUILD)
 $(ASAN)/%.o: src/%.c $(HDR) | $(ASAN)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -c $< -o $@
 
-OBJ      := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC))
-ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC))
+SCHEMAS  := $(wildcard schemas/*.json)
+OBJ      := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC)) $(BUILD)/bundled.o
+ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o
+
+# schemas/*.json compiled into the binary.
+$(BUILD)/bundled.c: $(SCHEMAS) tools/embed.sh | $(BUILD)
+	sh tools/embed.sh $(SCHEMAS) > $@
+
+$(BUILD)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
+
+$(ASAN)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(ASAN)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -c $< -o $@
 
 $(BUILD)/fanout: $(OBJ) $(BUILD)/main.o
 	$(CC) $(CFLAGS) -o $@ $^ $(DEPLIBS)
@@ -62,6 +73,14 @@ $(BUILD)/unit: $(TESTSRC) $(OBJ) $(HDR) test/unit/unit.h
 $(ASAN)/unit: $(TESTSRC) $(ASAN_OBJ) $(HDR) test/unit/unit.h
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS)
 
+$(BUILD)/schema-suite: test/conformance/schema_suite.c $(OBJ) $(HDR)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
+
+$(ASAN)/schema-suite: test/conformance/schema_suite.c $(ASAN_OBJ) $(HDR)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
+
+SUITE := ../shared/corpus/json-schema-test-suite/tests/draft7
+
 demo: deps $(BUILD)/fanout
 	@echo "== fanout render fixtures/demo/pipeline.yml"
 	@cat fixtures/demo/pipeline.yml
@@ -70,7 +89,7 @@ demo: deps $(BUILD)/fanout
 
 # The whole suite: unit tests and end-to-end tests, then both again under ASan+UBSan.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e
+	@$(MAKE) --no-print-directory unit e2e conformance
 	@$(MAKE) --no-print-directory asan
 
 unit: $(BUILD)/unit
@@ -79,9 +98,14 @@ unit: $(BUILD)/unit
 e2e: $(BUILD)/fanout
 	FANOUT=$(BUILD)/fanout sh test/e2e.sh
 
-asan: $(ASAN)/unit $(ASAN)/fanout
+# The official JSON Schema test suite (draft7), against the validator.
+conformance: $(BUILD)/schema-suite
+	./$(BUILD)/schema-suite $(SUITE)
+
+asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp CK_DEFAULT_TIMEOUT=60 ./$(ASAN)/unit
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp FANOUT=$(ASAN)/fanout sh test/e2e.sh
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp ./$(ASAN)/schema-suite $(SUITE) | tail -n 1
 
 bench: deps $(BUILD)/fanout
 	sh bench/bench.sh

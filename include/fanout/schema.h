@@ -1,0 +1,70 @@
+/* schema: a JSON Schema (draft-07) validator over libfyaml node trees.
+ * A schema (JSON or YAML) is compiled once; validation then walks instance nodes and
+ * reports each violation with its instance path (a JSON pointer), what is wrong, the
+ * schema keyword and the instance node (whose position fanout's nodes carry).
+ * Supported: type enum const properties required additionalProperties patternProperties
+ * propertyNames items additionalItems contains min/maxItems min/maxLength
+ * min/maxProperties minimum maximum exclusiveMinimum exclusiveMaximum multipleOf
+ * uniqueItems allOf anyOf oneOf not if/then/else dependencies definitions $ref ($id
+ * based and JSON-pointer, within the schema and the bundled draft-07 metaschema) and
+ * boolean schemas. `format` is an annotation; unknown keywords are ignored. Remote
+ * references are not fetched. */
+#ifndef FANOUT_SCHEMA_H
+#define FANOUT_SCHEMA_H
+
+#include <libfyaml.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fanout/diag.h"
+
+struct schema;       /* a compiled schema document */
+struct schema_node;  /* one compiled (sub)schema */
+
+/* Compiles the schema rooted at `doc`'s root; takes ownership of `doc`. `name` is used
+ * in messages. Problems (an unresolvable $ref, a bad pattern, a keyword of the wrong
+ * type) are reported to `d` as input errors and NULL is returned. */
+struct schema *schema_compile(struct fy_document *doc, const char *name, struct diag *d);
+
+/* Loads a JSON or YAML schema file, or text. */
+struct schema *schema_load_file(const char *path, struct diag *d);
+struct schema *schema_load_text(const char *name, const char *text, size_t len, struct diag *d);
+
+void schema_free(struct schema *s);
+
+const struct schema_node *schema_root(const struct schema *s);
+
+/* The subschema that validates the value of property `key` of objects valid against
+ * `sn` when `sn` is a plain object schema (only type/properties/patternProperties/
+ * additionalProperties/required, behind any $refs); NULL when `sn` is not that simple.
+ * Lets callers validate a document one top-level value at a time. *allowed is false
+ * when the key is not allowed at all. */
+const struct schema_node *schema_property(const struct schema_node *sn, const char *key,
+                                          size_t len, bool *allowed, bool *simple);
+
+/* The items schema of an array schema reached through $refs (NULL when not a single
+ * items schema with no other array keyword). */
+const struct schema_node *schema_items(const struct schema_node *sn);
+
+/* Required property names of a simple object schema, NULL-terminated (or NULL). */
+const char *const *schema_required(const struct schema_node *sn);
+
+struct schema_error {
+    const char *path;    /* instance path, a JSON pointer ("" for the instance itself) */
+    const char *keyword; /* the schema keyword that failed */
+    const char *message;
+    struct fy_node *at;  /* the instance node (for a property: its key node) */
+    unsigned depth;      /* path segments */
+};
+
+typedef void (*schema_error_fn)(void *user, const struct schema_error *e);
+
+/* Validates `instance` against `sn`; `path` is the instance's own path (e.g. "/steps/3").
+ * Calls `fn` for each violation, most specific first, and returns how many there were. */
+size_t schema_validate(const struct schema_node *sn, struct fy_node *instance, const char *path,
+                       schema_error_fn fn, void *user);
+
+/* Just valid or not. */
+bool schema_is_valid(const struct schema_node *sn, struct fy_node *instance);
+
+#endif
