@@ -49,7 +49,7 @@ static int producer_init(struct producer *p, struct run *r)
     p->r = r;
     if (!r->testarea)
         return 0;
-    p->ta = testarea_create(r->diag, r->names, r->opts->platform);
+    p->ta = testarea_create(r->diag, r->names, r->opts->platform, r->opts->upload);
     return p->ta ? 0 : -1;
 }
 

@@ -670,11 +670,21 @@ static int add_doc(struct schema *s, struct fy_document *fyd, const char *uri)
     return prewalk(s, root, d->uri);
 }
 
+/* The document keeps pointers into its text, so it gets a copy it owns. */
 static struct fy_document *parse_text(const char *text, size_t len)
 {
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET};
+    char *copy = malloc(len + 1);
+    struct fy_document *fyd;
 
-    return fy_document_build_from_string(&cfg, text, len);
+    if (!copy)
+        return NULL;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    fyd = fy_document_build_from_malloc_string(&cfg, copy, len);
+    if (!fyd)
+        free(copy);
+    return fyd;
 }
 
 /* The bundled metaschema, loaded on first reference. */
@@ -1746,7 +1756,9 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
     return ok;
 }
 
-/* The branch errors closest to the instance: fewest errors, then the deepest. */
+/* The branch that got furthest into the instance: its deepest error is the deepest,
+ * then it has the fewest errors. (A step with one bad field deep inside matches its own
+ * step type better than every other type rejecting its fields one level down.) */
 static size_t closest_branch(const struct errors *all, const size_t *starts, size_t branches)
 {
     size_t best = 0, best_n = (size_t)-1;
@@ -1758,7 +1770,7 @@ static size_t closest_branch(const struct errors *all, const size_t *starts, siz
 
         for (size_t i = starts[b]; i < starts[b + 1]; i++)
             depth = all->v[i].depth > depth ? all->v[i].depth : depth;
-        if (n < best_n || (n == best_n && depth > best_depth)) {
+        if (b == 0 || depth > best_depth || (depth == best_depth && n < best_n)) {
             best = b;
             best_n = n;
             best_depth = depth;

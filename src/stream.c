@@ -363,6 +363,9 @@ static struct fy_node *build(struct stream *s, struct fy_document *fyd, struct f
         char *anchor = NULL;
         bool finished = true;
 
+        /* An empty value has no mark of its own: it is where its key is. */
+        if (!pos.line && depth > 0 && stack[depth - 1].key)
+            pos = ynode_pos(stack[depth - 1].key);
         switch (fye->type) {
         case FYET_SCALAR:
             node = fy_node_create_from_event(fyd, s->fyp, fye);
@@ -688,6 +691,8 @@ int stream_next(struct stream *s, struct stream_item *item)
                 fy_document_set_root(fyd, map);
                 val = next_event(s);
                 v = val ? build(s, fyd, val) : NULL;
+                if (v && !ynode_pos(v).line)
+                    ynode_set_pos(v, pos); /* an empty value: where its key is */
                 if (!v || fy_node_mapping_append(map, k, v) != 0) {
                     if (v)
                         fy_node_free(v);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/buildkite.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
@@ -61,6 +62,7 @@ struct testarea {
     struct diag *diag;
     const char *const *files;
     enum ta_platform platform;
+    bool upload;
     struct fy_document *amd;   /* the AMD group being built, or NULL */
     struct fy_node *amd_steps; /* its steps */
 };
@@ -87,7 +89,8 @@ static int out_of_memory(const struct testarea *ta, struct fy_node *at)
     return error_at(ta, at, "%s", "out of memory");
 }
 
-struct testarea *testarea_create(struct diag *d, const char *const *files, enum ta_platform platform)
+struct testarea *testarea_create(struct diag *d, const char *const *files, enum ta_platform platform,
+                                 bool upload)
 {
     struct testarea *ta = calloc(1, sizeof(*ta));
 
@@ -96,6 +99,7 @@ struct testarea *testarea_create(struct diag *d, const char *const *files, enum 
     ta->diag = d;
     ta->files = files;
     ta->platform = platform;
+    ta->upload = upload;
     return ta;
 }
 
@@ -421,6 +425,31 @@ static int amd_env(struct fy_node *amd, struct fy_node *overrides)
     return 0;
 }
 
+/* Upload mode: removes the fields Buildkite does not know from a rendered step. */
+static void drop_dialect_fields(struct fy_node *step)
+{
+    size_t n = (size_t)fy_node_mapping_item_count(step), k = 0;
+    char **drop = calloc(n ? n : 1, sizeof(*drop));
+    struct fy_node_pair *p;
+    void *it = NULL;
+
+    if (!drop)
+        return;
+    while ((p = fy_node_mapping_iterate(step, &it)) != NULL) {
+        size_t len;
+        const char *name = ynode_scalar(fy_node_pair_key(p), &len);
+
+        if (name && !bk_known_key(BK_COMMAND, name, len))
+            drop[k++] = strndup(name, len);
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (drop[i])
+            ynode_remove(step, drop[i]);
+        free(drop[i]);
+    }
+    free(drop);
+}
+
 /* Builds the AMD step for `parent` from its mirror overrides, in the AMD group. */
 static int add_amd_step(struct testarea *ta, struct fy_node *parent, struct fy_node *overrides)
 {
@@ -478,6 +507,8 @@ static int add_amd_step(struct testarea *ta, struct fy_node *parent, struct fy_n
     if (amd_label(amd, parent, overrides) != 0 || amd_depends_on(amd, overrides) != 0 ||
         amd_timeout(amd, overrides) != 0 || amd_env(amd, overrides) != 0)
         return out_of_memory(ta, overrides);
+    if (ta->upload)
+        drop_dialect_fields(amd);
     return 0;
 }
 
@@ -505,6 +536,8 @@ static int add_step(struct testarea *ta, struct fy_node *step, struct fy_node *s
         return out_of_memory(ta, step);
     }
     ynode_remove(copy, "mirror");
+    if (ta->upload)
+        drop_dialect_fields(copy);
     return 0;
 }
 

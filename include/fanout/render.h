@@ -30,6 +30,8 @@ struct render_opts {
     bool upload;             /* keep $$VAR references (env carries the shard values) */
     bool strict;             /* warnings fail the run */
     bool allow_placeholders; /* %N outside parallel steps is fine */
+    bool validate;           /* check the input (test-area schema) and the rendering
+                                (buildkite-rendered schema) */
     const char *output;      /* NULL: stdout */
 };
 

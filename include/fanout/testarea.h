@@ -24,8 +24,12 @@ enum ta_platform { TA_ALL, TA_NVIDIA, TA_AMD };
 
 struct testarea;
 
-/* `files` names inputs by file number, for messages. */
-struct testarea *testarea_create(struct diag *d, const char *const *files, enum ta_platform platform);
+/* `files` names inputs by file number, for messages. With `upload`, the rendered steps
+ * keep only the fields Buildkite knows (device, optional, source_file_dependencies...
+ * are dropped), so that `buildkite-agent pipeline upload` and Buildkite's schema accept
+ * them; otherwise every field is kept for review. */
+struct testarea *testarea_create(struct diag *d, const char *const *files, enum ta_platform platform,
+                                 bool upload);
 void testarea_destroy(struct testarea *ta);
 
 /* Reads one test-area file from `s`. On success *out is a document whose root is a

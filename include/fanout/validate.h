@@ -1,0 +1,38 @@
+/* validate: checks a stream of pipeline items against a compiled schema and reports
+ * each violation as `file:line:col: error: <instance path>: <what is wrong> [keyword]`.
+ * When the schema's root is a plain object schema whose `steps` have one items schema
+ * (Buildkite, rendered and test-area schemas), each top-level value and each step is
+ * checked as it arrives, so memory stays bounded; any other schema gets each document
+ * assembled and checked whole. */
+#ifndef FANOUT_VALIDATE_H
+#define FANOUT_VALIDATE_H
+
+#include "fanout/diag.h"
+#include "fanout/schema.h"
+#include "fanout/stream.h"
+
+struct validator;
+
+/* Violations are reported with class `cls` (a finding, normally). */
+struct validator *validator_create(const struct schema *s, struct diag *d,
+                                   const char *const *files, enum diag_class cls);
+void validator_destroy(struct validator *v);
+
+/* Feeds one item; for STREAM_STEP the document's root is a list of steps. */
+void validator_item(struct validator *v, const struct stream_item *item);
+
+unsigned validator_errors(const struct validator *v);
+
+/* A schema by file path, or by the name of a bundled one (schemas/<name>.json:
+ * "buildkite-rendered", "testarea", "json-schema-draft-07"). NULL after reporting. */
+struct schema *validate_load_schema(const char *spec, struct diag *d);
+
+enum validate_dialect { VALIDATE_AUTO, VALIDATE_BUILDKITE, VALIDATE_TESTAREA };
+
+/* `fanout validate`: checks every document of `paths` ("-" = stdin) against `schema`
+ * (NULL: testarea for test-area files, else buildkite-rendered). Returns the exit
+ * code: 0 valid, 1 violations, 2 unreadable input or schema. */
+int validate_run(const char *const *paths, size_t n, const char *schema,
+                 enum validate_dialect dialect, struct diag *d);
+
+#endif

@@ -1,0 +1,327 @@
+#include "fanout/validate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/bundled.h"
+#include "fanout/source.h"
+#include "fanout/strset.h"
+#include "fanout/testarea.h"
+#include "fanout/ynode.h"
+
+struct validator {
+    const struct schema *schema;
+    const struct schema_node *root, *step_schema;
+    bool streaming;
+    struct diag *diag;
+    const char *const *files;
+    enum diag_class cls;
+    unsigned errors;
+    /* the current document */
+    struct ypos doc_pos;
+    size_t step_index;
+    bool bare;
+    struct strset *seen;        /* streaming: top-level keys seen */
+    struct fy_document *whole;  /* assembling: the document so far */
+    struct fy_node *whole_steps;
+};
+
+static void report(void *user, const struct schema_error *e)
+{
+    struct validator *v = user;
+    struct ypos p = ynode_pos(e->at);
+
+    if (!p.line)
+        p = v->doc_pos;
+    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, e->keyword, "%s: %s",
+                e->path[0] ? e->path : "(root)", e->message);
+    v->errors++;
+}
+
+struct validator *validator_create(const struct schema *s, struct diag *d,
+                                   const char *const *files, enum diag_class cls)
+{
+    struct validator *v = calloc(1, sizeof(*v));
+    bool allowed, simple;
+
+    if (!v)
+        return NULL;
+    v->schema = s;
+    v->root = schema_root(s);
+    v->diag = d;
+    v->files = files;
+    v->cls = cls;
+    v->step_schema = schema_items(schema_property(v->root, "steps", 5, &allowed, &simple));
+    v->streaming = simple && allowed && v->step_schema;
+    v->seen = strset_create();
+    if (!v->seen) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void validator_destroy(struct validator *v)
+{
+    if (!v)
+        return;
+    if (v->whole)
+        fy_document_destroy(v->whole);
+    strset_destroy(v->seen);
+    free(v);
+}
+
+unsigned validator_errors(const struct validator *v)
+{
+    return v->errors;
+}
+
+static void pair_path(char *buf, size_t cap, const char *key, size_t len)
+{
+    size_t o = 0;
+
+    buf[o++] = '/';
+    for (size_t i = 0; i < len && o + 3 < cap; i++) {
+        if (key[i] == '~' || key[i] == '/') {
+            buf[o++] = '~';
+            buf[o++] = key[i] == '~' ? '0' : '1';
+        } else {
+            buf[o++] = key[i];
+        }
+    }
+    buf[o] = '\0';
+}
+
+static void stream_pair(struct validator *v, struct fy_node *pair)
+{
+    struct fy_node_pair *p = fy_node_mapping_get_by_index(pair, 0);
+    struct fy_node *k = fy_node_pair_key(p);
+    size_t len;
+    const char *key = ynode_scalar(k, &len);
+    bool allowed, simple;
+    const struct schema_node *sub;
+    char path[256];
+
+    if (!key)
+        return;
+    strset_add(v->seen, key, len);
+    sub = schema_property(v->root, key, len, &allowed, &simple);
+    pair_path(path, sizeof(path), key, len);
+    if (!allowed) {
+        struct schema_error e = {path, "additionalProperties", "", k, 1};
+        char msg[200];
+
+        snprintf(msg, sizeof(msg), "property '%.*s' is not allowed", (int)(len > 100 ? 100 : len), key);
+        e.message = msg;
+        report(v, &e);
+    } else if (sub) {
+        schema_validate(sub, fy_node_pair_value(p), path, report, v);
+    }
+}
+
+static void stream_steps(struct validator *v, struct fy_node *steps)
+{
+    struct fy_node *step;
+    void *it = NULL;
+
+    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
+        char path[32];
+
+        snprintf(path, sizeof(path), "/steps/%zu", v->step_index++);
+        if (!v->bare)
+            schema_validate(v->step_schema, step, path, report, v);
+    }
+}
+
+static void stream_doc_end(struct validator *v)
+{
+    const char *const *req = schema_required(v->root);
+
+    for (; req && *req; req++) {
+        if (strset_add(v->seen, *req, strlen(*req)) == 0) {
+            diag_report(v->diag, DIAG_ERROR, v->cls, v->files[v->doc_pos.file], v->doc_pos.line,
+                        v->doc_pos.col, "required", "(root): missing required property '%s'", *req);
+            v->errors++;
+        }
+    }
+}
+
+/* Assembling: copies every item into one document per input document. */
+static int assemble(struct validator *v, const struct stream_item *item)
+{
+    struct fy_node *root = v->whole ? fy_document_root(v->whole) : NULL;
+
+    switch (item->kind) {
+    case STREAM_DOC_START:
+        v->whole = fy_document_create(NULL);
+        root = v->whole ? fy_node_create_mapping(v->whole) : NULL;
+        if (!root || fy_document_set_root(v->whole, root) != 0)
+            return -1;
+        ynode_set_pos(root, item->pos);
+        v->whole_steps = NULL;
+        return 0;
+    case STREAM_PAIR: {
+        struct fy_node_pair *p = fy_node_mapping_get_by_index(fy_document_root(item->doc), 0);
+        struct fy_node *k = ynode_copy(v->whole, fy_node_pair_key(p));
+        struct fy_node *val = ynode_copy(v->whole, fy_node_pair_value(p));
+
+        if (!k || !val || fy_node_mapping_append(root, k, val) != 0)
+            return -1;
+        return 0;
+    }
+    case STREAM_STEPS_START:
+        v->whole_steps = fy_node_create_sequence(v->whole);
+        if (!v->whole_steps)
+            return -1;
+        ynode_set_pos(v->whole_steps, item->pos);
+        if (item->bare)
+            return fy_document_set_root(v->whole, v->whole_steps);
+        return ynode_set(root, "steps", v->whole_steps);
+    case STREAM_STEP: {
+        struct fy_node *step;
+        void *it = NULL;
+
+        while ((step = fy_node_sequence_iterate(fy_document_root(item->doc), &it)) != NULL) {
+            struct fy_node *c = ynode_copy(v->whole, step);
+
+            if (!c || fy_node_sequence_append(v->whole_steps, c) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    case STREAM_STEPS_END:
+        return 0;
+    case STREAM_DOC_END:
+        schema_validate(v->root, fy_document_root(v->whole), "", report, v);
+        fy_document_destroy(v->whole);
+        v->whole = NULL;
+        return 0;
+    }
+    return 0;
+}
+
+void validator_item(struct validator *v, const struct stream_item *item)
+{
+    if (item->kind == STREAM_DOC_START) {
+        v->doc_pos = item->pos;
+        v->step_index = 0;
+        v->bare = false;
+        strset_clear(v->seen);
+    }
+    if (!v->streaming) {
+        if (assemble(v, item) != 0) {
+            diag_report(v->diag, DIAG_ERROR, DIAG_INPUT, v->files[item->pos.file], item->pos.line,
+                        item->pos.col, "internal", "out of memory");
+            v->errors++;
+        }
+        return;
+    }
+    switch (item->kind) {
+    case STREAM_DOC_START:
+    case STREAM_STEPS_END:
+        break;
+    case STREAM_PAIR:
+        stream_pair(v, fy_document_root(item->doc));
+        break;
+    case STREAM_STEPS_START:
+        strset_add(v->seen, "steps", 5);
+        if (item->bare) {
+            v->bare = true;
+            diag_report(v->diag, DIAG_ERROR, v->cls, v->files[item->pos.file], item->pos.line,
+                        item->pos.col, "type", "(root): must be object, got an array "
+                        "(a bare list of steps; write it under 'steps:')");
+            v->errors++;
+        }
+        break;
+    case STREAM_STEP:
+        stream_steps(v, fy_document_root(item->doc));
+        break;
+    case STREAM_DOC_END:
+        stream_doc_end(v);
+        break;
+    }
+}
+
+struct schema *validate_load_schema(const char *spec, struct diag *d)
+{
+    size_t len;
+    const char *text;
+    FILE *fp = fopen(spec, "rb");
+
+    if (fp) {
+        fclose(fp);
+        return schema_load_file(spec, d);
+    }
+    text = bundled_schema(spec, &len);
+    if (text)
+        return schema_load_text(spec, text, len, d);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "io",
+                "no such schema file, nor a bundled schema of that name "
+                "(buildkite-rendered, testarea, json-schema-draft-07)");
+    return NULL;
+}
+
+static int validate_source(struct source *src, unsigned file, struct validator *v, struct diag *d)
+{
+    struct stream *s = stream_open(src, file, d);
+    struct stream_item item;
+    int more, rc = 0;
+
+    if (!s)
+        return -1;
+    while ((more = stream_next(s, &item)) != 0) {
+        if (more < 0) {
+            rc = -1;
+            break;
+        }
+        validator_item(v, &item);
+        if (item.doc)
+            fy_document_destroy(item.doc);
+    }
+    stream_close(s);
+    return rc;
+}
+
+int validate_run(const char *const *paths, size_t n, const char *schema,
+                 enum validate_dialect dialect, struct diag *d)
+{
+    struct source **sources = calloc(n ? n : 1, sizeof(*sources));
+    const char **names = calloc(n ? n : 1, sizeof(*names));
+    struct schema *sch = NULL;
+    struct validator *v = NULL;
+    size_t opened = 0;
+
+    if (!sources || !names)
+        goto done;
+    for (; opened < n; opened++) {
+        sources[opened] = source_open(paths[opened], d);
+        if (!sources[opened])
+            goto done;
+        names[opened] = source_name(sources[opened]);
+    }
+    if (!schema) {
+        bool testarea = dialect == VALIDATE_TESTAREA ||
+                        (dialect == VALIDATE_AUTO && n > 0 && testarea_detect(sources[0], d));
+
+        schema = testarea ? "testarea" : "buildkite-rendered";
+    }
+    sch = validate_load_schema(schema, d);
+    if (!sch)
+        goto done;
+    v = validator_create(sch, d, names, DIAG_FINDING);
+    if (!v)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        if (validate_source(sources[i], (unsigned)i, v, d) != 0)
+            break;
+    }
+done:
+    validator_destroy(v);
+    schema_free(sch);
+    for (size_t i = 0; i < opened; i++)
+        source_close(sources[i]);
+    free(sources);
+    free(names);
+    return diag_exit_code(d, false);
+}
