@@ -159,6 +159,7 @@ static int cmd_render(int argc, char **argv)
     d = diag_create(stderr, dfmt);
     if (!d)
         return EXIT_USAGE;
+    opts.error_format = dfmt;
     if (optind == argc) {
         rc = render_run(stdin_only, 1, &opts, d);
     } else if (inputs_expand((const char *const *)argv + optind, (size_t)(argc - optind), d, &in) != 0) {

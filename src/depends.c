@@ -181,3 +181,39 @@ int depends_rewrite(struct fy_node *steps, depends_shards_fn shards_of, void *us
     }
     return 0;
 }
+
+/* Wraps a single {step: key} mapping into a one-item list. */
+static int normalize_one(struct fy_node *step)
+{
+    struct fy_node *dep = ynode_get(step, "depends_on"), *list, *copy;
+
+    if (!dep || !fy_node_is_mapping(dep))
+        return 0;
+    list = fy_node_create_sequence(fy_node_document(step));
+    copy = ynode_copy(fy_node_document(step), dep);
+    if (!list || !copy || fy_node_sequence_append(list, copy) != 0) {
+        fy_node_free(copy);
+        fy_node_free(list);
+        return -1;
+    }
+    ynode_set_pos(list, ynode_pos(dep));
+    return ynode_set(step, "depends_on", list);
+}
+
+int depends_normalize(struct fy_node *steps)
+{
+    struct fy_node *step;
+    void *it = NULL;
+
+    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
+        struct fy_node *children = ynode_get(step, "steps");
+
+        if (!fy_node_is_mapping(step))
+            continue;
+        if (normalize_one(step) != 0)
+            return -1;
+        if (children && fy_node_is_sequence(children) && depends_normalize(children) != 0)
+            return -1;
+    }
+    return 0;
+}

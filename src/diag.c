@@ -6,6 +6,9 @@
 
 struct diag {
     FILE *out;
+    bool buffered; /* `out` is a memstream over buf */
+    char *buf;
+    size_t buf_len;
     enum diag_format format;
     bool muted;
     unsigned errors;
@@ -23,8 +26,47 @@ struct diag *diag_create(FILE *out, enum diag_format format)
     return d;
 }
 
+struct diag *diag_create_buffered(enum diag_format format)
+{
+    struct diag *d = calloc(1, sizeof(*d));
+
+    if (!d)
+        return NULL;
+    d->format = format;
+    d->buffered = true;
+    d->out = open_memstream(&d->buf, &d->buf_len);
+    if (!d->out) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void diag_flush_into(struct diag *from, struct diag *to)
+{
+    if (!from->buffered || fflush(from->out) != 0)
+        return;
+    if (!to->muted) {
+        fwrite(from->buf, 1, from->buf_len, to->out);
+        to->errors += from->errors;
+        to->warnings += from->warnings;
+        to->input_error = to->input_error || from->input_error;
+    }
+    /* start over empty */
+    rewind(from->out);
+    from->buf_len = 0;
+    from->errors = from->warnings = 0;
+    from->input_error = false;
+}
+
 void diag_destroy(struct diag *d)
 {
+    if (!d)
+        return;
+    if (d->buffered) {
+        fclose(d->out);
+        free(d->buf);
+    }
     free(d);
 }
 

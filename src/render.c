@@ -13,6 +13,7 @@
 #include "fanout/stream.h"
 #include "fanout/strset.h"
 #include "fanout/testarea.h"
+#include "fanout/validate.h"
 
 struct run {
     const struct render_opts *opts;
@@ -24,6 +25,8 @@ struct run {
     struct keyindex *keys;
     struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
+    struct validator *out_check; /* the rendering against buildkite-rendered, or NULL */
+    struct diag *out_findings;   /* its findings, held until the input is known clean */
     bool failed_index;
     struct key_problem *problems;
     size_t n_problems, problems_dropped;
@@ -301,7 +304,7 @@ static int check_step(struct run *r, struct stream_item *item)
     struct fy_node *steps = fy_document_root(item->doc);
     struct expand_ctx ctx = expand_ctx_for(r, true);
 
-    if (expand_steps(&ctx, steps) != 0)
+    if (expand_steps(&ctx, steps) != 0 || depends_normalize(steps) != 0)
         return -1;
     r->jobs_in_doc += count_jobs(steps);
     if (depends_each(steps, r->diag, r->names, on_reference, r) != 0)
@@ -338,11 +341,53 @@ static int first_pass(struct run *r)
             check_job_limit(r, doc_pos);
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
+        if (rc == 0 && r->out_check) {
+            item.bare = false; /* the rendering puts a bare list under `steps:` */
+            validator_item(r->out_check, &item);
+        }
         if (item.doc)
             fy_document_destroy(item.doc);
     }
     producer_fini(&p);
     return rc;
+}
+
+/* Test-area input against the dialect's schema. Runs after pass 1 found no input
+ * error, so the dialect's own (more specific) messages come first and only once.
+ * Returns the number of violations. */
+static unsigned check_inputs(struct run *r, const struct schema *dialect)
+{
+    struct validator *v = validator_create(dialect, r->diag, r->names, DIAG_FINDING);
+    unsigned errors;
+
+    for (unsigned f = 0; v && f < r->n_sources; f++) {
+        struct stream *s = stream_open(r->sources[f], f, r->diag);
+        struct stream_item item;
+        int more;
+
+        while (s && (more = stream_next(s, &item)) > 0) {
+            validator_item(v, &item);
+            if (item.doc)
+                fy_document_destroy(item.doc);
+        }
+        stream_close(s);
+    }
+    errors = v ? validator_errors(v) : 1;
+    validator_destroy(v);
+    return errors;
+}
+
+/* Loads the bundled schemas the run validates against. */
+static int load_schemas(struct run *r, struct schema **rendered, struct schema **dialect)
+{
+    *rendered = validate_load_schema("buildkite-rendered", r->diag);
+    *dialect = r->testarea ? validate_load_schema("testarea", r->diag) : NULL;
+    if (!*rendered || (r->testarea && !*dialect))
+        return -1;
+    r->out_findings = diag_create_buffered(r->opts->error_format);
+    r->out_check = r->out_findings ? validator_create(*rendered, r->out_findings, r->names, DIAG_FINDING)
+                                   : NULL;
+    return r->out_check ? 0 : -1;
 }
 
 /* ---- pass 2: the rendering ---- */
@@ -383,6 +428,7 @@ static int emit_all(struct run *r, struct emitter *em)
             break;
         case STREAM_STEP:
             if (expand_steps(&ctx, fy_document_root(item.doc)) != 0 ||
+                depends_normalize(fy_document_root(item.doc)) != 0 ||
                 depends_rewrite(fy_document_root(item.doc), shards_of, r) != 0) {
                 rc = -1;
                 break;
@@ -440,6 +486,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
 {
     static const struct keyindex_problems problems = {on_collision, on_dangling};
     struct run r = {.opts = opts, .diag = d};
+    struct schema *rendered_schema = NULL, *dialect_schema = NULL;
     int rc = 0;
 
     if (n > YPOS_MAX_FILES) {
@@ -464,7 +511,14 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     }
     r.testarea = opts->dialect == RENDER_TESTAREA ||
                  (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0], d));
+    if (opts->validate && load_schemas(&r, &rendered_schema, &dialect_schema) != 0)
+        goto done;
     first_pass(&r);
+    /* A problem in the input shows up again in the rendering: report it once, where it
+     * was written. */
+    if (r.out_findings && !diag_has_input_error(d) &&
+        !(dialect_schema && check_inputs(&r, dialect_schema) > 0))
+        diag_flush_into(r.out_findings, d);
     if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
                     "cannot build the key index (out of memory or temporary space)");
@@ -486,5 +540,9 @@ done:
     keyindex_destroy(r.keys);
     strset_destroy(r.warned);
     free(r.problems);
+    validator_destroy(r.out_check);
+    diag_destroy(r.out_findings);
+    schema_free(rendered_schema);
+    schema_free(dialect_schema);
     return rc;
 }

@@ -1587,8 +1587,16 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
             key = "", len = 0;
         old = push(c, key, len);
         for (size_t i = 0; i < sn->n_props; i++) {
-            if (sn->props[i].len == len && memcmp(sn->props[i].name, key, len) == 0) {
-                covered = true;
+            const struct schema_node *ps;
+
+            if (sn->props[i].len != len || memcmp(sn->props[i].name, key, len) != 0)
+                continue;
+            covered = true;
+            ps = deref(sn->props[i].schema);
+            if (ps && ps->is_bool && !ps->bool_value) {
+                ok = false;
+                fail(c, "false", k, "property '%.*s' is not allowed here", (int)len, key);
+            } else {
                 ok = validate(c, sn->props[i].schema, v) && ok;
             }
         }

@@ -55,7 +55,7 @@ for dir in "$ROOT"/fixtures/*/; do
         fi
     fi
     if [ $ok = 1 ] && [ "$rc" = 0 ] && [ -f "$dir/expected.yaml" ] && head -c1 "$dir/expected.yaml" | grep -qv '{'; then
-        "$FANOUT" render --allow-placeholders "$dir/expected.yaml" >"$tmp/again" 2>"$tmp/again.err"
+        "$FANOUT" render --no-validate --allow-placeholders "$dir/expected.yaml" >"$tmp/again" 2>"$tmp/again.err"
         cmp -s "$dir/expected.yaml" "$tmp/again" || { failed "$name" "rendering is not a fixed point:"; diff -u "$dir/expected.yaml" "$tmp/again" | head -20; ok=0; }
     fi
     [ $ok = 1 ] && pass=$((pass + 1))

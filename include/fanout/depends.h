@@ -21,6 +21,10 @@ typedef unsigned (*depends_shards_fn)(void *user, const char *key, size_t len);
 int depends_each(struct fy_node *steps, struct diag *d, const char *const *files,
                  depends_visit_fn visit, void *user);
 
+/* Writes every single `{step: key}` depends_on as a one-item list, the form Buildkite's
+ * schema takes (the others are kept). 0 or -1 (OOM). */
+int depends_normalize(struct fy_node *steps);
+
 /* Rewrites the depends_on of every step in `steps` (group children included). 0 or -1 (OOM). */
 int depends_rewrite(struct fy_node *steps, depends_shards_fn shards_of, void *user);
 

@@ -20,6 +20,12 @@ struct diag;
 struct diag *diag_create(FILE *out, enum diag_format format);
 void diag_destroy(struct diag *d);
 
+/* A diag that holds its messages until diag_flush_into prints them to `to` (and adds
+ * their counts), or diag_destroy drops them. For findings that only matter when
+ * something else found nothing. */
+struct diag *diag_create_buffered(enum diag_format format);
+void diag_flush_into(struct diag *from, struct diag *to);
+
 /* line/col are 1-based; line 0 means "the whole file". `rule` may be NULL. */
 void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
                  const char *file, unsigned line, unsigned col, const char *rule,

@@ -33,6 +33,7 @@ struct render_opts {
     bool validate;           /* check the input (test-area schema) and the rendering
                                 (buildkite-rendered schema) */
     const char *output;      /* NULL: stdout */
+    enum diag_format error_format; /* of held-back messages, like the main diag's */
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

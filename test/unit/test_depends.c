@@ -47,8 +47,24 @@ START_TEST(forms)
           "- command: c\n  depends_on:\n    - step: t-0\n    - step: t-1\n");
     /* Nothing to rewrite: kept exactly as written. */
     check("[{command: c, depends_on: a}]", "- command: c\n  depends_on: a\n");
+
     check("[{command: c, depends_on: ~}]", "- command: c\n  depends_on: ~\n");
     check("[{command: c, depends_on: []}]", "- command: c\n  depends_on: []\n");
+}
+END_TEST
+
+START_TEST(single_mapping_becomes_a_list)
+{
+    struct fy_document *fyd = doc_from("[{command: c, depends_on: {step: a, allow_failure: true}},"
+                                       " {group: g, steps: [{command: d, depends_on: {step: b}}]}]");
+    char *out;
+
+    ck_assert_int_eq(depends_normalize(fy_document_root(fyd)), 0);
+    out = emit_to_string(fy_document_root(fyd), 0);
+    ck_assert_str_eq(out, "- command: c\n  depends_on:\n    - step: a\n      allow_failure: true\n"
+                          "- group: g\n  steps:\n    - command: d\n      depends_on:\n        - step: b\n");
+    free(out);
+    fy_document_destroy(fyd);
 }
 END_TEST
 
@@ -122,6 +138,7 @@ Suite *depends_suite(void)
 
     tcase_add_test(tc, forms);
     tcase_add_test(tc, groups);
+    tcase_add_test(tc, single_mapping_becomes_a_list);
     tcase_add_test(tc, each_visits_all_forms);
     tcase_add_test(tc, each_rejects_bad_entries);
     suite_add_tcase(s, tc);
