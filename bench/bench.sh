@@ -45,6 +45,10 @@ ms() { # median wall time of 11 runs of a command, in milliseconds
     done | sort -n | awk '{ t[NR] = $1 } END { printf "%.1f", t[6] / 1000 }'
 }
 if [ -d "$TA" ]; then
+    "$FANOUT" render --upload "$TA" >"$OUT/ta-rendered.yml" 2>/dev/null
     printf "%-34s %8s ms median of 11 runs\n" "fanout render test_areas (35 files)" "$(ms "$FANOUT" render "$TA")"
+    printf "%-34s %8s ms median of 11 runs\n" "  same, --no-validate" "$(ms "$FANOUT" render --no-validate "$TA")"
+    printf "%-34s %8s ms median of 11 runs\n" "fanout validate test_areas" "$(ms "$FANOUT" validate "$TA")"
+    printf "%-34s %8s ms median of 11 runs\n" "fanout validate their rendering" "$(ms "$FANOUT" validate "$OUT/ta-rendered.yml")"
     printf "%-34s %8s ms median of 11 runs\n" "fy-tool --dump of the same files" "$(ms sh -c "for f in $TA/*.yaml; do fy-tool --dump \$f; done")"
 fi

@@ -26,7 +26,9 @@ struct run {
     struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
     struct validator *out_check; /* the rendering against buildkite-rendered, or NULL */
-    struct diag *out_findings;   /* its findings, held until the input is known clean */
+    struct validator *in_check;  /* test-area input against testarea, or NULL */
+    struct diag *out_findings;   /* held until the input is known clean */
+    struct diag *in_findings;    /* held until the dialect found no error */
     bool failed_index;
     struct key_problem *problems;
     size_t n_problems, problems_dropped;
@@ -46,13 +48,21 @@ struct producer {
     enum phase phase;
 };
 
-static int producer_init(struct producer *p, struct run *r)
+static void observe_input(void *user, const struct stream_item *item)
+{
+    validator_item(user, item);
+}
+
+/* `in_check`: shown the test-area input items (pass 1), or NULL. */
+static int producer_init(struct producer *p, struct run *r, struct validator *in_check)
 {
     memset(p, 0, sizeof(*p));
     p->r = r;
     if (!r->testarea)
         return 0;
     p->ta = testarea_create(r->diag, r->names, r->opts->platform, r->opts->upload);
+    if (p->ta && in_check)
+        testarea_observe(p->ta, observe_input, in_check);
     return p->ta ? 0 : -1;
 }
 
@@ -328,7 +338,7 @@ static int first_pass(struct run *r)
     struct producer p;
     struct stream_item item;
     struct ypos doc_pos = {0, 0, 0};
-    int rc = producer_init(&p, r), more;
+    int rc = producer_init(&p, r, r->in_check), more;
 
     while (rc == 0 && (more = produce(&p, &item)) != 0) {
         if (more < 0) {
@@ -352,31 +362,6 @@ static int first_pass(struct run *r)
     return rc;
 }
 
-/* Test-area input against the dialect's schema. Runs after pass 1 found no input
- * error, so the dialect's own (more specific) messages come first and only once.
- * Returns the number of violations. */
-static unsigned check_inputs(struct run *r, const struct schema *dialect)
-{
-    struct validator *v = validator_create(dialect, r->diag, r->names, DIAG_FINDING);
-    unsigned errors;
-
-    for (unsigned f = 0; v && f < r->n_sources; f++) {
-        struct stream *s = stream_open(r->sources[f], f, r->diag);
-        struct stream_item item;
-        int more;
-
-        while (s && (more = stream_next(s, &item)) > 0) {
-            validator_item(v, &item);
-            if (item.doc)
-                fy_document_destroy(item.doc);
-        }
-        stream_close(s);
-    }
-    errors = v ? validator_errors(v) : 1;
-    validator_destroy(v);
-    return errors;
-}
-
 /* Loads the bundled schemas the run validates against. */
 static int load_schemas(struct run *r, struct schema **rendered, struct schema **dialect)
 {
@@ -387,7 +372,14 @@ static int load_schemas(struct run *r, struct schema **rendered, struct schema *
     r->out_findings = diag_create_buffered(r->opts->error_format);
     r->out_check = r->out_findings ? validator_create(*rendered, r->out_findings, r->names, DIAG_FINDING)
                                    : NULL;
-    return r->out_check ? 0 : -1;
+    if (!r->out_check)
+        return -1;
+    if (!*dialect)
+        return 0;
+    r->in_findings = diag_create_buffered(r->opts->error_format);
+    r->in_check = r->in_findings ? validator_create(*dialect, r->in_findings, r->names, DIAG_FINDING)
+                                 : NULL;
+    return r->in_check ? 0 : -1;
 }
 
 /* ---- pass 2: the rendering ---- */
@@ -406,7 +398,7 @@ static int emit_all(struct run *r, struct emitter *em)
     struct expand_ctx ctx = expand_ctx_for(r, false);
     struct producer p;
     struct stream_item item;
-    int rc = producer_init(&p, r), more;
+    int rc = producer_init(&p, r, NULL), more;
 
     while (rc == 0 && (more = produce(&p, &item)) != 0) {
         struct fy_node *step;
@@ -514,11 +506,14 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     if (opts->validate && load_schemas(&r, &rendered_schema, &dialect_schema) != 0)
         goto done;
     first_pass(&r);
-    /* A problem in the input shows up again in the rendering: report it once, where it
-     * was written. */
-    if (r.out_findings && !diag_has_input_error(d) &&
-        !(dialect_schema && check_inputs(&r, dialect_schema) > 0))
-        diag_flush_into(r.out_findings, d);
+    /* One problem, one message: the dialect's own error if it has one, else the input
+     * schema's finding where it was written, else what the rendering shows. */
+    if (!diag_has_input_error(d)) {
+        if (r.in_check && validator_errors(r.in_check) > 0)
+            diag_flush_into(r.in_findings, d);
+        else if (r.out_findings)
+            diag_flush_into(r.out_findings, d);
+    }
     if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
                     "cannot build the key index (out of memory or temporary space)");
@@ -541,7 +536,9 @@ done:
     strset_destroy(r.warned);
     free(r.problems);
     validator_destroy(r.out_check);
+    validator_destroy(r.in_check);
     diag_destroy(r.out_findings);
+    diag_destroy(r.in_findings);
     schema_free(rendered_schema);
     schema_free(dialect_schema);
     return rc;

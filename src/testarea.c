@@ -63,6 +63,8 @@ struct testarea {
     const char *const *files;
     enum ta_platform platform;
     bool upload;
+    ta_observe_fn observe;
+    void *observe_user;
     struct fy_document *amd;   /* the AMD group being built, or NULL */
     struct fy_node *amd_steps; /* its steps */
 };
@@ -101,6 +103,12 @@ struct testarea *testarea_create(struct diag *d, const char *const *files, enum 
     ta->platform = platform;
     ta->upload = upload;
     return ta;
+}
+
+void testarea_observe(struct testarea *ta, ta_observe_fn fn, void *user)
+{
+    ta->observe = fn;
+    ta->observe_user = user;
 }
 
 void testarea_destroy(struct testarea *ta)
@@ -584,6 +592,8 @@ int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **ou
             rc = -1;
             break;
         }
+        if (ta->observe)
+            ta->observe(ta->observe_user, &item);
         switch (item.kind) {
         case STREAM_DOC_START:
             start = item.pos;

@@ -32,6 +32,11 @@ struct testarea *testarea_create(struct diag *d, const char *const *files, enum 
                                  bool upload);
 void testarea_destroy(struct testarea *ta);
 
+/* Shows every input item to `fn` before the dialect reads it (render uses this to check
+ * the files against the dialect's schema without reading them twice). */
+typedef void (*ta_observe_fn)(void *user, const struct stream_item *item);
+void testarea_observe(struct testarea *ta, ta_observe_fn fn, void *user);
+
 /* Reads one test-area file from `s`. On success *out is a document whose root is a
  * one-item sequence holding the file's group step (NULL when the platform leaves no
  * step of it), and the file's mirrors are added to the AMD group. -1 after an error. */
