@@ -853,9 +853,10 @@ static unsigned type_bit(struct schema *s, struct fy_node *n)
 /* ECMA-262 patterns on PCRE2 (notes/libraries.md): UTF, `$` only at the very end,
  * \uXXXX, [^] and [], `.` excluding all line terminators, ASCII \d and \w; and \s / \S
  * widened to ECMA's whitespace set. */
+/* (Under PCRE2_ALT_BSUX, code points are written \\uXXXX.) */
 static const char ECMA_SPACE[] =
-    "\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}"
-    "\\x{205F}\\x{3000}\\x{FEFF}";
+    "\\t\\n\\u000B\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F"
+    "\\u205F\\u3000\\uFEFF";
 
 static char *ecma_to_pcre(const char *src)
 {

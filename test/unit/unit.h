@@ -15,6 +15,7 @@ Suite *keyindex_suite(void);
 Suite *xsort_suite(void);
 Suite *testarea_suite(void);
 Suite *support_suite(void);
+Suite *schema_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 struct fy_document *doc_from(const char *yaml);

@@ -1,0 +1,197 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/schema.h"
+#include "unit.h"
+
+struct collected {
+    char text[2048];
+    size_t n;
+};
+
+static void collect(void *user, const struct schema_error *e)
+{
+    struct collected *c = user;
+    size_t o = strlen(c->text);
+
+    snprintf(c->text + o, sizeof(c->text) - o, "%s: %s [%s]\n", e->path, e->message, e->keyword);
+    c->n++;
+}
+
+static struct schema *compile_text(const char *text)
+{
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct schema *s = schema_load_text("t.json", text, strlen(text), d);
+
+    diag_destroy(d);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+/* Validates YAML `instance` against `schema`; returns the messages. */
+static struct collected check(const char *schema, const char *instance)
+{
+    struct schema *s = compile_text(schema);
+    struct fy_document *doc = doc_from(instance);
+    struct collected c = {{0}, 0};
+
+    schema_validate(schema_root(s), fy_document_root(doc), "", collect, &c);
+    fy_document_destroy(doc);
+    schema_free(s);
+    return c;
+}
+
+START_TEST(yaml_typing)
+{
+    /* Plain scalars are typed by YAML 1.2; quoted ones are strings. */
+    struct collected c = check("{\"properties\": {\"n\": {\"type\": \"integer\"}, \"s\": {\"type\": \"string\"},"
+                               " \"b\": {\"type\": \"boolean\"}, \"z\": {\"type\": \"null\"}}}",
+                               "{n: 10, s: 'yes', b: true, z: ~}");
+
+    ck_assert_uint_eq(c.n, 0);
+    c = check("{\"properties\": {\"n\": {\"type\": \"integer\"}}}", "{n: '10'}");
+    ck_assert_str_eq(c.text, "/n: must be integer, got string '10' [type]\n");
+    c = check("{\"properties\": {\"n\": {\"type\": \"integer\"}}}", "{n: 1.0}");
+    ck_assert_uint_eq(c.n, 0); /* 1.0 is an integer in draft-07 */
+}
+END_TEST
+
+START_TEST(closest_branch)
+{
+    static const char schema[] =
+        "{\"definitions\": {"
+        "  \"cmd\": {\"type\": \"object\", \"required\": [\"command\"], \"additionalProperties\": false,"
+        "           \"properties\": {\"command\": {\"type\": \"string\"}, \"timeout\": {\"type\": \"integer\"}}},"
+        "  \"wait\": {\"type\": \"object\", \"required\": [\"wait\"], \"additionalProperties\": false,"
+        "            \"properties\": {\"wait\": {\"type\": \"null\"}}}},"
+        " \"items\": {\"anyOf\": [{\"$ref\": \"#/definitions/wait\"}, {\"$ref\": \"#/definitions/cmd\"},"
+        "                         {\"enum\": [\"wait\"]}]}}";
+    struct collected c = check(schema, "[wait, {command: x, timeout: soon}]");
+
+    /* one message, from the branch the step obviously meant */
+    ck_assert_str_eq(c.text, "/1/timeout: must be integer, got string 'soon' [type]\n");
+    c = check(schema, "[5]");
+    ck_assert_str_eq(c.text, "/0: does not match any of the 3 allowed forms [anyOf]\n");
+}
+END_TEST
+
+START_TEST(messages)
+{
+    struct collected c = check("{\"required\": [\"a\"], \"additionalProperties\": false,"
+                               " \"properties\": {\"b\": {\"enum\": [1, 2]}, \"c\": {\"minLength\": 3},"
+                               " \"d\": {\"pattern\": \"^x\"}, \"e\": false}}",
+                               "{b: 3, c: ab, d: y, e: 1, f: 2}");
+
+    ck_assert_uint_eq(c.n, 6);
+    ck_assert_ptr_nonnull(strstr(c.text, ": missing required property 'a' [required]\n"));
+    ck_assert_ptr_nonnull(strstr(c.text, "/b: must be one of [1, 2], got integer 3 [enum]\n"));
+    ck_assert_ptr_nonnull(strstr(c.text, "/c: must be at least 3 characters long, is 2 [minLength]\n"));
+    ck_assert_ptr_nonnull(strstr(c.text, "/d: must match the pattern '^x' [pattern]\n"));
+    ck_assert_ptr_nonnull(strstr(c.text, "/e: property 'e' is not allowed here [false]\n"));
+    ck_assert_ptr_nonnull(strstr(c.text, "/f: property 'f' is not allowed [additionalProperties]\n"));
+    /* most specific first */
+    ck_assert_ptr_eq(strstr(c.text, ": missing required"), strstr(c.text, "\n: missing") + 1);
+}
+END_TEST
+
+START_TEST(ecma_patterns)
+{
+    struct collected c;
+
+    /* $ only at the very end; \\s includes NBSP; \\d is ASCII. */
+    c = check("{\"pattern\": \"^a$\"}", "\"a\\n\"");
+    ck_assert_uint_eq(c.n, 1);
+    c = check("{\"pattern\": \"^\\\\s$\"}", "\"\\u00a0\"");
+    ck_assert_uint_eq(c.n, 0);
+    c = check("{\"pattern\": \"^\\\\d$\"}", "\"\\u0663\"");
+    ck_assert_uint_eq(c.n, 1);
+    c = check("{\"pattern\": \"^\\\\u0041$\"}", "A");
+    ck_assert_uint_eq(c.n, 0);
+    /* a catastrophic pattern fails instead of hanging */
+    c = check("{\"pattern\": \"^(a+)+$\"}", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab");
+    ck_assert_uint_eq(c.n, 1);
+}
+END_TEST
+
+START_TEST(refs_and_ids)
+{
+    struct collected c = check(
+        "{\"$id\": \"http://x.test/root.json\","
+        " \"definitions\": {\"a\": {\"$id\": \"sub/a.json\", \"type\": \"integer\"},"
+        "                   \"b\": {\"$id\": \"#bee\", \"type\": \"string\"},"
+        "                   \"t~/x\": {\"type\": \"boolean\"}},"
+        " \"properties\": {\"p\": {\"$ref\": \"sub/a.json\"}, \"q\": {\"$ref\": \"#bee\"},"
+        "                  \"r\": {\"$ref\": \"#/definitions/t~0~1x\"},"
+        "                  \"m\": {\"$ref\": \"http://json-schema.org/draft-07/schema#\"}}}",
+        "{p: 1, q: s, r: true, m: {type: string}}");
+
+    ck_assert_uint_eq(c.n, 0);
+    c = check("{\"properties\": {\"m\": {\"$ref\": \"http://json-schema.org/draft-07/schema#\"}}}",
+              "{m: {type: 5}}");
+    ck_assert_uint_eq(c.n, 1);
+}
+END_TEST
+
+START_TEST(bad_schemas)
+{
+    static const char *const bad[] = {
+        "{\"$ref\": \"http://example.invalid/remote.json\"}",
+        "{\"pattern\": \"(?<=a+)b\"}",
+        "{\"type\": \"integr\"}",
+        "{\"minLength\": -1}",
+        "{\"anyOf\": []}",
+        "[1, 2]",
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *msg = NULL;
+        size_t len = 0;
+        FILE *fp = open_memstream(&msg, &len);
+        struct diag *d = diag_create(fp, DIAG_TEXT);
+        struct schema *s = schema_load_text("t.json", bad[i], strlen(bad[i]), d);
+
+        fclose(fp);
+        ck_assert_msg(s == NULL, "%s compiled", bad[i]);
+        ck_assert_msg(strstr(msg, "t.json: error: ") == msg, "%s: [%s]", bad[i], msg);
+        ck_assert_int_eq(diag_exit_code(d, false), 2);
+        diag_destroy(d);
+        free(msg);
+    }
+}
+END_TEST
+
+START_TEST(streaming_helpers)
+{
+    struct schema *s = compile_text(
+        "{\"type\": \"object\", \"required\": [\"steps\"], \"additionalProperties\": false,"
+        " \"properties\": {\"env\": {\"type\": \"object\"},"
+        "   \"steps\": {\"$ref\": \"#/definitions/list\"}},"
+        " \"definitions\": {\"list\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}}}}");
+    bool allowed, simple;
+    const struct schema_node *steps = schema_property(schema_root(s), "steps", 5, &allowed, &simple);
+
+    ck_assert(simple && allowed);
+    ck_assert_ptr_nonnull(schema_items(steps));
+    schema_property(schema_root(s), "nope", 4, &allowed, &simple);
+    ck_assert(simple && !allowed);
+    ck_assert_str_eq(schema_required(schema_root(s))[0], "steps");
+    schema_free(s);
+}
+END_TEST
+
+Suite *schema_suite(void)
+{
+    Suite *s = suite_create("schema");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, yaml_typing);
+    tcase_add_test(tc, closest_branch);
+    tcase_add_test(tc, messages);
+    tcase_add_test(tc, ecma_patterns);
+    tcase_add_test(tc, refs_and_ids);
+    tcase_add_test(tc, bad_schemas);
+    tcase_add_test(tc, streaming_helpers);
+    suite_add_tcase(s, tc);
+    return s;
+}
