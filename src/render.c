@@ -444,13 +444,13 @@ static int emit_all(struct run *r, struct emitter *em)
 
 static int second_pass(struct run *r)
 {
-    struct output *out = output_open(r->opts->output, r->diag);
+    struct output *out = NULL;
     struct emitter *em;
-    int rc = 0;
+    int rc;
 
-    if (!out)
+    if (!r->opts->stream && !(out = output_open(r->opts->output, r->diag)))
         return -1;
-    em = emit_create(output_stream(out), r->opts->format);
+    em = emit_create(r->opts->stream ? r->opts->stream : output_stream(out), r->opts->format);
     if (!em) {
         output_abort(out);
         return -1;
@@ -465,7 +465,7 @@ static int second_pass(struct run *r)
     }
     if (rc == 0 && emit_error(em) == 0) {
         emit_destroy(em);
-        return output_commit(out);
+        return out ? output_commit(out) : 0;
     }
     diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
                 0, 0, "io", "rendering failed; nothing was written");

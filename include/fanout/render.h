@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fanout/diag.h"
 #include "fanout/emit.h"
@@ -33,6 +34,7 @@ struct render_opts {
     bool validate;           /* check the input (test-area schema) and the rendering
                                 (buildkite-rendered schema) */
     const char *output;      /* NULL: stdout */
+    FILE *stream;            /* when set, the rendering goes here instead of `output` */
     enum diag_format error_format; /* of held-back messages, like the main diag's */
 };
 

@@ -1,0 +1,21 @@
+/* pipediff: what changed between two renderings, step by step. Steps are matched by
+ * key (by label when they have none); shards of one step are taken together, so a
+ * reviewer reads "parallelism 1 -> 4 (shards 0-3 added)" instead of four new steps.
+ * Reports steps added, removed, changed (which fields, old and new values) and moved. */
+#ifndef FANOUT_PIPEDIFF_H
+#define FANOUT_PIPEDIFF_H
+
+#include <stdio.h>
+
+#include "fanout/diag.h"
+#include "fanout/render.h"
+
+enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN };
+
+/* Renders `base` and `head` (a file, a directory or "-"; sources or renderings alike,
+ * since rendering a rendering gives it back) with `opts`, and writes their differences
+ * to `out`. Returns 0 when they are the same, 1 when they differ, 2 on an error. */
+int pipediff_run(const char *base, const char *head, const struct render_opts *opts,
+                 enum pd_format format, FILE *out, struct diag *d);
+
+#endif

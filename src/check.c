@@ -1,0 +1,251 @@
+#include "fanout/check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/inputs.h"
+#include "fanout/source.h"
+#include "fanout/textdiff.h"
+#include "fanout/ynode.h"
+
+/* The whole file, or NULL with *missing when it does not exist. */
+static char *read_all(const char *path, size_t *len, bool *missing, struct diag *d)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n;
+
+    *len = 0;
+    *missing = false;
+    if (!fp) {
+        if (errno == ENOENT) {
+            *missing = true;
+            return strdup("");
+        }
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    do {
+        if (*len + 65536 > cap) {
+            char *grown = realloc(buf, cap = cap * 2 + 65536);
+
+            if (!grown) {
+                free(buf);
+                fclose(fp);
+                return NULL;
+            }
+            buf = grown;
+        }
+        n = fread(buf + *len, 1, cap - *len, fp);
+        *len += n;
+    } while (n > 0);
+    if (ferror(fp)) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
+        free(buf);
+        buf = NULL;
+    }
+    fclose(fp);
+    return buf;
+}
+
+int check_one(const char *const *sources, size_t n, const char *rendered,
+              const struct render_opts *opts, bool write, FILE *out, struct diag *d)
+{
+    struct render_opts o = *opts;
+    struct inputs in;
+    char *fresh = NULL, *old = NULL;
+    size_t fresh_len = 0, old_len = 0;
+    FILE *mem;
+    bool missing;
+    int rc;
+
+    if (inputs_expand(sources, n, d, &in) != 0)
+        return 2;
+    mem = open_memstream(&fresh, &fresh_len);
+    if (!mem) {
+        inputs_free(&in);
+        return 2;
+    }
+    o.stream = mem;
+    o.output = NULL;
+    rc = render_run((const char *const *)in.paths, in.n, &o, d);
+    inputs_free(&in);
+    fclose(mem);
+    if (rc != 0)
+        goto done;
+    old = read_all(rendered, &old_len, &missing, d);
+    if (!old) {
+        rc = 2;
+        goto done;
+    }
+    if (!missing && old_len == fresh_len && memcmp(old, fresh, old_len) == 0) {
+        rc = 0;
+        goto done;
+    }
+    if (write) {
+        o = *opts;
+        o.output = rendered;
+        o.stream = NULL;
+        /* Render again straight into the file: output writes it atomically, mode kept. */
+        if (inputs_expand(sources, n, d, &in) != 0) {
+            rc = 2;
+            goto done;
+        }
+        rc = render_run((const char *const *)in.paths, in.n, &o, d);
+        inputs_free(&in);
+        if (rc == 0)
+            fprintf(stderr, "fanout: wrote %s\n", rendered);
+        goto done;
+    }
+    {
+        char *new_name = malloc(strlen(rendered) + 32);
+
+        if (!new_name) {
+            rc = 2;
+            goto done;
+        }
+        sprintf(new_name, "%s (rendered now)", rendered);
+        rc = textdiff_unified(out, missing ? "/dev/null" : rendered, old, old_len, new_name,
+                              fresh, fresh_len) < 0 ? 2 : 1;
+        free(new_name);
+        diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale",
+                    "%s; run 'fanout check --write' (or fanout render -o %s) to update it",
+                    missing ? "does not exist" : "is stale", rendered);
+    }
+done:
+    free(fresh);
+    free(old);
+    return rc;
+}
+
+static bool option_bool(struct fy_node *v, bool *out)
+{
+    if (ynode_scalar_is(v, "true"))
+        *out = true;
+    else if (ynode_scalar_is(v, "false"))
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+static int config_error(struct diag *d, const char *config, struct fy_node *at, const char *msg)
+{
+    struct ypos p = ynode_pos(at);
+
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, config, p.line, p.col, "config", "%s", msg);
+    return 2;
+}
+
+/* Reads one entry of `checks` into sources/rendered/options. */
+static int read_entry(struct fy_node *e, const char *config, struct render_opts *o,
+                      const char ***sources, size_t *n, const char **rendered, struct diag *d)
+{
+    struct fy_node *src = ynode_get(e, "sources"), *v;
+
+    if (!fy_node_is_mapping(e))
+        return config_error(d, config, e, "a check is a mapping with sources and rendered");
+    *rendered = ynode_get(e, "rendered") ? fy_node_get_scalar0(ynode_get(e, "rendered")) : NULL;
+    if (!*rendered)
+        return config_error(d, config, e, "a check needs 'rendered' (the committed rendering)");
+    if (src && fy_node_is_scalar(src)) {
+        *sources = malloc(sizeof(**sources));
+        if (!*sources)
+            return 2;
+        (*sources)[0] = fy_node_get_scalar0(src);
+        *n = 1;
+    } else if (src && fy_node_is_sequence(src) && !fy_node_sequence_is_empty(src)) {
+        size_t count;
+        struct fy_node **items = ynode_items(src, &count);
+
+        *sources = calloc(count, sizeof(**sources));
+        if (!items || !*sources) {
+            free(items);
+            return 2;
+        }
+        for (size_t i = 0; i < count; i++) {
+            (*sources)[i] = fy_node_get_scalar0(items[i]);
+            if (!(*sources)[i]) {
+                int rc = config_error(d, config, items[i], "sources are paths");
+
+                free(items);
+                return rc;
+            }
+        }
+        free(items);
+        *n = count;
+    } else {
+        return config_error(d, config, src ? src : e, "a check needs 'sources' (a path or a list)");
+    }
+    if ((v = ynode_get(e, "upload")) && !option_bool(v, &o->upload))
+        return config_error(d, config, v, "upload is true or false");
+    if ((v = ynode_get(e, "format"))) {
+        if (ynode_scalar_is(v, "yaml"))
+            o->format = EMIT_YAML;
+        else if (ynode_scalar_is(v, "json"))
+            o->format = EMIT_JSON;
+        else
+            return config_error(d, config, v, "format is yaml or json");
+    }
+    if ((v = ynode_get(e, "platform"))) {
+        if (ynode_scalar_is(v, "all"))
+            o->platform = TA_ALL;
+        else if (ynode_scalar_is(v, "nvidia"))
+            o->platform = TA_NVIDIA;
+        else if (ynode_scalar_is(v, "amd"))
+            o->platform = TA_AMD;
+        else
+            return config_error(d, config, v, "platform is all, nvidia or amd");
+    }
+    return 0;
+}
+
+int check_config(const char *config, const struct render_opts *base, bool write, FILE *out,
+                 struct diag *d)
+{
+    struct source *src = source_open(config, d);
+    struct stream *s = src ? stream_open(src, 0, d) : NULL;
+    struct stream_item item;
+    struct fy_node *checks = NULL;
+    struct fy_document *doc = NULL;
+    int worst = 0, more;
+
+    if (!s) {
+        source_close(src);
+        return 2;
+    }
+    /* The config is small: keep its `checks` pair. */
+    while ((more = stream_next(s, &item)) > 0) {
+        if (item.kind == STREAM_PAIR && !checks &&
+            ynode_scalar_is(fy_node_pair_key(fy_node_mapping_get_by_index(fy_document_root(item.doc), 0)), "checks")) {
+            doc = item.doc;
+            checks = fy_node_pair_value(fy_node_mapping_get_by_index(fy_document_root(doc), 0));
+            continue;
+        }
+        if (item.doc)
+            fy_document_destroy(item.doc);
+    }
+    if (more < 0)
+        worst = 2;
+    else if (!checks || !fy_node_is_sequence(checks) || fy_node_sequence_is_empty(checks))
+        worst = config_error(d, config, checks, "the config needs 'checks': a list of {sources, rendered}");
+    for (int i = 0; worst < 2 && checks && fy_node_is_sequence(checks) &&
+                    i < fy_node_sequence_item_count(checks); i++) {
+        struct render_opts o = *base;
+        const char **sources = NULL, *rendered = NULL;
+        size_t n = 0;
+        int rc = read_entry(fy_node_sequence_get_by_index(checks, i), config, &o, &sources, &n,
+                            &rendered, d);
+
+        if (rc == 0)
+            rc = check_one(sources, n, rendered, &o, write, out, d);
+        free(sources);
+        worst = rc > worst ? rc : worst;
+    }
+    if (doc)
+        fy_document_destroy(doc);
+    stream_close(s);
+    source_close(src);
+    return worst;
+}
