@@ -404,11 +404,26 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* One finding: `kind` (added, removed, changed, shards, moved), the step, a line of text
- * for people, and for JSON the details. */
-static void emit_line(struct report *r, const char *kind, const char *id, const char *line,
+static const char *sigil(const char *kind)
+{
+    if (!strcmp(kind, "added"))
+        return "+ ";
+    if (!strcmp(kind, "removed"))
+        return "- ";
+    if (!strcmp(kind, "changed"))
+        return "~ ";
+    return "";
+}
+
+/* One finding about step `id`: `kind` (added, removed, changed, shards, moved) and
+ * `detail`; for a changed field also its name and old and new values. Text reads
+ * "<sigil><id>: <detail>". */
+static void emit_line(struct report *r, const char *kind, const char *id, const char *detail,
                       const char *field, const char *old_v, const char *new_v)
 {
+    char line[1024];
+
+    snprintf(line, sizeof(line), "%s%s: %s", sigil(kind), id, detail);
     switch (r->format) {
     case PD_TEXT:
         fprintf(r->out, "%s\n", line);
@@ -426,12 +441,12 @@ static void emit_line(struct report *r, const char *kind, const char *id, const 
         fputc('\n', r->out);
         break;
     case PD_MARKDOWN:
-        fprintf(r->md_out, "- %s `%s`", kind, id);
         if (field)
-            fprintf(r->md_out, " **%s**: `%s` → `%s`", field, old_v, new_v);
+            fprintf(r->md_out, "- %s `%s` **%s**: `%s` → `%s`\n", kind, id, field, old_v, new_v);
+        else if (!strncmp(detail, kind, strlen(kind))) /* "added (4 shards)" */
+            fprintf(r->md_out, "- %s `%s`%s\n", kind, id, detail + strlen(kind));
         else
-            fprintf(r->md_out, ": %s", strchr(line, ':') ? strchr(line, ':') + 2 : line);
-        fputc('\n', r->md_out);
+            fprintf(r->md_out, "- %s `%s`: %s\n", kind, id, detail);
         break;
     case PD_JSON:
         fputs(r->json_first ? "\n    {" : ",\n    {", r->out);
@@ -477,14 +492,10 @@ static void report_shards(struct report *r, const char *id, unsigned a, unsigned
         shard_range(range, sizeof(range), a > 1 ? a : 0, b);
     else
         shard_range(range, sizeof(range), b > 1 ? b : 0, a);
-    if (parent)
-        snprintf(line, sizeof(line), "%s: mirror amd: %u -> %u (%s %s)", parent, a, b, range,
-                 b > a ? "added" : "removed");
-    else
-        snprintf(line, sizeof(line), "%s: parallelism %u -> %u (%s %s)", id, a, b, range,
-                 b > a ? "added" : "removed");
+    snprintf(line, sizeof(line), "%s %u -> %u (%s %s)", parent ? "mirror amd:" : "parallelism", a,
+             b, range, b > a ? "added" : "removed");
     r->resharded++;
-    emit_line(r, "shards", id, line, NULL, NULL, NULL);
+    emit_line(r, "shards", parent ? parent : id, line, NULL, NULL, NULL);
 }
 
 static bool is_shard_env_only(struct fy_node *a, struct fy_node *b);
@@ -503,7 +514,7 @@ static bool report_fields(struct report *r, const char *id, struct fy_node *a, s
         show(&tb, b);
         if (strcmp(ta.buf, tb.buf) == 0)
             return false;
-        snprintf(line, sizeof(line), "~ %s: %s -> %s", id, ta.buf, tb.buf);
+        snprintf(line, sizeof(line), "%s -> %s", ta.buf, tb.buf);
         emit_line(r, "changed", id, line, "step", ta.buf, tb.buf);
         return true;
     }
@@ -540,7 +551,7 @@ static bool report_fields(struct report *r, const char *id, struct fy_node *a, s
                 strcpy(tb.buf, "(none)");
             if (strcmp(ta.buf, tb.buf) == 0)
                 continue;
-            snprintf(line, sizeof(line), "~ %s: %s: %s -> %s", id, field, ta.buf, tb.buf);
+            snprintf(line, sizeof(line), "%s: %s -> %s", field, ta.buf, tb.buf);
             emit_line(r, "changed", id, line, field, ta.buf, tb.buf);
             any = true;
         }
@@ -623,7 +634,7 @@ static void report_moves(struct report *r, struct side *base, struct side *head)
 
         if (keep[i])
             continue;
-        snprintf(line, sizeof(line), "moved: %s (step %zu -> %zu)", b->id, b->pos + 1, pos[i] + 1);
+        snprintf(line, sizeof(line), "moved (step %zu -> %zu)", b->pos + 1, pos[i] + 1);
         r->moved++;
         emit_line(r, "moved", b->id, line, NULL, NULL, NULL);
     }
@@ -645,9 +656,9 @@ static void compare(struct report *r, struct side *base, struct side *head)
 
         if (!h) {
             if (b->shards > 1)
-                snprintf(line, sizeof(line), "- %s: removed (%u shards)", b->id, b->shards);
+                snprintf(line, sizeof(line), "removed (%u shards)", b->shards);
             else
-                snprintf(line, sizeof(line), "- %s: removed", b->id);
+                snprintf(line, sizeof(line), "removed");
             r->removed++;
             emit_line(r, "removed", b->id, line, NULL, NULL, NULL);
             continue;
@@ -664,9 +675,9 @@ static void compare(struct report *r, struct side *base, struct side *head)
         if (h->matched)
             continue;
         if (h->shards > 1)
-            snprintf(line, sizeof(line), "+ %s: added (%u shards)", h->id, h->shards);
+            snprintf(line, sizeof(line), "added (%u shards)", h->shards);
         else
-            snprintf(line, sizeof(line), "+ %s: added", h->id);
+            snprintf(line, sizeof(line), "added");
         r->added++;
         emit_line(r, "added", h->id, line, NULL, NULL, NULL);
     }
@@ -702,7 +713,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     same = !(r.added || r.removed || r.changed || r.moved || r.resharded);
     if (same && (base.len != head.len || memcmp(base.text, head.text, base.len) != 0)) {
         /* top-level settings (env, agents, notify...) are outside the steps */
-        emit_line(&r, "changed", "(pipeline)", "~ (pipeline): top-level settings changed", NULL, NULL, NULL);
+        emit_line(&r, "changed", "(pipeline)", "top-level settings changed", NULL, NULL, NULL);
         r.changed++;
         same = false;
     }

@@ -2,12 +2,13 @@
 # End-to-end tests of the built binary.
 #  1. Every fixtures/<case>/ directory is one case: `cmd` holds the fanout arguments
 #     (default: `render input.yaml`), run inside the case directory; `expected.yaml`
-#     is the exact stdout (absent: stdout must be empty), `expected.err` the exact
-#     stderr (absent: stderr must be empty), `expected.rc` the exit code (default 0).
-#     A successful YAML rendering must also be a fixed point: rendering it again gives
-#     the same bytes.
-#  2. test/e2e/*.sh: scripted cases (atomic output, stdin, the vLLM corpus, ...).
-# Prints "N passed, N failed" and exits non-zero when anything failed.
+#     (a rendering) or `expected.out` (anything else) is the exact stdout (absent:
+#     stdout must be empty), `expected.err` the exact stderr (absent: stderr must be
+#     empty), `expected.rc` the exit code (default 0). A successful YAML rendering must
+#     also be a fixed point: rendering it again gives the same bytes.
+#  2. test/e2e/*.sh: scripted cases (atomic output, stdin, the vLLM corpus, ...); a
+#     script that exits 77 was skipped, and says why.
+# Prints "N passed, N failed, N skipped" and exits non-zero when anything failed.
 set -u
 : "${FANOUT:?set FANOUT to the fanout binary}"
 case "$FANOUT" in /*) ;; *) FANOUT="$(pwd)/$FANOUT" ;; esac
@@ -18,6 +19,7 @@ SHARED="$ROOT/../shared"
 export SHARED
 pass=0
 fail=0
+skip=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -29,6 +31,8 @@ failed() {
 for dir in "$ROOT"/fixtures/*/; do
     name=$(basename "$dir")
     [ -f "$dir/input.yaml" ] || [ -f "$dir/cmd" ] || continue
+    want_out="$dir/expected.yaml"
+    [ -f "$dir/expected.out" ] && want_out="$dir/expected.out"
     cmd="render input.yaml"
     [ -f "$dir/cmd" ] && cmd=$(cat "$dir/cmd")
     want_rc=0
@@ -41,8 +45,8 @@ for dir in "$ROOT"/fixtures/*/; do
         failed "$name" "exit $rc, expected $want_rc"; ok=0
     fi
     if [ $ok = 1 ]; then
-        if [ -f "$dir/expected.yaml" ]; then
-            cmp -s "$dir/expected.yaml" "$tmp/out" || { failed "$name" "stdout differs:"; diff -u "$dir/expected.yaml" "$tmp/out" | head -40; ok=0; }
+        if [ -f "$want_out" ]; then
+            cmp -s "$want_out" "$tmp/out" || { failed "$name" "stdout differs:"; diff -u "$want_out" "$tmp/out" | head -40; ok=0; }
         elif [ -s "$tmp/out" ]; then
             failed "$name" "unexpected stdout:"; head -20 "$tmp/out"; ok=0
         fi
@@ -64,12 +68,18 @@ done
 for script in "$ROOT"/test/e2e/*.sh; do
     [ -f "$script" ] || continue
     name=$(basename "$script" .sh)
-    if (cd "$tmp" && sh "$script") >"$tmp/script.out" 2>&1; then
+    mkdir -p "$tmp/$name"
+    (cd "$tmp/$name" && sh "$script") >"$tmp/script.out" 2>&1
+    rc=$?
+    if [ $rc = 0 ]; then
         pass=$((pass + 1))
+    elif [ $rc = 77 ]; then
+        skip=$((skip + 1))
+        echo "SKIP $name: $(tail -n 1 "$tmp/script.out")"
     else
         failed "$name" "script failed:"; tail -20 "$tmp/script.out"
     fi
 done
 
-echo "e2e: $pass passed, $fail failed"
+echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -1,0 +1,69 @@
+# fanout check: fresh, stale (with a diff), --write (atomic, mode kept), a missing
+# rendering, a target that cannot be replaced, and the .fanout.yml config.
+set -eu
+mkdir -p .buildkite
+cp "$ROOT/fixtures/demo/pipeline.yml" .buildkite/pipeline.yml
+"$FANOUT" render -o .buildkite/rendered.yml .buildkite/pipeline.yml
+run() { set +e; "$@" >out.txt 2>err.txt; rc=$?; set -e; }
+
+run "$FANOUT" check .buildkite/pipeline.yml --rendered .buildkite/rendered.yml
+[ $rc = 0 ] && [ ! -s out.txt ] && [ ! -s err.txt ]
+
+sed -i 's/parallelism: 3/parallelism: 2/' .buildkite/pipeline.yml
+cp .buildkite/rendered.yml before.yml
+run "$FANOUT" check .buildkite/pipeline.yml --rendered .buildkite/rendered.yml
+[ $rc = 1 ] || { echo "stale exit $rc"; cat err.txt; exit 1; }
+grep -q '^--- .buildkite/rendered.yml$' out.txt
+grep -q '^+++ .buildkite/rendered.yml (rendered now)$' out.txt
+grep -q '^-  - label: ":nvidia: Language Models (Extended Pooling) Shard 3/3"$' out.txt
+grep -q '^+      - pytest -v -s models/language/pooling --num-shards=2 --shard-id=1$' out.txt
+grep -q 'error: is stale; run .fanout check --write' err.txt
+cmp before.yml .buildkite/rendered.yml   # untouched without --write
+
+chmod 640 .buildkite/rendered.yml
+run "$FANOUT" check --write .buildkite/pipeline.yml --rendered .buildkite/rendered.yml
+[ $rc = 0 ] || { echo "--write exit $rc"; cat err.txt; exit 1; }
+[ "$(stat -c %a .buildkite/rendered.yml)" = 640 ]
+"$FANOUT" render .buildkite/pipeline.yml | cmp - .buildkite/rendered.yml
+[ -z "$(ls .buildkite | grep fanout- || true)" ]
+run "$FANOUT" check .buildkite/pipeline.yml --rendered .buildkite/rendered.yml
+[ $rc = 0 ]
+
+# A missing rendering is stale; --write creates it.
+run "$FANOUT" check .buildkite/pipeline.yml --rendered .buildkite/new.yml
+[ $rc = 1 ] && grep -q '^--- /dev/null$' out.txt && grep -q 'does not exist' err.txt
+run "$FANOUT" check --write .buildkite/pipeline.yml --rendered .buildkite/new.yml
+[ $rc = 0 ] && [ -f .buildkite/new.yml ]
+
+# A target that cannot be replaced: an error (exit 2), the old state kept.
+mkdir -p ro
+if [ "$(id -u)" = 0 ]; then
+    mkdir ro/rendered.yml   # even root cannot rename a file over a directory
+else
+    cp before.yml ro/rendered.yml && chmod 555 ro
+fi
+run "$FANOUT" check --write .buildkite/pipeline.yml --rendered ro/rendered.yml
+[ $rc = 2 ] || { echo "read-only target exit $rc"; cat err.txt; exit 1; }
+grep -q '^ro/rendered.yml: error: ' err.txt
+chmod 755 ro
+
+# Pairs from .fanout.yml
+cat >.fanout.yml <<'YAML'
+checks:
+  - sources: [.buildkite/pipeline.yml]
+    rendered: .buildkite/rendered.yml
+  - sources: .buildkite/pipeline.yml
+    rendered: .buildkite/upload.yml
+    upload: true
+YAML
+"$FANOUT" render --upload -o .buildkite/upload.yml .buildkite/pipeline.yml
+run "$FANOUT" check
+[ $rc = 0 ] || { echo "config exit $rc"; cat err.txt; exit 1; }
+echo "# edited" >>.buildkite/upload.yml
+run "$FANOUT" check
+[ $rc = 1 ] && grep -q '^-# edited$' out.txt
+printf 'checks: nope\n' >bad.yml
+run "$FANOUT" check --config bad.yml
+[ $rc = 2 ] && grep -q "^bad.yml:1:9: error: the config needs 'checks'" err.txt
+run "$FANOUT" check --config missing.yml
+[ $rc = 2 ] && grep -q '^missing.yml: error: cannot open' err.txt
