@@ -16,6 +16,7 @@ Suite *xsort_suite(void);
 Suite *testarea_suite(void);
 Suite *support_suite(void);
 Suite *schema_suite(void);
+Suite *textdiff_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 struct fy_document *doc_from(const char *yaml);
