@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/inputs.h"
 #include "fanout/source.h"
 #include "fanout/textdiff.h"
 #include "fanout/ynode.h"
@@ -52,68 +51,44 @@ static char *read_all(const char *path, size_t *len, bool *missing, struct diag 
 int check_one(const char *const *sources, size_t n, const char *rendered,
               const struct render_opts *opts, bool write, FILE *out, struct diag *d)
 {
-    struct render_opts o = *opts;
-    struct inputs in;
-    char *fresh = NULL, *old = NULL;
+    char *fresh = NULL, *old = NULL, *new_name = NULL;
     size_t fresh_len = 0, old_len = 0;
-    FILE *mem;
     bool missing;
-    int rc;
+    int rc = render_to_memory(sources, n, opts, d, &fresh, &fresh_len);
 
-    if (inputs_expand(sources, n, d, &in) != 0)
-        return 2;
-    mem = open_memstream(&fresh, &fresh_len);
-    if (!mem) {
-        inputs_free(&in);
-        return 2;
-    }
-    o.stream = mem;
-    o.output = NULL;
-    rc = render_run((const char *const *)in.paths, in.n, &o, d);
-    inputs_free(&in);
-    fclose(mem);
     if (rc != 0)
         goto done;
     old = read_all(rendered, &old_len, &missing, d);
     if (!old) {
-        rc = 2;
+        rc = DIAG_INPUT;
         goto done;
     }
-    if (!missing && old_len == fresh_len && memcmp(old, fresh, old_len) == 0) {
-        rc = 0;
+    if (!missing && old_len == fresh_len && memcmp(old, fresh, old_len) == 0)
         goto done;
-    }
     if (write) {
-        o = *opts;
+        struct render_opts o = *opts;
+
+        /* Straight into the file: output writes it atomically, its mode kept. */
         o.output = rendered;
         o.stream = NULL;
-        /* Render again straight into the file: output writes it atomically, mode kept. */
-        if (inputs_expand(sources, n, d, &in) != 0) {
-            rc = 2;
-            goto done;
-        }
-        rc = render_run((const char *const *)in.paths, in.n, &o, d);
-        inputs_free(&in);
+        rc = render_paths(sources, n, &o, d);
         if (rc == 0)
             fprintf(stderr, "fanout: wrote %s\n", rendered);
         goto done;
     }
-    {
-        char *new_name = malloc(strlen(rendered) + 32);
-
-        if (!new_name) {
-            rc = 2;
-            goto done;
-        }
-        sprintf(new_name, "%s (rendered now)", rendered);
-        rc = textdiff_unified(out, missing ? "/dev/null" : rendered, old, old_len, new_name,
-                              fresh, fresh_len) < 0 ? 2 : 1;
-        free(new_name);
-        diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale",
-                    "%s; run 'fanout check --write' (or fanout render -o %s) to update it",
-                    missing ? "does not exist" : "is stale", rendered);
+    new_name = malloc(strlen(rendered) + sizeof(" (rendered now)"));
+    if (!new_name) {
+        rc = DIAG_INPUT;
+        goto done;
     }
+    sprintf(new_name, "%s (rendered now)", rendered);
+    rc = textdiff_unified(out, missing ? "/dev/null" : rendered, old, old_len, new_name, fresh,
+                          fresh_len) < 0 ? DIAG_INPUT : DIAG_FINDING;
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale",
+                "%s; run 'fanout check --write' (or fanout render -o %s) to update it",
+                missing ? "does not exist" : "is stale", rendered);
 done:
+    free(new_name);
     free(fresh);
     free(old);
     return rc;

@@ -75,7 +75,7 @@ void diag_set_muted(struct diag *d, bool muted)
     d->muted = muted;
 }
 
-static void print_json_string(FILE *out, const char *s)
+void diag_write_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (; *s; s++) {
@@ -93,7 +93,7 @@ static void print_json_string(FILE *out, const char *s)
 }
 
 /* GitHub workflow commands end the message at a newline and treat % specially. */
-static void print_github_escaped(FILE *out, const char *s)
+void diag_write_github_escaped(FILE *out, const char *s)
 {
     for (; *s; s++) {
         if (*s == '%')
@@ -145,18 +145,18 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         if (line)
             fprintf(d->out, ",line=%u,col=%u", line, col);
         fputs("::", d->out);
-        print_github_escaped(d->out, msg);
+        diag_write_github_escaped(d->out, msg);
         if (rule)
             fprintf(d->out, " [%s]", rule);
         fputc('\n', d->out);
         break;
     case DIAG_JSON:
         fputs("{\"file\":", d->out);
-        print_json_string(d->out, file);
+        diag_write_json_string(d->out, file);
         fprintf(d->out, ",\"line\":%u,\"col\":%u,\"severity\":\"%s\",\"rule\":", line, col, word);
-        print_json_string(d->out, rule ? rule : "");
+        diag_write_json_string(d->out, rule ? rule : "");
         fputs(",\"message\":", d->out);
-        print_json_string(d->out, msg);
+        diag_write_json_string(d->out, msg);
         fputs("}\n", d->out);
         break;
     case DIAG_TEXT:

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "fanout/buildkite.h"
-#include "fanout/inputs.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
@@ -274,28 +273,16 @@ static int render_side(const char *spec, const struct render_opts *opts, struct 
                        struct diag *d)
 {
     struct render_opts o = *opts;
-    struct inputs in;
-    FILE *mem;
     int rc;
 
     memset(s, 0, sizeof(*s));
-    if (inputs_expand(&spec, 1, d, &in) != 0)
-        return 2;
-    mem = open_memstream(&s->text, &s->len);
-    if (!mem) {
-        inputs_free(&in);
-        return 2;
-    }
-    o.stream = mem;
-    o.format = EMIT_YAML;
-    rc = render_run((const char *const *)in.paths, in.n, &o, d);
-    inputs_free(&in);
-    fclose(mem);
+    o.format = EMIT_YAML; /* read back below */
+    rc = render_to_memory(&spec, 1, &o, d, &s->text, &s->len);
     if (rc != 0)
         return rc;
     if (load_side(s) != 0 || identify(s) != 0 || group_logical(s) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "internal", "out of memory");
-        return 2;
+        return DIAG_INPUT;
     }
     return 0;
 }
@@ -388,22 +375,6 @@ static void show(struct text *t, struct fy_node *n)
 
 /* ---------- output ---------- */
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 static const char *sigil(const char *kind)
 {
     if (!strcmp(kind, "added"))
@@ -430,14 +401,7 @@ static void emit_line(struct report *r, const char *kind, const char *id, const 
         break;
     case PD_GITHUB:
         fprintf(r->out, "::notice title=fanout diff (%s)::", kind);
-        for (const char *p = line; *p; p++) {
-            if (*p == '%')
-                fputs("%25", r->out);
-            else if (*p == '\n')
-                fputs("%0A", r->out);
-            else
-                fputc(*p, r->out);
-        }
+        diag_write_github_escaped(r->out, line);
         fputc('\n', r->out);
         break;
     case PD_MARKDOWN:
@@ -452,19 +416,19 @@ static void emit_line(struct report *r, const char *kind, const char *id, const 
         fputs(r->json_first ? "\n    {" : ",\n    {", r->out);
         r->json_first = false;
         fputs("\"kind\": ", r->out);
-        json_string(r->out, kind);
+        diag_write_json_string(r->out, kind);
         fputs(", \"step\": ", r->out);
-        json_string(r->out, id);
+        diag_write_json_string(r->out, id);
         if (field) {
             fputs(", \"field\": ", r->out);
-            json_string(r->out, field);
+            diag_write_json_string(r->out, field);
             fputs(", \"old\": ", r->out);
-            json_string(r->out, old_v);
+            diag_write_json_string(r->out, old_v);
             fputs(", \"new\": ", r->out);
-            json_string(r->out, new_v);
+            diag_write_json_string(r->out, new_v);
         }
         fputs(", \"text\": ", r->out);
-        json_string(r->out, line);
+        diag_write_json_string(r->out, line);
         fputc('}', r->out);
         break;
     }
@@ -498,69 +462,21 @@ static void report_shards(struct report *r, const char *id, unsigned a, unsigned
     emit_line(r, "shards", parent ? parent : id, line, NULL, NULL, NULL);
 }
 
-static bool is_shard_env_only(struct fy_node *a, struct fy_node *b);
-
-/* Reports each field whose value differs between the two steps. */
-static bool report_fields(struct report *r, const char *id, struct fy_node *a, struct fy_node *b)
+/* The value of `field` in mapping `m` on one line, or "(none)" when absent. */
+static void show_field(struct text *t, struct fy_node *m, const char *field)
 {
-    struct fy_node *maps[2] = {a, b};
-    bool any = false;
-
-    if (!fy_node_is_mapping(a) || !fy_node_is_mapping(b)) {
-        struct text ta, tb;
-        char line[512];
-
-        show(&ta, a);
-        show(&tb, b);
-        if (strcmp(ta.buf, tb.buf) == 0)
-            return false;
-        snprintf(line, sizeof(line), "%s -> %s", ta.buf, tb.buf);
-        emit_line(r, "changed", id, line, "step", ta.buf, tb.buf);
-        return true;
+    if (m && fy_node_is_mapping(m) && fy_node_mapping_lookup_pair_by_simple_key(m, field, FY_NT)) {
+        show(t, ynode_get(m, field));
+    } else {
+        memset(t, 0, sizeof(*t));
+        strcpy(t->buf, "(none)");
     }
-    /* fields of a, then the fields only b has */
-    for (int side = 0; side < 2; side++) {
-        struct fy_node_pair *p;
-        void *it = NULL;
-
-        while ((p = fy_node_mapping_iterate(maps[side], &it)) != NULL) {
-            struct fy_node *k = fy_node_pair_key(p);
-            size_t len;
-            const char *name = ynode_scalar(k, &len);
-            char field[128];
-            struct fy_node *va, *vb;
-            struct text ta, tb;
-            char line[512];
-
-            if (!name)
-                continue;
-            snprintf(field, sizeof(field), "%.*s", (int)(len > 100 ? 100 : len), name);
-            if (side == 1 && fy_node_mapping_lookup_pair_by_simple_key(a, field, FY_NT))
-                continue;
-            if (!strcmp(field, "key") || !strcmp(field, "id") || !strcmp(field, "identifier"))
-                continue; /* the identity itself */
-            va = ynode_get(a, field);
-            vb = ynode_get(b, field);
-            if (!strcmp(field, "env") && is_shard_env_only(va, vb))
-                continue;
-            show(&ta, fy_node_mapping_lookup_pair_by_simple_key(a, field, FY_NT) ? va : NULL);
-            show(&tb, fy_node_mapping_lookup_pair_by_simple_key(b, field, FY_NT) ? vb : NULL);
-            if (!fy_node_mapping_lookup_pair_by_simple_key(a, field, FY_NT))
-                strcpy(ta.buf, "(none)");
-            if (!fy_node_mapping_lookup_pair_by_simple_key(b, field, FY_NT))
-                strcpy(tb.buf, "(none)");
-            if (strcmp(ta.buf, tb.buf) == 0)
-                continue;
-            snprintf(line, sizeof(line), "%s: %s -> %s", field, ta.buf, tb.buf);
-            emit_line(r, "changed", id, line, field, ta.buf, tb.buf);
-            any = true;
-        }
-    }
-    return any;
 }
 
-/* env differs only in the shard variables (reported as a parallelism change). */
-static bool is_shard_env_only(struct fy_node *a, struct fy_node *b)
+/* Calls `fn` with each field name of `a`, then each one only `b` has, until it returns
+ * false. Names starting with `skip_prefix` are left out. Returns whether all went on. */
+static bool each_field(struct fy_node *a, struct fy_node *b, const char *skip_prefix,
+                       bool (*fn)(void *user, const char *field), void *user)
 {
     struct fy_node *maps[2] = {a, b};
 
@@ -574,18 +490,85 @@ static bool is_shard_env_only(struct fy_node *a, struct fy_node *b)
             size_t len;
             const char *name = ynode_scalar(fy_node_pair_key(p), &len);
             char field[128];
-            struct text ta, tb;
 
-            if (!name || (len >= 22 && !memcmp(name, "BUILDKITE_PARALLEL_JOB", 22)))
+            if (!name || (skip_prefix && !strncmp(name, skip_prefix, strlen(skip_prefix))))
                 continue;
             snprintf(field, sizeof(field), "%.*s", (int)(len > 100 ? 100 : len), name);
-            show(&ta, ynode_get(a, field));
-            show(&tb, ynode_get(b, field));
-            if (strcmp(ta.buf, tb.buf) != 0)
+            if (side == 1 && a && fy_node_is_mapping(a) &&
+                fy_node_mapping_lookup_pair_by_simple_key(a, field, FY_NT))
+                continue;
+            if (!fn(user, field))
                 return false;
         }
     }
     return true;
+}
+
+struct env_pair {
+    struct fy_node *a, *b;
+};
+
+static bool same_value(void *user, const char *field)
+{
+    struct env_pair *e = user;
+    struct text ta, tb;
+
+    show_field(&ta, e->a, field);
+    show_field(&tb, e->b, field);
+    return strcmp(ta.buf, tb.buf) == 0;
+}
+
+struct field_report {
+    struct report *r;
+    const char *id;
+    struct fy_node *a, *b;
+    bool any;
+};
+
+static bool report_field(void *user, const char *field)
+{
+    struct field_report *f = user;
+    struct text ta, tb;
+    char line[512];
+
+    if (!strcmp(field, "key") || !strcmp(field, "id") || !strcmp(field, "identifier"))
+        return true; /* the identity itself */
+    if (!strcmp(field, "env")) {
+        /* the shard variables show up as a parallelism change */
+        struct env_pair e = {ynode_get(f->a, "env"), ynode_get(f->b, "env")};
+
+        if (each_field(e.a, e.b, "BUILDKITE_PARALLEL_JOB", same_value, &e))
+            return true;
+    }
+    show_field(&ta, f->a, field);
+    show_field(&tb, f->b, field);
+    if (strcmp(ta.buf, tb.buf) == 0)
+        return true;
+    snprintf(line, sizeof(line), "%s: %s -> %s", field, ta.buf, tb.buf);
+    emit_line(f->r, "changed", f->id, line, field, ta.buf, tb.buf);
+    f->any = true;
+    return true;
+}
+
+/* Reports each field whose value differs between the two steps. */
+static bool report_fields(struct report *r, const char *id, struct fy_node *a, struct fy_node *b)
+{
+    struct field_report f = {r, id, a, b, false};
+
+    if (!fy_node_is_mapping(a) || !fy_node_is_mapping(b)) {
+        struct text ta, tb;
+        char line[512];
+
+        show(&ta, a);
+        show(&tb, b);
+        if (strcmp(ta.buf, tb.buf) == 0)
+            return false;
+        snprintf(line, sizeof(line), "%s -> %s", ta.buf, tb.buf);
+        emit_line(r, "changed", id, line, "step", ta.buf, tb.buf);
+        return true;
+    }
+    each_field(a, b, NULL, report_field, &f);
+    return f.any;
 }
 
 /* Positions (in head) of the steps both have, in base order: the ones outside the

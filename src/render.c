@@ -7,6 +7,7 @@
 #include "fanout/buildkite.h"
 #include "fanout/depends.h"
 #include "fanout/expand.h"
+#include "fanout/inputs.h"
 #include "fanout/keyindex.h"
 #include "fanout/output.h"
 #include "fanout/source.h"
@@ -541,5 +542,34 @@ done:
     diag_destroy(r.in_findings);
     schema_free(rendered_schema);
     schema_free(dialect_schema);
+    return rc;
+}
+
+int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d)
+{
+    struct inputs in;
+    int rc;
+
+    if (inputs_expand(specs, n, d, &in) != 0)
+        return DIAG_INPUT;
+    rc = render_run((const char *const *)in.paths, in.n, opts, d);
+    inputs_free(&in);
+    return rc;
+}
+
+int render_to_memory(const char *const *specs, size_t n, const struct render_opts *opts,
+                     struct diag *d, char **text, size_t *len)
+{
+    struct render_opts o = *opts;
+    int rc;
+
+    *text = NULL;
+    *len = 0;
+    o.output = NULL;
+    o.stream = open_memstream(text, len);
+    if (!o.stream)
+        return DIAG_INPUT;
+    rc = render_paths(specs, n, &o, d);
+    fclose(o.stream);
     return rc;
 }

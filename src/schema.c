@@ -425,6 +425,18 @@ static void put(char *out, size_t *o, const char *s, size_t n)
     *o += n;
 }
 
+static void put_scheme(char *out, size_t *o, const struct uri *u)
+{
+    put(out, o, u->scheme, u->scheme_len);
+    out[(*o)++] = ':';
+}
+
+static void put_authority(char *out, size_t *o, const struct uri *u)
+{
+    put(out, o, "//", 2);
+    put(out, o, u->auth, u->auth_len);
+}
+
 /* The absolute form of `ref` against `base`. malloc'd. */
 static char *uri_resolve(const char *base, const char *ref)
 {
@@ -437,57 +449,45 @@ static char *uri_resolve(const char *base, const char *ref)
         return NULL;
     uri_split(base, &b);
     uri_split(ref, &r);
-    if (r.has_scheme) {
-        put(out, &o, r.scheme, r.scheme_len);
-        out[o++] = ':';
-        if (r.has_auth) {
-            put(out, &o, "//", 2);
-            put(out, &o, r.auth, r.auth_len);
-        }
+    if (r.has_scheme || r.has_auth) {
+        /* the reference brings its own scheme or authority */
+        if (r.has_scheme || b.has_scheme)
+            put_scheme(out, &o, r.has_scheme ? &r : &b);
+        if (r.has_auth)
+            put_authority(out, &o, &r);
         remove_dots(out, &o, r.path, r.path_len);
         pq = &r;
     } else {
-        if (b.has_scheme) {
-            put(out, &o, b.scheme, b.scheme_len);
-            out[o++] = ':';
-        }
-        if (r.has_auth) {
-            put(out, &o, "//", 2);
-            put(out, &o, r.auth, r.auth_len);
+        if (b.has_scheme)
+            put_scheme(out, &o, &b);
+        if (b.has_auth)
+            put_authority(out, &o, &b);
+        if (r.path_len == 0) {
+            put(out, &o, b.path, b.path_len);
+            pq = r.has_query ? &r : &b;
+        } else if (r.path[0] == '/') {
             remove_dots(out, &o, r.path, r.path_len);
             pq = &r;
         } else {
-            if (b.has_auth) {
-                put(out, &o, "//", 2);
-                put(out, &o, b.auth, b.auth_len);
-            }
-            if (r.path_len == 0) {
-                put(out, &o, b.path, b.path_len);
-                pq = r.has_query ? &r : &b;
-            } else if (r.path[0] == '/') {
-                remove_dots(out, &o, r.path, r.path_len);
-                pq = &r;
-            } else {
-                /* merge: the base path up to its last '/', then the reference */
-                char *merged = malloc(b.path_len + r.path_len + 2);
-                size_t m = 0, keep = b.path_len;
+            /* merge: the base path up to its last '/', then the reference */
+            char *merged = malloc(b.path_len + r.path_len + 2);
+            size_t m = 0, keep = b.path_len;
 
-                if (!merged) {
-                    free(out);
-                    return NULL;
-                }
-                while (keep > 0 && b.path[keep - 1] != '/')
-                    keep--;
-                if (b.has_auth && b.path_len == 0)
-                    merged[m++] = '/';
-                memcpy(merged + m, b.path, keep);
-                m += keep;
-                memcpy(merged + m, r.path, r.path_len);
-                m += r.path_len;
-                remove_dots(out, &o, merged, m);
-                free(merged);
-                pq = &r;
+            if (!merged) {
+                free(out);
+                return NULL;
             }
+            while (keep > 0 && b.path[keep - 1] != '/')
+                keep--;
+            if (b.has_auth && b.path_len == 0)
+                merged[m++] = '/';
+            memcpy(merged + m, b.path, keep);
+            m += keep;
+            memcpy(merged + m, r.path, r.path_len);
+            m += r.path_len;
+            remove_dots(out, &o, merged, m);
+            free(merged);
+            pq = &r;
         }
     }
     if (pq->has_query) {

@@ -35,6 +35,11 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, const char *rule,
                   const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
 
+/* `s` as a JSON string literal; `s` with GitHub workflow-command escapes (% CR LF).
+ * Shared by every writer of these formats. */
+void diag_write_json_string(FILE *out, const char *s);
+void diag_write_github_escaped(FILE *out, const char *s);
+
 /* A muted diag counts nothing and prints nothing (used for a second pass over
  * input that the first pass already reported on). */
 void diag_set_muted(struct diag *d, bool muted);

@@ -41,4 +41,12 @@ struct render_opts {
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d);
 
+/* render_run on `specs`: files, directories (their YAML files, in path order) or "-". */
+int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d);
+
+/* Renders `specs` (files, directories or "-") into a malloc'd buffer (*text, *len) the
+ * caller frees; `opts->output` and `opts->stream` are ignored. Returns the exit code. */
+int render_to_memory(const char *const *specs, size_t n, const struct render_opts *opts,
+                     struct diag *d, char **text, size_t *len);
+
 #endif
