@@ -34,7 +34,7 @@ static bool in_list(const char *const *list, const char *key, size_t len)
 
 static bool has(struct fy_node *step, const char *key)
 {
-    return fy_node_mapping_lookup_pair_by_simple_key(step, key, FY_NT) != NULL;
+    return ynode_pair(step, key) != NULL;
 }
 
 static enum bk_kind kind_from_type(struct fy_node *type)

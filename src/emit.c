@@ -248,43 +248,54 @@ static void yaml_mapping(struct emitter *e, struct fy_node *m, unsigned col, boo
 static void yaml_sequence(struct emitter *e, struct fy_node *s, unsigned col, bool first_inline,
                           bool steps);
 
-static bool key_in_order_list(struct fy_node *k)
+/* A step key's place: the fixed keys by their order, then the rest (as written), then
+ * `steps`. */
+static size_t step_key_rank(struct fy_node *k)
 {
-    for (const char *const *o = step_key_order; *o; o++) {
-        if (ynode_scalar_is(k, *o))
-            return true;
+    static const size_t n_order = sizeof(step_key_order) / sizeof(step_key_order[0]) - 1;
+    size_t len;
+    const char *t = ynode_scalar(k, &len);
+
+    if (!t)
+        return n_order;
+    for (size_t i = 0; i < n_order; i++) {
+        if (strlen(step_key_order[i]) == len && memcmp(step_key_order[i], t, len) == 0)
+            return i;
     }
-    return false;
+    return len == 5 && memcmp(t, "steps", 5) == 0 ? n_order + 1 : n_order;
 }
 
-/* The pairs of `m` in output order. For steps: the fixed keys, the rest, `steps`. */
+/* The pairs of `m` in output order: as written, or for a step by step_key_rank (a
+ * stable insertion sort: steps have a few dozen keys at most). */
 static struct fy_node_pair **ordered_pairs(struct fy_node *m, bool step, size_t *n)
 {
     int count = fy_node_mapping_item_count(m);
     struct fy_node_pair **pairs, *p;
+    size_t *ranks = NULL, k = 0;
     void *it = NULL;
-    size_t k = 0;
 
     *n = 0;
     if (count <= 0 || !(pairs = malloc((size_t)count * sizeof(*pairs))))
         return NULL;
-    if (!step) {
-        while ((p = fy_node_mapping_iterate(m, &it)) != NULL)
-            pairs[k++] = p;
-    } else {
-        for (const char *const *o = step_key_order; *o; o++) {
-            if ((p = fy_node_mapping_lookup_pair_by_simple_key(m, *o, FY_NT)) != NULL)
-                pairs[k++] = p;
-        }
-        while ((p = fy_node_mapping_iterate(m, &it)) != NULL) {
-            struct fy_node *key = fy_node_pair_key(p);
-
-            if (!key_in_order_list(key) && !ynode_scalar_is(key, "steps"))
-                pairs[k++] = p;
-        }
-        if ((p = fy_node_mapping_lookup_pair_by_simple_key(m, "steps", FY_NT)) != NULL)
-            pairs[k++] = p;
+    if (step && !(ranks = malloc((size_t)count * sizeof(*ranks)))) {
+        free(pairs);
+        return NULL;
     }
+    while ((p = fy_node_mapping_iterate(m, &it)) != NULL && k < (size_t)count) {
+        size_t i = k++;
+
+        if (step) {
+            size_t rank = step_key_rank(fy_node_pair_key(p));
+
+            for (; i > 0 && ranks[i - 1] > rank; i--) {
+                pairs[i] = pairs[i - 1];
+                ranks[i] = ranks[i - 1];
+            }
+            ranks[i] = rank;
+        }
+        pairs[i] = p;
+    }
+    free(ranks);
     *n = k;
     return pairs;
 }

@@ -30,7 +30,7 @@ static long read_parallelism(const struct expand_ctx *ctx, struct fy_node *step,
     long long n;
     char msg[160];
 
-    if (!fy_node_mapping_lookup_pair_by_simple_key(step, "parallelism", FY_NT))
+    if (!ynode_pair(step, "parallelism"))
         return 0;
     if (kind != BK_COMMAND && kind != BK_TRIGGER) {
         snprintf(msg, sizeof(msg), "parallelism is not allowed on a %s step", bk_kind_name(kind));
@@ -179,12 +179,42 @@ static int fill_command(struct fy_node *cmd, unsigned index, unsigned count)
     return rc;
 }
 
-static int set_number_string(struct fy_node *map, const char *key, unsigned v, struct ypos pos)
+/* Nodes every shard of a step shares, made once: creating a scalar costs libfyaml an
+ * input and a scan of the text, copying one only a reference. */
+struct shard_nodes {
+    struct fy_node *job_key, *count_key, *count;
+};
+
+static void shard_nodes_free(struct shard_nodes *t)
+{
+    fy_node_free(t->job_key);
+    fy_node_free(t->count_key);
+    fy_node_free(t->count);
+}
+
+static int shard_nodes_make(struct shard_nodes *t, struct fy_document *fyd, unsigned count,
+                            struct ypos pos)
 {
     char num[16];
-    int n = snprintf(num, sizeof(num), "%u", v);
+    int n = snprintf(num, sizeof(num), "%u", count);
 
-    return ynode_set(map, key, ynode_string(fy_node_document(map), num, (size_t)n, pos));
+    t->job_key = ynode_string(fyd, "BUILDKITE_PARALLEL_JOB", 22, pos);
+    t->count_key = ynode_string(fyd, "BUILDKITE_PARALLEL_JOB_COUNT", 28, pos);
+    t->count = ynode_string(fyd, num, (size_t)n, pos);
+    return t->job_key && t->count_key && t->count ? 0 : -1;
+}
+
+/* Sets the shard variables of shard `index` in mapping `env`. */
+static int set_shard_env(struct fy_node *env, const struct shard_nodes *t, unsigned index,
+                         struct ypos pos)
+{
+    struct fy_document *fyd = fy_node_document(env);
+    char num[16];
+    int n = snprintf(num, sizeof(num), "%u", index);
+
+    if (ynode_set_node(env, ynode_copy(fyd, t->job_key), ynode_string(fyd, num, (size_t)n, pos)) != 0)
+        return -1;
+    return ynode_set_node(env, ynode_copy(fyd, t->count_key), ynode_copy(fyd, t->count));
 }
 
 /* The mapping that holds a shard's env: the step, or `build` for a trigger. Reports
@@ -221,7 +251,8 @@ static struct fy_node *child_mapping(struct fy_node *map, const char *key, struc
 
 /* Turns the copy `shard` into shard `index` of `count`. */
 static int make_shard(const struct expand_ctx *ctx, struct fy_node *shard, enum bk_kind kind,
-                      unsigned index, unsigned count, struct ypos ppos)
+                      unsigned index, unsigned count, const struct shard_nodes *nodes,
+                      struct ypos ppos)
 {
     struct fy_node *label = label_of(shard, kind), *keynode = NULL, *env;
     const char *keyname = ynode_get_any(shard, bk_key_keys, &keynode);
@@ -259,10 +290,7 @@ static int make_shard(const struct expand_ctx *ctx, struct fy_node *shard, enum 
     env = env ? child_mapping(env, "env", ppos) : NULL;
     if (!env)
         return -1;
-    if (set_number_string(env, "BUILDKITE_PARALLEL_JOB", index, ppos) != 0 ||
-        set_number_string(env, "BUILDKITE_PARALLEL_JOB_COUNT", count, ppos) != 0)
-        return -1;
-    return 0;
+    return set_shard_env(env, nodes, index, ppos);
 }
 
 /* Tells on_key about the step's own key (N for a step about to be sharded). */
@@ -336,19 +364,22 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
         return -1;
     {
         struct ypos ppos = ynode_pos(ynode_get(step, "parallelism"));
+        struct shard_nodes nodes = {NULL, NULL, NULL};
+        int rc = shard_nodes_make(&nodes, fy_node_document(step), (unsigned)n, ppos);
 
-        for (long i = 0; i < n; i++) {
+        for (long i = 0; rc == 0 && i < n; i++) {
             struct fy_node *shard = ynode_copy(fy_node_document(step), step);
 
-            if (!shard)
-                return out_of_memory(ctx, step);
-            if (fy_node_sequence_insert_before(steps, step, shard) != 0) {
+            if (!shard || fy_node_sequence_insert_before(steps, step, shard) != 0) {
                 fy_node_free(shard);
-                return out_of_memory(ctx, step);
+                rc = -1;
+            } else {
+                rc = make_shard(ctx, shard, kind, (unsigned)i, (unsigned)n, &nodes, ppos);
             }
-            if (make_shard(ctx, shard, kind, (unsigned)i, (unsigned)n, ppos) != 0)
-                return out_of_memory(ctx, step);
         }
+        shard_nodes_free(&nodes);
+        if (rc != 0)
+            return out_of_memory(ctx, step);
     }
     fy_node_sequence_remove(steps, step);
     fy_node_free(step);

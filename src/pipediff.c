@@ -465,7 +465,7 @@ static void report_shards(struct report *r, const char *id, unsigned a, unsigned
 /* The value of `field` in mapping `m` on one line, or "(none)" when absent. */
 static void show_field(struct text *t, struct fy_node *m, const char *field)
 {
-    if (m && fy_node_is_mapping(m) && fy_node_mapping_lookup_pair_by_simple_key(m, field, FY_NT)) {
+    if (m && fy_node_is_mapping(m) && ynode_pair(m, field)) {
         show(t, ynode_get(m, field));
     } else {
         memset(t, 0, sizeof(*t));
@@ -495,7 +495,7 @@ static bool each_field(struct fy_node *a, struct fy_node *b, const char *skip_pr
                 continue;
             snprintf(field, sizeof(field), "%.*s", (int)(len > 100 ? 100 : len), name);
             if (side == 1 && a && fy_node_is_mapping(a) &&
-                fy_node_mapping_lookup_pair_by_simple_key(a, field, FY_NT))
+                ynode_pair(a, field))
                 continue;
             if (!fn(user, field))
                 return false;

@@ -1139,7 +1139,7 @@ static struct schema_node *compile(struct schema *s, struct fy_node *n)
             compile_error(s, v, "%s", "enum must be a list");
         sn->enum_values = v;
     }
-    if (fy_node_mapping_lookup_pair_by_simple_key(n, "const", FY_NT)) {
+    if (ynode_pair(n, "const")) {
         sn->const_value = ynode_get(n, "const");
         if (!sn->const_value) /* `const:` with nothing is null; keep a marker */
             sn->const_value = n;
@@ -1564,7 +1564,7 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
 
     if (sn->required_names) {
         for (size_t i = 0; sn->required_names[i]; i++) {
-            if (!fy_node_mapping_lookup_pair_by_simple_key(n, sn->required_names[i], FY_NT)) {
+            if (!ynode_pair(n, sn->required_names[i])) {
                 ok = false;
                 fail(c, "required", n, "missing required property '%s'", sn->required_names[i]);
             }

@@ -47,6 +47,7 @@ struct frame {
     struct fy_node **merges;
     size_t n_merges;
     char *anchor;
+    unsigned pairs; /* keys so far, against STREAM_MAX_MAPPING_PAIRS */
 };
 
 static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
@@ -169,7 +170,7 @@ static int anchor_define(struct stream *s, char *name, struct fy_node *node, str
         free(name);
         return -1;
     }
-    if (!s->anchor_doc && !(s->anchor_doc = fy_document_create(NULL)))
+    if (!s->anchor_doc && !(s->anchor_doc = ynode_document_new()))
         goto oom;
     copy = ynode_copy(s->anchor_doc, node);
     if (!copy)
@@ -237,8 +238,13 @@ static int merge_mapping(struct stream *s, struct frame *f, struct fy_node *src)
     while ((p = fy_node_mapping_iterate(src, &it)) != NULL) {
         struct fy_node *k, *v;
 
-        if (fy_node_mapping_lookup_pair(f->node, fy_node_pair_key(p)))
-            continue;
+        {
+            size_t len;
+            const char *t = ynode_scalar(fy_node_pair_key(p), &len);
+
+            if (t && ynode_pair_n(f->node, t, len))
+                continue;
+        }
         k = ynode_copy(fyd, fy_node_pair_key(p));
         v = ynode_copy(fyd, fy_node_pair_value(p));
         if (!k || !v || fy_node_mapping_append(f->node, k, v) != 0) {
@@ -326,26 +332,36 @@ static int attach(struct stream *s, struct frame *f, struct fy_node *child)
         f->key = NULL;
         return 0;
     }
+    {
+        size_t len;
+        const char *t = ynode_scalar(f->key, &len);
+
+        /* Keys are compared by text, like libfyaml's own check (1 and "1" collide). */
+        if (t && ynode_pair_n(f->node, t, len)) {
+            char buf[128];
+            struct ypos kpos = ynode_pos(f->key);
+
+            snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), t);
+            fy_node_free(child);
+            fy_node_free(f->key);
+            f->key = NULL;
+            report(s, kpos, "duplicate-key", "duplicate key '%s'", buf);
+            return -1;
+        }
+        if (++f->pairs > STREAM_MAX_MAPPING_PAIRS) {
+            fy_node_free(child);
+            report(s, pos, "depth", "a mapping with more than %u keys", STREAM_MAX_MAPPING_PAIRS);
+            return -1;
+        }
+    }
     if (fy_node_mapping_append(f->node, f->key, child) == 0) {
         f->key = NULL;
         return 0;
     }
-    {
-        char buf[128];
-        size_t len;
-        const char *t = ynode_scalar(f->key, &len);
-        struct ypos kpos = ynode_pos(f->key);
-        bool dup = fy_node_mapping_lookup_pair(f->node, f->key) != NULL;
-
-        snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), t ? t : "");
-        fy_node_free(child);
-        fy_node_free(f->key);
-        f->key = NULL;
-        if (dup)
-            report(s, kpos, "duplicate-key", "duplicate key '%s'", buf);
-        else
-            report(s, kpos, "internal", "%s", "out of memory");
-    }
+    fy_node_free(child);
+    fy_node_free(f->key);
+    f->key = NULL;
+    report(s, pos, "internal", "%s", "out of memory");
     return -1;
 }
 
@@ -458,7 +474,7 @@ fail:
  * sequence: expansion later replaces that item with the steps it renders to. */
 static struct fy_document *build_step_doc(struct stream *s, struct fy_event *fye)
 {
-    struct fy_document *fyd = fy_document_create(NULL);
+    struct fy_document *fyd = ynode_document_new();
     struct fy_node *seq = fyd ? fy_node_create_sequence(fyd) : NULL;
     struct ypos pos = event_pos(s, fye);
     struct fy_node *step;
@@ -672,7 +688,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             }
             /* Any other top-level pair becomes a one-pair mapping document. */
             {
-                struct fy_document *fyd = fy_document_create(NULL);
+                struct fy_document *fyd = ynode_document_new();
                 struct fy_node *map = fyd ? fy_node_create_mapping(fyd) : NULL;
                 struct fy_node *k = fyd ? fy_node_create_from_event(fyd, s->fyp, fye) : NULL;
                 struct fy_node *v;

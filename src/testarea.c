@@ -286,7 +286,7 @@ static bool platform_wants(const struct testarea *ta, bool amd)
 static struct fy_document *new_group(const char *name, size_t len, struct ypos pos,
                                      struct fy_node **steps)
 {
-    struct fy_document *fyd = fy_document_create(NULL);
+    struct fy_document *fyd = ynode_document_new();
     struct fy_node *root, *group;
 
     if (!fyd)
@@ -572,7 +572,7 @@ static int apply_file_depends_on(const struct testarea *ta, struct fy_node *step
 
 int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **out)
 {
-    struct fy_document *file_doc = NULL, *meta = fy_document_create(NULL);
+    struct fy_document *file_doc = NULL, *meta = ynode_document_new();
     struct fy_node *steps = NULL, *group = NULL, *dep = NULL;
     struct stream_item item;
     struct ypos start = {0, 1, 1};

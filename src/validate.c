@@ -154,7 +154,7 @@ static int assemble(struct validator *v, const struct stream_item *item)
 
     switch (item->kind) {
     case STREAM_DOC_START:
-        v->whole = fy_document_create(NULL);
+        v->whole = ynode_document_new();
         root = v->whole ? fy_node_create_mapping(v->whole) : NULL;
         if (!root || fy_document_set_root(v->whole, root) != 0)
             return -1;

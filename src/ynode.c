@@ -113,11 +113,40 @@ bool ynode_int(struct fy_node *n, long long *out)
     return true;
 }
 
-struct fy_node *ynode_get(struct fy_node *map, const char *key)
+struct fy_document *ynode_document_new(void)
 {
+    struct fy_parse_cfg cfg = {.flags = FYPCF_ALLOW_DUPLICATE_KEYS};
+
+    return fy_document_create(&cfg);
+}
+
+struct fy_node_pair *ynode_pair(struct fy_node *map, const char *key)
+{
+    return ynode_pair_n(map, key, strlen(key));
+}
+
+struct fy_node_pair *ynode_pair_n(struct fy_node *map, const char *key, size_t want)
+{
+    struct fy_node_pair *p;
+    void *it = NULL;
+
     if (!map || !fy_node_is_mapping(map))
         return NULL;
-    return fy_node_mapping_lookup_value_by_simple_key(map, key, FY_NT);
+    while ((p = fy_node_mapping_iterate(map, &it)) != NULL) {
+        size_t len;
+        const char *t = ynode_scalar(fy_node_pair_key(p), &len);
+
+        if (t && len == want && memcmp(t, key, len) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+struct fy_node *ynode_get(struct fy_node *map, const char *key)
+{
+    struct fy_node_pair *p = ynode_pair(map, key);
+
+    return p ? fy_node_pair_value(p) : NULL;
 }
 
 const char *ynode_get_any(struct fy_node *map, const char *const *keys, struct fy_node **value)
@@ -127,7 +156,7 @@ const char *ynode_get_any(struct fy_node *map, const char *const *keys, struct f
 
         if (!map || !fy_node_is_mapping(map))
             break;
-        p = fy_node_mapping_lookup_pair_by_simple_key(map, *keys, FY_NT);
+        p = ynode_pair(map, *keys);
         if (p) {
             if (value)
                 *value = fy_node_pair_value(p);
@@ -143,7 +172,7 @@ void ynode_remove(struct fy_node *map, const char *key)
 {
     struct fy_node *probe;
 
-    if (!fy_node_mapping_lookup_pair_by_simple_key(map, key, FY_NT))
+    if (!ynode_pair(map, key))
         return;
     /* remove_by_key frees the pair, its key and `probe`, and hands back the value
      * (fy_node_mapping_remove would leak the pair). */
@@ -152,14 +181,16 @@ void ynode_remove(struct fy_node *map, const char *key)
         fy_node_free(fy_node_mapping_remove_by_key(map, probe));
 }
 
-int ynode_set(struct fy_node *map, const char *key, struct fy_node *value)
+int ynode_set_node(struct fy_node *map, struct fy_node *key, struct fy_node *value)
 {
-    struct fy_node_pair *p = fy_node_mapping_lookup_pair_by_simple_key(map, key, FY_NT);
-    struct fy_node *k;
+    size_t len;
+    const char *t = ynode_scalar(key, &len);
+    struct fy_node_pair *p = t ? ynode_pair_n(map, t, len) : NULL;
 
-    if (!value)
-        return -1;
+    if (!key || !value)
+        goto fail;
     if (p) {
+        fy_node_free(key);
         /* fy_node_pair_set_value frees the old value itself. */
         if (fy_node_pair_set_value(p, value) != 0) {
             fy_node_free(value);
@@ -167,13 +198,20 @@ int ynode_set(struct fy_node *map, const char *key, struct fy_node *value)
         }
         return 0;
     }
-    k = ynode_string(fy_node_document(map), key, strlen(key), ynode_pos(value));
-    if (!k || fy_node_mapping_append(map, k, value) != 0) {
-        fy_node_free(k);
-        fy_node_free(value);
+    if (fy_node_mapping_append(map, key, value) == 0)
+        return 0;
+fail:
+    fy_node_free(key);
+    fy_node_free(value);
+    return -1;
+}
+
+int ynode_set(struct fy_node *map, const char *key, struct fy_node *value)
+{
+    if (!value)
         return -1;
-    }
-    return 0;
+    return ynode_set_node(map, ynode_string(fy_node_document(map), key, strlen(key), ynode_pos(value)),
+                          value);
 }
 
 static bool has_edge_space(const char *s, size_t len)

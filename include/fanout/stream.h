@@ -32,6 +32,8 @@ struct stream_item {
 #define STREAM_MAX_DEPTH 64
 #define STREAM_ALIAS_NODE_BUDGET 100000u
 #define STREAM_ANCHOR_NODE_BUDGET 1000000u
+/* Duplicate keys are found by a scan of the mapping: keep mappings to a sane size. */
+#define STREAM_MAX_MAPPING_PAIRS 20000u
 
 struct stream;
 
