@@ -349,8 +349,12 @@ static int attach(struct stream *s, struct frame *f, struct fy_node *child)
             return -1;
         }
         if (++f->pairs > STREAM_MAX_MAPPING_PAIRS) {
+            struct ypos kpos = ynode_pos(f->key);
+
             fy_node_free(child);
-            report(s, pos, "depth", "a mapping with more than %u keys", STREAM_MAX_MAPPING_PAIRS);
+            fy_node_free(f->key);
+            f->key = NULL;
+            report(s, kpos, "depth", "a mapping with more than %u keys", STREAM_MAX_MAPPING_PAIRS);
             return -1;
         }
     }

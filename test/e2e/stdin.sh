@@ -14,3 +14,12 @@ rc=$?
 set -e
 [ $rc = 2 ]
 grep -q '^<stdin>:3:18: error: parallelism must be' err.txt
+
+# A mapping too large to check for duplicate keys cheaply is refused, not scanned forever.
+awk 'BEGIN { print "steps:"; print "  - command: x"; print "    env:"; for (i = 0; i <= 20000; i++) print "      K" i ": v" }' >big.yml
+set +e
+"$FANOUT" render big.yml >/dev/null 2>err.txt
+rc=$?
+set -e
+[ $rc = 2 ]
+grep -q '^big.yml:20004:7: error: a mapping with more than 20000 keys \[depth\]$' err.txt
