@@ -1,7 +1,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fanout/keyindex.h"
 #include "fanout/source.h"
 #include "unit.h"
 
@@ -57,84 +56,3 @@ Suite *source_suite(void)
     return s;
 }
 
-struct seen_problems {
-    int collisions, dangling;
-    unsigned first_line, again_line;
-    char dangling_key[64];
-};
-
-static void saw_collision(void *user, const struct keyindex_entry *first,
-                          const struct keyindex_entry *again)
-{
-    struct seen_problems *p = user;
-
-    p->collisions++;
-    p->first_line = first->pos.line;
-    p->again_line = again->pos.line;
-    ck_assert_str_eq(again->key, "step-42");
-}
-
-static void saw_dangling(void *user, const struct keyindex_entry *ref)
-{
-    struct seen_problems *p = user;
-
-    p->dangling++;
-    snprintf(p->dangling_key, sizeof(p->dangling_key), "%s", ref->key);
-}
-
-/* The same answers whatever the budget: everything in memory, or many spilled runs. */
-static void run_index(size_t budget)
-{
-    static const struct keyindex_problems fns = {saw_collision, saw_dangling};
-    struct keyindex *ki = keyindex_create(budget);
-    struct seen_problems p = {0};
-    char key[64];
-
-    /* A reference before its definition, then 5000 keys, every third one sharded. */
-    ck_assert_int_eq(keyindex_reference(ki, "step-4999", 9, (struct ypos){0, 1, 1}), 0);
-    for (int i = 0; i < 5000; i++) {
-        int n = snprintf(key, sizeof(key), "step-%d", i);
-
-        ck_assert_int_eq(keyindex_define(ki, key, (size_t)n, i % 3 == 0 ? 2 : 0,
-                                         (struct ypos){0, (unsigned)i + 10, 1}), 0);
-        ck_assert_int_eq(keyindex_reference(ki, key, (size_t)n, (struct ypos){0, (unsigned)i + 10, 5}), 0);
-    }
-    ck_assert_int_eq(keyindex_define(ki, "step-42", 7, 0, (struct ypos){1, 9999, 9}), 0);
-    ck_assert_int_eq(keyindex_reference(ki, "a-key-nobody-defines-which-is-very-long-indeed-and-longer", 57, (struct ypos){0, 3, 3}), 0);
-    ck_assert_uint_eq(keyindex_count(ki), 5001);
-    ck_assert_int_eq(keyindex_resolve(ki, &fns, &p), 0);
-    ck_assert_int_eq(p.collisions, 1);
-    ck_assert_uint_eq(p.first_line, 52);
-    ck_assert_uint_eq(p.again_line, 9999);
-    ck_assert_int_eq(p.dangling, 1);
-    ck_assert_str_eq(p.dangling_key, "a-key-nobody-defines-which-is-very-long-indeed-a...");
-    /* Pass 2 asks in recording order. */
-    ck_assert_uint_eq(keyindex_next_reference(ki), 0); /* step-4999: 4999 % 3 != 0 */
-    for (int i = 0; i < 5000; i++)
-        ck_assert_uint_eq(keyindex_next_reference(ki), i % 3 == 0 ? 2u : 0u);
-    ck_assert_uint_eq(keyindex_next_reference(ki), 0);
-    keyindex_destroy(ki);
-}
-
-START_TEST(index_in_memory)
-{
-    run_index(16u << 20);
-}
-END_TEST
-
-START_TEST(index_spilled)
-{
-    run_index(4096);
-}
-END_TEST
-
-Suite *keyindex_suite(void)
-{
-    Suite *s = suite_create("keyindex");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, index_in_memory);
-    tcase_add_test(tc, index_spilled);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -17,6 +17,7 @@ Suite *testarea_suite(void);
 Suite *support_suite(void);
 Suite *schema_suite(void);
 Suite *textdiff_suite(void);
+Suite *stream_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 struct fy_document *doc_from(const char *yaml);

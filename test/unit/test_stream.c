@@ -1,0 +1,204 @@
+/* stream (items from a file), buildkite (step kinds) and validate (streaming checks). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fanout/buildkite.h"
+#include "fanout/schema.h"
+#include "fanout/source.h"
+#include "fanout/stream.h"
+#include "fanout/validate.h"
+#include "unit.h"
+
+struct opened {
+    char path[32];
+    char *messages;
+    size_t len;
+    FILE *err;
+    struct diag *d;
+    struct source *src;
+    struct stream *s;
+};
+
+static void open_text(struct opened *o, const char *yaml)
+{
+    int fd;
+
+    strcpy(o->path, "/tmp/fanout-st-XXXXXX");
+    fd = mkstemp(o->path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+    close(fd);
+    o->messages = NULL;
+    o->err = open_memstream(&o->messages, &o->len);
+    o->d = diag_create(o->err, DIAG_TEXT);
+    o->src = source_open(o->path, o->d);
+    ck_assert_ptr_nonnull(o->src);
+    o->s = stream_open(o->src, 0, o->d);
+    ck_assert_ptr_nonnull(o->s);
+}
+
+static void close_text(struct opened *o)
+{
+    stream_close(o->s);
+    source_close(o->src);
+    diag_destroy(o->d);
+    fclose(o->err);
+    free(o->messages);
+    unlink(o->path);
+}
+
+/* The kinds of all items, as letters: D d P S ( ) for doc start/end, pair, step, steps. */
+static void kinds(const char *yaml, char *out, int *last)
+{
+    static const char letters[] = "DP(S)d";
+    struct opened o;
+    struct stream_item item;
+    int rc;
+
+    open_text(&o, yaml);
+    while ((rc = stream_next(o.s, &item)) > 0) {
+        *out++ = letters[item.kind];
+        if (item.doc)
+            fy_document_destroy(item.doc);
+    }
+    *out = '\0';
+    *last = rc;
+    close_text(&o);
+}
+
+START_TEST(item_sequence)
+{
+    char k[64];
+    int last;
+
+    kinds("env: {A: b}\nsteps:\n  - command: x\n  - wait\nagents: {q: 1}\n", k, &last);
+    ck_assert_str_eq(k, "DP(SS)Pd");
+    ck_assert_int_eq(last, 0);
+    kinds("- wait\n- command: x\n---\n---\nsteps: []\n", k, &last);
+    ck_assert_str_eq(k, "D(SS)dD()d"); /* the empty document in between yields nothing */
+    kinds("# only a comment\n", k, &last);
+    ck_assert_str_eq(k, "");
+    kinds("steps:\n  - command: [\n", k, &last);
+    ck_assert_int_eq(last, -1);
+}
+END_TEST
+
+START_TEST(merges_and_aliases)
+{
+    struct opened o;
+    struct stream_item item;
+    char *out = NULL;
+
+    open_text(&o, "base: &b {agents: {q: gpu}, timeout_in_minutes: 5}\n"
+                  "steps:\n  - <<: *b\n    timeout_in_minutes: 9\n    command: &c run\n"
+                  "  - command: *c\n");
+    while (stream_next(o.s, &item) > 0) {
+        if (item.kind == STREAM_STEP && !out)
+            out = emit_to_string(fy_document_root(item.doc), 0);
+        if (item.doc)
+            fy_document_destroy(item.doc);
+    }
+    /* explicit keys win over merged ones; merged keys follow; anchors are gone */
+    ck_assert_str_eq(out, "- timeout_in_minutes: 9\n  command: run\n  agents:\n    q: gpu\n");
+    free(out);
+    close_text(&o);
+}
+END_TEST
+
+START_TEST(step_kinds)
+{
+    static const struct {
+        const char *yaml;
+        enum bk_kind kind;
+    } cases[] = {
+        {"wait", BK_WAIT},          {"{command: x}", BK_COMMAND}, {"{plugins: []}", BK_COMMAND},
+        {"{wait: ~}", BK_WAIT},     {"{block: b}", BK_BLOCK},     {"{input: i}", BK_INPUT},
+        {"{trigger: t}", BK_TRIGGER}, {"{group: g}", BK_GROUP},   {"{label: l}", BK_UNKNOWN},
+        {"{type: script, label: x}", BK_COMMAND}, {"nope", BK_INVALID}, {"[wait]", BK_INVALID},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fy_document *fyd = doc_from(cases[i].yaml);
+
+        ck_assert_msg(bk_step_kind(fy_document_root(fyd)) == cases[i].kind, "%s", cases[i].yaml);
+        fy_document_destroy(fyd);
+    }
+    ck_assert(bk_known_key(BK_COMMAND, "timeout_in_minutes", 18));
+    ck_assert(!bk_known_key(BK_WAIT, "command", 7));
+}
+END_TEST
+
+/* The same violations whether the schema lets the validator stream or not. */
+static unsigned violations(const char *schema, const char *yaml, char **messages)
+{
+    struct opened o;
+    struct stream_item item;
+    struct diag *d;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    const char *files[1];
+    struct schema *s;
+    struct validator *v;
+    unsigned n;
+
+    open_text(&o, yaml);
+    files[0] = "t.yml";
+    d = diag_create(fp, DIAG_TEXT);
+    s = schema_load_text("s.json", schema, strlen(schema), d);
+    ck_assert_ptr_nonnull(s);
+    v = validator_create(s, d, files, DIAG_FINDING);
+    while (stream_next(o.s, &item) > 0) {
+        validator_item(v, &item);
+        if (item.doc)
+            fy_document_destroy(item.doc);
+    }
+    n = validator_errors(v);
+    validator_destroy(v);
+    schema_free(s);
+    diag_destroy(d);
+    fclose(fp);
+    close_text(&o);
+    *messages = buf;
+    return n;
+}
+
+START_TEST(validator_stream_and_whole)
+{
+    static const char streaming[] =
+        "{\"type\": \"object\", \"required\": [\"steps\", \"env\"], \"additionalProperties\": false,"
+        " \"properties\": {\"env\": {\"type\": \"object\"},"
+        "  \"steps\": {\"type\": \"array\", \"items\": {\"required\": [\"command\"]}}}}";
+    static const char whole[] =
+        "{\"allOf\": [{\"type\": \"object\", \"required\": [\"steps\", \"env\"],"
+        " \"additionalProperties\": false, \"properties\": {\"env\": {\"type\": \"object\"},"
+        "  \"steps\": {\"type\": \"array\", \"items\": {\"required\": [\"command\"]}}}}]}";
+    static const char yaml[] = "steps:\n  - command: a\n  - label: b\nextra: 1\n";
+    char *m1, *m2;
+
+    ck_assert_uint_eq(violations(streaming, yaml, &m1), 3);
+    ck_assert_uint_eq(violations(whole, yaml, &m2), 3);
+    ck_assert_ptr_nonnull(strstr(m1, "t.yml:3:5: error: /steps/1: missing required property 'command' [required]"));
+    ck_assert_ptr_nonnull(strstr(m1, "t.yml:4:1: error: /extra: property 'extra' is not allowed [additionalProperties]"));
+    ck_assert_ptr_nonnull(strstr(m1, "(root): missing required property 'env' [required]"));
+    ck_assert_ptr_nonnull(strstr(m2, "t.yml:3:5: error: /steps/1: missing required property 'command' [required]"));
+    ck_assert_ptr_nonnull(strstr(m2, "t.yml:4:1: error: /extra: property 'extra' is not allowed [additionalProperties]"));
+    free(m1);
+    free(m2);
+}
+END_TEST
+
+Suite *stream_suite(void)
+{
+    Suite *s = suite_create("stream");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, item_sequence);
+    tcase_add_test(tc, merges_and_aliases);
+    tcase_add_test(tc, step_kinds);
+    tcase_add_test(tc, validator_stream_and_whole);
+    suite_add_tcase(s, tc);
+    return s;
+}
