@@ -260,7 +260,6 @@ static int make_shard(const struct expand_ctx *ctx, struct fy_node *shard, enum 
     const char *t;
     char *text;
 
-    ynode_remove(shard, "parallelism");
     if ((t = ynode_scalar(label, &len)) != NULL) {
         if (!(text = ph_label_fill(t, len, index, count, &out_len)))
             return -1;
@@ -366,6 +365,9 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
         struct ypos ppos = ynode_pos(ynode_get(step, "parallelism"));
         struct shard_nodes nodes = {NULL, NULL, NULL};
         int rc = shard_nodes_make(&nodes, fy_node_document(step), (unsigned)n, ppos);
+
+        /* Gone from the step before it is copied, so from every shard at once. */
+        ynode_remove(step, "parallelism");
 
         for (long i = 0; rc == 0 && i < n; i++) {
             struct fy_node *shard = ynode_copy(fy_node_document(step), step);
