@@ -1,52 +1,11 @@
 #include "fanout/check.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fanout/source.h"
 #include "fanout/textdiff.h"
 #include "fanout/ynode.h"
-
-/* The whole file, or NULL with *missing when it does not exist. */
-static char *read_all(const char *path, size_t *len, bool *missing, struct diag *d)
-{
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n;
-
-    *len = 0;
-    *missing = false;
-    if (!fp) {
-        if (errno == ENOENT) {
-            *missing = true;
-            return strdup("");
-        }
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    do {
-        if (*len + 65536 > cap) {
-            char *grown = realloc(buf, cap = cap * 2 + 65536);
-
-            if (!grown) {
-                free(buf);
-                fclose(fp);
-                return NULL;
-            }
-            buf = grown;
-        }
-        n = fread(buf + *len, 1, cap - *len, fp);
-        *len += n;
-    } while (n > 0);
-    if (ferror(fp)) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
-        free(buf);
-        buf = NULL;
-    }
-    fclose(fp);
-    return buf;
-}
 
 int check_one(const char *const *sources, size_t n, const char *rendered,
               const struct render_opts *opts, bool write, FILE *out, struct diag *d)
@@ -58,7 +17,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
 
     if (rc != 0)
         goto done;
-    old = read_all(rendered, &old_len, &missing, d);
+    old = source_slurp(rendered, &old_len, &missing, d);
     if (!old) {
         rc = DIAG_INPUT;
         goto done;

@@ -1,7 +1,6 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "fanout/schema.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pcre2.h>
 #include <stdarg.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 
 #include "fanout/bundled.h"
+#include "fanout/source.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
@@ -1259,30 +1259,12 @@ struct schema *schema_load_text(const char *name, const char *text, size_t len, 
 
 struct schema *schema_load_file(const char *path, struct diag *d)
 {
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
+    size_t len;
+    char *buf = source_slurp(path, &len, NULL, d);
     struct schema *s;
 
-    if (!fp) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot open: %s", strerror(errno));
+    if (!buf)
         return NULL;
-    }
-    do {
-        if (len + 65536 > cap) {
-            char *grown = realloc(buf, cap = len + 65536 + cap);
-
-            if (!grown) {
-                free(buf);
-                fclose(fp);
-                return NULL;
-            }
-            buf = grown;
-        }
-        n = fread(buf + len, 1, cap - len, fp);
-        len += n;
-    } while (n > 0);
-    fclose(fp);
     s = schema_load_text(path, buf, len, d);
     free(buf);
     return s;

@@ -242,3 +242,46 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     src->failed = false;
     return fy_parser_set_input_callback(fyp, src, read_checked);
 }
+
+char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n;
+
+    *len = 0;
+    if (missing)
+        *missing = false;
+    if (!fp) {
+        if (errno == ENOENT && missing) {
+            *missing = true;
+            return strdup("");
+        }
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    do {
+        if (*len + 65537 > cap) {
+            char *grown = realloc(buf, cap = cap * 2 + 65537);
+
+            if (!grown) {
+                free(buf);
+                fclose(fp);
+                diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "internal", "out of memory");
+                return NULL;
+            }
+            buf = grown;
+        }
+        n = fread(buf + *len, 1, cap - *len - 1, fp);
+        *len += n;
+    } while (n > 0);
+    if (ferror(fp)) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
+        free(buf);
+        fclose(fp);
+        return NULL;
+    }
+    fclose(fp);
+    buf[*len] = '\0';
+    return buf;
+}

@@ -26,6 +26,11 @@ int source_attach(struct source *src, struct fy_parser *fyp);
 /* True once a bad byte was seen (and reported) since the last attach. */
 bool source_failed(const struct source *src);
 
+/* The whole file at `path` in a malloc'd buffer (*len bytes, NUL-terminated). When it
+ * does not exist and `missing` is not NULL, *missing is set and "" returned; other
+ * failures are reported to `d` and give NULL. For small files (schemas, renderings). */
+char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d);
+
 /* Checks a whole buffer the same way. True when clean; otherwise `*bad` is the offset of
  * the first bad byte (`len` for a sequence cut off at the end) and `*line`/`*col` its
  * 1-based position. Any out-pointer may be NULL. */
