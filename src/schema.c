@@ -670,20 +670,49 @@ static int add_doc(struct schema *s, struct fy_document *fyd, const char *uri)
     return prewalk(s, root, d->uri);
 }
 
-/* The document keeps pointers into its text, so it gets a copy it owns. */
-static struct fy_document *parse_text(const char *text, size_t len)
+/* Parses a schema's text (JSON or YAML). The document keeps pointers into its text, so
+ * it gets a copy it owns. libfyaml's own messages are collected, not printed: the first
+ * one is reported to `d` as `name:line:col: error: ...`. */
+static struct fy_document *parse_text(const char *name, const char *text, size_t len, struct diag *d)
 {
+    struct fy_diag_cfg dcfg;
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET};
+    struct fy_diag *fydiag;
+    struct fy_document *fyd = NULL;
     char *copy = malloc(len + 1);
-    struct fy_document *fyd;
 
-    if (!copy)
+    fy_diag_cfg_default(&dcfg);
+    dcfg.fp = NULL;
+    dcfg.colorize = false;
+    fydiag = fy_diag_create(&dcfg);
+    if (!copy || !fydiag) {
+        free(copy);
+        if (fydiag)
+            fy_diag_destroy(fydiag);
         return NULL;
+    }
+    fy_diag_set_collect_errors(fydiag, true);
+    cfg.diag = fydiag;
     memcpy(copy, text, len);
     copy[len] = '\0';
+    /* takes `copy`, also when it fails */
     fyd = fy_document_build_from_malloc_string(&cfg, copy, len);
-    if (!fyd)
-        free(copy);
+    if (!fyd && d) {
+        void *it = NULL;
+        struct fy_diag_error *err;
+        bool reported = false;
+
+        while (!reported && (err = fy_diag_errors_iterate(fydiag, &it)) != NULL) {
+            if (err->type != FYET_ERROR)
+                continue;
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, name, (unsigned)err->line, (unsigned)err->column,
+                        "schema", "%s", err->msg);
+            reported = true;
+        }
+        if (!reported)
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "schema", "not a JSON or YAML document");
+    }
+    fy_diag_destroy(fydiag);
     return fyd;
 }
 
@@ -692,7 +721,7 @@ static struct fy_node *load_metaschema(struct schema *s)
 {
     size_t len;
     const char *text = bundled_schema("json-schema-draft-07", &len);
-    struct fy_document *fyd = text ? parse_text(text, len) : NULL;
+    struct fy_document *fyd = text ? parse_text(METASCHEMA_URI, text, len, NULL) : NULL;
 
     if (!fyd || add_doc(s, fyd, METASCHEMA_URI) != 0) {
         if (fyd && (s->n_docs == 0 || s->docs[s->n_docs - 1].fyd != fyd))
@@ -1245,13 +1274,13 @@ struct schema *schema_compile(struct fy_document *doc, const char *name, struct 
 
 struct schema *schema_load_text(const char *name, const char *text, size_t len, struct diag *d)
 {
-    struct fy_document *fyd = parse_text(text, len);
+    struct fy_document *fyd = parse_text(name, text, len, d);
 
-    if (!fyd || !fy_document_root(fyd)) {
-        if (fyd)
-            fy_document_destroy(fyd);
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "schema",
-                    "not a JSON or YAML document");
+    if (!fyd)
+        return NULL;
+    if (!fy_document_root(fyd)) {
+        fy_document_destroy(fyd);
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "schema", "an empty document");
         return NULL;
     }
     return schema_compile(fyd, name, d);

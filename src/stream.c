@@ -669,8 +669,8 @@ int stream_next(struct stream *s, struct stream_item *item)
                     report(s, pos, "duplicate-key", "duplicate key '%s'", buf);
                 return fail(s);
             }
-            if (key && len == 5 && memcmp(key, "steps", 5) == 0 &&
-                fy_token_scalar_style(fye->scalar.value) == FYSS_PLAIN) {
+            /* Quoted or not: JSON input writes "steps". */
+            if (key && len == 5 && memcmp(key, "steps", 5) == 0) {
                 struct fy_event *val;
 
                 fy_parser_event_free(s->fyp, fye);
