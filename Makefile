@@ -22,7 +22,9 @@ BUILD   := build
 ASAN    := build-asan
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all deps demo test unit e2e conformance asan bench clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps demo test unit e2e conformance asan bench clean install
 
 all: $(BUILD)/fanout
 
@@ -109,6 +111,11 @@ asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite
 
 bench: deps $(BUILD)/fanout
 	sh bench/bench.sh
+
+# fanout on PATH (the pre-commit hooks need it) and its man page.
+install: $(BUILD)/fanout
+	install -D -m 755 $(BUILD)/fanout $(DESTDIR)$(PREFIX)/bin/fanout
+	install -D -m 644 docs/fanout.1 $(DESTDIR)$(PREFIX)/share/man/man1/fanout.1
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

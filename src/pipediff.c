@@ -405,7 +405,10 @@ static void emit_line(struct report *r, const char *kind, const char *id, const 
         fputc('\n', r->out);
         break;
     case PD_MARKDOWN:
-        if (field)
+        /* values may hold backticks: fence them with two and a space */
+        if (field && (strchr(old_v, '`') || strchr(new_v, '`')))
+            fprintf(r->md_out, "- %s `%s` **%s**: `` %s `` → `` %s ``\n", kind, id, field, old_v, new_v);
+        else if (field)
             fprintf(r->md_out, "- %s `%s` **%s**: `%s` → `%s`\n", kind, id, field, old_v, new_v);
         else if (!strncmp(detail, kind, strlen(kind))) /* "added (4 shards)" */
             fprintf(r->md_out, "- %s `%s`%s\n", kind, id, detail + strlen(kind));
