@@ -116,12 +116,12 @@ static int check_placeholders(const struct expand_ctx *ctx, struct fy_node *step
     return 0;
 }
 
-/* Replaces scalar `n` (a value in `parent`: a mapping pair or a sequence item) by a
- * generated string. */
-static int replace_scalar(struct fy_node *n, const char *text, size_t len)
+/* Replaces scalar `n`, a value in `parent` (a mapping) or an item of it (a sequence),
+ * by a generated string. The parent is passed in: libfyaml does not set it on a value
+ * that fy_node_pair_set_value put in. */
+static int replace_scalar(struct fy_node *parent, struct fy_node *n, const char *text, size_t len)
 {
     struct fy_document *fyd = fy_node_document(n);
-    struct fy_node *parent = fy_node_get_parent(n);
     struct fy_node *fresh = ynode_string(fyd, text, len, ynode_pos(n));
 
     if (!fresh)
@@ -155,7 +155,7 @@ static int replace_scalar(struct fy_node *n, const char *text, size_t len)
 }
 
 /* Fills the shard variables in a command string, or in each string of a command list. */
-static int fill_command(struct fy_node *cmd, unsigned index, unsigned count)
+static int fill_command(struct fy_node *parent, struct fy_node *cmd, unsigned index, unsigned count)
 {
     size_t len, out_len;
     const char *t;
@@ -167,14 +167,14 @@ static int fill_command(struct fy_node *cmd, unsigned index, unsigned count)
         struct fy_node **items = ynode_items(cmd, &n);
 
         for (size_t i = 0; i < n && rc == 0; i++)
-            rc = fill_command(items[i], index, count);
+            rc = fill_command(cmd, items[i], index, count);
         free(items);
         return rc;
     }
     t = ynode_scalar(cmd, &len);
     if (!t || !(filled = ph_vars_fill(t, len, index, count, &out_len)))
         return 0;
-    rc = replace_scalar(cmd, filled, out_len);
+    rc = replace_scalar(parent, cmd, filled, out_len);
     free(filled);
     return rc;
 }
@@ -260,10 +260,11 @@ static int make_shard(const struct expand_ctx *ctx, struct fy_node *shard, enum 
     const char *t;
     char *text;
 
-    if ((t = ynode_scalar(label, &len)) != NULL) {
+    /* Without a '%' the label is the same for every shard: keep the node. */
+    if ((t = ynode_scalar(label, &len)) != NULL && memchr(t, '%', len)) {
         if (!(text = ph_label_fill(t, len, index, count, &out_len)))
             return -1;
-        if (replace_scalar(label, text, out_len) != 0) {
+        if (replace_scalar(shard, label, text, out_len) != 0) {
             free(text);
             return -1;
         }
@@ -276,14 +277,14 @@ static int make_shard(const struct expand_ctx *ctx, struct fy_node *shard, enum 
             free(text);
             return -1;
         }
-        if (replace_scalar(keynode, text, out_len) != 0) {
+        if (replace_scalar(shard, keynode, text, out_len) != 0) {
             free(text);
             return -1;
         }
         free(text);
     }
-    if (!ctx->upload && (fill_command(ynode_get(shard, "command"), index, count) != 0 ||
-                         fill_command(ynode_get(shard, "commands"), index, count) != 0))
+    if (!ctx->upload && (fill_command(shard, ynode_get(shard, "command"), index, count) != 0 ||
+                         fill_command(shard, ynode_get(shard, "commands"), index, count) != 0))
         return -1;
     env = kind == BK_TRIGGER ? child_mapping(shard, "build", ppos) : shard;
     env = env ? child_mapping(env, "env", ppos) : NULL;
@@ -369,7 +370,8 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
         /* Gone from the step before it is copied, so from every shard at once. */
         ynode_remove(step, "parallelism");
 
-        for (long i = 0; rc == 0 && i < n; i++) {
+        /* One shard is the step itself, changed in place; more are copies of it. */
+        for (long i = 0; rc == 0 && n > 1 && i < n; i++) {
             struct fy_node *shard = ynode_copy(fy_node_document(step), step);
 
             if (!shard || fy_node_sequence_insert_before(steps, step, shard) != 0) {
@@ -379,12 +381,16 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
                 rc = make_shard(ctx, shard, kind, (unsigned)i, (unsigned)n, &nodes, ppos);
             }
         }
+        if (rc == 0 && n == 1)
+            rc = make_shard(ctx, step, kind, 0, 1, &nodes, ppos);
         shard_nodes_free(&nodes);
         if (rc != 0)
             return out_of_memory(ctx, step);
     }
-    fy_node_sequence_remove(steps, step);
-    fy_node_free(step);
+    if (n > 1) {
+        fy_node_sequence_remove(steps, step);
+        fy_node_free(step);
+    }
     return 0;
 }
 
