@@ -2005,6 +2005,10 @@ size_t schema_validate(const struct schema_node *sn, struct fy_node *instance, c
     struct vctx c = {.errs = &errs};
     size_t n;
 
+    /* Most instances are valid: say so without building paths and messages. */
+    if (schema_is_valid(sn, instance))
+        return 0;
+
     c.path = strdup(path ? path : "");
     if (!c.path)
         return 1;

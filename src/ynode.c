@@ -170,13 +170,15 @@ const char *ynode_get_any(struct fy_node *map, const char *const *keys, struct f
 
 void ynode_remove(struct fy_node *map, const char *key)
 {
+    struct fy_node_pair *p = ynode_pair(map, key);
     struct fy_node *probe;
 
-    if (!ynode_pair(map, key))
+    if (!p)
         return;
     /* remove_by_key frees the pair, its key and `probe`, and hands back the value
-     * (fy_node_mapping_remove would leak the pair). */
-    probe = fy_node_create_scalar_copy(fy_node_document(map), key, strlen(key));
+     * (fy_node_mapping_remove would leak the pair). A copy of the key is a cheap probe:
+     * it shares the token, where a new scalar makes libfyaml scan the text. */
+    probe = fy_node_copy(fy_node_document(map), fy_node_pair_key(p));
     if (probe)
         fy_node_free(fy_node_mapping_remove_by_key(map, probe));
 }
