@@ -28,6 +28,7 @@ struct keyindex {
     struct xsort *answers;
     uint32_t n_defs, n_refs;
     uint32_t next_ref;            /* pass 2: references asked for so far */
+    size_t n_answers;             /* references to sharded keys */
     const struct answer *pending; /* pass 2: the next answer not yet used */
     bool failed;
 };
@@ -167,6 +168,7 @@ int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *proble
 
             if (xsort_add(ki->answers, &a) != 0)
                 return -1;
+            ki->n_answers++;
         }
     }
     if (xsort_failed(ki->recs) || xsort_finish(ki->answers) != 0)
@@ -188,6 +190,11 @@ unsigned keyindex_next_reference(struct keyindex *ki)
     shards = ki->pending->shards;
     ki->pending = xsort_next(ki->answers);
     return shards;
+}
+
+size_t keyindex_sharded_references(const struct keyindex *ki)
+{
+    return ki->n_answers;
 }
 
 size_t keyindex_count(const struct keyindex *ki)

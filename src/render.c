@@ -10,6 +10,7 @@
 #include "fanout/inputs.h"
 #include "fanout/keyindex.h"
 #include "fanout/output.h"
+#include "fanout/shardmap.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/strset.h"
@@ -26,6 +27,14 @@ struct run {
     struct keyindex *keys;
     struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
+    /* One pass when it can: pass 1 also writes the rendering to `spool`, rewriting
+     * depends_on from the sharded keys seen so far (`early`). That rendering is right
+     * when no reference named a sharded key defined after it, which the key index
+     * tells at the end; then pass 2 is a copy. NULL when given up (budget spent). */
+    struct shardmap *early;
+    FILE *spool;
+    struct emitter *spool_em;
+    size_t early_hits; /* references pass 1 rewrote */
     struct validator *out_check; /* the rendering against buildkite-rendered, or NULL */
     struct validator *in_check;  /* test-area input against testarea, or NULL */
     struct diag *out_findings;   /* held until the input is known clean */
@@ -159,6 +168,17 @@ static int produce(struct producer *p, struct stream_item *item)
 
 /* ---- pass 1: checks and the key index ---- */
 
+static void give_up_one_pass(struct run *r)
+{
+    emit_destroy(r->spool_em);
+    if (r->spool)
+        fclose(r->spool);
+    shardmap_destroy(r->early);
+    r->spool_em = NULL;
+    r->spool = NULL;
+    r->early = NULL;
+}
+
 static int on_key(void *user, const char *key, size_t len, unsigned shards, struct ypos pos)
 {
     struct run *r = user;
@@ -167,7 +187,18 @@ static int on_key(void *user, const char *key, size_t len, unsigned shards, stru
         r->failed_index = true;
         return -1;
     }
+    if (shards && r->early && shardmap_put(r->early, key, len, shards) != 0)
+        give_up_one_pass(r);
     return 0;
+}
+
+static unsigned early_shards_of(void *user, const char *key, size_t len)
+{
+    struct run *r = user;
+    unsigned n = shardmap_get(r->early, key, len);
+
+    r->early_hits += n > 0;
+    return n;
 }
 
 static int on_reference(void *user, const char *key, size_t len, struct ypos pos)
@@ -334,6 +365,44 @@ static void check_job_limit(struct run *r, struct ypos pos)
     r->jobs_in_doc = 0;
 }
 
+/* Writes one item (a STEP already expanded and rewritten). */
+static void emit_item(struct emitter *em, const struct stream_item *item)
+{
+    struct fy_node *step;
+    void *it = NULL;
+
+    switch (item->kind) {
+    case STREAM_DOC_START:
+        emit_doc_start(em);
+        break;
+    case STREAM_PAIR:
+        emit_pair(em, fy_document_root(item->doc));
+        break;
+    case STREAM_STEPS_START:
+        emit_steps_start(em);
+        break;
+    case STREAM_STEP:
+        while ((step = fy_node_sequence_iterate(fy_document_root(item->doc), &it)) != NULL)
+            emit_step(em, step);
+        break;
+    case STREAM_STEPS_END:
+        emit_steps_end(em);
+        break;
+    case STREAM_DOC_END:
+        emit_doc_end(em);
+        break;
+    }
+}
+
+/* Every rendering has a document, even an empty one. */
+static void emit_finish(struct emitter *em)
+{
+    if (emit_docs(em) == 0) {
+        emit_doc_start(em);
+        emit_doc_end(em);
+    }
+}
+
 static int first_pass(struct run *r)
 {
     struct producer p;
@@ -352,6 +421,11 @@ static int first_pass(struct run *r)
             check_job_limit(r, doc_pos);
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
+        if (rc == 0 && r->early && item.kind == STREAM_STEP &&
+            depends_rewrite(fy_document_root(item.doc), early_shards_of, r) != 0)
+            rc = -1;
+        if (rc == 0 && r->spool_em)
+            emit_item(r->spool_em, &item);
         if (rc == 0 && r->out_check) {
             item.bare = false; /* the rendering puts a bare list under `steps:` */
             validator_item(r->out_check, &item);
@@ -402,45 +476,51 @@ static int emit_all(struct run *r, struct emitter *em)
     int rc = producer_init(&p, r, NULL), more;
 
     while (rc == 0 && (more = produce(&p, &item)) != 0) {
-        struct fy_node *step;
-        void *it = NULL;
-
         if (more < 0) {
             rc = -1;
             break;
         }
-        switch (item.kind) {
-        case STREAM_DOC_START:
-            emit_doc_start(em);
-            break;
-        case STREAM_PAIR:
-            emit_pair(em, fy_document_root(item.doc));
-            break;
-        case STREAM_STEPS_START:
-            emit_steps_start(em);
-            break;
-        case STREAM_STEP:
-            if (expand_steps(&ctx, fy_document_root(item.doc)) != 0 ||
-                depends_normalize(fy_document_root(item.doc)) != 0 ||
-                depends_rewrite(fy_document_root(item.doc), shards_of, r) != 0) {
-                rc = -1;
-                break;
-            }
-            while ((step = fy_node_sequence_iterate(fy_document_root(item.doc), &it)) != NULL)
-                emit_step(em, step);
-            break;
-        case STREAM_STEPS_END:
-            emit_steps_end(em);
-            break;
-        case STREAM_DOC_END:
-            emit_doc_end(em);
-            break;
-        }
+        if (item.kind == STREAM_STEP &&
+            (expand_steps(&ctx, fy_document_root(item.doc)) != 0 ||
+             depends_normalize(fy_document_root(item.doc)) != 0 ||
+             depends_rewrite(fy_document_root(item.doc), shards_of, r) != 0))
+            rc = -1;
+        else
+            emit_item(em, &item);
         if (item.doc)
             fy_document_destroy(item.doc);
     }
     producer_fini(&p);
     return rc;
+}
+
+/* The spool written by pass 1 is the rendering: copy it out. */
+static int copy_spool(struct run *r)
+{
+    struct output *out = NULL;
+    FILE *to = r->opts->stream;
+    char buf[65536];
+    size_t n;
+
+    emit_finish(r->spool_em);
+    if (emit_error(r->spool_em) || fflush(r->spool) != 0 || fseek(r->spool, 0, SEEK_SET) != 0)
+        return -1;
+    if (!to) {
+        if (!(out = output_open(r->opts->output, r->diag)))
+            return -1;
+        to = output_stream(out);
+    }
+    while ((n = fread(buf, 1, sizeof(buf), r->spool)) > 0) {
+        if (fwrite(buf, 1, n, to) != n)
+            break;
+    }
+    if (ferror(r->spool) || ferror(to)) {
+        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
+                    0, 0, "io", "rendering failed; nothing was written");
+        output_abort(out);
+        return -1;
+    }
+    return out ? output_commit(out) : 0;
 }
 
 static int second_pass(struct run *r)
@@ -460,10 +540,8 @@ static int second_pass(struct run *r)
     diag_set_muted(r->diag, true);
     rc = emit_all(r, em);
     diag_set_muted(r->diag, false);
-    if (rc == 0 && emit_docs(em) == 0) {
-        emit_doc_start(em);
-        emit_doc_end(em);
-    }
+    if (rc == 0)
+        emit_finish(em);
     if (rc == 0 && emit_error(em) == 0) {
         emit_destroy(em);
         return out ? output_commit(out) : 0;
@@ -506,6 +584,11 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
                  (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0], d));
     if (opts->validate && load_schemas(&r, &rendered_schema, &dialect_schema) != 0)
         goto done;
+    r.early = shardmap_create(RENDER_ONE_PASS_BUDGET);
+    r.spool = r.early ? tmpfile() : NULL;
+    r.spool_em = r.spool ? emit_create(r.spool, opts->format) : NULL;
+    if (!r.spool_em)
+        give_up_one_pass(&r);
     first_pass(&r);
     /* One problem, one message: the dialect's own error if it has one, else the input
      * schema's finding where it was written, else what the rendering shows. */
@@ -525,9 +608,14 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "job-limit",
                     "renders %zu jobs; Buildkite allows at most %d per build", r.jobs_total,
                     RENDER_JOBS_PER_BUILD);
-    if (diag_exit_code(d, opts->strict) == 0)
-        second_pass(&r);
+    if (diag_exit_code(d, opts->strict) == 0) {
+        if (r.spool_em && r.early_hits == keyindex_sharded_references(r.keys))
+            copy_spool(&r);
+        else
+            second_pass(&r);
+    }
 done:
+    give_up_one_pass(&r);
     rc = diag_exit_code(d, opts->strict);
     for (size_t i = 0; i < r.n_sources; i++)
         source_close(r.sources[i]);

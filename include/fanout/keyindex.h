@@ -50,6 +50,9 @@ int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *proble
  * asked for in the order pass 1 recorded them (0: leave the reference as it is). */
 unsigned keyindex_next_reference(struct keyindex *ki);
 
+/* After keyindex_resolve: how many references name a sharded key. */
+size_t keyindex_sharded_references(const struct keyindex *ki);
+
 /* Definitions recorded. */
 size_t keyindex_count(const struct keyindex *ki);
 

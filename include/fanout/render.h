@@ -19,6 +19,9 @@
 #define RENDER_JOBS_PER_UPLOAD 500
 #define RENDER_JOBS_PER_BUILD 4000
 
+/* Memory for the sharded keys that let a pipeline render in one pass (render.c). */
+#define RENDER_ONE_PASS_BUDGET (1u << 20)
+
 /* Memory for key index records before they spill to a temporary file. */
 #define RENDER_INDEX_BUDGET (2u << 20)
 
