@@ -31,6 +31,7 @@ struct prop {
 
 struct pattern_prop {
     pcre2_code *re;
+    pcre2_match_data *md;
     struct schema_node *schema;
 };
 
@@ -68,6 +69,7 @@ struct schema_node {
     struct dependency *deps;
     size_t n_deps;
     pcre2_code *pattern;
+    pcre2_match_data *pattern_md; /* made once, reused by every match */
     char *pattern_src;
 };
 
@@ -286,7 +288,13 @@ static bool mapping_has_equal(struct fy_node *map, struct fy_node *key, struct f
 static bool values_equal(struct fy_node *a, struct fy_node *b)
 {
     double x = 0, y = 0;
-    unsigned ta = type_of(a, &x), tb = type_of(b, &y);
+    unsigned ta, tb;
+
+    /* a mapping, a list and a scalar never equal each other: no texts needed */
+    if (a && b && fy_node_get_type(a) != fy_node_get_type(b))
+        return false;
+    ta = type_of(a, &x);
+    tb = type_of(b, &y);
 
     if ((ta & ~T_INTEGER) != (tb & ~T_INTEGER))
         return false;
@@ -985,6 +993,8 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
         it = NULL;
         while ((p = fy_node_mapping_iterate(v, &it)) != NULL) {
             sn->pprops[i].re = compile_pattern(s, fy_node_pair_key(p));
+            if (sn->pprops[i].re)
+                sn->pprops[i].md = pcre2_match_data_create_from_pattern(sn->pprops[i].re, NULL);
             sn->pprops[i].schema = compile(s, fy_node_pair_value(p));
             i++;
         }
@@ -1101,6 +1111,8 @@ static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, st
     if ((v = ynode_get(n, "pattern")) != NULL) {
         sn->pattern = compile_pattern(s, v);
         sn->pattern_src = text_of(v);
+        if (sn->pattern)
+            sn->pattern_md = pcre2_match_data_create_from_pattern(sn->pattern, NULL);
     }
 }
 
@@ -1200,8 +1212,10 @@ static void node_free(struct schema_node *sn)
     for (size_t i = 0; i < sn->n_props; i++)
         free(sn->props[i].name);
     free(sn->props);
-    for (size_t i = 0; i < sn->n_pprops; i++)
+    for (size_t i = 0; i < sn->n_pprops; i++) {
+        pcre2_match_data_free(sn->pprops[i].md);
         pcre2_code_free(sn->pprops[i].re);
+    }
     free(sn->pprops);
     if (sn->required_names) {
         for (size_t i = 0; sn->required_names[i]; i++)
@@ -1215,6 +1229,7 @@ static void node_free(struct schema_node *sn)
     for (size_t i = 0; i < sn->n_deps; i++)
         free(sn->deps[i].name);
     free(sn->deps);
+    pcre2_match_data_free(sn->pattern_md);
     pcre2_code_free(sn->pattern);
     free(sn->pattern_src);
     free(sn);
@@ -1553,17 +1568,9 @@ static bool check_quietly(struct vctx *c, const struct schema_node *sn, struct f
 }
 
 /* Errors such as PCRE2_ERROR_MATCHLIMIT count as "does not match". */
-static bool matches(struct vctx *c, pcre2_code *re, const char *s, size_t len)
+static bool matches(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len)
 {
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    int rc;
-
-    (void)c;
-    if (!md)
-        return false;
-    rc = pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context());
-    pcre2_match_data_free(md);
-    return rc >= 0;
+    return md && pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) >= 0;
 }
 
 static bool validate_object(struct vctx *c, const struct schema_node *sn, struct fy_node *n)
@@ -1613,7 +1620,7 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
             }
         }
         for (size_t i = 0; i < sn->n_pprops; i++) {
-            if (sn->pprops[i].re && matches(c, sn->pprops[i].re, key, len)) {
+            if (sn->pprops[i].re && matches(sn->pprops[i].re, sn->pprops[i].md, key, len)) {
                 covered = true;
                 ok = validate(c, sn->pprops[i].schema, v) && ok;
             }
@@ -1768,7 +1775,7 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
             ok = false;
             fail(c, "maxLength", n, "must be at most %lld characters long, is %zu", sn->max_length, chars);
         }
-        if (sn->pattern && !matches(c, sn->pattern, t, len)) {
+        if (sn->pattern && !matches(sn->pattern, sn->pattern_md, t, len)) {
             ok = false;
             fail(c, "pattern", n, "must match the pattern '%s'", sn->pattern_src);
         }
@@ -1931,15 +1938,27 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_nod
             fail(c, "false", n, "%s", "no value is allowed here");
         return sn->bool_value;
     }
-    type = type_of(n, &num);
+    /* A scalar's type needs its text: work it out only when a keyword looks at it. */
+    if (n && fy_node_is_mapping(n))
+        type = T_OBJECT;
+    else if (n && fy_node_is_sequence(n))
+        type = T_ARRAY;
+    else if (sn->types || sn->enum_values || sn->const_value || sn->has_min || sn->has_max ||
+             sn->has_xmin || sn->has_xmax || sn->has_multiple || sn->min_length >= 0 ||
+             sn->max_length >= 0 || sn->pattern)
+        type = type_of(n, &num);
+    else
+        type = 0; /* no scalar keyword here */
     if (sn->types && !(sn->types & type) &&
         !((sn->types & T_NUMBER) && (type & T_NUMBER)) &&
         !((sn->types & T_INTEGER) && (type & T_INTEGER))) {
         char want[96], got[96];
 
-        describe_types(sn->types, want, sizeof(want));
-        describe_value(n, got, sizeof(got));
-        fail(c, "type", n, "must be %s, got %s", want, got);
+        if (c->errs) {
+            describe_types(sn->types, want, sizeof(want));
+            describe_value(n, got, sizeof(got));
+            fail(c, "type", n, "must be %s, got %s", want, got);
+        }
         ok = false;
     }
     if (sn->enum_values) {
@@ -1949,7 +1968,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_nod
 
         while (!found && (v = fy_node_sequence_iterate(sn->enum_values, &it)) != NULL)
             found = values_equal(v, n);
-        if (!found) {
+        if (!found && c->errs) {
             char got[96], list[200];
             size_t o = 0;
 
@@ -1964,8 +1983,9 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_nod
             }
             describe_value(n, got, sizeof(got));
             fail(c, "enum", n, "must be one of [%s], got %s", list, got);
-            ok = false;
         }
+        if (!found)
+            ok = false;
     }
     if (sn->const_value) {
         struct fy_node *want = sn->const_value == sn->src ? NULL : sn->const_value;

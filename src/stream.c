@@ -2,6 +2,7 @@
 
 #include "fanout/strset.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,22 @@ struct stream {
     size_t alias_nodes; /* copied for aliases in the item being built */
 };
 
+/* Only a hash: a key's text may point into libfyaml's input buffer, which moves
+ * as more input is read. A hash match is confirmed against the mapping itself. */
+struct key_seen {
+    uint64_t hash;
+    size_t len;
+};
+
+static uint64_t key_hash(const char *t, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
+    return h;
+}
+
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
  * because explicit keys win over merged ones wherever they appear. */
 struct frame {
@@ -47,7 +64,10 @@ struct frame {
     struct fy_node **merges;
     size_t n_merges;
     char *anchor;
-    unsigned pairs; /* keys so far, against STREAM_MAX_MAPPING_PAIRS */
+    /* hashes of the keys so far, for the duplicate check (looking every new key up
+     * in the mapping was a tenth of the run) */
+    struct key_seen *keys;
+    unsigned pairs, cap_keys; /* pairs: against STREAM_MAX_MAPPING_PAIRS */
 };
 
 static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
@@ -280,6 +300,9 @@ static int apply_merges(struct stream *s, struct frame *f)
 
 static void frame_release(struct frame *f)
 {
+    free(f->keys);
+    f->keys = NULL;
+    f->pairs = f->cap_keys = 0;
     for (size_t i = 0; i < f->n_merges; i++)
         fy_node_free(f->merges[i]);
     free(f->merges);
@@ -337,7 +360,12 @@ static int attach(struct stream *s, struct frame *f, struct fy_node *child)
         const char *t = ynode_scalar(f->key, &len);
 
         /* Keys are compared by text, like libfyaml's own check (1 and "1" collide). */
-        if (t && ynode_pair_n(f->node, t, len)) {
+        uint64_t hash = t ? key_hash(t, len) : 0;
+        int seen = 0;
+
+        for (unsigned i = 0; t && i < f->pairs && !seen; i++)
+            seen = f->keys[i].hash == hash && f->keys[i].len == len;
+        if (seen && ynode_pair_n(f->node, t, len)) {
             char buf[128];
             struct ypos kpos = ynode_pos(f->key);
 
@@ -348,7 +376,7 @@ static int attach(struct stream *s, struct frame *f, struct fy_node *child)
             report(s, kpos, "duplicate-key", "duplicate key '%s'", buf);
             return -1;
         }
-        if (++f->pairs > STREAM_MAX_MAPPING_PAIRS) {
+        if (f->pairs == STREAM_MAX_MAPPING_PAIRS) {
             struct ypos kpos = ynode_pos(f->key);
 
             fy_node_free(child);
@@ -357,6 +385,21 @@ static int attach(struct stream *s, struct frame *f, struct fy_node *child)
             report(s, kpos, "depth", "a mapping with more than %u keys", STREAM_MAX_MAPPING_PAIRS);
             return -1;
         }
+        if (f->pairs == f->cap_keys) {
+            unsigned cap = f->cap_keys ? f->cap_keys * 2 : 16;
+            struct key_seen *keys = realloc(f->keys, cap * sizeof(*keys));
+
+            if (!keys) {
+                fy_node_free(child);
+                report(s, pos, "internal", "%s", "out of memory");
+                return -1;
+            }
+            f->keys = keys;
+            f->cap_keys = cap;
+        }
+        f->keys[f->pairs].hash = hash;
+        f->keys[f->pairs].len = len;
+        f->pairs++;
     }
     if (fy_node_mapping_append(f->node, f->key, child) == 0) {
         f->key = NULL;

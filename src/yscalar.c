@@ -58,11 +58,14 @@ static bool matches(int which, const char *s, size_t len)
 
 enum yscalar_type yscalar_type(const char *s, size_t len)
 {
-    if (matches(RX_NULL, s, len))
+    /* The first character rules most texts out before any pattern runs. */
+    if (len == 0 || (len == 1 && s[0] == '~'))
         return YS_NULL;
-    if (len && strchr("tTfF", s[0]) && matches(RX_BOOL, s, len))
+    if (len == 4 && strchr("nN", s[0]) && matches(RX_NULL, s, len))
+        return YS_NULL;
+    if ((len == 4 || len == 5) && strchr("tTfF", s[0]) && matches(RX_BOOL, s, len))
         return YS_BOOL;
-    if (len && strchr("-+0123456789.", s[0])) {
+    if (strchr("-+0123456789.", s[0])) {
         if (matches(RX_INT, s, len))
             return YS_INT;
         if (matches(RX_FLOAT, s, len))

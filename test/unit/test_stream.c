@@ -107,6 +107,28 @@ START_TEST(merges_and_aliases)
 }
 END_TEST
 
+/* Keys far apart: libfyaml's input buffer moves between them, and the check must
+ * neither read freed text nor miss the repeat. */
+START_TEST(duplicate_keys_far_apart)
+{
+    size_t cap = 400000, n = 0;
+    char *yaml = malloc(cap);
+    char k[64];
+    int last;
+
+    n += (size_t)sprintf(yaml + n, "steps:\n  - command: x\n    env:\n      FIRST: 1\n");
+    for (int i = 0; i < 10000; i++)
+        n += (size_t)sprintf(yaml + n, "      K%05d: %d\n", i, i);
+    strcpy(yaml + n, "      LAST: 2\n");
+    kinds(yaml, k, &last);
+    ck_assert_int_eq(last, 0); /* 10002 distinct keys */
+    strcpy(yaml + n, "      FIRST: 2\n");
+    kinds(yaml, k, &last);
+    ck_assert_int_eq(last, -1);
+    free(yaml);
+}
+END_TEST
+
 START_TEST(step_kinds)
 {
     static const struct {
@@ -197,6 +219,7 @@ Suite *stream_suite(void)
 
     tcase_add_test(tc, item_sequence);
     tcase_add_test(tc, merges_and_aliases);
+    tcase_add_test(tc, duplicate_keys_far_apart);
     tcase_add_test(tc, step_kinds);
     tcase_add_test(tc, validator_stream_and_whole);
     suite_add_tcase(s, tc);
