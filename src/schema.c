@@ -71,6 +71,7 @@ struct schema_node {
     pcre2_code *pattern;
     pcre2_match_data *pattern_md; /* made once, reused by every match */
     char *pattern_src;
+    bool needs_scalar_type; /* `type` or a number/string keyword is here */
 };
 
 /* A map from a node to a value (a compiled node, a base URI). */
@@ -1189,6 +1190,9 @@ static struct schema_node *compile(struct schema *s, struct fy_node *n)
         s->failed = true;
     compile_array_keywords(s, sn, n);
     compile_scalar_keywords(s, sn, n);
+    sn->needs_scalar_type = sn->types || sn->has_min || sn->has_max || sn->has_xmin ||
+                            sn->has_xmax || sn->has_multiple || sn->min_length >= 0 ||
+                            sn->max_length >= 0 || sn->pattern;
     if ((v = ynode_get(n, "allOf")) != NULL)
         sn->all_of = compile_list(s, v, "allOf", &sn->n_all_of);
     if ((v = ynode_get(n, "anyOf")) != NULL)
@@ -1943,9 +1947,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_nod
         type = T_OBJECT;
     else if (n && fy_node_is_sequence(n))
         type = T_ARRAY;
-    else if (sn->types || sn->enum_values || sn->const_value || sn->has_min || sn->has_max ||
-             sn->has_xmin || sn->has_xmax || sn->has_multiple || sn->min_length >= 0 ||
-             sn->max_length >= 0 || sn->pattern)
+    else if (sn->needs_scalar_type)
         type = type_of(n, &num);
     else
         type = 0; /* no scalar keyword here */
