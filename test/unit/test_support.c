@@ -119,8 +119,11 @@ static void touch(const char *dir, const char *name)
 START_TEST(inputs_walk)
 {
     char dir[] = "/tmp/fanout-in-XXXXXX";
-    char sub[64], empty[64];
-    struct diag *d = diag_create(fopen("/dev/null", "w"), DIAG_TEXT);
+    static const char *const made[] = {"b.yaml", "a.yml", "z.txt", ".hidden.yaml", "m/c.yaml",
+                                       "m/e", "m"};
+    char sub[64], empty[64], path[128];
+    FILE *devnull = fopen("/dev/null", "w");
+    struct diag *d = diag_create(devnull, DIAG_TEXT);
     struct inputs in;
     const char *args[2];
 
@@ -147,6 +150,12 @@ START_TEST(inputs_walk)
     ck_assert_int_eq(inputs_expand(args, 1, d, &in), -1);
     ck_assert_int_eq(diag_exit_code(d, false), 2);
     diag_destroy(d);
+    fclose(devnull);
+    for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, made[i]);
+        ck_assert_int_eq(remove(path), 0);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
