@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
 #include "fanout/xsort.h"
 
 enum { REC_DEFINE = 0, REC_REFERENCE = 1 };
@@ -60,19 +61,16 @@ static int answer_cmp(const void *pa, const void *pb)
 /* FNV-1a and a multiply-xorshift hash: two unrelated 64-bit hashes. */
 static void hash_key(const char *key, size_t len, uint64_t *h1, uint64_t *h2)
 {
-    uint64_t a = 1469598103934665603ull, b = 0x243F6A8885A308D3ull ^ len;
+    uint64_t b = 0x243F6A8885A308D3ull ^ len;
 
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)key[i];
-
-        a = (a ^ c) * 1099511628211ull;
-        b = (b ^ c) * 0x9E3779B97F4A7C15ull;
+        b = (b ^ (unsigned char)key[i]) * 0x9E3779B97F4A7C15ull;
         b ^= b >> 29;
     }
     b ^= b >> 32;
     b *= 0xD6E8FEB86659FD93ull;
     b ^= b >> 32;
-    *h1 = a;
+    *h1 = strhash_fnv1a(key, len);
     *h2 = b;
 }
 

@@ -1,6 +1,6 @@
 #include "fanout/shardmap.h"
+#include "fanout/strhash.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,15 +15,6 @@ struct shardmap {
     size_t cap, n;
     size_t used, budget; /* bytes */
 };
-
-static size_t hash(const char *key, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
-    return (size_t)h;
-}
 
 struct shardmap *shardmap_create(size_t budget)
 {
@@ -46,7 +37,7 @@ void shardmap_destroy(struct shardmap *m)
 
 static struct entry *slot(const struct shardmap *m, const char *key, size_t len)
 {
-    for (size_t i = hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    for (size_t i = (size_t)strhash_fnv1a(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         struct entry *e = &m->slots[i];
 
         if (!e->key || (e->len == len && memcmp(e->key, key, len) == 0))

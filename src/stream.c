@@ -1,8 +1,8 @@
 #include "fanout/stream.h"
 
+#include "fanout/strhash.h"
 #include "fanout/strset.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,14 +46,6 @@ struct key_seen {
     size_t len;
 };
 
-static uint64_t key_hash(const char *t, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
-    return h;
-}
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
  * because explicit keys win over merged ones wherever they appear. */
@@ -360,7 +352,7 @@ static int attach(struct stream *s, struct frame *f, struct fy_node *child)
         const char *t = ynode_scalar(f->key, &len);
 
         /* Keys are compared by text, like libfyaml's own check (1 and "1" collide). */
-        uint64_t hash = t ? key_hash(t, len) : 0;
+        uint64_t hash = t ? strhash_fnv1a(t, len) : 0;
         int seen = 0;
 
         for (unsigned i = 0; t && i < f->pairs && !seen; i++)

@@ -8,6 +8,7 @@
 #include "fanout/diag.h"
 #include "fanout/inputs.h"
 #include "fanout/output.h"
+#include "fanout/strhash.h"
 #include "fanout/strset.h"
 #include "unit.h"
 
@@ -159,6 +160,15 @@ START_TEST(inputs_walk)
 }
 END_TEST
 
+/* The published FNV-1a 64-bit test vectors. */
+START_TEST(strhash_vectors)
+{
+    ck_assert_uint_eq(strhash_fnv1a("", 0), 0xcbf29ce484222325ull);
+    ck_assert_uint_eq(strhash_fnv1a("a", 1), 0xaf63dc4c8601ec8cull);
+    ck_assert_uint_eq(strhash_fnv1a("foobar", 6), 0x85944171f73967e8ull);
+}
+END_TEST
+
 START_TEST(strset_basics)
 {
     struct strset *s = strset_create();
@@ -187,6 +197,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, diag_exit_codes);
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);
+    tcase_add_test(tc, strhash_vectors);
     tcase_add_test(tc, strset_basics);
     suite_add_tcase(s, tc);
     return s;
