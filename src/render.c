@@ -494,63 +494,68 @@ static int emit_all(struct run *r, struct emitter *em)
     return rc;
 }
 
+/* Where the rendering goes: the caller's stream, or `-o FILE` through a temporary file. */
+static int open_target(struct run *r, struct output **out, FILE **to)
+{
+    *out = NULL;
+    *to = r->opts->stream;
+    if (!*to) {
+        if (!(*out = output_open(r->opts->output, r->diag)))
+            return -1;
+        *to = output_stream(*out);
+    }
+    return 0;
+}
+
+/* Commits the rendering when `ok`; else says so, and `-o FILE` stays as it was. */
+static int close_target(struct run *r, struct output *out, bool ok)
+{
+    if (ok)
+        return out ? output_commit(out) : 0;
+    diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
+                0, 0, "io", "rendering failed; nothing was written");
+    output_abort(out);
+    return -1;
+}
+
 /* The spool written by pass 1 is the rendering: copy it out. */
 static int copy_spool(struct run *r)
 {
-    struct output *out = NULL;
-    FILE *to = r->opts->stream;
+    struct output *out;
+    FILE *to;
     char buf[65536];
     size_t n;
+    bool ok;
 
+    if (open_target(r, &out, &to) != 0)
+        return -1;
     emit_finish(r->spool_em);
-    if (emit_error(r->spool_em) || fflush(r->spool) != 0 || fseek(r->spool, 0, SEEK_SET) != 0)
-        return -1;
-    if (!to) {
-        if (!(out = output_open(r->opts->output, r->diag)))
-            return -1;
-        to = output_stream(out);
-    }
-    while ((n = fread(buf, 1, sizeof(buf), r->spool)) > 0) {
-        if (fwrite(buf, 1, n, to) != n)
-            break;
-    }
-    if (ferror(r->spool) || ferror(to)) {
-        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
-                    0, 0, "io", "rendering failed; nothing was written");
-        output_abort(out);
-        return -1;
-    }
-    return out ? output_commit(out) : 0;
+    ok = emit_error(r->spool_em) == 0 && fflush(r->spool) == 0 && fseek(r->spool, 0, SEEK_SET) == 0;
+    while (ok && (n = fread(buf, 1, sizeof(buf), r->spool)) > 0)
+        ok = fwrite(buf, 1, n, to) == n;
+    return close_target(r, out, ok && !ferror(r->spool) && !ferror(to));
 }
 
 static int second_pass(struct run *r)
 {
-    struct output *out = NULL;
+    struct output *out;
+    FILE *to;
     struct emitter *em;
-    int rc;
+    bool ok;
 
-    if (!r->opts->stream && !(out = output_open(r->opts->output, r->diag)))
+    if (open_target(r, &out, &to) != 0)
         return -1;
-    em = emit_create(r->opts->stream ? r->opts->stream : output_stream(out), r->opts->format);
-    if (!em) {
-        output_abort(out);
-        return -1;
-    }
+    if (!(em = emit_create(to, r->opts->format)))
+        return close_target(r, out, false);
     /* Everything was reported by pass 1; a message here would be a repeat. */
     diag_set_muted(r->diag, true);
-    rc = emit_all(r, em);
+    ok = emit_all(r, em) == 0;
     diag_set_muted(r->diag, false);
-    if (rc == 0)
+    if (ok)
         emit_finish(em);
-    if (rc == 0 && emit_error(em) == 0) {
-        emit_destroy(em);
-        return out ? output_commit(out) : 0;
-    }
-    diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
-                0, 0, "io", "rendering failed; nothing was written");
+    ok = ok && emit_error(em) == 0;
     emit_destroy(em);
-    output_abort(out);
-    return -1;
+    return close_target(r, out, ok);
 }
 
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
