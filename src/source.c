@@ -10,38 +10,67 @@
 
 /* Incremental UTF-8 checker; the state survives between reads. */
 struct utf8_state {
-    unsigned line, col; /* position of the next byte, 1-based */
-    unsigned need;      /* continuation bytes still expected */
+    unsigned line, col;   /* position of the current character, 1-based */
+    unsigned need;        /* continuation bytes still expected */
     unsigned char lo, hi; /* allowed range of the next continuation byte */
+    uint32_t cp;          /* the code point being decoded */
+    uint64_t offset;      /* bytes accepted so far */
+    bool bom;             /* the last failure was a misplaced byte order mark */
 };
+
+/* What a reader hands on: complete characters only. A sequence cut by a read boundary
+ * waits here for its next bytes, because libfyaml 0.7.12 loops forever on some
+ * incomplete sequences (a `%` directive followed by 0xC3, upstream #101). */
+#define CARRY_MAX 4
 
 struct source {
     char *name;
     FILE *fp;
     struct diag *diag;
     struct utf8_state st;
+    unsigned char carry[CARRY_MAX];
+    size_t n_carry;
+    uint64_t digest; /* FNV-1a of the bytes handed on since the last attach */
     bool failed;
 };
 
 static void utf8_reset(struct utf8_state *st)
 {
+    memset(st, 0, sizeof(*st));
     st->line = 1;
     st->col = 1;
-    st->need = 0;
     st->lo = 0x80;
     st->hi = 0xBF;
+}
+
+/* A finished character: counts its column. U+FEFF is a byte order mark only as the
+ * very first character (which takes no column); anywhere else it is refused, so that
+ * a doubled BOM cannot turn `steps:` into another key. */
+static bool utf8_char_done(struct utf8_state *st, unsigned len)
+{
+    if (st->cp == 0xFEFF) {
+        if (st->offset != len) {
+            st->bom = true;
+            return false;
+        }
+        return true;
+    }
+    st->col++;
+    return true;
 }
 
 /* Returns false at the first byte that cannot continue a valid stream. */
 static bool utf8_step(struct utf8_state *st, unsigned char c)
 {
+    st->offset++;
     if (st->need) {
         if (c < st->lo || c > st->hi)
             return false;
         st->lo = 0x80;
         st->hi = 0xBF;
+        st->cp = (st->cp << 6) | (c & 0x3Fu);
         if (--st->need == 0)
-            st->col++;
+            return utf8_char_done(st, st->cp >= 0x10000 ? 4 : st->cp >= 0x800 ? 3 : 2);
         return true;
     }
     if (c == 0)
@@ -57,14 +86,17 @@ static bool utf8_step(struct utf8_state *st, unsigned char c)
     }
     if (c >= 0xC2 && c <= 0xDF) {
         st->need = 1;
+        st->cp = c & 0x1Fu;
     } else if (c >= 0xE0 && c <= 0xEF) {
         st->need = 2;
+        st->cp = c & 0x0Fu;
         if (c == 0xE0)
             st->lo = 0xA0; /* overlong */
         else if (c == 0xED)
             st->hi = 0x9F; /* surrogates */
     } else if (c >= 0xF0 && c <= 0xF4) {
         st->need = 3;
+        st->cp = c & 0x07u;
         if (c == 0xF0)
             st->lo = 0x90; /* overlong */
         else if (c == 0xF4)
@@ -75,19 +107,33 @@ static bool utf8_step(struct utf8_state *st, unsigned char c)
     return true;
 }
 
+/* Runs the checker over a whole buffer; the index of the first bad byte, or `len`
+ * (then st->need tells whether the last sequence was cut off). *start: where the
+ * character holding that byte starts. */
+static size_t utf8_scan(struct utf8_state *st, const unsigned char *buf, size_t len,
+                        size_t *start)
+{
+    size_t i;
+
+    utf8_reset(st);
+    *start = 0;
+    for (i = 0; i < len; i++) {
+        if (!st->need)
+            *start = i;
+        if (!utf8_step(st, buf[i]))
+            break;
+    }
+    return i;
+}
+
 bool source_check_utf8(const unsigned char *buf, size_t len, size_t *bad, unsigned *line,
                        unsigned *col)
 {
     struct utf8_state st;
-    size_t i;
+    size_t start, i = utf8_scan(&st, buf, len, &start);
 
-    utf8_reset(&st);
-    for (i = 0; i < len; i++) {
-        if (!utf8_step(&st, buf[i]))
-            break;
-    }
     if (bad)
-        *bad = i;
+        *bad = st.bom ? start : i;
     if (line)
         *line = st.line;
     if (col)
@@ -95,46 +141,78 @@ bool source_check_utf8(const unsigned char *buf, size_t len, size_t *bad, unsign
     return i == len && st.need == 0;
 }
 
+/* One message for the first bad byte `c` of an input (at_eof: a sequence cut off). */
+static void report_utf8(struct diag *d, const char *name, const struct utf8_state *st,
+                        unsigned char c, bool at_eof)
+{
+    const char *what = at_eof      ? "truncated UTF-8 sequence at end of input"
+                       : st->bom   ? "a byte order mark (U+FEFF) is only allowed at the start of the input"
+                       : c == 0    ? "NUL byte in input"
+                                   : NULL;
+
+    if (what)
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, st->line, st->col, "utf8", "%s", what);
+    else
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, st->line, st->col, "utf8",
+                    "invalid UTF-8 byte 0x%02X", c);
+}
+
 static void report_bad_byte(struct source *src, unsigned char c, bool at_eof)
 {
     src->failed = true;
-    if (at_eof)
-        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, src->st.line, src->st.col,
-                    "utf8", "truncated UTF-8 sequence at end of input");
-    else if (c == 0)
-        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, src->st.line, src->st.col,
-                    "utf8", "NUL byte in input");
-    else
-        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, src->st.line, src->st.col,
-                    "utf8", "invalid UTF-8 byte 0x%02X", c);
+    report_utf8(src->diag, src->name, &src->st, c, at_eof);
 }
 
+static void digest_add(struct source *src, const unsigned char *p, size_t n)
+{
+    uint64_t h = src->digest;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    src->digest = h;
+}
+
+/* libfyaml's input callback: the checked bytes, complete characters only. Returns 0 at
+ * the end of the input and after a bad byte (reported), which libfyaml takes as the end. */
 static ssize_t read_checked(void *user, void *buf, size_t count)
 {
     struct source *src = user;
     unsigned char *p = buf;
-    size_t n, i;
 
-    if (src->failed)
+    if (src->failed || count < CARRY_MAX)
         return 0;
-    n = fread(buf, 1, count, src->fp);
-    if (n == 0) {
-        if (ferror(src->fp)) {
-            src->failed = true;
-            diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io",
-                        "read error: %s", strerror(errno));
-        } else if (src->st.need) {
-            report_bad_byte(src, 0, true);
+    for (;;) {
+        size_t have = src->n_carry, n, done = 0;
+
+        memcpy(p, src->carry, have);
+        n = fread(p + have, 1, count - have, src->fp);
+        if (n == 0) {
+            if (ferror(src->fp)) {
+                src->failed = true;
+                diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io",
+                            "read error: %s", strerror(errno));
+            } else if (src->st.need) {
+                report_bad_byte(src, 0, true);
+            }
+            return 0;
         }
-        return 0;
-    }
-    for (i = 0; i < n; i++) {
-        if (!utf8_step(&src->st, p[i])) {
-            report_bad_byte(src, p[i], false);
-            return (ssize_t)i;
+        /* `done`: the bytes up to the end of the last complete character. */
+        for (size_t i = have; i < have + n; i++) {
+            if (!utf8_step(&src->st, p[i])) {
+                report_bad_byte(src, p[i], false);
+                digest_add(src, p, done);
+                return (ssize_t)done;
+            }
+            if (!src->st.need)
+                done = i + 1;
+        }
+        src->n_carry = have + n - done;
+        memcpy(src->carry, p + done, src->n_carry);
+        if (done > 0) {
+            digest_add(src, p, done);
+            return (ssize_t)done;
         }
     }
-    return (ssize_t)n;
 }
 
 /* Copies a non-seekable stream into an unlinked temporary file. */
@@ -220,6 +298,11 @@ void source_close(struct source *src)
     free(src);
 }
 
+uint64_t source_digest(const struct source *src)
+{
+    return src->digest;
+}
+
 const char *source_name(const struct source *src)
 {
     return src->name;
@@ -239,6 +322,8 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     }
     clearerr(src->fp);
     utf8_reset(&src->st);
+    src->n_carry = 0;
+    src->digest = 0xcbf29ce484222325ULL;
     src->failed = false;
     return fy_parser_set_input_callback(fyp, src, read_checked);
 }
@@ -283,5 +368,15 @@ char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
     }
     fclose(fp);
     buf[*len] = '\0';
+    {
+        struct utf8_state st;
+        size_t start, i = utf8_scan(&st, (const unsigned char *)buf, *len, &start);
+
+        if (i < *len || st.need) {
+            report_utf8(d, path, &st, i < *len ? (unsigned char)buf[i] : 0, i == *len);
+            free(buf);
+            return NULL;
+        }
+    }
     return buf;
 }

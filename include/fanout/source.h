@@ -1,12 +1,14 @@
 /* source: one input (a file, a pipe or stdin) that can be read more than once.
  * Non-seekable inputs are spooled to an unlinked temporary file. Every byte handed to
- * the YAML parser is checked first: strict UTF-8 and no NUL, because libfyaml 0.7.12
- * silently stops at such bytes (and hangs on some of them). */
+ * the YAML parser is checked first: strict UTF-8, no NUL, a byte order mark only at the
+ * start, and only whole characters, because libfyaml 0.7.12 silently stops at such
+ * bytes and hangs on some of them. Every file fanout reads goes through these checks. */
 #ifndef FANOUT_SOURCE_H
 #define FANOUT_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fanout/diag.h"
 
@@ -22,6 +24,10 @@ const char *source_name(const struct source *src);
 
 /* Rewinds the input and makes it the parser's input. 0 on success. */
 int source_attach(struct source *src, struct fy_parser *fyp);
+
+/* A hash of the bytes handed to the parser since the last attach: two reads of an
+ * input that did not change give the same digest. */
+uint64_t source_digest(const struct source *src);
 
 /* True once a bad byte was seen (and reported) since the last attach. */
 bool source_failed(const struct source *src);
