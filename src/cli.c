@@ -1,5 +1,6 @@
 #include "fanout/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -319,6 +320,12 @@ int cli_main(int argc, char **argv)
     case CMD_DIFF:
         rc = pipediff_run(argv[optind], argv[optind + 1], &c.render, c.report, stdout, d);
         break;
+    }
+    /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc < DIAG_INPUT) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, "io", "write error: %s",
+                    strerror(errno));
+        rc = DIAG_INPUT;
     }
     diag_destroy(d);
     return rc;

@@ -1,6 +1,10 @@
+#include <signal.h>
+
 #include "fanout/cli.h"
 
 int main(int argc, char **argv)
 {
+    /* A closed pipe is a write error with a message and exit 2, not a silent death. */
+    signal(SIGPIPE, SIG_IGN);
     return cli_main(argc, argv);
 }

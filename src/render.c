@@ -507,11 +507,15 @@ static int open_target(struct run *r, struct output **out, FILE **to)
     return 0;
 }
 
-/* Commits the rendering when `ok`; else says so, and `-o FILE` stays as it was. */
-static int close_target(struct run *r, struct output *out, bool ok)
+/* Commits the rendering when it is complete; a failed write is reported by the output
+ * (what failed and why); otherwise the rendering failed and `-o FILE` stays as it was. */
+static int close_target(struct run *r, struct output *out, FILE *to, bool rendered)
 {
-    if (ok)
-        return out ? output_commit(out) : 0;
+    if (rendered || ferror(to)) {
+        if (out)
+            return output_commit(out);
+        return ferror(to) ? -1 : 0;
+    }
     diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
                 0, 0, "io", "rendering failed; nothing was written");
     output_abort(out);
@@ -533,7 +537,7 @@ static int copy_spool(struct run *r)
     ok = emit_error(r->spool_em) == 0 && fflush(r->spool) == 0 && fseek(r->spool, 0, SEEK_SET) == 0;
     while (ok && (n = fread(buf, 1, sizeof(buf), r->spool)) > 0)
         ok = fwrite(buf, 1, n, to) == n;
-    return close_target(r, out, ok && !ferror(r->spool) && !ferror(to));
+    return close_target(r, out, to, ok && !ferror(r->spool));
 }
 
 static int second_pass(struct run *r)
@@ -546,16 +550,15 @@ static int second_pass(struct run *r)
     if (open_target(r, &out, &to) != 0)
         return -1;
     if (!(em = emit_create(to, r->opts->format)))
-        return close_target(r, out, false);
+        return close_target(r, out, to, false);
     /* Everything was reported by pass 1; a message here would be a repeat. */
     diag_set_muted(r->diag, true);
     ok = emit_all(r, em) == 0;
     diag_set_muted(r->diag, false);
     if (ok)
         emit_finish(em);
-    ok = ok && emit_error(em) == 0;
     emit_destroy(em);
-    return close_target(r, out, ok);
+    return close_target(r, out, to, ok);
 }
 
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)

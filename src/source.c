@@ -18,18 +18,20 @@ struct utf8_state {
     bool bom;             /* the last failure was a misplaced byte order mark */
 };
 
-/* What a reader hands on: complete characters only. A sequence cut by a read boundary
- * waits here for its next bytes, because libfyaml 0.7.12 loops forever on some
- * incomplete sequences (a `%` directive followed by 0xC3, upstream #101). */
-#define CARRY_MAX 4
+/* Bytes are checked a buffer ahead of the parser, so that it is only ever handed bytes
+ * followed by the rest of their character: libfyaml 0.7.12 loops forever on some
+ * incomplete sequences at the end of its input (`%` followed by 0xC3, upstream #101). */
+#define READ_BUFFER 65536
 
 struct source {
     char *name;
     FILE *fp;
     struct diag *diag;
     struct utf8_state st;
-    unsigned char carry[CARRY_MAX];
-    size_t n_carry;
+    /* buf[pos, ready): checked, not yet handed on; buf[ready, end): the start of a
+     * character whose other bytes are not read yet */
+    char buf[READ_BUFFER];
+    size_t pos, ready, end;
     uint64_t digest; /* FNV-1a of the bytes handed on since the last attach */
     bool failed;
 };
@@ -172,20 +174,20 @@ static void digest_add(struct source *src, const unsigned char *p, size_t n)
     src->digest = h;
 }
 
-/* libfyaml's input callback: the checked bytes, complete characters only. Returns 0 at
- * the end of the input and after a bad byte (reported), which libfyaml takes as the end. */
-static ssize_t read_checked(void *user, void *buf, size_t count)
+/* Refills src->buf with checked bytes that end on a character boundary (an incomplete
+ * last character stays in the buffer for the next refill). False at the end of the
+ * input or after a bad byte (reported). */
+static bool refill(struct source *src)
 {
-    struct source *src = user;
-    unsigned char *p = buf;
+    size_t keep = src->end - src->ready; /* the start of an incomplete character */
 
-    if (src->failed || count < CARRY_MAX)
-        return 0;
-    for (;;) {
-        size_t have = src->n_carry, n, done = 0;
+    memmove(src->buf, src->buf + src->ready, keep);
+    src->pos = 0;
+    src->ready = 0;
+    src->end = keep;
+    while (src->ready == 0) {
+        size_t n = fread(src->buf + src->end, 1, sizeof(src->buf) - src->end, src->fp);
 
-        memcpy(p, src->carry, have);
-        n = fread(p + have, 1, count - have, src->fp);
         if (n == 0) {
             if (ferror(src->fp)) {
                 src->failed = true;
@@ -194,25 +196,38 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
             } else if (src->st.need) {
                 report_bad_byte(src, 0, true);
             }
-            return 0;
+            return false;
         }
-        /* `done`: the bytes up to the end of the last complete character. */
-        for (size_t i = have; i < have + n; i++) {
-            if (!utf8_step(&src->st, p[i])) {
-                report_bad_byte(src, p[i], false);
-                digest_add(src, p, done);
-                return (ssize_t)done;
+        for (size_t i = src->end; i < src->end + n; i++) {
+            if (!utf8_step(&src->st, (unsigned char)src->buf[i])) {
+                report_bad_byte(src, (unsigned char)src->buf[i], false);
+                src->end = src->ready; /* hand on what came before the bad character */
+                return src->ready > 0;
             }
             if (!src->st.need)
-                done = i + 1;
+                src->ready = i + 1;
         }
-        src->n_carry = have + n - done;
-        memcpy(src->carry, p + done, src->n_carry);
-        if (done > 0) {
-            digest_add(src, p, done);
-            return (ssize_t)done;
-        }
+        src->end += n;
     }
+    return true;
+}
+
+/* libfyaml's input callback. Returns 0 at the end of the input and after a bad byte
+ * (reported), which libfyaml takes as the end. */
+static ssize_t read_checked(void *user, void *buf, size_t count)
+{
+    struct source *src = user;
+    size_t n;
+
+    if (src->pos == src->ready && (src->failed || !refill(src)))
+        return 0;
+    n = src->ready - src->pos;
+    if (n > count)
+        n = count;
+    memcpy(buf, src->buf + src->pos, n);
+    digest_add(src, (const unsigned char *)buf, n);
+    src->pos += n;
+    return (ssize_t)n;
 }
 
 /* Copies a non-seekable stream into an unlinked temporary file. */
@@ -322,7 +337,7 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     }
     clearerr(src->fp);
     utf8_reset(&src->st);
-    src->n_carry = 0;
+    src->pos = src->ready = src->end = 0;
     src->digest = 0xcbf29ce484222325ULL;
     src->failed = false;
     return fy_parser_set_input_callback(fyp, src, read_checked);

@@ -1,6 +1,9 @@
-/* output: where a rendering goes. A file is written to a temporary file in the same
- * directory and renamed over the target only on commit, so readers never see half a
- * file and a failed run leaves the old file untouched (its mode is kept). */
+/* output: where a rendering goes. A regular file (or a path that does not exist yet) is
+ * written to a temporary file in the same directory and renamed over the target only on
+ * commit, so readers never see half a file and a failed run leaves the old file
+ * untouched (its mode is kept). A symlink is followed: its target is what gets
+ * replaced. Anything else (a device such as /dev/null, a FIFO) is written through,
+ * never replaced. */
 #ifndef FANOUT_OUTPUT_H
 #define FANOUT_OUTPUT_H
 

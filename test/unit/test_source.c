@@ -109,10 +109,10 @@ END_TEST
  * and 4-byte characters parses clean and keeps every byte. */
 START_TEST(reader_joins_characters_across_reads)
 {
-    static const char *const chars[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    static const char *const chars[] = {"a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
     char *msgs;
 
-    for (size_t c = 0; c < 3; c++) {
+    for (size_t c = 0; c < 4; c++) {
         size_t clen = strlen(chars[c]), n = 3 + 200000 * clen + 1, o = 0;
         char *text = malloc(n);
 
@@ -125,6 +125,22 @@ START_TEST(reader_joins_characters_across_reads)
         free(msgs);
         free(text);
     }
+}
+END_TEST
+
+/* Many short lines: libfyaml asks for whatever room its buffer has left, down to a few
+ * bytes, and every byte must arrive. */
+START_TEST(reader_serves_any_request_size)
+{
+    size_t n = 0, cap = 60000 * 16;
+    char *text = malloc(cap), *msgs;
+
+    for (int i = 0; i < 60000; i++)
+        n += (size_t)snprintf(text + n, cap - n, "k%d: v%d\n", i, i);
+    ck_assert_int_eq(parse_through_source(text, n, &msgs), 6 + 2 * 60000);
+    ck_assert_str_eq(msgs, "");
+    free(msgs);
+    free(text);
 }
 END_TEST
 
@@ -160,6 +176,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, utf8_rejects_bad);
     tcase_add_test(tc, reader_never_hands_on_half_a_character);
     tcase_add_test(tc, reader_joins_characters_across_reads);
+    tcase_add_test(tc, reader_serves_any_request_size);
     tcase_add_test(tc, slurp_checks_like_the_reader);
     suite_add_tcase(s, tc);
     return s;
