@@ -11,11 +11,13 @@
 
 #include "fanout/bundled.h"
 #include "fanout/source.h"
+#include "fanout/stream.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
 #define METASCHEMA_URI "http://json-schema.org/draft-07/schema"
 #define MAX_DEPTH 256       /* nested validation (a $ref loop that makes no progress) */
+#define MAX_COMPILE_DEPTH 2000 /* nested compile() calls */
 #define MATCH_LIMIT 1000000 /* pcre2 backtracking: a hostile pattern fails, not hangs */
 
 enum {
@@ -44,6 +46,7 @@ struct dependency {
 
 struct schema_node {
     struct fy_node *src;
+    size_t index; /* in schema.all */
     bool is_bool, bool_value;
     struct schema_node *ref;
     unsigned types;
@@ -102,6 +105,7 @@ struct schema {
     struct ptrmap bases;    /* fy_node -> base URI (char *) */
     struct schema_node **all;
     size_t n_all, cap_all;
+    unsigned depth; /* of compile() calls */
     bool failed;
 };
 
@@ -178,14 +182,17 @@ static void compile_error(struct schema *s, struct fy_node *at, const char *fmt,
 {
     char msg[512];
     va_list ap;
-    char *path = at ? fy_node_get_path(at) : NULL;
+    struct ypos pos = ynode_pos(at);
+    /* Nodes read by fanout know their line; others (tests build documents themselves)
+     * are named by their path. */
+    char *path = at && !pos.line ? fy_node_get_path(at) : NULL;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (!s->failed)
-        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, "schema", "%s%s%s", msg,
-                    path ? " at " : "", path ? path : "");
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, pos.line, pos.col, "schema", "%s%s%s",
+                    msg, path ? " at " : "", path ? path : "");
     free(path);
     s->failed = true;
 }
@@ -679,49 +686,19 @@ static int add_doc(struct schema *s, struct fy_document *fyd, const char *uri)
     return prewalk(s, root, d->uri);
 }
 
-/* Parses a schema's text (JSON or YAML). The document keeps pointers into its text, so
- * it gets a copy it owns. libfyaml's own messages are collected, not printed: the first
- * one is reported to `d` as `name:line:col: error: ...`. */
-static struct fy_document *parse_text(const char *name, const char *text, size_t len, struct diag *d)
+/* Reads a schema document (JSON or YAML) from `src` through the same reader and checks
+ * as pipelines: its nodes carry their positions. Problems are reported to `d`. */
+static struct fy_document *load_document(struct source *src, struct diag *d)
 {
-    struct fy_diag_cfg dcfg;
-    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET};
-    struct fy_diag *fydiag;
+    struct stream *st = src ? stream_open(src, 0, d) : NULL;
     struct fy_document *fyd = NULL;
-    char *copy = malloc(len + 1);
+    int rc = st ? stream_document(st, &fyd) : -1;
 
-    fy_diag_cfg_default(&dcfg);
-    dcfg.fp = NULL;
-    dcfg.colorize = false;
-    fydiag = fy_diag_create(&dcfg);
-    if (!copy || !fydiag) {
-        free(copy);
-        if (fydiag)
-            fy_diag_destroy(fydiag);
-        return NULL;
-    }
-    fy_diag_set_collect_errors(fydiag, true);
-    cfg.diag = fydiag;
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    /* takes `copy`, also when it fails */
-    fyd = fy_document_build_from_malloc_string(&cfg, copy, len);
-    if (!fyd && d) {
-        void *it = NULL;
-        struct fy_diag_error *err;
-        bool reported = false;
-
-        while (!reported && (err = fy_diag_errors_iterate(fydiag, &it)) != NULL) {
-            if (err->type != FYET_ERROR)
-                continue;
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, name, (unsigned)err->line, (unsigned)err->column,
-                        "schema", "%s", err->msg);
-            reported = true;
-        }
-        if (!reported)
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "schema", "not a JSON or YAML document");
-    }
-    fy_diag_destroy(fydiag);
+    if (rc == 0)
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, "schema",
+                    "an empty document");
+    stream_close(st);
+    source_close(src);
     return fyd;
 }
 
@@ -730,7 +707,8 @@ static struct fy_node *load_metaschema(struct schema *s)
 {
     size_t len;
     const char *text = bundled_schema("json-schema-draft-07", &len);
-    struct fy_document *fyd = text ? parse_text(METASCHEMA_URI, text, len, NULL) : NULL;
+    struct fy_document *fyd =
+        text ? load_document(source_open_text(METASCHEMA_URI, text, len, s->diag), s->diag) : NULL;
 
     if (!fyd || add_doc(s, fyd, METASCHEMA_URI) != 0) {
         if (fyd && (s->n_docs == 0 || s->docs[s->n_docs - 1].fyd != fyd))
@@ -823,6 +801,79 @@ static struct fy_node *resolve_ref(struct schema *s, struct fy_node *at, const c
 }
 
 /* ---------- compilation ---------- */
+
+enum kw_type { KW_STRING, KW_MAP, KW_LIST, KW_STRINGS };
+
+/* The keywords whose value type the compiler would not otherwise see (draft-07's
+ * metaschema); numbers, counts, booleans and subschemas are checked where they are
+ * read. A keyword of the wrong type is an error, never ignored. */
+static const struct {
+    const char *kw;
+    enum kw_type type;
+} keyword_types[] = {
+    {"$ref", KW_STRING},     {"$id", KW_STRING},          {"$schema", KW_STRING},
+    {"$comment", KW_STRING}, {"title", KW_STRING},        {"description", KW_STRING},
+    {"format", KW_STRING},   {"pattern", KW_STRING},      {"properties", KW_MAP},
+    {"patternProperties", KW_MAP}, {"definitions", KW_MAP}, {"dependencies", KW_MAP},
+    {"enum", KW_LIST},       {"examples", KW_LIST},       {"required", KW_STRINGS},
+};
+
+static bool is_string(struct fy_node *n)
+{
+    return n && fy_node_is_scalar(n) && type_of(n, NULL) == T_STRING;
+}
+
+/* A list of strings; reports the first item that is not one. */
+static bool check_strings(struct schema *s, struct fy_node *list, const char *kw)
+{
+    struct fy_node *item;
+    void *it = NULL;
+
+    while ((item = fy_node_sequence_iterate(list, &it)) != NULL) {
+        if (!is_string(item)) {
+            compile_error(s, item, "%s must be a list of strings", kw);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool check_keyword_types(struct schema *s, struct fy_node *n)
+{
+    for (size_t i = 0; i < sizeof(keyword_types) / sizeof(keyword_types[0]); i++) {
+        const char *kw = keyword_types[i].kw;
+        struct fy_node_pair *p = ynode_pair(n, kw);
+        struct fy_node *v = p ? fy_node_pair_value(p) : NULL;
+
+        if (!p)
+            continue;
+        switch (keyword_types[i].type) {
+        case KW_STRING:
+            if (!is_string(v)) {
+                compile_error(s, v ? v : fy_node_pair_key(p), "%s must be a string", kw);
+                return false;
+            }
+            break;
+        case KW_MAP:
+            if (!v || !fy_node_is_mapping(v)) {
+                compile_error(s, v ? v : fy_node_pair_key(p), "%s must be a mapping", kw);
+                return false;
+            }
+            break;
+        case KW_LIST:
+        case KW_STRINGS:
+            if (!v || !fy_node_is_sequence(v)) {
+                compile_error(s, v ? v : fy_node_pair_key(p), "%s must be a list", kw);
+                return false;
+            }
+            if (keyword_types[i].type == KW_STRINGS && !check_strings(s, v, kw))
+                return false;
+            break;
+        }
+    }
+    return true;
+}
+
 
 static struct schema_node *compile(struct schema *s, struct fy_node *n);
 
@@ -970,12 +1021,10 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
     if ((v = ynode_get(n, "properties")) != NULL) {
         size_t count = (size_t)fy_node_mapping_item_count(v), i = 0;
 
-        if (!fy_node_is_mapping(v))
-            compile_error(s, v, "%s", "properties must be a mapping");
-        else if (count && !(sn->props = calloc(count, sizeof(*sn->props))))
+        if (count && !(sn->props = calloc(count, sizeof(*sn->props))))
             return -1;
         it = NULL;
-        while (fy_node_is_mapping(v) && (p = fy_node_mapping_iterate(v, &it)) != NULL) {
+        while ((p = fy_node_mapping_iterate(v, &it)) != NULL) {
             size_t len;
             const char *name = ynode_scalar(fy_node_pair_key(p), &len);
 
@@ -986,7 +1035,7 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
         }
         sn->n_props = i;
     }
-    if ((v = ynode_get(n, "patternProperties")) != NULL && fy_node_is_mapping(v)) {
+    if ((v = ynode_get(n, "patternProperties")) != NULL) {
         size_t count = (size_t)fy_node_mapping_item_count(v), i = 0;
 
         if (count && !(sn->pprops = calloc(count, sizeof(*sn->pprops))))
@@ -1006,25 +1055,22 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
     if ((v = ynode_get(n, "propertyNames")) != NULL)
         sn->property_names = compile(s, v);
     if ((v = ynode_get(n, "required")) != NULL) {
-        size_t count = 0;
+        size_t count = (size_t)fy_node_sequence_item_count(v);
 
-        if (!fy_node_is_sequence(v)) {
-            compile_error(s, v, "%s", "required must be a list of names");
-        } else {
-            count = (size_t)fy_node_sequence_item_count(v);
-            sn->required = v;
-            sn->required_names = calloc(count + 1, sizeof(*sn->required_names));
-            if (!sn->required_names)
+        sn->required = v;
+        sn->required_names = calloc(count + 1, sizeof(*sn->required_names));
+        if (!sn->required_names)
+            return -1;
+        for (size_t i = 0; i < count; i++) {
+            if (!(sn->required_names[i] = text_of(fy_node_sequence_get_by_index(v, (int)i))))
                 return -1;
-            for (size_t i = 0; i < count; i++)
-                sn->required_names[i] = text_of(fy_node_sequence_get_by_index(v, (int)i));
         }
     }
     if ((v = ynode_get(n, "minProperties")) != NULL)
         count_of(s, v, "minProperties", &sn->min_props);
     if ((v = ynode_get(n, "maxProperties")) != NULL)
         count_of(s, v, "maxProperties", &sn->max_props);
-    if ((v = ynode_get(n, "dependencies")) != NULL && fy_node_is_mapping(v)) {
+    if ((v = ynode_get(n, "dependencies")) != NULL) {
         size_t count = (size_t)fy_node_mapping_item_count(v), i = 0;
 
         if (count && !(sn->deps = calloc(count, sizeof(*sn->deps))))
@@ -1037,9 +1083,11 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
 
             sn->deps[i].name = name ? strndup(name, len) : strdup("");
             sn->deps[i].len = name ? len : 0;
-            if (dv && fy_node_is_sequence(dv))
+            if (dv && fy_node_is_sequence(dv)) {
+                if (!check_strings(s, dv, "a dependency"))
+                    break;
                 sn->deps[i].names = dv;
-            else
+            } else
                 sn->deps[i].schema = compile(s, dv);
             i++;
         }
@@ -1117,7 +1165,7 @@ static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, st
     }
 }
 
-static struct schema_node *compile(struct schema *s, struct fy_node *n)
+static struct schema_node *compile_node(struct schema *s, struct fy_node *n)
 {
     struct schema_node *sn = ptrmap_get(&s->compiled, n);
     struct fy_node *v;
@@ -1141,6 +1189,7 @@ static struct schema_node *compile(struct schema *s, struct fy_node *n)
         s->all = all;
         s->cap_all = cap;
     }
+    sn->index = s->n_all;
     s->all[s->n_all++] = sn;
     sn->src = n;
     sn->min_items = sn->min_length = sn->min_props = -1;
@@ -1153,6 +1202,8 @@ static struct schema_node *compile(struct schema *s, struct fy_node *n)
         compile_error(s, n, "%s", "a schema must be an object or a boolean");
         return sn;
     }
+    if (!check_keyword_types(s, n))
+        return sn;
     if ((v = ynode_get(n, "$ref")) != NULL) {
         char *ref = text_of(v);
         struct fy_node *target = ref ? resolve_ref(s, n, ref) : NULL;
@@ -1176,11 +1227,8 @@ static struct schema_node *compile(struct schema *s, struct fy_node *n)
             sn->types = type_bit(s, v);
         }
     }
-    if ((v = ynode_get(n, "enum")) != NULL) {
-        if (!fy_node_is_sequence(v))
-            compile_error(s, v, "%s", "enum must be a list");
+    if ((v = ynode_get(n, "enum")) != NULL)
         sn->enum_values = v;
-    }
     if (ynode_pair(n, "const")) {
         sn->const_value = ynode_get(n, "const");
         if (!sn->const_value) /* `const:` with nothing is null; keep a marker */
@@ -1209,6 +1257,125 @@ static struct schema_node *compile(struct schema *s, struct fy_node *n)
             sn->else_ = compile(s, v);
     }
     return sn;
+}
+
+/* compile_node with a bound on its recursion: the document nests at most
+ * STREAM_MAX_DEPTH deep, but a chain of $refs to one definition after another can be
+ * as long as the schema, and must not run the stack out. */
+static struct schema_node *compile(struct schema *s, struct fy_node *n)
+{
+    struct schema_node *sn;
+
+    if (s->depth == MAX_COMPILE_DEPTH) {
+        compile_error(s, n, "a chain of more than %d nested subschemas and $refs", MAX_COMPILE_DEPTH);
+        return NULL;
+    }
+    s->depth++;
+    sn = compile_node(s, n);
+    s->depth--;
+    return sn;
+}
+
+/* The subschemas that `sn` applies to the instance itself rather than to a part of it,
+ * as one index space: in_place(sn, k) for k < in_place_count(sn) (NULL: none there).
+ * A cycle through them never reaches the instance: validation could not end. */
+static size_t in_place_count(const struct schema_node *sn)
+{
+    return 5 + sn->n_all_of + sn->n_any_of + sn->n_one_of + sn->n_deps;
+}
+
+static const struct schema_node *in_place(const struct schema_node *sn, size_t k)
+{
+    const struct schema_node *fixed[5] = {sn->ref, sn->not_, sn->if_, sn->then_, sn->else_};
+
+    if (k < 5)
+        return fixed[k];
+    k -= 5;
+    if (k < sn->n_all_of)
+        return sn->all_of[k];
+    k -= sn->n_all_of;
+    if (k < sn->n_any_of)
+        return sn->any_of[k];
+    k -= sn->n_any_of;
+    if (k < sn->n_one_of)
+        return sn->one_of[k];
+    return sn->deps[k - sn->n_one_of].schema;
+}
+
+static void report_cycle(struct schema *s, const struct schema_node *const *chain, size_t n,
+                         struct fy_node *at)
+{
+    char text[400];
+    size_t o = 0;
+
+    for (size_t i = 0; i < n && o < sizeof(text) - 8; i++) {
+        char *path = fy_node_get_path(chain[i]->src);
+
+        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s#%s", i ? " -> " : "",
+                              path && strcmp(path, "/") ? path : "");
+        free(path);
+    }
+    if (o >= sizeof(text) - 8)
+        strcpy(text + sizeof(text) - 8, "...");
+    compile_error(s, at, "$ref cycle that never looks into the instance (%s)", text);
+}
+
+/* Depth-first over the in-place edges; the first cycle found is reported. */
+static void check_ref_cycles(struct schema *s)
+{
+    struct frame {
+        const struct schema_node *sn;
+        size_t k;
+    } *stack = malloc((s->n_all + 1) * sizeof(*stack));
+    const struct schema_node **chain = malloc((s->n_all + 1) * sizeof(*chain));
+    unsigned char *color = calloc(s->n_all + 1, 1); /* 0 new, 1 on the stack, 2 done */
+
+    if (!stack || !chain || !color) {
+        s->failed = true;
+        goto done;
+    }
+    for (size_t r = 0; r < s->n_all && !s->failed; r++) {
+        size_t depth = 0;
+
+        if (color[r])
+            continue;
+        stack[depth++] = (struct frame){s->all[r], 0};
+        color[r] = 1;
+        while (depth > 0 && !s->failed) {
+            struct frame *top = &stack[depth - 1];
+            const struct schema_node *child;
+            size_t edge = top->k;
+
+            if (top->k == in_place_count(top->sn)) {
+                color[top->sn->index] = 2;
+                depth--;
+                continue;
+            }
+            child = in_place(top->sn, top->k++);
+            if (!child || color[child->index] == 2)
+                continue;
+            if (color[child->index] == 0) {
+                color[child->index] = 1;
+                stack[depth++] = (struct frame){child, 0};
+                continue;
+            }
+            {
+                size_t from = depth, n = 0;
+
+                while (from > 0 && stack[from - 1].sn != child)
+                    from--;
+                for (size_t i = from - 1; i < depth; i++)
+                    chain[n++] = stack[i].sn;
+                chain[n++] = child;
+                report_cycle(s, chain, n,
+                             edge == 0 ? ynode_get(top->sn->src, "$ref") : child->src);
+            }
+        }
+    }
+done:
+    free(stack);
+    free(chain);
+    free(color);
 }
 
 static void node_free(struct schema_node *sn)
@@ -1284,6 +1451,8 @@ struct schema *schema_compile(struct fy_document *doc, const char *name, struct 
         return NULL;
     }
     compile(s, fy_document_root(doc));
+    if (!s->failed)
+        check_ref_cycles(s);
     if (s->failed) {
         schema_free(s);
         return NULL;
@@ -1293,29 +1462,16 @@ struct schema *schema_compile(struct fy_document *doc, const char *name, struct 
 
 struct schema *schema_load_text(const char *name, const char *text, size_t len, struct diag *d)
 {
-    struct fy_document *fyd = parse_text(name, text, len, d);
+    struct fy_document *fyd = load_document(source_open_text(name, text, len, d), d);
 
-    if (!fyd)
-        return NULL;
-    if (!fy_document_root(fyd)) {
-        fy_document_destroy(fyd);
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "schema", "an empty document");
-        return NULL;
-    }
-    return schema_compile(fyd, name, d);
+    return fyd ? schema_compile(fyd, name, d) : NULL;
 }
 
 struct schema *schema_load_file(const char *path, struct diag *d)
 {
-    size_t len;
-    char *buf = source_slurp(path, &len, NULL, d);
-    struct schema *s;
+    struct fy_document *fyd = load_document(source_open(path, d), d);
 
-    if (!buf)
-        return NULL;
-    s = schema_load_text(path, buf, len, d);
-    free(buf);
-    return s;
+    return fyd ? schema_compile(fyd, path, d) : NULL;
 }
 
 const struct schema_node *schema_root(const struct schema *s)

@@ -303,6 +303,23 @@ fail_no_raw:
     return NULL;
 }
 
+struct source *source_open_text(const char *name, const char *text, size_t len, struct diag *d)
+{
+    struct source *src = calloc(1, sizeof(*src));
+
+    /* fmemopen refuses an empty buffer */
+    if (!src || !(src->name = strdup(name)) ||
+        !(src->fp = len ? fmemopen((void *)text, len, "rb") : fopen("/dev/null", "rb"))) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "internal", "out of memory");
+        if (src)
+            free(src->name);
+        free(src);
+        return NULL;
+    }
+    src->diag = d;
+    return src;
+}
+
 void source_close(struct source *src)
 {
     if (!src)

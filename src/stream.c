@@ -794,3 +794,49 @@ int stream_next(struct stream *s, struct stream_item *item)
         }
     }
 }
+
+int stream_document(struct stream *s, struct fy_document **out)
+{
+    *out = NULL;
+    for (;;) {
+        struct fy_event *fye;
+        enum fy_event_type type;
+
+        if (s->state == ST_DONE)
+            return 0;
+        if (!(fye = next_event(s)))
+            return fail(s);
+        type = fye->type;
+        if (type == FYET_STREAM_START || type == FYET_DOCUMENT_START) {
+            fy_parser_event_free(s->fyp, fye);
+            continue;
+        }
+        if (type == FYET_STREAM_END) {
+            fy_parser_event_free(s->fyp, fye);
+            s->state = ST_DONE;
+            return 0;
+        }
+        if (type == FYET_DOCUMENT_END) {
+            fy_parser_event_free(s->fyp, fye);
+            anchors_clear(s);
+            return 1;
+        }
+        {
+            struct fy_document *fyd = ynode_document_new();
+            struct fy_node *root = fyd ? build(s, fyd, fye) : NULL;
+
+            if (!fyd) {
+                fy_parser_event_free(s->fyp, fye);
+                report(s, event_pos(s, fye), "internal", "%s", "out of memory");
+            }
+            if (!root || fy_document_set_root(fyd, root) != 0) {
+                if (root)
+                    fy_node_free(root);
+                if (fyd)
+                    fy_document_destroy(fyd);
+                return fail(s);
+            }
+            *out = fyd;
+        }
+    }
+}

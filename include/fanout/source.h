@@ -19,6 +19,9 @@ struct fy_parser;
 struct source *source_open(const char *path, struct diag *d);
 void source_close(struct source *src);
 
+/* A source over `len` bytes of `text` (which must outlive it), named `name`. */
+struct source *source_open_text(const char *name, const char *text, size_t len, struct diag *d);
+
 /* The name used in messages: the path as given, or "<stdin>". */
 const char *source_name(const struct source *src);
 

@@ -45,4 +45,9 @@ void stream_close(struct stream *s);
 /* 1: *item filled; 0: end of input; -1: error (reported; the stream is finished). */
 int stream_next(struct stream *s, struct stream_item *item);
 
+/* The next YAML document whole, whatever its root (for schemas and config files), with
+ * the same checks as the items: 1 with *out set (the caller destroys it), 0 at the end
+ * of the input, -1 after an error. Not to be mixed with stream_next on one stream. */
+int stream_document(struct stream *s, struct fy_document **out);
+
 #endif

@@ -144,6 +144,23 @@ START_TEST(bad_schemas)
         "[1, 2]",
         "{\"type\": \"object\", \"type\": \"string\"}",
         "{\"type\": ",
+        /* keywords of the wrong type (issue 14): never ignored, never half-read */
+        "{\"required\": [{\"x\": 1}, \"b\"]}",
+        "{\"required\": [1, \"b\"]}",
+        "{\"required\": \"b\"}",
+        "{\"title\": 5}",
+        "{\"$ref\": 3}",
+        "{\"patternProperties\": []}",
+        "{\"definitions\": 1}",
+        "{\"dependencies\": {\"a\": [1]}}",
+        "{\"dependencies\": true}",
+        "{\"enum\": {}}",
+        /* $ref cycles that never look into the instance */
+        "{\"$ref\": \"#\"}",
+        "{\"definitions\": {\"a\": {\"$ref\": \"#/definitions/b\"}, \"b\": {\"$ref\": \"#/definitions/a\"}},"
+        " \"properties\": {\"p\": {\"$ref\": \"#/definitions/a\"}}}",
+        "{\"allOf\": [{\"$ref\": \"#\"}]}",
+        "{\"anyOf\": [{\"type\": \"string\"}, {\"not\": {\"$ref\": \"#\"}}]}",
     };
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -155,12 +172,25 @@ START_TEST(bad_schemas)
 
         fclose(fp);
         ck_assert_msg(s == NULL, "%s compiled", bad[i]);
-        ck_assert_msg(strncmp(msg, "t.json:", 7) == 0 && strstr(msg, "error: ") && !strchr(msg, '\n')[1],
-                      "%s: [%s]", bad[i], msg); /* one line, naming the schema */
+        /* one line, naming the schema and the line and column */
+        ck_assert_msg(strncmp(msg, "t.json:", 7) == 0 && msg[7] >= '1' && msg[7] <= '9' && strstr(msg, "error: ") && !strchr(msg, '\n')[1],
+                      "%s: [%s]", bad[i], msg);
         ck_assert_int_eq(diag_exit_code(d, false), 2);
         diag_destroy(d);
         free(msg);
     }
+}
+END_TEST
+
+/* A recursive schema that descends into the instance is not a cycle. */
+START_TEST(recursion_through_properties)
+{
+    struct collected c;
+
+    c = check("{\"properties\": {\"x\": {\"$ref\": \"#\"}}, \"required\": [\"y\"]}", "{x: {x: {y: 1}, y: 2}, y: 3}");
+    ck_assert_uint_eq(c.n, 0);
+    c = check("{\"properties\": {\"x\": {\"$ref\": \"#\"}}, \"required\": [\"y\"]}", "{x: {x: {}, y: 2}, y: 3}");
+    ck_assert_uint_eq(c.n, 1);
 }
 END_TEST
 
@@ -194,6 +224,7 @@ Suite *schema_suite(void)
     tcase_add_test(tc, ecma_patterns);
     tcase_add_test(tc, refs_and_ids);
     tcase_add_test(tc, bad_schemas);
+    tcase_add_test(tc, recursion_through_properties);
     tcase_add_test(tc, streaming_helpers);
     suite_add_tcase(s, tc);
     return s;
