@@ -7,6 +7,55 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Directories read so far, by device and inode, sorted: each is read once, whatever
+ * the links that lead to it (an `up -> ..` link would otherwise loop). */
+struct seen_dirs {
+    struct dir_id {
+        dev_t dev;
+        ino_t ino;
+    } *ids;
+    size_t n, cap;
+};
+
+static int dir_id_cmp(const struct dir_id *a, const struct dir_id *b)
+{
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+/* 1: first visit (recorded); 0: seen before; -1: out of memory. */
+static int first_visit(struct seen_dirs *seen, const struct stat *sb)
+{
+    struct dir_id id = {sb->st_dev, sb->st_ino};
+    size_t lo = 0, hi = seen->n;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = dir_id_cmp(&seen->ids[mid], &id);
+
+        if (c == 0)
+            return 0;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (seen->n == seen->cap) {
+        size_t cap = seen->cap ? seen->cap * 2 : 16;
+        struct dir_id *ids = realloc(seen->ids, cap * sizeof(*ids));
+
+        if (!ids)
+            return -1;
+        seen->ids = ids;
+        seen->cap = cap;
+    }
+    memmove(&seen->ids[lo + 1], &seen->ids[lo], (seen->n - lo) * sizeof(*seen->ids));
+    seen->ids[lo] = id;
+    seen->n++;
+    return 1;
+}
+
 static int add(struct inputs *in, size_t *cap, char *path)
 {
     if (in->n == *cap) {
@@ -52,7 +101,8 @@ static char *join(const char *dir, const char *name)
 }
 
 /* Adds the YAML files under `dir`, entries sorted by name at every level. */
-static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap)
+static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap,
+                struct seen_dirs *seen)
 {
     DIR *dh = opendir(dir);
     struct dirent *de;
@@ -95,7 +145,15 @@ static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap)
         if (!path) {
             rc = -1;
         } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            rc = walk(path, d, in, cap);
+            int first = first_visit(seen, &sb);
+
+            if (first > 0)
+                rc = walk(path, d, in, cap, seen);
+            else if (first == 0)
+                diag_report(d, DIAG_WARNING, DIAG_FINDING, path, 0, 0, "symlink-loop",
+                            "skipped: a link to a directory that is read already");
+            else
+                rc = -1;
             free(path);
         } else if (is_yaml_name(names[i])) {
             rc = add(in, cap, path);
@@ -112,6 +170,7 @@ static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap)
 int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out)
 {
     size_t cap = 0;
+    struct seen_dirs seen = {NULL, 0, 0};
 
     out->paths = NULL;
     out->n = 0;
@@ -121,7 +180,9 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
         if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
             size_t before = out->n;
 
-            if (walk(paths[i], d, out, &cap) != 0)
+            /* Each operand is walked on its own: naming a directory twice reads it twice. */
+            seen.n = 0;
+            if (first_visit(&seen, &sb) < 0 || walk(paths[i], d, out, &cap, &seen) != 0)
                 goto fail;
             if (out->n == before) {
                 diag_report(d, DIAG_ERROR, DIAG_INPUT, paths[i], 0, 0, "io",
@@ -137,8 +198,10 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
                 goto fail;
         }
     }
+    free(seen.ids);
     return 0;
 fail:
+    free(seen.ids);
     if (!diag_has_input_error(d))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
     inputs_free(out);
