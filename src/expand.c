@@ -28,7 +28,7 @@ static long read_parallelism(const struct expand_ctx *ctx, struct fy_node *step,
 {
     struct fy_node *v = ynode_get(step, "parallelism");
     long long n;
-    char msg[160];
+    char msg[320];
 
     if (!ynode_pair(step, "parallelism"))
         return 0;
@@ -42,8 +42,9 @@ static long read_parallelism(const struct expand_ctx *ctx, struct fy_node *step,
         const char *t = ynode_scalar(v, &len);
 
         if (t)
-            snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got %s'%.*s'",
-                     EXPAND_MAX_PARALLELISM, ynode_is_string(v) ? "the string " : "", SHORT(len), t);
+            snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got %s'%.*s'%s",
+                     EXPAND_MAX_PARALLELISM, ynode_is_string(v) ? "the string " : "", SHORT(len), t,
+                     ynode_int_hint(v));
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
                      EXPAND_MAX_PARALLELISM, fy_node_is_mapping(v) ? "mapping" : "list");

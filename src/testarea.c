@@ -229,8 +229,8 @@ static int check_fields(const struct testarea *ta, struct fy_node *map, const st
             continue;
         vt = ynode_scalar(v, &vlen);
         if (vt && !ynode_is_null(v))
-            return error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'", prefix, f->name,
-                            type_name(f->type), SHORT(vlen), vt);
+            return error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'%s", prefix, f->name,
+                            type_name(f->type), SHORT(vlen), vt, ynode_int_hint(v));
         return error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name,
                         type_name(f->type),
                         !v || ynode_is_null(v) ? "nothing" : fy_node_is_mapping(v) ? "a mapping" : "a list");

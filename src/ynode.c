@@ -91,26 +91,40 @@ bool ynode_int(struct fy_node *n, long long *out)
     size_t len, i = 0;
     const char *t;
     long long v = 0;
-    bool neg = false;
 
     if (ynode_is_string(n))
         return false;
     t = ynode_scalar(n, &len);
     if (!t || len == 0 || len > 18)
         return false;
-    if (t[0] == '-' || t[0] == '+') {
-        neg = t[0] == '-';
+    if (t[0] == '-')
         i = 1;
-    }
-    if (i == len)
+    /* One way to write a number: no '+', no leading zero (YAML 1.1 reads 010 as 8). */
+    if (i == len || (t[i] == '0' && len > i + 1) || (t[i] == '0' && i == 1))
         return false;
     for (; i < len; i++) {
         if (t[i] < '0' || t[i] > '9')
             return false;
         v = v * 10 + (t[i] - '0');
     }
-    *out = neg ? -v : v;
+    *out = t[0] == '-' ? -v : v;
     return true;
+}
+
+const char *ynode_int_hint(struct fy_node *n)
+{
+    size_t len;
+    const char *t = ynode_is_string(n) ? NULL : ynode_scalar(n, &len);
+    size_t i = t && len && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+
+    if (!t || i == len || strspn(t + i, "0123456789") != len - i)
+        return "";
+    if (t[0] == '+')
+        return " (write it without the '+')";
+    if (t[i] == '0' && len > i + 1)
+        return " (a leading zero is ambiguous: YAML 1.1 readers such as PyYAML read 010 as 8, "
+               "YAML 1.2 readers as 10)";
+    return "";
 }
 
 struct fy_document *ynode_document_new(void)

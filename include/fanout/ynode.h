@@ -35,8 +35,14 @@ bool ynode_is_string(struct fy_node *n);
 /* A missing node or a plain null (`~`, `null`, empty). */
 bool ynode_is_null(struct fy_node *n);
 
-/* Parses a plain decimal integer scalar (optional sign). False for anything else. */
+/* Parses a plain decimal integer scalar written one way only: an optional '-', no '+'
+ * and no leading zero (010 is 8 to a YAML 1.1 reader and 10 to a YAML 1.2 one).
+ * False for anything else. */
 bool ynode_int(struct fy_node *n, long long *out);
+
+/* Why an integer-looking scalar was refused by ynode_int (" (write it without the
+ * '+')"...), to append to a message; "" otherwise. */
+const char *ynode_int_hint(struct fy_node *n);
 
 /* The pair of `key` in mapping `map` (compared by text; NULL when absent or when `map`
  * is not a mapping). Our own scan: libfyaml's lookups compare through its atom
