@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/buildkite.h"
 #include "fanout/placeholder.h"
 
 /* The key node of one depends_on entry: a scalar, or the `step` of a mapping. */
@@ -214,6 +215,105 @@ int depends_normalize(struct fy_node *steps)
             return -1;
         if (children && fy_node_is_sequence(children) && depends_normalize(children) != 0)
             return -1;
+    }
+    return 0;
+}
+
+/* The scalar key of a step (key, id or identifier), or NULL. */
+static const char *step_key(struct fy_node *step, size_t *len)
+{
+    struct fy_node *k = NULL;
+
+    if (!fy_node_is_mapping(step) || !ynode_get_any(step, bk_key_keys, &k))
+        return NULL;
+    return ynode_scalar(k, len);
+}
+
+/* An edge from `owner` to every key `step`'s depends_on names. */
+static int edges_to_deps(struct fy_node *step, const char *owner, size_t olen,
+                         depends_edge_fn fn, void *user)
+{
+    struct fy_node *dep = ynode_get(step, "depends_on"), *single[1] = {dep}, **entries = single;
+    size_t n = 1;
+    int rc = 0;
+
+    if (!owner || !dep || ynode_is_null(dep))
+        return 0;
+    if (fy_node_is_sequence(dep) && !(entries = ynode_items(dep, &n)))
+        return 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct fy_node *k = entry_key(entries[i]);
+        size_t len;
+        const char *t = ynode_scalar(k, &len);
+
+        if (t)
+            rc = fn(user, owner, olen, t, len, ynode_pos(k));
+    }
+    if (entries != single)
+        free(entries);
+    return rc;
+}
+
+/* Whether `step`'s depends_on names `key`. */
+static bool names_key(struct fy_node *step, const char *key, size_t len)
+{
+    struct fy_node *dep = ynode_get(step, "depends_on"), *e;
+    void *it = NULL;
+
+    if (!dep || !fy_node_is_sequence(dep)) {
+        size_t tlen;
+        const char *t = ynode_scalar(entry_key(dep), &tlen);
+
+        return t && tlen == len && memcmp(t, key, len) == 0;
+    }
+    while ((e = fy_node_sequence_iterate(dep, &it)) != NULL) {
+        size_t tlen;
+        const char *t = ynode_scalar(entry_key(e), &tlen);
+
+        if (t && tlen == len && memcmp(t, key, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+int depends_edges(struct fy_node *steps, depends_edge_fn fn, void *user, bool *local_cycle)
+{
+    struct fy_node *step;
+    void *it = NULL;
+
+    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
+        size_t glen = 0;
+        const char *gkey = step_key(step, &glen);
+        struct fy_node *children = ynode_get(step, "steps"), *child;
+        void *cit = NULL;
+
+        if (edges_to_deps(step, gkey, glen, fn, user) != 0)
+            return -1;
+        if (gkey && names_key(step, gkey, glen))
+            *local_cycle = true;
+        if (bk_step_kind(step) != BK_GROUP || !children || !fy_node_is_sequence(children))
+            continue;
+        while ((child = fy_node_sequence_iterate(children, &cit)) != NULL) {
+            size_t clen = 0;
+            const char *ckey = step_key(child, &clen);
+            /* A keyless child is reached only through its group: its edges are the group's. */
+            const char *owner = ckey ? ckey : gkey;
+            size_t olen = ckey ? clen : glen;
+            struct fy_node *dep = ynode_get(child, "depends_on");
+
+            if (edges_to_deps(child, owner, olen, fn, user) != 0)
+                return -1;
+            if (gkey && names_key(child, gkey, glen))
+                *local_cycle = true;
+            if (ckey && names_key(child, ckey, clen))
+                *local_cycle = true;
+            if (!ckey)
+                continue;
+            /* The child starts after the group's dependencies; the group ends after it. */
+            if (edges_to_deps(step, ckey, clen, fn, user) != 0 ||
+                (gkey && fn(user, gkey, glen, ckey, clen, ynode_pos(dep ? dep : child)) != 0))
+                return -1;
+        }
     }
     return 0;
 }

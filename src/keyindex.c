@@ -30,6 +30,7 @@ struct keyindex {
     uint32_t n_defs, n_refs;
     uint32_t next_ref;            /* pass 2: references asked for so far */
     size_t n_answers;             /* references to sharded keys */
+    size_t n_forward;             /* references to a key defined further down */
     const struct answer *pending; /* pass 2: the next answer not yet used */
     bool failed;
 };
@@ -56,22 +57,6 @@ static int answer_cmp(const void *pa, const void *pb)
     const struct answer *a = pa, *b = pb;
 
     return cmp_u64(a->seq, b->seq);
-}
-
-/* FNV-1a and a multiply-xorshift hash: two unrelated 64-bit hashes. */
-static void hash_key(const char *key, size_t len, uint64_t *h1, uint64_t *h2)
-{
-    uint64_t b = 0x243F6A8885A308D3ull ^ len;
-
-    for (size_t i = 0; i < len; i++) {
-        b = (b ^ (unsigned char)key[i]) * 0x9E3779B97F4A7C15ull;
-        b ^= b >> 29;
-    }
-    b ^= b >> 32;
-    b *= 0xD6E8FEB86659FD93ull;
-    b ^= b >> 32;
-    *h1 = strhash_fnv1a(key, len);
-    *h2 = b;
 }
 
 struct keyindex *keyindex_create(size_t mem_budget)
@@ -105,7 +90,7 @@ static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *
     size_t keep = len > KEYINDEX_TEXT ? KEYINDEX_TEXT : len;
 
     memset(&r, 0, sizeof(r));
-    hash_key(key, len, &r.h1, &r.h2);
+    strhash_pair(key, len, &r.h1, &r.h2);
     r.kind = kind;
     r.seq = seq;
     memcpy(r.e.key, key, keep);
@@ -131,6 +116,15 @@ int keyindex_reference(struct keyindex *ki, const char *key, size_t len, struct 
     return record(ki, REC_REFERENCE, ki->n_refs++, key, len, 0, pos);
 }
 
+
+static bool ypos_before(const struct ypos *a, const struct ypos *b)
+{
+    if (a->file != b->file)
+        return a->file < b->file;
+    if (a->line != b->line)
+        return a->line < b->line;
+    return a->col < b->col;
+}
 
 int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *problems, void *user)
 {
@@ -158,6 +152,8 @@ int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *proble
             }
             continue;
         }
+        if (have_def && ypos_before(&r->e.pos, &first.e.pos))
+            ki->n_forward++;
         if (!have_def) {
             if (problems && problems->dangling)
                 problems->dangling(user, &r->e);
@@ -193,6 +189,11 @@ unsigned keyindex_next_reference(struct keyindex *ki)
 size_t keyindex_sharded_references(const struct keyindex *ki)
 {
     return ki->n_answers;
+}
+
+size_t keyindex_forward_references(const struct keyindex *ki)
+{
+    return ki->n_forward;
 }
 
 size_t keyindex_count(const struct keyindex *ki)

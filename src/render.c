@@ -6,6 +6,7 @@
 
 #include "fanout/buildkite.h"
 #include "fanout/depends.h"
+#include "fanout/depgraph.h"
 #include "fanout/expand.h"
 #include "fanout/inputs.h"
 #include "fanout/keyindex.h"
@@ -25,6 +26,8 @@ struct run {
     size_t n_sources;
     bool testarea;      /* the inputs are vLLM test-area files */
     struct keyindex *keys;
+    struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
+    bool local_cycle;        /* a step named itself or its own group */
     struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
     /* One pass when it can: pass 1 also writes the rendering to `spool`, rewriting
@@ -212,6 +215,46 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
     return 0;
 }
 
+static int on_edge(void *user, const char *from, size_t flen, const char *to, size_t tlen,
+                   struct ypos pos)
+{
+    struct run *r = user;
+
+    if (depgraph_add(r->graph, from, flen, to, tlen, pos) != 0) {
+        r->failed_index = true;
+        return -1;
+    }
+    return 0;
+}
+
+static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos at)
+{
+    struct run *r = user;
+    char text[512];
+    size_t o = 0;
+
+    /* A long cycle shows its first keys and how it closes. */
+    for (size_t i = 0; i < n && o < sizeof(text) - 1; i++) {
+        if (i == 8 && n > 10)
+            i = n - 2, o += (size_t)snprintf(text + o, sizeof(text) - o, " -> ...");
+        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? " -> " : "", keys[i]);
+    }
+    diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, r->names[at.file], at.line, at.col,
+                "depends-cycle", "depends_on cycle: %s (Buildkite cannot run these steps)", text);
+}
+
+/* A cycle needs a reference to a later step, or one that a step makes to itself or to
+ * its own group (depgraph.h); only then is the graph searched. */
+static void report_cycles(struct run *r)
+{
+    if (!r->local_cycle && keyindex_forward_references(r->keys) == 0)
+        return;
+    if (depgraph_cycles(r->graph, RENDER_MAX_CYCLES, on_cycle, r) < 0)
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "depends-cycle",
+                    "depends_on cycles not checked: more than %u dependencies refer forward",
+                    DEPGRAPH_MAX_EDGES);
+}
+
 /* Key problems come out of the index in key order; they are printed in input order. */
 struct key_problem {
     bool collision;
@@ -346,6 +389,9 @@ static int check_step(struct run *r, struct stream_item *item)
     struct fy_node *steps = fy_document_root(item->doc);
     struct expand_ctx ctx = expand_ctx_for(r, true);
 
+    /* Before expansion, while a sharded step is still one node of the graph. */
+    if (depends_edges(steps, on_edge, r, &r->local_cycle) != 0)
+        return -1;
     if (expand_steps(&ctx, steps) != 0 || depends_normalize(steps) != 0)
         return -1;
     r->jobs_in_doc += count_jobs(steps);
@@ -576,8 +622,9 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     r.sources = calloc(n ? n : 1, sizeof(*r.sources));
     r.names = calloc(n ? n : 1, sizeof(*r.names));
     r.keys = keyindex_create(RENDER_INDEX_BUDGET);
+    r.graph = depgraph_create(RENDER_GRAPH_BUDGET);
     r.warned = strset_create();
-    if (!r.sources || !r.names || !r.keys || !r.warned) {
+    if (!r.sources || !r.names || !r.keys || !r.graph || !r.warned) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         goto done;
     }
@@ -612,6 +659,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     if (diag_has_input_error(d))
         goto done;
     report_key_problems(&r);
+    report_cycles(&r);
     if (r.jobs_total > RENDER_JOBS_PER_BUILD)
         diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "job-limit",
                     "renders %zu jobs; Buildkite allows at most %d per build", r.jobs_total,
@@ -630,6 +678,7 @@ done:
     free(r.sources);
     free(r.names);
     keyindex_destroy(r.keys);
+    depgraph_destroy(r.graph);
     strset_destroy(r.warned);
     free(r.problems);
     validator_destroy(r.out_check);

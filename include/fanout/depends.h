@@ -5,6 +5,7 @@
 #define FANOUT_DEPENDS_H
 
 #include <libfyaml.h>
+#include <stdbool.h>
 
 #include "fanout/diag.h"
 #include "fanout/ynode.h"
@@ -27,5 +28,18 @@ int depends_normalize(struct fy_node *steps);
 
 /* Rewrites the depends_on of every step in `steps` (group children included). 0 or -1 (OOM). */
 int depends_rewrite(struct fy_node *steps, depends_shards_fn shards_of, void *user);
+
+/* An edge of the "waits for" graph: the step keyed `from` cannot finish before the step
+ * keyed `to` has (pos: where `to` is named). Return non-zero to stop. */
+typedef int (*depends_edge_fn)(void *user, const char *from, size_t flen, const char *to,
+                               size_t tlen, struct ypos pos);
+
+/* The edges of `steps` as written (before expansion: a sharded step is one node): each
+ * depends_on entry, from the step's key (a keyless step in a group speaks for its group;
+ * other keyless steps cannot be waited for and have none); a keyed child also waits for
+ * its group's dependencies, and the group for the child. *local_cycle is set when a step
+ * depends on itself or a child on its own group: the cycles that need no reference to a
+ * later step. 0, or what `fn` returned. */
+int depends_edges(struct fy_node *steps, depends_edge_fn fn, void *user, bool *local_cycle);
 
 #endif

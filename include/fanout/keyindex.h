@@ -53,6 +53,9 @@ unsigned keyindex_next_reference(struct keyindex *ki);
 /* After keyindex_resolve: how many references name a sharded key. */
 size_t keyindex_sharded_references(const struct keyindex *ki);
 
+/* After keyindex_resolve: how many references name a key defined after them. */
+size_t keyindex_forward_references(const struct keyindex *ki);
+
 /* Definitions recorded. */
 size_t keyindex_count(const struct keyindex *ki);
 

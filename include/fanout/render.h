@@ -25,6 +25,11 @@
 /* Memory for key index records before they spill to a temporary file. */
 #define RENDER_INDEX_BUDGET (2u << 20)
 
+/* Memory for depends_on edges before they spill (they are read back only when a cycle
+ * is possible), and the most cycles reported. */
+#define RENDER_GRAPH_BUDGET (256u << 10)
+#define RENDER_MAX_CYCLES 100
+
 enum render_dialect { RENDER_AUTO, RENDER_BUILDKITE, RENDER_TESTAREA };
 
 struct render_opts {

@@ -18,6 +18,7 @@ Suite *support_suite(void);
 Suite *schema_suite(void);
 Suite *textdiff_suite(void);
 Suite *stream_suite(void);
+Suite *depgraph_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 struct fy_document *doc_from(const char *yaml);
