@@ -33,6 +33,8 @@ struct source {
     char buf[READ_BUFFER];
     size_t pos, ready, end;
     uint64_t digest; /* FNV-1a of the bytes handed on since the last attach */
+    size_t unbroken; /* bytes handed on since the parser last made progress */
+    unsigned progress_line, progress_col; /* where it was then */
     bool failed;
 };
 
@@ -224,6 +226,15 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     n = src->ready - src->pos;
     if (n > count)
         n = count;
+    if (src->unbroken + n > SOURCE_MAX_TOKEN) {
+        src->failed = true;
+        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, src->progress_line,
+                    src->progress_col, "size",
+                    "more than %u MiB of input without a YAML token boundary (a scalar, comment "
+                    "or blank run that long)", SOURCE_MAX_TOKEN >> 20);
+        return 0;
+    }
+    src->unbroken += n;
     memcpy(buf, src->buf + src->pos, n);
     digest_add(src, (const unsigned char *)buf, n);
     src->pos += n;
@@ -330,6 +341,13 @@ void source_close(struct source *src)
     free(src);
 }
 
+void source_progress(struct source *src, unsigned line, unsigned col)
+{
+    src->unbroken = 0;
+    src->progress_line = line;
+    src->progress_col = col;
+}
+
 uint64_t source_digest(const struct source *src)
 {
     return src->digest;
@@ -355,6 +373,8 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     clearerr(src->fp);
     utf8_reset(&src->st);
     src->pos = src->ready = src->end = 0;
+    src->unbroken = 0;
+    src->progress_line = src->progress_col = 1;
     src->digest = 0xcbf29ce484222325ULL;
     src->failed = false;
     return fy_parser_set_input_callback(fyp, src, read_checked);

@@ -109,7 +109,10 @@ static void report_parser_error(struct stream *s)
 static struct fy_event *next_event(struct stream *s)
 {
     struct fy_event *fye = fy_parser_parse(s->fyp);
+    const struct fy_mark *end = fye ? fy_event_end_mark(fye) : NULL;
 
+    if (end)
+        source_progress(s->src, (unsigned)end->line + 1, (unsigned)end->column + 1);
     if (source_failed(s->src)) {
         if (fye)
             fy_parser_event_free(s->fyp, fye);

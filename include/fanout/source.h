@@ -28,6 +28,15 @@ const char *source_name(const struct source *src);
 /* Rewinds the input and makes it the parser's input. 0 on success. */
 int source_attach(struct source *src, struct fy_parser *fyp);
 
+/* The most input the parser may take in without producing an event: libfyaml keeps a
+ * token in a buffer that grows 4 KiB at a time, which costs quadratic time where
+ * realloc copies (under ASan: 30 s for a 10 MB scalar). Past it, the input is refused. */
+#define SOURCE_MAX_TOKEN (1u << 20)
+
+/* The parser produced an event that ends at line:col (1-based): the count towards
+ * SOURCE_MAX_TOKEN starts again, and a token too long is reported from there. */
+void source_progress(struct source *src, unsigned line, unsigned col);
+
 /* A hash of the bytes handed to the parser since the last attach: two reads of an
  * input that did not change give the same digest. */
 uint64_t source_digest(const struct source *src);
