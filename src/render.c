@@ -28,6 +28,7 @@ struct run {
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
     bool local_cycle;        /* a step named itself or its own group */
+    uint64_t *digests;       /* of each input as pass 1 read it */
     struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
     /* One pass when it can: pass 1 also writes the rendering to `spool`, rewriting
@@ -586,25 +587,48 @@ static int copy_spool(struct run *r)
     return close_target(r, out, to, ok && !ferror(r->spool));
 }
 
+/* Whether every input read the same in pass 2 as in pass 1 (a file may be rewritten in
+ * between: what pass 1 checked must be what pass 2 renders). */
+static bool inputs_unchanged(struct run *r)
+{
+    for (size_t i = 0; i < r->n_sources; i++) {
+        if (source_digest(r->sources[i]) != r->digests[i]) {
+            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[i], 0, 0, "io",
+                        "changed while it was being read; nothing was written");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Renders again into a fresh spool, and writes it out only when the inputs did not
+ * change: stdout cannot be taken back. */
 static int second_pass(struct run *r)
 {
-    struct output *out;
-    FILE *to;
-    struct emitter *em;
     bool ok;
 
-    if (open_target(r, &out, &to) != 0)
+    give_up_one_pass(r);
+    r->spool = tmpfile();
+    r->spool_em = r->spool ? emit_create(r->spool, r->opts->format) : NULL;
+    if (!r->spool_em) {
+        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
+                    "cannot create a temporary file");
         return -1;
-    if (!(em = emit_create(to, r->opts->format)))
-        return close_target(r, out, to, false);
+    }
     /* Everything was reported by pass 1; a message here would be a repeat. */
     diag_set_muted(r->diag, true);
-    ok = emit_all(r, em) == 0;
+    ok = emit_all(r, r->spool_em) == 0;
     diag_set_muted(r->diag, false);
-    if (ok)
-        emit_finish(em);
-    emit_destroy(em);
-    return close_target(r, out, to, ok);
+    /* A change can also make pass 2 fail: it explains the failure best. */
+    if (!inputs_unchanged(r))
+        return -1;
+    if (!ok) {
+        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
+                    0, 0, "io", "rendering failed (%s); nothing was written",
+                    ferror(r->spool) ? "cannot write a temporary file" : "out of memory");
+        return -1;
+    }
+    return copy_spool(r);
 }
 
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
@@ -621,10 +645,11 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     }
     r.sources = calloc(n ? n : 1, sizeof(*r.sources));
     r.names = calloc(n ? n : 1, sizeof(*r.names));
+    r.digests = calloc(n ? n : 1, sizeof(*r.digests));
     r.keys = keyindex_create(RENDER_INDEX_BUDGET);
     r.graph = depgraph_create(RENDER_GRAPH_BUDGET);
     r.warned = strset_create();
-    if (!r.sources || !r.names || !r.keys || !r.graph || !r.warned) {
+    if (!r.sources || !r.names || !r.digests || !r.keys || !r.graph || !r.warned) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         goto done;
     }
@@ -645,6 +670,8 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     if (!r.spool_em)
         give_up_one_pass(&r);
     first_pass(&r);
+    for (size_t i = 0; i < r.n_sources; i++)
+        r.digests[i] = source_digest(r.sources[i]);
     /* One problem, one message: the dialect's own error if it has one, else the input
      * schema's finding where it was written, else what the rendering shows. */
     if (!diag_has_input_error(d)) {
@@ -677,6 +704,7 @@ done:
         source_close(r.sources[i]);
     free(r.sources);
     free(r.names);
+    free(r.digests);
     keyindex_destroy(r.keys);
     depgraph_destroy(r.graph);
     strset_destroy(r.warned);
