@@ -20,11 +20,12 @@ TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
 ASAN    := build-asan
+FUZZ_TARGETS := render schema diff
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps demo test unit e2e conformance asan bench clean install
+.PHONY: all deps demo test unit e2e conformance hostile asan bench clean install fuzz fuzz-deps
 
 all: $(BUILD)/fanout
 
@@ -89,10 +90,13 @@ demo: deps $(BUILD)/fanout
 	@echo "== rendered:"
 	@$(BUILD)/fanout render fixtures/demo/pipeline.yml
 
-# The whole suite: unit tests and end-to-end tests, then both again under ASan+UBSan.
+# The whole suite: unit, end-to-end, conformance and hostile-input tests, then all again
+# under ASan+UBSan with the fuzzers' regressions. On CI (CI set) also a short run of every
+# fuzz target, so that no harness rots.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e conformance
+	@$(MAKE) --no-print-directory unit e2e conformance hostile
 	@$(MAKE) --no-print-directory asan
+	@if [ -n "$${CI:-}" ]; then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-20}; fi
 
 unit: $(BUILD)/unit
 	CK_DEFAULT_TIMEOUT=30 ./$(BUILD)/unit
@@ -104,10 +108,72 @@ e2e: $(BUILD)/fanout
 conformance: $(BUILD)/schema-suite
 	./$(BUILD)/schema-suite $(SUITE)
 
-asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp CK_DEFAULT_TIMEOUT=60 ./$(ASAN)/unit
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp FANOUT=$(ASAN)/fanout sh test/e2e.sh
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp ./$(ASAN)/schema-suite $(SUITE) | tail -n 1
+# Every case of test/hostile/cases.tsv, each within 10 s.
+hostile: $(BUILD)/fanout
+	FANOUT=$(BUILD)/fanout sh test/hostile/run.sh
+
+SANENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp
+
+asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(patsubst %,$(ASAN)/replay-%,$(FUZZ_TARGETS))
+	$(SANENV) CK_DEFAULT_TIMEOUT=60 ./$(ASAN)/unit
+	$(SANENV) FANOUT=$(ASAN)/fanout sh test/e2e.sh
+	$(SANENV) ./$(ASAN)/schema-suite $(SUITE) | tail -n 1
+	$(SANENV) FANOUT=$(ASAN)/fanout sh test/hostile/run.sh
+	@for t in $(FUZZ_TARGETS); do \
+	  set -- test/fuzz/regressions/$$t/*; [ -e "$$1" ] || continue; \
+	  printf 'fuzz regressions %s: ' $$t; $(SANENV) ./$(ASAN)/replay-$$t "$$@" || exit 1; \
+	done
+
+# ---- fuzzing (clang's libFuzzer) ----
+# `make fuzz` builds one libFuzzer binary per target under build-fuzz/ and runs each for
+# FUZZ_SECONDS on a corpus seeded from fixtures/ and ../shared/corpus. Inputs that crash,
+# leak or time out are written to test/fuzz/regressions/<target>/, where `make test`
+# replays them (replay.c, built with the normal compiler and ASan).
+FUZZ := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZCC ?= clang
+FUZZFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o
+FUZZ_COMMON := test/fuzz/fuzz_common.c test/fuzz/fuzz.h
+
+fuzz-deps:
+	@if ! command -v $(FUZZCC) >/dev/null 2>&1 || \
+	    ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+	      $(FUZZCC) -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then \
+	  echo "fuzz-deps: installing clang libclang-rt-14-dev"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; \
+	fi
+
+$(FUZZ):
+	mkdir -p $@
+
+.SECONDARY: $(FUZZ_OBJ)
+
+$(FUZZ)/%.o: src/%.c $(HDR) | $(FUZZ)
+	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -Iinclude $(DEPCFLAGS) -c $< -o $@
+
+$(FUZZ)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(FUZZ)
+	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -Iinclude -c $< -o $@
+
+$(FUZZ)/fuzz-%: test/fuzz/fuzz_%.c $(FUZZ_COMMON) $(FUZZ_OBJ)
+	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/fuzz_common.c $(FUZZ_OBJ) $(DEPLIBS)
+
+$(ASAN)/replay-%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(FUZZ_COMMON) $(ASAN_OBJ)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/replay.c test/fuzz/fuzz_common.c $(ASAN_OBJ) $(DEPLIBS)
+
+fuzz: deps fuzz-deps
+	@$(MAKE) --no-print-directory $(patsubst %,$(FUZZ)/fuzz-%,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p test/fuzz/regressions/$$t $(FUZZ)/corpus-$$t; \
+	  [ -n "$$(ls $(FUZZ)/corpus-$$t)" ] || sh test/fuzz/seed.sh $$t $(FUZZ)/corpus-$$t; \
+	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  $(SANENV) ./$(FUZZ)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=65536 -print_final_stats=1 -artifact_prefix=test/fuzz/regressions/$$t/ \
+	    $(FUZZ)/corpus-$$t 2>$(FUZZ)/log-$$t || { tail -n 40 $(FUZZ)/log-$$t; exit 1; }; \
+	  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' $(FUZZ)/log-$$t; \
+	done
 
 bench: deps $(BUILD)/fanout
 	sh bench/bench.sh
@@ -118,4 +184,4 @@ install: $(BUILD)/fanout
 	install -D -m 644 docs/fanout.1 $(DESTDIR)$(PREFIX)/share/man/man1/fanout.1
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) $(FUZZ)

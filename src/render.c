@@ -485,21 +485,22 @@ static int first_pass(struct run *r)
 }
 
 /* Loads the bundled schemas the run validates against. */
-static int load_schemas(struct run *r, struct schema **rendered, struct schema **dialect)
+static int load_schemas(struct run *r)
 {
-    *rendered = validate_load_schema("buildkite-rendered", r->diag);
-    *dialect = r->testarea ? validate_load_schema("testarea", r->diag) : NULL;
-    if (!*rendered || (r->testarea && !*dialect))
+    const struct schema *rendered = validate_bundled_schema("buildkite-rendered", r->diag);
+    const struct schema *dialect = r->testarea ? validate_bundled_schema("testarea", r->diag) : NULL;
+
+    if (!rendered || (r->testarea && !dialect))
         return -1;
     r->out_findings = diag_create_buffered(r->opts->error_format);
-    r->out_check = r->out_findings ? validator_create(*rendered, r->out_findings, r->names, DIAG_FINDING)
+    r->out_check = r->out_findings ? validator_create(rendered, r->out_findings, r->names, DIAG_FINDING)
                                    : NULL;
     if (!r->out_check)
         return -1;
-    if (!*dialect)
+    if (!dialect)
         return 0;
     r->in_findings = diag_create_buffered(r->opts->error_format);
-    r->in_check = r->in_findings ? validator_create(*dialect, r->in_findings, r->names, DIAG_FINDING)
+    r->in_check = r->in_findings ? validator_create(dialect, r->in_findings, r->names, DIAG_FINDING)
                                  : NULL;
     return r->in_check ? 0 : -1;
 }
@@ -635,7 +636,6 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
 {
     static const struct keyindex_problems problems = {on_collision, on_dangling};
     struct run r = {.opts = opts, .diag = d};
-    struct schema *rendered_schema = NULL, *dialect_schema = NULL;
     int rc = 0;
 
     if (n > YPOS_MAX_FILES) {
@@ -662,7 +662,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     }
     r.testarea = opts->dialect == RENDER_TESTAREA ||
                  (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0], d));
-    if (opts->validate && load_schemas(&r, &rendered_schema, &dialect_schema) != 0)
+    if (opts->validate && load_schemas(&r) != 0)
         goto done;
     r.early = shardmap_create(RENDER_ONE_PASS_BUDGET);
     r.spool = r.early ? tmpfile() : NULL;
@@ -713,8 +713,6 @@ done:
     validator_destroy(r.in_check);
     diag_destroy(r.out_findings);
     diag_destroy(r.in_findings);
-    schema_free(rendered_schema);
-    schema_free(dialect_schema);
     return rc;
 }
 

@@ -1081,13 +1081,13 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
             const char *name = ynode_scalar(fy_node_pair_key(p), &len);
             struct fy_node *dv = fy_node_pair_value(p);
 
+            if (dv && fy_node_is_sequence(dv) && !check_strings(s, dv, "a dependency"))
+                break;
             sn->deps[i].name = name ? strndup(name, len) : strdup("");
             sn->deps[i].len = name ? len : 0;
-            if (dv && fy_node_is_sequence(dv)) {
-                if (!check_strings(s, dv, "a dependency"))
-                    break;
+            if (dv && fy_node_is_sequence(dv))
                 sn->deps[i].names = dv;
-            } else
+            else
                 sn->deps[i].schema = compile(s, dv);
             i++;
         }

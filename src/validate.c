@@ -243,23 +243,47 @@ void validator_item(struct validator *v, const struct stream_item *item)
     }
 }
 
-struct schema *validate_load_schema(const char *spec, struct diag *d)
+const struct schema *validate_bundled_schema(const char *name, struct diag *d)
 {
+    /* Compiled once per process: diff and check render several times, and the rendered
+     * schema is the larger part of a small render's work. */
+    static struct {
+        const char *name;
+        struct schema *schema;
+    } cache[8];
+    static size_t cached;
     size_t len;
-    const char *text;
+    const char *text = bundled_schema(name, &len);
+
+    for (size_t i = 0; i < cached; i++) {
+        if (strcmp(cache[i].name, name) == 0)
+            return cache[i].schema;
+    }
+    if (!text || cached == sizeof(cache) / sizeof(cache[0]))
+        return NULL;
+    cache[cached].schema = schema_load_text(name, text, len, d);
+    if (!cache[cached].schema)
+        return NULL;
+    cache[cached].name = name;
+    return cache[cached++].schema;
+}
+
+const struct schema *validate_load_schema(const char *spec, struct diag *d, struct schema **owned)
+{
+    const struct schema *bundled;
     FILE *fp = fopen(spec, "rb");
 
+    *owned = NULL;
     if (fp) {
         fclose(fp);
-        return schema_load_file(spec, d);
+        return *owned = schema_load_file(spec, d);
     }
-    text = bundled_schema(spec, &len);
-    if (text)
-        return schema_load_text(spec, text, len, d);
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "io",
-                "no such schema file, nor a bundled schema of that name "
-                "(buildkite-rendered, testarea, json-schema-draft-07)");
-    return NULL;
+    bundled = bundled_schema(spec, NULL) ? validate_bundled_schema(spec, d) : NULL;
+    if (!bundled && !diag_has_input_error(d))
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "io",
+                    "no such schema file, nor a bundled schema of that name "
+                    "(buildkite-rendered, testarea, json-schema-draft-07)");
+    return bundled;
 }
 
 static int validate_source(struct source *src, unsigned file, struct validator *v, struct diag *d)
@@ -288,7 +312,8 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
 {
     struct source **sources = calloc(n ? n : 1, sizeof(*sources));
     const char **names = calloc(n ? n : 1, sizeof(*names));
-    struct schema *sch = NULL;
+    const struct schema *sch = NULL;
+    struct schema *owned = NULL;
     struct validator *v = NULL;
     size_t opened = 0;
 
@@ -306,7 +331,7 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
 
         schema = testarea ? "testarea" : "buildkite-rendered";
     }
-    sch = validate_load_schema(schema, d);
+    sch = validate_load_schema(schema, d, &owned);
     if (!sch)
         goto done;
     v = validator_create(sch, d, names, DIAG_FINDING);
@@ -318,7 +343,7 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
     }
 done:
     validator_destroy(v);
-    schema_free(sch);
+    schema_free(owned);
     for (size_t i = 0; i < opened; i++)
         source_close(sources[i]);
     free(sources);

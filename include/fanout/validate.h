@@ -23,9 +23,13 @@ void validator_item(struct validator *v, const struct stream_item *item);
 
 unsigned validator_errors(const struct validator *v);
 
-/* A schema by file path, or by the name of a bundled one (schemas/<name>.json:
- * "buildkite-rendered", "testarea", "json-schema-draft-07"). NULL after reporting. */
-struct schema *validate_load_schema(const char *spec, struct diag *d);
+/* A bundled schema (schemas/<name>.json: "buildkite-rendered", "testarea",
+ * "json-schema-draft-07"), compiled once per process and kept. NULL after reporting. */
+const struct schema *validate_bundled_schema(const char *name, struct diag *d);
+
+/* A schema by file path, or by the name of a bundled one. A schema read from a file is
+ * also put in *owned, for the caller to free. NULL after reporting. */
+const struct schema *validate_load_schema(const char *spec, struct diag *d, struct schema **owned);
 
 enum validate_dialect { VALIDATE_AUTO, VALIDATE_BUILDKITE, VALIDATE_TESTAREA };
 

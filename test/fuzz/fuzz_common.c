@@ -1,0 +1,46 @@
+#define _GNU_SOURCE
+#include "fuzz.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int fuzz_file_open(struct fuzz_file *f, const uint8_t *data, size_t len)
+{
+    f->fd = memfd_create("fuzz", 0);
+    if (f->fd < 0)
+        abort();
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(f->fd, data + done, len - done);
+
+        if (n <= 0)
+            abort();
+        done += (size_t)n;
+    }
+    snprintf(f->path, sizeof(f->path), "/proc/self/fd/%d", f->fd);
+    return 0;
+}
+
+void fuzz_file_close(struct fuzz_file *f)
+{
+    close(f->fd);
+}
+
+void fuzz_split(const uint8_t *data, size_t size, size_t *a_len, const uint8_t **b, size_t *b_len)
+{
+    const uint8_t *cut = memchr(data, FUZZ_SPLIT, size);
+
+    *a_len = cut ? (size_t)(cut - data) : size;
+    *b = cut ? cut + 1 : data + size;
+    *b_len = size - *a_len - (cut ? 1 : 0);
+}
+
+FILE *fuzz_null(void)
+{
+    static FILE *null;
+
+    if (!null && !(null = fopen("/dev/null", "w")))
+        abort();
+    return null;
+}

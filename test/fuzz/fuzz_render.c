@@ -1,0 +1,38 @@
+/* render: every dialect and the main options, chosen by the first byte of the input
+ * (bits 0-1 dialect, 2 upload, 3 JSON output, 4 no validation, 5-6 platform, 7 strict). */
+#include <string.h>
+
+#include "fanout/diag.h"
+#include "fanout/render.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const enum render_dialect dialects[] = {RENDER_AUTO, RENDER_BUILDKITE, RENDER_TESTAREA,
+                                                   RENDER_AUTO};
+    static const enum ta_platform platforms[] = {TA_ALL, TA_NVIDIA, TA_AMD, TA_ALL};
+    struct render_opts opts;
+    struct fuzz_file in;
+    struct diag *d;
+    const char *path;
+    uint8_t bits;
+
+    if (size < 1)
+        return 0;
+    bits = data[0];
+    memset(&opts, 0, sizeof(opts));
+    opts.dialect = dialects[bits & 3];
+    opts.upload = bits & 4;
+    opts.format = bits & 8 ? EMIT_JSON : EMIT_YAML;
+    opts.validate = !(bits & 16);
+    opts.platform = platforms[(bits >> 5) & 3];
+    opts.strict = bits & 128;
+    opts.stream = fuzz_null();
+    fuzz_file_open(&in, data + 1, size - 1);
+    path = in.path;
+    d = diag_create(fuzz_null(), DIAG_TEXT);
+    render_run(&path, 1, &opts, d);
+    diag_destroy(d);
+    fuzz_file_close(&in);
+    return 0;
+}

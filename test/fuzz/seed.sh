@@ -1,0 +1,50 @@
+#!/bin/sh
+# seed.sh TARGET DIR: writes a seed corpus for one fuzz harness into DIR, from the
+# project's fixtures and ../shared/corpus (inputs in the harness's own framing).
+set -eu
+target=$1
+dir=$2
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SHARED="$ROOT/../shared"
+mkdir -p "$dir"
+inputs() { # every YAML file we can learn from
+    find "$ROOT/fixtures" -name '*.y*ml' -size -64k
+    [ -d "$SHARED/corpus" ] && find "$SHARED/corpus/vllm" "$SHARED/corpus/sglang" \
+        "$SHARED/corpus/buildkite-schema-tests" -name '*.y*ml' -size -64k
+    true
+}
+emit() { # emit NAME: stdin becomes the seed NAME (a path: made flat)
+    cat >"$dir/$(echo "$1" | sed 's#^.*/\(fixtures\|corpus\)/##; s#[^A-Za-z0-9._-]#_#g')"
+}
+case "$target" in
+render)
+    for f in $(inputs); do
+        # options byte: auto dialect; test-area files also with the dialect forced
+        { printf '\000'; cat "$f"; } | emit "$f"
+        case "$f" in */test_areas/*|*/ta-*) { printf '\002'; cat "$f"; } | emit "$f-testarea" ;; esac
+    done
+    ;;
+schema)
+    for s in "$ROOT"/schemas/*.json "$SHARED"/schemas-upstream/*.json; do
+        [ -f "$s" ] || continue
+        for f in $(inputs | head -n 40); do
+            { cat "$s"; printf '\377'; cat "$f"; } | emit "$f-$(basename "$s")"
+        done
+    done
+    ;;
+diff)
+    for d in "$ROOT"/fixtures/diff-*/; do
+        b=$(ls "$d" | grep '^base' | head -n 1); h=$(ls "$d" | grep '^head' | head -n 1)
+        [ -f "$d/$b" ] && [ -f "$d/$h" ] || continue
+        { printf '\000'; cat "$d/$b"; printf '\377'; cat "$d/$h"; } | emit "$d"
+    done
+    prev=
+    for f in $(inputs | head -n 60); do
+        [ -n "$prev" ] && { printf '\001'; cat "$prev"; printf '\377'; cat "$f"; } | emit "pair-$f"
+        prev=$f
+    done
+    ;;
+*)
+    echo "seed.sh: unknown target $target" >&2; exit 2 ;;
+esac
+echo "seed.sh: $(ls "$dir" | wc -l) seeds for $target"
