@@ -1,54 +1,109 @@
 #!/bin/sh
-# make bench: throughput and peak RSS of `fanout render` on synthetic pipelines of
-# 1 MB, 100 MB and 1 GB, next to `fy-tool --dump` (libfyaml's own parse + emit) on the
-# same file; then the vLLM test-area directory (median of 5 runs).
-# Output to /dev/null, warm page cache. BENCH_SIZES overrides the sizes (bytes).
+# make bench: fanout against its references on the same inputs, in one run.
+# Inputs: vLLM's 35 test-area files, synthetic pipelines of 1, 10 and 100 MB (and 1 GB
+# with BENCH_BIG=1). Contenders: fanout render, cat, a plain libfyaml event parse
+# (bench/parse.c), fy-tool --dump and fy-tool --dump --streaming. Every contender runs
+# BENCH_RUNS times (default 5), interleaved (run 1 of each, then run 2 ...), output to
+# /dev/null; the table shows the median CPU time (user + system), MB/s, the median peak
+# RSS and the ratio of the contender's CPU time to fanout's (above 1: fanout is faster).
+# Then fanout diff and check of 10 MB. The markdown table goes to bench/out/table.md,
+# from which tools/readme-bench.sh fills the README.
 set -eu
 OUT=bench/out
 mkdir -p "$OUT"
-cc -O2 -o "$OUT/gen" bench/gen.c
+CC=${CC:-cc}
+$CC -O2 -o "$OUT/gen" bench/gen.c
+$CC -O2 -o "$OUT/parse" bench/parse.c $(pkg-config --cflags --libs libfyaml)
+$CC -O2 -o "$OUT/cpu" bench/cpu.c
 FANOUT=build/fanout
-SIZES=${BENCH_SIZES:-"1000000 100000000 1000000000"}
-# fy-tool holds the whole document (about 30x the file in RAM): cap it so the 1 GB run
-# fails cleanly instead of swapping the machine.
+RUNS=${BENCH_RUNS:-5}
+SIZES=${BENCH_SIZES:-"1000000 10000000 100000000"}
+[ -n "${BENCH_BIG:-}" ] && SIZES="$SIZES 1000000000"
+TA=../shared/corpus/vllm/test_areas
+# fy-tool --dump holds the whole document (about 30x the file): cap it so that the 1 GB
+# run fails cleanly instead of swapping.
 FYTOOL_KB=${FYTOOL_KB:-16000000}
+RESULTS="$OUT/results.tsv"
+: >"$RESULTS"
 
-measure() { # label file cmd... -> "label  seconds  MB/s  peakRSS"
-    label=$1; file=$2; shift 2
-    bytes=$(stat -c %s "$file")
-    if /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>"$OUT/err.txt"; then
-        read -r secs kb <"$OUT/time.txt"
-        awk -v l="$label" -v b="$bytes" -v s="$secs" -v k="$kb" 'BEGIN {
-            printf "%-34s %8.2f s %8.1f MB/s %9.1f MB peak RSS\n", l, s, (s > 0 ? b / 1e6 / s : 0), k / 1024 }'
+# one LABEL INPUT_LABEL BYTES CMD...: one timed run, appended to results.tsv. Exit 0 and
+# 1 (diff: different, check: stale) are results; anything else is a failure.
+one() {
+    label=$1 input=$2 bytes=$3
+    shift 3
+    "$OUT/cpu" "$OUT/time.txt" "$@" 2>"$OUT/err.txt" || true
+    read -r u s kb rc <"$OUT/time.txt"
+    if [ "$rc" -le 1 ]; then
+        printf '%s\t%s\t%s\t%s\t%s\n' "$input" "$label" "$bytes" "$(echo "$u $s" | awk '{ print $1 + $2 }')" "$kb" >>"$RESULTS"
     else
-        printf "%-34s failed: %s\n" "$label" "$(tail -n 1 "$OUT/err.txt")"
+        printf '%s\t%s\t%s\tfailed\t%s\n' "$input" "$label" "$bytes" "$(tail -n 1 "$OUT/err.txt" | tr '\t' ' ' | cut -c1-80)" >>"$RESULTS"
     fi
 }
 
-echo "fanout bench ($(nproc) cores, $(uname -m)); output to /dev/null"
+
+
+# contenders INPUT_LABEL BYTES FILE...
+contenders() {
+    input=$1 bytes=$2
+    shift 2
+    for run in $(seq "$RUNS"); do
+        one "fanout render" "$input" "$bytes" "$FANOUT" render "$@"
+        one "cat" "$input" "$bytes" cat "$@"
+        one "libfyaml event parse" "$input" "$bytes" "$OUT/parse" "$@"
+        one "fy-tool --dump" "$input" "$bytes" sh -c "ulimit -v $FYTOOL_KB; exec fy-tool --dump \"\$@\"" sh "$@"
+        one "fy-tool --dump --streaming" "$input" "$bytes" sh -c "ulimit -v $FYTOOL_KB; exec fy-tool --dump --streaming \"\$@\"" sh "$@"
+    done
+}
+
+echo "fanout bench: $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores, $RUNS runs each, interleaved" | tee "$OUT/machine.txt"
+if [ -d "$TA" ]; then
+    cat "$TA"/*.yaml >/dev/null
+    contenders "test_areas (35 files)" "$(cat "$TA"/*.yaml | wc -c)" "$TA"/*.yaml
+fi
 for size in $SIZES; do
     f="$OUT/pipeline-$size.yml"
     [ -f "$f" ] || "$OUT/gen" "$size" >"$f"
-    mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.0f", b / 1e6 }')
     cat "$f" >/dev/null
-    measure "fanout render ${mb} MB" "$f" "$FANOUT" render "$f"
-    measure "fy-tool --dump ${mb} MB" "$f" sh -c "ulimit -v $FYTOOL_KB; exec fy-tool --dump \"\$0\"" "$f"
+    contenders "$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }')" "$(stat -c %s "$f")" "$f"
 done
 
-TA=../shared/corpus/vllm/test_areas
-ms() { # median wall time of 11 runs of a command, in milliseconds
-    for i in 1 2 3 4 5 6 7 8 9 10 11; do
-        t0=$(date +%s%N)
-        "$@" >/dev/null 2>&1
-        t1=$(date +%s%N)
-        echo $(((t1 - t0) / 1000))
-    done | sort -n | awk '{ t[NR] = $1 } END { printf "%.1f", t[6] / 1000 }'
-}
-if [ -d "$TA" ]; then
-    "$FANOUT" render --upload "$TA" >"$OUT/ta-rendered.yml" 2>/dev/null
-    printf "%-34s %8s ms median of 11 runs\n" "fanout render test_areas (35 files)" "$(ms "$FANOUT" render "$TA")"
-    printf "%-34s %8s ms median of 11 runs\n" "  same, --no-validate" "$(ms "$FANOUT" render --no-validate "$TA")"
-    printf "%-34s %8s ms median of 11 runs\n" "fanout validate test_areas" "$(ms "$FANOUT" validate "$TA")"
-    printf "%-34s %8s ms median of 11 runs\n" "fanout validate their rendering" "$(ms "$FANOUT" validate "$OUT/ta-rendered.yml")"
-    printf "%-34s %8s ms median of 11 runs\n" "fy-tool --dump of the same files" "$(ms sh -c "for f in $TA/*.yaml; do fy-tool --dump \$f; done")"
-fi
+# diff and check of 10 MB: HEAD is BASE with every 100th step's parallelism changed, a
+# committed rendering of BASE checked against HEAD's sources.
+f="$OUT/pipeline-10000000.yml"
+[ -f "$f" ] || "$OUT/gen" 10000000 >"$f"
+awk '/parallelism: 2/ { n++; if (n % 100 == 0) sub(/parallelism: 2/, "parallelism: 3") } { print }' "$f" >"$OUT/head-10MB.yml"
+"$FANOUT" render "$f" >"$OUT/rendered-10MB.yml" 2>/dev/null
+bytes=$(stat -c %s "$f")
+for run in $(seq "$RUNS"); do
+    one "fanout render" "10 MB diff and check" "$bytes" "$FANOUT" render "$f"
+    one "fanout diff" "10 MB diff and check" "$bytes" "$FANOUT" diff "$f" "$OUT/head-10MB.yml"
+    one "fanout check" "10 MB diff and check" "$bytes" "$FANOUT" check "$OUT/head-10MB.yml" --rendered "$OUT/rendered-10MB.yml"
+done
+
+# Medians per input and contender, in the order they first ran; ratio to fanout render.
+awk -F '\t' '
+    function median(list,   n, a, i, j, t) {
+        n = split(list, a, " ")
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    {
+        k = $1 SUBSEP $2
+        if (!(k in seen)) { seen[k] = 1; order[++n] = k; inp[k] = $1; who[k] = $2; bytes[k] = $3 }
+        if ($4 == "failed") failed[k] = $5
+        else { cpu[k] = cpu[k] " " $4; rss[k] = rss[k] " " $5 }
+    }
+    END {
+        print "| input | contender | CPU s | MB/s | peak RSS | CPU vs fanout |"
+        print "| --- | --- | ---: | ---: | ---: | ---: |"
+        for (i = 1; i <= n; i++) {
+            k = order[i]
+            if (k in failed) { printf "| %s | %s | failed: %s | | | |\n", inp[k], who[k], failed[k]; continue }
+            c = median(cpu[k]); m = median(rss[k])
+            if (who[k] == "fanout render") base[inp[k]] = c
+            f = base[inp[k]]
+            printf "| %s | %s | %.4f | %.1f | %.1f MB | %s |\n", inp[k], who[k], c,
+                (c > 0 ? bytes[k] / 1e6 / c : 0), m / 1024, (f > 0 && c > 0) ? sprintf("%.2f", c / f) : "-"
+        }
+    }' "$RESULTS" >"$OUT/table.md"
+cat "$OUT/table.md"
