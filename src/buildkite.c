@@ -32,12 +32,12 @@ static bool in_list(const char *const *list, const char *key, size_t len)
     return false;
 }
 
-static bool has(struct fy_node *step, const char *key)
+static bool has(const struct ynode *step, const char *key)
 {
-    return ynode_pair(step, key) != NULL;
+    return ynode_has(step, key);
 }
 
-static enum bk_kind kind_from_type(struct fy_node *type)
+static enum bk_kind kind_from_type(const struct ynode *type)
 {
     static const struct {
         const char *name;
@@ -55,11 +55,11 @@ static enum bk_kind kind_from_type(struct fy_node *type)
     return BK_UNKNOWN;
 }
 
-enum bk_kind bk_step_kind(struct fy_node *step)
+enum bk_kind bk_step_kind(const struct ynode *step)
 {
     if (!step)
         return BK_INVALID;
-    if (fy_node_is_scalar(step)) {
+    if (ynode_is_scalar(step)) {
         if (ynode_scalar_is(step, "wait") || ynode_scalar_is(step, "waiter"))
             return BK_WAIT;
         if (ynode_scalar_is(step, "block") || ynode_scalar_is(step, "manual"))
@@ -68,7 +68,7 @@ enum bk_kind bk_step_kind(struct fy_node *step)
             return BK_INPUT;
         return BK_INVALID;
     }
-    if (!fy_node_is_mapping(step))
+    if (!ynode_is_map(step))
         return BK_INVALID;
     if (has(step, "type"))
         return kind_from_type(ynode_get(step, "type"));

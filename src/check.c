@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fanout/source.h"
+#include "fanout/stream.h"
 #include "fanout/textdiff.h"
 #include "fanout/ynode.h"
 
@@ -53,7 +54,7 @@ done:
     return rc;
 }
 
-static bool option_bool(struct fy_node *v, bool *out)
+static bool option_bool(const struct ynode *v, bool *out)
 {
     if (ynode_scalar_is(v, "true"))
         *out = true;
@@ -64,7 +65,7 @@ static bool option_bool(struct fy_node *v, bool *out)
     return true;
 }
 
-static int config_error(struct diag *d, const char *config, struct fy_node *at, const char *msg)
+static int config_error(struct diag *d, const char *config, const struct ynode *at, const char *msg)
 {
     struct ypos p = ynode_pos(at);
 
@@ -73,41 +74,31 @@ static int config_error(struct diag *d, const char *config, struct fy_node *at, 
 }
 
 /* Reads one entry of `checks` into sources/rendered/options. */
-static int read_entry(struct fy_node *e, const char *config, struct render_opts *o,
+static int read_entry(const struct ynode *e, const char *config, struct render_opts *o,
                       const char ***sources, size_t *n, const char **rendered, struct diag *d)
 {
-    struct fy_node *src = ynode_get(e, "sources"), *v;
+    const struct ynode *src = ynode_get(e, "sources"), *v;
 
-    if (!fy_node_is_mapping(e))
+    if (!ynode_is_map(e))
         return config_error(d, config, e, "a check is a mapping with sources and rendered");
-    *rendered = ynode_get(e, "rendered") ? fy_node_get_scalar0(ynode_get(e, "rendered")) : NULL;
+    *rendered = ynode_scalar(ynode_get(e, "rendered"), NULL);
     if (!*rendered)
         return config_error(d, config, e, "a check needs 'rendered' (the committed rendering)");
-    if (src && fy_node_is_scalar(src)) {
+    if (ynode_is_scalar(src)) {
         *sources = malloc(sizeof(**sources));
         if (!*sources)
             return 2;
-        (*sources)[0] = fy_node_get_scalar0(src);
+        (*sources)[0] = ynode_scalar(src, NULL);
         *n = 1;
-    } else if (src && fy_node_is_sequence(src) && !fy_node_sequence_is_empty(src)) {
-        size_t count;
-        struct fy_node **items = ynode_items(src, &count);
+    } else if (ynode_is_seq(src) && ynode_len(src)) {
+        size_t count = ynode_len(src);
 
-        *sources = calloc(count, sizeof(**sources));
-        if (!items || !*sources) {
-            free(items);
+        if (!(*sources = calloc(count, sizeof(**sources))))
             return 2;
-        }
         for (size_t i = 0; i < count; i++) {
-            (*sources)[i] = fy_node_get_scalar0(items[i]);
-            if (!(*sources)[i]) {
-                int rc = config_error(d, config, items[i], "sources are paths");
-
-                free(items);
-                return rc;
-            }
+            if (!((*sources)[i] = ynode_scalar(ynode_item(src, i), NULL)))
+                return config_error(d, config, ynode_item(src, i), "sources are paths");
         }
-        free(items);
         *n = count;
     } else {
         return config_error(d, config, src ? src : e, "a check needs 'sources' (a path or a list)");
@@ -140,45 +131,31 @@ int check_config(const char *config, const struct render_opts *base, bool write,
 {
     struct source *src = source_open(config, d);
     struct stream *s = src ? stream_open(src, 0, d) : NULL;
-    struct stream_item item;
-    struct fy_node *checks = NULL;
-    struct fy_document *doc = NULL;
-    int worst = 0, more;
+    struct ynode_doc *doc = NULL;
+    const struct ynode *checks;
+    int worst = 0;
 
-    if (!s) {
+    if (!s || stream_document(s, &doc) < 0) {
+        stream_close(s);
         source_close(src);
         return 2;
     }
-    /* The config is small: keep its `checks` pair. */
-    while ((more = stream_next(s, &item)) > 0) {
-        if (item.kind == STREAM_PAIR && !checks &&
-            ynode_scalar_is(fy_node_pair_key(fy_node_mapping_get_by_index(fy_document_root(item.doc), 0)), "checks")) {
-            doc = item.doc;
-            checks = fy_node_pair_value(fy_node_mapping_get_by_index(fy_document_root(doc), 0));
-            continue;
-        }
-        if (item.doc)
-            fy_document_destroy(item.doc);
-    }
-    if (more < 0)
-        worst = 2;
-    else if (!checks || !fy_node_is_sequence(checks) || fy_node_sequence_is_empty(checks))
-        worst = config_error(d, config, checks, "the config needs 'checks': a list of {sources, rendered}");
-    for (int i = 0; worst < 2 && checks && fy_node_is_sequence(checks) &&
-                    i < fy_node_sequence_item_count(checks); i++) {
+    checks = doc ? ynode_get(ynode_doc_root(doc), "checks") : NULL;
+    if (!ynode_is_seq(checks) || !ynode_len(checks))
+        worst = config_error(d, config, checks ? checks : doc ? ynode_doc_root(doc) : NULL,
+                             "the config needs 'checks': a list of {sources, rendered}");
+    for (size_t i = 0; worst < 2 && i < ynode_len(checks); i++) {
         struct render_opts o = *base;
         const char **sources = NULL, *rendered = NULL;
         size_t n = 0;
-        int rc = read_entry(fy_node_sequence_get_by_index(checks, i), config, &o, &sources, &n,
-                            &rendered, d);
+        int rc = read_entry(ynode_item(checks, i), config, &o, &sources, &n, &rendered, d);
 
         if (rc == 0)
             rc = check_one(sources, n, rendered, &o, write, out, d);
         free(sources);
         worst = rc > worst ? rc : worst;
     }
-    if (doc)
-        fy_document_destroy(doc);
+    ynode_doc_destroy(doc);
     stream_close(s);
     source_close(src);
     return worst;

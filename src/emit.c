@@ -151,8 +151,8 @@ static void put_literal(struct emitter *e, const char *s, size_t len, unsigned c
         fputc('\n', e->out);
 }
 
-/* The text of a scalar and whether it must be typed as a string. */
-static const char *scalar_text(struct fy_node *n, size_t *len)
+/* The text of a scalar, "" for a missing value. */
+static const char *scalar_text(const struct ynode *n, size_t *len)
 {
     const char *s = ynode_scalar(n, len);
 
@@ -163,7 +163,7 @@ static const char *scalar_text(struct fy_node *n, size_t *len)
     return s;
 }
 
-static void yaml_key(struct emitter *e, struct fy_node *k)
+static void yaml_key(struct emitter *e, const struct ynode *k)
 {
     size_t len;
     const char *s = scalar_text(k, &len);
@@ -177,7 +177,7 @@ static void yaml_key(struct emitter *e, struct fy_node *k)
 }
 
 /* A scalar value after "key:" or "-", ending its line(s); `col` indents block lines. */
-static void yaml_scalar(struct emitter *e, struct fy_node *n, unsigned col)
+static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
 {
     size_t len;
     const char *s = scalar_text(n, &len);
@@ -205,7 +205,7 @@ static void yaml_scalar(struct emitter *e, struct fy_node *n, unsigned col)
     fputc('\n', e->out);
 }
 
-static void json_scalar(struct emitter *e, struct fy_node *n, bool is_key)
+static void json_scalar(struct emitter *e, const struct ynode *n, bool is_key)
 {
     size_t len = 0;
     const char *s = ynode_scalar(n, &len);
@@ -242,15 +242,15 @@ static void json_scalar(struct emitter *e, struct fy_node *n, bool is_key)
 
 /* ---- collections ---- */
 
-static void yaml_value(struct emitter *e, struct fy_node *n, unsigned col, bool step);
-static void yaml_mapping(struct emitter *e, struct fy_node *m, unsigned col, bool first_inline,
+static void yaml_value(struct emitter *e, const struct ynode *n, unsigned col, bool step);
+static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col, bool first_inline,
                          bool step);
-static void yaml_sequence(struct emitter *e, struct fy_node *s, unsigned col, bool first_inline,
+static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col, bool first_inline,
                           bool steps);
 
 /* A step key's place: the fixed keys by their order, then the rest (as written), then
  * `steps`. */
-static size_t step_key_rank(struct fy_node *k)
+static size_t step_key_rank(const struct ynode *k)
 {
     static const size_t n_order = sizeof(step_key_order) / sizeof(step_key_order[0]) - 1;
     size_t len;
@@ -265,76 +265,70 @@ static size_t step_key_rank(struct fy_node *k)
     return len == 5 && memcmp(t, "steps", 5) == 0 ? n_order + 1 : n_order;
 }
 
-/* The pairs of `m` in output order: as written, or for a step by step_key_rank (a
- * stable insertion sort: steps have a few dozen keys at most). */
-static struct fy_node_pair **ordered_pairs(struct fy_node *m, bool step, size_t *n)
+/* The pair indexes of `m` in output order: as written, or for a step by step_key_rank
+ * (a stable insertion sort: steps have a few dozen keys at most). */
+static size_t *ordered_pairs(const struct ynode *m, bool step, size_t *n)
 {
-    int count = fy_node_mapping_item_count(m);
-    struct fy_node_pair **pairs, *p;
-    size_t *ranks = NULL, k = 0;
-    void *it = NULL;
+    size_t count = ynode_len(m), *order, *ranks = NULL;
 
     *n = 0;
-    if (count <= 0 || !(pairs = malloc((size_t)count * sizeof(*pairs))))
+    if (!count || !(order = malloc(count * sizeof(*order))))
         return NULL;
-    if (step && !(ranks = malloc((size_t)count * sizeof(*ranks)))) {
-        free(pairs);
+    if (step && !(ranks = malloc(count * sizeof(*ranks)))) {
+        free(order);
         return NULL;
     }
-    while ((p = fy_node_mapping_iterate(m, &it)) != NULL && k < (size_t)count) {
-        size_t i = k++;
+    for (size_t k = 0; k < count; k++) {
+        size_t i = k;
 
         if (step) {
-            size_t rank = step_key_rank(fy_node_pair_key(p));
+            size_t rank = step_key_rank(ynode_key(m, k));
 
             for (; i > 0 && ranks[i - 1] > rank; i--) {
-                pairs[i] = pairs[i - 1];
+                order[i] = order[i - 1];
                 ranks[i] = ranks[i - 1];
             }
             ranks[i] = rank;
         }
-        pairs[i] = p;
+        order[i] = k;
     }
     free(ranks);
-    *n = k;
-    return pairs;
+    *n = count;
+    return order;
 }
 
-static void yaml_mapping(struct emitter *e, struct fy_node *m, unsigned col, bool first_inline,
+static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col, bool first_inline,
                          bool step)
 {
     size_t n;
-    struct fy_node_pair **pairs = ordered_pairs(m, step, &n);
+    size_t *order = ordered_pairs(m, step, &n);
 
     for (size_t i = 0; i < n; i++) {
-        struct fy_node *k = fy_node_pair_key(pairs[i]);
+        const struct ynode *k = ynode_key(m, order[i]);
 
         if (i > 0 || !first_inline)
             indent(e, col);
         yaml_key(e, k);
         fputc(':', e->out);
         /* A group's steps are steps themselves. */
-        yaml_value(e, fy_node_pair_value(pairs[i]), col, step && ynode_scalar_is(k, "steps"));
+        yaml_value(e, ynode_value(m, order[i]), col, step && ynode_scalar_is(k, "steps"));
     }
-    free(pairs);
+    free(order);
 }
 
-static void yaml_sequence(struct emitter *e, struct fy_node *s, unsigned col, bool first_inline,
+static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col, bool first_inline,
                           bool steps)
 {
-    struct fy_node *item;
-    void *it = NULL;
-    bool first = true;
+    for (size_t i = 0; i < ynode_len(s); i++) {
+        const struct ynode *item = ynode_item(s, i);
 
-    while ((item = fy_node_sequence_iterate(s, &it)) != NULL) {
-        if (!first || !first_inline)
+        if (i > 0 || !first_inline)
             indent(e, col);
-        first = false;
         fputc('-', e->out);
-        if (fy_node_is_mapping(item) && !fy_node_mapping_is_empty(item)) {
+        if (ynode_is_map(item) && ynode_len(item)) {
             fputc(' ', e->out);
             yaml_mapping(e, item, col + 2, true, steps);
-        } else if (fy_node_is_sequence(item) && !fy_node_sequence_is_empty(item)) {
+        } else if (ynode_is_seq(item) && ynode_len(item)) {
             fputc(' ', e->out);
             yaml_sequence(e, item, col + 2, true, false);
         } else {
@@ -344,69 +338,60 @@ static void yaml_sequence(struct emitter *e, struct fy_node *s, unsigned col, bo
 }
 
 /* The value after "key:" or "-" at column `col`; ends with a newline. */
-static void yaml_value(struct emitter *e, struct fy_node *n, unsigned col, bool steps)
+static void yaml_value(struct emitter *e, const struct ynode *n, unsigned col, bool steps)
 {
-    if (!n || fy_node_is_scalar(n)) {
+    if (!n || ynode_is_scalar(n)) {
         yaml_scalar(e, n, col + 2);
-    } else if (fy_node_is_mapping(n)) {
-        if (fy_node_mapping_is_empty(n)) {
-            put(e, " {}\n");
-            return;
-        }
+    } else if (!ynode_len(n)) {
+        put(e, ynode_is_map(n) ? " {}\n" : " []\n");
+    } else if (ynode_is_map(n)) {
         fputc('\n', e->out);
         yaml_mapping(e, n, col + 2, false, false);
-    } else if (fy_node_sequence_is_empty(n)) {
-        put(e, " []\n");
     } else {
         fputc('\n', e->out);
         yaml_sequence(e, n, col + 2, false, steps);
     }
 }
 
-static void json_value(struct emitter *e, struct fy_node *n, unsigned col, bool step);
+static void json_value(struct emitter *e, const struct ynode *n, unsigned col, bool step);
 
-static void json_mapping(struct emitter *e, struct fy_node *m, unsigned col, bool step)
+static void json_mapping(struct emitter *e, const struct ynode *m, unsigned col, bool step)
 {
     size_t n;
-    struct fy_node_pair **pairs = ordered_pairs(m, step, &n);
+    size_t *order = ordered_pairs(m, step, &n);
 
     if (n == 0) {
         put(e, "{}");
-        free(pairs);
+        free(order);
         return;
     }
     put(e, "{\n");
     for (size_t i = 0; i < n; i++) {
-        struct fy_node *k = fy_node_pair_key(pairs[i]);
+        const struct ynode *k = ynode_key(m, order[i]);
 
         indent(e, col + 2);
         json_scalar(e, k, true);
         put(e, ": ");
-        json_value(e, fy_node_pair_value(pairs[i]), col + 2, step && ynode_scalar_is(k, "steps"));
+        json_value(e, ynode_value(m, order[i]), col + 2, step && ynode_scalar_is(k, "steps"));
         put(e, i + 1 < n ? ",\n" : "\n");
     }
     indent(e, col);
     fputc('}', e->out);
-    free(pairs);
+    free(order);
 }
 
-static void json_sequence(struct emitter *e, struct fy_node *s, unsigned col, bool steps)
+static void json_sequence(struct emitter *e, const struct ynode *s, unsigned col, bool steps)
 {
-    struct fy_node *item;
-    void *it = NULL;
-    bool first = true;
-
-    if (fy_node_sequence_is_empty(s)) {
+    if (!ynode_len(s)) {
         put(e, "[]");
         return;
     }
     put(e, "[\n");
-    while ((item = fy_node_sequence_iterate(s, &it)) != NULL) {
-        if (!first)
+    for (size_t i = 0; i < ynode_len(s); i++) {
+        if (i)
             put(e, ",\n");
-        first = false;
         indent(e, col + 2);
-        json_value(e, item, col + 2, steps);
+        json_value(e, ynode_item(s, i), col + 2, steps);
     }
     fputc('\n', e->out);
     indent(e, col);
@@ -414,11 +399,11 @@ static void json_sequence(struct emitter *e, struct fy_node *s, unsigned col, bo
 }
 
 /* `step` marks a step mapping (or, for a sequence, a list of steps). */
-static void json_value(struct emitter *e, struct fy_node *n, unsigned col, bool step)
+static void json_value(struct emitter *e, const struct ynode *n, unsigned col, bool step)
 {
-    if (!n || fy_node_is_scalar(n))
+    if (!n || ynode_is_scalar(n))
         json_scalar(e, n, false);
-    else if (fy_node_is_mapping(n))
+    else if (ynode_is_map(n))
         json_mapping(e, n, col, step);
     else
         json_sequence(e, n, col, step);
@@ -456,22 +441,19 @@ static void json_member(struct emitter *e)
     put(e, e->members ? ",\n  " : "\n  ");
 }
 
-void emit_pair(struct emitter *e, struct fy_node *pair)
+void emit_pair(struct emitter *e, const struct ynode *pair)
 {
-    struct fy_node_pair *p;
-    void *it = NULL;
-
     emit_steps_end(e);
-    while ((p = fy_node_mapping_iterate(pair, &it)) != NULL) {
+    for (size_t i = 0; i < ynode_len(pair); i++) {
         if (e->format == EMIT_JSON) {
             json_member(e);
-            json_scalar(e, fy_node_pair_key(p), true);
+            json_scalar(e, ynode_key(pair, i), true);
             put(e, ": ");
-            json_value(e, fy_node_pair_value(p), 2, false);
+            json_value(e, ynode_value(pair, i), 2, false);
         } else {
-            yaml_key(e, fy_node_pair_key(p));
+            yaml_key(e, ynode_key(pair, i));
             fputc(':', e->out);
-            yaml_value(e, fy_node_pair_value(p), 0, false);
+            yaml_value(e, ynode_value(pair, i), 0, false);
         }
         e->members++;
     }
@@ -492,7 +474,7 @@ void emit_steps_start(struct emitter *e)
     e->members++;
 }
 
-void emit_step(struct emitter *e, struct fy_node *step)
+void emit_step(struct emitter *e, const struct ynode *step)
 {
     emit_steps_start(e);
     if (e->format == EMIT_JSON) {
@@ -502,7 +484,7 @@ void emit_step(struct emitter *e, struct fy_node *step)
         if (!e->steps)
             fputc('\n', e->out);
         put(e, "  -");
-        if (fy_node_is_mapping(step) && !fy_node_mapping_is_empty(step)) {
+        if (ynode_is_map(step) && ynode_len(step)) {
             fputc(' ', e->out);
             yaml_mapping(e, step, 4, true, true);
         } else {
@@ -522,7 +504,7 @@ void emit_doc_end(struct emitter *e)
         put(e, "\n}\n");
 }
 
-void emit_node(struct emitter *e, struct fy_node *node)
+void emit_node(struct emitter *e, const struct ynode *node)
 {
     size_t len;
     const char *s;
@@ -530,13 +512,13 @@ void emit_node(struct emitter *e, struct fy_node *node)
     if (e->format == EMIT_JSON) {
         json_value(e, node, 0, false);
         fputc('\n', e->out);
-    } else if (node && fy_node_is_mapping(node)) {
-        if (fy_node_mapping_is_empty(node))
+    } else if (ynode_is_map(node)) {
+        if (!ynode_len(node))
             put(e, "{}\n");
         else
             yaml_mapping(e, node, 0, false, false);
-    } else if (node && fy_node_is_sequence(node)) {
-        if (fy_node_sequence_is_empty(node))
+    } else if (ynode_is_seq(node)) {
+        if (!ynode_len(node))
             put(e, "[]\n");
         else
             yaml_sequence(e, node, 0, false, false);

@@ -9,7 +9,7 @@
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
-static void input_error(const struct expand_ctx *ctx, struct fy_node *at, const char *rule,
+static void input_error(const struct expand_ctx *ctx, const struct ynode *at, const char *rule,
                         const char *msg)
 {
     struct ypos p = ynode_pos(at);
@@ -17,20 +17,20 @@ static void input_error(const struct expand_ctx *ctx, struct fy_node *at, const 
     diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, rule, "%s", msg);
 }
 
-static int out_of_memory(const struct expand_ctx *ctx, struct fy_node *at)
+static int out_of_memory(const struct expand_ctx *ctx, const struct ynode *at)
 {
     input_error(ctx, at, "internal", "out of memory");
     return -1;
 }
 
 /* Reads `parallelism`: 0 when absent, -1 after an error, else N in 1..1000. */
-static long read_parallelism(const struct expand_ctx *ctx, struct fy_node *step, enum bk_kind kind)
+static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
-    struct fy_node *v = ynode_get(step, "parallelism");
+    struct ynode *v = ynode_get(step, "parallelism");
     long long n;
     char msg[320];
 
-    if (!ynode_pair(step, "parallelism"))
+    if (!ynode_has(step, "parallelism"))
         return 0;
     if (kind != BK_COMMAND && kind != BK_TRIGGER) {
         snprintf(msg, sizeof(msg), "parallelism is not allowed on a %s step", bk_kind_name(kind));
@@ -47,29 +47,27 @@ static long read_parallelism(const struct expand_ctx *ctx, struct fy_node *step,
                      ynode_int_hint(v));
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
-                     EXPAND_MAX_PARALLELISM, fy_node_is_mapping(v) ? "mapping" : "list");
-        input_error(ctx, v, "parallelism", msg);
+                     EXPAND_MAX_PARALLELISM, ynode_is_map(v) ? "mapping" : "list");
+        input_error(ctx, v ? v : step, "parallelism", msg);
         return -1;
     }
-    if (ynode_get(step, "matrix")) {
+    if (ynode_has(step, "matrix")) {
         input_error(ctx, v, "parallelism", "matrix and parallelism cannot be combined on one step");
         return -1;
     }
     return (long)n;
 }
 
-static void warn_unknown_keys(const struct expand_ctx *ctx, struct fy_node *step, enum bk_kind kind)
+static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
-    struct fy_node_pair *p;
-    void *it = NULL;
-
-    while ((p = fy_node_mapping_iterate(step, &it)) != NULL) {
+    for (size_t i = 0; i < ynode_len(step); i++) {
+        const struct ynode *key = ynode_key(step, i);
         size_t len;
-        const char *k = ynode_scalar(fy_node_pair_key(p), &len);
-        struct ypos pos = ynode_pos(fy_node_pair_key(p));
+        const char *k = ynode_scalar(key, &len);
+        struct ypos pos = ynode_pos(key);
 
         /* A misplaced parallelism gets its own error from read_parallelism. */
-        if (!k || bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)))
+        if (bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)))
             continue;
         if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
             continue;
@@ -79,25 +77,27 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, struct fy_node *step
     }
 }
 
-/* The label node of a step, whichever alias it uses. */
-static struct fy_node *label_of(struct fy_node *step, enum bk_kind kind)
+/* The name of a step's label field (whichever alias it uses), or NULL. */
+static const char *label_field(const struct ynode *step, enum bk_kind kind)
 {
-    struct fy_node *v = NULL;
+    struct ynode *v = NULL;
+    const char *name;
 
     if (kind == BK_BLOCK || kind == BK_INPUT) {
-        v = ynode_get(step, kind == BK_BLOCK ? "block" : "input");
-        if (v && fy_node_is_scalar(v))
-            return v;
+        name = kind == BK_BLOCK ? "block" : "input";
+        if (ynode_is_scalar(ynode_get(step, name)))
+            return name;
     }
-    if (kind == BK_GROUP && (v = ynode_get(step, "group")) && fy_node_is_scalar(v))
-        return v;
-    ynode_get_any(step, bk_label_keys, &v);
-    return v && fy_node_is_scalar(v) ? v : NULL;
+    if (kind == BK_GROUP && ynode_is_scalar(ynode_get(step, "group")))
+        return "group";
+    name = ynode_get_any(step, bk_label_keys, &v);
+    return ynode_is_scalar(v) ? name : NULL;
 }
 
-static int check_placeholders(const struct expand_ctx *ctx, struct fy_node *step, enum bk_kind kind)
+static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
-    struct fy_node *label = label_of(step, kind);
+    const char *field = label_field(step, kind);
+    const struct ynode *label = field ? ynode_get(step, field) : NULL;
     size_t len;
     const char *t = ynode_scalar(label, &len);
     long at;
@@ -107,9 +107,9 @@ static int check_placeholders(const struct expand_ctx *ctx, struct fy_node *step
         return 0;
     pos = ynode_pos(label);
     /* Point at the placeholder itself when the label is on one line as written. */
-    if (fy_node_get_style(label) == FYNS_PLAIN)
+    if (label->style == YNODE_PLAIN)
         pos.col += (unsigned)at;
-    else if (fy_node_get_style(label) == FYNS_SINGLE_QUOTED || fy_node_get_style(label) == FYNS_DOUBLE_QUOTED)
+    else if (label->style == YNODE_SINGLE_QUOTED || label->style == YNODE_DOUBLE_QUOTED)
         pos.col += (unsigned)at + 1;
     diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col, "placeholder",
                 "label placeholder '%%%c' in a step without parallelism (Buildkite shows it as "
@@ -117,187 +117,173 @@ static int check_placeholders(const struct expand_ctx *ctx, struct fy_node *step
     return 0;
 }
 
-/* Replaces scalar `n`, a value in `parent` (a mapping) or an item of it (a sequence),
- * by a generated string. The parent is passed in: libfyaml does not set it on a value
- * that fy_node_pair_set_value put in. */
-static int replace_scalar(struct fy_node *parent, struct fy_node *n, const char *text, size_t len)
+/* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
+static struct ynode *take_string(struct ynode_doc *doc, char *text, size_t len, struct ypos pos)
 {
-    struct fy_document *fyd = fy_node_document(n);
-    struct fy_node *fresh = ynode_string(fyd, text, len, ynode_pos(n));
+    struct ynode *n = text ? ynode_new_string(doc, text, len, pos) : NULL;
 
-    if (!fresh)
-        return -1;
-    if (fy_node_is_sequence(parent)) {
-        if (fy_node_sequence_insert_after(parent, n, fresh) != 0) {
-            fy_node_free(fresh);
-            return -1;
-        }
-        fy_node_sequence_remove(parent, n);
-        fy_node_free(n);
-        return 0;
-    }
-    {
-        void *it = NULL;
-        struct fy_node_pair *p;
-
-        while ((p = fy_node_mapping_iterate(parent, &it)) != NULL) {
-            if (fy_node_pair_value(p) == n) {
-                /* set_value frees the old value `n`. */
-                if (fy_node_pair_set_value(p, fresh) != 0) {
-                    fy_node_free(fresh);
-                    return -1;
-                }
-                return 0;
-            }
-        }
-    }
-    fy_node_free(fresh);
-    return -1;
+    free(text);
+    return n;
 }
 
-/* Fills the shard variables in a command string, or in each string of a command list. */
-static int fill_command(struct fy_node *parent, struct fy_node *cmd, unsigned index, unsigned count)
+/* The command value (a string or a list of strings) with the shard variables filled:
+ * `cmd` itself when nothing changes, else a new node (a list shares its other items). */
+static struct ynode *filled_command(struct ynode_doc *doc, struct ynode *cmd, unsigned index,
+                                    unsigned count, bool *oom)
 {
-    size_t len, out_len;
+    size_t len, out_len = 0;
     const char *t;
     char *filled;
-    int rc = 0;
 
-    if (cmd && fy_node_is_sequence(cmd)) {
-        size_t n;
-        struct fy_node **items = ynode_items(cmd, &n);
+    if (ynode_is_seq(cmd)) {
+        struct ynode *list = NULL;
 
-        for (size_t i = 0; i < n && rc == 0; i++)
-            rc = fill_command(cmd, items[i], index, count);
-        free(items);
-        return rc;
+        for (size_t i = 0; i < ynode_len(cmd); i++) {
+            struct ynode *item = filled_command(doc, ynode_item(cmd, i), index, count, oom);
+
+            if (*oom)
+                return NULL;
+            if (item == ynode_item(cmd, i))
+                continue;
+            if (!list && !(list = ynode_copy_shallow(doc, cmd))) {
+                *oom = true;
+                return NULL;
+            }
+            ynode_set_item(list, i, item);
+        }
+        return list ? list : cmd;
     }
-    t = ynode_scalar(cmd, &len);
-    if (!t || !(filled = ph_vars_fill(t, len, index, count, &out_len)))
-        return 0;
-    rc = replace_scalar(parent, cmd, filled, out_len);
-    free(filled);
-    return rc;
+    if (!(t = ynode_scalar(cmd, &len)) || !ph_vars_find(t, len))
+        return cmd;
+    filled = ph_vars_fill(t, len, index, count, &out_len);
+    cmd = take_string(doc, filled, out_len, cmd->pos);
+    *oom = !cmd;
+    return cmd;
 }
 
-/* Nodes every shard of a step shares, made once: creating a scalar costs libfyaml an
- * input and a scan of the text, copying one only a reference. */
+/* Nodes every shard of a step shares, made once. */
 struct shard_nodes {
-    struct fy_node *job_key, *count_key, *count;
+    struct ynode *job_key, *count_key, *count;
 };
 
-static void shard_nodes_free(struct shard_nodes *t)
-{
-    fy_node_free(t->job_key);
-    fy_node_free(t->count_key);
-    fy_node_free(t->count);
-}
-
-static int shard_nodes_make(struct shard_nodes *t, struct fy_document *fyd, unsigned count,
+static int shard_nodes_make(struct shard_nodes *t, struct ynode_doc *doc, unsigned count,
                             struct ypos pos)
 {
     char num[16];
     int n = snprintf(num, sizeof(num), "%u", count);
 
-    t->job_key = ynode_string(fyd, "BUILDKITE_PARALLEL_JOB", 22, pos);
-    t->count_key = ynode_string(fyd, "BUILDKITE_PARALLEL_JOB_COUNT", 28, pos);
-    t->count = ynode_string(fyd, num, (size_t)n, pos);
+    t->job_key = ynode_new_string(doc, "BUILDKITE_PARALLEL_JOB", 22, pos);
+    t->count_key = ynode_new_string(doc, "BUILDKITE_PARALLEL_JOB_COUNT", 28, pos);
+    t->count = ynode_new_string(doc, num, (size_t)n, pos);
     return t->job_key && t->count_key && t->count ? 0 : -1;
 }
 
-/* Sets the shard variables of shard `index` in mapping `env`. */
-static int set_shard_env(struct fy_node *env, const struct shard_nodes *t, unsigned index,
-                         struct ypos pos)
+/* Sets `key` (a shared key node) to `value` in mapping `env`. */
+static int env_set(struct ynode_doc *doc, struct ynode *env, struct ynode *key, struct ynode *value)
 {
-    struct fy_document *fyd = fy_node_document(env);
+    long i = ynode_find(env, key->u.scalar.text, key->u.scalar.len);
+
+    if (!value)
+        return -1;
+    if (i >= 0) {
+        env->u.map.pairs[i].value = value;
+        return 0;
+    }
+    return ynode_append_pair(doc, env, key, value);
+}
+
+/* Gives `holder` (a mapping of the shard's own: the shard, or its `build`) an env of its
+ * own with the shard variables of shard `index`; the input's env entries are shared. */
+static int set_shard_env(struct ynode_doc *doc, struct ynode *holder, const struct shard_nodes *t,
+                         unsigned index, struct ypos pos)
+{
+    struct ynode *env = ynode_get(holder, "env");
     char num[16];
     int n = snprintf(num, sizeof(num), "%u", index);
 
-    if (ynode_set_node(env, ynode_copy(fyd, t->job_key), ynode_string(fyd, num, (size_t)n, pos)) != 0)
+    env = env ? ynode_copy_shallow(doc, env) : ynode_new_map(doc, pos);
+    if (!env || env_set(doc, env, t->job_key, ynode_new_string(doc, num, (size_t)n, pos)) != 0 ||
+        env_set(doc, env, t->count_key, t->count) != 0)
         return -1;
-    return ynode_set_node(env, ynode_copy(fyd, t->count_key), ynode_copy(fyd, t->count));
+    return ynode_set(doc, holder, "env", env);
 }
 
 /* The mapping that holds a shard's env: the step, or `build` for a trigger. Reports
  * and returns false when the input gives `env` (or `build`) a type that cannot hold it. */
-static bool env_holder_ok(const struct expand_ctx *ctx, struct fy_node *step, enum bk_kind kind)
+static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
-    struct fy_node *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step, *env;
+    const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step, *env;
 
-    if (holder && !fy_node_is_mapping(holder)) {
+    if (holder && !ynode_is_map(holder)) {
         input_error(ctx, holder, "type", "build must be a mapping");
         return false;
     }
     env = ynode_get(holder, "env");
-    if (env && !fy_node_is_mapping(env)) {
+    if (env && !ynode_is_map(env)) {
         input_error(ctx, env, "type", "env must be a mapping");
         return false;
     }
     return true;
 }
 
-/* The value of `key` in `map`, created as an empty mapping when absent. */
-static struct fy_node *child_mapping(struct fy_node *map, const char *key, struct ypos pos)
+/* Shard `index` of `count` of `step` (which has lost its parallelism): a shallow copy
+ * with its own label, key, commands and env. NULL when out of memory or on_key stops. */
+static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *doc,
+                                const struct ynode *step, enum bk_kind kind, unsigned index,
+                                unsigned count, const struct shard_nodes *nodes, struct ypos ppos)
 {
-    struct fy_node *m = ynode_get(map, key);
-
-    if (m)
-        return m;
-    m = fy_node_create_mapping(fy_node_document(map));
-    if (!m)
-        return NULL;
-    ynode_set_pos(m, pos);
-    return ynode_set(map, key, m) == 0 ? m : NULL;
-}
-
-/* Turns the copy `shard` into shard `index` of `count`. */
-static int make_shard(const struct expand_ctx *ctx, struct fy_node *shard, enum bk_kind kind,
-                      unsigned index, unsigned count, const struct shard_nodes *nodes,
-                      struct ypos ppos)
-{
-    struct fy_node *label = label_of(shard, kind), *keynode = NULL, *env;
-    const char *keyname = ynode_get_any(shard, bk_key_keys, &keynode);
-    size_t len, out_len;
+    struct ynode *shard = ynode_copy_shallow(doc, step), *keynode = NULL, *holder;
+    const char *field = label_field(step, kind);
+    const char *keyname = ynode_get_any(step, bk_key_keys, &keynode);
+    size_t len, out_len = 0;
     const char *t;
-    char *text;
+    bool oom = false;
 
+    if (!shard)
+        return NULL;
     /* Without a '%' the label is the same for every shard: keep the node. */
-    if ((t = ynode_scalar(label, &len)) != NULL && memchr(t, '%', len)) {
-        if (!(text = ph_label_fill(t, len, index, count, &out_len)))
-            return -1;
-        if (replace_scalar(shard, label, text, out_len) != 0) {
-            free(text);
-            return -1;
-        }
-        free(text);
+    if (field && (t = ynode_scalar(ynode_get(step, field), &len)) != NULL && memchr(t, '%', len)) {
+        char *label = ph_label_fill(t, len, index, count, &out_len);
+
+        if (ynode_set(doc, shard, field, take_string(doc, label, out_len, ynode_get(step, field)->pos)) != 0)
+            return NULL;
     }
     if (keyname && count > 1 && (t = ynode_scalar(keynode, &len)) != NULL) {
-        if (!(text = ph_shard_key(t, len, index, &out_len)))
-            return -1;
-        if (ctx->on_key && ctx->on_key(ctx->user, text, out_len, 0, ynode_pos(keynode)) != 0) {
+        char *text = ph_shard_key(t, len, index, &out_len);
+
+        if (text && ctx->on_key && ctx->on_key(ctx->user, text, out_len, 0, keynode->pos) != 0) {
             free(text);
-            return -1;
+            return NULL;
         }
-        if (replace_scalar(shard, keynode, text, out_len) != 0) {
-            free(text);
-            return -1;
-        }
-        free(text);
+        if (ynode_set(doc, shard, keyname, take_string(doc, text, out_len, keynode->pos)) != 0)
+            return NULL;
     }
-    if (!ctx->upload && (fill_command(shard, ynode_get(shard, "command"), index, count) != 0 ||
-                         fill_command(shard, ynode_get(shard, "commands"), index, count) != 0))
-        return -1;
-    env = kind == BK_TRIGGER ? child_mapping(shard, "build", ppos) : shard;
-    env = env ? child_mapping(env, "env", ppos) : NULL;
-    if (!env)
-        return -1;
-    return set_shard_env(env, nodes, index, ppos);
+    if (!ctx->upload) {
+        static const char *const cmd_fields[] = {"command", "commands"};
+
+        for (size_t i = 0; i < 2; i++) {
+            struct ynode *cmd = ynode_get(step, cmd_fields[i]);
+            struct ynode *filled = cmd ? filled_command(doc, cmd, index, count, &oom) : NULL;
+
+            if (oom || (filled != cmd && ynode_set(doc, shard, cmd_fields[i], filled) != 0))
+                return NULL;
+        }
+    }
+    holder = shard;
+    if (kind == BK_TRIGGER) {
+        struct ynode *build = ynode_get(step, "build");
+
+        holder = build ? ynode_copy_shallow(doc, build) : ynode_new_map(doc, ppos);
+        if (!holder || ynode_set(doc, shard, "build", holder) != 0)
+            return NULL;
+    }
+    return set_shard_env(doc, holder, nodes, index, ppos) == 0 ? shard : NULL;
 }
 
 /* Tells on_key about the step's own key (N for a step about to be sharded). */
-static int define_key(const struct expand_ctx *ctx, struct fy_node *step, unsigned shards)
+static int define_key(const struct expand_ctx *ctx, const struct ynode *step, unsigned shards)
 {
-    struct fy_node *keynode;
+    struct ynode *keynode;
     size_t len;
     const char *t;
 
@@ -305,29 +291,32 @@ static int define_key(const struct expand_ctx *ctx, struct fy_node *step, unsign
         return 0;
     t = ynode_scalar(keynode, &len);
     if (!t) {
-        input_error(ctx, keynode, "type", "key must be a string");
+        input_error(ctx, keynode ? keynode : step, "type", "key must be a string");
         return -1;
     }
-    return ctx->on_key(ctx->user, t, len, shards, ynode_pos(keynode));
+    return ctx->on_key(ctx->user, t, len, shards, keynode->pos);
 }
 
-static int expand_in(const struct expand_ctx *ctx, struct fy_node *steps, bool in_group);
+static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                     bool in_group);
 
-/* Expands one step of `steps`; shards are inserted before it and it is removed. */
-static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struct fy_node *step,
-                      bool in_group)
+/* Expands item *i of `steps`; on return *i is the index of the last item it became. */
+static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                      size_t *i, bool in_group)
 {
+    struct ynode *step = ynode_item(steps, *i);
     enum bk_kind kind = bk_step_kind(step);
+    struct shard_nodes nodes;
+    struct ypos ppos;
     long n;
 
     if (kind == BK_INVALID) {
         input_error(ctx, step, "step-shape",
-                    fy_node_is_scalar(step)
-                        ? "a step written as a string must be wait, block or input"
-                        : "a step must be a mapping");
+                    ynode_is_scalar(step) ? "a step written as a string must be wait, block or input"
+                                          : "a step must be a mapping");
         return -1;
     }
-    if (!fy_node_is_mapping(step))
+    if (!ynode_is_map(step))
         return 0; /* "wait" and friends */
     if (kind == BK_UNKNOWN) {
         struct ypos p = ynode_pos(step);
@@ -339,20 +328,20 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
         warn_unknown_keys(ctx, step, kind);
     }
     if (kind == BK_GROUP) {
-        struct fy_node *children = ynode_get(step, "steps");
+        struct ynode *children = ynode_get(step, "steps");
 
         if (in_group) {
             input_error(ctx, step, "group", "a group cannot contain another group");
             return -1;
         }
-        if (!children || !fy_node_is_sequence(children) || fy_node_sequence_is_empty(children)) {
+        if (!ynode_is_seq(children) || !ynode_len(children)) {
             input_error(ctx, children ? children : step, "group",
                         "a group needs 'steps': a list of at least one step");
             return -1;
         }
         if (define_key(ctx, step, 0) != 0)
             return -1;
-        return expand_in(ctx, children, true);
+        return expand_in(ctx, doc, children, true);
     }
     n = read_parallelism(ctx, step, kind);
     if (n < 0)
@@ -363,53 +352,37 @@ static int expand_one(const struct expand_ctx *ctx, struct fy_node *steps, struc
     }
     if (!env_holder_ok(ctx, step, kind) || define_key(ctx, step, n > 1 ? (unsigned)n : 0) != 0)
         return -1;
-    {
-        struct ypos ppos = ynode_pos(ynode_get(step, "parallelism"));
-        struct shard_nodes nodes = {NULL, NULL, NULL};
-        int rc = shard_nodes_make(&nodes, fy_node_document(step), (unsigned)n, ppos);
+    ppos = ynode_pos(ynode_get(step, "parallelism"));
+    /* Gone from the step before the shards copy it. */
+    ynode_remove(step, "parallelism");
+    if (shard_nodes_make(&nodes, doc, (unsigned)n, ppos) != 0)
+        return out_of_memory(ctx, step);
+    /* The shards take the step's place: the first replaces it, the others follow. */
+    for (long s = 0; s < n; s++) {
+        struct ynode *shard = make_shard(ctx, doc, step, kind, (unsigned)s, (unsigned)n, &nodes, ppos);
 
-        /* Gone from the step before it is copied, so from every shard at once. */
-        ynode_remove(step, "parallelism");
-
-        /* One shard is the step itself, changed in place; more are copies of it. */
-        for (long i = 0; rc == 0 && n > 1 && i < n; i++) {
-            struct fy_node *shard = ynode_copy(fy_node_document(step), step);
-
-            if (!shard || fy_node_sequence_insert_before(steps, step, shard) != 0) {
-                fy_node_free(shard);
-                rc = -1;
-            } else {
-                rc = make_shard(ctx, shard, kind, (unsigned)i, (unsigned)n, &nodes, ppos);
-            }
-        }
-        if (rc == 0 && n == 1)
-            rc = make_shard(ctx, step, kind, 0, 1, &nodes, ppos);
-        shard_nodes_free(&nodes);
-        if (rc != 0)
+        if (!shard)
+            return out_of_memory(ctx, step);
+        if (s == 0)
+            ynode_set_item(steps, *i, shard);
+        else if (ynode_insert(doc, steps, *i + (size_t)s, shard) != 0)
             return out_of_memory(ctx, step);
     }
-    if (n > 1) {
-        fy_node_sequence_remove(steps, step);
-        fy_node_free(step);
+    *i += (size_t)n - 1;
+    return 0;
+}
+
+static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                     bool in_group)
+{
+    for (size_t i = 0; i < ynode_len(steps); i++) {
+        if (expand_one(ctx, doc, steps, &i, in_group) != 0)
+            return -1;
     }
     return 0;
 }
 
-static int expand_in(const struct expand_ctx *ctx, struct fy_node *steps, bool in_group)
+int expand_steps(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
 {
-    size_t n;
-    struct fy_node **items = ynode_items(steps, &n);
-    int rc = 0;
-
-    if (!items && fy_node_sequence_item_count(steps) > 0)
-        return out_of_memory(ctx, steps);
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = expand_one(ctx, steps, items[i], in_group);
-    free(items);
-    return rc;
-}
-
-int expand_steps(const struct expand_ctx *ctx, struct fy_node *steps)
-{
-    return expand_in(ctx, steps, false);
+    return expand_in(ctx, doc, steps, false);
 }

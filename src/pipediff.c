@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "fanout/buildkite.h"
+#include "fanout/source.h"
+#include "fanout/stream.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
@@ -12,7 +14,7 @@
 
 /* One step of a rendering, groups flattened. */
 struct step {
-    struct fy_node *node;
+    struct ynode *node;
     char *group;  /* label of its group, or NULL */
     char *id;     /* what matches it across renderings */
     unsigned shard, shards; /* shard i of N (0 of 1 when not sharded) */
@@ -31,7 +33,7 @@ struct logical {
 struct side {
     char *text; /* the rendering */
     size_t len;
-    struct fy_document **docs;
+    struct ynode_doc **docs;
     size_t n_docs;
     struct step *steps;
     size_t n_steps, cap_steps;
@@ -52,7 +54,7 @@ struct report {
 
 /* ---------- reading a rendering ---------- */
 
-static char *dup_scalar(struct fy_node *n)
+static char *dup_scalar(const struct ynode *n)
 {
     size_t len;
     const char *t = ynode_scalar(n, &len);
@@ -60,7 +62,7 @@ static char *dup_scalar(struct fy_node *n)
     return t ? strndup(t, len) : NULL;
 }
 
-static int add_step(struct side *s, struct fy_node *node, const char *group)
+static int add_step(struct side *s, struct ynode *node, const char *group)
 {
     struct step *st;
 
@@ -81,15 +83,13 @@ static int add_step(struct side *s, struct fy_node *node, const char *group)
     return 0;
 }
 
-static int collect_steps(struct side *s, struct fy_node *steps, const char *group)
+static int collect_steps(struct side *s, struct ynode *steps, const char *group)
 {
-    struct fy_node *step;
-    void *it = NULL;
+    for (size_t i = 0; i < ynode_len(steps); i++) {
+        struct ynode *step = ynode_item(steps, i);
+        struct ynode *children = ynode_get(step, "steps");
 
-    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
-        struct fy_node *children = ynode_get(step, "steps");
-
-        if (bk_step_kind(step) == BK_GROUP && children && fy_node_is_sequence(children)) {
+        if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
             char *label = dup_scalar(ynode_get(step, "group"));
             int rc = collect_steps(s, children, label ? label : "");
 
@@ -103,39 +103,40 @@ static int collect_steps(struct side *s, struct fy_node *steps, const char *grou
     return 0;
 }
 
-static int load_side(struct side *s)
+static int load_side(struct side *s, struct diag *d)
 {
-    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET};
-    struct fy_parser *fyp = fy_parser_create(&cfg);
-    struct fy_document *fyd;
+    struct source *src = source_open_text("<rendering>", s->text, s->len, d);
+    struct stream *st = src ? stream_open(src, 0, d) : NULL;
+    struct ynode_doc *doc;
+    int rc = st ? 0 : -1;
 
-    if (!fyp || fy_parser_set_string(fyp, s->text, s->len) != 0) {
-        if (fyp)
-            fy_parser_destroy(fyp);
-        return -1;
-    }
-    while ((fyd = fy_parse_load_document(fyp)) != NULL) {
-        struct fy_document **docs = realloc(s->docs, (s->n_docs + 1) * sizeof(*docs));
-        struct fy_node *steps = ynode_get(fy_document_root(fyd), "steps");
+    while (rc == 0 && st && stream_document(st, &doc) > 0) {
+        struct ynode_doc **docs;
+        struct ynode *steps;
 
-        if (!docs) {
-            fy_parse_document_destroy(fyp, fyd);
+        if (!doc)
+            continue;
+        if (!(docs = realloc(s->docs, (s->n_docs + 1) * sizeof(*docs)))) {
+            ynode_doc_destroy(doc);
+            rc = -1;
             break;
         }
         s->docs = docs;
-        s->docs[s->n_docs++] = fyd;
-        if (steps && fy_node_is_sequence(steps) && collect_steps(s, steps, NULL) != 0)
-            break;
+        s->docs[s->n_docs++] = doc;
+        steps = ynode_get(ynode_doc_root(doc), "steps");
+        if (ynode_is_seq(steps) && collect_steps(s, steps, NULL) != 0)
+            rc = -1;
     }
-    fy_parser_destroy(fyp);
-    return 0;
+    stream_close(st);
+    source_close(src);
+    return rc;
 }
 
 /* ---------- identities ---------- */
 
-static unsigned env_number(struct fy_node *step, const char *name, bool *present)
+static unsigned env_number(struct ynode *step, const char *name, bool *present)
 {
-    struct fy_node *env = ynode_get(step, "env");
+    struct ynode *env = ynode_get(step, "env");
     size_t len;
     const char *t = ynode_scalar(ynode_get(env, name), &len);
     char buf[16];
@@ -154,7 +155,7 @@ static int identify(struct side *s)
 {
     for (size_t i = 0; i < s->n_steps; i++) {
         struct step *st = &s->steps[i];
-        struct fy_node *keynode = NULL;
+        struct ynode *keynode = NULL;
         bool has_job, has_count;
         unsigned job = env_number(st->node, "BUILDKITE_PARALLEL_JOB", &has_job);
         unsigned count = env_number(st->node, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
@@ -162,7 +163,7 @@ static int identify(struct side *s)
         size_t len;
         const char *t;
 
-        if (fy_node_is_mapping(st->node))
+        if (ynode_is_map(st->node))
             ynode_get_any(st->node, bk_key_keys, &keynode);
         if (has_job && has_count && count > 1 && job < count) {
             st->shard = job;
@@ -178,14 +179,14 @@ static int identify(struct side *s)
                 st->shard = 0, st->shards = 1; /* not a shard fanout named */
             id = strndup(t, len);
         } else {
-            struct fy_node *label = NULL;
+            struct ynode *label = NULL;
 
             st->shard = 0;
             st->shards = 1;
-            if (fy_node_is_mapping(st->node))
+            if (ynode_is_map(st->node))
                 ynode_get_any(st->node, bk_label_keys, &label);
             t = ynode_scalar(label, &len);
-            if (!t && fy_node_is_scalar(st->node))
+            if (!t && ynode_is_scalar(st->node))
                 t = ynode_scalar(st->node, &len);
             if (!t) {
                 t = bk_kind_name(bk_step_kind(st->node));
@@ -264,7 +265,7 @@ static void side_free(struct side *s)
     free(s->steps);
     free(s->logical);
     for (size_t i = 0; i < s->n_docs; i++)
-        fy_document_destroy(s->docs[i]);
+        ynode_doc_destroy(s->docs[i]);
     free(s->docs);
     free(s->text);
 }
@@ -280,7 +281,7 @@ static int render_side(const char *spec, const struct render_opts *opts, struct 
     rc = render_to_memory(&spec, 1, &o, d, &s->text, &s->len);
     if (rc != 0)
         return rc;
-    if (load_side(s) != 0 || identify(s) != 0 || group_logical(s) != 0) {
+    if (load_side(s, d) != 0 || identify(s) != 0 || group_logical(s) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "internal", "out of memory");
         return DIAG_INPUT;
     }
@@ -307,39 +308,29 @@ static void text_add(struct text *t, const char *s, size_t n)
 }
 
 /* A node on one line, in YAML flow style. */
-static void flow(struct text *t, struct fy_node *n)
+static void flow(struct text *t, struct ynode *n)
 {
     size_t len;
     const char *s;
 
     if (!n) {
         text_add(t, "null", 4);
-    } else if (fy_node_is_mapping(n)) {
-        struct fy_node_pair *p;
-        void *it = NULL;
-        bool first = true;
-
+    } else if (ynode_is_map(n)) {
         text_add(t, "{", 1);
-        while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
-            if (!first)
+        for (size_t i = 0; i < ynode_len(n); i++) {
+            if (i)
                 text_add(t, ", ", 2);
-            first = false;
-            flow(t, fy_node_pair_key(p));
+            flow(t, ynode_key(n, i));
             text_add(t, ": ", 2);
-            flow(t, fy_node_pair_value(p));
+            flow(t, ynode_value(n, i));
         }
         text_add(t, "}", 1);
-    } else if (fy_node_is_sequence(n)) {
-        struct fy_node *item;
-        void *it = NULL;
-        bool first = true;
-
+    } else if (ynode_is_seq(n)) {
         text_add(t, "[", 1);
-        while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
-            if (!first)
+        for (size_t i = 0; i < ynode_len(n); i++) {
+            if (i)
                 text_add(t, ", ", 2);
-            first = false;
-            flow(t, item);
+            flow(t, ynode_item(n, i));
         }
         text_add(t, "]", 1);
     } else {
@@ -365,7 +356,7 @@ static void flow(struct text *t, struct fy_node *n)
     }
 }
 
-static void show(struct text *t, struct fy_node *n)
+static void show(struct text *t, struct ynode *n)
 {
     memset(t, 0, sizeof(*t));
     flow(t, n);
@@ -466,9 +457,9 @@ static void report_shards(struct report *r, const char *id, unsigned a, unsigned
 }
 
 /* The value of `field` in mapping `m` on one line, or "(none)" when absent. */
-static void show_field(struct text *t, struct fy_node *m, const char *field)
+static void show_field(struct text *t, struct ynode *m, const char *field)
 {
-    if (m && fy_node_is_mapping(m) && ynode_pair(m, field)) {
+    if (ynode_has(m, field)) {
         show(t, ynode_get(m, field));
     } else {
         memset(t, 0, sizeof(*t));
@@ -478,27 +469,21 @@ static void show_field(struct text *t, struct fy_node *m, const char *field)
 
 /* Calls `fn` with each field name of `a`, then each one only `b` has, until it returns
  * false. Names starting with `skip_prefix` are left out. Returns whether all went on. */
-static bool each_field(struct fy_node *a, struct fy_node *b, const char *skip_prefix,
+static bool each_field(struct ynode *a, struct ynode *b, const char *skip_prefix,
                        bool (*fn)(void *user, const char *field), void *user)
 {
-    struct fy_node *maps[2] = {a, b};
+    struct ynode *maps[2] = {a, b};
 
     for (int side = 0; side < 2; side++) {
-        struct fy_node_pair *p;
-        void *it = NULL;
-
-        if (!maps[side] || !fy_node_is_mapping(maps[side]))
-            continue;
-        while ((p = fy_node_mapping_iterate(maps[side], &it)) != NULL) {
+        for (size_t i = 0; i < ynode_len(maps[side]) && ynode_is_map(maps[side]); i++) {
             size_t len;
-            const char *name = ynode_scalar(fy_node_pair_key(p), &len);
+            const char *name = ynode_scalar(ynode_key(maps[side], i), &len);
             char field[128];
 
             if (!name || (skip_prefix && !strncmp(name, skip_prefix, strlen(skip_prefix))))
                 continue;
             snprintf(field, sizeof(field), "%.*s", (int)(len > 100 ? 100 : len), name);
-            if (side == 1 && a && fy_node_is_mapping(a) &&
-                ynode_pair(a, field))
+            if (side == 1 && ynode_has(a, field))
                 continue;
             if (!fn(user, field))
                 return false;
@@ -508,7 +493,7 @@ static bool each_field(struct fy_node *a, struct fy_node *b, const char *skip_pr
 }
 
 struct env_pair {
-    struct fy_node *a, *b;
+    struct ynode *a, *b;
 };
 
 static bool same_value(void *user, const char *field)
@@ -524,7 +509,7 @@ static bool same_value(void *user, const char *field)
 struct field_report {
     struct report *r;
     const char *id;
-    struct fy_node *a, *b;
+    struct ynode *a, *b;
     bool any;
 };
 
@@ -554,11 +539,11 @@ static bool report_field(void *user, const char *field)
 }
 
 /* Reports each field whose value differs between the two steps. */
-static bool report_fields(struct report *r, const char *id, struct fy_node *a, struct fy_node *b)
+static bool report_fields(struct report *r, const char *id, struct ynode *a, struct ynode *b)
 {
     struct field_report f = {r, id, a, b, false};
 
-    if (!fy_node_is_mapping(a) || !fy_node_is_mapping(b)) {
+    if (!ynode_is_map(a) || !ynode_is_map(b)) {
         struct text ta, tb;
         char line[512];
 

@@ -353,16 +353,15 @@ static void report_key_problems(struct run *r)
 }
 
 /* Jobs a rendered step list creates: every step but the group containers. */
-static size_t count_jobs(struct fy_node *steps)
+static size_t count_jobs(const struct ynode *steps)
 {
     size_t jobs = 0;
-    struct fy_node *step;
-    void *it = NULL;
 
-    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
-        struct fy_node *children = ynode_get(step, "steps");
+    for (size_t i = 0; i < ynode_len(steps); i++) {
+        const struct ynode *step = ynode_item(steps, i);
+        const struct ynode *children = ynode_get(step, "steps");
 
-        if (bk_step_kind(step) == BK_GROUP && children && fy_node_is_sequence(children))
+        if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children))
             jobs += count_jobs(children);
         else
             jobs++;
@@ -387,13 +386,13 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
 
 static int check_step(struct run *r, struct stream_item *item)
 {
-    struct fy_node *steps = fy_document_root(item->doc);
+    struct ynode *steps = ynode_doc_root(item->doc);
     struct expand_ctx ctx = expand_ctx_for(r, true);
 
     /* Before expansion, while a sharded step is still one node of the graph. */
     if (depends_edges(steps, on_edge, r, &r->local_cycle) != 0)
         return -1;
-    if (expand_steps(&ctx, steps) != 0 || depends_normalize(steps) != 0)
+    if (expand_steps(&ctx, item->doc, steps) != 0 || depends_normalize(item->doc, steps) != 0)
         return -1;
     r->jobs_in_doc += count_jobs(steps);
     if (depends_each(steps, r->diag, r->names, on_reference, r) != 0)
@@ -415,22 +414,21 @@ static void check_job_limit(struct run *r, struct ypos pos)
 /* Writes one item (a STEP already expanded and rewritten). */
 static void emit_item(struct emitter *em, const struct stream_item *item)
 {
-    struct fy_node *step;
-    void *it = NULL;
+    const struct ynode *steps = item->doc ? ynode_doc_root(item->doc) : NULL;
 
     switch (item->kind) {
     case STREAM_DOC_START:
         emit_doc_start(em);
         break;
     case STREAM_PAIR:
-        emit_pair(em, fy_document_root(item->doc));
+        emit_pair(em, steps);
         break;
     case STREAM_STEPS_START:
         emit_steps_start(em);
         break;
     case STREAM_STEP:
-        while ((step = fy_node_sequence_iterate(fy_document_root(item->doc), &it)) != NULL)
-            emit_step(em, step);
+        for (size_t i = 0; i < ynode_len(steps); i++)
+            emit_step(em, ynode_item(steps, i));
         break;
     case STREAM_STEPS_END:
         emit_steps_end(em);
@@ -469,7 +467,7 @@ static int first_pass(struct run *r)
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
         if (rc == 0 && r->early && item.kind == STREAM_STEP &&
-            depends_rewrite(fy_document_root(item.doc), early_shards_of, r) != 0)
+            depends_rewrite(item.doc, ynode_doc_root(item.doc), early_shards_of, r) != 0)
             rc = -1;
         if (rc == 0 && r->spool_em)
             emit_item(r->spool_em, &item);
@@ -477,8 +475,7 @@ static int first_pass(struct run *r)
             item.bare = false; /* the rendering puts a bare list under `steps:` */
             validator_item(r->out_check, &item);
         }
-        if (item.doc)
-            fy_document_destroy(item.doc);
+        ynode_doc_destroy(item.doc);
     }
     producer_fini(&p);
     return rc;
@@ -529,14 +526,13 @@ static int emit_all(struct run *r, struct emitter *em)
             break;
         }
         if (item.kind == STREAM_STEP &&
-            (expand_steps(&ctx, fy_document_root(item.doc)) != 0 ||
-             depends_normalize(fy_document_root(item.doc)) != 0 ||
-             depends_rewrite(fy_document_root(item.doc), shards_of, r) != 0))
+            (expand_steps(&ctx, item.doc, ynode_doc_root(item.doc)) != 0 ||
+             depends_normalize(item.doc, ynode_doc_root(item.doc)) != 0 ||
+             depends_rewrite(item.doc, ynode_doc_root(item.doc), shards_of, r) != 0))
             rc = -1;
         else
             emit_item(em, &item);
-        if (item.doc)
-            fy_document_destroy(item.doc);
+        ynode_doc_destroy(item.doc);
     }
     producer_fini(&p);
     return rc;

@@ -40,23 +40,23 @@ struct pattern_prop {
 struct dependency {
     char *name;
     size_t len;
-    struct fy_node *names;      /* a list of property names, or NULL */
+    struct ynode *names;      /* a list of property names, or NULL */
     struct schema_node *schema; /* or a schema */
 };
 
 struct schema_node {
-    struct fy_node *src;
+    struct ynode *src;
     size_t index; /* in schema.all */
     bool is_bool, bool_value;
     struct schema_node *ref;
     unsigned types;
-    struct fy_node *enum_values, *const_value;
+    struct ynode *enum_values, *const_value;
     struct prop *props;
     size_t n_props;
     struct pattern_prop *pprops;
     size_t n_pprops;
     struct schema_node *additional_props, *property_names;
-    struct fy_node *required; /* a list of names */
+    struct ynode *required; /* a list of names */
     const char **required_names;
     struct schema_node *items, *additional_items, *contains;
     struct schema_node **item_list;
@@ -85,13 +85,13 @@ struct ptrmap {
 };
 
 struct doc {
-    struct fy_document *fyd;
+    struct ynode_doc *fyd;
     char *uri; /* without fragment; "" when the schema has no $id */
 };
 
 struct anchor {
     char *uri; /* absolute, with or without a fragment */
-    struct fy_node *node;
+    struct ynode *node;
 };
 
 struct schema {
@@ -101,8 +101,8 @@ struct schema {
     size_t n_docs;
     struct anchor *anchors;
     size_t n_anchors, cap_anchors;
-    struct ptrmap compiled; /* fy_node -> schema_node */
-    struct ptrmap bases;    /* fy_node -> base URI (char *) */
+    struct ptrmap compiled; /* ynode -> schema_node */
+    struct ptrmap bases;    /* ynode -> base URI (char *) */
     struct schema_node **all;
     size_t n_all, cap_all;
     unsigned depth; /* of compile() calls */
@@ -175,29 +175,24 @@ static void *ptrmap_get(const struct ptrmap *m, const void *key)
     return NULL;
 }
 
-static void compile_error(struct schema *s, struct fy_node *at, const char *fmt, ...)
+static void compile_error(struct schema *s, struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void compile_error(struct schema *s, struct fy_node *at, const char *fmt, ...)
+static void compile_error(struct schema *s, struct ynode *at, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     struct ypos pos = ynode_pos(at);
-    /* Nodes read by fanout know their line; others (tests build documents themselves)
-     * are named by their path. */
-    char *path = at && !pos.line ? fy_node_get_path(at) : NULL;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (!s->failed)
-        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, pos.line, pos.col, "schema", "%s%s%s",
-                    msg, path ? " at " : "", path ? path : "");
-    free(path);
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, pos.line, pos.col, "schema", "%s", msg);
     s->failed = true;
 }
 
-static char *text_of(struct fy_node *n)
+static char *text_of(struct ynode *n)
 {
     size_t len;
     const char *t = ynode_scalar(n, &len);
@@ -205,9 +200,9 @@ static char *text_of(struct fy_node *n)
     return t ? strndup(t, len) : NULL;
 }
 
-static bool is_true_false(struct fy_node *n, bool *value)
+static bool is_true_false(struct ynode *n, bool *value)
 {
-    if (!n || !fy_node_is_scalar(n) || ynode_is_string(n))
+    if (!n || !ynode_is_scalar(n) || ynode_is_string(n))
         return false;
     if (ynode_scalar_is(n, "true")) {
         *value = true;
@@ -223,16 +218,16 @@ static bool is_true_false(struct fy_node *n, bool *value)
 /* ---------- instance values ---------- */
 
 /* The JSON type of an instance node (numbers: T_NUMBER, plus T_INTEGER when whole). */
-static unsigned type_of(struct fy_node *n, double *num)
+static unsigned type_of(struct ynode *n, double *num)
 {
     size_t len;
     const char *t;
 
     if (!n)
         return T_NULL;
-    if (fy_node_is_mapping(n))
+    if (ynode_is_map(n))
         return T_OBJECT;
-    if (fy_node_is_sequence(n))
+    if (ynode_is_seq(n))
         return T_ARRAY;
     if (ynode_is_string(n))
         return T_STRING;
@@ -274,32 +269,23 @@ static unsigned type_of(struct fy_node *n, double *num)
     return T_STRING;
 }
 
-static bool values_equal(struct fy_node *a, struct fy_node *b);
+static bool values_equal(struct ynode *a, struct ynode *b);
 
-static bool mapping_has_equal(struct fy_node *map, struct fy_node *key, struct fy_node *value)
+static bool mapping_has_equal(struct ynode *map, struct ynode *key, struct ynode *value)
 {
-    struct fy_node_pair *p;
-    void *it = NULL;
-    size_t klen, len;
-    const char *k = ynode_scalar(key, &klen);
+    long i = ynode_find(map, key->u.scalar.text, key->u.scalar.len);
 
-    while ((p = fy_node_mapping_iterate(map, &it)) != NULL) {
-        const char *t = ynode_scalar(fy_node_pair_key(p), &len);
-
-        if (t && k && len == klen && memcmp(t, k, len) == 0)
-            return values_equal(fy_node_pair_value(p), value);
-    }
-    return false;
+    return i >= 0 && values_equal(ynode_value(map, (size_t)i), value);
 }
 
 /* JSON equality: numbers by value (1 == 1.0), objects regardless of key order. */
-static bool values_equal(struct fy_node *a, struct fy_node *b)
+static bool values_equal(struct ynode *a, struct ynode *b)
 {
     double x = 0, y = 0;
     unsigned ta, tb;
 
     /* a mapping, a list and a scalar never equal each other: no texts needed */
-    if (a && b && fy_node_get_type(a) != fy_node_get_type(b))
+    if (a && b && a->kind != b->kind)
         return false;
     ta = type_of(a, &x);
     tb = type_of(b, &y);
@@ -317,26 +303,19 @@ static bool values_equal(struct fy_node *a, struct fy_node *b)
         return la == lb && memcmp(sa, sb, la) == 0;
     }
     if (ta == T_ARRAY) {
-        void *ia = NULL, *ib = NULL;
-        struct fy_node *ea, *eb;
-
-        if (fy_node_sequence_item_count(a) != fy_node_sequence_item_count(b))
+        if (ynode_len(a) != ynode_len(b))
             return false;
-        while ((ea = fy_node_sequence_iterate(a, &ia)) != NULL) {
-            eb = fy_node_sequence_iterate(b, &ib);
-            if (!values_equal(ea, eb))
+        for (size_t i = 0; i < ynode_len(a); i++) {
+            if (!values_equal(ynode_item(a, i), ynode_item(b, i)))
                 return false;
         }
         return true;
     }
     if (ta == T_OBJECT) {
-        struct fy_node_pair *p;
-        void *it = NULL;
-
-        if (fy_node_mapping_item_count(a) != fy_node_mapping_item_count(b))
+        if (ynode_len(a) != ynode_len(b))
             return false;
-        while ((p = fy_node_mapping_iterate(a, &it)) != NULL) {
-            if (!mapping_has_equal(b, fy_node_pair_key(p), fy_node_pair_value(p)))
+        for (size_t i = 0; i < ynode_len(a); i++) {
+            if (!mapping_has_equal(b, ynode_key(a, i), ynode_value(a, i)))
                 return false;
         }
         return true;
@@ -520,7 +499,7 @@ static char *uri_resolve(const char *base, const char *ref)
 
 /* ---------- the registry of documents, $ids and bases ---------- */
 
-static int add_anchor(struct schema *s, char *uri, struct fy_node *node)
+static int add_anchor(struct schema *s, char *uri, struct ynode *node)
 {
     if (s->n_anchors == s->cap_anchors) {
         size_t cap = s->cap_anchors ? s->cap_anchors * 2 : 16;
@@ -539,7 +518,7 @@ static int add_anchor(struct schema *s, char *uri, struct fy_node *node)
     return 0;
 }
 
-static struct fy_node *find_anchor(const struct schema *s, const char *uri)
+static struct ynode *find_anchor(const struct schema *s, const char *uri)
 {
     for (size_t i = s->n_anchors; i-- > 0;) {
         if (strcmp(s->anchors[i].uri, uri) == 0)
@@ -563,22 +542,22 @@ static const char *const schema_map_keys[] = {
     "properties", "patternProperties", "definitions", "dependencies", NULL};
 static const char *const schema_list_keys[] = {"allOf", "anyOf", "oneOf", NULL};
 
-static int prewalk(struct schema *s, struct fy_node *n, const char *base);
+static int prewalk(struct schema *s, struct ynode *n, const char *base);
 
-static int prewalk_key(struct schema *s, struct fy_node *n, const char *key, const char *base)
+static int prewalk_key(struct schema *s, struct ynode *n, const char *key, const char *base)
 {
     return prewalk(s, ynode_get(n, key), base);
 }
 
 /* Records the base URI of every subschema and registers $ids (a $ref's siblings,
  * $id included, are ignored in draft-07). */
-static int prewalk(struct schema *s, struct fy_node *n, const char *base)
+static int prewalk(struct schema *s, struct ynode *n, const char *base)
 {
-    struct fy_node *id;
+    struct ynode *id;
     char *own = NULL;
     int rc = 0;
 
-    if (!n || !fy_node_is_mapping(n) || ptrmap_get(&s->bases, n))
+    if (!n || !ynode_is_map(n) || ptrmap_get(&s->bases, n))
         return 0;
     id = ynode_get(n, "$id");
     if (id && !ynode_get(n, "$ref") && ynode_scalar(id, NULL)) {
@@ -626,31 +605,23 @@ static int prewalk(struct schema *s, struct fy_node *n, const char *base)
     for (const char *const *k = schema_keys; *k && rc == 0; k++)
         rc = prewalk_key(s, n, *k, base);
     for (const char *const *k = schema_map_keys; *k && rc == 0; k++) {
-        struct fy_node *m = ynode_get(n, *k);
-        struct fy_node_pair *p;
-        void *it = NULL;
+        struct ynode *m = ynode_get(n, *k);
 
-        if (!m || !fy_node_is_mapping(m))
-            continue;
-        while (rc == 0 && (p = fy_node_mapping_iterate(m, &it)) != NULL)
-            rc = prewalk(s, fy_node_pair_value(p), base);
+        for (size_t i = 0; ynode_is_map(m) && i < ynode_len(m) && rc == 0; i++)
+            rc = prewalk(s, ynode_value(m, i), base);
     }
     for (const char *const *k = schema_list_keys; *k && rc == 0; k++) {
-        struct fy_node *l = ynode_get(n, *k), *item;
-        void *it = NULL;
+        struct ynode *l = ynode_get(n, *k);
 
-        if (!l || !fy_node_is_sequence(l))
-            continue;
-        while (rc == 0 && (item = fy_node_sequence_iterate(l, &it)) != NULL)
-            rc = prewalk(s, item, base);
+        for (size_t i = 0; ynode_is_seq(l) && i < ynode_len(l) && rc == 0; i++)
+            rc = prewalk(s, ynode_item(l, i), base);
     }
     if (rc == 0) {
-        struct fy_node *items = ynode_get(n, "items"), *item;
-        void *it = NULL;
+        struct ynode *items = ynode_get(n, "items");
 
-        if (items && fy_node_is_sequence(items)) {
-            while (rc == 0 && (item = fy_node_sequence_iterate(items, &it)) != NULL)
-                rc = prewalk(s, item, base);
+        if (ynode_is_seq(items)) {
+            for (size_t i = 0; i < ynode_len(items) && rc == 0; i++)
+                rc = prewalk(s, ynode_item(items, i), base);
         } else {
             rc = prewalk(s, items, base);
         }
@@ -659,11 +630,11 @@ static int prewalk(struct schema *s, struct fy_node *n, const char *base)
 }
 
 /* Adds a schema document; its root's base is `uri` (or its own $id). */
-static int add_doc(struct schema *s, struct fy_document *fyd, const char *uri)
+static int add_doc(struct schema *s, struct ynode_doc *fyd, const char *uri)
 {
     struct doc *d = realloc(s->docs, (s->n_docs + 1) * sizeof(*d));
-    struct fy_node *root = fy_document_root(fyd);
-    struct fy_node *id = ynode_get(root, "$id");
+    struct ynode *root = ynode_doc_root(fyd);
+    struct ynode *id = ynode_get(root, "$id");
     char *base, *idtext = id ? text_of(id) : NULL;
 
     if (!d) {
@@ -688,10 +659,10 @@ static int add_doc(struct schema *s, struct fy_document *fyd, const char *uri)
 
 /* Reads a schema document (JSON or YAML) from `src` through the same reader and checks
  * as pipelines: its nodes carry their positions. Problems are reported to `d`. */
-static struct fy_document *load_document(struct source *src, struct diag *d)
+static struct ynode_doc *load_document(struct source *src, struct diag *d)
 {
     struct stream *st = src ? stream_open(src, 0, d) : NULL;
-    struct fy_document *fyd = NULL;
+    struct ynode_doc *fyd = NULL;
     int rc = st ? stream_document(st, &fyd) : -1;
 
     if (rc == 0)
@@ -703,23 +674,23 @@ static struct fy_document *load_document(struct source *src, struct diag *d)
 }
 
 /* The bundled metaschema, loaded on first reference. */
-static struct fy_node *load_metaschema(struct schema *s)
+static struct ynode *load_metaschema(struct schema *s)
 {
     size_t len;
     const char *text = bundled_schema("json-schema-draft-07", &len);
-    struct fy_document *fyd =
+    struct ynode_doc *fyd =
         text ? load_document(source_open_text(METASCHEMA_URI, text, len, s->diag), s->diag) : NULL;
 
     if (!fyd || add_doc(s, fyd, METASCHEMA_URI) != 0) {
         if (fyd && (s->n_docs == 0 || s->docs[s->n_docs - 1].fyd != fyd))
-            fy_document_destroy(fyd);
+            ynode_doc_destroy(fyd);
         return NULL;
     }
-    return fy_document_root(fyd);
+    return ynode_doc_root(fyd);
 }
 
 /* Follows a JSON pointer (URI fragment form: ~0 ~1 and %XX escapes) from `n`. */
-static struct fy_node *follow_pointer(struct fy_node *n, const char *ptr)
+static struct ynode *follow_pointer(struct ynode *n, const char *ptr)
 {
     char seg[1024];
 
@@ -741,24 +712,15 @@ static struct fy_node *follow_pointer(struct fy_node *n, const char *ptr)
             seg[o++] = c;
         }
         seg[o] = '\0';
-        if (fy_node_is_mapping(n)) {
-            struct fy_node_pair *p;
-            void *it = NULL;
-            struct fy_node *found = NULL;
+        if (ynode_is_map(n)) {
+            long i = ynode_find(n, seg, o);
 
-            while (!found && (p = fy_node_mapping_iterate(n, &it)) != NULL) {
-                size_t len;
-                const char *k = ynode_scalar(fy_node_pair_key(p), &len);
-
-                if (k && len == o && memcmp(k, seg, o) == 0)
-                    found = fy_node_pair_value(p);
-            }
-            n = found;
-        } else if (fy_node_is_sequence(n)) {
+            n = i < 0 ? NULL : ynode_value(n, (size_t)i);
+        } else if (ynode_is_seq(n)) {
             char *end;
             long idx = strtol(seg, &end, 10);
 
-            n = (*end || idx < 0) ? NULL : fy_node_sequence_get_by_index(n, (int)idx);
+            n = (*end || idx < 0 || (size_t)idx >= ynode_len(n)) ? NULL : ynode_item(n, (size_t)idx);
         } else {
             n = NULL;
         }
@@ -766,11 +728,11 @@ static struct fy_node *follow_pointer(struct fy_node *n, const char *ptr)
     return *ptr ? NULL : n;
 }
 
-static struct fy_node *resolve_ref(struct schema *s, struct fy_node *at, const char *ref)
+static struct ynode *resolve_ref(struct schema *s, struct ynode *at, const char *ref)
 {
     const char *base = ptrmap_get(&s->bases, at);
     char *abs = uri_resolve(base ? base : "", ref), *doc_uri, *frag;
-    struct fy_node *target = NULL;
+    struct ynode *target = NULL;
 
     if (!abs)
         return NULL;
@@ -783,14 +745,14 @@ static struct fy_node *resolve_ref(struct schema *s, struct fy_node *at, const c
     if (frag && frag[1] && frag[1] != '/') {
         target = find_anchor(s, abs); /* a plain-name anchor */
     } else {
-        struct fy_node *doc = find_anchor(s, doc_uri);
+        struct ynode *doc = find_anchor(s, doc_uri);
 
         if (!doc && strcmp(doc_uri, METASCHEMA_URI) == 0)
             doc = load_metaschema(s);
         target = doc ? follow_pointer(doc, frag ? frag + 1 : "") : NULL;
         /* a pointer into a subschema: the subschema's base is known by prewalk,
          * other nodes get the document's */
-        if (target && !ptrmap_get(&s->bases, target) && fy_node_is_mapping(target)) {
+        if (target && !ptrmap_get(&s->bases, target) && ynode_is_map(target)) {
             if (prewalk(s, target, doc_uri) != 0)
                 target = NULL;
         }
@@ -818,52 +780,49 @@ static const struct {
     {"enum", KW_LIST},       {"examples", KW_LIST},       {"required", KW_STRINGS},
 };
 
-static bool is_string(struct fy_node *n)
+static bool is_string(struct ynode *n)
 {
-    return n && fy_node_is_scalar(n) && type_of(n, NULL) == T_STRING;
+    return n && ynode_is_scalar(n) && type_of(n, NULL) == T_STRING;
 }
 
 /* A list of strings; reports the first item that is not one. */
-static bool check_strings(struct schema *s, struct fy_node *list, const char *kw)
+static bool check_strings(struct schema *s, struct ynode *list, const char *kw)
 {
-    struct fy_node *item;
-    void *it = NULL;
-
-    while ((item = fy_node_sequence_iterate(list, &it)) != NULL) {
-        if (!is_string(item)) {
-            compile_error(s, item, "%s must be a list of strings", kw);
+    for (size_t i = 0; i < ynode_len(list); i++) {
+        if (!is_string(ynode_item(list, i))) {
+            compile_error(s, ynode_item(list, i), "%s must be a list of strings", kw);
             return false;
         }
     }
     return true;
 }
 
-static bool check_keyword_types(struct schema *s, struct fy_node *n)
+static bool check_keyword_types(struct schema *s, struct ynode *n)
 {
     for (size_t i = 0; i < sizeof(keyword_types) / sizeof(keyword_types[0]); i++) {
         const char *kw = keyword_types[i].kw;
-        struct fy_node_pair *p = ynode_pair(n, kw);
-        struct fy_node *v = p ? fy_node_pair_value(p) : NULL;
+        long at = ynode_find(n, kw, strlen(kw));
+        struct ynode *v = at >= 0 ? ynode_value(n, (size_t)at) : NULL;
 
-        if (!p)
+        if (at < 0)
             continue;
         switch (keyword_types[i].type) {
         case KW_STRING:
             if (!is_string(v)) {
-                compile_error(s, v ? v : fy_node_pair_key(p), "%s must be a string", kw);
+                compile_error(s, v ? v : ynode_key(n, (size_t)at), "%s must be a string", kw);
                 return false;
             }
             break;
         case KW_MAP:
-            if (!v || !fy_node_is_mapping(v)) {
-                compile_error(s, v ? v : fy_node_pair_key(p), "%s must be a mapping", kw);
+            if (!v || !ynode_is_map(v)) {
+                compile_error(s, v ? v : ynode_key(n, (size_t)at), "%s must be a mapping", kw);
                 return false;
             }
             break;
         case KW_LIST:
         case KW_STRINGS:
-            if (!v || !fy_node_is_sequence(v)) {
-                compile_error(s, v ? v : fy_node_pair_key(p), "%s must be a list", kw);
+            if (!v || !ynode_is_seq(v)) {
+                compile_error(s, v ? v : ynode_key(n, (size_t)at), "%s must be a list", kw);
                 return false;
             }
             if (keyword_types[i].type == KW_STRINGS && !check_strings(s, v, kw))
@@ -875,16 +834,16 @@ static bool check_keyword_types(struct schema *s, struct fy_node *n)
 }
 
 
-static struct schema_node *compile(struct schema *s, struct fy_node *n);
+static struct schema_node *compile(struct schema *s, struct ynode *n);
 
-static bool number_of(struct fy_node *n, double *out)
+static bool number_of(struct ynode *n, double *out)
 {
     unsigned t = type_of(n, out);
 
     return (t & T_NUMBER) != 0;
 }
 
-static bool count_of(struct schema *s, struct fy_node *n, const char *kw, long long *out)
+static bool count_of(struct schema *s, struct ynode *n, const char *kw, long long *out)
 {
     double v;
 
@@ -896,33 +855,27 @@ static bool count_of(struct schema *s, struct fy_node *n, const char *kw, long l
     return true;
 }
 
-static struct schema_node **compile_list(struct schema *s, struct fy_node *l, const char *kw, size_t *n)
+static struct schema_node **compile_list(struct schema *s, struct ynode *l, const char *kw, size_t *n)
 {
-    size_t count;
-    struct fy_node **items;
+    size_t count = ynode_len(l);
     struct schema_node **out;
 
     *n = 0;
-    if (!fy_node_is_sequence(l) || fy_node_sequence_is_empty(l)) {
+    if (!ynode_is_seq(l) || !count) {
         compile_error(s, l, "%s must be a non-empty list of schemas", kw);
         return NULL;
     }
-    items = ynode_items(l, &count);
-    out = calloc(count, sizeof(*out));
-    if (!items || !out) {
-        free(items);
-        free(out);
+    if (!(out = calloc(count, sizeof(*out)))) {
         s->failed = true;
         return NULL;
     }
     for (size_t i = 0; i < count; i++)
-        out[i] = compile(s, items[i]);
-    free(items);
+        out[i] = compile(s, ynode_item(l, i));
     *n = count;
     return out;
 }
 
-static unsigned type_bit(struct schema *s, struct fy_node *n)
+static unsigned type_bit(struct schema *s, struct ynode *n)
 {
     static const struct {
         const char *name;
@@ -977,7 +930,7 @@ static char *ecma_to_pcre(const char *src)
     return out;
 }
 
-static pcre2_code *compile_pattern(struct schema *s, struct fy_node *n)
+static pcre2_code *compile_pattern(struct schema *s, struct ynode *n)
 {
     char *src = text_of(n), *translated;
     pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
@@ -1012,41 +965,35 @@ done:
     return re;
 }
 
-static int compile_object_keywords(struct schema *s, struct schema_node *sn, struct fy_node *n)
+static int compile_object_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
 {
-    struct fy_node *v;
-    struct fy_node_pair *p;
-    void *it;
+    struct ynode *v;
 
     if ((v = ynode_get(n, "properties")) != NULL) {
-        size_t count = (size_t)fy_node_mapping_item_count(v), i = 0;
+        size_t count = ynode_len(v), i = 0;
 
         if (count && !(sn->props = calloc(count, sizeof(*sn->props))))
             return -1;
-        it = NULL;
-        while ((p = fy_node_mapping_iterate(v, &it)) != NULL) {
+        for (; i < count; i++) {
             size_t len;
-            const char *name = ynode_scalar(fy_node_pair_key(p), &len);
+            const char *name = ynode_scalar(ynode_key(v, i), &len);
 
-            sn->props[i].name = name ? strndup(name, len) : strdup("");
-            sn->props[i].len = name ? len : 0;
-            sn->props[i].schema = compile(s, fy_node_pair_value(p));
-            i++;
+            sn->props[i].name = strndup(name, len);
+            sn->props[i].len = len;
+            sn->props[i].schema = compile(s, ynode_value(v, i));
         }
         sn->n_props = i;
     }
     if ((v = ynode_get(n, "patternProperties")) != NULL) {
-        size_t count = (size_t)fy_node_mapping_item_count(v), i = 0;
+        size_t count = ynode_len(v), i = 0;
 
         if (count && !(sn->pprops = calloc(count, sizeof(*sn->pprops))))
             return -1;
-        it = NULL;
-        while ((p = fy_node_mapping_iterate(v, &it)) != NULL) {
-            sn->pprops[i].re = compile_pattern(s, fy_node_pair_key(p));
+        for (; i < count; i++) {
+            sn->pprops[i].re = compile_pattern(s, ynode_key(v, i));
             if (sn->pprops[i].re)
                 sn->pprops[i].md = pcre2_match_data_create_from_pattern(sn->pprops[i].re, NULL);
-            sn->pprops[i].schema = compile(s, fy_node_pair_value(p));
-            i++;
+            sn->pprops[i].schema = compile(s, ynode_value(v, i));
         }
         sn->n_pprops = i;
     }
@@ -1055,14 +1002,14 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
     if ((v = ynode_get(n, "propertyNames")) != NULL)
         sn->property_names = compile(s, v);
     if ((v = ynode_get(n, "required")) != NULL) {
-        size_t count = (size_t)fy_node_sequence_item_count(v);
+        size_t count = ynode_len(v);
 
         sn->required = v;
         sn->required_names = calloc(count + 1, sizeof(*sn->required_names));
         if (!sn->required_names)
             return -1;
         for (size_t i = 0; i < count; i++) {
-            if (!(sn->required_names[i] = text_of(fy_node_sequence_get_by_index(v, (int)i))))
+            if (!(sn->required_names[i] = text_of(ynode_item(v, i))))
                 return -1;
         }
     }
@@ -1071,48 +1018,44 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
     if ((v = ynode_get(n, "maxProperties")) != NULL)
         count_of(s, v, "maxProperties", &sn->max_props);
     if ((v = ynode_get(n, "dependencies")) != NULL) {
-        size_t count = (size_t)fy_node_mapping_item_count(v), i = 0;
+        size_t count = ynode_len(v), i = 0;
 
         if (count && !(sn->deps = calloc(count, sizeof(*sn->deps))))
             return -1;
-        it = NULL;
-        while ((p = fy_node_mapping_iterate(v, &it)) != NULL) {
+        for (; i < count; i++) {
             size_t len;
-            const char *name = ynode_scalar(fy_node_pair_key(p), &len);
-            struct fy_node *dv = fy_node_pair_value(p);
+            const char *name = ynode_scalar(ynode_key(v, i), &len);
+            struct ynode *dv = ynode_value(v, i);
 
-            if (dv && fy_node_is_sequence(dv) && !check_strings(s, dv, "a dependency"))
+            if (ynode_is_seq(dv) && !check_strings(s, dv, "a dependency"))
                 break;
-            sn->deps[i].name = name ? strndup(name, len) : strdup("");
-            sn->deps[i].len = name ? len : 0;
-            if (dv && fy_node_is_sequence(dv))
+            sn->deps[i].name = strndup(name, len);
+            sn->deps[i].len = len;
+            if (ynode_is_seq(dv))
                 sn->deps[i].names = dv;
             else
                 sn->deps[i].schema = compile(s, dv);
-            i++;
         }
         sn->n_deps = i;
     }
     return 0;
 }
 
-static void compile_array_keywords(struct schema *s, struct schema_node *sn, struct fy_node *n)
+static void compile_array_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
 {
-    struct fy_node *v;
+    struct ynode *v;
 
     if ((v = ynode_get(n, "items")) != NULL) {
-        if (fy_node_is_sequence(v)) {
-            size_t count;
-            struct fy_node **items = ynode_items(v, &count);
+        if (ynode_is_seq(v)) {
+            size_t count = ynode_len(v);
 
             sn->items_is_list = true;
             sn->item_list = calloc(count ? count : 1, sizeof(*sn->item_list));
-            if (!sn->item_list && count)
+            if (!sn->item_list)
                 s->failed = true;
             for (size_t i = 0; sn->item_list && i < count; i++)
-                sn->item_list[i] = compile(s, items[i]);
+                sn->item_list[i] = compile(s, ynode_item(v, i));
             sn->n_item_list = sn->item_list ? count : 0;
-            free(items);
         } else {
             sn->items = compile(s, v);
         }
@@ -1129,9 +1072,9 @@ static void compile_array_keywords(struct schema *s, struct schema_node *sn, str
         compile_error(s, v, "%s", "uniqueItems must be true or false");
 }
 
-static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, struct fy_node *n)
+static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
 {
-    struct fy_node *v;
+    struct ynode *v;
     static const struct {
         const char *kw;
         size_t has, val;
@@ -1165,10 +1108,10 @@ static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, st
     }
 }
 
-static struct schema_node *compile_node(struct schema *s, struct fy_node *n)
+static struct schema_node *compile_node(struct schema *s, struct ynode *n)
 {
     struct schema_node *sn = ptrmap_get(&s->compiled, n);
-    struct fy_node *v;
+    struct ynode *v;
 
     if (sn)
         return sn;
@@ -1198,7 +1141,7 @@ static struct schema_node *compile_node(struct schema *s, struct fy_node *n)
         sn->is_bool = true;
         return sn;
     }
-    if (!n || !fy_node_is_mapping(n)) {
+    if (!n || !ynode_is_map(n)) {
         compile_error(s, n, "%s", "a schema must be an object or a boolean");
         return sn;
     }
@@ -1206,7 +1149,7 @@ static struct schema_node *compile_node(struct schema *s, struct fy_node *n)
         return sn;
     if ((v = ynode_get(n, "$ref")) != NULL) {
         char *ref = text_of(v);
-        struct fy_node *target = ref ? resolve_ref(s, n, ref) : NULL;
+        struct ynode *target = ref ? resolve_ref(s, n, ref) : NULL;
 
         if (!target)
             compile_error(s, v, "cannot resolve $ref '%s' (remote references are not fetched)",
@@ -1217,19 +1160,16 @@ static struct schema_node *compile_node(struct schema *s, struct fy_node *n)
         return sn; /* draft-07: $ref's siblings are ignored */
     }
     if ((v = ynode_get(n, "type")) != NULL) {
-        if (fy_node_is_sequence(v)) {
-            struct fy_node *t;
-            void *it = NULL;
-
-            while ((t = fy_node_sequence_iterate(v, &it)) != NULL)
-                sn->types |= type_bit(s, t);
+        if (ynode_is_seq(v)) {
+            for (size_t i = 0; i < ynode_len(v); i++)
+                sn->types |= type_bit(s, ynode_item(v, i));
         } else {
             sn->types = type_bit(s, v);
         }
     }
     if ((v = ynode_get(n, "enum")) != NULL)
         sn->enum_values = v;
-    if (ynode_pair(n, "const")) {
+    if (ynode_has(n, "const")) {
         sn->const_value = ynode_get(n, "const");
         if (!sn->const_value) /* `const:` with nothing is null; keep a marker */
             sn->const_value = n;
@@ -1262,7 +1202,7 @@ static struct schema_node *compile_node(struct schema *s, struct fy_node *n)
 /* compile_node with a bound on its recursion: the document nests at most
  * STREAM_MAX_DEPTH deep, but a chain of $refs to one definition after another can be
  * as long as the schema, and must not run the stack out. */
-static struct schema_node *compile(struct schema *s, struct fy_node *n)
+static struct schema_node *compile(struct schema *s, struct ynode *n)
 {
     struct schema_node *sn;
 
@@ -1302,18 +1242,39 @@ static const struct schema_node *in_place(const struct schema_node *sn, size_t k
     return sn->deps[k - sn->n_one_of].schema;
 }
 
+/* Writes the JSON pointer of `target` under `n` (o bytes of buf used so far); false
+ * when `target` is not there. Only for messages: a depth-first search. */
+static bool pointer_to(const struct ynode *n, const struct ynode *target, char *buf, size_t cap,
+                       size_t o)
+{
+    if (n == target) {
+        buf[o < cap ? o : cap - 1] = '\0';
+        return true;
+    }
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        int w = ynode_is_map(n) ? snprintf(buf + o, cap - o, "/%s", ynode_scalar(ynode_key(n, i), NULL))
+                                : snprintf(buf + o, cap - o, "/%zu", i);
+        size_t next = o + (size_t)w < cap ? o + (size_t)w : cap - 1;
+
+        if (pointer_to(ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), target, buf, cap, next))
+            return true;
+    }
+    return false;
+}
+
 static void report_cycle(struct schema *s, const struct schema_node *const *chain, size_t n,
-                         struct fy_node *at)
+                         struct ynode *at)
 {
     char text[400];
     size_t o = 0;
 
     for (size_t i = 0; i < n && o < sizeof(text) - 8; i++) {
-        char *path = fy_node_get_path(chain[i]->src);
+        char path[200] = "";
 
-        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s#%s", i ? " -> " : "",
-                              path && strcmp(path, "/") ? path : "");
-        free(path);
+        for (size_t d = 0; d < s->n_docs && !pointer_to(ynode_doc_root(s->docs[d].fyd), chain[i]->src,
+                                                          path, sizeof(path), 0); d++)
+            ;
+        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s#%s", i ? " -> " : "", path);
     }
     if (o >= sizeof(text) - 8)
         strcpy(text + sizeof(text) - 8, "...");
@@ -1425,7 +1386,7 @@ void schema_free(struct schema *s)
         free(s->anchors[i].uri);
     free(s->anchors);
     for (size_t i = 0; i < s->n_docs; i++) {
-        fy_document_destroy(s->docs[i].fyd);
+        ynode_doc_destroy(s->docs[i].fyd);
         free(s->docs[i].uri);
     }
     free(s->docs);
@@ -1433,24 +1394,24 @@ void schema_free(struct schema *s)
     free(s);
 }
 
-struct schema *schema_compile(struct fy_document *doc, const char *name, struct diag *d)
+struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct diag *d)
 {
     struct schema *s = calloc(1, sizeof(*s));
 
     if (!s) {
-        fy_document_destroy(doc);
+        ynode_doc_destroy(doc);
         return NULL;
     }
     s->diag = d;
     s->name = strdup(name);
     if (!s->name || add_doc(s, doc, "") != 0) {
         if (s->n_docs == 0)
-            fy_document_destroy(doc);
+            ynode_doc_destroy(doc);
         diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "schema", "out of memory");
         schema_free(s);
         return NULL;
     }
-    compile(s, fy_document_root(doc));
+    compile(s, ynode_doc_root(doc));
     if (!s->failed)
         check_ref_cycles(s);
     if (s->failed) {
@@ -1462,21 +1423,21 @@ struct schema *schema_compile(struct fy_document *doc, const char *name, struct 
 
 struct schema *schema_load_text(const char *name, const char *text, size_t len, struct diag *d)
 {
-    struct fy_document *fyd = load_document(source_open_text(name, text, len, d), d);
+    struct ynode_doc *fyd = load_document(source_open_text(name, text, len, d), d);
 
     return fyd ? schema_compile(fyd, name, d) : NULL;
 }
 
 struct schema *schema_load_file(const char *path, struct diag *d)
 {
-    struct fy_document *fyd = load_document(source_open(path, d), d);
+    struct ynode_doc *fyd = load_document(source_open(path, d), d);
 
     return fyd ? schema_compile(fyd, path, d) : NULL;
 }
 
 const struct schema_node *schema_root(const struct schema *s)
 {
-    return ptrmap_get(&s->compiled, fy_document_root(s->docs[0].fyd));
+    return ptrmap_get(&s->compiled, ynode_doc_root(s->docs[0].fyd));
 }
 
 static const struct schema_node *deref(const struct schema_node *sn)
@@ -1541,7 +1502,7 @@ const char *const *schema_required(const struct schema_node *sn)
 struct error {
     char *path, *message;
     const char *keyword;
-    struct fy_node *at;
+    struct ynode *at;
     unsigned depth;
 };
 
@@ -1567,10 +1528,10 @@ static void errors_truncate(struct errors *e, size_t n)
     }
 }
 
-static void fail(struct vctx *c, const char *keyword, struct fy_node *at, const char *fmt, ...)
+static void fail(struct vctx *c, const char *keyword, struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void fail(struct vctx *c, const char *keyword, struct fy_node *at, const char *fmt, ...)
+static void fail(struct vctx *c, const char *keyword, struct ynode *at, const char *fmt, ...)
 {
     struct errors *e = c->errs;
     char msg[512];
@@ -1688,7 +1649,7 @@ static void describe_types(unsigned types, char *out, size_t cap)
 }
 
 /* A short rendering of a scalar for messages. */
-static void describe_value(struct fy_node *n, char *out, size_t cap)
+static void describe_value(struct ynode *n, char *out, size_t cap)
 {
     size_t len;
     const char *t = ynode_scalar(n, &len);
@@ -1702,7 +1663,7 @@ static void describe_value(struct fy_node *n, char *out, size_t cap)
         snprintf(out, cap, "%s %.*s", type_word(type), (int)(len > 60 ? 60 : len), t);
 }
 
-static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_node *n);
+static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode *n);
 
 /* One match context for every pattern: a backtracking limit, so that a hostile pattern
  * fails instead of hanging. Made on first use, kept for the process. */
@@ -1716,7 +1677,7 @@ static pcre2_match_context *match_context(void)
 }
 
 /* Validity of `n` against `sn` without keeping errors. */
-static bool check_quietly(struct vctx *c, const struct schema_node *sn, struct fy_node *n)
+static bool check_quietly(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
     struct errors *saved = c->errs;
     bool ok;
@@ -1733,16 +1694,14 @@ static bool matches(pcre2_code *re, pcre2_match_data *md, const char *s, size_t 
     return md && pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) >= 0;
 }
 
-static bool validate_object(struct vctx *c, const struct schema_node *sn, struct fy_node *n)
+static bool validate_object(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
     bool ok = true;
-    struct fy_node_pair *p;
-    void *it = NULL;
-    int count = fy_node_mapping_item_count(n);
+    int count = (int)ynode_len(n);
 
     if (sn->required_names) {
         for (size_t i = 0; sn->required_names[i]; i++) {
-            if (!ynode_pair(n, sn->required_names[i])) {
+            if (!ynode_has(n, sn->required_names[i])) {
                 ok = false;
                 fail(c, "required", n, "missing required property '%s'", sn->required_names[i]);
             }
@@ -1756,8 +1715,8 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
         ok = false;
         fail(c, "maxProperties", n, "must have at most %lld properties, has %d", sn->max_props, count);
     }
-    while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
-        struct fy_node *k = fy_node_pair_key(p), *v = fy_node_pair_value(p);
+    for (size_t pi = 0; pi < ynode_len(n); pi++) {
+        struct ynode *k = ynode_key(n, pi), *v = ynode_value(n, pi);
         size_t len, old;
         const char *key = ynode_scalar(k, &len);
         bool covered = false;
@@ -1815,14 +1774,11 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
                 continue;
             pop(c, old);
             if (d->names) {
-                struct fy_node *need;
-                void *nit = NULL;
-
-                while ((need = fy_node_sequence_iterate(d->names, &nit)) != NULL) {
+                for (size_t ni = 0; ni < ynode_len(d->names); ni++) {
                     size_t nl;
-                    const char *nn = ynode_scalar(need, &nl);
+                    const char *nn = ynode_scalar(ynode_item(d->names, ni), &nl);
 
-                    if (nn && !fy_node_mapping_lookup_pair_by_simple_key(n, nn, nl)) {
+                    if (nn && ynode_find(n, nn, nl) < 0) {
                         ok = false;
                         fail(c, "dependencies", n, "property '%.*s' requires property '%.*s'",
                              (int)len, key, (int)nl, nn);
@@ -1838,10 +1794,10 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
     return ok;
 }
 
-static bool validate_array(struct vctx *c, const struct schema_node *sn, struct fy_node *n)
+static bool validate_array(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
-    size_t count;
-    struct fy_node **items = ynode_items(n, &count);
+    size_t count = ynode_len(n);
+    struct ynode **items = n->u.seq.items;
     bool ok = true;
 
     if (sn->min_items >= 0 && (long long)count < sn->min_items) {
@@ -1887,11 +1843,10 @@ static bool validate_array(struct vctx *c, const struct schema_node *sn, struct 
             }
         }
     }
-    free(items);
     return ok;
 }
 
-static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct fy_node *n,
+static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct ynode *n,
                             unsigned type, double num)
 {
     bool ok = true;
@@ -1969,7 +1924,7 @@ static size_t closest_branch(const struct errors *all, const size_t *starts, siz
 /* anyOf / oneOf: keeps only the closest branch's errors, or one summary when even the
  * closest branch fails at the instance itself on its type. */
 static void keep_closest(struct vctx *c, size_t base, size_t *starts, size_t branches,
-                         const char *keyword, struct fy_node *n)
+                         const char *keyword, struct ynode *n)
 {
     struct errors *e = c->errs;
     size_t best = closest_branch(e, starts, branches), kept = 0;
@@ -1995,7 +1950,7 @@ static void keep_closest(struct vctx *c, size_t base, size_t *starts, size_t bra
     errors_truncate(e, base + kept);
 }
 
-static bool validate_combinators(struct vctx *c, const struct schema_node *sn, struct fy_node *n)
+static bool validate_combinators(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
     bool ok = true;
 
@@ -2074,7 +2029,7 @@ static bool validate_combinators(struct vctx *c, const struct schema_node *sn, s
     return ok;
 }
 
-static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_node *n)
+static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
     double num = 0;
     unsigned type;
@@ -2099,9 +2054,9 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_nod
         return sn->bool_value;
     }
     /* A scalar's type needs its text: work it out only when a keyword looks at it. */
-    if (n && fy_node_is_mapping(n))
+    if (n && ynode_is_map(n))
         type = T_OBJECT;
-    else if (n && fy_node_is_sequence(n))
+    else if (n && ynode_is_seq(n))
         type = T_ARRAY;
     else if (sn->needs_scalar_type)
         type = type_of(n, &num);
@@ -2120,21 +2075,19 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_nod
         ok = false;
     }
     if (sn->enum_values) {
-        struct fy_node *v;
-        void *it = NULL;
+        const struct ynode *values = sn->enum_values;
         bool found = false;
 
-        while (!found && (v = fy_node_sequence_iterate(sn->enum_values, &it)) != NULL)
-            found = values_equal(v, n);
+        for (size_t i = 0; i < ynode_len(values) && !found; i++)
+            found = values_equal(ynode_item(values, i), n);
         if (!found && c->errs) {
             char got[96], list[200];
             size_t o = 0;
 
-            it = NULL;
             list[0] = '\0';
-            while ((v = fy_node_sequence_iterate(sn->enum_values, &it)) != NULL && o < sizeof(list) - 20) {
+            for (size_t i = 0; i < ynode_len(values) && o < sizeof(list) - 20; i++) {
                 size_t len;
-                const char *t = ynode_scalar(v, &len);
+                const char *t = ynode_scalar(ynode_item(values, i), &len);
 
                 o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%.*s", o ? ", " : "",
                                       (int)(t ? (len > 30 ? 30 : len) : 3), t ? t : "...");
@@ -2146,7 +2099,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct fy_nod
             ok = false;
     }
     if (sn->const_value) {
-        struct fy_node *want = sn->const_value == sn->src ? NULL : sn->const_value;
+        struct ynode *want = sn->const_value == sn->src ? NULL : sn->const_value;
 
         if (!values_equal(want, n)) {
             fail(c, "const", n, "%s", "must be the constant value the schema gives");
@@ -2176,7 +2129,7 @@ static int by_specificity(const void *pa, const void *pb)
     return x.col < y.col ? -1 : x.col > y.col;
 }
 
-size_t schema_validate(const struct schema_node *sn, struct fy_node *instance, const char *path,
+size_t schema_validate(const struct schema_node *sn, struct ynode *instance, const char *path,
                        schema_error_fn fn, void *user)
 {
     struct errors errs = {0};
@@ -2209,7 +2162,7 @@ size_t schema_validate(const struct schema_node *sn, struct fy_node *instance, c
     return n;
 }
 
-bool schema_is_valid(const struct schema_node *sn, struct fy_node *instance)
+bool schema_is_valid(const struct schema_node *sn, struct ynode *instance)
 {
     struct vctx c = {.errs = NULL};
 

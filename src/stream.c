@@ -1,10 +1,11 @@
 #include "fanout/stream.h"
 
-#include "fanout/strhash.h"
-#include "fanout/strset.h"
-
+#include <libfyaml.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fanout/strhash.h"
+#include "fanout/strset.h"
 
 enum state {
     ST_STREAM,   /* between documents */
@@ -17,7 +18,7 @@ enum state {
 
 struct anchor {
     char *name;
-    struct fy_node *node; /* lives in anchor_doc */
+    struct ynode *node; /* lives in anchor_doc */
 };
 
 struct stream {
@@ -30,36 +31,28 @@ struct stream {
     bool bare;
     bool in_doc;              /* a DOC_START was reported for the current document */
     bool pending_steps_start; /* a bare list: STEPS_START follows DOC_START */
-    struct strset *top_keys; /* of the current document, for the duplicate check */
+    struct strset *top_keys;  /* of the current document, for the duplicate check */
     /* Anchors of the current document (copies, so they outlive each step). */
-    struct fy_document *anchor_doc;
+    struct ynode_doc *anchor_doc;
     struct anchor *anchors;
     size_t n_anchors, cap_anchors;
     size_t anchor_nodes;
     size_t alias_nodes; /* copied for aliases in the item being built */
 };
 
-/* Only a hash: a key's text may point into libfyaml's input buffer, which moves
- * as more input is read. A hash match is confirmed against the mapping itself. */
-struct key_seen {
-    uint64_t hash;
-    size_t len;
-};
-
-
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
  * because explicit keys win over merged ones wherever they appear. */
 struct frame {
-    struct fy_node *node;
-    struct fy_node *key; /* mapping: key waiting for its value */
+    struct ynode *node;
+    struct ynode *key; /* mapping: key waiting for its value */
     bool key_is_merge;
-    struct fy_node **merges;
+    struct ynode **merges;
     size_t n_merges;
     char *anchor;
     /* hashes of the keys so far, for the duplicate check (looking every new key up
      * in the mapping was a tenth of the run) */
-    struct key_seen *keys;
-    unsigned pairs, cap_keys; /* pairs: against STREAM_MAX_MAPPING_PAIRS */
+    uint64_t *hashes;
+    unsigned cap_hashes;
 };
 
 static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
@@ -85,6 +78,11 @@ static void report(struct stream *s, struct ypos pos, const char *rule, const ch
     diag_vreport(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), pos.line, pos.col, rule,
                  fmt, ap);
     va_end(ap);
+}
+
+static void report_oom(struct stream *s, struct ypos pos)
+{
+    report(s, pos, "internal", "%s", "out of memory");
 }
 
 static void report_parser_error(struct stream *s)
@@ -150,16 +148,11 @@ static struct fy_token *event_anchor(struct fy_event *fye)
 
 static void anchors_clear(struct stream *s)
 {
-    /* The copies are not attached to anchor_doc's root, and destroying a document
-     * does not free detached nodes. */
-    for (size_t i = 0; i < s->n_anchors; i++) {
-        fy_node_free(s->anchors[i].node);
+    for (size_t i = 0; i < s->n_anchors; i++)
         free(s->anchors[i].name);
-    }
     s->n_anchors = 0;
     s->anchor_nodes = 0;
-    if (s->anchor_doc)
-        fy_document_destroy(s->anchor_doc);
+    ynode_doc_destroy(s->anchor_doc);
     s->anchor_doc = NULL;
 }
 
@@ -174,10 +167,10 @@ static struct anchor *anchor_find(struct stream *s, const char *name, size_t len
 }
 
 /* Keeps a copy of an anchored node for aliases in later items. Takes `name`. */
-static int anchor_define(struct stream *s, char *name, struct fy_node *node, struct ypos pos)
+static int anchor_define(struct stream *s, char *name, struct ynode *node, struct ypos pos)
 {
-    struct fy_node *copy;
-    size_t count = ynode_count(node);
+    struct ynode *copy;
+    size_t count = ynode_tree_size(node);
 
     if (s->anchor_nodes + count > STREAM_ANCHOR_NODE_BUDGET) {
         report(s, pos, "alias-budget", "anchored content exceeds %u nodes in one document",
@@ -185,19 +178,16 @@ static int anchor_define(struct stream *s, char *name, struct fy_node *node, str
         free(name);
         return -1;
     }
-    if (!s->anchor_doc && !(s->anchor_doc = ynode_document_new()))
+    if (!s->anchor_doc && !(s->anchor_doc = ynode_doc_create()))
         goto oom;
-    copy = ynode_copy(s->anchor_doc, node);
-    if (!copy)
+    if (!(copy = ynode_copy(s->anchor_doc, node)))
         goto oom;
     if (s->n_anchors == s->cap_anchors) {
         size_t cap = s->cap_anchors ? s->cap_anchors * 2 : 16;
         struct anchor *a = realloc(s->anchors, cap * sizeof(*a));
 
-        if (!a) {
-            fy_node_free(copy);
+        if (!a)
             goto oom;
-        }
         s->anchors = a;
         s->cap_anchors = cap;
     }
@@ -208,64 +198,50 @@ static int anchor_define(struct stream *s, char *name, struct fy_node *node, str
     return 0;
 oom:
     free(name);
-    report(s, pos, "internal", "%s", "out of memory");
+    report_oom(s, pos);
     return -1;
 }
 
-static struct fy_node *resolve_alias(struct stream *s, struct fy_document *fyd, struct fy_event *fye)
+static struct ynode *resolve_alias(struct stream *s, struct ynode_doc *doc, struct fy_event *fye)
 {
     size_t len;
     const char *name = fy_token_get_text(fye->alias.anchor, &len);
     struct anchor *a = name ? anchor_find(s, name, len) : NULL;
     struct ypos pos = event_pos(s, fye);
-    struct fy_node *copy;
-    char buf[128];
+    struct ynode *copy;
 
     if (!a) {
-        snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), name ? name : "");
-        report(s, pos, "alias", "undefined alias '*%s'", buf);
+        report(s, pos, "alias", "undefined alias '*%.*s'", (int)(len > 100 ? 100 : len),
+               name ? name : "");
         return NULL;
     }
-    s->alias_nodes += ynode_count(a->node);
+    s->alias_nodes += ynode_tree_size(a->node);
     if (s->alias_nodes > STREAM_ALIAS_NODE_BUDGET) {
         report(s, pos, "alias-budget",
                "aliases expand to more than %u nodes in one step (alias bomb?)",
                STREAM_ALIAS_NODE_BUDGET);
         return NULL;
     }
-    copy = ynode_copy(fyd, a->node);
-    if (!copy)
-        report(s, pos, "internal", "%s", "out of memory");
+    if (!(copy = ynode_copy(doc, a->node)))
+        report_oom(s, pos);
     return copy;
 }
 
 /* Appends the pairs of mapping `src` whose keys `f`'s mapping does not have yet. */
-static int merge_mapping(struct stream *s, struct frame *f, struct fy_node *src)
+static int merge_mapping(struct stream *s, struct ynode_doc *doc, struct frame *f,
+                         const struct ynode *src)
 {
-    struct fy_document *fyd = fy_node_document(f->node);
-    struct fy_node_pair *p;
-    void *it = NULL;
-
-    if (!fy_node_is_mapping(src)) {
+    if (!ynode_is_map(src)) {
         report(s, ynode_pos(src), "merge", "%s", "'<<' needs a mapping or a list of mappings");
         return -1;
     }
-    while ((p = fy_node_mapping_iterate(src, &it)) != NULL) {
-        struct fy_node *k, *v;
+    for (size_t i = 0; i < ynode_len(src); i++) {
+        const struct ynode *k = ynode_key(src, i);
 
-        {
-            size_t len;
-            const char *t = ynode_scalar(fy_node_pair_key(p), &len);
-
-            if (t && ynode_pair_n(f->node, t, len))
-                continue;
-        }
-        k = ynode_copy(fyd, fy_node_pair_key(p));
-        v = ynode_copy(fyd, fy_node_pair_value(p));
-        if (!k || !v || fy_node_mapping_append(f->node, k, v) != 0) {
-            fy_node_free(k);
-            fy_node_free(v);
-            report(s, ynode_pos(src), "internal", "%s", "out of memory");
+        if (ynode_find(f->node, k->u.scalar.text, k->u.scalar.len) >= 0)
+            continue;
+        if (ynode_append_pair(doc, f->node, ynode_copy(doc, k), ynode_copy(doc, ynode_value(src, i))) != 0) {
+            report_oom(s, ynode_pos(src));
             return -1;
         }
     }
@@ -273,20 +249,17 @@ static int merge_mapping(struct stream *s, struct frame *f, struct fy_node *src)
 }
 
 /* Applies the held-back `<<` sources: a mapping, or a list of mappings (earlier wins). */
-static int apply_merges(struct stream *s, struct frame *f)
+static int apply_merges(struct stream *s, struct ynode_doc *doc, struct frame *f)
 {
     for (size_t i = 0; i < f->n_merges; i++) {
-        struct fy_node *src = f->merges[i];
+        const struct ynode *src = f->merges[i];
 
-        if (fy_node_is_sequence(src)) {
-            struct fy_node *item;
-            void *it = NULL;
-
-            while ((item = fy_node_sequence_iterate(src, &it)) != NULL) {
-                if (merge_mapping(s, f, item) != 0)
+        if (ynode_is_seq(src)) {
+            for (size_t j = 0; j < ynode_len(src); j++) {
+                if (merge_mapping(s, doc, f, ynode_item(src, j)) != 0)
                     return -1;
             }
-        } else if (merge_mapping(s, f, src) != 0) {
+        } else if (merge_mapping(s, doc, f, src) != 0) {
             return -1;
         }
     }
@@ -295,40 +268,34 @@ static int apply_merges(struct stream *s, struct frame *f)
 
 static void frame_release(struct frame *f)
 {
-    free(f->keys);
-    f->keys = NULL;
-    f->pairs = f->cap_keys = 0;
-    for (size_t i = 0; i < f->n_merges; i++)
-        fy_node_free(f->merges[i]);
+    free(f->hashes);
     free(f->merges);
-    fy_node_free(f->key);
     free(f->anchor);
-    f->merges = NULL;
-    f->n_merges = 0;
-    f->key = NULL;
-    f->anchor = NULL;
+    memset(f, 0, sizeof(*f));
 }
 
-static bool is_merge_key(struct fy_node *k)
+static bool is_merge_key(const struct ynode *k)
 {
     return !ynode_is_string(k) && ynode_scalar_is(k, "<<");
 }
 
-/* Adds a finished `child` to the container in `f`. Consumes `child`. */
-static int attach(struct stream *s, struct frame *f, struct fy_node *child)
+/* Adds a finished `child` to the container in `f`. */
+static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, struct ynode *child)
 {
     struct ypos pos = ynode_pos(child);
+    struct ynode *map = f->node;
+    size_t len, n;
+    const char *t;
+    uint64_t hash;
 
-    if (fy_node_is_sequence(f->node)) {
-        if (fy_node_sequence_append(f->node, child) == 0)
+    if (ynode_is_seq(map)) {
+        if (ynode_append(doc, map, child) == 0)
             return 0;
-        fy_node_free(child);
-        report(s, pos, "internal", "%s", "out of memory");
+        report_oom(s, pos);
         return -1;
     }
     if (!f->key) {
-        if (!fy_node_is_scalar(child)) {
-            fy_node_free(child);
+        if (!ynode_is_scalar(child)) {
             report(s, pos, "yaml", "%s", "mapping keys must be scalars");
             return -1;
         }
@@ -337,86 +304,103 @@ static int attach(struct stream *s, struct frame *f, struct fy_node *child)
         return 0;
     }
     if (f->key_is_merge) {
-        struct fy_node **m = realloc(f->merges, (f->n_merges + 1) * sizeof(*m));
+        struct ynode **m = realloc(f->merges, (f->n_merges + 1) * sizeof(*m));
 
         if (!m) {
-            fy_node_free(child);
-            report(s, pos, "internal", "%s", "out of memory");
+            report_oom(s, pos);
             return -1;
         }
         f->merges = m;
         f->merges[f->n_merges++] = child;
-        fy_node_free(f->key);
         f->key = NULL;
         return 0;
     }
-    {
-        size_t len;
-        const char *t = ynode_scalar(f->key, &len);
+    /* Keys are compared by text, like libfyaml's own check (1 and "1" collide). */
+    t = ynode_scalar(f->key, &len);
+    hash = strhash_fnv1a(t, len);
+    n = ynode_len(map);
+    for (size_t i = 0; i < n; i++) {
+        const struct ynode *k = ynode_key(map, i);
 
-        /* Keys are compared by text, like libfyaml's own check (1 and "1" collide). */
-        uint64_t hash = t ? strhash_fnv1a(t, len) : 0;
-        int seen = 0;
-
-        for (unsigned i = 0; t && i < f->pairs && !seen; i++)
-            seen = f->keys[i].hash == hash && f->keys[i].len == len;
-        if (seen && ynode_pair_n(f->node, t, len)) {
-            char buf[128];
-            struct ypos kpos = ynode_pos(f->key);
-
-            snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), t);
-            fy_node_free(child);
-            fy_node_free(f->key);
+        if (f->hashes[i] == hash && k->u.scalar.len == len && memcmp(k->u.scalar.text, t, len) == 0) {
+            report(s, ynode_pos(f->key), "duplicate-key", "duplicate key '%.*s'",
+                   (int)(len > 100 ? 100 : len), t);
             f->key = NULL;
-            report(s, kpos, "duplicate-key", "duplicate key '%s'", buf);
             return -1;
         }
-        if (f->pairs == STREAM_MAX_MAPPING_PAIRS) {
-            struct ypos kpos = ynode_pos(f->key);
-
-            fy_node_free(child);
-            fy_node_free(f->key);
-            f->key = NULL;
-            report(s, kpos, "depth", "a mapping with more than %u keys", STREAM_MAX_MAPPING_PAIRS);
-            return -1;
-        }
-        if (f->pairs == f->cap_keys) {
-            unsigned cap = f->cap_keys ? f->cap_keys * 2 : 16;
-            struct key_seen *keys = realloc(f->keys, cap * sizeof(*keys));
-
-            if (!keys) {
-                fy_node_free(child);
-                report(s, pos, "internal", "%s", "out of memory");
-                return -1;
-            }
-            f->keys = keys;
-            f->cap_keys = cap;
-        }
-        f->keys[f->pairs].hash = hash;
-        f->keys[f->pairs].len = len;
-        f->pairs++;
     }
-    if (fy_node_mapping_append(f->node, f->key, child) == 0) {
+    if (n == STREAM_MAX_MAPPING_PAIRS) {
+        report(s, ynode_pos(f->key), "depth", "a mapping with more than %u keys",
+               STREAM_MAX_MAPPING_PAIRS);
         f->key = NULL;
-        return 0;
+        return -1;
     }
-    fy_node_free(child);
-    fy_node_free(f->key);
+    if (n == f->cap_hashes) {
+        unsigned cap = f->cap_hashes ? f->cap_hashes * 2 : 16;
+        uint64_t *hashes = realloc(f->hashes, cap * sizeof(*hashes));
+
+        if (!hashes) {
+            report_oom(s, pos);
+            return -1;
+        }
+        f->hashes = hashes;
+        f->cap_hashes = cap;
+    }
+    f->hashes[n] = hash;
+    if (ynode_append_pair(doc, map, f->key, child) != 0) {
+        report_oom(s, pos);
+        return -1;
+    }
     f->key = NULL;
-    report(s, pos, "internal", "%s", "out of memory");
-    return -1;
+    return 0;
+}
+
+static enum ynode_style style_of(struct fy_event *fye)
+{
+    /* `!!str 0123` is a string, however it is written. */
+    if (fye->scalar.tag) {
+        size_t len;
+        const char *tag = fy_token_get_text(fye->scalar.tag, &len);
+
+        if (tag && len == 22 && memcmp(tag, "tag:yaml.org,2002:str", 21) == 0)
+            return YNODE_DOUBLE_QUOTED;
+    }
+    switch (fy_token_scalar_style(fye->scalar.value)) {
+    case FYSS_SINGLE_QUOTED:
+        return YNODE_SINGLE_QUOTED;
+    case FYSS_DOUBLE_QUOTED:
+        return YNODE_DOUBLE_QUOTED;
+    case FYSS_LITERAL:
+        return YNODE_LITERAL;
+    case FYSS_FOLDED:
+        return YNODE_FOLDED;
+    default:
+        return YNODE_PLAIN;
+    }
+}
+
+static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
+                                 struct ypos pos)
+{
+    size_t len = 0;
+    const char *t = fy_token_get_text(fye->scalar.value, &len);
+    struct ynode *n = ynode_new_scalar(doc, t ? t : "", t ? len : 0, style_of(fye), pos);
+
+    if (!n)
+        report_oom(s, pos);
+    return n;
 }
 
 /* Builds the node that starts with `fye` (consumed) and everything below it. */
-static struct fy_node *build(struct stream *s, struct fy_document *fyd, struct fy_event *fye)
+static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_event *fye)
 {
     struct frame stack[STREAM_MAX_DEPTH];
     int depth = 0;
-    struct fy_node *done = NULL;
+    struct ynode *done = NULL;
 
     s->alias_nodes = 0;
     for (;;) {
-        struct fy_node *node = NULL;
+        struct ynode *node = NULL;
         struct ypos pos = event_pos(s, fye);
         char *anchor = NULL;
         bool finished = true;
@@ -426,31 +410,23 @@ static struct fy_node *build(struct stream *s, struct fy_document *fyd, struct f
             pos = ynode_pos(stack[depth - 1].key);
         switch (fye->type) {
         case FYET_SCALAR:
-            node = fy_node_create_from_event(fyd, s->fyp, fye);
-            if (node) {
-                fy_node_remove_anchor(node);
-                ynode_set_pos(node, pos);
-            }
+            node = scalar_from(s, doc, fye, pos);
             anchor = anchor_name(event_anchor(fye));
             break;
         case FYET_ALIAS:
-            node = resolve_alias(s, fyd, fye);
-            if (!node) {
-                fy_parser_event_free(s->fyp, fye);
-                goto fail;
-            }
+            node = resolve_alias(s, doc, fye);
             break;
         case FYET_MAPPING_START:
         case FYET_SEQUENCE_START:
             if (depth == STREAM_MAX_DEPTH) {
-                fy_parser_event_free(s->fyp, fye);
                 report(s, pos, "depth", "nesting deeper than %d levels", STREAM_MAX_DEPTH);
-                goto fail;
+                break;
             }
-            node = fye->type == FYET_MAPPING_START ? fy_node_create_mapping(fyd)
-                                                   : fy_node_create_sequence(fyd);
-            if (node)
-                ynode_set_pos(node, pos);
+            node = fye->type == FYET_MAPPING_START ? ynode_new_map(doc, pos) : ynode_new_seq(doc, pos);
+            if (!node) {
+                report_oom(s, pos);
+                break;
+            }
             memset(&stack[depth], 0, sizeof(stack[depth]));
             stack[depth].node = node;
             stack[depth].anchor = anchor_name(event_anchor(fye));
@@ -463,38 +439,27 @@ static struct fy_node *build(struct stream *s, struct fy_document *fyd, struct f
             node = stack[depth].node;
             anchor = stack[depth].anchor;
             stack[depth].anchor = NULL;
-            if (stack[depth].n_merges && apply_merges(s, &stack[depth]) != 0) {
-                stack[depth].node = NULL;
-                frame_release(&stack[depth]);
-                fy_node_free(node);
-                free(anchor);
-                fy_parser_event_free(s->fyp, fye);
-                goto fail;
-            }
-            stack[depth].node = NULL;
+            if (stack[depth].n_merges && apply_merges(s, doc, &stack[depth]) != 0)
+                node = NULL;
             frame_release(&stack[depth]);
             break;
         default:
-            fy_parser_event_free(s->fyp, fye);
             report(s, pos, "yaml", "%s", "unexpected YAML event");
-            goto fail;
+            break;
         }
         fy_parser_event_free(s->fyp, fye);
         if (!node) {
             free(anchor);
-            report(s, pos, "internal", "%s", "out of memory");
             goto fail;
         }
         if (finished) {
-            if (anchor && anchor_define(s, anchor, node, pos) != 0) {
-                fy_node_free(node);
+            if (anchor && anchor_define(s, anchor, node, pos) != 0)
                 goto fail;
-            }
             if (depth == 0) {
                 done = node;
                 break;
             }
-            if (attach(s, &stack[depth - 1], node) != 0)
+            if (attach(s, doc, &stack[depth - 1], node) != 0)
                 goto fail;
         }
         fye = next_event(s);
@@ -503,40 +468,75 @@ static struct fy_node *build(struct stream *s, struct fy_document *fyd, struct f
     }
     return done;
 fail:
-    while (depth > 0) {
-        depth--;
-        fy_node_free(stack[depth].node);
-        stack[depth].node = NULL;
-        frame_release(&stack[depth]);
-    }
+    while (depth > 0)
+        frame_release(&stack[--depth]);
     return NULL;
+}
+
+/* A new document whose root is `kind` (a one-item sequence for a step, a one-pair
+ * mapping for a top-level pair). */
+static struct ynode_doc *item_doc(struct stream *s, bool seq, struct ypos pos)
+{
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ynode *root = doc ? (seq ? ynode_new_seq(doc, pos) : ynode_new_map(doc, pos)) : NULL;
+
+    if (!root) {
+        ynode_doc_destroy(doc);
+        report_oom(s, pos);
+        return NULL;
+    }
+    ynode_doc_set_root(doc, root);
+    return doc;
 }
 
 /* Builds the step starting at `fye` into a fresh document whose root is a one-item
  * sequence: expansion later replaces that item with the steps it renders to. */
-static struct fy_document *build_step_doc(struct stream *s, struct fy_event *fye)
+static struct ynode_doc *build_step_doc(struct stream *s, struct fy_event *fye)
 {
-    struct fy_document *fyd = ynode_document_new();
-    struct fy_node *seq = fyd ? fy_node_create_sequence(fyd) : NULL;
     struct ypos pos = event_pos(s, fye);
-    struct fy_node *step;
+    struct ynode_doc *doc = item_doc(s, true, pos);
+    struct ynode *step;
 
-    if (!seq || fy_document_set_root(fyd, seq) != 0) {
+    if (!doc) {
         fy_parser_event_free(s->fyp, fye);
-        if (fyd)
-            fy_document_destroy(fyd);
-        report(s, pos, "internal", "%s", "out of memory");
         return NULL;
     }
-    ynode_set_pos(seq, pos);
-    step = build(s, fyd, fye);
-    if (!step || fy_node_sequence_append(seq, step) != 0) {
+    step = build(s, doc, fye);
+    if (!step || ynode_append(doc, ynode_doc_root(doc), step) != 0) {
         if (step)
-            fy_node_free(step);
-        fy_document_destroy(fyd);
+            report_oom(s, pos);
+        ynode_doc_destroy(doc);
         return NULL;
     }
-    return fyd;
+    return doc;
+}
+
+/* Any other top-level pair: a one-pair mapping document. `fye` is its key. */
+static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
+{
+    struct ypos pos = event_pos(s, fye);
+    struct ynode_doc *doc = item_doc(s, false, pos);
+    struct ynode *k = doc ? scalar_from(s, doc, fye, pos) : NULL;
+    struct fy_event *val;
+    struct ynode *v;
+
+    fy_parser_event_free(s->fyp, fye);
+    if (!k)
+        goto fail;
+    val = next_event(s);
+    v = val ? build(s, doc, val) : NULL;
+    if (!v)
+        goto fail;
+    if (!v->pos.line)
+        v->pos = pos; /* an empty value: where its key is */
+    if (ynode_append_pair(doc, ynode_doc_root(doc), k, v) != 0) {
+        report_oom(s, pos);
+        goto fail;
+    }
+    return doc;
+fail:
+    ynode_doc_destroy(doc);
+    return NULL;
 }
 
 struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
@@ -729,39 +729,11 @@ int stream_next(struct stream *s, struct stream_item *item)
                 return 1;
             }
             /* Any other top-level pair becomes a one-pair mapping document. */
-            {
-                struct fy_document *fyd = ynode_document_new();
-                struct fy_node *map = fyd ? fy_node_create_mapping(fyd) : NULL;
-                struct fy_node *k = fyd ? fy_node_create_from_event(fyd, s->fyp, fye) : NULL;
-                struct fy_node *v;
-                struct fy_event *val;
-
-                fy_parser_event_free(s->fyp, fye);
-                if (!map || !k) {
-                    if (fyd)
-                        fy_document_destroy(fyd);
-                    report(s, pos, "internal", "%s", "out of memory");
-                    return fail(s);
-                }
-                fy_node_remove_anchor(k);
-                ynode_set_pos(k, pos);
-                ynode_set_pos(map, pos);
-                fy_document_set_root(fyd, map);
-                val = next_event(s);
-                v = val ? build(s, fyd, val) : NULL;
-                if (v && !ynode_pos(v).line)
-                    ynode_set_pos(v, pos); /* an empty value: where its key is */
-                if (!v || fy_node_mapping_append(map, k, v) != 0) {
-                    if (v)
-                        fy_node_free(v);
-                    fy_node_free(k);
-                    fy_document_destroy(fyd);
-                    return fail(s);
-                }
-                item->kind = STREAM_PAIR;
-                item->doc = fyd;
-                return 1;
-            }
+            item->doc = build_pair_doc(s, fye);
+            if (!item->doc)
+                return fail(s);
+            item->kind = STREAM_PAIR;
+            return 1;
         }
         case ST_STEPS:
             if (fye->type == FYET_SEQUENCE_END) {
@@ -798,12 +770,13 @@ int stream_next(struct stream *s, struct stream_item *item)
     }
 }
 
-int stream_document(struct stream *s, struct fy_document **out)
+int stream_document(struct stream *s, struct ynode_doc **out)
 {
     *out = NULL;
     for (;;) {
         struct fy_event *fye;
         enum fy_event_type type;
+        struct ypos pos;
 
         if (s->state == ST_DONE)
             return 0;
@@ -824,22 +797,22 @@ int stream_document(struct stream *s, struct fy_document **out)
             anchors_clear(s);
             return 1;
         }
+        pos = event_pos(s, fye);
         {
-            struct fy_document *fyd = ynode_document_new();
-            struct fy_node *root = fyd ? build(s, fyd, fye) : NULL;
+            struct ynode_doc *doc = ynode_doc_create();
+            struct ynode *root;
 
-            if (!fyd) {
+            if (!doc) {
                 fy_parser_event_free(s->fyp, fye);
-                report(s, event_pos(s, fye), "internal", "%s", "out of memory");
-            }
-            if (!root || fy_document_set_root(fyd, root) != 0) {
-                if (root)
-                    fy_node_free(root);
-                if (fyd)
-                    fy_document_destroy(fyd);
+                report_oom(s, pos);
                 return fail(s);
             }
-            *out = fyd;
+            if (!(root = build(s, doc, fye))) {
+                ynode_doc_destroy(doc);
+                return fail(s);
+            }
+            ynode_doc_set_root(doc, root);
+            *out = doc;
         }
     }
 }

@@ -65,16 +65,16 @@ struct testarea {
     bool upload;
     ta_observe_fn observe;
     void *observe_user;
-    struct fy_document *amd;   /* the AMD group being built, or NULL */
-    struct fy_node *amd_steps; /* its steps */
+    struct ynode_doc *amd;   /* the AMD group being built, or NULL */
+    struct ynode *amd_steps; /* its steps */
 };
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
-static int error_at(const struct testarea *ta, struct fy_node *at, const char *fmt, ...)
+static int error_at(const struct testarea *ta, const struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int error_at(const struct testarea *ta, struct fy_node *at, const char *fmt, ...)
+static int error_at(const struct testarea *ta, const struct ynode *at, const char *fmt, ...)
 {
     struct ypos p = ynode_pos(at);
     va_list ap;
@@ -86,7 +86,7 @@ static int error_at(const struct testarea *ta, struct fy_node *at, const char *f
     return -1;
 }
 
-static int out_of_memory(const struct testarea *ta, struct fy_node *at)
+static int out_of_memory(const struct testarea *ta, const struct ynode *at)
 {
     return error_at(ta, at, "%s", "out of memory");
 }
@@ -115,31 +115,27 @@ void testarea_destroy(struct testarea *ta)
 {
     if (!ta)
         return;
-    if (ta->amd)
-        fy_document_destroy(ta->amd);
+    ynode_doc_destroy(ta->amd);
     free(ta);
 }
 
-static bool is_scalar_value(struct fy_node *v)
+static bool is_scalar_value(const struct ynode *v)
 {
-    return v && fy_node_is_scalar(v) && !ynode_is_null(v);
+    return ynode_is_scalar(v) && !ynode_is_null(v);
 }
 
-static bool is_scalar_list(struct fy_node *v)
+static bool is_scalar_list(const struct ynode *v)
 {
-    struct fy_node *item;
-    void *it = NULL;
-
-    if (!v || !fy_node_is_sequence(v))
+    if (!ynode_is_seq(v))
         return false;
-    while ((item = fy_node_sequence_iterate(v, &it)) != NULL) {
-        if (!is_scalar_value(item))
+    for (size_t i = 0; i < ynode_len(v); i++) {
+        if (!is_scalar_value(ynode_item(v, i)))
             return false;
     }
     return true;
 }
 
-static bool is_bool(struct fy_node *v)
+static bool is_bool(const struct ynode *v)
 {
     size_t len;
     const char *t = ynode_scalar(v, &len);
@@ -170,7 +166,7 @@ static const char *type_name(enum ftype type)
     return "an integer from 1 to 1000";
 }
 
-static bool type_ok(enum ftype type, struct fy_node *v)
+static bool type_ok(enum ftype type, const struct ynode *v)
 {
     long long n;
 
@@ -188,7 +184,7 @@ static bool type_ok(enum ftype type, struct fy_node *v)
     case F_CMDS:
         return is_scalar_value(v) || is_scalar_list(v);
     case F_MAP:
-        return v && fy_node_is_mapping(v);
+        return ynode_is_map(v);
     case F_PAR:
         return ynode_int(v, &n) && n >= 1 && n <= 1000;
     }
@@ -207,14 +203,11 @@ static const struct field *find_field(const struct field *fields, const char *ke
 /* Checks every key of `map` against `fields`. In messages `what` names the mapping and
  * `prefix` goes before field names. parallelism is left to the expansion unless
  * `check_parallelism`. */
-static int check_fields(const struct testarea *ta, struct fy_node *map, const struct field *fields,
+static int check_fields(const struct testarea *ta, const struct ynode *map, const struct field *fields,
                         const char *what, const char *prefix, bool check_parallelism)
 {
-    struct fy_node_pair *p;
-    void *it = NULL;
-
-    while ((p = fy_node_mapping_iterate(map, &it)) != NULL) {
-        struct fy_node *k = fy_node_pair_key(p), *v = fy_node_pair_value(p);
+    for (size_t i = 0; i < ynode_len(map); i++) {
+        const struct ynode *k = ynode_key(map, i), *v = ynode_value(map, i);
         size_t len, vlen = 0;
         const char *name = ynode_scalar(k, &len);
         const struct field *f = name ? find_field(fields, name, len) : NULL;
@@ -233,31 +226,27 @@ static int check_fields(const struct testarea *ta, struct fy_node *map, const st
                             type_name(f->type), SHORT(vlen), vt, ynode_int_hint(v));
         return error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name,
                         type_name(f->type),
-                        !v || ynode_is_null(v) ? "nothing" : fy_node_is_mapping(v) ? "a mapping" : "a list");
+                        !v || ynode_is_null(v) ? "nothing" : ynode_is_map(v) ? "a mapping" : "a list");
     }
     return 0;
 }
 
 /* The `amd` overrides of a step's mirror (NULL when it has none), after checking the
  * mirror's shape. -1 after an error. */
-static int read_mirror(const struct testarea *ta, struct fy_node *step, struct fy_node **amd)
+static int read_mirror(const struct testarea *ta, const struct ynode *step, const struct ynode **amd)
 {
-    struct fy_node *mirror = ynode_get(step, "mirror");
-    struct fy_node_pair *p;
-    void *it = NULL;
+    const struct ynode *mirror = ynode_get(step, "mirror");
 
     *amd = NULL;
-    if (!mirror)
-        return 0;
-    while ((p = fy_node_mapping_iterate(mirror, &it)) != NULL) {
-        struct fy_node *k = fy_node_pair_key(p), *v = fy_node_pair_value(p);
+    for (size_t i = 0; i < ynode_len(mirror); i++) {
+        const struct ynode *k = ynode_key(mirror, i), *v = ynode_value(mirror, i);
         size_t len;
         const char *name = ynode_scalar(k, &len);
 
         if (!ynode_scalar_is(k, "amd"))
             return error_at(ta, k, "mirror platform '%.*s' is not supported (only amd)",
                             SHORT(len), name ? name : "");
-        if (!v || !fy_node_is_mapping(v))
+        if (!ynode_is_map(v))
             return error_at(ta, v ? v : k, "%s", "mirror.amd must be a mapping of overrides");
         if (check_fields(ta, v, mirror_fields, "mirror.amd", "mirror.amd.", true) != 0)
             return -1;
@@ -267,7 +256,7 @@ static int read_mirror(const struct testarea *ta, struct fy_node *step, struct f
 }
 
 /* AMD devices (mi300_1, mi355_2, ...) belong to the AMD platform. */
-static bool is_amd_device(struct fy_node *device)
+static bool is_amd_device(const struct ynode *device)
 {
     size_t len;
     const char *t = ynode_scalar(device, &len);
@@ -283,100 +272,70 @@ static bool platform_wants(const struct testarea *ta, bool amd)
 
 /* A document whose root is a one-item sequence holding {group: name, steps: []};
  * *steps is that steps list. */
-static struct fy_document *new_group(const char *name, size_t len, struct ypos pos,
-                                     struct fy_node **steps)
+static struct ynode_doc *new_group(const char *name, size_t len, struct ypos pos,
+                                   struct ynode **steps)
 {
-    struct fy_document *fyd = ynode_document_new();
-    struct fy_node *root, *group;
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ynode *root = doc ? ynode_new_seq(doc, pos) : NULL;
+    struct ynode *group = root ? ynode_new_map(doc, pos) : NULL;
 
-    if (!fyd)
+    *steps = group ? ynode_new_seq(doc, pos) : NULL;
+    if (!*steps || ynode_append(doc, root, group) != 0 ||
+        ynode_set(doc, group, "group", ynode_new_string(doc, name, len, pos)) != 0 ||
+        ynode_set(doc, group, "steps", *steps) != 0) {
+        ynode_doc_destroy(doc);
         return NULL;
-    root = fy_node_create_sequence(fyd);
-    if (!root || fy_document_set_root(fyd, root) != 0) {
-        fy_node_free(root);
-        goto fail;
     }
-    group = fy_node_create_mapping(fyd);
-    if (!group || fy_node_sequence_append(root, group) != 0) {
-        fy_node_free(group);
-        goto fail;
-    }
-    ynode_set_pos(root, pos);
-    ynode_set_pos(group, pos);
-    /* ynode_set consumes its value, also when it fails. */
-    if (ynode_set(group, "group", ynode_string(fyd, name, len, pos)) != 0 ||
-        ynode_set(group, "steps", fy_node_create_sequence(fyd)) != 0)
-        goto fail;
-    *steps = ynode_get(group, "steps");
-    ynode_set_pos(*steps, pos);
-    return fyd;
-fail:
-    fy_document_destroy(fyd);
-    return NULL;
+    ynode_doc_set_root(doc, root);
+    return doc;
 }
 
-/* Sets `key` of `map` to a copy of `value` (from any document). */
-static int set_copy(struct fy_node *map, const char *key, struct fy_node *value)
+/* Sets `key` of `map` (in `doc`) to a copy of `value` (from any document). */
+static int set_copy(struct ynode_doc *doc, struct ynode *map, const char *key,
+                    const struct ynode *value)
 {
-    return ynode_set(map, key, ynode_copy(fy_node_document(map), value));
+    return ynode_set(doc, map, key, ynode_copy(doc, value));
 }
 
 /* depends_on of an AMD step: the mirror's entries, plus image-build-amd. */
-static int amd_depends_on(struct fy_node *amd, struct fy_node *overrides)
+static int amd_depends_on(struct ynode_doc *doc, struct ynode *amd, const struct ynode *overrides)
 {
-    struct fy_document *fyd = fy_node_document(amd);
-    struct fy_node *dep = ynode_get(overrides, "depends_on");
-    struct fy_node *list = fy_node_create_sequence(fyd);
-    bool has_image = false;
+    const struct ynode *dep = ynode_get(overrides, "depends_on");
     struct ypos pos = ynode_pos(dep ? dep : overrides);
+    struct ynode *list = ynode_new_seq(doc, pos);
+    bool has_image = false;
 
     if (!list)
         return -1;
-    ynode_set_pos(list, pos);
     if (dep && !ynode_is_null(dep)) {
-        struct fy_node *items[1] = {dep}, **entries = items;
-        size_t n = 1;
+        size_t n = ynode_is_seq(dep) ? ynode_len(dep) : 1;
 
-        if (fy_node_is_sequence(dep))
-            entries = ynode_items(dep, &n);
         for (size_t i = 0; i < n; i++) {
-            struct fy_node *c = ynode_copy(fyd, entries[i]);
+            const struct ynode *entry = ynode_is_seq(dep) ? ynode_item(dep, i) : dep;
 
-            has_image = has_image || ynode_scalar_is(entries[i], TA_AMD_IMAGE_BUILD);
-            if (!c || fy_node_sequence_append(list, c) != 0) {
-                fy_node_free(c);
-                if (entries != items)
-                    free(entries);
-                fy_node_free(list);
+            has_image = has_image || ynode_scalar_is(entry, TA_AMD_IMAGE_BUILD);
+            if (ynode_append(doc, list, ynode_copy(doc, entry)) != 0)
                 return -1;
-            }
-        }
-        if (entries != items)
-            free(entries);
-    }
-    if (!has_image) {
-        struct fy_node *img = ynode_string(fyd, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), pos);
-
-        if (!img || fy_node_sequence_append(list, img) != 0) {
-            fy_node_free(img);
-            fy_node_free(list);
-            return -1;
         }
     }
-    return ynode_set(amd, "depends_on", list);
+    if (!has_image &&
+        ynode_append(doc, list, ynode_new_string(doc, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), pos)) != 0)
+        return -1;
+    return ynode_set(doc, amd, "depends_on", list);
 }
 
 /* The AMD label: the mirror's, else "AMD: <label> (<device>)". */
-static int amd_label(struct fy_node *amd, struct fy_node *parent, struct fy_node *overrides)
+static int amd_label(struct ynode_doc *doc, struct ynode *amd, const struct ynode *parent,
+                     const struct ynode *overrides)
 {
-    struct fy_node *label = ynode_get(overrides, "label"), *device, *plabel;
+    const struct ynode *label = ynode_get(overrides, "label"), *device, *plabel;
     size_t llen = 0, dlen = 0;
     const char *l, *dv;
     char *text;
     int n, rc;
 
     if (label)
-        return set_copy(amd, "label", label);
+        return set_copy(doc, amd, "label", label);
     device = ynode_get(overrides, "device");
     if (!device)
         device = ynode_get(parent, "device");
@@ -390,80 +349,59 @@ static int amd_label(struct fy_node *amd, struct fy_node *parent, struct fy_node
         return -1;
     n = dv ? sprintf(text, "AMD: %.*s (%.*s)", (int)llen, l, (int)dlen, dv)
            : sprintf(text, "AMD: %.*s", (int)llen, l);
-    rc = ynode_set(amd, "label", ynode_string(fy_node_document(amd), text, (size_t)n, ynode_pos(plabel)));
+    rc = ynode_set(doc, amd, "label", ynode_new_string(doc, text, (size_t)n, ynode_pos(plabel)));
     free(text);
     return rc;
 }
 
-static int amd_timeout(struct fy_node *amd, struct fy_node *overrides)
+static int amd_timeout(struct ynode_doc *doc, struct ynode *amd, const struct ynode *overrides)
 {
-    struct fy_node *t = ynode_get(overrides, "timeout_in_minutes");
+    const struct ynode *t = ynode_get(overrides, "timeout_in_minutes");
     long long minutes = TA_AMD_TIMEOUT_MAX;
     char text[24];
 
     if (t && ynode_int(t, &minutes) && minutes > TA_AMD_TIMEOUT_MAX)
         minutes = TA_AMD_TIMEOUT_MAX;
     snprintf(text, sizeof(text), "%lld", minutes);
-    return ynode_set(amd, "timeout_in_minutes",
-                     ynode_plain(fy_node_document(amd), text, ynode_pos(t ? t : overrides)));
+    return ynode_set(doc, amd, "timeout_in_minutes", ynode_new_plain(doc, text, ynode_pos(t ? t : overrides)));
 }
 
 /* env: the parent's, with the mirror's entries winning. */
-static int amd_env(struct fy_node *amd, struct fy_node *overrides)
+static int amd_env(struct ynode_doc *doc, struct ynode *amd, const struct ynode *overrides)
 {
-    struct fy_node *menv = ynode_get(overrides, "env"), *env;
-    struct fy_node_pair *p;
-    void *it = NULL;
+    const struct ynode *menv = ynode_get(overrides, "env");
+    struct ynode *env;
 
     if (!menv)
         return 0;
     env = ynode_get(amd, "env");
     if (!env)
-        return set_copy(amd, "env", menv);
-    while ((p = fy_node_mapping_iterate(menv, &it)) != NULL) {
-        size_t len;
-        const char *k = ynode_scalar(fy_node_pair_key(p), &len);
-        char *key = k ? strndup(k, len) : NULL;
-        int rc = key ? set_copy(env, key, fy_node_pair_value(p)) : -1;
-
-        free(key);
-        if (rc != 0)
+        return set_copy(doc, amd, "env", menv);
+    for (size_t i = 0; i < ynode_len(menv); i++) {
+        if (set_copy(doc, env, ynode_scalar(ynode_key(menv, i), NULL), ynode_value(menv, i)) != 0)
             return -1;
     }
     return 0;
 }
 
 /* Upload mode: removes the fields Buildkite does not know from a rendered step. */
-static void drop_dialect_fields(struct fy_node *step)
+static void drop_dialect_fields(struct ynode *step)
 {
-    size_t n = (size_t)fy_node_mapping_item_count(step), k = 0;
-    char **drop = calloc(n ? n : 1, sizeof(*drop));
-    struct fy_node_pair *p;
-    void *it = NULL;
-
-    if (!drop)
-        return;
-    while ((p = fy_node_mapping_iterate(step, &it)) != NULL) {
+    for (size_t i = ynode_len(step); i-- > 0;) {
         size_t len;
-        const char *name = ynode_scalar(fy_node_pair_key(p), &len);
+        const char *name = ynode_scalar(ynode_key(step, i), &len);
 
-        if (name && !bk_known_key(BK_COMMAND, name, len))
-            drop[k++] = strndup(name, len);
+        if (!bk_known_key(BK_COMMAND, name, len))
+            ynode_remove_at(step, i);
     }
-    for (size_t i = 0; i < k; i++) {
-        if (drop[i])
-            ynode_remove(step, drop[i]);
-        free(drop[i]);
-    }
-    free(drop);
 }
 
 /* Builds the AMD step for `parent` from its mirror overrides, in the AMD group. */
-static int add_amd_step(struct testarea *ta, struct fy_node *parent, struct fy_node *overrides)
+static int add_amd_step(struct testarea *ta, const struct ynode *parent, const struct ynode *overrides)
 {
-    struct fy_node *amd, *keynode = ynode_get(parent, "key");
-    struct fy_node_pair *p;
-    void *it = NULL;
+    const struct ynode *keynode = ynode_get(parent, "key");
+    struct ynode_doc *doc;
+    struct ynode *amd;
     size_t len;
     const char *key;
 
@@ -472,32 +410,25 @@ static int add_amd_step(struct testarea *ta, struct fy_node *parent, struct fy_n
         if (!ta->amd)
             return out_of_memory(ta, overrides);
     }
-    amd = ynode_copy(ta->amd, parent);
-    if (!amd || fy_node_sequence_append(ta->amd_steps, amd) != 0) {
-        fy_node_free(amd);
+    doc = ta->amd;
+    amd = ynode_copy(doc, parent);
+    if (!amd || ynode_append(doc, ta->amd_steps, amd) != 0)
         return out_of_memory(ta, overrides);
-    }
     ynode_remove(amd, "mirror");
     /* Plain overrides: every mirror field but the ones with rules of their own. */
-    while ((p = fy_node_mapping_iterate(overrides, &it)) != NULL) {
-        struct fy_node *k = fy_node_pair_key(p);
-        const char *name = ynode_scalar(k, &len);
-        char *field;
-        int rc;
+    for (size_t i = 0; i < ynode_len(overrides); i++) {
+        const struct ynode *k = ynode_key(overrides, i);
 
         if (ynode_scalar_is(k, "label") || ynode_scalar_is(k, "depends_on") ||
             ynode_scalar_is(k, "timeout_in_minutes") || ynode_scalar_is(k, "env"))
             continue;
         if (ynode_scalar_is(k, "commands"))
             ynode_remove(amd, "command");
-        field = strndup(name, len);
-        rc = field ? set_copy(amd, field, fy_node_pair_value(p)) : -1;
-        free(field);
-        if (rc != 0)
+        if (set_copy(doc, amd, ynode_scalar(k, NULL), ynode_value(overrides, i)) != 0)
             return out_of_memory(ta, overrides);
     }
     if (!ynode_get(overrides, "dind") &&
-        ynode_set(amd, "dind", ynode_plain(ta->amd, "true", ynode_pos(overrides))) != 0)
+        ynode_set(doc, amd, "dind", ynode_new_plain(doc, "true", ynode_pos(overrides))) != 0)
         return out_of_memory(ta, overrides);
     if ((key = ynode_scalar(keynode, &len)) != NULL) {
         char *amd_key = malloc(len + 5);
@@ -507,13 +438,13 @@ static int add_amd_step(struct testarea *ta, struct fy_node *parent, struct fy_n
             return out_of_memory(ta, overrides);
         memcpy(amd_key, "amd-", 4);
         memcpy(amd_key + 4, key, len);
-        rc = ynode_set(amd, "key", ynode_string(ta->amd, amd_key, len + 4, ynode_pos(keynode)));
+        rc = ynode_set(doc, amd, "key", ynode_new_string(doc, amd_key, len + 4, ynode_pos(keynode)));
         free(amd_key);
         if (rc != 0)
             return out_of_memory(ta, overrides);
     }
-    if (amd_label(amd, parent, overrides) != 0 || amd_depends_on(amd, overrides) != 0 ||
-        amd_timeout(amd, overrides) != 0 || amd_env(amd, overrides) != 0)
+    if (amd_label(doc, amd, parent, overrides) != 0 || amd_depends_on(doc, amd, overrides) != 0 ||
+        amd_timeout(doc, amd, overrides) != 0 || amd_env(doc, amd, overrides) != 0)
         return out_of_memory(ta, overrides);
     if (ta->upload)
         drop_dialect_fields(amd);
@@ -521,12 +452,14 @@ static int add_amd_step(struct testarea *ta, struct fy_node *parent, struct fy_n
 }
 
 /* Checks one step and files it: its own copy in `steps`, its mirror in the AMD group. */
-static int add_step(struct testarea *ta, struct fy_node *step, struct fy_node *steps)
+static int add_step(struct testarea *ta, const struct ynode *step, struct ynode_doc *doc,
+                    struct ynode *steps)
 {
-    struct fy_node *overrides, *copy;
+    const struct ynode *overrides;
+    struct ynode *copy;
     bool amd_device;
 
-    if (!fy_node_is_mapping(step))
+    if (!ynode_is_map(step))
         return error_at(ta, step, "%s", "a test-area step must be a mapping");
     if (check_fields(ta, step, step_fields, "a test-area step", "", false) != 0 ||
         read_mirror(ta, step, &overrides) != 0)
@@ -538,11 +471,9 @@ static int add_step(struct testarea *ta, struct fy_node *step, struct fy_node *s
         return -1;
     if (!platform_wants(ta, amd_device))
         return 0;
-    copy = ynode_copy(fy_node_document(steps), step);
-    if (!copy || fy_node_sequence_append(steps, copy) != 0) {
-        fy_node_free(copy);
+    copy = ynode_copy(doc, step);
+    if (!copy || ynode_append(doc, steps, copy) != 0)
         return out_of_memory(ta, step);
-    }
     ynode_remove(copy, "mirror");
     if (ta->upload)
         drop_dialect_fields(copy);
@@ -551,42 +482,37 @@ static int add_step(struct testarea *ta, struct fy_node *step, struct fy_node *s
 
 /* Like vLLM's generator: a step whose depends_on is missing, null or empty takes the
  * file's. */
-static int apply_file_depends_on(const struct testarea *ta, struct fy_node *steps, struct fy_node *dep)
+static int apply_file_depends_on(const struct testarea *ta, struct ynode_doc *doc,
+                                 struct ynode *steps, const struct ynode *dep)
 {
-    struct fy_node *step;
-    void *it = NULL;
-
     if (!dep || ynode_is_null(dep))
         return 0;
-    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
-        struct fy_node *own = ynode_get(step, "depends_on");
+    for (size_t i = 0; i < ynode_len(steps); i++) {
+        struct ynode *step = ynode_item(steps, i);
+        const struct ynode *own = ynode_get(step, "depends_on");
 
-        if (own && !ynode_is_null(own) &&
-            !(fy_node_is_sequence(own) && fy_node_sequence_is_empty(own)))
+        if (own && !ynode_is_null(own) && !(ynode_is_seq(own) && !ynode_len(own)))
             continue;
-        if (set_copy(step, "depends_on", dep) != 0)
+        if (set_copy(doc, step, "depends_on", dep) != 0)
             return out_of_memory(ta, step);
     }
     return 0;
 }
 
-int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **out)
+int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
 {
-    struct fy_document *file_doc = NULL, *meta = ynode_document_new();
-    struct fy_node *steps = NULL, *group = NULL, *dep = NULL;
+    struct ynode_doc *file_doc;
+    struct ynode *steps = NULL, *group = NULL, *dep = NULL;
     struct stream_item item;
     struct ypos start = {0, 1, 1};
     int more, rc = 0, docs = 0;
 
     *out = NULL;
-    /* Holds `group` and `depends_on` until the steps are known. */
-    if (!meta || !(file_doc = new_group("", 0, start, &steps))) {
-        if (meta)
-            fy_document_destroy(meta);
+    /* `group` and `depends_on` are kept in the file's document until the steps are known. */
+    if (!(file_doc = new_group("", 0, start, &steps)))
         return -1;
-    }
     while (rc == 0 && (more = stream_next(s, &item)) != 0) {
-        struct fy_node *root = item.doc ? fy_document_root(item.doc) : NULL;
+        struct ynode *root = item.doc ? ynode_doc_root(item.doc) : NULL;
 
         if (more < 0) {
             rc = -1;
@@ -598,17 +524,16 @@ int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **ou
         case STREAM_DOC_START:
             start = item.pos;
             if (++docs > 1)
-                rc = error_at(ta, fy_document_root(file_doc), "%s",
+                rc = error_at(ta, ynode_doc_root(file_doc), "%s",
                               "a test-area file holds one document");
             break;
         case STREAM_STEPS_START:
             if (item.bare)
-                rc = error_at(ta, fy_document_root(file_doc), "%s",
+                rc = error_at(ta, ynode_doc_root(file_doc), "%s",
                               "a test-area file is a mapping with group, depends_on and steps");
             break;
         case STREAM_PAIR: {
-            struct fy_node_pair *p = fy_node_mapping_get_by_index(root, 0);
-            struct fy_node *k = fy_node_pair_key(p), *v = fy_node_pair_value(p);
+            const struct ynode *k = ynode_key(root, 0), *v = ynode_value(root, 0);
             size_t len;
             const char *name = ynode_scalar(k, &len);
 
@@ -616,27 +541,26 @@ int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **ou
                 if (!is_scalar_value(v))
                     rc = error_at(ta, v ? v : k, "%s", "group must be a string");
                 else
-                    group = ynode_copy(meta, v);
+                    group = ynode_copy(file_doc, v);
             } else if (ynode_scalar_is(k, "depends_on")) {
                 if (!type_ok(F_DEPS, v))
                     rc = error_at(ta, v ? v : k, "%s", "depends_on must be a step key or a list of step keys");
                 else
-                    dep = ynode_copy(meta, v);
+                    dep = ynode_copy(file_doc, v);
             } else {
                 rc = error_at(ta, k, "unknown top-level field '%.*s' in a test-area file (group, "
-                              "depends_on, steps)", SHORT(len), name ? name : "");
+                              "depends_on, steps)", SHORT(len), name);
             }
             break;
         }
         case STREAM_STEP:
-            rc = add_step(ta, fy_node_sequence_get_by_index(root, 0), steps);
+            rc = add_step(ta, ynode_item(root, 0), file_doc, steps);
             break;
         case STREAM_STEPS_END:
         case STREAM_DOC_END:
             break;
         }
-        if (item.doc)
-            fy_document_destroy(item.doc);
+        ynode_doc_destroy(item.doc);
     }
     if (rc == 0 && !group) {
         diag_report(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files[start.file], start.line, start.col,
@@ -644,30 +568,26 @@ int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **ou
         rc = -1;
     }
     if (rc == 0) {
+        struct ynode *g = ynode_item(ynode_doc_root(file_doc), 0);
         size_t len;
         const char *name = ynode_scalar(group, &len);
-        struct fy_node *g = fy_node_sequence_get_by_index(fy_document_root(file_doc), 0);
 
-        ynode_set_pos(g, start);
-        if (ynode_set(g, "group", ynode_string(file_doc, name, len, ynode_pos(group))) != 0 ||
-            apply_file_depends_on(ta, steps, dep) != 0)
+        g->pos = start;
+        /* The group's name is a string, whatever it looked like in the file. */
+        if (ynode_set(file_doc, g, "group", ynode_new_string(file_doc, name, len, group->pos)) != 0 ||
+            apply_file_depends_on(ta, file_doc, steps, dep) != 0)
             rc = out_of_memory(ta, group);
     }
-    if (meta) {
-        fy_node_free(group);
-        fy_node_free(dep);
-        fy_document_destroy(meta);
-    }
-    if (rc == 0 && !fy_node_sequence_is_empty(steps))
+    if (rc == 0 && ynode_len(steps))
         *out = file_doc;
     else
-        fy_document_destroy(file_doc);
+        ynode_doc_destroy(file_doc);
     return rc;
 }
 
-struct fy_document *testarea_take_amd_group(struct testarea *ta)
+struct ynode_doc *testarea_take_amd_group(struct testarea *ta)
 {
-    struct fy_document *amd = ta->amd;
+    struct ynode_doc *amd = ta->amd;
 
     ta->amd = NULL;
     ta->amd_steps = NULL;
@@ -686,10 +606,8 @@ bool testarea_detect(struct source *src, struct diag *d)
     s = stream_open(src, 0, d);
     while (s && !found && (more = stream_next(s, &item)) > 0) {
         if (item.kind == STREAM_PAIR)
-            found = ynode_scalar_is(
-                fy_node_pair_key(fy_node_mapping_get_by_index(fy_document_root(item.doc), 0)), "group");
-        if (item.doc)
-            fy_document_destroy(item.doc);
+            found = ynode_scalar_is(ynode_key(ynode_doc_root(item.doc), 0), "group");
+        ynode_doc_destroy(item.doc);
         if (item.kind == STREAM_STEPS_START || item.kind == STREAM_DOC_END)
             break;
     }

@@ -23,8 +23,8 @@ struct validator {
     size_t step_index;
     bool bare;
     struct strset *seen;        /* streaming: top-level keys seen */
-    struct fy_document *whole;  /* assembling: the document so far */
-    struct fy_node *whole_steps;
+    struct ynode_doc *whole;    /* assembling: the document so far */
+    struct ynode *whole_steps;
 };
 
 static void report(void *user, const struct schema_error *e)
@@ -66,8 +66,7 @@ void validator_destroy(struct validator *v)
 {
     if (!v)
         return;
-    if (v->whole)
-        fy_document_destroy(v->whole);
+    ynode_doc_destroy(v->whole);
     strset_destroy(v->seen);
     free(v);
 }
@@ -93,10 +92,9 @@ static void pair_path(char *buf, size_t cap, const char *key, size_t len)
     buf[o] = '\0';
 }
 
-static void stream_pair(struct validator *v, struct fy_node *pair)
+static void stream_pair(struct validator *v, struct ynode *pair)
 {
-    struct fy_node_pair *p = fy_node_mapping_get_by_index(pair, 0);
-    struct fy_node *k = fy_node_pair_key(p);
+    struct ynode *k = ynode_key(pair, 0);
     size_t len;
     const char *key = ynode_scalar(k, &len);
     bool allowed, simple;
@@ -116,16 +114,14 @@ static void stream_pair(struct validator *v, struct fy_node *pair)
         e.message = msg;
         report(v, &e);
     } else if (sub) {
-        schema_validate(sub, fy_node_pair_value(p), path, report, v);
+        schema_validate(sub, ynode_value(pair, 0), path, report, v);
     }
 }
 
-static void stream_steps(struct validator *v, struct fy_node *steps)
+static void stream_steps(struct validator *v, struct ynode *steps)
 {
-    struct fy_node *step;
-    void *it = NULL;
-
-    while ((step = fy_node_sequence_iterate(steps, &it)) != NULL) {
+    for (size_t i = 0; i < ynode_len(steps); i++) {
+        struct ynode *step = ynode_item(steps, i);
         char path[32];
 
         snprintf(path, sizeof(path), "/steps/%zu", v->step_index++);
@@ -150,42 +146,36 @@ static void stream_doc_end(struct validator *v)
 /* Assembling: copies every item into one document per input document. */
 static int assemble(struct validator *v, const struct stream_item *item)
 {
-    struct fy_node *root = v->whole ? fy_document_root(v->whole) : NULL;
+    struct ynode *root = v->whole ? ynode_doc_root(v->whole) : NULL;
 
     switch (item->kind) {
     case STREAM_DOC_START:
-        v->whole = ynode_document_new();
-        root = v->whole ? fy_node_create_mapping(v->whole) : NULL;
-        if (!root || fy_document_set_root(v->whole, root) != 0)
+        v->whole = ynode_doc_create();
+        root = v->whole ? ynode_new_map(v->whole, item->pos) : NULL;
+        if (!root)
             return -1;
-        ynode_set_pos(root, item->pos);
+        ynode_doc_set_root(v->whole, root);
         v->whole_steps = NULL;
         return 0;
     case STREAM_PAIR: {
-        struct fy_node_pair *p = fy_node_mapping_get_by_index(fy_document_root(item->doc), 0);
-        struct fy_node *k = ynode_copy(v->whole, fy_node_pair_key(p));
-        struct fy_node *val = ynode_copy(v->whole, fy_node_pair_value(p));
+        struct ynode *pair = ynode_doc_root(item->doc);
 
-        if (!k || !val || fy_node_mapping_append(root, k, val) != 0)
-            return -1;
-        return 0;
+        return ynode_append_pair(v->whole, root, ynode_copy(v->whole, ynode_key(pair, 0)),
+                                 ynode_copy(v->whole, ynode_value(pair, 0)));
     }
     case STREAM_STEPS_START:
-        v->whole_steps = fy_node_create_sequence(v->whole);
-        if (!v->whole_steps)
+        if (!(v->whole_steps = ynode_new_seq(v->whole, item->pos)))
             return -1;
-        ynode_set_pos(v->whole_steps, item->pos);
-        if (item->bare)
-            return fy_document_set_root(v->whole, v->whole_steps);
-        return ynode_set(root, "steps", v->whole_steps);
+        if (item->bare) {
+            ynode_doc_set_root(v->whole, v->whole_steps);
+            return 0;
+        }
+        return ynode_set(v->whole, root, "steps", v->whole_steps);
     case STREAM_STEP: {
-        struct fy_node *step;
-        void *it = NULL;
+        struct ynode *steps = ynode_doc_root(item->doc);
 
-        while ((step = fy_node_sequence_iterate(fy_document_root(item->doc), &it)) != NULL) {
-            struct fy_node *c = ynode_copy(v->whole, step);
-
-            if (!c || fy_node_sequence_append(v->whole_steps, c) != 0)
+        for (size_t i = 0; i < ynode_len(steps); i++) {
+            if (ynode_append(v->whole, v->whole_steps, ynode_copy(v->whole, ynode_item(steps, i))) != 0)
                 return -1;
         }
         return 0;
@@ -193,8 +183,8 @@ static int assemble(struct validator *v, const struct stream_item *item)
     case STREAM_STEPS_END:
         return 0;
     case STREAM_DOC_END:
-        schema_validate(v->root, fy_document_root(v->whole), "", report, v);
-        fy_document_destroy(v->whole);
+        schema_validate(v->root, ynode_doc_root(v->whole), "", report, v);
+        ynode_doc_destroy(v->whole);
         v->whole = NULL;
         return 0;
     }
@@ -222,7 +212,7 @@ void validator_item(struct validator *v, const struct stream_item *item)
     case STREAM_STEPS_END:
         break;
     case STREAM_PAIR:
-        stream_pair(v, fy_document_root(item->doc));
+        stream_pair(v, ynode_doc_root(item->doc));
         break;
     case STREAM_STEPS_START:
         strset_add(v->seen, "steps", 5);
@@ -235,7 +225,7 @@ void validator_item(struct validator *v, const struct stream_item *item)
         }
         break;
     case STREAM_STEP:
-        stream_steps(v, fy_document_root(item->doc));
+        stream_steps(v, ynode_doc_root(item->doc));
         break;
     case STREAM_DOC_END:
         stream_doc_end(v);
@@ -301,7 +291,7 @@ static int validate_source(struct source *src, unsigned file, struct validator *
         }
         validator_item(v, &item);
         if (item.doc)
-            fy_document_destroy(item.doc);
+            ynode_doc_destroy(item.doc);
     }
     stream_close(s);
     return rc;

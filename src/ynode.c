@@ -1,106 +1,162 @@
 #include "fanout/ynode.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* meta layout: bit 0 = generated string, then 16 bits of column, 12 bits of file
- * number and the line in the remaining 35 bits. */
-_Static_assert(sizeof(uintptr_t) >= 8, "positions are packed into a 64-bit meta pointer");
-#define META_STRING ((uintptr_t)1)
-#define COL_BITS 16
-#define COL_MAX ((1u << COL_BITS) - 1)
-#define FILE_BITS 12
-#define FILE_SHIFT (1 + COL_BITS)
-#define LINE_SHIFT (FILE_SHIFT + FILE_BITS)
-_Static_assert((1u << FILE_BITS) == YPOS_MAX_FILES, "file numbers fit their bits");
+/* ---- the arena ---- */
 
-static uintptr_t meta_of(struct fy_node *n)
+/* Chunks grow from the first size by doubling, so a document of any size costs a few
+ * mallocs; first-size chunks are kept for the next document (a render makes one small
+ * document per step). */
+#define CHUNK_FIRST 8192u
+#define CHUNK_MAX (1u << 20)
+#define CHUNK_CACHE 16
+
+struct chunk {
+    struct chunk *next;
+    size_t size, used; /* of data[] */
+    max_align_t data[];
+};
+
+struct ynode_doc {
+    struct chunk *chunks; /* the current one first */
+    size_t next_size;
+    struct ynode *root;
+};
+
+static struct chunk *cache[CHUNK_CACHE];
+static size_t cached;
+
+static struct chunk *chunk_new(size_t size)
 {
-    return (uintptr_t)fy_node_get_meta(n);
+    struct chunk *c;
+
+    if (size == CHUNK_FIRST && cached)
+        c = cache[--cached];
+    else if (!(c = malloc(sizeof(*c) + size)))
+        return NULL;
+    c->next = NULL;
+    c->size = size;
+    c->used = 0;
+    return c;
 }
 
-static void meta_store(struct fy_node *n, uintptr_t m)
+static void chunk_free(struct chunk *c)
 {
-    fy_node_set_meta(n, (void *)m);
+    if (c->size == CHUNK_FIRST && cached < CHUNK_CACHE)
+        cache[cached++] = c;
+    else
+        free(c);
 }
 
-struct ypos ynode_pos(struct fy_node *n)
+struct ynode_doc *ynode_doc_create(void)
 {
-    struct ypos p = {0, 0, 0};
-    uintptr_t m;
+    struct ynode_doc *doc = malloc(sizeof(*doc));
 
-    if (!n)
-        return p;
-    m = meta_of(n);
-    p.col = (unsigned)((m >> 1) & COL_MAX);
-    p.file = (unsigned)((m >> FILE_SHIFT) & (YPOS_MAX_FILES - 1));
-    p.line = (unsigned)(m >> LINE_SHIFT);
+    if (!doc)
+        return NULL;
+    doc->chunks = NULL;
+    doc->next_size = CHUNK_FIRST;
+    doc->root = NULL;
+    return doc;
+}
+
+void ynode_doc_destroy(struct ynode_doc *doc)
+{
+    if (!doc)
+        return;
+    while (doc->chunks) {
+        struct chunk *next = doc->chunks->next;
+
+        chunk_free(doc->chunks);
+        doc->chunks = next;
+    }
+    free(doc);
+}
+
+void *ynode_doc_alloc(struct ynode_doc *doc, size_t size)
+{
+    struct chunk *c = doc->chunks;
+    void *p;
+
+    size = (size + 7) & ~(size_t)7;
+    if (!c || c->size - c->used < size) {
+        size_t want = doc->next_size;
+
+        while (want < size)
+            want *= 2;
+        if (!(c = chunk_new(want)))
+            return NULL;
+        if (doc->next_size < CHUNK_MAX)
+            doc->next_size *= 2;
+        c->next = doc->chunks;
+        doc->chunks = c;
+    }
+    p = (char *)c->data + c->used;
+    c->used += size;
     return p;
 }
 
-void ynode_set_pos(struct fy_node *n, struct ypos pos)
+struct ynode *ynode_doc_root(const struct ynode_doc *doc)
 {
-    uintptr_t col = pos.col > COL_MAX ? COL_MAX : pos.col;
-    uintptr_t file = pos.file & (YPOS_MAX_FILES - 1);
-
-    meta_store(n, (meta_of(n) & META_STRING) | (col << 1) | (file << FILE_SHIFT) |
-                      ((uintptr_t)pos.line << LINE_SHIFT));
+    return doc->root;
 }
 
-const char *ynode_scalar(struct fy_node *n, size_t *len)
+void ynode_doc_set_root(struct ynode_doc *doc, struct ynode *root)
 {
-    if (!n || !fy_node_is_scalar(n) || fy_node_is_alias(n))
+    doc->root = root;
+}
+
+/* ---- reading ---- */
+
+const char *ynode_scalar(const struct ynode *n, size_t *len)
+{
+    if (!ynode_is_scalar(n))
         return NULL;
-    return fy_node_get_scalar(n, len);
+    if (len)
+        *len = n->u.scalar.len;
+    return n->u.scalar.text;
 }
 
-bool ynode_scalar_is(struct fy_node *n, const char *s)
+bool ynode_scalar_is(const struct ynode *n, const char *s)
 {
-    size_t len;
-    const char *t = ynode_scalar(n, &len);
+    size_t len = strlen(s);
 
-    return t && len == strlen(s) && memcmp(t, s, len) == 0;
+    return ynode_is_scalar(n) && n->u.scalar.len == len && memcmp(n->u.scalar.text, s, len) == 0;
 }
 
-bool ynode_is_string(struct fy_node *n)
+bool ynode_is_string(const struct ynode *n)
 {
-    if (!n || !fy_node_is_scalar(n))
-        return false;
-    return (meta_of(n) & META_STRING) || fy_node_get_style(n) != FYNS_PLAIN;
+    return ynode_is_scalar(n) && n->style != YNODE_PLAIN;
 }
 
-bool ynode_is_null(struct fy_node *n)
+bool ynode_is_null(const struct ynode *n)
 {
-    size_t len;
     const char *t;
+    size_t len;
 
     if (!n)
         return true;
-    if (ynode_is_string(n))
+    if (!ynode_is_scalar(n) || n->style != YNODE_PLAIN)
         return false;
-    t = ynode_scalar(n, &len);
-    if (!t)
-        return false;
+    t = n->u.scalar.text;
+    len = n->u.scalar.len;
     return len == 0 || (len == 1 && t[0] == '~') ||
            (len == 4 && (!memcmp(t, "null", 4) || !memcmp(t, "Null", 4) || !memcmp(t, "NULL", 4)));
 }
 
-bool ynode_int(struct fy_node *n, long long *out)
+bool ynode_int(const struct ynode *n, long long *out)
 {
     size_t len, i = 0;
     const char *t;
     long long v = 0;
 
-    if (ynode_is_string(n))
-        return false;
-    t = ynode_scalar(n, &len);
-    if (!t || len == 0 || len > 18)
+    if (ynode_is_string(n) || !(t = ynode_scalar(n, &len)) || len == 0 || len > 18)
         return false;
     if (t[0] == '-')
         i = 1;
     /* One way to write a number: no '+', no leading zero (YAML 1.1 reads 010 as 8). */
-    if (i == len || (t[i] == '0' && len > i + 1) || (t[i] == '0' && i == 1))
+    if (i == len || (t[i] == '0' && (len > i + 1 || i == 1)))
         return false;
     for (; i < len; i++) {
         if (t[i] < '0' || t[i] > '9')
@@ -111,7 +167,7 @@ bool ynode_int(struct fy_node *n, long long *out)
     return true;
 }
 
-const char *ynode_int_hint(struct fy_node *n)
+const char *ynode_int_hint(const struct ynode *n)
 {
     size_t len;
     const char *t = ynode_is_string(n) ? NULL : ynode_scalar(n, &len);
@@ -127,53 +183,39 @@ const char *ynode_int_hint(struct fy_node *n)
     return "";
 }
 
-struct fy_document *ynode_document_new(void)
+long ynode_find(const struct ynode *map, const char *key, size_t len)
 {
-    struct fy_parse_cfg cfg = {.flags = FYPCF_ALLOW_DUPLICATE_KEYS};
+    if (!ynode_is_map(map))
+        return -1;
+    for (size_t i = 0; i < map->u.map.n; i++) {
+        const struct ynode *k = map->u.map.pairs[i].key;
 
-    return fy_document_create(&cfg);
-}
-
-struct fy_node_pair *ynode_pair(struct fy_node *map, const char *key)
-{
-    return ynode_pair_n(map, key, strlen(key));
-}
-
-struct fy_node_pair *ynode_pair_n(struct fy_node *map, const char *key, size_t want)
-{
-    struct fy_node_pair *p;
-    void *it = NULL;
-
-    if (!map || !fy_node_is_mapping(map))
-        return NULL;
-    while ((p = fy_node_mapping_iterate(map, &it)) != NULL) {
-        size_t len;
-        const char *t = ynode_scalar(fy_node_pair_key(p), &len);
-
-        if (t && len == want && memcmp(t, key, len) == 0)
-            return p;
+        if (k->u.scalar.len == len && memcmp(k->u.scalar.text, key, len) == 0)
+            return (long)i;
     }
-    return NULL;
+    return -1;
 }
 
-struct fy_node *ynode_get(struct fy_node *map, const char *key)
+struct ynode *ynode_get(const struct ynode *map, const char *key)
 {
-    struct fy_node_pair *p = ynode_pair(map, key);
+    long i = ynode_find(map, key, strlen(key));
 
-    return p ? fy_node_pair_value(p) : NULL;
+    return i < 0 ? NULL : map->u.map.pairs[i].value;
 }
 
-const char *ynode_get_any(struct fy_node *map, const char *const *keys, struct fy_node **value)
+bool ynode_has(const struct ynode *map, const char *key)
+{
+    return ynode_find(map, key, strlen(key)) >= 0;
+}
+
+const char *ynode_get_any(const struct ynode *map, const char *const *keys, struct ynode **value)
 {
     for (; *keys; keys++) {
-        struct fy_node_pair *p;
+        long i = ynode_find(map, *keys, strlen(*keys));
 
-        if (!map || !fy_node_is_mapping(map))
-            break;
-        p = ynode_pair(map, *keys);
-        if (p) {
+        if (i >= 0) {
             if (value)
-                *value = fy_node_pair_value(p);
+                *value = map->u.map.pairs[i].value;
             return *keys;
         }
     }
@@ -182,195 +224,225 @@ const char *ynode_get_any(struct fy_node *map, const char *const *keys, struct f
     return NULL;
 }
 
-void ynode_remove(struct fy_node *map, const char *key)
-{
-    struct fy_node_pair *p = ynode_pair(map, key);
-    struct fy_node *probe;
-
-    if (!p)
-        return;
-    /* remove_by_key frees the pair, its key and `probe`, and hands back the value
-     * (fy_node_mapping_remove would leak the pair). A copy of the key is a cheap probe:
-     * it shares the token, where a new scalar makes libfyaml scan the text. */
-    probe = fy_node_copy(fy_node_document(map), fy_node_pair_key(p));
-    if (probe)
-        fy_node_free(fy_node_mapping_remove_by_key(map, probe));
-}
-
-int ynode_set_node(struct fy_node *map, struct fy_node *key, struct fy_node *value)
-{
-    size_t len;
-    const char *t = ynode_scalar(key, &len);
-    struct fy_node_pair *p = t ? ynode_pair_n(map, t, len) : NULL;
-
-    if (!key || !value)
-        goto fail;
-    if (p) {
-        fy_node_free(key);
-        /* fy_node_pair_set_value frees the old value itself. */
-        if (fy_node_pair_set_value(p, value) != 0) {
-            fy_node_free(value);
-            return -1;
-        }
-        return 0;
-    }
-    if (fy_node_mapping_append(map, key, value) == 0)
-        return 0;
-fail:
-    fy_node_free(key);
-    fy_node_free(value);
-    return -1;
-}
-
-int ynode_set(struct fy_node *map, const char *key, struct fy_node *value)
-{
-    if (!value)
-        return -1;
-    return ynode_set_node(map, ynode_string(fy_node_document(map), key, strlen(key), ynode_pos(value)),
-                          value);
-}
-
-static bool has_edge_space(const char *s, size_t len)
-{
-    return len == 0 || s[0] == ' ' || s[0] == '\t' || s[len - 1] == ' ' || s[len - 1] == '\t';
-}
-
-/* libfyaml reads a created scalar as plain text and trims its edges, so such strings
- * are built from double-quoted YAML instead (rare: labels and commands never need it). */
-static struct fy_node *quoted_scalar(struct fy_document *fyd, const char *s, size_t len)
-{
-    char *buf = malloc(len * 4 + 3), *o = buf;
-
-    if (!buf)
-        return NULL;
-    *o++ = '"';
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c == '"' || c == '\\') {
-            *o++ = '\\';
-            *o++ = (char)c;
-        } else if (c < 0x20 || c == 0x7F) {
-            static const char hex[] = "0123456789abcdef";
-            *o++ = '\\';
-            *o++ = 'x';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-        } else {
-            *o++ = (char)c;
-        }
-    }
-    *o++ = '"';
-    *o = '\0';
-    return fy_node_build_from_malloc_string(fyd, buf, (size_t)(o - buf));
-}
-
-struct fy_node *ynode_string(struct fy_document *fyd, const char *s, size_t len, struct ypos pos)
-{
-    struct fy_node *n = has_edge_space(s, len) ? quoted_scalar(fyd, s, len)
-                                               : fy_node_create_scalar_copy(fyd, s, len);
-    if (!n)
-        return NULL;
-    meta_store(n, META_STRING);
-    ynode_set_pos(n, pos);
-    return n;
-}
-
-struct fy_node *ynode_plain(struct fy_document *fyd, const char *text, struct ypos pos)
-{
-    struct fy_node *n = fy_node_create_scalar_copy(fyd, text, strlen(text));
-
-    if (n)
-        ynode_set_pos(n, pos);
-    return n;
-}
-
-struct fy_node *ynode_copy(struct fy_document *dst, struct fy_node *src)
-{
-    struct fy_node *n = NULL;
-    void *it = NULL;
-
-    if (!src)
-        return NULL;
-    switch (fy_node_get_type(src)) {
-    case FYNT_SCALAR:
-        n = fy_node_copy(dst, src);
-        break;
-    case FYNT_SEQUENCE: {
-        struct fy_node *item;
-
-        n = fy_node_create_sequence(dst);
-        if (!n)
-            return NULL;
-        while ((item = fy_node_sequence_iterate(src, &it)) != NULL) {
-            struct fy_node *c = ynode_copy(dst, item);
-
-            if (!c || fy_node_sequence_append(n, c) != 0) {
-                fy_node_free(c);
-                fy_node_free(n);
-                return NULL;
-            }
-        }
-        break;
-    }
-    case FYNT_MAPPING: {
-        struct fy_node_pair *p;
-
-        n = fy_node_create_mapping(dst);
-        if (!n)
-            return NULL;
-        while ((p = fy_node_mapping_iterate(src, &it)) != NULL) {
-            struct fy_node *k = ynode_copy(dst, fy_node_pair_key(p));
-            struct fy_node *v = fy_node_pair_value(p) ? ynode_copy(dst, fy_node_pair_value(p)) : NULL;
-
-            if (!k || (fy_node_pair_value(p) && !v) || fy_node_mapping_append(n, k, v) != 0) {
-                fy_node_free(k);
-                fy_node_free(v);
-                fy_node_free(n);
-                return NULL;
-            }
-        }
-        break;
-    }
-    }
-    if (n)
-        meta_store(n, meta_of(src));
-    return n;
-}
-
-size_t ynode_count(struct fy_node *n)
+size_t ynode_tree_size(const struct ynode *n)
 {
     size_t count = 1;
-    void *it = NULL;
 
     if (!n)
         return 0;
-    if (fy_node_is_sequence(n)) {
-        struct fy_node *item;
-
-        while ((item = fy_node_sequence_iterate(n, &it)) != NULL)
-            count += ynode_count(item);
-    } else if (fy_node_is_mapping(n)) {
-        struct fy_node_pair *p;
-
-        while ((p = fy_node_mapping_iterate(n, &it)) != NULL)
-            count += ynode_count(fy_node_pair_key(p)) + ynode_count(fy_node_pair_value(p));
+    if (ynode_is_seq(n)) {
+        for (size_t i = 0; i < n->u.seq.n; i++)
+            count += ynode_tree_size(n->u.seq.items[i]);
+    } else if (ynode_is_map(n)) {
+        for (size_t i = 0; i < n->u.map.n; i++)
+            count += 1 + ynode_tree_size(n->u.map.pairs[i].value);
     }
     return count;
 }
 
-struct fy_node **ynode_items(struct fy_node *seq, size_t *n)
-{
-    int count = fy_node_sequence_item_count(seq);
-    struct fy_node **items, *item;
-    void *it = NULL;
-    size_t i = 0;
+/* ---- making ---- */
 
-    *n = 0;
-    if (count <= 0 || !(items = malloc((size_t)count * sizeof(*items))))
+static struct ynode *new_node(struct ynode_doc *doc, enum ynode_kind kind, struct ypos pos)
+{
+    struct ynode *n = ynode_doc_alloc(doc, sizeof(*n));
+
+    if (!n)
         return NULL;
-    while ((item = fy_node_sequence_iterate(seq, &it)) != NULL && i < (size_t)count)
-        items[i++] = item;
-    *n = i;
-    return items;
+    memset(n, 0, sizeof(*n));
+    n->kind = (uint8_t)kind;
+    n->pos = pos;
+    return n;
+}
+
+struct ynode *ynode_new_map(struct ynode_doc *doc, struct ypos pos)
+{
+    return new_node(doc, YNODE_MAP, pos);
+}
+
+struct ynode *ynode_new_seq(struct ynode_doc *doc, struct ypos pos)
+{
+    return new_node(doc, YNODE_SEQ, pos);
+}
+
+struct ynode *ynode_new_scalar(struct ynode_doc *doc, const char *s, size_t len,
+                               enum ynode_style style, struct ypos pos)
+{
+    struct ynode *n = new_node(doc, YNODE_SCALAR, pos);
+    char *text = n ? ynode_doc_alloc(doc, len + 1) : NULL;
+
+    if (!text)
+        return NULL;
+    memcpy(text, s, len);
+    text[len] = '\0';
+    n->style = (uint8_t)style;
+    n->u.scalar.text = text;
+    n->u.scalar.len = len;
+    return n;
+}
+
+struct ynode *ynode_new_string(struct ynode_doc *doc, const char *s, size_t len, struct ypos pos)
+{
+    return ynode_new_scalar(doc, s, len, YNODE_MADE, pos);
+}
+
+struct ynode *ynode_new_plain(struct ynode_doc *doc, const char *text, struct ypos pos)
+{
+    return ynode_new_scalar(doc, text, strlen(text), YNODE_PLAIN, pos);
+}
+
+struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src)
+{
+    struct ynode *n;
+
+    if (!src)
+        return NULL;
+    switch (src->kind) {
+    case YNODE_SCALAR:
+        return ynode_new_scalar(doc, src->u.scalar.text, src->u.scalar.len,
+                                (enum ynode_style)src->style, src->pos);
+    case YNODE_SEQ:
+        if (!(n = ynode_new_seq(doc, src->pos)))
+            return NULL;
+        for (size_t i = 0; i < src->u.seq.n; i++) {
+            struct ynode *c = ynode_copy(doc, src->u.seq.items[i]);
+
+            if (!c || ynode_append(doc, n, c) != 0)
+                return NULL;
+        }
+        return n;
+    default:
+        if (!(n = ynode_new_map(doc, src->pos)))
+            return NULL;
+        for (size_t i = 0; i < src->u.map.n; i++) {
+            const struct ynode_pair *p = &src->u.map.pairs[i];
+            struct ynode *k = ynode_copy(doc, p->key);
+            struct ynode *v = p->value ? ynode_copy(doc, p->value) : NULL;
+
+            if (!k || (p->value && !v) || ynode_append_pair(doc, n, k, v) != 0)
+                return NULL;
+        }
+        return n;
+    }
+}
+
+struct ynode *ynode_copy_shallow(struct ynode_doc *doc, const struct ynode *src)
+{
+    struct ynode *n;
+    size_t len = ynode_len(src), size;
+
+    if (!src || src->kind == YNODE_SCALAR)
+        return (struct ynode *)src;
+    if (!(n = new_node(doc, (enum ynode_kind)src->kind, src->pos)))
+        return NULL;
+    if (!len)
+        return n;
+    size = src->kind == YNODE_SEQ ? sizeof(struct ynode *) : sizeof(struct ynode_pair);
+    /* one spare slot: a shard usually gains a field (env) */
+    {
+        void *arr = ynode_doc_alloc(doc, (len + 1) * size);
+
+        if (!arr)
+            return NULL;
+        if (src->kind == YNODE_SEQ) {
+            memcpy(arr, src->u.seq.items, len * size);
+            n->u.seq.items = arr;
+            n->u.seq.n = len;
+            n->u.seq.cap = len + 1;
+        } else {
+            memcpy(arr, src->u.map.pairs, len * size);
+            n->u.map.pairs = arr;
+            n->u.map.n = len;
+            n->u.map.cap = len + 1;
+        }
+    }
+    return n;
+}
+
+/* ---- changing ---- */
+
+/* Makes room for one more element of `size` bytes in *arr (n used of *cap). */
+static int grow(struct ynode_doc *doc, void **arr, size_t n, size_t *cap, size_t size)
+{
+    size_t want;
+    void *bigger;
+
+    if (n < *cap)
+        return 0;
+    want = *cap ? *cap * 2 : 4;
+    if (!(bigger = ynode_doc_alloc(doc, want * size)))
+        return -1;
+    if (n)
+        memcpy(bigger, *arr, n * size);
+    *arr = bigger;
+    *cap = want;
+    return 0;
+}
+
+int ynode_insert(struct ynode_doc *doc, struct ynode *seq, size_t at, struct ynode *item)
+{
+    if (!item || grow(doc, (void **)&seq->u.seq.items, seq->u.seq.n, &seq->u.seq.cap,
+                      sizeof(*seq->u.seq.items)) != 0)
+        return -1;
+    memmove(&seq->u.seq.items[at + 1], &seq->u.seq.items[at],
+            (seq->u.seq.n - at) * sizeof(*seq->u.seq.items));
+    seq->u.seq.items[at] = item;
+    seq->u.seq.n++;
+    return 0;
+}
+
+int ynode_append(struct ynode_doc *doc, struct ynode *seq, struct ynode *item)
+{
+    return ynode_insert(doc, seq, seq->u.seq.n, item);
+}
+
+void ynode_remove_at(struct ynode *n, size_t at)
+{
+    if (ynode_is_seq(n)) {
+        memmove(&n->u.seq.items[at], &n->u.seq.items[at + 1],
+                (n->u.seq.n - at - 1) * sizeof(*n->u.seq.items));
+        n->u.seq.n--;
+    } else if (ynode_is_map(n)) {
+        memmove(&n->u.map.pairs[at], &n->u.map.pairs[at + 1],
+                (n->u.map.n - at - 1) * sizeof(*n->u.map.pairs));
+        n->u.map.n--;
+    }
+}
+
+void ynode_set_item(struct ynode *seq, size_t i, struct ynode *item)
+{
+    seq->u.seq.items[i] = item;
+}
+
+int ynode_append_pair(struct ynode_doc *doc, struct ynode *map, struct ynode *key,
+                      struct ynode *value)
+{
+    if (!key || grow(doc, (void **)&map->u.map.pairs, map->u.map.n, &map->u.map.cap,
+                     sizeof(*map->u.map.pairs)) != 0)
+        return -1;
+    map->u.map.pairs[map->u.map.n].key = key;
+    map->u.map.pairs[map->u.map.n].value = value;
+    map->u.map.n++;
+    return 0;
+}
+
+int ynode_set(struct ynode_doc *doc, struct ynode *map, const char *key, struct ynode *value)
+{
+    size_t len = strlen(key);
+    long i = ynode_find(map, key, len);
+
+    if (!value)
+        return -1;
+    if (i >= 0) {
+        map->u.map.pairs[i].value = value;
+        return 0;
+    }
+    return ynode_append_pair(doc, map, ynode_new_string(doc, key, len, value->pos), value);
+}
+
+void ynode_remove(struct ynode *map, const char *key)
+{
+    long i = ynode_find(map, key, strlen(key));
+
+    if (i >= 0)
+        ynode_remove_at(map, (size_t)i);
 }

@@ -2,9 +2,10 @@
 #ifndef FANOUT_BUILDKITE_H
 #define FANOUT_BUILDKITE_H
 
-#include <libfyaml.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "fanout/ynode.h"
 
 enum bk_kind {
     BK_COMMAND,
@@ -19,7 +20,7 @@ enum bk_kind {
 
 /* Classifies a step the way buildkite/go-pipeline does: an explicit `type` first,
  * then command/commands/plugins, wait, block/input/manual, trigger, group. */
-enum bk_kind bk_step_kind(struct fy_node *step);
+enum bk_kind bk_step_kind(const struct ynode *step);
 
 const char *bk_kind_name(enum bk_kind kind);
 

@@ -4,7 +4,6 @@
 #ifndef FANOUT_DEPENDS_H
 #define FANOUT_DEPENDS_H
 
-#include <libfyaml.h>
 #include <stdbool.h>
 
 #include "fanout/diag.h"
@@ -19,15 +18,16 @@ typedef unsigned (*depends_shards_fn)(void *user, const char *key, size_t len);
 
 /* Visits the depends_on keys of every step in `steps` (group children included).
  * Malformed depends_on values are reported to `d` as input errors; returns -1 then. */
-int depends_each(struct fy_node *steps, struct diag *d, const char *const *files,
+int depends_each(const struct ynode *steps, struct diag *d, const char *const *files,
                  depends_visit_fn visit, void *user);
 
 /* Writes every single `{step: key}` depends_on as a one-item list, the form Buildkite's
  * schema takes (the others are kept). 0 or -1 (OOM). */
-int depends_normalize(struct fy_node *steps);
+int depends_normalize(struct ynode_doc *doc, struct ynode *steps);
 
 /* Rewrites the depends_on of every step in `steps` (group children included). 0 or -1 (OOM). */
-int depends_rewrite(struct fy_node *steps, depends_shards_fn shards_of, void *user);
+int depends_rewrite(struct ynode_doc *doc, struct ynode *steps, depends_shards_fn shards_of,
+                    void *user);
 
 /* An edge of the "waits for" graph: the step keyed `from` cannot finish before the step
  * keyed `to` has (pos: where `to` is named). Return non-zero to stop. */
@@ -40,6 +40,6 @@ typedef int (*depends_edge_fn)(void *user, const char *from, size_t flen, const 
  * its group's dependencies, and the group for the child. *local_cycle is set when a step
  * depends on itself or a child on its own group: the cycles that need no reference to a
  * later step. 0, or what `fn` returned. */
-int depends_edges(struct fy_node *steps, depends_edge_fn fn, void *user, bool *local_cycle);
+int depends_edges(const struct ynode *steps, depends_edge_fn fn, void *user, bool *local_cycle);
 
 #endif

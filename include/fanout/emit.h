@@ -6,8 +6,9 @@
 #ifndef FANOUT_EMIT_H
 #define FANOUT_EMIT_H
 
-#include <libfyaml.h>
 #include <stdio.h>
+
+#include "fanout/ynode.h"
 
 enum emit_format { EMIT_YAML, EMIT_JSON };
 
@@ -18,16 +19,16 @@ void emit_destroy(struct emitter *e);
 
 void emit_doc_start(struct emitter *e);
 /* A top-level pair other than steps: `pair` is a mapping holding just that pair. */
-void emit_pair(struct emitter *e, struct fy_node *pair);
+void emit_pair(struct emitter *e, const struct ynode *pair);
 /* The steps section; started by the first step when not called. */
 void emit_steps_start(struct emitter *e);
 void emit_steps_end(struct emitter *e);
 /* One rendered step (a mapping, or a scalar step such as "wait"). */
-void emit_step(struct emitter *e, struct fy_node *step);
+void emit_step(struct emitter *e, const struct ynode *step);
 void emit_doc_end(struct emitter *e);
 
 /* Any node, with the same rules, at top level (used by tests and other commands). */
-void emit_node(struct emitter *e, struct fy_node *node);
+void emit_node(struct emitter *e, const struct ynode *node);
 
 /* Documents started so far. */
 unsigned emit_docs(const struct emitter *e);

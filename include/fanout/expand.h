@@ -4,7 +4,6 @@
 #ifndef FANOUT_EXPAND_H
 #define FANOUT_EXPAND_H
 
-#include <libfyaml.h>
 #include <stdbool.h>
 
 #include "fanout/diag.h"
@@ -34,6 +33,6 @@ struct expand_ctx {
 
 /* Expands every step of the sequence `steps` in place. Returns 0, or -1 after an
  * input error was reported (findings are reported and do not stop expansion). */
-int expand_steps(const struct expand_ctx *ctx, struct fy_node *steps);
+int expand_steps(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps);
 
 #endif

@@ -1,4 +1,4 @@
-/* schema: a JSON Schema (draft-07) validator over libfyaml node trees.
+/* schema: a JSON Schema (draft-07) validator over ynode trees.
  * A schema (JSON or YAML) is compiled once; validation then walks instance nodes and
  * reports each violation with its instance path (a JSON pointer), what is wrong, the
  * schema keyword and the instance node (whose position fanout's nodes carry).
@@ -12,11 +12,11 @@
 #ifndef FANOUT_SCHEMA_H
 #define FANOUT_SCHEMA_H
 
-#include <libfyaml.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "fanout/diag.h"
+#include "fanout/ynode.h"
 
 struct schema;       /* a compiled schema document */
 struct schema_node;  /* one compiled (sub)schema */
@@ -24,7 +24,7 @@ struct schema_node;  /* one compiled (sub)schema */
 /* Compiles the schema rooted at `doc`'s root; takes ownership of `doc`. `name` is used
  * in messages. Problems (an unresolvable $ref, a bad pattern, a keyword of the wrong
  * type) are reported to `d` as input errors and NULL is returned. */
-struct schema *schema_compile(struct fy_document *doc, const char *name, struct diag *d);
+struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct diag *d);
 
 /* Loads a JSON or YAML schema file, or text. */
 struct schema *schema_load_file(const char *path, struct diag *d);
@@ -53,7 +53,7 @@ struct schema_error {
     const char *path;    /* instance path, a JSON pointer ("" for the instance itself) */
     const char *keyword; /* the schema keyword that failed */
     const char *message;
-    struct fy_node *at;  /* the instance node (for a property: its key node) */
+    const struct ynode *at; /* the instance node (for a property: its key node) */
     unsigned depth;      /* path segments */
 };
 
@@ -61,10 +61,10 @@ typedef void (*schema_error_fn)(void *user, const struct schema_error *e);
 
 /* Validates `instance` against `sn`; `path` is the instance's own path (e.g. "/steps/3").
  * Calls `fn` for each violation, most specific first, and returns how many there were. */
-size_t schema_validate(const struct schema_node *sn, struct fy_node *instance, const char *path,
+size_t schema_validate(const struct schema_node *sn, struct ynode *instance, const char *path,
                        schema_error_fn fn, void *user);
 
 /* Just valid or not. */
-bool schema_is_valid(const struct schema_node *sn, struct fy_node *instance);
+bool schema_is_valid(const struct schema_node *sn, struct ynode *instance);
 
 #endif

@@ -1,12 +1,10 @@
 /* stream: the input as a sequence of top-level items, one step at a time.
  * Each step (and each other top-level pair) is built from parser events into its own
- * small fy_document, which the caller owns and destroys: memory stays bounded by the
+ * small ynode document, which the caller owns and destroys: memory stays bounded by the
  * largest step. Aliases are resolved into copies (with a node budget), `<<` merge keys
  * are applied, anchors are dropped, so callers see plain trees. */
 #ifndef FANOUT_STREAM_H
 #define FANOUT_STREAM_H
-
-#include <libfyaml.h>
 
 #include "fanout/diag.h"
 #include "fanout/source.h"
@@ -23,7 +21,7 @@ enum stream_kind {
 
 struct stream_item {
     enum stream_kind kind;
-    struct fy_document *doc; /* PAIR and STEP only; owned by the caller */
+    struct ynode_doc *doc;   /* PAIR and STEP only; owned by the caller */
     struct ypos pos;         /* where the item starts */
     bool bare;               /* STEPS_START: the document is a bare list */
 };
@@ -48,6 +46,6 @@ int stream_next(struct stream *s, struct stream_item *item);
 /* The next YAML document whole, whatever its root (for schemas and config files), with
  * the same checks as the items: 1 with *out set (the caller destroys it), 0 at the end
  * of the input, -1 after an error. Not to be mixed with stream_next on one stream. */
-int stream_document(struct stream *s, struct fy_document **out);
+int stream_document(struct stream *s, struct ynode_doc **out);
 
 #endif

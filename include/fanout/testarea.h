@@ -9,7 +9,6 @@
 #ifndef FANOUT_TESTAREA_H
 #define FANOUT_TESTAREA_H
 
-#include <libfyaml.h>
 #include <stdbool.h>
 
 #include "fanout/diag.h"
@@ -40,11 +39,11 @@ void testarea_observe(struct testarea *ta, ta_observe_fn fn, void *user);
 /* Reads one test-area file from `s`. On success *out is a document whose root is a
  * one-item sequence holding the file's group step (NULL when the platform leaves no
  * step of it), and the file's mirrors are added to the AMD group. -1 after an error. */
-int testarea_file(struct testarea *ta, struct stream *s, struct fy_document **out);
+int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out);
 
 /* The "Hardware-AMD Tests" group built so far, in the same form (NULL when empty); the
  * caller owns it and the testarea starts a new one. */
-struct fy_document *testarea_take_amd_group(struct testarea *ta);
+struct ynode_doc *testarea_take_amd_group(struct testarea *ta);
 
 /* True when the first document of `src` looks like a test-area file (a top-level
  * `group`). Reads the input from its start; `d` (which the source reports to) is muted

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "fanout/schema.h"
+#include "fanout/source.h"
+#include "fanout/stream.h"
 #include "fanout/ynode.h"
 
 /* Files not run, with the reason. */
@@ -30,9 +32,9 @@ static const char *skip_reason(const char *file)
     return NULL;
 }
 
-static const char *text(struct fy_node *n)
+static const char *text(const struct ynode *n)
 {
-    const char *t = n ? fy_node_get_scalar0(n) : NULL;
+    const char *t = ynode_scalar(n, NULL);
 
     return t ? t : "?";
 }
@@ -41,28 +43,28 @@ struct counts {
     unsigned passed, failed, skipped;
 };
 
-static void run_group(const char *file, struct fy_node *group, struct counts *c)
+static void run_group(const char *file, const struct ynode *group, struct counts *c)
 {
-    struct fy_node *tests = fy_node_mapping_lookup_by_string(group, "tests", FY_NT), *t;
-    struct fy_node *schema_node = fy_node_mapping_lookup_by_string(group, "schema", FY_NT);
-    struct fy_document *sdoc = fy_document_create(NULL);
-    struct fy_node *copy = sdoc ? ynode_copy(sdoc, schema_node) : NULL;
+    const struct ynode *tests = ynode_get(group, "tests");
+    struct ynode_doc *sdoc = ynode_doc_create();
+    struct ynode *copy = sdoc ? ynode_copy(sdoc, ynode_get(group, "schema")) : NULL;
     char *messages = NULL;
     size_t len = 0;
     FILE *err = open_memstream(&messages, &len);
     struct diag *d = diag_create(err, DIAG_TEXT);
     struct schema *s;
-    void *it = NULL;
 
-    if (!copy || fy_document_set_root(sdoc, copy) != 0) {
+    if (!copy) {
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
+    ynode_doc_set_root(sdoc, copy);
     s = schema_compile(sdoc, file, d);
     fclose(err);
-    while ((t = fy_node_sequence_iterate(tests, &it)) != NULL) {
-        struct fy_node *data = fy_node_mapping_lookup_by_string(t, "data", FY_NT);
-        bool want = strcmp(text(fy_node_mapping_lookup_by_string(t, "valid", FY_NT)), "true") == 0;
+    for (size_t i = 0; i < ynode_len(tests); i++) {
+        const struct ynode *t = ynode_item(tests, i);
+        struct ynode *data = ynode_get(t, "data");
+        bool want = strcmp(text(ynode_get(t, "valid")), "true") == 0;
         bool got;
 
         if (!s) {
@@ -71,12 +73,12 @@ static void run_group(const char *file, struct fy_node *group, struct counts *c)
             if (remote) {
                 c->skipped++;
                 printf("SKIP %s: %s / %s: the schema needs a remote $ref\n", file,
-                       text(fy_node_mapping_lookup_by_string(group, "description", FY_NT)),
-                       text(fy_node_mapping_lookup_by_string(t, "description", FY_NT)));
+                       text(ynode_get(group, "description")),
+                       text(ynode_get(t, "description")));
             } else {
                 c->failed++;
                 printf("FAIL %s: %s: schema does not compile: %s", file,
-                       text(fy_node_mapping_lookup_by_string(group, "description", FY_NT)),
+                       text(ynode_get(group, "description")),
                        messages ? messages : "\n");
             }
             continue;
@@ -87,8 +89,8 @@ static void run_group(const char *file, struct fy_node *group, struct counts *c)
         } else {
             c->failed++;
             printf("FAIL %s: %s / %s: expected %s\n", file,
-                   text(fy_node_mapping_lookup_by_string(group, "description", FY_NT)),
-                   text(fy_node_mapping_lookup_by_string(t, "description", FY_NT)),
+                   text(ynode_get(group, "description")),
+                   text(ynode_get(t, "description")),
                    want ? "valid" : "invalid");
         }
     }
@@ -124,33 +126,43 @@ int main(int argc, char **argv)
     qsort(names, n, sizeof(*names), by_name);
     for (size_t i = 0; i < n; i++) {
         char path[4096];
-        struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_JSON_FORCE};
-        struct fy_document *fyd;
-        struct fy_node *group;
+        struct diag *d = diag_create(stdout, DIAG_TEXT);
+        struct source *src;
+        struct stream *st;
+        struct ynode_doc *fyd = NULL;
+        const struct ynode *groups;
         const char *why = skip_reason(names[i]);
-        void *it = NULL;
 
         snprintf(path, sizeof(path), "%s/%s", argv[1], names[i]);
-        fyd = fy_document_build_from_file(&cfg, path);
-        if (!fyd) {
+        src = source_open(path, d);
+        st = src ? stream_open(src, 0, d) : NULL;
+        if (!st || stream_document(st, &fyd) <= 0 || !fyd) {
             printf("FAIL %s: cannot parse\n", names[i]);
             c.failed++;
+            stream_close(st);
+            source_close(src);
+            diag_destroy(d);
             free(names[i]);
             continue;
         }
-        while ((group = fy_node_sequence_iterate(fy_document_root(fyd), &it)) != NULL) {
+        groups = ynode_doc_root(fyd);
+        for (size_t g = 0; g < ynode_len(groups); g++) {
+            const struct ynode *group = ynode_item(groups, g);
+
             if (why) {
-                unsigned k = (unsigned)fy_node_sequence_item_count(
-                    fy_node_mapping_lookup_by_string(group, "tests", FY_NT));
+                unsigned k = (unsigned)ynode_len(ynode_get(group, "tests"));
 
                 c.skipped += k;
                 printf("SKIP %s: %s (%u tests): %s\n", names[i],
-                       text(fy_node_mapping_lookup_by_string(group, "description", FY_NT)), k, why);
+                       text(ynode_get(group, "description")), k, why);
                 continue;
             }
             run_group(names[i], group, &c);
         }
-        fy_document_destroy(fyd);
+        ynode_doc_destroy(fyd);
+        stream_close(st);
+        source_close(src);
+        diag_destroy(d);
         free(names[i]);
     }
     printf("schema-suite: %u passed, %u failed, %u skipped\n", c.passed, c.failed, c.skipped);

@@ -3,17 +3,25 @@
 #include <string.h>
 
 #include "fanout/emit.h"
+#include "fanout/source.h"
+#include "fanout/stream.h"
 #include "unit.h"
 
-struct fy_document *doc_from(const char *yaml)
+struct ynode_doc *doc_from(const char *yaml)
 {
-    struct fy_document *fyd = fy_document_build_from_string(NULL, yaml, strlen(yaml));
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct source *src = source_open_text("<test>", yaml, strlen(yaml), d);
+    struct stream *s = src ? stream_open(src, 0, d) : NULL;
+    struct ynode_doc *doc = NULL;
 
-    ck_assert_msg(fyd != NULL, "test input does not parse: %s", yaml);
-    return fyd;
+    ck_assert_msg(s && stream_document(s, &doc) > 0 && doc, "test input does not parse: %s", yaml);
+    stream_close(s);
+    source_close(src);
+    diag_destroy(d);
+    return doc;
 }
 
-char *emit_to_string(struct fy_node *node, int json)
+char *emit_to_string(const struct ynode *node, int json)
 {
     char *buf = NULL;
     size_t len = 0;

@@ -18,12 +18,12 @@ static unsigned shards_of(void *user, const char *key, size_t len)
 
 static char *rewrite(const char *yaml)
 {
-    struct fy_document *fyd = doc_from(yaml);
+    struct ynode_doc *fyd = doc_from(yaml);
     char *out;
 
-    ck_assert_int_eq(depends_rewrite(fy_document_root(fyd), shards_of, NULL), 0);
-    out = emit_to_string(fy_document_root(fyd), 0);
-    fy_document_destroy(fyd);
+    ck_assert_int_eq(depends_rewrite(fyd, ynode_doc_root(fyd), shards_of, NULL), 0);
+    out = emit_to_string(ynode_doc_root(fyd), 0);
+    ynode_doc_destroy(fyd);
     return out;
 }
 
@@ -55,16 +55,16 @@ END_TEST
 
 START_TEST(single_mapping_becomes_a_list)
 {
-    struct fy_document *fyd = doc_from("[{command: c, depends_on: {step: a, allow_failure: true}},"
+    struct ynode_doc *fyd = doc_from("[{command: c, depends_on: {step: a, allow_failure: true}},"
                                        " {group: g, steps: [{command: d, depends_on: {step: b}}]}]");
     char *out;
 
-    ck_assert_int_eq(depends_normalize(fy_document_root(fyd)), 0);
-    out = emit_to_string(fy_document_root(fyd), 0);
+    ck_assert_int_eq(depends_normalize(fyd, ynode_doc_root(fyd)), 0);
+    out = emit_to_string(ynode_doc_root(fyd), 0);
     ck_assert_str_eq(out, "- command: c\n  depends_on:\n    - step: a\n      allow_failure: true\n"
                           "- group: g\n  steps:\n    - command: d\n      depends_on:\n        - step: b\n");
     free(out);
-    fy_document_destroy(fyd);
+    ynode_doc_destroy(fyd);
 }
 END_TEST
 
@@ -94,13 +94,13 @@ static int visit(void *user, const char *key, size_t len, struct ypos pos)
 
 START_TEST(each_visits_all_forms)
 {
-    struct fy_document *fyd = doc_from(
+    struct ynode_doc *fyd = doc_from(
         "[{command: c, depends_on: a}, {command: d, depends_on: [b, {step: c}]},"
         " {group: G, depends_on: {step: d}, steps: [{command: e, depends_on: e}]}, wait]");
     struct diag *dg = diag_create(stderr, DIAG_TEXT);
     struct seen s = {.n = 0};
 
-    ck_assert_int_eq(depends_each(fy_document_root(fyd), dg, files, visit, &s), 0);
+    ck_assert_int_eq(depends_each(ynode_doc_root(fyd), dg, files, visit, &s), 0);
     ck_assert_int_eq(s.n, 5);
     ck_assert_str_eq(s.keys[0], "a");
     ck_assert_str_eq(s.keys[1], "b");
@@ -108,26 +108,26 @@ START_TEST(each_visits_all_forms)
     ck_assert_str_eq(s.keys[3], "d");
     ck_assert_str_eq(s.keys[4], "e");
     diag_destroy(dg);
-    fy_document_destroy(fyd);
+    ynode_doc_destroy(fyd);
 }
 END_TEST
 
 START_TEST(each_rejects_bad_entries)
 {
-    struct fy_document *fyd = doc_from("[{command: c, depends_on: [{allow_failure: true}]}]");
+    struct ynode_doc *fyd = doc_from("[{command: c, depends_on: [{allow_failure: true}]}]");
     char *msg = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&msg, &len);
     struct diag *dg = diag_create(fp, DIAG_TEXT);
     struct seen s = {.n = 0};
 
-    ck_assert_int_eq(depends_each(fy_document_root(fyd), dg, files, visit, &s), -1);
+    ck_assert_int_eq(depends_each(ynode_doc_root(fyd), dg, files, visit, &s), -1);
     fclose(fp);
     ck_assert_ptr_nonnull(strstr(msg, "a depends_on entry must be a step key or {step: key}"));
     ck_assert_int_eq(diag_exit_code(dg, false), 2);
     free(msg);
     diag_destroy(dg);
-    fy_document_destroy(fyd);
+    ynode_doc_destroy(fyd);
 }
 END_TEST
 

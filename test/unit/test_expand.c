@@ -15,12 +15,12 @@ static char *expand_yaml(const char *yaml, bool upload, int *rc, char **messages
     struct diag *d = diag_create(err, DIAG_TEXT);
     static const char *const files[] = {"t.yml"};
     struct expand_ctx ctx = {.diag = d, .files = files, .upload = upload, .check_keys = true};
-    struct fy_document *fyd = doc_from(yaml);
+    struct ynode_doc *fyd = doc_from(yaml);
     char *out;
 
-    *rc = expand_steps(&ctx, fy_document_root(fyd));
-    out = emit_to_string(fy_document_root(fyd), 0);
-    fy_document_destroy(fyd);
+    *rc = expand_steps(&ctx, fyd, ynode_doc_root(fyd));
+    out = emit_to_string(ynode_doc_root(fyd), 0);
+    ynode_doc_destroy(fyd);
     diag_destroy(d);
     fclose(err);
     if (messages)

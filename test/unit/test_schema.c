@@ -33,11 +33,11 @@ static struct schema *compile_text(const char *text)
 static struct collected check(const char *schema, const char *instance)
 {
     struct schema *s = compile_text(schema);
-    struct fy_document *doc = doc_from(instance);
+    struct ynode_doc *doc = doc_from(instance);
     struct collected c = {{0}, 0};
 
-    schema_validate(schema_root(s), fy_document_root(doc), "", collect, &c);
-    fy_document_destroy(doc);
+    schema_validate(schema_root(s), ynode_doc_root(doc), "", collect, &c);
+    ynode_doc_destroy(doc);
     schema_free(s);
     return c;
 }

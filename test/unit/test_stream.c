@@ -61,7 +61,7 @@ static void kinds(const char *yaml, char *out, int *last)
     while ((rc = stream_next(o.s, &item)) > 0) {
         *out++ = letters[item.kind];
         if (item.doc)
-            fy_document_destroy(item.doc);
+            ynode_doc_destroy(item.doc);
     }
     *out = '\0';
     *last = rc;
@@ -96,9 +96,9 @@ START_TEST(merges_and_aliases)
                   "  - command: *c\n");
     while (stream_next(o.s, &item) > 0) {
         if (item.kind == STREAM_STEP && !out)
-            out = emit_to_string(fy_document_root(item.doc), 0);
+            out = emit_to_string(ynode_doc_root(item.doc), 0);
         if (item.doc)
-            fy_document_destroy(item.doc);
+            ynode_doc_destroy(item.doc);
     }
     /* explicit keys win over merged ones; merged keys follow; anchors are gone */
     ck_assert_str_eq(out, "- timeout_in_minutes: 9\n  command: run\n  agents:\n    q: gpu\n");
@@ -142,10 +142,10 @@ START_TEST(step_kinds)
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct fy_document *fyd = doc_from(cases[i].yaml);
+        struct ynode_doc *fyd = doc_from(cases[i].yaml);
 
-        ck_assert_msg(bk_step_kind(fy_document_root(fyd)) == cases[i].kind, "%s", cases[i].yaml);
-        fy_document_destroy(fyd);
+        ck_assert_msg(bk_step_kind(ynode_doc_root(fyd)) == cases[i].kind, "%s", cases[i].yaml);
+        ynode_doc_destroy(fyd);
     }
     ck_assert(bk_known_key(BK_COMMAND, "timeout_in_minutes", 18));
     ck_assert(!bk_known_key(BK_WAIT, "command", 7));
@@ -175,7 +175,7 @@ static unsigned violations(const char *schema, const char *yaml, char **messages
     while (stream_next(o.s, &item) > 0) {
         validator_item(v, &item);
         if (item.doc)
-            fy_document_destroy(item.doc);
+            ynode_doc_destroy(item.doc);
     }
     n = validator_errors(v);
     validator_destroy(v);

@@ -15,14 +15,14 @@ struct result {
     char *messages;
 };
 
-static char *render_doc(struct fy_document *fyd)
+static char *render_doc(struct ynode_doc *fyd)
 {
     char *out;
 
     if (!fyd)
         return NULL;
-    out = emit_to_string(fy_document_root(fyd), 0);
-    fy_document_destroy(fyd);
+    out = emit_to_string(ynode_doc_root(fyd), 0);
+    ynode_doc_destroy(fyd);
     return out;
 }
 
@@ -39,7 +39,7 @@ static struct result run(const char *yaml, enum ta_platform platform)
     struct source *src;
     struct stream *s;
     struct testarea *ta;
-    struct fy_document *doc = NULL;
+    struct ynode_doc *doc = NULL;
 
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));

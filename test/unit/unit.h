@@ -3,7 +3,7 @@
 #define FANOUT_TEST_UNIT_H
 
 #include <check.h>
-#include <libfyaml.h>
+#include "fanout/ynode.h"
 
 Suite *placeholder_suite(void);
 Suite *yscalar_suite(void);
@@ -21,8 +21,9 @@ Suite *stream_suite(void);
 Suite *depgraph_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
-struct fy_document *doc_from(const char *yaml);
+/* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */
+struct ynode_doc *doc_from(const char *yaml);
 /* Renders `node` with the emitter into a malloc'd string. */
-char *emit_to_string(struct fy_node *node, int json);
+char *emit_to_string(const struct ynode *node, int json);
 
 #endif
