@@ -15,7 +15,7 @@ CC=${CC:-cc}
 $CC -O2 -o "$OUT/gen" bench/gen.c
 $CC -O2 -o "$OUT/parse" bench/parse.c $(pkg-config --cflags --libs libfyaml)
 $CC -O2 -o "$OUT/cpu" bench/cpu.c
-FANOUT=build/fanout
+FANOUT=${FANOUT:-build/fanout}
 RUNS=${BENCH_RUNS:-5}
 SIZES=${BENCH_SIZES:-"1000000 10000000 100000000"}
 [ -n "${BENCH_BIG:-}" ] && SIZES="$SIZES 1000000000"

@@ -8,14 +8,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Incremental UTF-8 checker; the state survives between reads. */
+/* Incremental UTF-8 checker; the state survives between reads. Positions are not
+ * counted as bytes go by (that was a tenth of a render): an error's line and column are
+ * worked out afterwards from its offset. */
 struct utf8_state {
-    unsigned line, col;   /* position of the current character, 1-based */
-    unsigned need;        /* continuation bytes still expected */
+    uint64_t offset;     /* bytes accepted so far */
+    uint64_t char_start; /* offset of the character being decoded (or refused) */
+    unsigned need;       /* continuation bytes still expected */
     unsigned char lo, hi; /* allowed range of the next continuation byte */
-    uint32_t cp;          /* the code point being decoded */
-    uint64_t offset;      /* bytes accepted so far */
-    bool bom;             /* the last failure was a misplaced byte order mark */
+    uint32_t cp;         /* the code point being decoded */
+    bool bom;            /* the last failure was a misplaced byte order mark */
 };
 
 /* Bytes are checked a buffer ahead of the parser, so that it is only ever handed bytes
@@ -30,9 +32,11 @@ struct source {
     struct utf8_state st;
     /* buf[pos, ready): checked, not yet handed on; buf[ready, end): the start of a
      * character whose other bytes are not read yet */
-    char buf[READ_BUFFER];
+    char *buf; /* READ_BUFFER bytes, allocated by the first attach */
     size_t pos, ready, end;
-    uint64_t digest; /* FNV-1a of the bytes handed on since the last attach */
+    uint64_t digest; /* of the bytes handed on since the last attach */
+    uint64_t word;   /* digest: bytes of the next word so far */
+    unsigned word_len;
     size_t unbroken; /* bytes handed on since the parser last made progress */
     unsigned progress_line, progress_col; /* where it was then */
     bool failed;
@@ -41,113 +45,167 @@ struct source {
 static void utf8_reset(struct utf8_state *st)
 {
     memset(st, 0, sizeof(*st));
-    st->line = 1;
-    st->col = 1;
     st->lo = 0x80;
     st->hi = 0xBF;
 }
 
-/* A finished character: counts its column. U+FEFF is a byte order mark only as the
- * very first character (which takes no column); anywhere else it is refused, so that
- * a doubled BOM cannot turn `steps:` into another key. */
-static bool utf8_char_done(struct utf8_state *st, unsigned len)
-{
-    if (st->cp == 0xFEFF) {
-        if (st->offset != len) {
-            st->bom = true;
-            return false;
-        }
-        return true;
-    }
-    st->col++;
-    return true;
-}
+#define HIGH_BITS 0x8080808080808080ull
+#define LOW_BITS 0x0101010101010101ull
 
-/* Returns false at the first byte that cannot continue a valid stream. */
-static bool utf8_step(struct utf8_state *st, unsigned char c)
+/* Checks p[0..n) on from `st`. Returns how many bytes are good (n, or the index of the
+ * first bad one); *complete: how many of those end on a character boundary. A U+FEFF is
+ * a byte order mark only at offset 0; anywhere else it is refused, so that a doubled BOM
+ * cannot turn `steps:` into another key. */
+static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, size_t *complete)
 {
-    st->offset++;
-    if (st->need) {
+    size_t i = 0;
+
+    *complete = st->need ? 0 : n;
+    while (i < n) {
+        unsigned char c;
+
+        if (!st->need) {
+            /* ASCII without NUL, a word at a time */
+            while (i + 8 <= n) {
+                uint64_t w;
+
+                memcpy(&w, p + i, 8);
+                if ((w & HIGH_BITS) || ((w - LOW_BITS) & ~w & HIGH_BITS))
+                    break;
+                i += 8;
+            }
+            while (i < n && p[i] && p[i] < 0x80)
+                i++;
+            if (i == n)
+                break;
+            c = p[i];
+            st->char_start = st->offset + i;
+            *complete = i;
+            if (c >= 0xC2 && c <= 0xDF) {
+                st->need = 1;
+                st->cp = c & 0x1Fu;
+            } else if (c >= 0xE0 && c <= 0xEF) {
+                st->need = 2;
+                st->cp = c & 0x0Fu;
+                if (c == 0xE0)
+                    st->lo = 0xA0; /* overlong */
+                else if (c == 0xED)
+                    st->hi = 0x9F; /* surrogates */
+            } else if (c >= 0xF0 && c <= 0xF4) {
+                st->need = 3;
+                st->cp = c & 0x07u;
+                if (c == 0xF0)
+                    st->lo = 0x90; /* overlong */
+                else if (c == 0xF4)
+                    st->hi = 0x8F; /* above U+10FFFF */
+            } else {
+                break; /* NUL, a stray continuation byte, 0xC0, 0xC1, 0xF5.. */
+            }
+            i++;
+            continue;
+        }
+        c = p[i];
         if (c < st->lo || c > st->hi)
-            return false;
+            break;
         st->lo = 0x80;
         st->hi = 0xBF;
         st->cp = (st->cp << 6) | (c & 0x3Fu);
-        if (--st->need == 0)
-            return utf8_char_done(st, st->cp >= 0x10000 ? 4 : st->cp >= 0x800 ? 3 : 2);
-        return true;
-    }
-    if (c == 0)
-        return false;
-    if (c < 0x80) {
-        if (c == '\n') {
-            st->line++;
-            st->col = 1;
-        } else {
-            st->col++;
+        i++;
+        if (--st->need == 0 && st->cp == 0xFEFF && st->char_start != 0) {
+            st->bom = true;
+            /* the character is refused whole (it may have begun in an earlier run) */
+            i = st->char_start > st->offset ? (size_t)(st->char_start - st->offset) : 0;
+            break;
         }
-        return true;
     }
-    if (c >= 0xC2 && c <= 0xDF) {
-        st->need = 1;
-        st->cp = c & 0x1Fu;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        st->need = 2;
-        st->cp = c & 0x0Fu;
-        if (c == 0xE0)
-            st->lo = 0xA0; /* overlong */
-        else if (c == 0xED)
-            st->hi = 0x9F; /* surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        st->need = 3;
-        st->cp = c & 0x07u;
-        if (c == 0xF0)
-            st->lo = 0x90; /* overlong */
-        else if (c == 0xF4)
-            st->hi = 0x8F; /* above U+10FFFF */
-    } else {
-        return false;
-    }
-    return true;
+    if (!st->need)
+        *complete = i;
+    st->offset += i;
+    return i;
 }
 
-/* Runs the checker over a whole buffer; the index of the first bad byte, or `len`
- * (then st->need tells whether the last sequence was cut off). *start: where the
- * character holding that byte starts. */
-static size_t utf8_scan(struct utf8_state *st, const unsigned char *buf, size_t len,
-                        size_t *start)
+/* Line and column (1-based, in characters; a BOM at the start takes none) of `offset`
+ * in the bytes that next(user, buf, cap) hands out from the start of the input. */
+static void position_of(uint64_t offset, size_t (*next)(void *, unsigned char *, size_t),
+                        void *user, unsigned *line, unsigned *col)
 {
-    size_t i;
+    unsigned char buf[8192];
+    uint64_t at = 0;
+    size_t n;
+
+    *line = 1;
+    *col = 1;
+    while (at < offset && (n = next(user, buf, sizeof(buf))) > 0) {
+        for (size_t i = 0; i < n && at < offset; i++, at++) {
+            if (buf[i] == '\n') {
+                (*line)++;
+                *col = 1;
+            } else if ((buf[i] & 0xC0) != 0x80 && !(at == 0 && buf[i] == 0xEF)) {
+                (*col)++;
+            }
+        }
+    }
+}
+
+struct memory_bytes {
+    const unsigned char *p;
+    size_t left;
+};
+
+static size_t next_from_memory(void *user, unsigned char *buf, size_t cap)
+{
+    struct memory_bytes *m = user;
+    size_t n = m->left < cap ? m->left : cap;
+
+    memcpy(buf, m->p, n);
+    m->p += n;
+    m->left -= n;
+    return n;
+}
+
+static size_t next_from_file(void *user, unsigned char *buf, size_t cap)
+{
+    return fread(buf, 1, cap, user);
+}
+
+/* Runs the checker over a whole buffer. True when clean; else *at is the offset where
+ * the bad character starts and *bad_byte its bad byte (0 when cut off at the end). */
+static bool check_buffer(struct utf8_state *st, const unsigned char *buf, size_t len, size_t *bad,
+                         uint64_t *at)
+{
+    size_t complete, good;
 
     utf8_reset(st);
-    *start = 0;
-    for (i = 0; i < len; i++) {
-        if (!st->need)
-            *start = i;
-        if (!utf8_step(st, buf[i]))
-            break;
-    }
-    return i;
+    good = utf8_run(st, buf, len, &complete);
+    *bad = good;
+    *at = st->need || good < len ? st->char_start : len;
+    return good == len && !st->need;
 }
 
 bool source_check_utf8(const unsigned char *buf, size_t len, size_t *bad, unsigned *line,
                        unsigned *col)
 {
     struct utf8_state st;
-    size_t start, i = utf8_scan(&st, buf, len, &start);
+    struct memory_bytes m = {buf, len};
+    size_t good;
+    uint64_t at;
+    bool ok = check_buffer(&st, buf, len, &good, &at);
+    unsigned l, c;
 
+    position_of(at, next_from_memory, &m, &l, &c);
     if (bad)
-        *bad = st.bom ? start : i;
+        *bad = st.bom ? (size_t)at : good;
     if (line)
-        *line = st.line;
+        *line = l;
     if (col)
-        *col = st.col;
-    return i == len && st.need == 0;
+        *col = c;
+    return ok;
 }
 
-/* One message for the first bad byte `c` of an input (at_eof: a sequence cut off). */
+/* One message for the first bad byte `c` of an input (at_eof: a sequence cut off), at
+ * line:col. */
 static void report_utf8(struct diag *d, const char *name, const struct utf8_state *st,
-                        unsigned char c, bool at_eof)
+                        unsigned line, unsigned col, unsigned char c, bool at_eof)
 {
     const char *what = at_eof      ? "truncated UTF-8 sequence at end of input"
                        : st->bom   ? "a byte order mark (U+FEFF) is only allowed at the start of the input"
@@ -155,24 +213,52 @@ static void report_utf8(struct diag *d, const char *name, const struct utf8_stat
                                    : NULL;
 
     if (what)
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, st->line, st->col, "utf8", "%s", what);
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, line, col, "utf8", "%s", what);
     else
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, st->line, st->col, "utf8",
-                    "invalid UTF-8 byte 0x%02X", c);
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, line, col, "utf8", "invalid UTF-8 byte 0x%02X", c);
 }
 
+/* Reports the bad character that starts at src->st.char_start: its position is found by
+ * reading the input again from the start (errors are rare, reading is cheap). */
 static void report_bad_byte(struct source *src, unsigned char c, bool at_eof)
 {
+    unsigned line = 0, col = 0;
+    long back = ftell(src->fp);
+
     src->failed = true;
-    report_utf8(src->diag, src->name, &src->st, c, at_eof);
+    if (fseek(src->fp, 0, SEEK_SET) == 0)
+        position_of(src->st.char_start, next_from_file, src->fp, &line, &col);
+    if (back >= 0)
+        fseek(src->fp, back, SEEK_SET);
+    report_utf8(src->diag, src->name, &src->st, line, col, c, at_eof);
 }
 
+/* A hash of a byte stream that does not depend on how the stream is cut: bytes are
+ * gathered into 8-byte words, each mixed in whole. */
 static void digest_add(struct source *src, const unsigned char *p, size_t n)
 {
     uint64_t h = src->digest;
+    size_t i = 0;
 
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
+    while (i < n && src->word_len) {
+        src->word |= (uint64_t)p[i++] << (8 * src->word_len);
+        if (++src->word_len == 8) {
+            h = (h ^ src->word) * 0x100000001b3ULL;
+            h ^= h >> 31;
+            src->word = 0;
+            src->word_len = 0;
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = 0;
+
+        for (unsigned b = 0; b < 8; b++)
+            w |= (uint64_t)p[i + b] << (8 * b);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 31;
+    }
+    for (; i < n; i++)
+        src->word |= (uint64_t)p[i] << (8 * src->word_len++);
     src->digest = h;
 }
 
@@ -188,7 +274,7 @@ static bool refill(struct source *src)
     src->ready = 0;
     src->end = keep;
     while (src->ready == 0) {
-        size_t n = fread(src->buf + src->end, 1, sizeof(src->buf) - src->end, src->fp);
+        size_t n = fread(src->buf + src->end, 1, READ_BUFFER - src->end, src->fp), good, complete;
 
         if (n == 0) {
             if (ferror(src->fp)) {
@@ -200,14 +286,19 @@ static bool refill(struct source *src)
             }
             return false;
         }
-        for (size_t i = src->end; i < src->end + n; i++) {
-            if (!utf8_step(&src->st, (unsigned char)src->buf[i])) {
-                report_bad_byte(src, (unsigned char)src->buf[i], false);
-                src->end = src->ready; /* hand on what came before the bad character */
-                return src->ready > 0;
-            }
-            if (!src->st.need)
-                src->ready = i + 1;
+        uint64_t base = src->st.offset - src->end; /* stream offset of buf[0] */
+
+        good = utf8_run(&src->st, (const unsigned char *)src->buf + src->end, n, &complete);
+        src->ready = src->end + complete;
+        if (good < n || src->st.bom) {
+            unsigned char c = good < n ? (unsigned char)src->buf[src->end + good] : 0;
+
+            /* hand on what came before the bad character, which may have begun in the
+             * bytes held back from the last read */
+            src->ready = (size_t)(src->st.char_start - base);
+            src->end = src->ready;
+            report_bad_byte(src, c, false);
+            return src->ready > 0;
         }
         src->end += n;
     }
@@ -337,6 +428,7 @@ void source_close(struct source *src)
         return;
     if (src->fp)
         fclose(src->fp);
+    free(src->buf);
     free(src->name);
     free(src);
 }
@@ -365,6 +457,11 @@ bool source_failed(const struct source *src)
 
 int source_attach(struct source *src, struct fy_parser *fyp)
 {
+    /* Not zeroed, and not before it is needed: a render opens all of its inputs at once. */
+    if (!src->buf && !(src->buf = malloc(READ_BUFFER))) {
+        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "internal", "out of memory");
+        return -1;
+    }
     if (fseek(src->fp, 0, SEEK_SET) != 0) {
         diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io",
                     "cannot rewind: %s", strerror(errno));
@@ -373,6 +470,8 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     clearerr(src->fp);
     utf8_reset(&src->st);
     src->pos = src->ready = src->end = 0;
+    src->word = 0;
+    src->word_len = 0;
     src->unbroken = 0;
     src->progress_line = src->progress_col = 1;
     src->digest = 0xcbf29ce484222325ULL;
@@ -422,10 +521,16 @@ char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
     buf[*len] = '\0';
     {
         struct utf8_state st;
-        size_t start, i = utf8_scan(&st, (const unsigned char *)buf, *len, &start);
+        size_t good;
+        uint64_t at;
 
-        if (i < *len || st.need) {
-            report_utf8(d, path, &st, i < *len ? (unsigned char)buf[i] : 0, i == *len);
+        if (!check_buffer(&st, (const unsigned char *)buf, *len, &good, &at)) {
+            struct memory_bytes m = {(const unsigned char *)buf, *len};
+            unsigned line, col;
+
+            position_of(at, next_from_memory, &m, &line, &col);
+            report_utf8(d, path, &st, line, col, good < *len ? (unsigned char)buf[good] : 0,
+                        good == *len);
             free(buf);
             return NULL;
         }

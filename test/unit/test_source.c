@@ -128,6 +128,19 @@ START_TEST(reader_joins_characters_across_reads)
 }
 END_TEST
 
+/* What follows a multi-byte character in the same read is handed on too (it was once
+ * held back as if incomplete, and lost at the end of the input). */
+START_TEST(reader_keeps_what_follows_a_character)
+{
+    static const char text[] = "a: \xe2\x80\x94 # \xc3\xa9\nb: 2\nc: 3\n";
+    char *msgs;
+
+    ck_assert_int_eq(parse_through_source(text, sizeof(text) - 1, &msgs), 12);
+    ck_assert_str_eq(msgs, "");
+    free(msgs);
+}
+END_TEST
+
 /* Many short lines: libfyaml asks for whatever room its buffer has left, down to a few
  * bytes, and every byte must arrive. */
 START_TEST(reader_serves_any_request_size)
@@ -177,6 +190,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, reader_never_hands_on_half_a_character);
     tcase_add_test(tc, reader_joins_characters_across_reads);
     tcase_add_test(tc, reader_serves_any_request_size);
+    tcase_add_test(tc, reader_keeps_what_follows_a_character);
     tcase_add_test(tc, slurp_checks_like_the_reader);
     suite_add_tcase(s, tc);
     return s;
