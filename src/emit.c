@@ -1,20 +1,28 @@
 #include "fanout/emit.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
+/* Output is gathered here and written in large blocks: stdio's per-character calls and
+ * locks were a tenth of a render. */
+#define EMIT_BUFFER 65536
+
 struct emitter {
     FILE *out;
+    size_t n; /* bytes in buf */
     enum emit_format format;
     unsigned docs;      /* documents started */
     unsigned members;   /* top-level members written in this document */
     unsigned steps;     /* steps written in this document */
+    bool failed;        /* a write failed */
     bool steps_open;
     bool had_steps;     /* this document has a steps section */
+    char buf[EMIT_BUFFER]; /* last: emit_create zeroes what comes before it */
 };
 
 /* Step keys that come first, in this order; `steps` of a group always comes last. */
@@ -24,9 +32,10 @@ static const char *const step_key_order[] = {
 
 struct emitter *emit_create(FILE *out, enum emit_format format)
 {
-    struct emitter *e = calloc(1, sizeof(*e));
+    struct emitter *e = malloc(sizeof(*e));
 
     if (e) {
+        memset(e, 0, offsetof(struct emitter, buf));
         e->out = out;
         e->format = format;
     }
@@ -35,6 +44,8 @@ struct emitter *emit_create(FILE *out, enum emit_format format)
 
 void emit_destroy(struct emitter *e)
 {
+    if (e)
+        emit_flush(e);
     free(e);
 }
 
@@ -43,19 +54,43 @@ unsigned emit_docs(const struct emitter *e)
     return e->docs;
 }
 
-int emit_error(const struct emitter *e)
+void emit_flush(struct emitter *e)
 {
-    return ferror(e->out) ? -1 : 0;
+    if (e->n && fwrite(e->buf, 1, e->n, e->out) != e->n)
+        e->failed = true;
+    e->n = 0;
 }
 
-static void put(struct emitter *e, const char *s)
+int emit_error(struct emitter *e)
 {
-    fputs(s, e->out);
+    emit_flush(e);
+    return e->failed || ferror(e->out) ? -1 : 0;
 }
 
 static void putn(struct emitter *e, const char *s, size_t n)
 {
-    fwrite(s, 1, n, e->out);
+    if (e->n + n > EMIT_BUFFER) {
+        emit_flush(e);
+        if (n > EMIT_BUFFER) {
+            if (fwrite(s, 1, n, e->out) != n)
+                e->failed = true;
+            return;
+        }
+    }
+    memcpy(e->buf + e->n, s, n);
+    e->n += n;
+}
+
+static void put(struct emitter *e, const char *s)
+{
+    putn(e, s, strlen(s));
+}
+
+static inline void putch(struct emitter *e, char c)
+{
+    if (e->n == EMIT_BUFFER)
+        emit_flush(e);
+    e->buf[e->n++] = c;
 }
 
 static void indent(struct emitter *e, unsigned n)
@@ -76,7 +111,7 @@ static void put_double_quoted(struct emitter *e, const char *s, size_t len, bool
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
 
-    fputc('"', e->out);
+    putch(e, '"');
     for (size_t i = 0; i < len; i++) {
         unsigned char c = p[i];
         char esc[8];
@@ -114,10 +149,10 @@ static void put_double_quoted(struct emitter *e, const char *s, size_t len, bool
             put(e, "\\uFEFF");
             i += 2;
         } else {
-            fputc(c, e->out);
+            putch(e, c);
         }
     }
-    fputc('"', e->out);
+    putch(e, '"');
 }
 
 /* A literal block for text with line breaks; `col` is the indent of its lines. */
@@ -133,7 +168,7 @@ static void put_literal(struct emitter *e, const char *s, size_t len, unsigned c
     if (i < len && s[i] == ' ')
         put(e, "2"); /* the first line's own spaces are content, not indentation */
     put(e, trailing == 0 ? "-" : trailing > 1 ? "+" : "");
-    fputc('\n', e->out);
+    putch(e, '\n');
     for (i = 0; i < len;) {
         const char *nl = memchr(s + i, '\n', len - i);
         size_t end = nl ? (size_t)(nl - s) : len;
@@ -144,11 +179,11 @@ static void put_literal(struct emitter *e, const char *s, size_t len, unsigned c
         }
         if (!nl)
             break;
-        fputc('\n', e->out);
+        putch(e, '\n');
         i = end + 1;
     }
     if (trailing == 0)
-        fputc('\n', e->out);
+        putch(e, '\n');
 }
 
 /* The text of a scalar, "" for a missing value. */
@@ -184,13 +219,13 @@ static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
 
     if (n && !ynode_is_string(n) && !memchr(s, '\n', len)) {
         if (len) {
-            fputc(' ', e->out);
+            putch(e, ' ');
             putn(e, s, len);
         }
-        fputc('\n', e->out);
+        putch(e, '\n');
         return;
     }
-    fputc(' ', e->out);
+    putch(e, ' ');
     switch (yscalar_style(s, len, false)) {
     case YS_LITERAL:
         put_literal(e, s, len, col);
@@ -202,7 +237,7 @@ static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
         put_double_quoted(e, s, len, false);
         break;
     }
-    fputc('\n', e->out);
+    putch(e, '\n');
 }
 
 static void json_scalar(struct emitter *e, const struct ynode *n, bool is_key)
@@ -309,7 +344,7 @@ static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col,
         if (i > 0 || !first_inline)
             indent(e, col);
         yaml_key(e, k);
-        fputc(':', e->out);
+        putch(e, ':');
         /* A group's steps are steps themselves. */
         yaml_value(e, ynode_value(m, order[i]), col, step && ynode_scalar_is(k, "steps"));
     }
@@ -324,12 +359,12 @@ static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col
 
         if (i > 0 || !first_inline)
             indent(e, col);
-        fputc('-', e->out);
+        putch(e, '-');
         if (ynode_is_map(item) && ynode_len(item)) {
-            fputc(' ', e->out);
+            putch(e, ' ');
             yaml_mapping(e, item, col + 2, true, steps);
         } else if (ynode_is_seq(item) && ynode_len(item)) {
-            fputc(' ', e->out);
+            putch(e, ' ');
             yaml_sequence(e, item, col + 2, true, false);
         } else {
             yaml_value(e, item, col, false);
@@ -345,10 +380,10 @@ static void yaml_value(struct emitter *e, const struct ynode *n, unsigned col, b
     } else if (!ynode_len(n)) {
         put(e, ynode_is_map(n) ? " {}\n" : " []\n");
     } else if (ynode_is_map(n)) {
-        fputc('\n', e->out);
+        putch(e, '\n');
         yaml_mapping(e, n, col + 2, false, false);
     } else {
-        fputc('\n', e->out);
+        putch(e, '\n');
         yaml_sequence(e, n, col + 2, false, steps);
     }
 }
@@ -376,7 +411,7 @@ static void json_mapping(struct emitter *e, const struct ynode *m, unsigned col,
         put(e, i + 1 < n ? ",\n" : "\n");
     }
     indent(e, col);
-    fputc('}', e->out);
+    putch(e, '}');
     free(order);
 }
 
@@ -393,9 +428,9 @@ static void json_sequence(struct emitter *e, const struct ynode *s, unsigned col
         indent(e, col + 2);
         json_value(e, ynode_item(s, i), col + 2, steps);
     }
-    fputc('\n', e->out);
+    putch(e, '\n');
     indent(e, col);
-    fputc(']', e->out);
+    putch(e, ']');
 }
 
 /* `step` marks a step mapping (or, for a sequence, a list of steps). */
@@ -452,7 +487,7 @@ void emit_pair(struct emitter *e, const struct ynode *pair)
             json_value(e, ynode_value(pair, i), 2, false);
         } else {
             yaml_key(e, ynode_key(pair, i));
-            fputc(':', e->out);
+            putch(e, ':');
             yaml_value(e, ynode_value(pair, i), 0, false);
         }
         e->members++;
@@ -482,10 +517,10 @@ void emit_step(struct emitter *e, const struct ynode *step)
         json_value(e, step, 4, true);
     } else {
         if (!e->steps)
-            fputc('\n', e->out);
+            putch(e, '\n');
         put(e, "  -");
         if (ynode_is_map(step) && ynode_len(step)) {
-            fputc(' ', e->out);
+            putch(e, ' ');
             yaml_mapping(e, step, 4, true, true);
         } else {
             yaml_value(e, step, 2, false);
@@ -511,7 +546,7 @@ void emit_node(struct emitter *e, const struct ynode *node)
 
     if (e->format == EMIT_JSON) {
         json_value(e, node, 0, false);
-        fputc('\n', e->out);
+        putch(e, '\n');
     } else if (ynode_is_map(node)) {
         if (!ynode_len(node))
             put(e, "{}\n");
@@ -526,15 +561,15 @@ void emit_node(struct emitter *e, const struct ynode *node)
         s = scalar_text(node, &len);
         if (node && !ynode_is_string(node) && !memchr(s, '\n', len)) {
             putn(e, s, len);
-            fputc('\n', e->out);
+            putch(e, '\n');
         } else if (yscalar_style(s, len, false) == YS_LITERAL) {
             put_literal(e, s, len, 2);
         } else if (yscalar_style(s, len, false) == YS_PLAIN) {
             putn(e, s, len);
-            fputc('\n', e->out);
+            putch(e, '\n');
         } else {
             put_double_quoted(e, s, len, false);
-            fputc('\n', e->out);
+            putch(e, '\n');
         }
     }
 }

@@ -33,7 +33,11 @@ void emit_node(struct emitter *e, const struct ynode *node);
 /* Documents started so far. */
 unsigned emit_docs(const struct emitter *e);
 
-/* Non-zero when a write failed. */
-int emit_error(const struct emitter *e);
+/* Writes out what is gathered (the emitter writes in large blocks; destroying it
+ * flushes too). */
+void emit_flush(struct emitter *e);
+
+/* Flushes; non-zero when a write failed. */
+int emit_error(struct emitter *e);
 
 #endif
