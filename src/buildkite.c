@@ -7,26 +7,39 @@
 const char *const bk_label_keys[] = {"label", "name", NULL};
 const char *const bk_key_keys[] = {"key", "id", "identifier", NULL};
 
-static const char *const common_keys[] = {
-    "key", "id", "identifier", "depends_on", "allow_dependency_failure", "if", "branches",
-    "label", "name", "type", "if_changed", NULL};
-static const char *const command_keys[] = {
-    "command", "commands", "agents", "agent_query_rules", "env", "plugins", "artifact_paths",
-    "artifacts", "parallelism", "matrix", "skip", "soft_fail", "retry", "timeout_in_minutes",
-    "timeout", "priority", "concurrency", "concurrency_group", "concurrency_method",
-    "cancel_on_build_failing", "notify", "secrets", "cache", "checkout", "image", "signature",
-    NULL};
-static const char *const wait_keys[] = {"wait", "waiter", "continue_on_failure", NULL};
-static const char *const block_keys[] = {
-    "block", "input", "manual", "prompt", "fields", "blocked_state", "allowed_teams", NULL};
-static const char *const trigger_keys[] = {
-    "trigger", "build", "async", "skip", "soft_fail", "parallelism", NULL};
-static const char *const group_keys[] = {"group", "steps", "notify", "skip", NULL};
+/* A key name with its length: the lists are searched for every key of every step. */
+struct key {
+    const char *name;
+    size_t len;
+};
 
-static bool in_list(const char *const *list, const char *key, size_t len)
+#define K(s) {s, sizeof(s) - 1}
+
+static const struct key common_keys[] = {
+    K("key"), K("id"), K("identifier"), K("depends_on"), K("allow_dependency_failure"),
+    K("if"), K("branches"), K("label"), K("name"), K("type"), K("if_changed"), {NULL, 0}};
+static const struct key command_keys[] = {
+    K("command"), K("commands"), K("agents"), K("agent_query_rules"), K("env"),
+    K("plugins"), K("artifact_paths"), K("artifacts"), K("parallelism"), K("matrix"),
+    K("skip"), K("soft_fail"), K("retry"), K("timeout_in_minutes"), K("timeout"),
+    K("priority"), K("concurrency"), K("concurrency_group"), K("concurrency_method"),
+    K("cancel_on_build_failing"), K("notify"), K("secrets"), K("cache"), K("checkout"),
+    K("image"), K("signature"), {NULL, 0}};
+static const struct key wait_keys[] = {
+    K("wait"), K("waiter"), K("continue_on_failure"), {NULL, 0}};
+static const struct key block_keys[] = {
+    K("block"), K("input"), K("manual"), K("prompt"), K("fields"), K("blocked_state"),
+    K("allowed_teams"), {NULL, 0}};
+static const struct key trigger_keys[] = {
+    K("trigger"), K("build"), K("async"), K("skip"), K("soft_fail"), K("parallelism"),
+    {NULL, 0}};
+static const struct key group_keys[] = {
+    K("group"), K("steps"), K("notify"), K("skip"), {NULL, 0}};
+
+static bool in_list(const struct key *list, const char *key, size_t len)
 {
-    for (; *list; list++) {
-        if (strlen(*list) == len && memcmp(*list, key, len) == 0)
+    for (; list->name; list++) {
+        if (list->len == len && memcmp(list->name, key, len) == 0)
             return true;
     }
     return false;

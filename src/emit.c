@@ -294,7 +294,7 @@ static size_t step_key_rank(const struct ynode *k)
     if (!t)
         return n_order;
     for (size_t i = 0; i < n_order; i++) {
-        if (strlen(step_key_order[i]) == len && memcmp(step_key_order[i], t, len) == 0)
+        if (step_key_order[i][0] == t[0] && strcmp(step_key_order[i], t) == 0)
             return i;
     }
     return len == 5 && memcmp(t, "steps", 5) == 0 ? n_order + 1 : n_order;

@@ -1608,8 +1608,11 @@ static void pop(struct vctx *c, size_t old)
 static size_t push_index(struct vctx *c, size_t i)
 {
     char num[24];
-    int n = snprintf(num, sizeof(num), "%zu", i);
+    int n;
 
+    if (!c->errs)
+        return c->path_len;
+    n = snprintf(num, sizeof(num), "%zu", i);
     return push(c, num, (size_t)n);
 }
 

@@ -118,10 +118,8 @@ const char *ynode_scalar(const struct ynode *n, size_t *len)
     return n->u.scalar.text;
 }
 
-bool ynode_scalar_is(const struct ynode *n, const char *s)
+bool ynode_scalar_is_n(const struct ynode *n, const char *s, size_t len)
 {
-    size_t len = strlen(s);
-
     return ynode_is_scalar(n) && n->u.scalar.len == len && memcmp(n->u.scalar.text, s, len) == 0;
 }
 
@@ -194,18 +192,6 @@ long ynode_find(const struct ynode *map, const char *key, size_t len)
             return (long)i;
     }
     return -1;
-}
-
-struct ynode *ynode_get(const struct ynode *map, const char *key)
-{
-    long i = ynode_find(map, key, strlen(key));
-
-    return i < 0 ? NULL : map->u.map.pairs[i].value;
-}
-
-bool ynode_has(const struct ynode *map, const char *key)
-{
-    return ynode_find(map, key, strlen(key)) >= 0;
 }
 
 const char *ynode_get_any(const struct ynode *map, const char *const *keys, struct ynode **value)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* 1-based position in the input; line 0 = unknown. `file` numbers the input file (the
  * caller's list of names), so nodes moved between files still point home. */
@@ -103,8 +104,14 @@ static inline struct ynode *ynode_value(const struct ynode *map, size_t i) { ret
 /* Text of a scalar (NUL-terminated), or NULL for anything else. */
 const char *ynode_scalar(const struct ynode *n, size_t *len);
 
-/* True when `n` is a scalar whose text is exactly `s`. */
-bool ynode_scalar_is(const struct ynode *n, const char *s);
+/* True when `n` is a scalar whose text is exactly s[0..len). */
+bool ynode_scalar_is_n(const struct ynode *n, const char *s, size_t len);
+
+/* The same for a NUL-terminated `s` (inline: a literal's length is known at compile time). */
+static inline bool ynode_scalar_is(const struct ynode *n, const char *s)
+{
+    return ynode_scalar_is_n(n, s, strlen(s));
+}
 
 /* True for a scalar that must be typed as a string: quoted or block in the input, or
  * made by fanout. Plain input scalars are resolved by YAML's rules instead. */
@@ -126,11 +133,19 @@ const char *ynode_int_hint(const struct ynode *n);
  * `map` is not a mapping. */
 long ynode_find(const struct ynode *map, const char *key, size_t len);
 
-/* Value of `key` in mapping `map`, or NULL (also for a key whose value is missing). */
-struct ynode *ynode_get(const struct ynode *map, const char *key);
+/* Value of `key` in mapping `map`, or NULL. */
+static inline struct ynode *ynode_get(const struct ynode *map, const char *key)
+{
+    long i = ynode_find(map, key, strlen(key));
 
-/* True when `map` has `key` (with any value). */
-bool ynode_has(const struct ynode *map, const char *key);
+    return i < 0 ? NULL : map->u.map.pairs[i].value;
+}
+
+/* True when `map` has `key`. */
+static inline bool ynode_has(const struct ynode *map, const char *key)
+{
+    return ynode_find(map, key, strlen(key)) >= 0;
+}
 
 /* The first key of `keys` (a NULL-terminated list) present in `map`; its value in *value. */
 const char *ynode_get_any(const struct ynode *map, const char *const *keys, struct ynode **value);
