@@ -74,12 +74,32 @@ enum yscalar_type yscalar_type(const char *s, size_t len)
     return YS_STRING;
 }
 
+/* The words a YAML 1.1 or 1.2 reader takes for a null or a boolean. */
+static bool is_keyword(const char *s, size_t len)
+{
+    static const char *const words[] = {
+        "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+        "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+    };
+
+    if (len > 5)
+        return false;
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        if (words[i][0] == s[0] && strlen(words[i]) == len && memcmp(words[i], s, len) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool yscalar_misread(const char *s, size_t len)
 {
     if (len == 0)
         return true;
-    /* Every pattern starts with one of these characters. */
-    if (!strchr("~nNyYtTfFoO-+0123456789.=<", s[0]))
+    /* A text that starts with a letter can only be one of the words; numbers, dates and
+     * the rest start with a digit, a sign, a dot or one of ~ = <. */
+    if ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))
+        return is_keyword(s, len);
+    if (!strchr("~-+0123456789.=<", s[0]))
         return false;
     return matches(RX_MISREAD, s, len);
 }
