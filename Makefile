@@ -121,7 +121,9 @@ asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(patsubst %,$(ASAN)/repl
 	$(SANENV) FANOUT=$(ASAN)/fanout sh test/hostile/run.sh
 	@for t in $(FUZZ_TARGETS); do \
 	  set -- test/fuzz/regressions/$$t/*; [ -e "$$1" ] || continue; \
-	  printf 'fuzz regressions %s: ' $$t; $(SANENV) ./$(ASAN)/replay-$$t "$$@" || exit 1; \
+	  printf 'fuzz regressions %s: ' $$t; \
+	  ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=test/lsan.supp \
+	    ./$(ASAN)/replay-$$t "$$@" || exit 1; \
 	done
 
 # ---- fuzzing (clang's libFuzzer) ----
@@ -158,7 +160,7 @@ $(FUZZ)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(FUZZ)
 	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -Iinclude -c $< -o $@
 
 $(FUZZ)/fuzz-%: test/fuzz/fuzz_%.c $(FUZZ_COMMON) $(FUZZ_OBJ)
-	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/fuzz_common.c $(FUZZ_OBJ) $(DEPLIBS)
+	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer -DFUZZ_LIBFUZZER -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/fuzz_common.c $(FUZZ_OBJ) $(DEPLIBS)
 
 $(ASAN)/replay-%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(FUZZ_COMMON) $(ASAN_OBJ)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/replay.c test/fuzz/fuzz_common.c $(ASAN_OBJ) $(DEPLIBS)

@@ -2,6 +2,7 @@
 #ifndef FANOUT_FUZZ_H
 #define FANOUT_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,5 +27,13 @@ void fuzz_split(const uint8_t *data, size_t size, size_t *a_len, const uint8_t *
 
 /* /dev/null, opened once. */
 FILE *fuzz_null(void);
+
+/* True for an input the libFuzzer build leaves alone: libfyaml 0.7.12 leaks 512-1024
+ * bytes formatting a single-quoted scalar with six or more quotes in a row
+ * (notes/libraries.md section 5). LSan can only tell that leak by its function name,
+ * which needs the slow unwinder on every malloc (five times fewer executions), so the
+ * fuzzers skip such inputs; replay.c (built without FUZZ_LIBFUZZER) runs them with the
+ * slow unwinder and the suppression, so they are still checked for any other leak. */
+bool fuzz_skip(const uint8_t *data, size_t size);
 
 #endif

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t base_len, rest_len;
     struct diag *d;
 
-    if (size < 1)
+    if (size < 1 || fuzz_skip(data, size))
         return 0;
     memset(&opts, 0, sizeof(opts));
     opts.validate = true;

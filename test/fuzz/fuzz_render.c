@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path;
     uint8_t bits;
 
-    if (size < 1)
+    if (size < 1 || fuzz_skip(data, size))
         return 0;
     bits = data[0];
     memset(&opts, 0, sizeof(opts));

@@ -12,6 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path;
     struct diag *d;
 
+    if (fuzz_skip(data, size))
+        return 0;
     fuzz_split(data, size, &schema_len, &rest, &rest_len);
     fuzz_file_open(&schema, data, schema_len);
     fuzz_file_open(&instance, rest, rest_len);
