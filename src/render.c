@@ -31,14 +31,17 @@ struct run {
     uint64_t *digests;       /* of each input as pass 1 read it */
     struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
-    /* One pass when it can: pass 1 also writes the rendering to `spool`, rewriting
+    /* One pass when it can: pass 1 also feeds the rendering to the sink, rewriting
      * depends_on from the sharded keys seen so far (`early`). That rendering is right
      * when no reference named a sharded key defined after it, which the key index
-     * tells at the end; then pass 2 is a copy. NULL when given up (budget spent). */
+     * tells at the end; then no pass 2 is needed. NULL when given up (budget spent):
+     * the sink is reset then, and pass 2 feeds it again. */
     struct shardmap *early;
+    size_t early_hits; /* references pass 1 rewrote */
+    const struct render_sink *sink; /* the caller's, or `spooled` */
+    struct render_sink spooled;     /* the default: the emitter's text into `spool` */
     FILE *spool;
     struct emitter *spool_em;
-    size_t early_hits; /* references pass 1 rewrote */
     struct validator *out_check; /* the rendering against buildkite-rendered, or NULL */
     struct validator *in_check;  /* test-area input against testarea, or NULL */
     struct diag *out_findings;   /* held until the input is known clean */
@@ -174,13 +177,11 @@ static int produce(struct producer *p, struct stream_item *item)
 
 static void give_up_one_pass(struct run *r)
 {
-    emit_destroy(r->spool_em);
-    if (r->spool)
-        fclose(r->spool);
+    if (!r->early)
+        return;
     shardmap_destroy(r->early);
-    r->spool_em = NULL;
-    r->spool = NULL;
     r->early = NULL;
+    r->sink->reset(r->sink->user);
 }
 
 static int on_key(void *user, const char *key, size_t len, unsigned shards, struct ypos pos)
@@ -469,8 +470,8 @@ static int first_pass(struct run *r)
         if (rc == 0 && r->early && item.kind == STREAM_STEP &&
             depends_rewrite(item.doc, ynode_doc_root(item.doc), early_shards_of, r) != 0)
             rc = -1;
-        if (rc == 0 && r->spool_em)
-            emit_item(r->spool_em, &item);
+        if (rc == 0 && r->early && r->sink->item(r->sink->user, &item) != 0)
+            rc = -1;
         if (rc == 0 && r->out_check) {
             item.bare = false; /* the rendering puts a bare list under `steps:` */
             validator_item(r->out_check, &item);
@@ -513,7 +514,7 @@ static unsigned shards_of(void *user, const char *key, size_t len)
     return keyindex_next_reference(((struct run *)user)->keys);
 }
 
-static int emit_all(struct run *r, struct emitter *em)
+static int feed_all(struct run *r)
 {
     struct expand_ctx ctx = expand_ctx_for(r, false);
     struct producer p;
@@ -530,12 +531,34 @@ static int emit_all(struct run *r, struct emitter *em)
              depends_normalize(item.doc, ynode_doc_root(item.doc)) != 0 ||
              depends_rewrite(item.doc, ynode_doc_root(item.doc), shards_of, r) != 0))
             rc = -1;
-        else
-            emit_item(em, &item);
+        else if (r->sink->item(r->sink->user, &item) != 0)
+            rc = -1;
         ynode_doc_destroy(item.doc);
     }
     producer_fini(&p);
     return rc;
+}
+
+/* ---- the default sink: the canonical text, spooled ---- */
+
+static int spool_item(void *user, const struct stream_item *item)
+{
+    struct run *r = user;
+
+    emit_item(r->spool_em, item);
+    return 0;
+}
+
+/* Starts the spool over (pass 1's text was not the rendering after all). */
+static void spool_reset(void *user)
+{
+    struct run *r = user;
+
+    emit_destroy(r->spool_em);
+    if (r->spool)
+        fclose(r->spool);
+    r->spool = tmpfile();
+    r->spool_em = r->spool ? emit_create(r->spool, r->opts->format) : NULL;
 }
 
 /* Where the rendering goes: the caller's stream, or `-o FILE` through a temporary file. */
@@ -598,23 +621,24 @@ static bool inputs_unchanged(struct run *r)
     return true;
 }
 
-/* Renders again into a fresh spool, and writes it out only when the inputs did not
- * change: stdout cannot be taken back. */
+/* Feeds the sink again from a second read, and lets the rendering out only when the
+ * inputs did not change: stdout cannot be taken back. */
 static int second_pass(struct run *r)
 {
     bool ok;
 
-    give_up_one_pass(r);
-    r->spool = tmpfile();
-    r->spool_em = r->spool ? emit_create(r->spool, r->opts->format) : NULL;
-    if (!r->spool_em) {
+    if (r->early)
+        give_up_one_pass(r);
+    else
+        r->sink->reset(r->sink->user);
+    if (r->sink == &r->spooled && !r->spool_em) {
         diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
                     "cannot create a temporary file");
         return -1;
     }
     /* Everything was reported by pass 1; a message here would be a repeat. */
     diag_set_muted(r->diag, true);
-    ok = emit_all(r, r->spool_em) == 0;
+    ok = feed_all(r) == 0;
     diag_set_muted(r->diag, false);
     /* A change can also make pass 2 fail: it explains the failure best. */
     if (!inputs_unchanged(r))
@@ -622,10 +646,10 @@ static int second_pass(struct run *r)
     if (!ok) {
         diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
                     0, 0, "io", "rendering failed (%s); nothing was written",
-                    ferror(r->spool) ? "cannot write a temporary file" : "out of memory");
+                    r->spool && ferror(r->spool) ? "cannot write a temporary file" : "out of memory");
         return -1;
     }
-    return copy_spool(r);
+    return r->sink == &r->spooled ? copy_spool(r) : 0;
 }
 
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
@@ -660,10 +684,12 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
                  (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0], d));
     if (opts->validate && load_schemas(&r) != 0)
         goto done;
+    r.spooled = (struct render_sink){spool_item, spool_reset, &r};
+    r.sink = opts->sink ? opts->sink : &r.spooled;
+    if (!opts->sink)
+        spool_reset(&r);
     r.early = shardmap_create(RENDER_ONE_PASS_BUDGET);
-    r.spool = r.early ? tmpfile() : NULL;
-    r.spool_em = r.spool ? emit_create(r.spool, opts->format) : NULL;
-    if (!r.spool_em)
+    if (!opts->sink && !r.spool_em)
         give_up_one_pass(&r);
     first_pass(&r);
     for (size_t i = 0; i < r.n_sources; i++)
@@ -688,13 +714,20 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
                     "renders %zu jobs; Buildkite allows at most %d per build", r.jobs_total,
                     RENDER_JOBS_PER_BUILD);
     if (diag_exit_code(d, opts->strict) == 0) {
-        if (r.spool_em && r.early_hits == keyindex_sharded_references(r.keys))
-            copy_spool(&r);
-        else
+        bool one_pass = r.early && r.early_hits == keyindex_sharded_references(r.keys);
+
+        if (!one_pass)
             second_pass(&r);
+        else if (r.sink == &r.spooled)
+            copy_spool(&r);
+        if (opts->stats)
+            opts->stats->passes = one_pass ? 1 : 2;
     }
 done:
-    give_up_one_pass(&r);
+    shardmap_destroy(r.early);
+    emit_destroy(r.spool_em);
+    if (r.spool)
+        fclose(r.spool);
     rc = diag_exit_code(d, opts->strict);
     for (size_t i = 0; i < r.n_sources; i++)
         source_close(r.sources[i]);

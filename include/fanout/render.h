@@ -13,6 +13,7 @@
 
 #include "fanout/diag.h"
 #include "fanout/emit.h"
+#include "fanout/stream.h"
 #include "fanout/testarea.h"
 
 /* Buildkite's default limits (docs: platform/limits). */
@@ -32,6 +33,22 @@
 
 enum render_dialect { RENDER_AUTO, RENDER_BUILDKITE, RENDER_TESTAREA };
 
+/* Where a rendering goes, item by item, in place of the emitter (diff records steps
+ * this way). `item` gets every item of the rendering in order (steps expanded and
+ * depends_on rewritten; 0, or -1 after reporting); `reset` drops everything received
+ * so far: pass 1's items were not the rendering after all, and pass 2 sends them again. */
+struct render_sink {
+    int (*item)(void *user, const struct stream_item *item);
+    void (*reset)(void *user);
+    void *user;
+};
+
+/* Filled in by a successful render. */
+struct render_stats {
+    unsigned passes; /* reads of the input: 1, or 2 when a reference named a later
+                        sharded step (or the one-pass budget ran out) */
+};
+
 struct render_opts {
     enum render_dialect dialect; /* AUTO: test-area when the first file has a top-level `group` */
     enum ta_platform platform;   /* test-area input: which steps to render */
@@ -43,6 +60,8 @@ struct render_opts {
                                 (buildkite-rendered schema) */
     const char *output;      /* NULL: stdout */
     FILE *stream;            /* when set, the rendering goes here instead of `output` */
+    const struct render_sink *sink; /* when set, the items go here (output and stream unused) */
+    struct render_stats *stats;     /* filled in when set */
     enum diag_format error_format; /* of held-back messages, like the main diag's */
 };
 
