@@ -412,43 +412,6 @@ static void check_job_limit(struct run *r, struct ypos pos)
     r->jobs_in_doc = 0;
 }
 
-/* Writes one item (a STEP already expanded and rewritten). */
-static void emit_item(struct emitter *em, const struct stream_item *item)
-{
-    const struct ynode *steps = item->doc ? ynode_doc_root(item->doc) : NULL;
-
-    switch (item->kind) {
-    case STREAM_DOC_START:
-        emit_doc_start(em);
-        break;
-    case STREAM_PAIR:
-        emit_pair(em, steps);
-        break;
-    case STREAM_STEPS_START:
-        emit_steps_start(em);
-        break;
-    case STREAM_STEP:
-        for (size_t i = 0; i < ynode_len(steps); i++)
-            emit_step(em, ynode_item(steps, i));
-        break;
-    case STREAM_STEPS_END:
-        emit_steps_end(em);
-        break;
-    case STREAM_DOC_END:
-        emit_doc_end(em);
-        break;
-    }
-}
-
-/* Every rendering has a document, even an empty one. */
-static void emit_finish(struct emitter *em)
-{
-    if (emit_docs(em) == 0) {
-        emit_doc_start(em);
-        emit_doc_end(em);
-    }
-}
-
 static int first_pass(struct run *r)
 {
     struct producer p;

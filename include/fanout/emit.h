@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "fanout/stream.h"
 #include "fanout/ynode.h"
 
 enum emit_format { EMIT_YAML, EMIT_JSON };
@@ -26,6 +27,12 @@ void emit_steps_end(struct emitter *e);
 /* One rendered step (a mapping, or a scalar step such as "wait"). */
 void emit_step(struct emitter *e, const struct ynode *step);
 void emit_doc_end(struct emitter *e);
+
+/* One item of a rendering (a STEP already expanded and rewritten). */
+void emit_item(struct emitter *e, const struct stream_item *item);
+
+/* Ends a rendering: one that had no document gets an empty one (`steps: []`). */
+void emit_finish(struct emitter *e);
 
 /* Any node, with the same rules, at top level (used by tests and other commands). */
 void emit_node(struct emitter *e, const struct ynode *node);
