@@ -1,39 +1,97 @@
 #include "fanout/check.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/output.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/textdiff.h"
 #include "fanout/ynode.h"
 
+/* Whether two files hold the same bytes (read from their start). */
+static int same_bytes(FILE *a, FILE *b, bool *same)
+{
+    char ba[65536], bb[65536];
+    size_t na, nb;
+
+    if (fseeko(a, 0, SEEK_SET) != 0 || fseeko(b, 0, SEEK_SET) != 0)
+        return -1;
+    do {
+        na = fread(ba, 1, sizeof(ba), a);
+        nb = fread(bb, 1, sizeof(bb), b);
+        if (na != nb || memcmp(ba, bb, na) != 0) {
+            *same = false;
+            return ferror(a) || ferror(b) ? -1 : 0;
+        }
+    } while (na > 0);
+    *same = true;
+    return ferror(a) || ferror(b) ? -1 : 0;
+}
+
+/* Replaces `path` (atomically, its mode kept) with the contents of `from`. */
+static int write_copy(FILE *from, const char *path, struct diag *d)
+{
+    struct output *o = output_open(path, d);
+    char buf[65536];
+    size_t n;
+
+    if (!o)
+        return -1;
+    if (fseeko(from, 0, SEEK_SET) != 0) {
+        output_abort(o);
+        return -1;
+    }
+    while ((n = fread(buf, 1, sizeof(buf), from)) > 0) {
+        if (fwrite(buf, 1, n, output_stream(o)) != n)
+            break;
+    }
+    return output_commit(o);
+}
+
 int check_one(const char *const *sources, size_t n, const char *rendered,
               const struct render_opts *opts, bool write, FILE *out, struct diag *d)
 {
-    char *fresh = NULL, *old = NULL, *new_name = NULL;
-    size_t fresh_len = 0, old_len = 0;
-    bool missing;
-    int rc = render_to_memory(sources, n, opts, d, &fresh, &fresh_len);
+    struct render_opts o = *opts;
+    FILE *fresh = tmpfile(), *old = NULL;
+    char *new_name = NULL;
+    bool missing = false, same = false;
+    int rc;
 
-    if (rc != 0)
+    if (!fresh) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io", "cannot create a temporary file");
+        return DIAG_INPUT;
+    }
+    /* the rendering goes to a temporary file, whatever its size */
+    o.output = NULL;
+    o.stream = fresh;
+    rc = render_paths(sources, n, &o, d);
+    if (rc != 0 || fflush(fresh) != 0)
         goto done;
-    old = source_slurp(rendered, &old_len, &missing, d);
+    old = fopen(rendered, "rb");
+    if (!old && errno == ENOENT) {
+        missing = true;
+        old = fopen("/dev/null", "rb");
+    }
     if (!old) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
         rc = DIAG_INPUT;
         goto done;
     }
-    if (!missing && old_len == fresh_len && memcmp(old, fresh, old_len) == 0)
+    if (same_bytes(old, fresh, &same) != 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot read: %s", strerror(errno));
+        rc = DIAG_INPUT;
+        goto done;
+    }
+    if (same && !missing)
         goto done;
     if (write) {
-        struct render_opts o = *opts;
-
-        /* Straight into the file: output writes it atomically, its mode kept. */
-        o.output = rendered;
-        o.stream = NULL;
-        rc = render_paths(sources, n, &o, d);
-        if (rc == 0)
-            fprintf(stderr, "fanout: wrote %s\n", rendered);
+        if (write_copy(fresh, rendered, d) != 0) {
+            rc = DIAG_INPUT;
+            goto done;
+        }
+        fprintf(stderr, "fanout: wrote %s\n", rendered);
         goto done;
     }
     new_name = malloc(strlen(rendered) + sizeof(" (rendered now)"));
@@ -42,15 +100,16 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
         goto done;
     }
     sprintf(new_name, "%s (rendered now)", rendered);
-    rc = textdiff_unified(out, missing ? "/dev/null" : rendered, old, old_len, new_name, fresh,
-                          fresh_len) < 0 ? DIAG_INPUT : DIAG_FINDING;
+    rc = textdiff_files(out, missing ? "/dev/null" : rendered, old, new_name, fresh) < 0 ? DIAG_INPUT
+                                                                                       : DIAG_FINDING;
     diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale",
                 "%s; run 'fanout check --write' (or fanout render -o %s) to update it",
                 missing ? "does not exist" : "is stale", rendered);
 done:
     free(new_name);
-    free(fresh);
-    free(old);
+    if (old)
+        fclose(old);
+    fclose(fresh);
     return rc;
 }
 

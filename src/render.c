@@ -719,20 +719,3 @@ int render_paths(const char *const *specs, size_t n, const struct render_opts *o
     inputs_free(&in);
     return rc;
 }
-
-int render_to_memory(const char *const *specs, size_t n, const struct render_opts *opts,
-                     struct diag *d, char **text, size_t *len)
-{
-    struct render_opts o = *opts;
-    int rc;
-
-    *text = NULL;
-    *len = 0;
-    o.output = NULL;
-    o.stream = open_memstream(text, len);
-    if (!o.stream)
-        return DIAG_INPUT;
-    rc = render_paths(specs, n, &o, d);
-    fclose(o.stream);
-    return rc;
-}

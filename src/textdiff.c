@@ -190,7 +190,7 @@ static void put_line(FILE *out, char mark, const struct line *l)
 }
 
 static void hunk(FILE *out, const struct script *sc, size_t from, size_t to, const struct lines *A,
-                 const struct lines *B)
+                 const struct lines *B, size_t a_base, size_t b_base)
 {
     size_t a_start = sc->v[from].a, b_start = sc->v[from].b, a_count = 0, b_count = 0;
 
@@ -198,8 +198,8 @@ static void hunk(FILE *out, const struct script *sc, size_t from, size_t to, con
         a_count += sc->v[i].op != INS;
         b_count += sc->v[i].op != DEL;
     }
-    fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", a_count ? a_start + 1 : a_start, a_count,
-            b_count ? b_start + 1 : b_start, b_count);
+    fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", a_base + (a_count ? a_start + 1 : a_start), a_count,
+            b_base + (b_count ? b_start + 1 : b_start), b_count);
     for (size_t i = from; i < to; i++) {
         const struct edit *e = &sc->v[i];
 
@@ -212,33 +212,29 @@ static void hunk(FILE *out, const struct script *sc, size_t from, size_t to, con
     }
 }
 
-int textdiff_unified(FILE *out, const char *a_name, const char *a, size_t alen,
-                     const char *b_name, const char *b, size_t blen)
+/* The hunks of A against B; line numbers are shown `a_base`/`b_base` further on (the
+ * texts are the middle of longer ones). 0, or -1 when out of memory. */
+static int hunks(FILE *out, const struct lines *A, const struct lines *B, size_t a_base,
+                 size_t b_base)
 {
-    struct lines A = {0}, B = {0};
     struct script sc = {0};
     size_t pre = 0, suf = 0;
     int rc = -1;
 
-    if (alen == blen && memcmp(a, b, alen) == 0)
-        return 0;
-    if (split(a, alen, &A) != 0 || split(b, blen, &B) != 0)
-        goto done;
-    while (pre < A.n && pre < B.n && same(&A.v[pre], &B.v[pre]))
+    while (pre < A->n && pre < B->n && same(&A->v[pre], &B->v[pre]))
         pre++;
-    while (suf < A.n - pre && suf < B.n - pre && same(&A.v[A.n - 1 - suf], &B.v[B.n - 1 - suf]))
+    while (suf < A->n - pre && suf < B->n - pre && same(&A->v[A->n - 1 - suf], &B->v[B->n - 1 - suf]))
         suf++;
     for (size_t i = 0; i < pre; i++) {
         if (push(&sc, EQ, i, i) != 0)
             goto done;
     }
-    if (myers(&A, pre, A.n - suf, &B, pre, B.n - suf, &sc) != 0)
+    if (myers(A, pre, A->n - suf, B, pre, B->n - suf, &sc) != 0)
         goto done;
     for (size_t i = 0; i < suf; i++) {
-        if (push(&sc, EQ, A.n - suf + i, B.n - suf + i) != 0)
+        if (push(&sc, EQ, A->n - suf + i, B->n - suf + i) != 0)
             goto done;
     }
-    fprintf(out, "--- %s\n+++ %s\n", a_name, b_name);
     /* hunks: runs of changes with up to CONTEXT equal lines around them, merged when
      * their contexts touch */
     for (size_t i = 0; i < sc.n;) {
@@ -257,13 +253,217 @@ int textdiff_unified(FILE *out, const char *a_name, const char *a, size_t alen,
                 break;
         }
         end = last_change + 1 + CONTEXT < sc.n ? last_change + 1 + CONTEXT : sc.n;
-        hunk(out, &sc, start, end, &A, &B);
+        hunk(out, &sc, start, end, A, B, a_base, b_base);
         i = end;
     }
-    rc = 1;
+    rc = 0;
 done:
-    free(A.v);
-    free(B.v);
     free(sc.v);
+    return rc;
+}
+
+/* ---- two files, in bounded memory ---- */
+
+/* One side of a file diff: what is known about the file and where its parts are. */
+struct file_side {
+    FILE *fp;
+    off_t size;
+    off_t prefix_end;       /* byte offset where the first differing line starts */
+    off_t ctx[CONTEXT];     /* offsets of the last CONTEXT prefix lines (a ring) */
+    off_t middle_end;       /* where the common suffix (whole lines) starts */
+    size_t lines_before;    /* lines in the common prefix */
+};
+
+static int read_at(FILE *fp, off_t off, char *buf, size_t n)
+{
+    return fseeko(fp, off, SEEK_SET) == 0 && fread(buf, 1, n, fp) == n ? 0 : -1;
+}
+
+/* The common prefix in whole lines: line by line, up to the first that differs. */
+static int common_prefix(struct file_side *a, struct file_side *b)
+{
+    char *la = NULL, *lb = NULL;
+    size_t ca = 0, cb = 0, n = 0;
+    off_t off = 0;
+
+    if (fseeko(a->fp, 0, SEEK_SET) != 0 || fseeko(b->fp, 0, SEEK_SET) != 0)
+        return -1;
+    for (;;) {
+        ssize_t na = getline(&la, &ca, a->fp), nb = getline(&lb, &cb, b->fp);
+
+        if (na < 0 || nb < 0 || na != nb || memcmp(la, lb, (size_t)na) != 0 || la[na - 1] != '\n')
+            break;
+        a->ctx[n % CONTEXT] = b->ctx[n % CONTEXT] = off;
+        off += na;
+        n++;
+    }
+    free(la);
+    free(lb);
+    a->prefix_end = b->prefix_end = off;
+    a->lines_before = b->lines_before = n;
+    return ferror(a->fp) || ferror(b->fp) ? -1 : 0;
+}
+
+/* The common suffix in whole lines, after the prefix in both files. */
+static int common_suffix(struct file_side *a, struct file_side *b)
+{
+    char ba[8192], bb[8192];
+    off_t room = a->size - a->prefix_end < b->size - b->prefix_end ? a->size - a->prefix_end
+                                                                   : b->size - b->prefix_end;
+    off_t len = 0, align;
+
+    while (len < room) {
+        size_t n = room - len < (off_t)sizeof(ba) ? (size_t)(room - len) : sizeof(ba), i;
+
+        if (read_at(a->fp, a->size - len - (off_t)n, ba, n) != 0 ||
+            read_at(b->fp, b->size - len - (off_t)n, bb, n) != 0)
+            return -1;
+        for (i = n; i > 0 && ba[i - 1] == bb[i - 1]; i--)
+            ;
+        len += (off_t)(n - i);
+        if (i > 0)
+            break;
+    }
+    /* whole lines: unless both sides break a line right before it, the suffix starts
+     * after its first newline */
+    align = 0;
+    if (len > 0) {
+        char before_a = '\n', before_b = '\n';
+
+        if (a->size - len > a->prefix_end && read_at(a->fp, a->size - len - 1, &before_a, 1) != 0)
+            return -1;
+        if (b->size - len > b->prefix_end && read_at(b->fp, b->size - len - 1, &before_b, 1) != 0)
+            return -1;
+        while (align < len && !(before_a == '\n' && before_b == '\n')) {
+            size_t n = len - align < (off_t)sizeof(ba) ? (size_t)(len - align) : sizeof(ba);
+            char *nl;
+
+            if (read_at(a->fp, a->size - len + align, ba, n) != 0)
+                return -1;
+            nl = memchr(ba, '\n', n);
+            if (nl) {
+                align += (nl - ba) + 1;
+                break;
+            }
+            align += (off_t)n;
+        }
+    }
+    a->middle_end = a->size - len + align;
+    b->middle_end = b->size - len + align;
+    return 0;
+}
+
+/* Reads [from, to) of a file, extended by up to CONTEXT whole lines after it. */
+static char *read_span(FILE *fp, off_t from, off_t to, size_t *len)
+{
+    char *buf = NULL, *line = NULL;
+    size_t cap = 0, used, lines = 0;
+    ssize_t n;
+
+    used = (size_t)(to - from);
+    if (!(buf = malloc(used + 1)) || read_at(fp, from, buf, used) != 0) {
+        free(buf);
+        return NULL;
+    }
+    while (lines < CONTEXT && (n = getline(&line, &cap, fp)) > 0) {
+        char *grown = realloc(buf, used + (size_t)n + 1);
+
+        if (!grown) {
+            free(buf);
+            free(line);
+            return NULL;
+        }
+        buf = grown;
+        memcpy(buf + used, line, (size_t)n);
+        used += (size_t)n;
+        lines++;
+    }
+    free(line);
+    *len = used;
+    return buf;
+}
+
+/* Lines of [from, to) of a file (to < 0: up to CONTEXT lines from `from` on), written
+ * with `mark` when `out` is not NULL; how many there were. */
+static size_t lines_of(FILE *out, FILE *fp, off_t from, off_t to, char mark)
+{
+    char *line = NULL;
+    size_t cap = 0, count = 0;
+    ssize_t n;
+
+    if (fseeko(fp, from, SEEK_SET) != 0)
+        return 0;
+    while ((to < 0 ? count < CONTEXT : from < to) && (n = getline(&line, &cap, fp)) > 0) {
+        struct line l = {line, (size_t)n, false};
+
+        if (line[n - 1] == '\n') {
+            l.len--;
+            l.newline = true;
+        }
+        if (out)
+            put_line(out, mark, &l);
+        from += n;
+        count++;
+    }
+    free(line);
+    return count;
+}
+
+/* Writes the middle as one hunk: everything old out, everything new in (a middle too
+ * large to search for the shortest edit), with the context around it from the old side. */
+static void stream_hunk(FILE *out, struct file_side *a, struct file_side *b, off_t a_from, size_t base)
+{
+    size_t before = lines_of(NULL, a->fp, a_from, a->prefix_end, ' ');
+    size_t del = lines_of(NULL, a->fp, a->prefix_end, a->middle_end, '-');
+    size_t add = lines_of(NULL, b->fp, b->prefix_end, b->middle_end, '+');
+    size_t after = lines_of(NULL, a->fp, a->middle_end, -1, ' ');
+    size_t a_count = before + del + after, b_count = before + add + after;
+
+    fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", base + (a_count ? 1 : 0), a_count, base + (b_count ? 1 : 0),
+            b_count);
+    lines_of(out, a->fp, a_from, a->prefix_end, ' ');
+    lines_of(out, a->fp, a->prefix_end, a->middle_end, '-');
+    lines_of(out, b->fp, b->prefix_end, b->middle_end, '+');
+    lines_of(out, a->fp, a->middle_end, -1, ' ');
+}
+
+int textdiff_files(FILE *out, const char *a_name, FILE *a, const char *b_name, FILE *b)
+{
+    struct file_side A = {.fp = a}, B = {.fp = b};
+    size_t ctx = 0, alen = 0, blen = 0;
+    off_t a_from, b_from;
+    char *ta = NULL, *tb = NULL;
+    struct lines la = {0}, lb = {0};
+    int rc = -1;
+
+    if (fseeko(a, 0, SEEK_END) != 0 || fseeko(b, 0, SEEK_END) != 0)
+        return -1;
+    A.size = ftello(a);
+    B.size = ftello(b);
+    if (common_prefix(&A, &B) != 0)
+        return -1;
+    if (A.prefix_end == A.size && B.prefix_end == B.size)
+        return 0;
+    if (common_suffix(&A, &B) != 0)
+        return -1;
+    /* up to CONTEXT prefix lines go along, as context */
+    ctx = A.lines_before < CONTEXT ? A.lines_before : CONTEXT;
+    a_from = ctx ? A.ctx[(A.lines_before - ctx) % CONTEXT] : A.prefix_end;
+    b_from = ctx ? B.ctx[(B.lines_before - ctx) % CONTEXT] : B.prefix_end;
+    fprintf(out, "--- %s\n+++ %s\n", a_name, b_name);
+    if (A.middle_end - a_from > TEXTDIFF_FILE_MIDDLE || B.middle_end - b_from > TEXTDIFF_FILE_MIDDLE) {
+        stream_hunk(out, &A, &B, a_from, A.lines_before - ctx);
+        rc = ferror(a) || ferror(b) ? -1 : 1;
+        goto done;
+    }
+    if (!(ta = read_span(a, a_from, A.middle_end, &alen)) || !(tb = read_span(b, b_from, B.middle_end, &blen)) ||
+        split(ta, alen, &la) != 0 || split(tb, blen, &lb) != 0)
+        goto done;
+    rc = hunks(out, &la, &lb, A.lines_before - ctx, B.lines_before - ctx) == 0 ? 1 : -1;
+done:
+    free(ta);
+    free(tb);
+    free(la.v);
+    free(lb.v);
     return rc;
 }

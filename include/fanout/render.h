@@ -71,9 +71,4 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
 /* render_run on `specs`: files, directories (their YAML files, in path order) or "-". */
 int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d);
 
-/* Renders `specs` (files, directories or "-") into a malloc'd buffer (*text, *len) the
- * caller frees; `opts->output` and `opts->stream` are ignored. Returns the exit code. */
-int render_to_memory(const char *const *specs, size_t n, const struct render_opts *opts,
-                     struct diag *d, char **text, size_t *len);
-
 #endif

@@ -5,15 +5,31 @@
 #include "fanout/textdiff.h"
 #include "unit.h"
 
-static char *diff(const char *a, const char *b, int *rc)
+static FILE *file_of(const char *text, size_t len)
+{
+    FILE *fp = tmpfile();
+
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(text, 1, len, fp), len);
+    return fp;
+}
+
+static char *diff_n(const char *a, size_t alen, const char *b, size_t blen, int *rc)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
+    FILE *fp = open_memstream(&buf, &len), *fa = file_of(a, alen), *fb = file_of(b, blen);
 
-    *rc = textdiff_unified(fp, "a", a, strlen(a), "b", b, strlen(b));
+    *rc = textdiff_files(fp, "a", fa, "b", fb);
     fclose(fp);
+    fclose(fa);
+    fclose(fb);
     return buf;
+}
+
+static char *diff(const char *a, const char *b, int *rc)
+{
+    return diff_n(a, strlen(a), b, strlen(b), rc);
 }
 
 START_TEST(equal_texts)
@@ -81,6 +97,36 @@ START_TEST(very_different)
 }
 END_TEST
 
+/* A middle larger than TEXTDIFF_FILE_MIDDLE is one hunk, read and written line by line:
+ * the context around it and every old and new line, with the right line numbers. */
+START_TEST(large_middle_streams)
+{
+    size_t n = TEXTDIFF_FILE_MIDDLE / 8 + 1000, alen = 0, blen = 0;
+    char *a = malloc(n * 16 + 64), *b = malloc(n * 16 + 64), *out, want[128];
+    int rc;
+
+    alen += (size_t)sprintf(a, "p1\np2\np3\np4\n");
+    blen += (size_t)sprintf(b, "p1\np2\np3\np4\n");
+    for (size_t i = 0; i < n; i++) {
+        alen += (size_t)sprintf(a + alen, "old %zu\n", i);
+        blen += (size_t)sprintf(b + blen, "new %zu\n", i);
+    }
+    alen += (size_t)sprintf(a + alen, "s1\ns2\ns3\ns4");
+    blen += (size_t)sprintf(b + blen, "s1\ns2\ns3\ns4");
+    out = diff_n(a, alen, b, blen, &rc);
+    ck_assert_int_eq(rc, 1);
+    snprintf(want, sizeof(want), "--- a\n+++ b\n@@ -2,%zu +2,%zu @@\n p2\n p3\n p4\n-old 0\n", n + 6, n + 6);
+    ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "%.200s", out);
+    ck_assert_ptr_nonnull(strstr(out, "\n-old 1\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\n+new 0\n"));
+    snprintf(want, sizeof(want), "\n+new %zu\n s1\n s2\n s3\n", n - 1);
+    ck_assert_str_eq(out + strlen(out) - strlen(want), want);
+    free(out);
+    free(a);
+    free(b);
+}
+END_TEST
+
 Suite *textdiff_suite(void)
 {
     Suite *s = suite_create("textdiff");
@@ -90,6 +136,7 @@ Suite *textdiff_suite(void)
     tcase_add_test(tc, one_hunk_with_context);
     tcase_add_test(tc, separate_hunks_and_edges);
     tcase_add_test(tc, very_different);
+    tcase_add_test(tc, large_middle_streams);
     suite_add_tcase(s, tc);
     return s;
 }
