@@ -3,7 +3,7 @@
 
 CC      ?= cc
 PKGS    := libfyaml libpcre2-8
-DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev check pkg-config time
+DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev check pkg-config time valgrind
 PKG_CONFIG ?= pkg-config
 
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
@@ -25,7 +25,7 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps demo test unit e2e conformance hostile asan bench clean install fuzz fuzz-deps
+.PHONY: all deps demo test unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
 
 all: $(BUILD)/fanout
 
@@ -33,7 +33,8 @@ all: $(BUILD)/fanout
 # so it is a no-op on a prepared machine and needs root (or sudo) only the first time.
 deps:
 	@if ! command -v $(PKG_CONFIG) >/dev/null 2>&1 || \
-	    ! $(PKG_CONFIG) --exists $(PKGS) check || ! command -v fy-tool >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then \
+	    ! $(PKG_CONFIG) --exists $(PKGS) check || ! command -v fy-tool >/dev/null 2>&1 || [ ! -x /usr/bin/time ] || \
+	    ! command -v valgrind >/dev/null 2>&1; then \
 	  echo "deps: installing $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \
@@ -91,12 +92,12 @@ demo: deps $(BUILD)/fanout
 	@$(BUILD)/fanout render fixtures/demo/pipeline.yml
 
 # The whole suite: unit, end-to-end, conformance and hostile-input tests, then all again
-# under ASan+UBSan with the fuzzers' regressions. On CI (CI set) also a short run of every
-# fuzz target, so that no harness rots.
+# under ASan+UBSan with the fuzzers' regressions. On CI (CI set) also the instruction
+# budget and a short run of every fuzz target, so that no harness rots.
 test: deps
 	@$(MAKE) --no-print-directory unit e2e conformance hostile
 	@$(MAKE) --no-print-directory asan
-	@if [ -n "$${CI:-}" ]; then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-20}; fi
+	@if [ -n "$${CI:-}" ]; then $(MAKE) --no-print-directory bench-instr fuzz FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-20}; fi
 
 unit: $(BUILD)/unit
 	CK_DEFAULT_TIMEOUT=30 ./$(BUILD)/unit
@@ -179,6 +180,10 @@ fuzz: deps fuzz-deps
 
 bench: deps $(BUILD)/fanout
 	sh bench/bench.sh
+
+# Instruction counts (callgrind) against bench/instr-budget.txt: fails 5% over budget.
+bench-instr: deps $(BUILD)/fanout
+	sh bench/instr.sh
 
 # fanout on PATH (the pre-commit hooks need it) and its man page.
 install: $(BUILD)/fanout

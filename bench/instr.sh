@@ -1,0 +1,49 @@
+#!/bin/sh
+# make bench-instr: the instructions fanout executes, counted by valgrind's callgrind,
+# for rendering the vLLM test areas and a 1 MB synthetic pipeline, against the budget in
+# bench/instr-budget.txt. Counts are exact and repeatable for one binary, its inputs and
+# its libraries (times are not): a count more than 5% over budget fails. glibc is told to
+# pick its baseline string functions, so the count does not depend on the CPU's
+# extensions. UPDATE=1 writes the measured counts as the new budget.
+set -eu
+FANOUT=${FANOUT:-build/fanout}
+BUDGET=bench/instr-budget.txt
+OUT=bench/out
+mkdir -p "$OUT"
+cc -O2 -o "$OUT/gen" bench/gen.c
+[ -f "$OUT/pipeline-1000000.yml" ] || "$OUT/gen" 1000000 >"$OUT/pipeline-1000000.yml"
+TA=../shared/corpus/vllm/test_areas
+export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX,-AVX512F,-AVX512BW,-AVX512VL,-BMI2,-ERMS,-FSRM,-SSE4_2,-SSSE3,-SSE4_1
+
+count() { # count NAME ARGS...: prints "NAME instructions"
+    name=$1
+    shift
+    valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$name" "$FANOUT" "$@" >/dev/null 2>&1 || true
+    printf '%s %s\n' "$name" "$(callgrind_annotate "$OUT/callgrind.$name" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')"
+}
+
+{
+    count render-test-areas render "$TA"
+    count render-1mb render "$OUT/pipeline-1000000.yml"
+} >"$OUT/instr.txt"
+
+if [ -n "${UPDATE:-}" ]; then
+    cp "$OUT/instr.txt" "$BUDGET"
+    echo "bench-instr: budget written to $BUDGET"
+    cat "$BUDGET"
+    exit 0
+fi
+fail=0
+while read -r name got; do
+    want=$(awk -v n="$name" '$1 == n { print $2 }' "$BUDGET")
+    if [ -z "$want" ]; then
+        echo "bench-instr: $name has no budget in $BUDGET (make bench-instr UPDATE=1)"; fail=1; continue
+    fi
+    verdict=$(awk -v g="$got" -v w="$want" 'BEGIN {
+        r = g / w
+        v = r > 1.05 ? "OVER" : (r < 0.95 ? "under (lower the budget: make bench-instr UPDATE=1)" : "ok")
+        printf "%+.1f%% %s", (r - 1) * 100, v }')
+    printf 'bench-instr: %-18s %12s instructions, budget %12s: %s\n' "$name" "$got" "$want" "$verdict"
+    case "$verdict" in *OVER*) fail=1 ;; esac
+done <"$OUT/instr.txt"
+exit $fail
