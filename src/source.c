@@ -433,6 +433,12 @@ void source_close(struct source *src)
     free(src);
 }
 
+void source_detach(struct source *src)
+{
+    free(src->buf);
+    src->buf = NULL;
+}
+
 void source_progress(struct source *src, unsigned line, unsigned col)
 {
     src->unbroken = 0;
@@ -457,7 +463,7 @@ bool source_failed(const struct source *src)
 
 int source_attach(struct source *src, struct fy_parser *fyp)
 {
-    /* Not zeroed, and not before it is needed: a render opens all of its inputs at once. */
+    /* Not zeroed, and only while read: a render opens all of its inputs at once. */
     if (!src->buf && !(src->buf = malloc(READ_BUFFER))) {
         diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "internal", "out of memory");
         return -1;

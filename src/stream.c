@@ -587,6 +587,7 @@ void stream_close(struct stream *s)
         fy_parser_destroy(s->fyp);
     if (s->fydiag)
         fy_diag_destroy(s->fydiag);
+    source_detach(s->src);
     free(s);
 }
 

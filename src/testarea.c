@@ -451,12 +451,12 @@ static int add_amd_step(struct testarea *ta, const struct ynode *parent, const s
     return 0;
 }
 
-/* Checks one step and files it: its own copy in `steps`, its mirror in the AMD group. */
-static int add_step(struct testarea *ta, const struct ynode *step, struct ynode_doc *doc,
-                    struct ynode *steps)
+/* Checks one step and files it: itself in `steps` (its document `item` is taken into
+ * `doc`, no copy), its mirror in the AMD group. */
+static int add_step(struct testarea *ta, struct ynode *step, struct ynode_doc *item,
+                    struct ynode_doc *doc, struct ynode *steps)
 {
     const struct ynode *overrides;
-    struct ynode *copy;
     bool amd_device;
 
     if (!ynode_is_map(step))
@@ -471,13 +471,13 @@ static int add_step(struct testarea *ta, const struct ynode *step, struct ynode_
         return -1;
     if (!platform_wants(ta, amd_device))
         return 0;
-    copy = ynode_copy(doc, step);
-    if (!copy || ynode_append(doc, steps, copy) != 0)
+    if (ynode_append(doc, steps, step) != 0)
         return out_of_memory(ta, step);
-    ynode_remove(copy, "mirror");
+    ynode_doc_adopt(doc, item);
+    ynode_remove(step, "mirror");
     if (ta->upload)
-        drop_dialect_fields(copy);
-    return 0;
+        drop_dialect_fields(step);
+    return 1;
 }
 
 /* Like vLLM's generator: a step whose depends_on is missing, null or empty takes the
@@ -554,7 +554,11 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
             break;
         }
         case STREAM_STEP:
-            rc = add_step(ta, ynode_item(root, 0), file_doc, steps);
+            rc = add_step(ta, ynode_item(root, 0), item.doc, file_doc, steps);
+            if (rc > 0) { /* the step's document now belongs to the file's */
+                item.doc = NULL;
+                rc = 0;
+            }
             break;
         case STREAM_STEPS_END:
         case STREAM_DOC_END:

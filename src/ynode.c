@@ -8,7 +8,7 @@
 /* Chunks grow from the first size by doubling, so a document of any size costs a few
  * mallocs; first-size chunks are kept for the next document (a render makes one small
  * document per step). */
-#define CHUNK_FIRST 8192u
+#define CHUNK_FIRST 4096u
 #define CHUNK_MAX (1u << 20)
 #define CHUNK_CACHE 16
 
@@ -95,6 +95,25 @@ void *ynode_doc_alloc(struct ynode_doc *doc, size_t size)
     p = (char *)c->data + c->used;
     c->used += size;
     return p;
+}
+
+void ynode_doc_adopt(struct ynode_doc *doc, struct ynode_doc *other)
+{
+    struct chunk **tail = &doc->chunks;
+
+    if (!other)
+        return;
+    /* behind the current chunk, which keeps taking new allocations */
+    if (*tail)
+        tail = &(*tail)->next;
+    while (other->chunks) {
+        struct chunk *c = other->chunks;
+
+        other->chunks = c->next;
+        c->next = *tail;
+        *tail = c;
+    }
+    free(other);
 }
 
 struct ynode *ynode_doc_root(const struct ynode_doc *doc)

@@ -41,6 +41,9 @@ void source_progress(struct source *src, unsigned line, unsigned col);
  * input that did not change give the same digest. */
 uint64_t source_digest(const struct source *src);
 
+/* The parser is done with the input: its read buffer goes (the next attach makes one). */
+void source_detach(struct source *src);
+
 /* True once a bad byte was seen (and reported) since the last attach. */
 bool source_failed(const struct source *src);
 

@@ -70,6 +70,10 @@ struct ynode_doc;
 struct ynode_doc *ynode_doc_create(void);
 void ynode_doc_destroy(struct ynode_doc *doc);
 
+/* Takes `other`'s memory into `doc` (and frees `other`): nodes of `other` may then be
+ * linked into `doc`'s tree, and live as long as `doc` does. */
+void ynode_doc_adopt(struct ynode_doc *doc, struct ynode_doc *other);
+
 struct ynode *ynode_doc_root(const struct ynode_doc *doc);
 void ynode_doc_set_root(struct ynode_doc *doc, struct ynode *root);
 
