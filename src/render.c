@@ -34,8 +34,10 @@ struct run {
     /* One pass when it can: pass 1 also feeds the rendering to the sink, rewriting
      * depends_on from the sharded keys seen so far (`early`). That rendering is right
      * when no reference named a sharded key defined after it, which the key index
-     * tells at the end; then no pass 2 is needed. NULL when given up (budget spent):
-     * the sink is reset then, and pass 2 feeds it again. */
+     * tells at the end; then no pass 2 is needed. `early` holds the most recent
+     * sharded keys (a bounded cache: a key it forgot is a miss that the count of
+     * rewrites notices). NULL when given up (memory out): the sink is reset then, and
+     * pass 2 feeds it again. */
     struct shardmap *early;
     size_t early_hits; /* references pass 1 rewrote */
     const struct render_sink *sink; /* the caller's, or `spooled` */

@@ -31,56 +31,91 @@ START_TEST(fifteen_thousand_keys_fit)
 }
 END_TEST
 
-/* Past the budget the map refuses, and what it holds stays right. */
-START_TEST(refuses_past_the_budget)
+/* Past the budget the map forgets its oldest keys, never the most recent ones, and what
+ * it holds stays right. */
+START_TEST(forgets_the_oldest_past_the_budget)
 {
-    struct shardmap *m = shardmap_create(64 * 1024);
+    struct shardmap *m = shardmap_create(RENDER_ONE_PASS_BUDGET);
     char key[32];
-    int i;
+    int n;
 
-    for (i = 0; i < 100000; i++) {
-        int n = snprintf(key, sizeof(key), "k%d", i);
-
-        if (shardmap_put(m, key, (size_t)n, (unsigned)(i % 7) + 1) != 0)
-            break;
+    for (int i = 0; i < 100000; i++) {
+        n = snprintf(key, sizeof(key), "step-%d", i);
+        ck_assert_int_eq(shardmap_put(m, key, (size_t)n, (unsigned)(i % 7) + 1), 0);
+        ck_assert_uint_le(shardmap_count(m), 24576);
     }
-    ck_assert_int_gt(i, 1000);
-    ck_assert_int_lt(i, 100000);
-    for (int j = 0; j < i; j++) {
-        int n = snprintf(key, sizeof(key), "k%d", j);
-
-        ck_assert_uint_eq(shardmap_get(m, key, (size_t)n), (unsigned)(j % 7) + 1);
+    for (int i = 100000 - 12288; i < 100000; i++) {
+        n = snprintf(key, sizeof(key), "step-%d", i);
+        ck_assert_uint_eq(shardmap_get(m, key, (size_t)n), (unsigned)(i % 7) + 1);
     }
+    ck_assert_uint_eq(shardmap_get(m, "step-0", 6), 0);
     shardmap_destroy(m);
 }
 END_TEST
 
-/* A pipeline with 15,000 sharded steps, each depended on by a later one, renders in
- * one pass (pass 1's rendering is used). */
-START_TEST(render_one_pass_at_fifteen_thousand)
+/* Renders `steps` sharded steps s0, s1 ...; every 100th depends on the step `back`
+ * before it (-1: on s0). Returns the passes taken; the rendering goes to `out`. */
+static unsigned render_passes(int steps, int back, FILE *out)
 {
     char path[] = "/tmp/fanout-onepass-XXXXXX";
     int fd = mkstemp(path);
     FILE *fp = fdopen(fd, "w");
     struct render_stats stats = {0};
-    struct render_opts opts = {.stats = &stats};
+    struct render_opts opts = {.stats = &stats, .stream = out};
     FILE *quiet = fopen("/dev/null", "w");
     struct diag *d = diag_create(quiet, DIAG_TEXT); /* the job-limit warnings */
     const char *paths[] = {path};
 
     fputs("steps:\n", fp);
-    for (int i = 0; i < 15000; i++)
-        fprintf(fp, "  - key: s%d\n    parallelism: 2\n    command: x\n%s", i,
-                i % 100 == 99 ? "    depends_on: s0\n" : "");
+    for (int i = 0; i < steps; i++) {
+        fprintf(fp, "  - key: s%d\n    parallelism: 2\n    command: x\n", i);
+        if (i % 100 == 99)
+            fprintf(fp, "    depends_on: s%d\n", back < 0 ? 0 : i - back);
+    }
     fclose(fp);
-    opts.stream = fopen("/dev/null", "w");
     ck_assert_int_le(render_run(paths, 1, &opts, d), 1); /* job-limit warnings only */
     ck_assert_int_eq(diag_has_input_error(d), 0);
-    ck_assert_uint_eq(stats.passes, 1);
-    fclose(opts.stream);
     diag_destroy(d);
     fclose(quiet);
     unlink(path);
+    return stats.passes;
+}
+
+/* 15,000 sharded steps, each 100th depending on the first: one pass (pass 1's
+ * rendering is used). */
+START_TEST(render_one_pass_at_fifteen_thousand)
+{
+    FILE *out = fopen("/dev/null", "w");
+
+    ck_assert_uint_eq(render_passes(15000, -1, out), 1);
+    fclose(out);
+}
+END_TEST
+
+/* 100,000 sharded steps whose references reach back 50 steps: still one pass. */
+START_TEST(render_one_pass_far_past_the_budget)
+{
+    FILE *out = fopen("/dev/null", "w");
+
+    ck_assert_uint_eq(render_passes(100000, 50, out), 1);
+    fclose(out);
+}
+END_TEST
+
+/* 30,000 sharded steps depending on the first, which the map has forgotten by then:
+ * pass 2 renders those references right. */
+START_TEST(render_two_passes_for_a_forgotten_key)
+{
+    FILE *out = tmpfile();
+    char line[256];
+    int rewritten = 0;
+
+    ck_assert_uint_eq(render_passes(30000, -1, out), 2);
+    rewind(out);
+    while (fgets(line, sizeof(line), out))
+        rewritten += strcmp(line, "      - s0-1\n") == 0;
+    ck_assert_int_eq(rewritten, 600); /* 300 references, each in both shards */
+    fclose(out);
 }
 END_TEST
 
@@ -91,7 +126,9 @@ Suite *shardmap_suite(void)
 
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, fifteen_thousand_keys_fit);
-    tcase_add_test(tc, refuses_past_the_budget);
+    tcase_add_test(tc, forgets_the_oldest_past_the_budget);
+    tcase_add_test(tc, render_one_pass_far_past_the_budget);
+    tcase_add_test(tc, render_two_passes_for_a_forgotten_key);
     tcase_add_test(tc, render_one_pass_at_fifteen_thousand);
     suite_add_tcase(s, tc);
     return s;
