@@ -1,5 +1,5 @@
 # Pass 1 writes the rendering as it checks, when every depends_on names a step before
-# it and the sharded keys fit the one-pass budget; otherwise pass 2 renders again.
+# it and the sharded key map still holds it; otherwise pass 2 renders again.
 # Every way must give the same bytes.
 set -eu
 gen() { # gen N: N steps, every other one sharded, some depending on an earlier one
@@ -15,8 +15,9 @@ gen() { # gen N: N steps, every other one sharded, some depending on an earlier 
 gen 20000 >backward.yml
 # the same steps behind one that names the last step: only pass 2 can rewrite that
 { echo "steps:"; printf '  - label: first\n    depends_on: step-19999\n    command: first\n'; tail -n +2 backward.yml; } >forward.yml
-# more sharded keys (30,000) than the one-pass budget holds: pass 1 gives up midway
-gen 60000 >big.yml
+# 30,000 sharded keys, more than the map holds, and a last step that names the first
+# sharded one, which the map has forgotten by then: pass 2 renders it
+{ gen 60000; printf '  - label: last\n    depends_on: step-1\n    command: last\n'; } >big.yml
 "$FANOUT" render backward.yml >a.yml 2>/dev/null
 "$FANOUT" render forward.yml >b.yml 2>/dev/null
 "$FANOUT" render big.yml >c.yml 2>/dev/null
@@ -28,4 +29,5 @@ tail -n +2 a.yml | cmp - rest.yml
 # c.yml starts with a.yml
 head -n "$(wc -l <a.yml)" c.yml | cmp - a.yml
 [ "$(grep -c '^    key: ' c.yml)" = 90000 ]
+tail -n 4 c.yml | grep -q '^      - step-1-1$'
 grep -q '^      - step-3-1$' a.yml
