@@ -1,74 +1,156 @@
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "fanout/yscalar.h"
 
-#include <pcre2.h>
+#include <stdbool.h>
 #include <string.h>
 
-/* YAML 1.2 core schema, per type. */
-static const char CORE_NULL[] = "^(?:~|null|Null|NULL|)$";
-static const char CORE_BOOL[] = "^(?:true|True|TRUE|false|False|FALSE)$";
-static const char CORE_INT[] = "^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$";
-static const char CORE_FLOAT[] =
-    "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-    "|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$";
-/* Everything a YAML 1.1 or 1.2 reader would not take as a string. */
-static const char MISREAD[] =
-    "^(?:~|null|Null|NULL"
-    "|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
-    "|[-+]?[0-9][0-9_]*"                           /* decimal (and 1.1 octal 0123) */
-    "|[-+]?0b[01_]+|0o[0-7_]+|[-+]?0x[0-9a-fA-F_]+" /* binary, octal, hex */
-    "|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\\.[0-9_]*)?" /* 1.1 sexagesimal 1:20:30 */
-    "|[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*(?:[eE][-+]?[0-9]+)?" /* floats */
-    "|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"
-    "|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)"
-    "|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt \\t].*)?" /* 1.1 timestamps */
-    "|=|<<)$";
+/* The number and date forms are scanned by hand: they are a handful of character runs,
+ * and a regex engine cost a JIT compile and its pages in every run (a tenth of the
+ * time of a small render). test_yscalar.c checks these scanners against the regular
+ * expressions of the YAML 1.1 and 1.2 specifications on every string of a dense set. */
 
-enum { RX_NULL, RX_BOOL, RX_INT, RX_FLOAT, RX_MISREAD, RX_COUNT };
+/* A cursor over s[0..len). */
+struct scan {
+    const char *p, *end;
+};
 
-static pcre2_code *compiled[RX_COUNT];
-static pcre2_match_data *match_data;
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_digit_(char c) { return is_digit(c) || c == '_'; }
+static bool is_bin_(char c) { return c == '0' || c == '1' || c == '_'; }
+static bool is_oct(char c) { return c >= '0' && c <= '7'; }
+static bool is_oct_(char c) { return is_oct(c) || c == '_'; }
+static bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+static bool is_hex_(char c) { return is_hex(c) || c == '_'; }
 
-/* Compiled once on first use; these patterns are constants, so failure is a bug. */
-static pcre2_code *rx(int which)
+static bool done(const struct scan *s)
 {
-    static const char *const src[RX_COUNT] = {CORE_NULL, CORE_BOOL, CORE_INT, CORE_FLOAT, MISREAD};
-
-    if (!compiled[which]) {
-        int err;
-        PCRE2_SIZE off;
-
-        compiled[which] = pcre2_compile((PCRE2_SPTR)src[which], PCRE2_ZERO_TERMINATED,
-                                        PCRE2_DOLLAR_ENDONLY, &err, &off, NULL);
-        if (compiled[which])
-            pcre2_jit_compile(compiled[which], PCRE2_JIT_COMPLETE);
-    }
-    if (!match_data)
-        match_data = pcre2_match_data_create(4, NULL);
-    return compiled[which];
+    return s->p == s->end;
 }
 
-static bool matches(int which, const char *s, size_t len)
+/* Takes one character if it is `c`. */
+static bool take(struct scan *s, char c)
 {
-    pcre2_code *re = rx(which);
+    if (s->p < s->end && *s->p == c) {
+        s->p++;
+        return true;
+    }
+    return false;
+}
 
-    return re && match_data &&
-           pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, match_data, NULL) >= 0;
+/* Takes the longest run of characters `ok` accepts; how many. */
+static size_t run(struct scan *s, bool (*ok)(char))
+{
+    const char *start = s->p;
+
+    while (s->p < s->end && ok(*s->p))
+        s->p++;
+    return (size_t)(s->p - start);
+}
+
+/* Takes `word` if the text goes on with it. */
+static bool take_word(struct scan *s, const char *word)
+{
+    size_t n = strlen(word);
+
+    if ((size_t)(s->end - s->p) >= n && memcmp(s->p, word, n) == 0) {
+        s->p += n;
+        return true;
+    }
+    return false;
+}
+
+static bool take_sign(struct scan *s)
+{
+    return take(s, '-') || take(s, '+');
+}
+
+static bool is_exactly(const char *s, size_t len, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(words[i]) == len && memcmp(words[i], s, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+#define IS_ONE_OF(s, len, ...)                                                            \
+    is_exactly((s), (len), (const char *const[]){__VA_ARGS__},                            \
+               sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+/* `.inf` in its three spellings (the dot taken already). */
+static bool take_inf(struct scan *s)
+{
+    return take_word(s, "inf") || take_word(s, "Inf") || take_word(s, "INF");
+}
+
+static bool take_nan(struct scan *s)
+{
+    return take_word(s, "nan") || take_word(s, "NaN") || take_word(s, "NAN");
+}
+
+/* [eE][-+]?[0-9]+, all of it or nothing. */
+static bool take_exponent(struct scan *s)
+{
+    struct scan at = *s;
+
+    if (!take(&at, 'e') && !take(&at, 'E'))
+        return false;
+    take_sign(&at);
+    if (!run(&at, is_digit))
+        return false;
+    *s = at;
+    return true;
+}
+
+/* YAML 1.2 core: [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+ */
+static bool core_int(const char *t, size_t len)
+{
+    struct scan s = {t, t + len}, prefixed = s;
+
+    if ((take_word(&prefixed, "0o") && run(&prefixed, is_oct) && done(&prefixed)) ||
+        (prefixed = s, take_word(&prefixed, "0x") && run(&prefixed, is_hex) && done(&prefixed)))
+        return true;
+    take_sign(&s);
+    return run(&s, is_digit) && done(&s);
+}
+
+/* YAML 1.2 core: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+ *              | [-+]?\.(inf|Inf|INF) | \.(nan|NaN|NAN) */
+static bool core_float(const char *t, size_t len)
+{
+    struct scan s = {t, t + len}, nan = s;
+
+    if (take(&nan, '.') && take_nan(&nan) && done(&nan))
+        return true;
+    take_sign(&s);
+    if (take(&s, '.')) {
+        struct scan inf = s;
+
+        if (take_inf(&inf) && done(&inf))
+            return true;
+        if (!run(&s, is_digit))
+            return false;
+    } else {
+        if (!run(&s, is_digit))
+            return false;
+        if (take(&s, '.'))
+            run(&s, is_digit);
+    }
+    take_exponent(&s);
+    return done(&s);
 }
 
 enum yscalar_type yscalar_type(const char *s, size_t len)
 {
-    /* The first character rules most texts out before any pattern runs. */
-    if (len == 0 || (len == 1 && s[0] == '~'))
+    if (len == 0 ||
+        (len <= 4 && strchr("~nN", s[0]) && IS_ONE_OF(s, len, "~", "null", "Null", "NULL")))
         return YS_NULL;
-    if (len == 4 && strchr("nN", s[0]) && matches(RX_NULL, s, len))
-        return YS_NULL;
-    if ((len == 4 || len == 5) && strchr("tTfF", s[0]) && matches(RX_BOOL, s, len))
+    if ((len == 4 || len == 5) && strchr("tTfF", s[0]) &&
+        IS_ONE_OF(s, len, "true", "True", "TRUE", "false", "False", "FALSE"))
         return YS_BOOL;
     if (strchr("-+0123456789.", s[0])) {
-        if (matches(RX_INT, s, len))
+        if (core_int(s, len))
             return YS_INT;
-        if (matches(RX_FLOAT, s, len))
+        if (core_float(s, len))
             return YS_FLOAT;
     }
     return YS_STRING;
@@ -77,18 +159,86 @@ enum yscalar_type yscalar_type(const char *s, size_t len)
 /* The words a YAML 1.1 or 1.2 reader takes for a null or a boolean. */
 static bool is_keyword(const char *s, size_t len)
 {
-    static const char *const words[] = {
-        "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-        "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
-    };
+    return len <= 5 && strchr("nNyYtTfFoO", s[0]) &&
+           IS_ONE_OF(s, len, "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N",
+                     "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on",
+                     "On", "ON", "off", "Off", "OFF");
+}
 
-    if (len > 5)
+/* YAML 1.1 timestamp: [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt \t].*)? where . is not \n. */
+static bool timestamp(const char *t, size_t len)
+{
+    struct scan s = {t, t + len};
+    size_t month, day;
+
+    if (run(&s, is_digit) != 4 || !take(&s, '-'))
         return false;
-    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-        if (words[i][0] == s[0] && strlen(words[i]) == len && memcmp(words[i], s, len) == 0)
-            return true;
+    month = run(&s, is_digit);
+    if (month < 1 || month > 2 || !take(&s, '-'))
+        return false;
+    day = run(&s, is_digit);
+    if (day < 1 || day > 2)
+        return false;
+    if (done(&s))
+        return true;
+    if (!strchr("Tt \t", *s.p) || *s.p == '\0')
+        return false;
+    return !memchr(s.p, '\n', (size_t)(s.end - s.p));
+}
+
+/* (:[0-5]?[0-9])+ (\.[0-9_]*)? to the end: the rest of a YAML 1.1 sexagesimal number. */
+static bool sexagesimal_rest(struct scan *s)
+{
+    while (take(s, ':')) {
+        if (s->end - s->p >= 2 && s->p[0] >= '0' && s->p[0] <= '5' && is_digit(s->p[1]))
+            s->p += 2;
+        else if (s->p < s->end && is_digit(s->p[0]))
+            s->p++;
+        else
+            return false;
     }
-    return false;
+    if (take(s, '.'))
+        run(s, is_digit_);
+    return done(s);
+}
+
+/* YAML 1.1 numbers: [-+]? then decimal [0-9][0-9_]* (0123 is octal to it), 0b binary,
+ * 0x hex, sexagesimal 1:20:30(.5), floats with or without an integer part (even "."),
+ * exponents, .inf; unsigned 0o octal and .nan. */
+static bool number_1_1(const char *t, size_t len)
+{
+    struct scan s = {t, t + len}, at = s;
+
+    if (take_word(&at, "0o"))
+        return run(&at, is_oct_) && done(&at);
+    if ((at = s, take(&at, '.')) && take_nan(&at) && done(&at))
+        return true;
+    take_sign(&s);
+    if ((at = s, take_word(&at, "0b")))
+        return run(&at, is_bin_) && done(&at);
+    if ((at = s, take_word(&at, "0x")))
+        return run(&at, is_hex_) && done(&at);
+    if (take(&s, '.')) {
+        at = s;
+        if (take_inf(&at) && done(&at))
+            return true;
+        run(&s, is_digit_);
+        take_exponent(&s);
+        return done(&s);
+    }
+    if (done(&s) || !is_digit(*s.p))
+        return false;
+    run(&s, is_digit_);
+    if (done(&s))
+        return true;
+    if (*s.p == ':')
+        return sexagesimal_rest(&s);
+    if (take(&s, '.')) {
+        run(&s, is_digit_);
+        take_exponent(&s);
+        return done(&s);
+    }
+    return take_exponent(&s) && done(&s);
 }
 
 bool yscalar_misread(const char *s, size_t len)
@@ -99,9 +249,11 @@ bool yscalar_misread(const char *s, size_t len)
      * the rest start with a digit, a sign, a dot or one of ~ = <. */
     if ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))
         return is_keyword(s, len);
-    if (!strchr("~-+0123456789.=<", s[0]))
+    if (len <= 2 && IS_ONE_OF(s, len, "~", "=", "<<"))
+        return true;
+    if (!strchr("-+0123456789.", s[0]))
         return false;
-    return matches(RX_MISREAD, s, len);
+    return number_1_1(s, len) || timestamp(s, len);
 }
 
 /* Characters that never appear raw in our plain or block output. */

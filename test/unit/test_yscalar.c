@@ -1,3 +1,6 @@
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "fanout/yscalar.h"
@@ -74,6 +77,122 @@ START_TEST(styles)
 }
 END_TEST
 
+/* ---- the scanners against the specifications' regular expressions ---- */
+
+/* YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). */
+static const char CORE_NULL[] = "^(?:~|null|Null|NULL|)$";
+static const char CORE_BOOL[] = "^(?:true|True|TRUE|false|False|FALSE)$";
+static const char CORE_INT[] = "^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$";
+static const char CORE_FLOAT[] =
+    "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    "|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$";
+/* Everything a YAML 1.1 (https://yaml.org/type/) or 1.2 reader would not take as a
+ * string. */
+static const char MISREAD[] =
+    "^(?:|~|null|Null|NULL" /* the empty text is a null */
+    "|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+    "|[-+]?[0-9][0-9_]*"
+    "|[-+]?0b[01_]+|0o[0-7_]+|[-+]?0x[0-9a-fA-F_]+"
+    "|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\\.[0-9_]*)?"
+    "|[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*(?:[eE][-+]?[0-9]+)?"
+    "|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"
+    "|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)"
+    "|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt \\t].*)?"
+    "|=|<<)$";
+
+struct oracle {
+    pcre2_code *null, *bool_, *int_, *float_, *misread;
+    pcre2_match_data *md;
+};
+
+static pcre2_code *oracle_compile(const char *src)
+{
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED, PCRE2_DOLLAR_ENDONLY,
+                                   &err, &off, NULL);
+
+    ck_assert_ptr_nonnull(re);
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    return re;
+}
+
+static bool oracle_matches(const struct oracle *o, pcre2_code *re, const char *s, size_t len)
+{
+    return pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, o->md, NULL) >= 0;
+}
+
+/* Fails at the first text on which a scanner and its regex disagree (checked without
+ * Check's assertions, which cost a system call each). */
+static void agree(const struct oracle *o, const char *s, size_t len)
+{
+    enum yscalar_type want = oracle_matches(o, o->null, s, len)     ? YS_NULL
+                             : oracle_matches(o, o->bool_, s, len)  ? YS_BOOL
+                             : oracle_matches(o, o->int_, s, len)   ? YS_INT
+                             : oracle_matches(o, o->float_, s, len) ? YS_FLOAT
+                                                                    : YS_STRING;
+
+    if (yscalar_type(s, len) != want)
+        ck_abort_msg("type of '%.*s': %d, the regex says %d", (int)len, s, yscalar_type(s, len), want);
+    if (yscalar_misread(s, len) != oracle_matches(o, o->misread, s, len))
+        ck_abort_msg("misread('%.*s') = %d, the regex says the opposite", (int)len, s,
+                     yscalar_misread(s, len));
+}
+
+/* Every string of up to 4 characters over the characters that matter, then 300,000
+ * strings made of the pieces numbers and dates are made of. */
+START_TEST(scanners_agree_with_the_regexes)
+{
+    static const char alphabet[] = "0159_-+.:eEboxXaAfinNIT \t\n~=<";
+    static const char *const pieces[] = {
+        "0", "1", "5", "9", "12", "59", "60", "2001", "-", "+", ".", ":", "_", "e", "E",
+        "0b", "0o", "0x", "inf", "Inf", "nan", "NaN", "T", "t", " ", "\t", "\n", "~",
+        "<<", "=", "a", "F", "null", "yes", "On",
+    };
+    const size_t n_alpha = sizeof(alphabet) - 1, n_pieces = sizeof(pieces) / sizeof(pieces[0]);
+    struct oracle o = {oracle_compile(CORE_NULL), oracle_compile(CORE_BOOL), oracle_compile(CORE_INT),
+                       oracle_compile(CORE_FLOAT), oracle_compile(MISREAD),
+                       pcre2_match_data_create(4, NULL)};
+    char buf[64];
+    uint64_t rng = 0x9E3779B97F4A7C15u;
+
+    for (size_t len = 0; len <= 4; len++) {
+        size_t total = 1;
+
+        for (size_t i = 0; i < len; i++)
+            total *= n_alpha;
+        for (size_t k = 0; k < total; k++) {
+            size_t v = k;
+
+            for (size_t i = 0; i < len; i++, v /= n_alpha)
+                buf[i] = alphabet[v % n_alpha];
+            agree(&o, buf, len);
+        }
+    }
+    for (int k = 0; k < 300000; k++) {
+        size_t len = 0, parts;
+
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        parts = 1 + rng % 8;
+        for (size_t i = 0; i < parts; i++) {
+            const char *p;
+
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            p = pieces[rng % n_pieces];
+            memcpy(buf + len, p, strlen(p));
+            len += strlen(p);
+        }
+        agree(&o, buf, len);
+    }
+    pcre2_code_free(o.null);
+    pcre2_code_free(o.bool_);
+    pcre2_code_free(o.int_);
+    pcre2_code_free(o.float_);
+    pcre2_code_free(o.misread);
+    pcre2_match_data_free(o.md);
+}
+END_TEST
+
 Suite *yscalar_suite(void)
 {
     Suite *s = suite_create("yscalar");
@@ -82,6 +201,7 @@ Suite *yscalar_suite(void)
     tcase_add_test(tc, core_types);
     tcase_add_test(tc, misread_by_some_reader);
     tcase_add_test(tc, styles);
+    tcase_add_test(tc, scanners_agree_with_the_regexes);
     suite_add_tcase(s, tc);
     return s;
 }
