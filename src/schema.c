@@ -676,17 +676,15 @@ static struct ynode_doc *load_document(struct source *src, struct diag *d)
 /* The bundled metaschema, loaded on first reference. */
 static struct ynode *load_metaschema(struct schema *s)
 {
-    size_t len;
-    const char *text = bundled_schema("json-schema-draft-07", &len);
-    struct ynode_doc *fyd =
-        text ? load_document(source_open_text(METASCHEMA_URI, text, len, s->diag), s->diag) : NULL;
+    struct ynode *root = bundled_schema("json-schema-draft-07");
+    struct ynode_doc *fyd = root ? ynode_doc_wrap(root) : NULL;
 
     if (!fyd || add_doc(s, fyd, METASCHEMA_URI) != 0) {
         if (fyd && (s->n_docs == 0 || s->docs[s->n_docs - 1].fyd != fyd))
             ynode_doc_destroy(fyd);
         return NULL;
     }
-    return ynode_doc_root(fyd);
+    return root;
 }
 
 /* Follows a JSON pointer (URI fragment form: ~0 ~1 and %XX escapes) from `n`. */
@@ -965,6 +963,40 @@ done:
     return re;
 }
 
+/* Properties are kept sorted by length, then bytes, and found by binary search (a
+ * Buildkite step's schema has 40). */
+static int prop_order(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen != blen)
+        return alen < blen ? -1 : 1;
+    return memcmp(a, b, alen);
+}
+
+static int prop_cmp(const void *pa, const void *pb)
+{
+    const struct prop *a = pa, *b = pb;
+
+    return prop_order(a->name, a->len, b->name, b->len);
+}
+
+static const struct prop *find_prop(const struct schema_node *sn, const char *key, size_t len)
+{
+    size_t lo = 0, hi = sn->n_props;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = prop_order(sn->props[mid].name, sn->props[mid].len, key, len);
+
+        if (c == 0)
+            return &sn->props[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 static int compile_object_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
 {
     struct ynode *v;
@@ -978,11 +1010,16 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
             size_t len;
             const char *name = ynode_scalar(ynode_key(v, i), &len);
 
-            sn->props[i].name = strndup(name, len);
+            /* the name may hold a NUL ("\u0000"): copied by length */
+            if (!(sn->props[i].name = malloc(len + 1)))
+                return -1;
+            memcpy(sn->props[i].name, name, len);
+            sn->props[i].name[len] = '\0';
             sn->props[i].len = len;
             sn->props[i].schema = compile(s, ynode_value(v, i));
         }
         sn->n_props = i;
+        qsort(sn->props, sn->n_props, sizeof(*sn->props), prop_cmp);
     }
     if ((v = ynode_get(n, "patternProperties")) != NULL) {
         size_t count = ynode_len(v), i = 0;
@@ -1458,15 +1495,15 @@ static bool simple_object(const struct schema_node *sn)
 const struct schema_node *schema_property(const struct schema_node *sn, const char *key,
                                           size_t len, bool *allowed, bool *simple)
 {
+    const struct prop *p;
+
     sn = deref(sn);
     *allowed = true;
     *simple = simple_object(sn);
     if (!*simple)
         return NULL;
-    for (size_t i = 0; i < sn->n_props; i++) {
-        if (sn->props[i].len == len && memcmp(sn->props[i].name, key, len) == 0)
-            return sn->props[i].schema;
-    }
+    if ((p = find_prop(sn, key, len)) != NULL)
+        return p->schema;
     if (sn->n_pprops) {
         *simple = false; /* the caller validates the whole value by itself then */
         return NULL;
@@ -1679,6 +1716,13 @@ static pcre2_match_context *match_context(void)
     return mctx;
 }
 
+/* Whether validation can stop: it failed and nobody collects the errors (a quiet
+ * check only asks whether the instance is valid). */
+static bool settled(const struct vctx *c, bool ok)
+{
+    return !ok && !c->errs;
+}
+
 /* Validity of `n` against `sn` without keeping errors. */
 static bool check_quietly(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
@@ -1699,6 +1743,7 @@ static bool matches(pcre2_code *re, pcre2_match_data *md, const char *s, size_t 
 
 static bool validate_object(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
+    const struct prop *p;
     bool ok = true;
     int count = (int)ynode_len(n);
 
@@ -1727,19 +1772,20 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
         if (!key)
             key = "", len = 0;
         old = push(c, key, len);
-        for (size_t i = 0; i < sn->n_props; i++) {
-            const struct schema_node *ps;
+        if ((p = find_prop(sn, key, len)) != NULL) {
+            const struct schema_node *ps = deref(p->schema);
 
-            if (sn->props[i].len != len || memcmp(sn->props[i].name, key, len) != 0)
-                continue;
             covered = true;
-            ps = deref(sn->props[i].schema);
             if (ps && ps->is_bool && !ps->bool_value) {
                 ok = false;
                 fail(c, "false", k, "property '%.*s' is not allowed here", (int)len, key);
             } else {
-                ok = validate(c, sn->props[i].schema, v) && ok;
+                ok = validate(c, p->schema, v) && ok;
             }
+        }
+        if (settled(c, ok)) {
+            pop(c, old);
+            return false;
         }
         for (size_t i = 0; i < sn->n_pprops; i++) {
             if (sn->pprops[i].re && matches(sn->pprops[i].re, sn->pprops[i].md, key, len)) {
@@ -1824,6 +1870,8 @@ static bool validate_array(struct vctx *c, const struct schema_node *sn, struct 
         old = push_index(c, i);
         ok = validate(c, item_schema, items[i]) && ok;
         pop(c, old);
+        if (settled(c, ok))
+            return false;
     }
     if (sn->contains) {
         bool found = false;
@@ -1957,8 +2005,10 @@ static bool validate_combinators(struct vctx *c, const struct schema_node *sn, s
 {
     bool ok = true;
 
-    for (size_t i = 0; i < sn->n_all_of; i++)
+    for (size_t i = 0; i < sn->n_all_of && !settled(c, ok); i++)
         ok = validate(c, sn->all_of[i], n) && ok;
+    if (settled(c, ok))
+        return false;
     if (sn->n_any_of) {
         size_t base = c->errs ? c->errs->n : 0;
         size_t *starts = c->errs ? calloc(sn->n_any_of + 1, sizeof(*starts)) : NULL;
@@ -2109,13 +2159,16 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode 
             ok = false;
         }
     }
-    if (type == T_OBJECT)
-        ok = validate_object(c, sn, n) && ok;
-    else if (type == T_ARRAY)
-        ok = validate_array(c, sn, n) && ok;
-    else
-        ok = validate_scalar(c, sn, n, type, num) && ok;
-    ok = validate_combinators(c, sn, n) && ok;
+    if (!settled(c, ok)) {
+        if (type == T_OBJECT)
+            ok = validate_object(c, sn, n) && ok;
+        else if (type == T_ARRAY)
+            ok = validate_array(c, sn, n) && ok;
+        else
+            ok = validate_scalar(c, sn, n, type, num) && ok;
+    }
+    if (!settled(c, ok))
+        ok = validate_combinators(c, sn, n) && ok;
     c->nesting--;
     return ok;
 }
