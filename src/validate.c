@@ -245,16 +245,18 @@ const struct schema *validate_bundled_schema(const char *name, struct diag *d)
         struct schema *schema;
     } cache[8];
     static size_t cached;
-    size_t len;
-    const char *text = bundled_schema(name, &len);
+    struct ynode *root = bundled_schema(name);
+    struct ynode_doc *doc;
 
     for (size_t i = 0; i < cached; i++) {
         if (strcmp(cache[i].name, name) == 0)
             return cache[i].schema;
     }
-    if (!text || cached == sizeof(cache) / sizeof(cache[0]))
+    if (!root || cached == sizeof(cache) / sizeof(cache[0]))
         return NULL;
-    cache[cached].schema = schema_load_text(name, text, len, d);
+    if (!(doc = ynode_doc_wrap(root)))
+        return NULL;
+    cache[cached].schema = schema_compile(doc, name, d);
     if (!cache[cached].schema)
         return NULL;
     cache[cached].name = name;
@@ -271,7 +273,7 @@ const struct schema *validate_load_schema(const char *spec, struct diag *d, stru
         fclose(fp);
         return *owned = schema_load_file(spec, d);
     }
-    bundled = bundled_schema(spec, NULL) ? validate_bundled_schema(spec, d) : NULL;
+    bundled = bundled_schema(spec) ? validate_bundled_schema(spec, d) : NULL;
     if (!bundled && !diag_has_input_error(d))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "io",
                     "no such schema file, nor a bundled schema of that name "

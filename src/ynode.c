@@ -61,6 +61,15 @@ struct ynode_doc *ynode_doc_create(void)
     return doc;
 }
 
+struct ynode_doc *ynode_doc_wrap(struct ynode *root)
+{
+    struct ynode_doc *doc = ynode_doc_create();
+
+    if (doc)
+        doc->root = root;
+    return doc;
+}
+
 void ynode_doc_destroy(struct ynode_doc *doc)
 {
     if (!doc)

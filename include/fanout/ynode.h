@@ -68,6 +68,9 @@ struct ynode {
 struct ynode_doc;
 
 struct ynode_doc *ynode_doc_create(void);
+/* A document rooted at nodes it does not own (static data such as the bundled schemas):
+ * destroying it leaves them alone. Nothing may be allocated in it. */
+struct ynode_doc *ynode_doc_wrap(struct ynode *root);
 void ynode_doc_destroy(struct ynode_doc *doc);
 
 /* Takes `other`'s memory into `doc` (and frees `other`): nodes of `other` may then be
