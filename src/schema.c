@@ -1604,15 +1604,17 @@ static void fail(struct vctx *c, const char *keyword, struct ynode *at, const ch
     e->n++;
 }
 
-/* Appends a JSON-pointer segment to the path; returns the old length to pop back to. */
+/* Appends a JSON-pointer segment to the path; returns the old length to pop back to.
+ * Control characters are written \u00XX, so that a NUL in a key does not end the
+ * message that shows the path. */
 static size_t push(struct vctx *c, const char *seg, size_t len)
 {
     size_t old = c->path_len;
 
     if (!c->errs)
         return old;
-    if (c->path_len + 2 * len + 2 > c->path_cap) {
-        size_t cap = (c->path_len + 2 * len + 2) * 2;
+    if (c->path_len + 6 * len + 2 > c->path_cap) {
+        size_t cap = (c->path_len + 6 * len + 2) * 2;
         char *p = realloc(c->path, cap);
 
         if (!p)
@@ -1625,6 +1627,8 @@ static size_t push(struct vctx *c, const char *seg, size_t len)
         if (seg[i] == '~' || seg[i] == '/') {
             c->path[c->path_len++] = '~';
             c->path[c->path_len++] = seg[i] == '~' ? '0' : '1';
+        } else if ((unsigned char)seg[i] < 0x20) {
+            c->path_len += (size_t)sprintf(c->path + c->path_len, "\\u%04x", (unsigned char)seg[i]);
         } else {
             c->path[c->path_len++] = seg[i];
         }

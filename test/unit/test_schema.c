@@ -57,6 +57,30 @@ START_TEST(yaml_typing)
 }
 END_TEST
 
+/* A property name with a NUL in it is a name of its own, found by its full length (the
+ * compiled name was cut at the NUL). Names are also looked up by binary search: every
+ * property of a 40-property schema is found. */
+START_TEST(property_names)
+{
+    struct collected c = check("{\"properties\": {\"a\\u0000b\": {\"type\": \"integer\"}}}",
+                               "{\"a\\0b\": x, a: y}");
+    char schema[4096] = "{\"properties\": {", instance[2048] = "{";
+
+    ck_assert_str_eq(c.text, "/a\\u0000b: must be integer, got string 'x' [type]\n");
+    for (int i = 0; i < 40; i++) {
+        size_t o = strlen(schema), p = strlen(instance);
+
+        snprintf(schema + o, sizeof(schema) - o, "%s\"p%d%.*s\": {\"type\": \"integer\"}",
+                 i ? ", " : "", i, i % 5, "xxxx");
+        snprintf(instance + p, sizeof(instance) - p, "%sp%d%.*s: s", i ? ", " : "", i, i % 5, "xxxx");
+    }
+    strcat(schema, "}}");
+    strcat(instance, "}");
+    c = check(schema, instance);
+    ck_assert_uint_eq(c.n, 40);
+}
+END_TEST
+
 START_TEST(closest_branch)
 {
     static const char schema[] =
@@ -219,6 +243,7 @@ Suite *schema_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, yaml_typing);
+    tcase_add_test(tc, property_names);
     tcase_add_test(tc, closest_branch);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, ecma_patterns);
