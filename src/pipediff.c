@@ -349,7 +349,7 @@ struct side {
     uint64_t spool_len;
     struct xsort *steps;
     uint32_t seq;
-    uint64_t digest; /* of the whole rendering's text */
+    struct strhash_stream digest; /* of the whole rendering's text */
     struct blob blob;
     bool failed;
     struct xsort *logicals; /* by lid, after grouping */
@@ -368,8 +368,7 @@ static ssize_t hash_write(void *user, const char *buf, size_t n)
 {
     struct side *s = user;
 
-    for (size_t i = 0; i < n; i++)
-        s->digest = (s->digest ^ (unsigned char)buf[i]) * 0x100000001b3ull;
+    strhash_stream_add(&s->digest, buf, n);
     return (ssize_t)n;
 }
 
@@ -503,7 +502,7 @@ static void side_reset(void *user)
     s->spool = tmpfile();
     s->spool_len = 0;
     s->seq = 0;
-    s->digest = 0xcbf29ce484222325ull;
+    strhash_stream_init(&s->digest);
     emit_destroy(s->text);
     if (!s->hasher)
         s->hasher = fopencookie(s, "w", hashing);
@@ -1134,7 +1133,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     if (r.failed || report_moves(&r, base.spool) != 0 || r.failed)
         goto fail;
     same = !(r.added || r.removed || r.changed || r.moved || r.resharded);
-    if (same && base.digest != head.digest) {
+    if (same && strhash_stream_digest(&base.digest) != strhash_stream_digest(&head.digest)) {
         /* top-level settings (env, agents, notify...) are outside the steps */
         add_finding(&r, PH_MOVES, UINT32_MAX, 0, "changed", "(pipeline)", "top-level settings changed",
                     NULL, NULL, NULL);

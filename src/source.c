@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fanout/strhash.h"
+
 /* Incremental UTF-8 checker; the state survives between reads. Positions are not
  * counted as bytes go by (that was a tenth of a render): an error's line and column are
  * worked out afterwards from its offset. */
@@ -34,9 +36,7 @@ struct source {
      * character whose other bytes are not read yet */
     char *buf; /* READ_BUFFER bytes, allocated by the first attach */
     size_t pos, ready, end;
-    uint64_t digest; /* of the bytes handed on since the last attach */
-    uint64_t word;   /* digest: bytes of the next word so far */
-    unsigned word_len;
+    struct strhash_stream digest; /* of the bytes handed on since the last attach */
     size_t unbroken; /* bytes handed on since the parser last made progress */
     unsigned progress_line, progress_col; /* where it was then */
     bool failed;
@@ -233,35 +233,6 @@ static void report_bad_byte(struct source *src, unsigned char c, bool at_eof)
     report_utf8(src->diag, src->name, &src->st, line, col, c, at_eof);
 }
 
-/* A hash of a byte stream that does not depend on how the stream is cut: bytes are
- * gathered into 8-byte words, each mixed in whole. */
-static void digest_add(struct source *src, const unsigned char *p, size_t n)
-{
-    uint64_t h = src->digest;
-    size_t i = 0;
-
-    while (i < n && src->word_len) {
-        src->word |= (uint64_t)p[i++] << (8 * src->word_len);
-        if (++src->word_len == 8) {
-            h = (h ^ src->word) * 0x100000001b3ULL;
-            h ^= h >> 31;
-            src->word = 0;
-            src->word_len = 0;
-        }
-    }
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w = 0;
-
-        for (unsigned b = 0; b < 8; b++)
-            w |= (uint64_t)p[i + b] << (8 * b);
-        h = (h ^ w) * 0x100000001b3ULL;
-        h ^= h >> 31;
-    }
-    for (; i < n; i++)
-        src->word |= (uint64_t)p[i] << (8 * src->word_len++);
-    src->digest = h;
-}
-
 /* Refills src->buf with checked bytes that end on a character boundary (an incomplete
  * last character stays in the buffer for the next refill). False at the end of the
  * input or after a bad byte (reported). */
@@ -327,7 +298,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     }
     src->unbroken += n;
     memcpy(buf, src->buf + src->pos, n);
-    digest_add(src, (const unsigned char *)buf, n);
+    strhash_stream_add(&src->digest, buf, n);
     src->pos += n;
     return (ssize_t)n;
 }
@@ -448,7 +419,7 @@ void source_progress(struct source *src, unsigned line, unsigned col)
 
 uint64_t source_digest(const struct source *src)
 {
-    return src->digest;
+    return strhash_stream_digest(&src->digest);
 }
 
 const char *source_name(const struct source *src)
@@ -476,11 +447,9 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     clearerr(src->fp);
     utf8_reset(&src->st);
     src->pos = src->ready = src->end = 0;
-    src->word = 0;
-    src->word_len = 0;
     src->unbroken = 0;
     src->progress_line = src->progress_col = 1;
-    src->digest = 0xcbf29ce484222325ULL;
+    strhash_stream_init(&src->digest);
     src->failed = false;
     return fy_parser_set_input_callback(fyp, src, read_checked);
 }

@@ -23,3 +23,46 @@ void strhash_pair(const char *key, size_t len, uint64_t *h1, uint64_t *h2)
     *h1 = strhash_fnv1a(key, len);
     *h2 = b;
 }
+
+void strhash_stream_init(struct strhash_stream *s)
+{
+    s->h = 0xcbf29ce484222325ull;
+    s->word = 0;
+    s->len = 0;
+}
+
+static uint64_t mix_word(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0x100000001b3ull;
+    return h ^ (h >> 31);
+}
+
+void strhash_stream_add(struct strhash_stream *s, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    size_t i = 0;
+
+    /* complete the word a previous piece left open */
+    while (i < n && s->len % 8) {
+        s->word |= (uint64_t)p[i++] << (8 * (s->len++ % 8));
+        if (s->len % 8 == 0) {
+            s->h = mix_word(s->h, s->word);
+            s->word = 0;
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = 0;
+
+        for (unsigned b = 0; b < 8; b++)
+            w |= (uint64_t)p[i + b] << (8 * b);
+        s->h = mix_word(s->h, w);
+        s->len += 8;
+    }
+    for (; i < n; i++)
+        s->word |= (uint64_t)p[i] << (8 * (s->len++ % 8));
+}
+
+uint64_t strhash_stream_digest(const struct strhash_stream *s)
+{
+    return mix_word(mix_word(s->h, s->word), s->len);
+}

@@ -1,5 +1,5 @@
 /* strhash: the string hashes shared by shardmap, the duplicate-key check in stream, the
- * key index and the dependency graph. */
+ * key index and the dependency graph; and a digest of byte streams (source, diff). */
 #ifndef FANOUT_STRHASH_H
 #define FANOUT_STRHASH_H
 
@@ -12,5 +12,17 @@ uint64_t strhash_fnv1a(const char *s, size_t len);
 /* FNV-1a and a multiply-xorshift hash: two unrelated 64-bit hashes of a key, which make
  * a false match of two keys about as likely as 1 in 2^100 for a million keys. */
 void strhash_pair(const char *key, size_t len, uint64_t *h1, uint64_t *h2);
+
+/* A 64-bit digest of a byte stream that does not depend on how the stream is cut into
+ * pieces: bytes are gathered into 8-byte words, each mixed in whole; the last partial
+ * word and the length are mixed in by strhash_stream_digest. Not cryptographic: it tells
+ * whether a file or a rendering changed, against accidents, not adversaries. */
+struct strhash_stream {
+    uint64_t h, word, len;
+};
+
+void strhash_stream_init(struct strhash_stream *s);
+void strhash_stream_add(struct strhash_stream *s, const void *data, size_t n);
+uint64_t strhash_stream_digest(const struct strhash_stream *s);
 
 #endif

@@ -169,6 +169,27 @@ START_TEST(strhash_vectors)
 }
 END_TEST
 
+/* The stream digest does not depend on how the bytes are cut into pieces. */
+START_TEST(strhash_stream_cuts)
+{
+    char text[100];
+    struct strhash_stream whole, cut;
+
+    for (int i = 0; i < 100; i++)
+        text[i] = (char)(i * 7 + 3);
+    strhash_stream_init(&whole);
+    strhash_stream_add(&whole, text, sizeof(text));
+    for (size_t step = 1; step < 20; step++) {
+        strhash_stream_init(&cut);
+        for (size_t o = 0; o < sizeof(text); o += step)
+            strhash_stream_add(&cut, text + o, o + step <= sizeof(text) ? step : sizeof(text) - o);
+        ck_assert_uint_eq(strhash_stream_digest(&cut), strhash_stream_digest(&whole));
+    }
+    strhash_stream_add(&whole, "", 0);
+    ck_assert_uint_eq(strhash_stream_digest(&cut), strhash_stream_digest(&whole));
+}
+END_TEST
+
 START_TEST(strset_basics)
 {
     struct strset *s = strset_create();
@@ -198,6 +219,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);
     tcase_add_test(tc, strhash_vectors);
+    tcase_add_test(tc, strhash_stream_cuts);
     tcase_add_test(tc, strset_basics);
     suite_add_tcase(s, tc);
     return s;
