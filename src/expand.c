@@ -169,12 +169,12 @@ struct shard_nodes {
 static int shard_nodes_make(struct shard_nodes *t, struct ynode_doc *doc, unsigned count,
                             struct ypos pos)
 {
-    char num[16];
-    int n = snprintf(num, sizeof(num), "%u", count);
+    char num[PH_NUMBER_MAX];
+    size_t n = ph_number(count, num);
 
     t->job_key = ynode_new_string(doc, "BUILDKITE_PARALLEL_JOB", 22, pos);
     t->count_key = ynode_new_string(doc, "BUILDKITE_PARALLEL_JOB_COUNT", 28, pos);
-    t->count = ynode_new_string(doc, num, (size_t)n, pos);
+    t->count = ynode_new_string(doc, num, n, pos);
     return t->job_key && t->count_key && t->count ? 0 : -1;
 }
 
@@ -198,11 +198,11 @@ static int set_shard_env(struct ynode_doc *doc, struct ynode *holder, const stru
                          unsigned index, struct ypos pos)
 {
     struct ynode *env = ynode_get(holder, "env");
-    char num[16];
-    int n = snprintf(num, sizeof(num), "%u", index);
+    char num[PH_NUMBER_MAX];
+    size_t n = ph_number(index, num);
 
     env = env ? ynode_copy_shallow(doc, env) : ynode_new_map(doc, pos);
-    if (!env || env_set(doc, env, t->job_key, ynode_new_string(doc, num, (size_t)n, pos)) != 0 ||
+    if (!env || env_set(doc, env, t->job_key, ynode_new_string(doc, num, n, pos)) != 0 ||
         env_set(doc, env, t->count_key, t->count) != 0)
         return -1;
     return ynode_set(doc, holder, "env", env);

@@ -45,12 +45,26 @@ static void buf_add(struct buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
+size_t ph_number(unsigned v, char out[PH_NUMBER_MAX])
+{
+    char rev[PH_NUMBER_MAX];
+    size_t n = 0, len;
+
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (len = 0; len < n; len++)
+        out[len] = rev[n - 1 - len];
+    out[len] = '\0';
+    return len;
+}
+
 static void buf_add_uint(struct buf *b, unsigned v)
 {
-    char num[16];
-    int n = snprintf(num, sizeof(num), "%u", v);
+    char num[PH_NUMBER_MAX];
 
-    buf_add(b, num, (size_t)n);
+    buf_add(b, num, ph_number(v, num));
 }
 
 static char *buf_finish(struct buf *b, size_t *out_len)

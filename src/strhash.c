@@ -1,5 +1,7 @@
 #include "fanout/strhash.h"
 
+#include <string.h>
+
 uint64_t strhash_fnv1a(const char *s, size_t len)
 {
     uint64_t h = 0xcbf29ce484222325ull; /* the FNV offset basis */
@@ -27,7 +29,6 @@ void strhash_pair(const char *key, size_t len, uint64_t *h1, uint64_t *h2)
 void strhash_stream_init(struct strhash_stream *s)
 {
     s->h = 0xcbf29ce484222325ull;
-    s->word = 0;
     s->len = 0;
 }
 
@@ -37,32 +38,34 @@ static uint64_t mix_word(uint64_t h, uint64_t w)
     return h ^ (h >> 31);
 }
 
+/* Words are read in the machine's byte order, whole or gathered from pieces alike: the
+ * digest is only ever compared with one made by the same process. */
 void strhash_stream_add(struct strhash_stream *s, const void *data, size_t n)
 {
     const unsigned char *p = data;
     size_t i = 0;
+    uint64_t w;
 
-    /* complete the word a previous piece left open */
     while (i < n && s->len % 8) {
-        s->word |= (uint64_t)p[i++] << (8 * (s->len++ % 8));
+        s->pending[s->len++ % 8] = p[i++];
         if (s->len % 8 == 0) {
-            s->h = mix_word(s->h, s->word);
-            s->word = 0;
+            memcpy(&w, s->pending, 8);
+            s->h = mix_word(s->h, w);
         }
     }
     for (; i + 8 <= n; i += 8) {
-        uint64_t w = 0;
-
-        for (unsigned b = 0; b < 8; b++)
-            w |= (uint64_t)p[i + b] << (8 * b);
+        memcpy(&w, p + i, 8);
         s->h = mix_word(s->h, w);
         s->len += 8;
     }
     for (; i < n; i++)
-        s->word |= (uint64_t)p[i] << (8 * (s->len++ % 8));
+        s->pending[s->len++ % 8] = p[i];
 }
 
 uint64_t strhash_stream_digest(const struct strhash_stream *s)
 {
-    return mix_word(mix_word(s->h, s->word), s->len);
+    uint64_t w = 0;
+
+    memcpy(&w, s->pending, s->len % 8);
+    return mix_word(mix_word(s->h, w), s->len);
 }

@@ -257,9 +257,8 @@ bool yscalar_misread(const char *s, size_t len)
 }
 
 /* Characters that never appear raw in our plain or block output. */
-static bool is_special(const unsigned char *p, size_t left, size_t *skip)
+static bool is_special(const unsigned char *p, size_t left)
 {
-    *skip = 1;
     if (p[0] < 0x20 || p[0] == 0x7F)
         return p[0] != '\t' && p[0] != '\n';
     if (p[0] == 0xC2 && left > 1 && p[1] == 0x85) /* NEL */
@@ -287,14 +286,16 @@ static bool plain_ok(const char *s, size_t len)
     if (len >= 3 && (!memcmp(s, "---", 3) || !memcmp(s, "...", 3)))
         return false;
     for (size_t i = 0; i < len; i++) {
-        size_t skip;
+        unsigned char c = p[i];
 
-        if (p[i] == '\t' || p[i] == '\n' || is_special(p + i, len - i, &skip))
+        if (c >= 0x20 && c < 0x7F && c != ':' && c != '#')
+            continue; /* nearly every byte */
+        if (c == ':' && i + 1 < len && s[i + 1] == ' ')
             return false;
-        if (p[i] == ':' && i + 1 < len && s[i + 1] == ' ')
+        if (c == '#' && i > 0 && s[i - 1] == ' ')
             return false;
-        if (p[i] == '#' && i > 0 && s[i - 1] == ' ')
-            return false;
+        if (c < 0x20 || c == 0x7F || (c >= 0x80 && is_special(p + i, len - i)))
+            return false; /* tabs and line breaks too */
     }
     return !yscalar_misread(s, len);
 }
@@ -308,9 +309,7 @@ static bool literal_ok(const char *s, size_t len)
     if (len == 0 || !memchr(s, '\n', len))
         return false;
     for (size_t i = 0; i < len; i++) {
-        size_t skip;
-
-        if (is_special(p + i, len - i, &skip))
+        if (is_special(p + i, len - i))
             return false;
         if (p[i] == '\n') {
             /* A line of only spaces or tabs is read back as an empty line. */

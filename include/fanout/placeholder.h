@@ -8,6 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Room for any unsigned in decimal, with its NUL. */
+#define PH_NUMBER_MAX 12
+
+/* Writes `v` in decimal into out (NUL-terminated); returns its length. The shard
+ * numbers of every label, key and env value go through here (snprintf was a twentieth
+ * of a render). */
+size_t ph_number(unsigned v, char out[PH_NUMBER_MAX]);
+
 /* Offset of the first %n/%N/%t/%T in label[0..len), or -1 when there is none
  * (`%%` is an escaped percent sign, not a placeholder). */
 long ph_label_find(const char *label, size_t len);

@@ -18,7 +18,8 @@ void strhash_pair(const char *key, size_t len, uint64_t *h1, uint64_t *h2);
  * word and the length are mixed in by strhash_stream_digest. Not cryptographic: it tells
  * whether a file or a rendering changed, against accidents, not adversaries. */
 struct strhash_stream {
-    uint64_t h, word, len;
+    uint64_t h, len;
+    unsigned char pending[8]; /* the bytes of a word not yet complete */
 };
 
 void strhash_stream_init(struct strhash_stream *s);
