@@ -3,10 +3,10 @@
 # Inputs: vLLM's 35 test-area files, synthetic pipelines of 1, 10 and 100 MB (and 1 GB
 # with BENCH_BIG=1). Contenders: fanout render, cat, a plain libfyaml event parse
 # (bench/parse.c), fy-tool --dump and fy-tool --dump --streaming. Every contender runs
-# BENCH_RUNS times (default 5), interleaved (run 1 of each, then run 2 ...), output to
+# BENCH_RUNS times (default 7), interleaved (run 1 of each, then run 2 ...), output to
 # /dev/null; the table shows the median CPU time (user + system), MB/s, the median peak
 # RSS and the ratio of the contender's CPU time to fanout's (above 1: fanout is faster).
-# Then fanout diff and check of 10 MB. The markdown table goes to bench/out/table.md,
+# Then fanout diff and check of 10 and 100 MB. The markdown table goes to bench/out/table.md,
 # from which tools/readme-bench.sh fills the README.
 set -eu
 OUT=bench/out
@@ -16,7 +16,7 @@ $CC -O2 -o "$OUT/gen" bench/gen.c
 $CC -O2 -o "$OUT/parse" bench/parse.c $(pkg-config --cflags --libs libfyaml)
 $CC -O2 -o "$OUT/cpu" bench/cpu.c
 FANOUT=${FANOUT:-build/fanout}
-RUNS=${BENCH_RUNS:-5}
+RUNS=${BENCH_RUNS:-7}
 SIZES=${BENCH_SIZES:-"1000000 10000000 100000000"}
 [ -n "${BENCH_BIG:-}" ] && SIZES="$SIZES 1000000000"
 TA=../shared/corpus/vllm/test_areas
@@ -67,17 +67,21 @@ for size in $SIZES; do
     contenders "$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }')" "$(stat -c %s "$f")" "$f" "$f"
 done
 
-# diff and check of 10 MB: HEAD is BASE with every 100th step's parallelism changed, a
-# committed rendering of BASE checked against HEAD's sources.
-f="$OUT/pipeline-10000000.yml"
-[ -f "$f" ] || "$OUT/gen" 10000000 >"$f"
-awk '/parallelism: 2/ { n++; if (n % 100 == 0) sub(/parallelism: 2/, "parallelism: 3") } { print }' "$f" >"$OUT/head-10MB.yml"
-"$FANOUT" render "$f" >"$OUT/rendered-10MB.yml" 2>/dev/null
-bytes=$(stat -c %s "$f")
-for run in $(seq "$RUNS"); do
-    one "fanout render" "10 MB diff and check" "$bytes" 0 "$FANOUT" render "$f"
-    one "fanout diff" "10 MB diff and check" "$bytes" 1 "$FANOUT" diff "$f" "$OUT/head-10MB.yml"
-    one "fanout check" "10 MB diff and check" "$bytes" 1 "$FANOUT" check "$OUT/head-10MB.yml" --rendered "$OUT/rendered-10MB.yml"
+# diff and check at 10 and 100 MB (BENCH_DIFF_SIZES): HEAD is BASE with every 100th
+# step's parallelism changed; check compares a committed rendering of BASE with HEAD's
+# sources (stale, so it also writes the unified diff).
+for size in ${BENCH_DIFF_SIZES:-10000000 100000000}; do
+    f="$OUT/pipeline-$size.yml"
+    label=$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }')
+    [ -f "$f" ] || "$OUT/gen" "$size" >"$f"
+    awk '/parallelism: 2/ { n++; if (n % 100 == 0) sub(/parallelism: 2/, "parallelism: 3") } { print }' "$f" >"$OUT/head-$size.yml"
+    "$FANOUT" render "$f" >"$OUT/rendered-$size.yml" 2>/dev/null
+    bytes=$(stat -c %s "$f")
+    for run in $(seq "$RUNS"); do
+        one "fanout render" "$label diff and check" "$bytes" 0 "$FANOUT" render "$f"
+        one "fanout diff" "$label diff and check" "$bytes" 1 "$FANOUT" diff "$f" "$OUT/head-$size.yml"
+        one "fanout check" "$label diff and check" "$bytes" 1 "$FANOUT" check "$OUT/head-$size.yml" --rendered "$OUT/rendered-$size.yml"
+    done
 done
 
 # Medians per input and contender, in the order they first ran; ratio to fanout render.
