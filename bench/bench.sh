@@ -72,15 +72,15 @@ done
 # sources (stale, so it also writes the unified diff).
 for size in ${BENCH_DIFF_SIZES:-10000000 100000000}; do
     f="$OUT/pipeline-$size.yml"
-    label=$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }')
+    what="$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }') diff and check" # not `label`: one() sets that
     [ -f "$f" ] || "$OUT/gen" "$size" >"$f"
     awk '/parallelism: 2/ { n++; if (n % 100 == 0) sub(/parallelism: 2/, "parallelism: 3") } { print }' "$f" >"$OUT/head-$size.yml"
     "$FANOUT" render "$f" >"$OUT/rendered-$size.yml" 2>/dev/null
     bytes=$(stat -c %s "$f")
     for run in $(seq "$RUNS"); do
-        one "fanout render" "$label diff and check" "$bytes" 0 "$FANOUT" render "$f"
-        one "fanout diff" "$label diff and check" "$bytes" 1 "$FANOUT" diff "$f" "$OUT/head-$size.yml"
-        one "fanout check" "$label diff and check" "$bytes" 1 "$FANOUT" check "$OUT/head-$size.yml" --rendered "$OUT/rendered-$size.yml"
+        one "fanout render" "$what" "$bytes" 0 "$FANOUT" render "$f"
+        one "fanout diff" "$what" "$bytes" 1 "$FANOUT" diff "$f" "$OUT/head-$size.yml"
+        one "fanout check" "$what" "$bytes" 1 "$FANOUT" check "$OUT/head-$size.yml" --rendered "$OUT/rendered-$size.yml"
     done
 done
 
