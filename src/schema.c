@@ -1019,7 +1019,8 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
             sn->props[i].schema = compile(s, ynode_value(v, i));
         }
         sn->n_props = i;
-        qsort(sn->props, sn->n_props, sizeof(*sn->props), prop_cmp);
+        if (sn->n_props)        /* props is NULL for "properties": {} */
+            qsort(sn->props, sn->n_props, sizeof(*sn->props), prop_cmp);
     }
     if ((v = ynode_get(n, "patternProperties")) != NULL) {
         size_t count = ynode_len(v), i = 0;

@@ -78,6 +78,9 @@ START_TEST(property_names)
     strcat(instance, "}");
     c = check(schema, instance);
     ck_assert_uint_eq(c.n, 40);
+    /* no properties at all: nothing to sort (UBSan flagged qsort(NULL)) */
+    c = check("{\"properties\": {}, \"required\": [\"a\"]}", "{b: 1}");
+    ck_assert_str_eq(c.text, ": missing required property 'a' [required]\n");
 }
 END_TEST
 
