@@ -19,7 +19,8 @@ DEPLIBS   = $(if $(and $(wildcard $(DEPLIBDIR)/libfyaml.a),$(wildcard $(DEPLIBDI
 CHECKCFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
-SRC     := $(filter-out src/main.c,$(wildcard src/*.c))
+# One folder per layer (docs/design.md); every module is src/<layer>/<module>.c.
+SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
 HDR     := $(wildcard include/fanout/*.h)
 TESTSRC := $(wildcard test/unit/*.c)
 
@@ -51,9 +52,11 @@ $(BUILD) $(ASAN):
 	mkdir -p $@
 
 $(BUILD)/%.o: src/%.c $(HDR) | $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -c $< -o $@
 
 $(ASAN)/%.o: src/%.c $(HDR) | $(ASAN)
+	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -c $< -o $@
 
 SCHEMAS  := $(wildcard schemas/*.json)
@@ -62,7 +65,7 @@ ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o
 
 # schemas/*.json compiled into the binary as trees, read at build time by tools/embed.c
 # with fanout's own reader (so no schema is parsed at run time).
-EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,source stream ynode diag strset strhash)
+EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/ynode base/diag base/strset base/strhash)
 $(BUILD)/embed: tools/embed.c $(EMBED_OBJ)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(EMBED_OBJ) $(DEPLIBS)
 
@@ -75,10 +78,10 @@ $(BUILD)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h
 $(ASAN)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(ASAN)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -c $< -o $@
 
-$(BUILD)/fanout: $(OBJ) $(BUILD)/main.o
+$(BUILD)/fanout: $(OBJ) $(BUILD)/cmd/main.o
 	$(CC) $(CFLAGS) -o $@ $^ $(DEPLIBS)
 
-$(ASAN)/fanout: $(ASAN_OBJ) $(ASAN)/main.o
+$(ASAN)/fanout: $(ASAN_OBJ) $(ASAN)/cmd/main.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(DEPLIBS)
 
 $(BUILD)/unit: $(TESTSRC) $(OBJ) $(HDR) test/unit/unit.h
@@ -165,6 +168,7 @@ $(FUZZ):
 .SECONDARY: $(FUZZ_OBJ)
 
 $(FUZZ)/%.o: src/%.c $(HDR) | $(FUZZ)
+	@mkdir -p $(dir $@)
 	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -Iinclude $(DEPCFLAGS) -c $< -o $@
 
 $(FUZZ)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(FUZZ)
