@@ -21,12 +21,12 @@ CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 # One folder per layer (docs/design.md); every module is src/<layer>/<module>.c.
 SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
-HDR     := $(wildcard include/fanout/*.h)
+HDR     := $(wildcard include/fanout/*.h src/*/*.h)
 TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff
+FUZZ_TARGETS := render schema diff expr
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local
@@ -96,6 +96,12 @@ $(BUILD)/schema-suite: test/conformance/schema_suite.c $(OBJ) $(HDR)
 $(ASAN)/schema-suite: test/conformance/schema_suite.c $(ASAN_OBJ) $(HDR)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
 
+$(BUILD)/expr-driver: test/conformance/expr_driver.c $(OBJ) $(HDR) src/expr/expr_internal.h
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
+
+$(ASAN)/expr-driver: test/conformance/expr_driver.c $(ASAN_OBJ) $(HDR) src/expr/expr_internal.h
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
+
 SUITE := ../shared/corpus/json-schema-test-suite/tests/draft7
 
 demo: deps $(BUILD)/fanout
@@ -118,9 +124,12 @@ unit: $(BUILD)/unit
 e2e: $(BUILD)/fanout
 	FANOUT=$(BUILD)/fanout sh test/e2e.sh
 
-# The official JSON Schema test suite (draft7), against the validator.
-conformance: $(BUILD)/schema-suite
+# The official JSON Schema test suite (draft7), against the validator; the expression
+# engine against GitHub's own evaluator (@actions/expressions from npm; skipped, with a
+# message, without node).
+conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver
 	./$(BUILD)/schema-suite $(SUITE)
+	sh test/conformance/expr.sh ./$(BUILD)/expr-driver
 
 # Every case of test/hostile/cases.tsv, each within 10 s.
 hostile: $(BUILD)/fanout
@@ -128,10 +137,11 @@ hostile: $(BUILD)/fanout
 
 SANENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp
 
-asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(patsubst %,$(ASAN)/replay-%,$(FUZZ_TARGETS))
+asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(ASAN)/expr-driver $(patsubst %,$(ASAN)/replay-%,$(FUZZ_TARGETS))
 	$(SANENV) CK_DEFAULT_TIMEOUT=60 ./$(ASAN)/unit
 	$(SANENV) FANOUT=$(ASAN)/fanout sh test/e2e.sh
 	$(SANENV) ./$(ASAN)/schema-suite $(SUITE) | tail -n 1
+	$(SANENV) sh test/conformance/expr.sh ./$(ASAN)/expr-driver
 	$(SANENV) FANOUT=$(ASAN)/fanout sh test/hostile/run.sh
 	@for t in $(FUZZ_TARGETS); do \
 	  set -- test/fuzz/regressions/$$t/*; [ -e "$$1" ] || continue; \

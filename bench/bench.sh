@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench: fanout against its references on the same inputs, in one run.
-# Inputs: vLLM's 35 test-area files, synthetic pipelines of 1, 10 and 100 MB (and 1 GB
-# with BENCH_BIG=1). Contenders: fanout render, cat, a plain libfyaml event parse
+# Inputs: vLLM's 35 test-area files, SGLang's 6 GitHub Actions workflows, synthetic
+# pipelines of 1, 10 and 100 MB (and 1 GB with BENCH_BIG=1). Contenders: fanout render, cat, a plain libfyaml event parse
 # (bench/parse.c), fy-tool --dump and fy-tool --dump --streaming. Every contender runs
 # BENCH_RUNS times (default 7), interleaved (run 1 of each, then run 2 ...), output to
 # /dev/null; the table shows the median CPU time (user + system), MB/s, the median peak
@@ -59,6 +59,11 @@ echo "fanout bench: $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo 
 if [ -d "$TA" ]; then
     for f in "$TA"/*.yaml; do printf -- '---\n'; cat "$f"; done >"$OUT/test_areas.yml"
     contenders "test_areas ($(ls "$TA"/*.yaml | wc -l) files)" "$(cat "$TA"/*.yaml | wc -c)" "$OUT/test_areas.yml" "$TA"/*.yaml
+fi
+GHA=../shared/corpus/sglang/workflows
+if [ -d "$GHA" ]; then
+    for f in "$GHA"/*.yml; do printf -- '---\n'; cat "$f"; done >"$OUT/workflows.yml"
+    contenders "SGLang workflows ($(ls "$GHA"/*.yml | wc -l) files)" "$(cat "$GHA"/*.yml | wc -c)" "$OUT/workflows.yml" "$GHA"/*.yml
 fi
 for size in $SIZES; do
     f="$OUT/pipeline-$size.yml"

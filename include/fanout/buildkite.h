@@ -5,7 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fanout/dialect.h"
 #include "fanout/ynode.h"
+
+/* Buildkite's default limits (docs: platform/limits). */
+#define BK_JOBS_PER_UPLOAD 500
+#define BK_JOBS_PER_BUILD 4000
 
 enum bk_kind {
     BK_COMMAND,
@@ -30,5 +35,12 @@ bool bk_known_key(enum bk_kind kind, const char *key, size_t len);
 /* Aliases Buildkite accepts for a step's label and key, first preferred. */
 extern const char *const bk_label_keys[];
 extern const char *const bk_key_keys[];
+
+/* Shared with the test-area dialect, whose rendering is Buildkite's: expansion of a
+ * STEP item (with the check of undocumented keys), the jobs of an expanded one and the
+ * canonical layout (step keys first in a fixed order, a group's steps last). */
+int bk_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps);
+long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user);
+extern const struct emit_layout bk_layout;
 
 #endif

@@ -9,7 +9,8 @@
 
 enum diag_format { DIAG_TEXT, DIAG_GITHUB, DIAG_JSON };
 
-enum diag_severity { DIAG_ERROR, DIAG_WARNING };
+/* A note tells what fanout could not do and left as written; it never fails a run. */
+enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
 
 /* Exit-code classes (the values are the exit codes). */
 enum diag_class { DIAG_FINDING = 1, DIAG_INPUT = 2 };

@@ -1,11 +1,13 @@
 /* emit: the canonical rendering, YAML or JSON. Same tree in, same bytes out:
- * step keys in a fixed order (type, label, key, depends_on, command(s), env, agents,
- * then the rest as in the input, group `steps` last), 2-space block style, strings
+ * an item's keys in the order its dialect's layout gives (Buildkite: type, label, key,
+ * depends_on, command(s), env, agents, then the rest as in the input, a group's `steps`
+ * last), 2-space block style, strings
  * quoted only when a YAML 1.1 or 1.2 reader would misread them, multi-line strings
  * as literal blocks. The caller drives it item by item, so nothing is buffered. */
 #ifndef FANOUT_EMIT_H
 #define FANOUT_EMIT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "fanout/stream.h"
@@ -13,9 +15,24 @@
 
 enum emit_format { EMIT_YAML, EMIT_JSON };
 
+/* How a dialect's rendering is laid out: the key of its items' container, whether that
+ * is a mapping (a workflow's `jobs`) or a list (`steps`), the keys an item starts with
+ * (NULL-terminated; others follow as written) and the key of an item holding items of
+ * its own (a group's `steps`, written last; NULL for none). */
+struct emit_layout {
+    const char *items_key;
+    bool items_mapping;
+    const char *const *item_key_order;
+    const char *nested_key;
+};
+
+/* Items under `steps`, keys as written. */
+extern const struct emit_layout emit_plain_layout;
+
 struct emitter;
 
-struct emitter *emit_create(FILE *out, enum emit_format format);
+/* `layout` NULL: emit_plain_layout. */
+struct emitter *emit_create(FILE *out, enum emit_format format, const struct emit_layout *layout);
 void emit_destroy(struct emitter *e);
 
 void emit_doc_start(struct emitter *e);

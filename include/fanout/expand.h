@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "fanout/diag.h"
+#include "fanout/expr.h"
 #include "fanout/strset.h"
 #include "fanout/ynode.h"
 
@@ -29,6 +30,9 @@ struct expand_ctx {
     bool check_keys;
     /* Unknown keys already warned about (each is reported once); NULL: report all. */
     struct strset *warned;
+    /* Expression contexts known for the whole run (an object: `inputs`, `vars`,
+     * `github`...); NULL: none. For the dialects that evaluate expressions. */
+    const struct expr_value *contexts;
 };
 
 /* Expands every step of the sequence `steps` in place. Returns 0, or -1 after an

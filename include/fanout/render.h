@@ -11,14 +11,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fanout/dialect.h"
 #include "fanout/diag.h"
 #include "fanout/emit.h"
+#include "fanout/expr.h"
 #include "fanout/stream.h"
 #include "fanout/testarea.h"
-
-/* Buildkite's default limits (docs: platform/limits). */
-#define RENDER_JOBS_PER_UPLOAD 500
-#define RENDER_JOBS_PER_BUILD 4000
 
 /* Memory for the sharded keys that let a pipeline render in one pass (render.c). */
 #define RENDER_ONE_PASS_BUDGET (1u << 20)
@@ -31,13 +29,13 @@
 #define RENDER_GRAPH_BUDGET (256u << 10)
 #define RENDER_MAX_CYCLES 100
 
-enum render_dialect { RENDER_AUTO, RENDER_BUILDKITE, RENDER_TESTAREA };
-
 /* Where a rendering goes, item by item, in place of the emitter (diff records steps
- * this way). `item` gets every item of the rendering in order (steps expanded and
- * depends_on rewritten; 0, or -1 after reporting); `reset` drops everything received
- * so far: pass 1's items were not the rendering after all, and pass 2 sends them again. */
+ * this way). `begin` is told the inputs' dialect before any item; `item` gets every
+ * item of the rendering in order (jobs expanded and references rewritten; 0, or -1
+ * after reporting); `reset` drops everything received so far: pass 1's items were not
+ * the rendering after all, and pass 2 sends them again. */
 struct render_sink {
+    void (*begin)(void *user, const struct dialect *dialect);
     int (*item)(void *user, const struct stream_item *item);
     void (*reset)(void *user);
     void *user;
@@ -47,10 +45,11 @@ struct render_sink {
 struct render_stats {
     unsigned passes; /* reads of the input: 1, or 2 when a reference named a later
                         sharded step (or the one-pass budget ran out) */
+    const struct dialect *dialect; /* the one the inputs were read in */
 };
 
 struct render_opts {
-    enum render_dialect dialect; /* AUTO: test-area when the first file has a top-level `group` */
+    const struct dialect *dialect; /* NULL: detected from the first input (dialect_detect) */
     enum ta_platform platform;   /* test-area input: which steps to render */
     enum emit_format format;
     bool upload;             /* keep $$VAR references (env carries the shard values) */
@@ -63,6 +62,7 @@ struct render_opts {
     const struct render_sink *sink; /* when set, the items go here (output and stream unused) */
     struct render_stats *stats;     /* filled in when set */
     enum diag_format error_format; /* of held-back messages, like the main diag's */
+    const struct expr_value *contexts; /* known expression contexts (workflows), or NULL */
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

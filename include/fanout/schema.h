@@ -46,6 +46,18 @@ const struct schema_node *schema_property(const struct schema_node *sn, const ch
  * items schema with no other array keyword). */
 const struct schema_node *schema_items(const struct schema_node *sn);
 
+/* For validating an object one member at a time (a workflow's jobs): the subschema member
+ * `key` must satisfy (its property, else the one patternProperties entry matching it,
+ * else additionalProperties; NULL for none). *streamable is false when `sn` needs the
+ * whole object (anything but type/properties/patternProperties/additionalProperties/
+ * required/min-maxProperties, or two schemas for one member); *allowed false when no
+ * member of that name may be there. */
+const struct schema_node *schema_member(const struct schema_node *sn, const char *key, size_t len,
+                                        bool *allowed, bool *streamable);
+
+/* minProperties and maxProperties of `sn` (-1: not set), for a caller streaming members. */
+void schema_property_counts(const struct schema_node *sn, long long *min, long long *max);
+
 /* Required property names of a simple object schema, NULL-terminated (or NULL). */
 const char *const *schema_required(const struct schema_node *sn);
 

@@ -12,9 +12,10 @@
 
 enum stream_kind {
     STREAM_DOC_START,   /* a YAML document begins */
-    STREAM_PAIR,        /* a top-level pair other than `steps`: doc root = one-pair mapping */
-    STREAM_STEPS_START, /* `steps:` (or a bare list of steps) begins */
-    STREAM_STEP,        /* one step: doc root = a sequence holding just that step */
+    STREAM_PAIR,        /* a top-level pair other than the items': doc root = one-pair mapping */
+    STREAM_STEPS_START, /* the items' container (`steps:`, a bare list of steps, `jobs:`) begins */
+    STREAM_STEP,        /* one item: doc root = a sequence holding just that step, or for a
+                           mapping of items (`jobs:`) a one-pair mapping */
     STREAM_STEPS_END,
     STREAM_DOC_END,
 };
@@ -24,7 +25,20 @@ struct stream_item {
     struct ynode_doc *doc;   /* PAIR and STEP only; owned by the caller */
     struct ypos pos;         /* where the item starts */
     bool bare;               /* STEPS_START: the document is a bare list */
+    const char *items_key;   /* STEPS_START: the container's key ("steps", "jobs") */
 };
+
+/* Where a document keeps its items: Buildkite's `steps` list (a document may also be a
+ * bare list of steps) or a workflow's `jobs` mapping. A stream is given a list of shapes
+ * ending with {NULL}: the first top-level key of the list holds a document's items, and
+ * STEPS_START names it; a bare list is taken when the first shape is a list. */
+struct stream_shape {
+    const char *key;
+    bool mapping;
+};
+
+/* {{"steps", false}, {NULL}}: Buildkite. */
+extern const struct stream_shape stream_steps_shape[];
 
 /* Limits that keep hostile input cheap. */
 #define STREAM_MAX_DEPTH 64
@@ -38,6 +52,9 @@ struct stream;
 /* Reads `src` from its start; its nodes carry file number `file` in their positions.
  * Errors are reported to `d` with the source's name. */
 struct stream *stream_open(struct source *src, unsigned file, struct diag *d);
+/* The same for items kept as `shapes` say (stream_open: stream_steps_shape). */
+struct stream *stream_open_shaped(struct source *src, unsigned file,
+                                  const struct stream_shape *shapes, struct diag *d);
 void stream_close(struct stream *s);
 
 /* 1: *item filled; 0: end of input; -1: error (reported; the stream is finished). */

@@ -13,5 +13,7 @@ void strset_clear(struct strset *set);
 
 /* 0: added; 1: already there; -1: out of memory. */
 int strset_add(struct strset *set, const char *s, size_t len);
+/* Strings in the set. */
+size_t strset_count(const struct strset *set);
 
 #endif

@@ -45,9 +45,4 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
  * caller owns it and the testarea starts a new one. */
 struct ynode_doc *testarea_take_amd_group(struct testarea *ta);
 
-/* True when the first document of `src` looks like a test-area file (a top-level
- * `group`). Reads the input from its start; `d` (which the source reports to) is muted
- * meanwhile, so problems are reported once, by the real read. */
-bool testarea_detect(struct source *src, struct diag *d);
-
 #endif

@@ -1,9 +1,10 @@
 /* validate: checks a stream of pipeline items against a compiled schema and reports
  * each violation as `file:line:col: error: <instance path>: <what is wrong> [keyword]`.
- * When the schema's root is a plain object schema whose `steps` have one items schema
- * (Buildkite, rendered and test-area schemas), each top-level value and each step is
- * checked as it arrives, so memory stays bounded; any other schema gets each document
- * assembled and checked whole. */
+ * When the schema's root is a plain object schema whose items' container (`steps` with
+ * one items schema, or `jobs` whose members' schemas come from their names) can be
+ * checked member by member (Buildkite, rendered, test-area and workflow schemas), each
+ * top-level value and each item is checked as it arrives, so memory stays bounded; any
+ * other schema gets each document assembled and checked whole. */
 #ifndef FANOUT_VALIDATE_H
 #define FANOUT_VALIDATE_H
 
@@ -13,9 +14,10 @@
 
 struct validator;
 
-/* Violations are reported with class `cls` (a finding, normally). */
-struct validator *validator_create(const struct schema *s, struct diag *d,
-                                   const char *const *files, enum diag_class cls);
+/* Violations are reported with class `cls` (a finding, normally). `shape`: where the
+ * documents keep their items (NULL: Buildkite's steps list). */
+struct validator *validator_create(const struct schema *s, const struct stream_shape *shape,
+                                   struct diag *d, const char *const *files, enum diag_class cls);
 void validator_destroy(struct validator *v);
 
 /* Feeds one item; for STREAM_STEP the document's root is a list of steps. */
@@ -31,12 +33,12 @@ const struct schema *validate_bundled_schema(const char *name, struct diag *d);
  * also put in *owned, for the caller to free. NULL after reporting. */
 const struct schema *validate_load_schema(const char *spec, struct diag *d, struct schema **owned);
 
-enum validate_dialect { VALIDATE_AUTO, VALIDATE_BUILDKITE, VALIDATE_TESTAREA };
+struct dialect;
 
-/* `fanout validate`: checks every document of `paths` ("-" = stdin) against `schema`
- * (NULL: testarea for test-area files, else buildkite-rendered). Returns the exit
- * code: 0 valid, 1 violations, 2 unreadable input or schema. */
+/* `fanout validate`: checks every document of `paths` ("-" = stdin), read in `dialect`
+ * (NULL: detected from the first), against `schema` (NULL: the dialect's input schema).
+ * Returns the exit code: 0 valid, 1 violations, 2 unreadable input or schema. */
 int validate_run(const char *const *paths, size_t n, const char *schema,
-                 enum validate_dialect dialect, struct diag *d);
+                 const struct dialect *dialect, struct diag *d);
 
 #endif

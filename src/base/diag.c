@@ -123,7 +123,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *fmt, va_list ap)
 {
     char msg[1024];
-    const char *word = sev == DIAG_ERROR ? "error" : "warning";
+    const char *word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
 
     if (d->muted)
         return;
@@ -131,7 +131,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         d->errors++;
         if (cls == DIAG_INPUT)
             d->input_error = true;
-    } else {
+    } else if (sev == DIAG_WARNING) {
         d->warnings++;
     }
 
@@ -141,7 +141,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
 
     switch (d->format) {
     case DIAG_GITHUB:
-        fprintf(d->out, "::%s file=%s", word, file);
+        fprintf(d->out, "::%s file=%s", sev == DIAG_NOTE ? "notice" : word, file);
         if (line)
             fprintf(d->out, ",line=%u,col=%u", line, col);
         fputs("::", d->out);

@@ -59,3 +59,8 @@ int strset_add(struct strset *set, const char *s, size_t len)
     set->lens[set->n++] = len;
     return 0;
 }
+
+size_t strset_count(const struct strset *set)
+{
+    return set->n;
+}

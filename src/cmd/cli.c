@@ -2,90 +2,62 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fanout/check.h"
-#include "fanout/diag.h"
+#include "fanout/cmd.h"
+#include "fanout/dialect.h"
 #include "fanout/inputs.h"
-#include "fanout/pipediff.h"
-#include "fanout/render.h"
-#include "fanout/validate.h"
+#include "fanout/source.h"
+#include "fanout/stream.h"
+#include "fanout/ynode.h"
 
-#define EXIT_USAGE 2
-#define DEFAULT_CONFIG ".fanout.yml"
+static const struct cmd_entry *const commands[] = {
+    &cmd_render_entry, &cmd_validate_entry, &cmd_check_entry, &cmd_diff_entry, &cmd_expr_entry,
+    NULL};
 
-static const char usage_text[] =
-    "usage: fanout render [options] [FILE...|DIR...|-]\n"
-    "       fanout validate [--schema FILE|NAME] [options] [FILE...|DIR...|-]\n"
-    "       fanout check [options] [--write] (SOURCE... --rendered FILE | --config FILE)\n"
-    "       fanout diff [options] [--format text|json|github|markdown] BASE HEAD\n"
-    "       fanout --help | --version\n"
-    "\n"
-    "Renders Buildkite pipeline YAML (or vLLM test-area files) into explicit per-shard\n"
-    "steps. A DIR stands for the .yaml/.yml files under it, in path order.\n"
-    "\n"
-    "render options (check and diff take them too):\n"
-    "  -f, --format yaml|json     output format (default yaml)\n"
-    "  -o, --output FILE          write FILE atomically instead of stdout\n"
-    "      --upload               keep $$BUILDKITE_PARALLEL_JOB references in commands,\n"
-    "                             for `buildkite-agent pipeline upload`\n"
-    "      --strict               warnings fail the run (exit 1)\n"
-    "      --allow-placeholders   accept %N-style placeholders in steps without parallelism\n"
-    "      --dialect auto|buildkite|testarea\n"
-    "                             input dialect (default auto: a top-level `group` means\n"
-    "                             vLLM's test-area files)\n"
-    "      --platform all|nvidia|amd\n"
-    "                             test-area input: which steps to render (default all)\n"
-    "      --no-validate          skip the schema checks (input: the dialect's schema;\n"
-    "                             output: buildkite-rendered)\n"
-    "      --error-format text|github|json\n"
-    "                             how messages on stderr look (default text)\n"
-    "\n"
-    "validate options:\n"
-    "      --schema FILE|NAME     a JSON Schema (draft-07, JSON or YAML) or a bundled one:\n"
-    "                             buildkite-rendered (default), testarea (default for\n"
-    "                             test-area files), json-schema-draft-07\n"
-    "\n"
-    "check options:\n"
-    "      --rendered FILE        the committed rendering of the SOURCEs\n"
-    "      --config FILE          pairs of sources and renderings (default .fanout.yml)\n"
-    "      --write                rewrite stale renderings (atomically) instead of failing\n"
-    "\n"
-    "diff: BASE and HEAD are sources or renderings (files, directories or -);\n"
-    "      --format picks the report: text (default), json, github or markdown.\n"
+static const char overview[] =
+    "Renders Buildkite pipelines, vLLM test-area files and GitHub Actions workflows into\n"
+    "explicit jobs. A DIR stands for the .yaml/.yml files under it, in path order.\n"
+    "'fanout COMMAND --help' shows a command's options.\n"
     "\n"
     "Exit status: 0 ok (same, fresh, valid), 1 findings (diff, stale, violations),\n"
     "2 usage, input or I/O error. See fanout(1) and docs/reference.md.\n";
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout --help'.\n", what, arg ? " " : "",
-            arg ? arg : "");
-    return EXIT_USAGE;
-}
-
-/* The position of `word` in `words` (NULL-terminated), or -1. */
-static int choice(const char *word, const char *const *words)
-{
-    for (int i = 0; words[i]; i++) {
-        if (strcmp(word, words[i]) == 0)
-            return i;
-    }
-    return -1;
-}
-
-enum {
-    OPT_UPLOAD = 256, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_ERROR_FORMAT, OPT_DIALECT,
-    OPT_PLATFORM, OPT_NO_VALIDATE, OPT_VALIDATE, OPT_SCHEMA, OPT_RENDERED, OPT_CONFIG,
-    OPT_WRITE,
+/* Options of more than one command, described once. */
+static const struct {
+    enum cmd_option id;
+    const char *text;
+} option_help[] = {
+    {OPT_OUTPUT, "  -o, --output FILE          write FILE atomically instead of stdout\n"},
+    {OPT_UPLOAD, "      --upload               keep $$BUILDKITE_PARALLEL_JOB references in commands,\n"
+                 "                             for `buildkite-agent pipeline upload`\n"},
+    {OPT_STRICT, "      --strict               warnings fail the run (exit 1)\n"},
+    {OPT_ALLOW_PLACEHOLDERS, "      --allow-placeholders   accept %N-style placeholders in steps without parallelism\n"},
+    {OPT_DIALECT, "      --dialect auto|buildkite|testarea|gha\n"
+                  "                             input dialect (default auto: a top-level `jobs` means a\n"
+                  "                             GitHub Actions workflow, a top-level `group` vLLM's\n"
+                  "                             test-area files)\n"},
+    {OPT_PLATFORM, "      --platform all|nvidia|amd\n"
+                   "                             test-area input: which steps to render (default all)\n"},
+    {OPT_NO_VALIDATE, "      --no-validate          skip the schema checks of input and rendering\n"},
+    {OPT_INPUT, "      --input NAME=VALUE     workflows: a known `inputs` value (VALUE read as a YAML\n"
+                "                             scalar; repeatable)\n"},
+    {OPT_VAR, "      --var NAME=VALUE       workflows: a known `vars` value\n"},
+    {OPT_GITHUB, "      --github KEY=VALUE     workflows: a known `github` value (github.ref=...)\n"},
+    {OPT_EVENT, "      --event NAME           workflows: github.event_name\n"},
+    {OPT_MATRIX, "      --matrix KEY=VALUE     a known `matrix` value\n"},
+    {OPT_CONTEXTS, "      --contexts FILE        known contexts: a JSON or YAML mapping of context name\n"
+                   "                             to value ({matrix: {part: 1}, inputs: {...}})\n"},
+    {OPT_ERROR_FORMAT, "      --error-format text|github|json\n"
+                       "                             how messages on stderr look (default text)\n"},
+    {OPT_END, NULL},
 };
 
-static const struct option all_options[] = {
-    {"format", required_argument, NULL, 'f'},
-    {"output", required_argument, NULL, 'o'},
+static const struct option long_options[] = {
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
     {"upload", no_argument, NULL, OPT_UPLOAD},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"allow-placeholders", no_argument, NULL, OPT_ALLOW_PLACEHOLDERS},
@@ -98,67 +70,175 @@ static const struct option all_options[] = {
     {"rendered", required_argument, NULL, OPT_RENDERED},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"write", no_argument, NULL, OPT_WRITE},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"var", required_argument, NULL, OPT_VAR},
+    {"github", required_argument, NULL, OPT_GITHUB},
+    {"event", required_argument, NULL, OPT_EVENT},
+    {"matrix", required_argument, NULL, OPT_MATRIX},
+    {"contexts", required_argument, NULL, OPT_CONTEXTS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-enum command { CMD_RENDER, CMD_VALIDATE, CMD_CHECK, CMD_DIFF };
-
-/* Which options each command takes (by `val`). */
-static bool takes(enum command cmd, int opt)
+int cmd_usage_error(const char *what, const char *arg)
 {
-    switch (opt) {
-    case 'h':
-    case OPT_ERROR_FORMAT:
-    case OPT_DIALECT:
-        return true;
-    case 'o':
-        return cmd == CMD_RENDER;
-    case 'f':
-        return cmd != CMD_VALIDATE;
-    case OPT_SCHEMA:
-        return cmd == CMD_VALIDATE;
-    case OPT_RENDERED:
-    case OPT_CONFIG:
-    case OPT_WRITE:
-        return cmd == CMD_CHECK;
-    default:
-        return cmd != CMD_VALIDATE;
-    }
+    fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout --help'.\n", what, arg ? " " : "",
+            arg ? arg : "");
+    return CMD_EXIT_USAGE;
 }
 
-struct cli {
-    enum command cmd;
-    struct render_opts render;
-    enum diag_format errors;
-    enum pd_format report;
-    enum validate_dialect vdialect;
-    const char *schema, *rendered, *config;
-    bool write;
-};
-
-static int parse_option(struct cli *c, int opt, const char *arg)
+int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
+                  int (*fn)(struct cli *c, const char *const *paths, size_t n, struct diag *d))
 {
-    static const char *const formats[] = {"yaml", "json", NULL};
-    static const char *const reports[] = {"text", "json", "github", "markdown", NULL};
+    static const char *const stdin_only[] = {"-"};
+    struct inputs in;
+    int rc;
+
+    if (n == 0)
+        return fn(c, stdin_only, 1, d);
+    if (inputs_expand((const char *const *)operands, (size_t)n, d, &in) != 0)
+        return diag_exit_code(d, false);
+    rc = fn(c, (const char *const *)in.paths, in.n, d);
+    inputs_free(&in);
+    return rc;
+}
+
+static void print_usage(FILE *out)
+{
+    fputs("usage:", out);
+    for (size_t i = 0; commands[i]; i++)
+        fprintf(out, "%s fanout %s\n", i ? "      " : "", commands[i]->synopsis);
+    fputs("       fanout --help | --version\n\n", out);
+    fputs(overview, out);
+}
+
+static bool takes(const struct cmd_entry *cmd, int opt)
+{
+    if (opt == 'h' || (opt == OPT_FORMAT && cmd->formats))
+        return true;
+    for (const enum cmd_option *o = cmd->options; *o != OPT_END; o++) {
+        if ((int)*o == opt)
+            return true;
+    }
+    return false;
+}
+
+static void print_help(const struct cmd_entry *cmd)
+{
+    printf("usage: fanout %s\n\n%s", cmd->synopsis, cmd->help);
+    if (cmd->formats) {
+        printf("  -f, --format ");
+        for (size_t i = 0; cmd->formats[i]; i++)
+            printf("%s%s", i ? "|" : "", cmd->formats[i]);
+        printf("  (default %s)\n", cmd->formats[0]);
+    }
+    for (size_t i = 0; option_help[i].text; i++) {
+        if (takes(cmd, option_help[i].id))
+            fputs(option_help[i].text, stdout);
+    }
+    printf("\nExit status: 0 ok, 1 findings, 2 usage, input or I/O error (fanout(1)).\n");
+}
+
+/* The position of `word` in `words` (NULL-terminated), or -1. */
+static int choice(const char *word, const char *const *words)
+{
+    for (int i = 0; words[i]; i++) {
+        if (strcmp(word, words[i]) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* `--input NAME=VALUE` into contexts[context][NAME], VALUE typed as a plain YAML scalar. */
+static int set_context_value(struct cli *c, const char *context, const char *arg, const char *opt)
+{
+    const char *eq = strchr(arg, '=');
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ypos none = {0, 0, 0};
+    struct ynode *n = doc && eq ? ynode_new_plain(doc, eq + 1, none) : NULL;
+    struct expr_value *v = n ? expr_from_ynode(n) : NULL;
+    struct expr_value *ctx = expr_get(c->contexts, context, strlen(context));
+    int rc = -1;
+
+    ynode_doc_destroy(doc);
+    if (!eq || eq == arg) {
+        expr_unref(v);
+        return cmd_usage_error(opt, "needs NAME=VALUE");
+    }
+    if (!v)
+        goto oom;
+    if (!ctx) {
+        if (!(ctx = expr_object()) || expr_object_set(c->contexts, context, strlen(context), ctx) != 0) {
+            expr_unref(v);
+            goto oom;
+        }
+    }
+    rc = expr_object_set(ctx, arg, (size_t)(eq - arg), v);
+    if (rc == 0)
+        return 0;
+oom:
+    fprintf(stderr, "fanout: error: out of memory\n");
+    return CMD_EXIT_USAGE;
+}
+
+/* --contexts FILE: each top-level pair of the mapping is a context. */
+static int read_contexts(struct cli *c, const char *path)
+{
+    struct diag *d = diag_create(stderr, c->errors);
+    struct source *src = d ? source_open(path, d) : NULL;
+    struct stream *s = src ? stream_open(src, 0, d) : NULL;
+    struct ynode_doc *doc = NULL;
+    const struct ynode *root;
+    int rc = CMD_EXIT_USAGE;
+
+    if (!s || stream_document(s, &doc) < 0)
+        goto done;
+    root = doc ? ynode_doc_root(doc) : NULL;
+    if (!ynode_is_map(root)) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, ynode_pos(root).line, ynode_pos(root).col,
+                    "contexts", "must be a mapping of context name to value");
+        goto done;
+    }
+    rc = 0;
+    for (size_t i = 0; i < ynode_len(root) && rc == 0; i++) {
+        size_t len;
+        const char *name = ynode_scalar(ynode_key(root, i), &len);
+
+        rc = expr_object_set(c->contexts, name, len, expr_from_ynode(ynode_value(root, i)));
+    }
+    if (rc != 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "internal", "out of memory");
+        rc = CMD_EXIT_USAGE;
+    }
+done:
+    ynode_doc_destroy(doc);
+    stream_close(s);
+    source_close(src);
+    diag_destroy(d);
+    return rc;
+}
+
+static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, const char *arg)
+{
     static const char *const error_formats[] = {"text", "github", "json", NULL};
-    static const char *const dialects[] = {"auto", "buildkite", "testarea", NULL};
     static const char *const platforms[] = {"all", "nvidia", "amd", NULL};
     int i;
 
-    switch (opt) {
-    case 'f':
-        if (c->cmd == CMD_DIFF) {
-            if ((i = choice(arg, reports)) < 0)
-                return usage_error("unknown --format (text, json, github or markdown):", arg);
-            c->report = (enum pd_format)i;
-        } else {
-            if ((i = choice(arg, formats)) < 0)
-                return usage_error("unknown --format (yaml or json):", arg);
-            c->render.format = i ? EMIT_JSON : EMIT_YAML;
+    switch ((enum cmd_option)opt) {
+    case OPT_FORMAT:
+        if ((c->format = choice(arg, cmd->formats)) < 0) {
+            char what[128];
+            size_t o = (size_t)snprintf(what, sizeof(what), "unknown --format (");
+
+            for (size_t k = 0; cmd->formats[k] && o < sizeof(what); k++)
+                o += (size_t)snprintf(what + o, sizeof(what) - o, "%s%s",
+                                      k == 0 ? "" : cmd->formats[k + 1] ? ", " : " or ", cmd->formats[k]);
+            if (o < sizeof(what))
+                snprintf(what + o, sizeof(what) - o, "):");
+            return cmd_usage_error(what, arg);
         }
         return 0;
-    case 'o':
+    case OPT_OUTPUT:
         c->render.output = arg;
         return 0;
     case OPT_UPLOAD:
@@ -176,19 +256,18 @@ static int parse_option(struct cli *c, int opt, const char *arg)
         return 0;
     case OPT_ERROR_FORMAT:
         if ((i = choice(arg, error_formats)) < 0)
-            return usage_error("unknown --error-format (text, github or json):", arg);
+            return cmd_usage_error("unknown --error-format (text, github or json):", arg);
         c->errors = i == 0 ? DIAG_TEXT : i == 1 ? DIAG_GITHUB : DIAG_JSON;
         c->render.error_format = c->errors;
         return 0;
     case OPT_DIALECT:
-        if ((i = choice(arg, dialects)) < 0)
-            return usage_error("unknown --dialect (auto, buildkite or testarea):", arg);
-        c->render.dialect = i == 0 ? RENDER_AUTO : i == 1 ? RENDER_BUILDKITE : RENDER_TESTAREA;
-        c->vdialect = i == 0 ? VALIDATE_AUTO : i == 1 ? VALIDATE_BUILDKITE : VALIDATE_TESTAREA;
+        c->render.dialect = strcmp(arg, "auto") == 0 ? NULL : dialect_find(arg);
+        if (!c->render.dialect && strcmp(arg, "auto") != 0)
+            return cmd_usage_error("unknown --dialect (auto, buildkite, testarea or gha):", arg);
         return 0;
     case OPT_PLATFORM:
         if ((i = choice(arg, platforms)) < 0)
-            return usage_error("unknown --platform (all, nvidia or amd):", arg);
+            return cmd_usage_error("unknown --platform (all, nvidia or amd):", arg);
         c->render.platform = i == 0 ? TA_ALL : i == 1 ? TA_NVIDIA : TA_AMD;
         return 0;
     case OPT_SCHEMA:
@@ -203,130 +282,113 @@ static int parse_option(struct cli *c, int opt, const char *arg)
     case OPT_WRITE:
         c->write = true;
         return 0;
+    case OPT_INPUT:
+        return set_context_value(c, "inputs", arg, "--input");
+    case OPT_VAR:
+        return set_context_value(c, "vars", arg, "--var");
+    case OPT_GITHUB:
+        return set_context_value(c, "github", arg, "--github");
+    case OPT_MATRIX:
+        return set_context_value(c, "matrix", arg, "--matrix");
+    case OPT_EVENT: {
+        char buf[256];
+
+        snprintf(buf, sizeof(buf), "event_name=%s", arg);
+        return set_context_value(c, "github", buf, "--event");
     }
-    return usage_error("unknown option", NULL);
+    case OPT_CONTEXTS:
+        return read_contexts(c, arg);
+    case OPT_END:
+        break;
+    }
+    return cmd_usage_error("unknown option", NULL);
 }
 
-/* Parses argv (after the command word); the operands are left at argv[optind..]. */
-static int parse(struct cli *c, int argc, char **argv)
+/* Parses argv (after the command word); the operands are left at argv[optind..].
+ * -1: help was printed. */
+static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **argv)
 {
     int opt;
 
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":f:o:h", all_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":f:o:h", long_options, NULL)) != -1) {
         if (opt == 'h') {
-            fputs(usage_text, stdout);
+            print_help(cmd);
             return -1;
         }
         if (opt == ':')
-            return usage_error("this option needs a value:", argv[optind - 1]);
-        if (opt == '?' || !takes(c->cmd, opt))
-            return usage_error("unknown option for this command:", argv[optind - 1]);
-        if (parse_option(c, opt, optarg) != 0)
-            return EXIT_USAGE;
+            return cmd_usage_error("this option needs a value:", argv[optind - 1]);
+        if (opt == '?' || !takes(cmd, opt))
+            return cmd_usage_error("unknown option for this command:", argv[optind - 1]);
+        if (parse_option(c, cmd, opt, optarg) != 0)
+            return CMD_EXIT_USAGE;
     }
     return 0;
 }
 
-/* Runs `fn` on the operands as files (directories expanded; none: stdin). */
-static int on_inputs(struct cli *c, int argc, char **argv, struct diag *d,
-                     int (*fn)(struct cli *, const char *const *, size_t, struct diag *))
+static const struct cmd_entry *find_command(const char *name)
 {
-    static const char *const stdin_only[] = {"-"};
-    struct inputs in;
-    int rc;
-
-    if (optind == argc)
-        return fn(c, stdin_only, 1, d);
-    if (inputs_expand((const char *const *)argv + optind, (size_t)(argc - optind), d, &in) != 0)
-        return diag_exit_code(d, false);
-    rc = fn(c, (const char *const *)in.paths, in.n, d);
-    inputs_free(&in);
-    return rc;
-}
-
-static int run_render(struct cli *c, const char *const *paths, size_t n, struct diag *d)
-{
-    return render_run(paths, n, &c->render, d);
-}
-
-static int run_validate(struct cli *c, const char *const *paths, size_t n, struct diag *d)
-{
-    return validate_run(paths, n, c->schema, c->vdialect, d);
-}
-
-static int run_check(struct cli *c, int argc, char **argv, struct diag *d)
-{
-    if (optind < argc) {
-        if (!c->rendered)
-            return usage_error("check SOURCE... needs --rendered FILE", NULL);
-        return check_one((const char *const *)argv + optind, (size_t)(argc - optind), c->rendered,
-                         &c->render, c->write, stdout, d);
+    for (size_t i = 0; commands[i]; i++) {
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
     }
-    if (c->rendered)
-        return usage_error("--rendered needs the SOURCEs it renders", NULL);
-    if (!c->config) {
-        if (access(DEFAULT_CONFIG, F_OK) != 0)
-            return usage_error("nothing to check: give SOURCE... --rendered FILE, or --config FILE "
-                               "(or write " DEFAULT_CONFIG ")", NULL);
-        c->config = DEFAULT_CONFIG;
-    }
-    return check_config(c->config, &c->render, c->write, stdout, d);
+    return NULL;
 }
 
 int cli_main(int argc, char **argv)
 {
-    static const char *const commands[] = {"render", "validate", "check", "diff", NULL};
+    const struct cmd_entry *cmd;
     struct cli c;
-    struct diag *d;
-    int rc, cmd;
+    struct diag *d = NULL;
+    int rc, n;
 
     if (argc < 2)
-        return usage_error("missing command (try 'fanout render FILE')", NULL);
+        return cmd_usage_error("missing command (try 'fanout render FILE')", NULL);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        fputs(usage_text, stdout);
+        print_usage(stdout);
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("fanout %s\n", FANOUT_VERSION);
         return 0;
     }
-    if ((cmd = choice(argv[1], commands)) < 0)
-        return usage_error("unknown command:", argv[1]);
+    if (!(cmd = find_command(argv[1])))
+        return cmd_usage_error("unknown command:", argv[1]);
     memset(&c, 0, sizeof(c));
-    c.cmd = (enum command)cmd;
     c.render.validate = true;
+    if (!(c.contexts = expr_object()))
+        return cmd_usage_error("out of memory", NULL);
     argc--;
     argv++;
-    rc = parse(&c, argc, argv);
-    if (rc != 0)
-        return rc < 0 ? 0 : rc;
-    if (c.cmd == CMD_DIFF && argc - optind != 2)
-        return usage_error("diff needs two operands: BASE HEAD", NULL);
-    d = diag_create(stderr, c.errors);
-    if (!d)
-        return EXIT_USAGE;
-    switch (c.cmd) {
-    case CMD_RENDER:
-        rc = on_inputs(&c, argc, argv, d, run_render);
-        break;
-    case CMD_VALIDATE:
-        rc = on_inputs(&c, argc, argv, d, run_validate);
-        break;
-    case CMD_CHECK:
-        rc = run_check(&c, argc, argv, d);
-        break;
-    case CMD_DIFF:
-        rc = pipediff_run(argv[optind], argv[optind + 1], &c.render, c.report, stdout, d);
-        break;
+    rc = parse(&c, cmd, argc, argv);
+    if (rc != 0) {
+        rc = rc < 0 ? 0 : rc;
+        goto done;
     }
+    n = argc - optind;
+    if (n < cmd->min_operands || (cmd->max_operands >= 0 && n > cmd->max_operands)) {
+        char what[128];
+
+        snprintf(what, sizeof(what), "%s needs %s", cmd->name, cmd->operands);
+        rc = cmd_usage_error(what, NULL);
+        goto done;
+    }
+    if (expr_len(c.contexts))
+        c.render.contexts = c.contexts;
+    if (!(d = diag_create(stderr, c.errors))) {
+        rc = CMD_EXIT_USAGE;
+        goto done;
+    }
+    rc = cmd->exec(&c, argv + optind, n, d);
     /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc < DIAG_INPUT) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, "io", "write error: %s",
                     strerror(errno));
         rc = DIAG_INPUT;
     }
+done:
     diag_destroy(d);
+    expr_unref(c.contexts);
     return rc;
 }

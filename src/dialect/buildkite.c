@@ -1,7 +1,10 @@
 #include "fanout/buildkite.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fanout/dialect.h"
 #include "fanout/ynode.h"
 
 const char *const bk_label_keys[] = {"label", "name", NULL};
@@ -145,3 +148,120 @@ bool bk_known_key(enum bk_kind kind, const char *key, size_t len)
     }
     return false;
 }
+
+int bk_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+{
+    struct expand_ctx own = *ctx;
+
+    own.check_keys = true;
+    return expand_steps(&own, doc, steps);
+}
+
+static unsigned env_number(const struct ynode *step, const char *name, bool *present)
+{
+    size_t len;
+    const char *t = ynode_scalar(ynode_get(ynode_get(step, "env"), name), &len);
+    char buf[16];
+
+    *present = t && len > 0 && len < sizeof(buf);
+    if (!*present)
+        return 0;
+    memcpy(buf, t, len);
+    buf[len] = '\0';
+    return (unsigned)strtoul(buf, NULL, 10);
+}
+
+/* A step's identity: its key without the shard suffix, else its label, else its type;
+ * and which shard of how many it is (0 of 1 when not a shard of a keyed step). */
+static const char *identify(const struct ynode *step, size_t *len, unsigned *shard, unsigned *shards)
+{
+    struct ynode *keynode = NULL, *label = NULL;
+    bool has_job, has_count;
+    unsigned job = env_number(step, "BUILDKITE_PARALLEL_JOB", &has_job);
+    unsigned count = env_number(step, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
+    const char *t;
+
+    *shard = 0;
+    *shards = 1;
+    ynode_get_any(step, bk_key_keys, &keynode);
+    if ((t = ynode_scalar(keynode, len)) != NULL) {
+        char suffix[16];
+        int sl;
+
+        if (!has_job || !has_count || count <= 1 || job >= count)
+            return t;
+        sl = snprintf(suffix, sizeof(suffix), "-%u", job);
+        if (*len > (size_t)sl && !memcmp(t + *len - sl, suffix, (size_t)sl)) {
+            *len -= (size_t)sl;
+            *shard = job;
+            *shards = count;
+        }
+        return t;
+    }
+    ynode_get_any(step, bk_label_keys, &label);
+    if ((t = ynode_scalar(label, len)) != NULL)
+        return t;
+    if ((t = ynode_scalar(step, len)) != NULL)
+        return t;
+    t = bk_kind_name(bk_step_kind(step));
+    *len = strlen(t);
+    return t;
+}
+
+long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
+{
+    long jobs = 0;
+
+    for (size_t i = 0; i < ynode_len(steps); i++) {
+        const struct ynode *step = ynode_item(steps, i);
+        const struct ynode *children = ynode_get(step, "steps");
+        struct dialect_job job = {.node = step};
+        long n = 1;
+
+        if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
+            n = bk_each_job(children, fn, user);
+        } else if (fn) {
+            job.id = identify(step, &job.id_len, &job.shard, &job.shards);
+            if (fn(user, &job) != 0)
+                n = -1;
+        }
+        if (n < 0)
+            return -1;
+        jobs += n;
+    }
+    return jobs;
+}
+
+static const char *const step_key_order[] = {
+    "group", "wait", "waiter", "block", "input", "manual", "trigger", "label", "name",
+    "key", "id", "identifier", "depends_on", "command", "commands", "env", "agents", NULL};
+
+const struct emit_layout bk_layout = {"steps", false, step_key_order, "steps"};
+
+const struct dialect dialect_buildkite = {
+    .name = "buildkite",
+    .description = "Buildkite pipeline",
+    .shape = stream_steps_shape,
+    .layout = &bk_layout,
+    .input_schema = NULL,
+    .rendered_schema = "buildkite-rendered",
+    .platform = "Buildkite",
+    .job_noun = "step",
+    .key_noun = "key",
+    .fanout_field = "parallelism",
+    .fanout_jobs = "shards",
+    .reference_field = "depends_on",
+    .keys_per_file = false,
+    .bad_references_fail = false,
+    .max_jobs_per_document = BK_JOBS_PER_UPLOAD,
+    .max_jobs_total = BK_JOBS_PER_BUILD,
+    .open = dialect_files_open,
+    .next = dialect_files_next,
+    .close = dialect_files_close,
+    .expand = bk_expand,
+    .edges = depends_edges,
+    .normalize = depends_normalize,
+    .references = depends_each,
+    .rewrite = depends_rewrite,
+    .each_job = bk_each_job,
+};

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "fanout/buildkite.h"
+#include "fanout/dialect.h"
+#include "fanout/strset.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
@@ -598,24 +600,130 @@ struct ynode_doc *testarea_take_amd_group(struct testarea *ta)
     return amd;
 }
 
-bool testarea_detect(struct source *src, struct diag *d)
-{
-    struct stream *s;
-    struct stream_item item;
-    bool found = false;
-    int more;
+/* ---- the dialect: one document whose steps are a group per file, then the AMD group ---- */
 
-    /* Problems in the input are for the real read to report. */
-    diag_set_muted(d, true);
-    s = stream_open(src, 0, d);
-    while (s && !found && (more = stream_next(s, &item)) > 0) {
-        if (item.kind == STREAM_PAIR)
-            found = ynode_scalar_is(ynode_key(ynode_doc_root(item.doc), 0), "group");
-        ynode_doc_destroy(item.doc);
-        if (item.kind == STREAM_STEPS_START || item.kind == STREAM_DOC_END)
-            break;
+enum phase { PH_DOC_START, PH_STEPS_START, PH_FILES, PH_AMD, PH_STEPS_END, PH_DOC_END, PH_DONE };
+
+struct dialect_reader {
+    struct dialect_input in;
+    struct testarea *ta;
+    size_t file;
+    enum phase phase;
+};
+
+static struct dialect_reader *ta_open(const struct dialect_input *in, dialect_observe_fn observe,
+                                      void *user)
+{
+    struct dialect_reader *r = calloc(1, sizeof(*r));
+
+    if (!r)
+        return NULL;
+    r->in = *in;
+    r->ta = testarea_create(in->diag, in->names, (enum ta_platform)in->platform, in->upload);
+    if (!r->ta) {
+        free(r);
+        return NULL;
     }
-    stream_close(s);
-    diag_set_muted(d, false);
-    return found;
+    if (observe)
+        testarea_observe(r->ta, observe, user);
+    return r;
 }
+
+static int ta_next(struct dialect_reader *r, struct stream_item *item)
+{
+    memset(item, 0, sizeof(*item));
+    switch (r->phase) {
+    case PH_DOC_START:
+        r->phase = PH_STEPS_START;
+        item->kind = STREAM_DOC_START;
+        return 1;
+    case PH_STEPS_START:
+        r->phase = PH_FILES;
+        item->kind = STREAM_STEPS_START;
+        item->items_key = "steps";
+        return 1;
+    case PH_FILES:
+        while (r->file < r->in.n) {
+            struct stream *s;
+            int rc;
+
+            strset_clear(r->in.warned);
+            s = stream_open(r->in.sources[r->file], (unsigned)r->file, r->in.diag);
+            rc = s ? testarea_file(r->ta, s, &item->doc) : -1;
+            stream_close(s);
+            r->file++;
+            if (rc != 0)
+                return -1;
+            if (item->doc) {
+                item->kind = STREAM_STEP;
+                return 1;
+            }
+        }
+        r->phase = PH_AMD;
+        /* fall through */
+    case PH_AMD:
+        r->phase = PH_STEPS_END;
+        item->doc = testarea_take_amd_group(r->ta);
+        if (item->doc) {
+            item->kind = STREAM_STEP;
+            return 1;
+        }
+        /* fall through */
+    case PH_STEPS_END:
+        r->phase = PH_DOC_END;
+        item->kind = STREAM_STEPS_END;
+        return 1;
+    case PH_DOC_END:
+        r->phase = PH_DONE;
+        item->kind = STREAM_DOC_END;
+        return 1;
+    case PH_DONE:
+        break;
+    }
+    return 0;
+}
+
+static void ta_close(struct dialect_reader *r)
+{
+    if (!r)
+        return;
+    testarea_destroy(r->ta);
+    free(r);
+}
+
+/* The dialect checked its own fields: Buildkite's key list does not apply. */
+static int ta_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+{
+    struct expand_ctx own = *ctx;
+
+    own.check_keys = false;
+    return expand_steps(&own, doc, steps);
+}
+
+const struct dialect dialect_testarea = {
+    .name = "testarea",
+    .description = "vLLM test-area file",
+    .shape = stream_steps_shape,
+    .layout = &bk_layout,
+    .input_schema = "testarea",
+    .rendered_schema = "buildkite-rendered",
+    .platform = "Buildkite",
+    .job_noun = "step",
+    .key_noun = "key",
+    .fanout_field = "parallelism",
+    .fanout_jobs = "shards",
+    .reference_field = "depends_on",
+    .keys_per_file = false,
+    .bad_references_fail = false,
+    .max_jobs_per_document = BK_JOBS_PER_UPLOAD,
+    .max_jobs_total = BK_JOBS_PER_BUILD,
+    .open = ta_open,
+    .next = ta_next,
+    .close = ta_close,
+    .expand = ta_expand,
+    .edges = depends_edges,
+    .normalize = depends_normalize,
+    .references = depends_each,
+    .rewrite = depends_rewrite,
+    .each_job = bk_each_job,
+};

@@ -1,12 +1,13 @@
 #define _GNU_SOURCE /* fopencookie: the rendering's text is hashed as it is written */
 #include "fanout/pipediff.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
+#include "fanout/dialect.h"
 #include "fanout/strhash.h"
 #include "fanout/xsort.h"
 #include "fanout/ynode.h"
@@ -102,9 +103,12 @@ static void show(struct text *t, const struct ynode *n)
 /* ---------- a step's comparable fields, serialized ----------
  * Entries: a type byte, the name, the value (each a 32-bit length and its bytes).
  * FIELD is a step field's value as shown; ENV one entry of its env (the shard variables
- * left out: they show up as a re-sharding); STEP a whole step that is not a mapping. */
+ * left out: they show up as a re-sharding); SUB one item of a job's `steps` (a workflow
+ * job's steps, named by step_name) as shown, SUBFIELD each of its fields ("<step>\x1f<field>":
+ * a scalar's whole text, else the value as shown and "\x1f<digest>"); STEP a whole step
+ * that is not a mapping. */
 
-enum entry_type { E_FIELD, E_ENV, E_STEP };
+enum entry_type { E_FIELD, E_ENV, E_STEP, E_SUB, E_SUBFIELD };
 
 #define SHARD_VAR_PREFIX "BUILDKITE_PARALLEL_JOB"
 
@@ -155,11 +159,114 @@ static bool is_identity(const char *name, size_t len)
            (len == 10 && !memcmp(name, "identifier", 10));
 }
 
+#define FNV_PRIME 0x100000001b3ull
+
+/* A digest of a whole value: the values shown are cut at VALUE_MAX, and a change past
+ * the cut must still count. */
+static uint64_t node_hash(const struct ynode *n, uint64_t h)
+{
+    size_t len;
+    const char *t;
+
+    if (!n)
+        return (h ^ 'n') * FNV_PRIME;
+    if (ynode_is_map(n) || ynode_is_seq(n)) {
+        h = (h ^ (ynode_is_map(n) ? '{' : '[')) * FNV_PRIME;
+        for (size_t i = 0; i < ynode_len(n); i++) {
+            if (ynode_is_map(n))
+                h = node_hash(ynode_key(n, i), h);
+            h = node_hash(ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), h);
+        }
+        return (h ^ '}') * FNV_PRIME;
+    }
+    t = ynode_scalar(n, &len);
+    return ((h ^ (ynode_is_string(n) ? 's' : 'p')) * FNV_PRIME ^ strhash_fnv1a(t, len)) * FNV_PRIME;
+}
+
+static uint64_t entry_hash(const char *name, size_t len, const struct ynode *v, uint64_t salt)
+{
+    return node_hash(v, strhash_fnv1a(name, len)) * salt;
+}
+
+/* What a reviewer calls an item of a job's steps: its name, else its id, its action, the
+ * first line of its script, else its place. */
+static void step_name(char *buf, size_t cap, const struct ynode *step, size_t index)
+{
+    static const char *const keys[] = {"name", "id", "uses", "run", NULL};
+    struct ynode *v = NULL;
+    size_t len;
+    const char *key = ynode_get_any(step, keys, &v), *t = ynode_scalar(v, &len);
+
+    if (!t || !len) {
+        snprintf(buf, cap, "#%zu", index + 1);
+        return;
+    }
+    if (memchr(t, '\n', len))
+        len = (size_t)((const char *)memchr(t, '\n', len) - t);
+    if (len > 60)
+        len = 60;
+    snprintf(buf, cap, strcmp(key, "name") == 0 ? "\"%.*s\"" : "%.*s", (int)len, t);
+}
+
+static int serialize_step_field(struct blob *b, const char *step, const struct ynode *key,
+                                const struct ynode *value)
+{
+    char name[200], *v;
+    size_t len;
+    const char *k = ynode_scalar(key, &len), *text = ynode_scalar(value, NULL);
+    struct text t;
+    int rc;
+
+    snprintf(name, sizeof(name), "%s\x1f%.*s", step, (int)(len > 100 ? 100 : len), k ? k : "");
+    if (text)
+        return blob_entry(b, E_SUBFIELD, name, strlen(name), text);
+    show(&t, value);
+    if (!(v = malloc(strlen(t.buf) + 20)))
+        return -1;
+    sprintf(v, "%s\x1f%016llx", t.buf, (unsigned long long)node_hash(value, 0));
+    rc = blob_entry(b, E_SUBFIELD, name, strlen(name), v);
+    free(v);
+    return rc;
+}
+
+/* The SUB entries of a job's steps; a repeated name gets " #2", " #3"... */
+static int serialize_steps(struct blob *b, const struct ynode *steps, uint64_t *h)
+{
+    char (*names)[80] = calloc(ynode_len(steps) ? ynode_len(steps) : 1, sizeof(*names));
+    struct text t;
+    int rc = 0;
+
+    if (!names)
+        return -1;
+    for (size_t i = 0; i < ynode_len(steps) && rc == 0; i++) {
+        const struct ynode *step = ynode_item(steps, i);
+        unsigned seen = 1;
+
+        step_name(names[i], sizeof(names[i]) - 8, step, i);
+        for (size_t k = 0; k < i; k++)
+            seen += strncmp(names[k], names[i], strlen(names[i])) == 0 &&
+                    (names[k][strlen(names[i])] == '\0' || names[k][strlen(names[i])] == ' ');
+        if (seen > 1)
+            snprintf(names[i] + strlen(names[i]), 8, " #%u", seen % 100000);
+        show(&t, step);
+        rc = blob_entry(b, E_SUB, names[i], strlen(names[i]), t.buf);
+        *h ^= entry_hash(names[i], strlen(names[i]), step, 0xC2B2AE3D27D4EB4Full);
+        for (size_t f = 0; rc == 0 && ynode_is_map(step) && f < ynode_len(step); f++)
+            rc = serialize_step_field(b, names[i], ynode_key(step, f), ynode_value(step, f));
+    }
+    free(names);
+    return rc;
+}
+
+static bool is_name(const char *name, size_t len, const char *want)
+{
+    return len == strlen(want) && !memcmp(name, want, len);
+}
+
 /* The entries of `step`; *digest covers those that decide whether it changed. */
 static int serialize(struct blob *b, const struct ynode *step, uint64_t *digest)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    size_t mark;
     struct text t;
 
     b->len = 0;
@@ -167,7 +274,7 @@ static int serialize(struct blob *b, const struct ynode *step, uint64_t *digest)
         show(&t, step);
         if (blob_entry(b, E_STEP, "", 0, t.buf) != 0)
             return -1;
-        *digest = strhash_fnv1a(b->buf, b->len);
+        *digest = node_hash(step, h);
         return 0;
     }
     for (size_t i = 0; i < ynode_len(step); i++) {
@@ -178,13 +285,17 @@ static int serialize(struct blob *b, const struct ynode *step, uint64_t *digest)
         if (len > 100)
             len = 100;
         show(&t, v);
-        mark = b->len;
         if (blob_entry(b, E_FIELD, name, len, t.buf) != 0)
             return -1;
-        /* the whole env counts through its entries, the identity not at all */
-        if (!is_identity(name, len) && !(len == 3 && !memcmp(name, "env", 3)))
-            h ^= strhash_fnv1a(b->buf + mark, b->len - mark) * 0x9E3779B97F4A7C15ull + i;
-        if (!(len == 3 && !memcmp(name, "env", 3)) || !ynode_is_map(v))
+        /* a job's steps count one by one, the env by its entries, the identity not at all */
+        if (is_name(name, len, "steps") && ynode_is_seq(v)) {
+            if (serialize_steps(b, v, &h) != 0)
+                return -1;
+            continue;
+        }
+        if (!is_identity(name, len) && !is_name(name, len, "env"))
+            h ^= entry_hash(name, len, v, 0x9E3779B97F4A7C15ull + i);
+        if (!is_name(name, len, "env") || !ynode_is_map(v))
             continue;
         for (size_t e = 0; e < ynode_len(v); e++) {
             size_t elen;
@@ -195,10 +306,9 @@ static int serialize(struct blob *b, const struct ynode *step, uint64_t *digest)
             if (elen > 100)
                 elen = 100;
             show(&t, ynode_value(v, e));
-            mark = b->len;
             if (blob_entry(b, E_ENV, ename, elen, t.buf) != 0)
                 return -1;
-            h ^= strhash_fnv1a(b->buf + mark, b->len - mark) * 0xD6E8FEB86659FD93ull;
+            h ^= entry_hash(ename, elen, ynode_value(v, e), 0xD6E8FEB86659FD93ull);
         }
     }
     *digest = h;
@@ -297,9 +407,10 @@ struct step_rec {
     uint32_t kind, seq;
     uint32_t shard, shards;
     uint64_t digest;
-    uint64_t data_off; /* the entries (shard 0 and unsharded steps only) */
+    uint64_t data_off; /* the entries */
     uint64_t id_off;   /* the identity's text */
-    uint32_t data_len, id_len;
+    uint64_t label_off; /* the configuration's label (a matrix job's values), if any */
+    uint32_t data_len, id_len, label_len;
 };
 
 static int step_rec_cmp(const void *pa, const void *pb)
@@ -314,6 +425,12 @@ static int step_rec_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* One job of a logical step, in the side's shard spool (`shards` of them in a row). */
+struct shard_tuple {
+    uint64_t digest, data_off, label_off;
+    uint32_t data_len, label_len;
+};
+
 /* A logical step: a step as written, its shards together. */
 struct logical {
     struct hkey lid;   /* the identity, with the repeat number */
@@ -321,8 +438,9 @@ struct logical {
     uint32_t rank;     /* its place among the logical steps of its rendering */
     uint32_t shards, repeat;
     uint32_t parent;   /* the step "amd-" took its name from exists on this side */
-    uint32_t data_len, id_len;
-    uint64_t digest, data_off, id_off;
+    uint32_t id_len;
+    uint64_t id_off;
+    uint64_t tuples_off; /* its shards' tuples in the shard spool */
 };
 
 static int by_first(const void *pa, const void *pb)
@@ -342,6 +460,7 @@ static int by_lid(const void *pa, const void *pb)
 
 struct side {
     const char *name;
+    const struct dialect *dialect;
     struct diag *diag;
     FILE *hasher;          /* writes into `digest` */
     struct emitter *text;  /* the canonical text, written to `hasher` */
@@ -353,6 +472,8 @@ struct side {
     struct blob blob;
     bool failed;
     struct xsort *logicals; /* by lid, after grouping */
+    FILE *shards;           /* the logical steps' shard tuples */
+    uint64_t shards_len;
 };
 
 static int spool_write(struct side *s, const void *p, size_t n, uint64_t *off)
@@ -372,79 +493,32 @@ static ssize_t hash_write(void *user, const char *buf, size_t n)
     return (ssize_t)n;
 }
 
-static unsigned env_number(const struct ynode *step, const char *name, bool *present)
+static int record_step(void *user, const struct dialect_job *job)
 {
-    size_t len;
-    const char *t = ynode_scalar(ynode_get(ynode_get(step, "env"), name), &len);
-    char buf[16];
-
-    *present = t && len > 0 && len < sizeof(buf);
-    if (!*present)
-        return 0;
-    memcpy(buf, t, len);
-    buf[len] = '\0';
-    return (unsigned)strtoul(buf, NULL, 10);
-}
-
-/* A step's identity: its key without the shard suffix, else its label, else its type;
- * and which shard of how many it is (0 of 1 when not a shard of a keyed step). */
-static const char *identify(const struct ynode *step, size_t *len, unsigned *shard, unsigned *shards)
-{
-    struct ynode *keynode = NULL, *label = NULL;
-    bool has_job, has_count;
-    unsigned job = env_number(step, "BUILDKITE_PARALLEL_JOB", &has_job);
-    unsigned count = env_number(step, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
-    const char *t;
-
-    *shard = 0;
-    *shards = 1;
-    ynode_get_any(step, bk_key_keys, &keynode);
-    if ((t = ynode_scalar(keynode, len)) != NULL) {
-        char suffix[16];
-        int sl;
-
-        if (!has_job || !has_count || count <= 1 || job >= count)
-            return t;
-        sl = snprintf(suffix, sizeof(suffix), "-%u", job);
-        if (*len > (size_t)sl && !memcmp(t + *len - sl, suffix, (size_t)sl)) {
-            *len -= (size_t)sl;
-            *shard = job;
-            *shards = count;
-        }
-        return t;
-    }
-    ynode_get_any(step, bk_label_keys, &label);
-    if ((t = ynode_scalar(label, len)) != NULL)
-        return t;
-    if ((t = ynode_scalar(step, len)) != NULL)
-        return t;
-    t = bk_kind_name(bk_step_kind(step));
-    *len = strlen(t);
-    return t;
-}
-
-static int record_step(struct side *s, const struct ynode *step)
-{
+    struct side *s = user;
+    const struct ynode *step = job->node;
+    const char *id = job->id;
+    size_t len = job->id_len;
     struct step_rec r;
-    unsigned shard, shards;
-    size_t len;
-    const char *id = identify(step, &len, &shard, &shards);
     char *prefixed;
 
     memset(&r, 0, sizeof(r));
     r.kind = REC_STEP;
     r.seq = s->seq++;
-    r.shard = shard;
-    r.shards = shards;
+    r.shard = job->shard;
+    r.shards = job->shards;
     strhash_pair(id, len, &r.id.h1, &r.id.h2);
     if (spool_write(s, id, len, &r.id_off) != 0)
         return -1;
     r.id_len = (uint32_t)len;
-    if (shard == 0) {
-        if (serialize(&s->blob, step, &r.digest) != 0 ||
-            spool_write(s, s->blob.buf, s->blob.len, &r.data_off) != 0)
+    if (serialize(&s->blob, step, &r.digest) != 0 ||
+        spool_write(s, s->blob.buf, s->blob.len, &r.data_off) != 0)
+        return -1;
+    r.data_len = (uint32_t)s->blob.len;
+    if (job->label) {
+        r.label_len = (uint32_t)strlen(job->label);
+        if (spool_write(s, job->label, r.label_len, &r.label_off) != 0)
             return -1;
-        r.data_len = (uint32_t)s->blob.len;
     }
     if (xsort_add(s->steps, &r) != 0)
         return -1;
@@ -469,19 +543,8 @@ static int side_item(void *user, const struct stream_item *item)
     emit_item(s->text, item);
     if (item->kind != STREAM_STEP)
         return 0;
-    for (size_t i = 0; i < ynode_len(root); i++) {
-        const struct ynode *step = ynode_item(root, i);
-        const struct ynode *children = ynode_get(step, "steps");
-
-        if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
-            for (size_t c = 0; c < ynode_len(children); c++) {
-                if (record_step(s, ynode_item(children, c)) != 0)
-                    goto fail;
-            }
-        } else if (record_step(s, step) != 0) {
-            goto fail;
-        }
-    }
+    if (s->dialect->each_job(root, record_step, s) < 0)
+        goto fail;
     return 0;
 fail:
     s->failed = true;
@@ -506,8 +569,16 @@ static void side_reset(void *user)
     emit_destroy(s->text);
     if (!s->hasher)
         s->hasher = fopencookie(s, "w", hashing);
-    s->text = s->hasher ? emit_create(s->hasher, EMIT_YAML) : NULL;
+    s->text = s->hasher ? emit_create(s->hasher, EMIT_YAML, s->dialect->layout) : NULL;
     s->failed = !s->steps || !s->spool || !s->text;
+}
+
+static void side_begin(void *user, const struct dialect *dialect)
+{
+    struct side *s = user;
+
+    s->dialect = dialect;
+    side_reset(s);
 }
 
 static void side_free(struct side *s)
@@ -519,6 +590,8 @@ static void side_free(struct side *s)
     xsort_destroy(s->logicals);
     if (s->spool)
         fclose(s->spool);
+    if (s->shards)
+        fclose(s->shards);
     free(s->blob.buf);
 }
 
@@ -535,26 +608,51 @@ static struct hkey logical_id(struct hkey id, uint32_t repeat)
     return k;
 }
 
+static struct shard_tuple tuple_of(const struct step_rec *r)
+{
+    struct shard_tuple t = {r->digest, r->data_off, r->label_off, r->data_len, r->label_len};
+
+    return t;
+}
+
+/* Writes the shard tuples of `l` (shards of them, by shard index) and adds it. */
+static int close_logical(struct side *s, struct logical *l, const struct shard_tuple *tuples,
+                         struct xsort *by_seq)
+{
+    size_t size = (size_t)l->shards * sizeof(*tuples);
+
+    l->tuples_off = s->shards_len;
+    if (fwrite(tuples, 1, size, s->shards) != size)
+        return -1;
+    s->shards_len += size;
+    return xsort_add(by_seq, l);
+}
+
 /* Groups the step records into logical steps, ranks them in rendering order and sorts
- * them by identity into s->logicals. */
+ * them by identity into s->logicals; every job's digest and entries go to the shard
+ * spool, so that matched steps compare shard by shard. */
 static int group_side(struct side *s)
 {
     struct xsort *by_seq = xsort_create(sizeof(struct logical), by_first, SORT_BUDGET);
     const struct step_rec *r;
     struct logical open = {0}; /* the sharded logical step being gathered */
+    struct shard_tuple *tuples = NULL; /* its jobs, by shard index */
     bool have_open = false, parent = false, have_group = false;
     struct hkey group = {0, 0};
     uint32_t repeat = 0, rank = 0;
     const struct logical *l;
 
     s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
-    if (!by_seq || !s->logicals || xsort_finish(s->steps) != 0)
+    s->shards = tmpfile();
+    s->shards_len = 0;
+    if (!by_seq || !s->logicals || !s->shards || xsort_finish(s->steps) != 0)
         goto fail;
     while ((r = xsort_next(s->steps)) != NULL) {
         struct logical n;
+        struct shard_tuple one;
 
         if (!have_group || hkey_cmp(&r->id, &group) != 0) {
-            if (have_open && xsort_add(by_seq, &open) != 0)
+            if (have_open && close_logical(s, &open, tuples, by_seq) != 0)
                 goto fail;
             have_open = false;
             parent = false;
@@ -567,25 +665,27 @@ static int group_side(struct side *s)
             continue;
         }
         if (r->shards > 1 && have_open && open.shards == r->shards) {
-            if (r->shard == 0) {
-                open.data_off = r->data_off;
-                open.data_len = r->data_len;
-                open.digest = r->digest;
-            }
+            if (r->shard < open.shards)
+                tuples[r->shard] = tuple_of(r);
             continue;
         }
         memset(&n, 0, sizeof(n));
         n.first = r->seq;
-        n.shards = r->shards;
+        n.shards = r->shards ? r->shards : 1;
         n.parent = parent;
-        n.digest = r->digest;
-        n.data_off = r->data_off;
-        n.data_len = r->data_len;
         n.id_off = r->id_off;
         n.id_len = r->id_len;
-        if (r->shards > 1) {
-            if (have_open && xsort_add(by_seq, &open) != 0)
+        if (n.shards > 1) {
+            struct shard_tuple *grown;
+
+            if (have_open && close_logical(s, &open, tuples, by_seq) != 0)
                 goto fail;
+            if (!(grown = realloc(tuples, n.shards * sizeof(*tuples))))
+                goto fail;
+            tuples = grown;
+            memset(tuples, 0, n.shards * sizeof(*tuples));
+            if (r->shard < n.shards)
+                tuples[r->shard] = tuple_of(r);
             n.repeat = 1;
             n.lid = logical_id(r->id, 1);
             open = n;
@@ -594,11 +694,12 @@ static int group_side(struct side *s)
         }
         n.repeat = ++repeat;
         n.lid = logical_id(r->id, n.repeat);
-        if (xsort_add(by_seq, &n) != 0)
+        one = tuple_of(r);
+        if (close_logical(s, &n, &one, by_seq) != 0)
             goto fail;
     }
-    if ((have_open && xsort_add(by_seq, &open) != 0) || xsort_failed(s->steps) ||
-        xsort_finish(by_seq) != 0)
+    if ((have_open && close_logical(s, &open, tuples, by_seq) != 0) || xsort_failed(s->steps) ||
+        xsort_finish(by_seq) != 0 || fflush(s->shards) != 0)
         goto fail;
     while ((l = xsort_next(by_seq)) != NULL) {
         struct logical ranked = *l;
@@ -610,9 +711,11 @@ static int group_side(struct side *s)
     if (xsort_failed(by_seq) || xsort_finish(s->logicals) != 0)
         goto fail;
     xsort_destroy(by_seq);
+    free(tuples);
     return 0;
 fail:
     xsort_destroy(by_seq);
+    free(tuples);
     return -1;
 }
 
@@ -652,6 +755,7 @@ static int pair_cmp(const void *pa, const void *pb)
 }
 
 struct report {
+    const struct dialect *dialect; /* the base's: its words for a fan-out */
     enum pd_format format;
     FILE *out;
     unsigned added, removed, changed, moved, resharded;
@@ -811,19 +915,56 @@ static void shard_range(char *buf, size_t cap, unsigned from, unsigned to)
         snprintf(buf, cap, "shards %u-%u", from, to - 1);
 }
 
-/* "id: parallelism A -> B (shards x-y added)"; an AMD mirror reads "parent: mirror amd: A -> B". */
-static void report_shards(struct report *r, const char *id, bool parent, unsigned a, unsigned b,
-                          uint32_t rank)
+/* The shard tuples of `l`; NULL when they cannot be read. */
+static struct shard_tuple *read_tuples(struct side *s, const struct logical *l)
 {
-    char line[512], range[64];
+    struct shard_tuple *t = malloc(l->shards * sizeof(*t));
+
+    if (t && (fseeko(s->shards, (off_t)l->tuples_off, SEEK_SET) != 0 ||
+              fread(t, sizeof(*t), l->shards, s->shards) != l->shards)) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* The label of a job ("part 2"), else "shard <i>"; into buf. */
+static const char *job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap)
+{
+    if (t->label_len && t->label_len < cap && fseeko(s->spool, (off_t)t->label_off, SEEK_SET) == 0 &&
+        fread(buf, 1, t->label_len, s->spool) == t->label_len) {
+        buf[t->label_len] = '\0';
+        return buf;
+    }
+    snprintf(buf, cap, "shard %u", i);
+    return buf;
+}
+
+/* "id: parallelism A -> B (shards x-y added)"; a matrix names its jobs, "id: matrix A -> B
+ * jobs (part 2 removed)"; an AMD mirror reads "parent: mirror amd: A -> B". `more` is the
+ * side with more jobs. */
+static void report_shards(struct report *r, struct side *more, const struct logical *ml,
+                          const char *id, bool parent, unsigned a, unsigned b, uint32_t rank)
+{
+    char line[512], range[320] = "", label[128];
+    unsigned from = a < b ? a : b, to = a < b ? b : a;
+    struct shard_tuple *t = read_tuples(more, ml);
+    size_t o = 0;
 
     parent = parent && !strncmp(id, AMD_PREFIX, sizeof(AMD_PREFIX) - 1);
-    if (b > a)
-        shard_range(range, sizeof(range), a > 1 ? a : 0, b);
-    else
-        shard_range(range, sizeof(range), b > 1 ? b : 0, a);
-    snprintf(line, sizeof(line), "%s %u -> %u (%s %s)", parent ? "mirror amd:" : "parallelism", a,
-             b, range, b > a ? "added" : "removed");
+    for (unsigned i = from > 1 ? from : 0; t && t[0].label_len && i < to && o < sizeof(range) - 8; i++)
+        o += (size_t)snprintf(range + o, sizeof(range) - o, "%s%s", o ? ", " : "",
+                              job_label(more, &t[i], i, label, sizeof(label)));
+    if (o)
+        snprintf(line, sizeof(line), "%s %u -> %u %s (%s %s)", r->dialect->fanout_field, a, b,
+                 r->dialect->fanout_jobs, range, b > a ? "added" : "removed");
+    else {
+        shard_range(range, sizeof(range), from > 1 ? from : 0, to);
+        snprintf(line, sizeof(line), "%s %u -> %u (%s %s)",
+                 parent ? "mirror amd:" : r->dialect->fanout_field, a, b, range,
+                 b > a ? "added" : "removed");
+    }
+    free(t);
     r->resharded++;
     add_finding(r, PH_BASE, rank, 0, "shards", parent ? id + sizeof(AMD_PREFIX) - 1 : id, line, NULL,
                 NULL, NULL);
@@ -856,53 +997,285 @@ static bool same_env(const struct entries *a, const struct entries *b)
     return true;
 }
 
-static bool report_field(struct report *r, const char *id, uint32_t rank, uint32_t *sub,
-                         const struct entries *a, const struct entries *b, const char *name)
-{
-    const char *old_v, *new_v;
-    char line[512];
+/* The changes found in one job, before they are reported (a matched step's jobs are
+ * compared one by one, then reported once when they all changed alike). */
+struct change {
+    char *detail, *field, *old_v, *new_v;
+};
 
-    if (is_identity(name, strlen(name)))
-        return false;
-    if (!strcmp(name, "env") && same_env(a, b))
-        return false;
-    old_v = shown(a, name);
-    new_v = shown(b, name);
-    if (!strcmp(old_v, new_v))
-        return false;
-    snprintf(line, sizeof(line), "%s: %s -> %s", name, old_v, new_v);
-    add_finding(r, PH_BASE, rank, (*sub)++, "changed", id, line, name, old_v, new_v);
-    return true;
+struct changes {
+    struct change *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
+                        const char *fmt, ...)
+{
+    char detail[512];
+    struct change *one;
+    va_list ap;
+
+    if (c->n == c->cap) {
+        struct change *grown = realloc(c->v, (c->cap = c->cap ? c->cap * 2 : 8) * sizeof(*grown));
+
+        if (!grown) {
+            c->failed = true;
+            return;
+        }
+        c->v = grown;
+    }
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    one = &c->v[c->n];
+    one->detail = strdup(detail);
+    one->field = strdup(field);
+    one->old_v = strdup(old_v);
+    one->new_v = strdup(new_v);
+    if (!one->detail || !one->field || !one->old_v || !one->new_v) {
+        free(one->detail);
+        free(one->field);
+        free(one->old_v);
+        free(one->new_v);
+        c->failed = true;
+        return;
+    }
+    c->n++;
 }
 
-/* Reports each field whose value differs; true when any did. */
-static bool report_fields(struct report *r, const char *id, uint32_t rank, const struct entries *a,
-                          const struct entries *b)
+static void changes_free(struct changes *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->v[i].detail);
+        free(c->v[i].field);
+        free(c->v[i].old_v);
+        free(c->v[i].new_v);
+    }
+    free(c->v);
+    memset(c, 0, sizeof(*c));
+}
+
+static void field_change(struct changes *c, const struct entries *a, const struct entries *b,
+                         const char *name)
+{
+    const char *old_v, *new_v;
+
+    if (is_identity(name, strlen(name)))
+        return;
+    if (!strcmp(name, "env") && same_env(a, b))
+        return;
+    old_v = shown(a, name);
+    new_v = shown(b, name);
+    if (strcmp(old_v, new_v) != 0)
+        changes_add(c, name, old_v, new_v, "%s: %s -> %s", name, old_v, new_v);
+}
+
+/* A value of a step's field as a reader sees it: without the digest, and of a text that
+ * differs from `other`, the first line that differs; cut at VALUE_MAX. */
+static void step_value(char *buf, size_t cap, const char *v, const char *other)
+{
+    const char *end = strchr(v, '\x1f'), *line = v;
+    size_t len = end ? (size_t)(end - v) : strlen(v);
+
+    if (!end && (strchr(v, '\n') || strchr(other, '\n'))) {
+        /* the first line that differs */
+        while (*line && *other) {
+            const char *nl = strchr(line, '\n'), *onl = strchr(other, '\n');
+            size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+            size_t ol = onl ? (size_t)(onl - other) : strlen(other);
+
+            if (ll != ol || memcmp(line, other, ll) != 0 || !nl || !onl)
+                break;
+            line = nl + 1;
+            other = onl + 1;
+        }
+        len = strchr(line, '\n') ? (size_t)(strchr(line, '\n') - line) : strlen(line);
+        while (len && (*line == ' ' || *line == '\t'))
+            line++, len--;
+    }
+    if (len > VALUE_MAX)
+        snprintf(buf, cap, "%.*s...", VALUE_MAX, line);
+    else
+        snprintf(buf, cap, "%.*s", (int)len, line);
+}
+
+/* The fields of step `name` that differ between a and b. */
+static void step_field_changes(struct changes *c, const struct entries *a, const struct entries *b,
+                               const char *name)
+{
+    size_t nlen = strlen(name);
+    const struct entries *sides[2] = {a, b};
+
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; i < sides[side]->n; i++) {
+            const struct entry *e = &sides[side]->v[i], *other;
+            char field[300], old_v[VALUE_MAX + 8], new_v[VALUE_MAX + 8];
+            const char *fa, *fb;
+
+            if (e->type != E_SUBFIELD || strncmp(e->name, name, nlen) != 0 || e->name[nlen] != '\x1f')
+                continue;
+            other = entry_find(sides[!side], E_SUBFIELD, e->name);
+            if (side == 1 && other)
+                continue; /* compared from a's side */
+            fa = side == 0 ? e->value : other ? other->value : "(none)";
+            fb = side == 0 ? (other ? other->value : "(none)") : e->value;
+            if (!strcmp(fa, fb))
+                continue;
+            step_value(old_v, sizeof(old_v), fa, fb);
+            step_value(new_v, sizeof(new_v), fb, fa);
+            snprintf(field, sizeof(field), "step %s: %s", name, e->name + nlen + 1);
+            changes_add(c, field, old_v, new_v, "%s: %s -> %s", field, old_v, new_v);
+        }
+    }
+}
+
+/* A job's steps, one by one: added, removed, changed (field by field). */
+static void steps_changes(struct changes *c, const struct entries *a, const struct entries *b)
+{
+    char field[128];
+
+    for (size_t i = 0; i < a->n; i++) {
+        const struct entry *e = &a->v[i];
+
+        if (e->type != E_SUB)
+            continue;
+        snprintf(field, sizeof(field), "step %s", e->name);
+        if (!entry_find(b, E_SUB, e->name))
+            changes_add(c, field, e->value, "(none)", "step %s removed", e->name);
+        else
+            step_field_changes(c, a, b, e->name);
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        const struct entry *e = &b->v[i];
+
+        snprintf(field, sizeof(field), "step %s", e->name);
+        if (e->type == E_SUB && !entry_find(a, E_SUB, e->name))
+            changes_add(c, field, "(none)", e->value, "step %s added", e->name);
+    }
+}
+
+static bool has_type(const struct entries *es, enum entry_type type)
+{
+    for (size_t i = 0; i < es->n; i++) {
+        if (es->v[i].type == type)
+            return true;
+    }
+    return false;
+}
+
+/* Every field whose value differs (a job's steps one by one). */
+static void fields_changes(struct changes *c, const struct entries *a, const struct entries *b)
 {
     const struct entry *sa = entry_find(a, E_STEP, ""), *sb = entry_find(b, E_STEP, "");
-    uint32_t sub = 1;
-    bool any = false;
+    bool by_step = has_type(a, E_SUB) || has_type(b, E_SUB);
 
     if (sa || sb) {
         const char *va = sa ? sa->value : "(a step)", *vb = sb ? sb->value : "(a step)";
-        char line[512];
 
-        if (sa && sb && !strcmp(va, vb))
-            return false;
-        snprintf(line, sizeof(line), "%s -> %s", va, vb);
-        add_finding(r, PH_BASE, rank, sub, "changed", id, line, "step", va, vb);
-        return true;
+        if (!sa || !sb || strcmp(va, vb) != 0)
+            changes_add(c, "step", va, vb, "%s -> %s", va, vb);
+        return;
     }
     for (size_t i = 0; i < a->n; i++) {
-        if (a->v[i].type == E_FIELD && report_field(r, id, rank, &sub, a, b, a->v[i].name))
-            any = true;
+        if (a->v[i].type != E_FIELD)
+            continue;
+        if (by_step && !strcmp(a->v[i].name, "steps"))
+            steps_changes(c, a, b);
+        else
+            field_change(c, a, b, a->v[i].name);
     }
     for (size_t i = 0; i < b->n; i++) {
-        if (b->v[i].type == E_FIELD && !entry_find(a, E_FIELD, b->v[i].name) &&
-            report_field(r, id, rank, &sub, a, b, b->v[i].name))
-            any = true;
+        if (b->v[i].type != E_FIELD || entry_find(a, E_FIELD, b->v[i].name))
+            continue;
+        if (by_step && !strcmp(b->v[i].name, "steps"))
+            steps_changes(c, a, b);
+        else
+            field_change(c, a, b, b->v[i].name);
     }
-    return any;
+}
+
+/* Whether every job changed in the same fields (then the step is reported once). */
+static bool alike(const struct changes *c, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) {
+        if (c[i].n != c[0].n)
+            return false;
+        for (size_t k = 0; k < c[i].n; k++) {
+            if (strcmp(c[i].v[k].field, c[0].v[k].field) != 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+static void report_changes(struct report *r, const char *id, uint32_t rank, uint32_t *sub,
+                           const struct changes *c)
+{
+    for (size_t k = 0; k < c->n; k++)
+        add_finding(r, PH_BASE, rank, (*sub)++, "changed", id, c->v[k].detail, c->v[k].field,
+                    c->v[k].old_v, c->v[k].new_v);
+}
+
+/* Compares the jobs both sides have, job i with job i. */
+static void compare_jobs(struct report *r, struct side *base, struct side *head,
+                         const struct logical *b, const struct logical *h, const char *id)
+{
+    unsigned n = b->shards < h->shards ? b->shards : h->shards;
+    struct shard_tuple *tb = read_tuples(base, b), *th = read_tuples(head, h);
+    struct changes *c = calloc(n ? n : 1, sizeof(*c));
+    uint32_t sub = 1;
+    bool any = false;
+
+    if (!tb || !th || !c) {
+        r->failed = true;
+        goto done;
+    }
+    for (unsigned i = 0; i < n && !r->failed; i++) {
+        struct entries ea, eb;
+
+        if (tb[i].digest == th[i].digest && tb[i].data_len == th[i].data_len)
+            continue;
+        if (entries_read(base->spool, tb[i].data_off, tb[i].data_len, &ea) != 0 ||
+            entries_read(head->spool, th[i].data_off, th[i].data_len, &eb) != 0)
+            r->failed = true;
+        else
+            fields_changes(&c[i], &ea, &eb);
+        entries_free(&ea);
+        entries_free(&eb);
+        r->failed |= c[i].failed;
+        any |= c[i].n > 0;
+    }
+    if (!any || r->failed)
+        goto done;
+    r->changed++;
+    if (alike(c, n)) {
+        report_changes(r, id, b->rank, &sub, &c[0]);
+        goto done;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        char label[128], *qualified;
+
+        if (!c[i].n)
+            continue;
+        job_label(base, &tb[i], i, label, sizeof(label));
+        if (!(qualified = malloc(strlen(id) + strlen(label) + 4))) {
+            r->failed = true;
+            break;
+        }
+        sprintf(qualified, "%s (%s)", id, label);
+        report_changes(r, qualified, b->rank, &sub, &c[i]);
+        free(qualified);
+    }
+done:
+    for (unsigned i = 0; c && i < n; i++)
+        changes_free(&c[i]);
+    free(c);
+    free(tb);
+    free(th);
 }
 
 static void compare_matched(struct report *r, struct side *base, struct side *head,
@@ -917,19 +1290,9 @@ static void compare_matched(struct report *r, struct side *base, struct side *he
         return;
     }
     if (b->shards != h->shards)
-        report_shards(r, id, parent, b->shards, h->shards, b->rank);
-    if (b->digest != h->digest || b->data_len != h->data_len) {
-        struct entries ea, eb;
-
-        if (entries_read(base->spool, b->data_off, b->data_len, &ea) != 0 ||
-            entries_read(head->spool, h->data_off, h->data_len, &eb) != 0) {
-            r->failed = true;
-        } else if (report_fields(r, id, b->rank, &ea, &eb)) {
-            r->changed++;
-        }
-        entries_free(&ea);
-        entries_free(&eb);
-    }
+        report_shards(r, b->shards > h->shards ? base : head, b->shards > h->shards ? b : h, id,
+                      parent, b->shards, h->shards, b->rank);
+    compare_jobs(r, base, head, b, h, id);
     free(id);
 }
 
@@ -937,14 +1300,14 @@ static void report_one_side(struct report *r, struct side *s, const struct logic
 {
     char *id = display_id(s->spool, l->id_off, l->id_len, l->repeat);
     const char *kind = added ? "added" : "removed";
-    char line[64];
+    char line[96];
 
     if (!id) {
         r->failed = true;
         return;
     }
     if (l->shards > 1)
-        snprintf(line, sizeof(line), "%s (%u shards)", kind, l->shards);
+        snprintf(line, sizeof(line), "%s (%u %s)", kind, l->shards, r->dialect->fanout_jobs);
     else
         snprintf(line, sizeof(line), "%s", kind);
     if (added)
@@ -1052,14 +1415,13 @@ done:
 static int render_side(const char *spec, const struct render_opts *opts, struct side *s,
                        struct diag *d)
 {
-    struct render_sink sink = {side_item, side_reset, s};
+    struct render_sink sink = {side_begin, side_item, side_reset, s};
     struct render_opts o = *opts;
     int rc;
 
     memset(s, 0, sizeof(*s));
     s->name = spec;
     s->diag = d;
-    side_reset(s);
     o.sink = &sink;
     rc = render_paths(&spec, 1, &o, d);
     if (rc != 0)
@@ -1124,6 +1486,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
         rc = DIAG_INPUT;
         goto done;
     }
+    r.dialect = base.dialect;
     r.spool = tmpfile();
     r.findings = xsort_create(sizeof(struct finding_rec), finding_cmp, SORT_BUDGET);
     r.pairs = xsort_create(sizeof(struct pair_rec), pair_cmp, SORT_BUDGET);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
 #include "fanout/depends.h"
+#include "fanout/dialect.h"
 #include "fanout/depgraph.h"
 #include "fanout/expand.h"
 #include "fanout/inputs.h"
@@ -15,7 +15,6 @@
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/strset.h"
-#include "fanout/testarea.h"
 #include "fanout/validate.h"
 
 struct run {
@@ -24,7 +23,7 @@ struct run {
     struct source **sources;
     const char **names; /* of the sources, by file number */
     size_t n_sources;
-    bool testarea;      /* the inputs are vLLM test-area files */
+    const struct dialect *dialect;
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
     bool local_cycle;        /* a step named itself or its own group */
@@ -40,12 +39,15 @@ struct run {
      * pass 2 feeds it again. */
     struct shardmap *early;
     size_t early_hits; /* references pass 1 rewrote */
+    unsigned file;     /* of the item being read */
+    char *scoped;      /* keys_per_file: "<file>\x1f<key>" of the last key asked about */
+    size_t scoped_cap;
     const struct render_sink *sink; /* the caller's, or `spooled` */
     struct render_sink spooled;     /* the default: the emitter's text into `spool` */
     FILE *spool;
     struct emitter *spool_em;
     struct validator *out_check; /* the rendering against buildkite-rendered, or NULL */
-    struct validator *in_check;  /* test-area input against testarea, or NULL */
+    struct validator *in_check;  /* the input against its dialect's schema, or NULL */
     struct diag *out_findings;   /* held until the input is known clean */
     struct diag *in_findings;    /* held until the dialect found no error */
     bool failed_index;
@@ -53,129 +55,66 @@ struct run {
     size_t n_problems, problems_dropped;
 };
 
-/* ---- the inputs as Buildkite items, whatever their dialect ---- */
-
-enum phase { PH_DOC_START, PH_STEPS_START, PH_FILES, PH_AMD, PH_STEPS_END, PH_DOC_END, PH_DONE };
-
-/* Buildkite input: each file's items in turn. Test-area input: one document whose
- * steps are a group per file and then the AMD group. */
-struct producer {
-    struct run *r;
-    unsigned file;
-    struct stream *s;
-    struct testarea *ta;
-    enum phase phase;
-};
+/* ---- the inputs as items of their dialect ---- */
 
 static void observe_input(void *user, const struct stream_item *item)
 {
     validator_item(user, item);
 }
 
-/* `in_check`: shown the test-area input items (pass 1), or NULL. */
-static int producer_init(struct producer *p, struct run *r, struct validator *in_check)
+/* `in_check`: shown the input items (pass 1), or NULL. */
+static struct dialect_reader *reader_open(struct run *r, struct validator *in_check)
 {
-    memset(p, 0, sizeof(*p));
-    p->r = r;
-    if (!r->testarea)
-        return 0;
-    p->ta = testarea_create(r->diag, r->names, r->opts->platform, r->opts->upload);
-    if (p->ta && in_check)
-        testarea_observe(p->ta, observe_input, in_check);
-    return p->ta ? 0 : -1;
+    struct dialect_input in = {
+        .diag = r->diag,
+        .shape = r->dialect->shape,
+        .sources = r->sources,
+        .names = r->names,
+        .n = r->n_sources,
+        .warned = r->warned,
+        .platform = r->opts->platform,
+        .upload = r->opts->upload,
+    };
+
+    return r->dialect->open(&in, in_check ? observe_input : NULL, in_check);
 }
-
-static void producer_fini(struct producer *p)
-{
-    stream_close(p->s);
-    testarea_destroy(p->ta);
-}
-
-static int open_next_file(struct producer *p)
-{
-    strset_clear(p->r->warned);
-    p->s = stream_open(p->r->sources[p->file], p->file, p->r->diag);
-    return p->s ? 0 : -1;
-}
-
-static int produce_buildkite(struct producer *p, struct stream_item *item)
-{
-    for (;;) {
-        int rc;
-
-        if (!p->s) {
-            if (p->file == p->r->n_sources)
-                return 0;
-            if (open_next_file(p) != 0)
-                return -1;
-        }
-        rc = stream_next(p->s, item);
-        if (rc != 0)
-            return rc;
-        stream_close(p->s);
-        p->s = NULL;
-        p->file++;
-    }
-}
-
-static int produce_testarea(struct producer *p, struct stream_item *item)
-{
-    memset(item, 0, sizeof(*item));
-    switch (p->phase) {
-    case PH_DOC_START:
-        p->phase = PH_STEPS_START;
-        item->kind = STREAM_DOC_START;
-        return 1;
-    case PH_STEPS_START:
-        p->phase = PH_FILES;
-        item->kind = STREAM_STEPS_START;
-        return 1;
-    case PH_FILES:
-        while (p->file < p->r->n_sources) {
-            int rc = open_next_file(p) == 0 ? testarea_file(p->ta, p->s, &item->doc) : -1;
-
-            stream_close(p->s);
-            p->s = NULL;
-            p->file++;
-            if (rc != 0)
-                return -1;
-            if (item->doc) {
-                item->kind = STREAM_STEP;
-                return 1;
-            }
-        }
-        p->phase = PH_AMD;
-        /* fall through */
-    case PH_AMD:
-        p->phase = PH_STEPS_END;
-        item->doc = testarea_take_amd_group(p->ta);
-        if (item->doc) {
-            item->kind = STREAM_STEP;
-            return 1;
-        }
-        /* fall through */
-    case PH_STEPS_END:
-        p->phase = PH_DOC_END;
-        item->kind = STREAM_STEPS_END;
-        return 1;
-    case PH_DOC_END:
-        p->phase = PH_DONE;
-        item->kind = STREAM_DOC_END;
-        return 1;
-    case PH_DONE:
-        break;
-    }
-    return 0;
-}
-
-/* 1: *item filled (the caller destroys item->doc); 0: no more; -1: error (reported). */
-static int produce(struct producer *p, struct stream_item *item)
-{
-    return p->r->testarea ? produce_testarea(p, item) : produce_buildkite(p, item);
-}
-
 
 /* ---- pass 1: checks and the key index ---- */
+
+/* The key as the index knows it: for a dialect whose files each have their own keys,
+ * prefixed with the file number (the \x1f cannot be in a key those dialects accept).
+ * NULL when out of memory. */
+static const char *scope(struct run *r, unsigned file, const char *key, size_t *len)
+{
+    char prefix[16];
+    int n;
+
+    if (!r->dialect->keys_per_file)
+        return key;
+    n = snprintf(prefix, sizeof(prefix), "%u\x1f", file);
+    if ((size_t)n + *len + 1 > r->scoped_cap) {
+        size_t cap = ((size_t)n + *len + 1) * 2;
+        char *grown = realloc(r->scoped, cap);
+
+        if (!grown)
+            return NULL;
+        r->scoped = grown;
+        r->scoped_cap = cap;
+    }
+    memcpy(r->scoped, prefix, (size_t)n);
+    memcpy(r->scoped + n, key, *len);
+    *len += (size_t)n;
+    r->scoped[*len] = '\0';
+    return r->scoped;
+}
+
+/* A key from the index as the user wrote it. */
+static const char *unscoped(const char *key)
+{
+    const char *sep = strchr(key, '\x1f');
+
+    return sep ? sep + 1 : key;
+}
 
 static void give_up_one_pass(struct run *r)
 {
@@ -190,7 +129,7 @@ static int on_key(void *user, const char *key, size_t len, unsigned shards, stru
 {
     struct run *r = user;
 
-    if (keyindex_define(r->keys, key, len, shards, pos) != 0) {
+    if (!(key = scope(r, pos.file, key, &len)) || keyindex_define(r->keys, key, len, shards, pos) != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -202,7 +141,13 @@ static int on_key(void *user, const char *key, size_t len, unsigned shards, stru
 static unsigned early_shards_of(void *user, const char *key, size_t len)
 {
     struct run *r = user;
-    unsigned n = shardmap_get(r->early, key, len);
+    unsigned n;
+
+    if (!(key = scope(r, r->file, key, &len))) {
+        give_up_one_pass(r);
+        return 0;
+    }
+    n = shardmap_get(r->early, key, len);
 
     r->early_hits += n > 0;
     return n;
@@ -212,7 +157,7 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
 {
     struct run *r = user;
 
-    if (keyindex_reference(r->keys, key, len, pos) != 0) {
+    if (!(key = scope(r, pos.file, key, &len)) || keyindex_reference(r->keys, key, len, pos) != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -223,8 +168,21 @@ static int on_edge(void *user, const char *from, size_t flen, const char *to, si
                    struct ypos pos)
 {
     struct run *r = user;
+    char *from_scoped = NULL;
+    int rc;
 
-    if (depgraph_add(r->graph, from, flen, to, tlen, pos) != 0) {
+    /* `from` is copied: scope() reuses one buffer. */
+    if (r->dialect->keys_per_file) {
+        if (!(from = scope(r, pos.file, from, &flen)) || !(from = from_scoped = strdup(from)) ||
+            !(to = scope(r, pos.file, to, &tlen))) {
+            free(from_scoped);
+            r->failed_index = true;
+            return -1;
+        }
+    }
+    rc = depgraph_add(r->graph, from, flen, to, tlen, pos);
+    free(from_scoped);
+    if (rc != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -241,10 +199,12 @@ static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos 
     for (size_t i = 0; i < n && o < sizeof(text) - 1; i++) {
         if (i == 8 && n > 10)
             i = n - 2, o += (size_t)snprintf(text + o, sizeof(text) - o, " -> ...");
-        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? " -> " : "", keys[i]);
+        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? " -> " : "", unscoped(keys[i]));
     }
-    diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, r->names[at.file], at.line, at.col,
-                "depends-cycle", "depends_on cycle: %s (Buildkite cannot run these steps)", text);
+    diag_report(r->diag, DIAG_ERROR, r->dialect->bad_references_fail ? DIAG_INPUT : DIAG_FINDING,
+                r->names[at.file], at.line, at.col,
+                "depends-cycle", "%s cycle: %s (%s cannot run these %ss)",
+                r->dialect->reference_field, text, r->dialect->platform, r->dialect->job_noun);
 }
 
 /* A cycle needs a reference to a later step, or one that a step makes to itself or to
@@ -255,8 +215,8 @@ static void report_cycles(struct run *r)
         return;
     if (depgraph_cycles(r->graph, RENDER_MAX_CYCLES, on_cycle, r) < 0)
         diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "depends-cycle",
-                    "depends_on cycles not checked: more than %u dependencies refer forward",
-                    DEPGRAPH_MAX_EDGES);
+                    "%s cycles not checked: more than %u dependencies refer forward",
+                    r->dialect->reference_field, DEPGRAPH_MAX_EDGES);
 }
 
 /* Key problems come out of the index in key order; they are printed in input order. */
@@ -337,39 +297,31 @@ static void report_key_problems(struct run *r)
     for (size_t i = 0; i < r->n_problems; i++) {
         const struct key_problem *p = &r->problems[i];
 
+        const struct dialect *dl = r->dialect;
+
         if (p->collision)
             diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, r->names[p->at.pos.file], p->at.pos.line,
                         p->at.pos.col, "key-collision",
-                        "key '%s' is already used by the step at %s:%u:%u%s", p->at.key,
-                        r->names[p->first.pos.file], p->first.pos.line, p->first.pos.col,
+                        "%s '%s' is already used by the %s at %s:%u:%u%s", dl->key_noun,
+                        unscoped(p->at.key), dl->job_noun, r->names[p->first.pos.file],
+                        p->first.pos.line, p->first.pos.col,
                         p->first.shards ? " (expanded into shards)" : "");
+        else if (dl->bad_references_fail)
+            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[p->at.pos.file], p->at.pos.line,
+                        p->at.pos.col, "unknown-needs", "%s names '%s', which is not a %s of this "
+                        "file (%s rejects the file)%s", dl->reference_field, unscoped(p->at.key),
+                        dl->job_noun, dl->platform, p->more ? more_text(p->more) : "");
         else
             diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[p->at.pos.file],
                         p->at.pos.line, p->at.pos.col, "dangling-depends-on",
-                        "depends_on names '%s', which no rendered step defines (Buildkite fails "
-                        "the build unless another upload defines it)%s", p->at.key,
+                        "%s names '%s', which no rendered %s defines (%s fails "
+                        "the build unless another upload defines it)%s", dl->reference_field,
+                        unscoped(p->at.key), dl->job_noun, dl->platform,
                         p->more ? more_text(p->more) : "");
     }
     if (r->problems_dropped)
         diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "key-collision",
                     "%zu more key problems not shown", r->problems_dropped);
-}
-
-/* Jobs a rendered step list creates: every step but the group containers. */
-static size_t count_jobs(const struct ynode *steps)
-{
-    size_t jobs = 0;
-
-    for (size_t i = 0; i < ynode_len(steps); i++) {
-        const struct ynode *step = ynode_item(steps, i);
-        const struct ynode *children = ynode_get(step, "steps");
-
-        if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children))
-            jobs += count_jobs(children);
-        else
-            jobs++;
-    }
-    return jobs;
 }
 
 static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
@@ -382,23 +334,24 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
         .on_key = first_pass ? on_key : NULL,
         .user = r,
         .warned = r->warned,
-        .check_keys = !r->testarea,
+        .contexts = r->opts->contexts,
     };
     return ctx;
 }
 
 static int check_step(struct run *r, struct stream_item *item)
 {
-    struct ynode *steps = ynode_doc_root(item->doc);
+    const struct dialect *dl = r->dialect;
+    struct ynode *items = ynode_doc_root(item->doc);
     struct expand_ctx ctx = expand_ctx_for(r, true);
 
-    /* Before expansion, while a sharded step is still one node of the graph. */
-    if (depends_edges(steps, on_edge, r, &r->local_cycle) != 0)
+    /* Before expansion, while a fanned-out job is still one node of the graph. */
+    if (dl->edges(items, on_edge, r, &r->local_cycle) != 0)
         return -1;
-    if (expand_steps(&ctx, item->doc, steps) != 0 || depends_normalize(item->doc, steps) != 0)
+    if (dl->expand(&ctx, item->doc, items) != 0 || dl->normalize(item->doc, items) != 0)
         return -1;
-    r->jobs_in_doc += count_jobs(steps);
-    if (depends_each(steps, r->diag, r->names, on_reference, r) != 0)
+    r->jobs_in_doc += (size_t)dl->each_job(items, NULL, NULL);
+    if (dl->references(items, r->diag, r->names, on_reference, r) != 0)
         return -1;
     return r->failed_index ? -1 : 0;
 }
@@ -406,26 +359,29 @@ static int check_step(struct run *r, struct stream_item *item)
 /* Buildkite's limit is per upload, and each document is uploaded on its own. */
 static void check_job_limit(struct run *r, struct ypos pos)
 {
-    if (r->jobs_in_doc > RENDER_JOBS_PER_UPLOAD)
+    unsigned limit = r->dialect->max_jobs_per_document;
+
+    if (limit && r->jobs_in_doc > limit)
         diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[pos.file], pos.line, pos.col,
-                    "job-limit", "this document renders %zu jobs; Buildkite accepts at most %d "
-                    "per pipeline upload", r->jobs_in_doc, RENDER_JOBS_PER_UPLOAD);
+                    "job-limit", "this document renders %zu jobs; %s accepts at most %u "
+                    "per pipeline upload", r->jobs_in_doc, r->dialect->platform, limit);
     r->jobs_total += r->jobs_in_doc;
     r->jobs_in_doc = 0;
 }
 
 static int first_pass(struct run *r)
 {
-    struct producer p;
+    struct dialect_reader *reader = reader_open(r, r->in_check);
     struct stream_item item;
     struct ypos doc_pos = {0, 0, 0};
-    int rc = producer_init(&p, r, r->in_check), more;
+    int rc = reader ? 0 : -1, more;
 
-    while (rc == 0 && (more = produce(&p, &item)) != 0) {
+    while (rc == 0 && (more = r->dialect->next(reader, &item)) != 0) {
         if (more < 0) {
             rc = -1;
             break;
         }
+        r->file = item.pos.file;
         if (item.kind == STREAM_DOC_START)
             doc_pos = item.pos;
         else if (item.kind == STREAM_DOC_END)
@@ -433,7 +389,7 @@ static int first_pass(struct run *r)
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
         if (rc == 0 && r->early && item.kind == STREAM_STEP &&
-            depends_rewrite(item.doc, ynode_doc_root(item.doc), early_shards_of, r) != 0)
+            r->dialect->rewrite(item.doc, ynode_doc_root(item.doc), early_shards_of, r) != 0)
             rc = -1;
         if (rc == 0 && r->early && r->sink->item(r->sink->user, &item) != 0)
             rc = -1;
@@ -443,27 +399,30 @@ static int first_pass(struct run *r)
         }
         ynode_doc_destroy(item.doc);
     }
-    producer_fini(&p);
+    r->dialect->close(reader);
     return rc;
 }
 
 /* Loads the bundled schemas the run validates against. */
 static int load_schemas(struct run *r)
 {
-    const struct schema *rendered = validate_bundled_schema("buildkite-rendered", r->diag);
-    const struct schema *dialect = r->testarea ? validate_bundled_schema("testarea", r->diag) : NULL;
+    const char *in_name = r->dialect->input_schema;
+    const struct schema *rendered = validate_bundled_schema(r->dialect->rendered_schema, r->diag);
+    const struct schema *dialect = in_name ? validate_bundled_schema(in_name, r->diag) : NULL;
 
-    if (!rendered || (r->testarea && !dialect))
+    if (!rendered || (in_name && !dialect))
         return -1;
     r->out_findings = diag_create_buffered(r->opts->error_format);
-    r->out_check = r->out_findings ? validator_create(rendered, r->out_findings, r->names, DIAG_FINDING)
+    r->out_check = r->out_findings ? validator_create(rendered, r->dialect->shape, r->out_findings, r->names,
+                                                      DIAG_FINDING)
                                    : NULL;
     if (!r->out_check)
         return -1;
     if (!dialect)
         return 0;
     r->in_findings = diag_create_buffered(r->opts->error_format);
-    r->in_check = r->in_findings ? validator_create(dialect, r->in_findings, r->names, DIAG_FINDING)
+    r->in_check = r->in_findings ? validator_create(dialect, r->dialect->shape, r->in_findings, r->names,
+                                                     DIAG_FINDING)
                                  : NULL;
     return r->in_check ? 0 : -1;
 }
@@ -481,26 +440,27 @@ static unsigned shards_of(void *user, const char *key, size_t len)
 
 static int feed_all(struct run *r)
 {
+    const struct dialect *dl = r->dialect;
     struct expand_ctx ctx = expand_ctx_for(r, false);
-    struct producer p;
+    struct dialect_reader *reader = reader_open(r, NULL);
     struct stream_item item;
-    int rc = producer_init(&p, r, NULL), more;
+    int rc = reader ? 0 : -1, more;
 
-    while (rc == 0 && (more = produce(&p, &item)) != 0) {
+    while (rc == 0 && (more = dl->next(reader, &item)) != 0) {
         if (more < 0) {
             rc = -1;
             break;
         }
         if (item.kind == STREAM_STEP &&
-            (expand_steps(&ctx, item.doc, ynode_doc_root(item.doc)) != 0 ||
-             depends_normalize(item.doc, ynode_doc_root(item.doc)) != 0 ||
-             depends_rewrite(item.doc, ynode_doc_root(item.doc), shards_of, r) != 0))
+            (dl->expand(&ctx, item.doc, ynode_doc_root(item.doc)) != 0 ||
+             dl->normalize(item.doc, ynode_doc_root(item.doc)) != 0 ||
+             dl->rewrite(item.doc, ynode_doc_root(item.doc), shards_of, r) != 0))
             rc = -1;
         else if (r->sink->item(r->sink->user, &item) != 0)
             rc = -1;
         ynode_doc_destroy(item.doc);
     }
-    producer_fini(&p);
+    dl->close(reader);
     return rc;
 }
 
@@ -523,7 +483,7 @@ static void spool_reset(void *user)
     if (r->spool)
         fclose(r->spool);
     r->spool = tmpfile();
-    r->spool_em = r->spool ? emit_create(r->spool, r->opts->format) : NULL;
+    r->spool_em = r->spool ? emit_create(r->spool, r->opts->format, r->dialect->layout) : NULL;
 }
 
 /* Where the rendering goes: the caller's stream, or `-o FILE` through a temporary file. */
@@ -645,13 +605,17 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         r.names[i] = source_name(r.sources[i]);
         r.n_sources++;
     }
-    r.testarea = opts->dialect == RENDER_TESTAREA ||
-                 (opts->dialect == RENDER_AUTO && r.n_sources > 0 && testarea_detect(r.sources[0], d));
+    r.dialect = opts->dialect ? opts->dialect
+                : r.n_sources > 0 ? dialect_detect(r.sources[0], d) : &dialect_buildkite;
+    if (opts->stats)
+        opts->stats->dialect = r.dialect;
     if (opts->validate && load_schemas(&r) != 0)
         goto done;
-    r.spooled = (struct render_sink){spool_item, spool_reset, &r};
+    r.spooled = (struct render_sink){NULL, spool_item, spool_reset, &r};
     r.sink = opts->sink ? opts->sink : &r.spooled;
-    if (!opts->sink)
+    if (opts->sink)
+        opts->sink->begin(opts->sink->user, r.dialect);
+    else
         spool_reset(&r);
     r.early = shardmap_create(RENDER_ONE_PASS_BUDGET);
     if (!opts->sink && !r.spool_em)
@@ -674,10 +638,10 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         goto done;
     report_key_problems(&r);
     report_cycles(&r);
-    if (r.jobs_total > RENDER_JOBS_PER_BUILD)
+    if (r.dialect->max_jobs_total && r.jobs_total > r.dialect->max_jobs_total)
         diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "job-limit",
-                    "renders %zu jobs; Buildkite allows at most %d per build", r.jobs_total,
-                    RENDER_JOBS_PER_BUILD);
+                    "renders %zu jobs; %s allows at most %u per build", r.jobs_total,
+                    r.dialect->platform, r.dialect->max_jobs_total);
     if (diag_exit_code(d, opts->strict) == 0) {
         bool one_pass = r.early && r.early_hits == keyindex_sharded_references(r.keys);
 
@@ -703,6 +667,7 @@ done:
     depgraph_destroy(r.graph);
     strset_destroy(r.warned);
     free(r.problems);
+    free(r.scoped);
     validator_destroy(r.out_check);
     validator_destroy(r.in_check);
     diag_destroy(r.out_findings);

@@ -1519,6 +1519,46 @@ const struct schema_node *schema_property(const struct schema_node *sn, const ch
     return NULL;
 }
 
+static bool matches(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len);
+
+const struct schema_node *schema_member(const struct schema_node *sn, const char *key, size_t len,
+                                        bool *allowed, bool *streamable)
+{
+    const struct schema_node *found = NULL;
+    const struct prop *p;
+
+    sn = deref(sn);
+    *allowed = true;
+    *streamable = sn && !sn->is_bool && !sn->enum_values && !sn->const_value && !sn->n_all_of &&
+                  !sn->n_any_of && !sn->n_one_of && !sn->not_ && !sn->if_ &&
+                  !sn->property_names && !sn->n_deps && (sn->types & ~T_OBJECT) == 0;
+    if (!*streamable)
+        return NULL;
+    if ((p = find_prop(sn, key, len)) != NULL)
+        found = p->schema;
+    for (size_t i = 0; i < sn->n_pprops; i++) {
+        if (sn->pprops[i].re && matches(sn->pprops[i].re, sn->pprops[i].md, key, len)) {
+            if (found) {
+                *streamable = false; /* two schemas apply: validate the whole object */
+                return NULL;
+            }
+            found = sn->pprops[i].schema;
+        }
+    }
+    if (found || !sn->additional_props)
+        return found;
+    if (deref(sn->additional_props)->is_bool && !deref(sn->additional_props)->bool_value)
+        *allowed = false;
+    return sn->additional_props;
+}
+
+void schema_property_counts(const struct schema_node *sn, long long *min, long long *max)
+{
+    sn = deref(sn);
+    *min = sn ? sn->min_props : -1;
+    *max = sn ? sn->max_props : -1;
+}
+
 const struct schema_node *schema_items(const struct schema_node *sn)
 {
     sn = deref(sn);

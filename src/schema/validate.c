@@ -1,5 +1,6 @@
 #include "fanout/validate.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,12 +8,15 @@
 #include "fanout/bundled.h"
 #include "fanout/source.h"
 #include "fanout/strset.h"
-#include "fanout/testarea.h"
+#include "fanout/dialect.h"
 #include "fanout/ynode.h"
 
 struct validator {
     const struct schema *schema;
-    const struct schema_node *root, *step_schema;
+    const struct schema_node *root;
+    const struct stream_shape *shape; /* where a document keeps its items */
+    const struct schema_node *items;  /* the schema of the items' container */
+    const struct schema_node *step_schema; /* a list of items: each item's */
     bool streaming;
     struct diag *diag;
     const char *const *files;
@@ -23,6 +27,8 @@ struct validator {
     size_t step_index;
     bool bare;
     struct strset *seen;        /* streaming: top-level keys seen */
+    struct strset *members;     /* streaming a mapping of items: its keys seen */
+    struct ypos items_pos;      /* where the items' container starts */
     struct ynode_doc *whole;    /* assembling: the document so far */
     struct ynode *whole_steps;
 };
@@ -39,24 +45,30 @@ static void report(void *user, const struct schema_error *e)
     v->errors++;
 }
 
-struct validator *validator_create(const struct schema *s, struct diag *d,
-                                   const char *const *files, enum diag_class cls)
+struct validator *validator_create(const struct schema *s, const struct stream_shape *shape,
+                                   struct diag *d, const char *const *files, enum diag_class cls)
 {
     struct validator *v = calloc(1, sizeof(*v));
-    bool allowed, simple;
+    bool allowed, simple, streamable = false;
 
     if (!v)
         return NULL;
     v->schema = s;
     v->root = schema_root(s);
+    v->shape = shape ? shape : stream_steps_shape;
     v->diag = d;
     v->files = files;
     v->cls = cls;
-    v->step_schema = schema_items(schema_property(v->root, "steps", 5, &allowed, &simple));
-    v->streaming = simple && allowed && v->step_schema;
+    v->items = schema_property(v->root, v->shape->key, strlen(v->shape->key), &allowed, &simple);
+    if (v->shape->mapping)
+        schema_member(v->items, "", 0, &(bool){true}, &streamable);
+    else
+        streamable = (v->step_schema = schema_items(v->items)) != NULL;
+    v->streaming = simple && allowed && v->items && streamable;
     v->seen = strset_create();
-    if (!v->seen) {
-        free(v);
+    v->members = strset_create();
+    if (!v->seen || !v->members) {
+        validator_destroy(v);
         return NULL;
     }
     return v;
@@ -68,6 +80,7 @@ void validator_destroy(struct validator *v)
         return;
     ynode_doc_destroy(v->whole);
     strset_destroy(v->seen);
+    strset_destroy(v->members);
     free(v);
 }
 
@@ -133,6 +146,70 @@ static void stream_steps(struct validator *v, struct ynode *steps)
     }
 }
 
+static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, keyword, "%s", msg);
+    v->errors++;
+}
+
+/* One member of a mapping of items (a job): against the subschema its key selects; when
+ * two apply, the member alone as an object against the container's schema. */
+static void stream_member(struct validator *v, struct ynode *pair)
+{
+    struct ynode *k = ynode_key(pair, 0), *value = ynode_value(pair, 0);
+    size_t len;
+    const char *key = ynode_scalar(k, &len);
+    bool allowed, streamable;
+    const struct schema_node *sub;
+    char path[256];
+
+    if (!key)
+        return;
+    strset_add(v->members, key, len);
+    sub = schema_member(v->items, key, len, &allowed, &streamable);
+    pair_path(path, sizeof(path), v->shape->key, strlen(v->shape->key));
+    if (!streamable) {
+        schema_validate(v->items, pair, path, report, v);
+        return;
+    }
+    pair_path(path + strlen(path), sizeof(path) - strlen(path), key, len);
+    if (!allowed)
+        error_here(v, ynode_pos(k), "additionalProperties", "%s: property '%.*s' is not allowed",
+                   path, (int)(len > 100 ? 100 : len), key);
+    else if (sub && !schema_is_valid(sub, value))
+        schema_validate(sub, value, path, report, v);
+}
+
+/* The checks of the items' mapping that need all its members. */
+static void stream_members_end(struct validator *v)
+{
+    const char *const *req = schema_required(v->items);
+    size_t n = strset_count(v->members);
+    long long min, max;
+
+    schema_property_counts(v->items, &min, &max);
+    if (min >= 0 && (long long)n < min)
+        error_here(v, v->items_pos, "minProperties", "/%s: must have at least %lld properties, got %zu",
+                   v->shape->key, min, n);
+    if (max >= 0 && (long long)n > max)
+        error_here(v, v->items_pos, "maxProperties", "/%s: must have at most %lld properties, got %zu",
+                   v->shape->key, max, n);
+    for (; req && *req; req++) {
+        if (strset_add(v->members, *req, strlen(*req)) == 0)
+            error_here(v, v->items_pos, "required", "/%s: missing required property '%s'",
+                       v->shape->key, *req);
+    }
+}
+
 static void stream_doc_end(struct validator *v)
 {
     const char *const *req = schema_required(v->root);
@@ -167,18 +244,26 @@ static int assemble(struct validator *v, const struct stream_item *item)
                                  ynode_copy(v->whole, ynode_value(pair, 0)));
     }
     case STREAM_STEPS_START:
-        if (!(v->whole_steps = ynode_new_seq(v->whole, item->pos)))
+        v->whole_steps = v->shape->mapping ? ynode_new_map(v->whole, item->pos)
+                                           : ynode_new_seq(v->whole, item->pos);
+        if (!v->whole_steps)
             return -1;
         if (item->bare) {
             ynode_doc_set_root(v->whole, v->whole_steps);
             return 0;
         }
-        return ynode_set(v->whole, root, "steps", v->whole_steps);
+        return ynode_set(v->whole, root, v->shape->key, v->whole_steps);
     case STREAM_STEP: {
-        struct ynode *steps = ynode_doc_root(item->doc);
+        struct ynode *items = ynode_doc_root(item->doc);
 
-        for (size_t i = 0; i < ynode_len(steps); i++) {
-            if (ynode_append(v->whole, v->whole_steps, ynode_copy(v->whole, ynode_item(steps, i))) != 0)
+        for (size_t i = 0; i < ynode_len(items); i++) {
+            int rc = ynode_is_map(items)
+                         ? ynode_append_pair(v->whole, v->whole_steps,
+                                             ynode_copy(v->whole, ynode_key(items, i)),
+                                             ynode_copy(v->whole, ynode_value(items, i)))
+                         : ynode_append(v->whole, v->whole_steps, ynode_copy(v->whole, ynode_item(items, i)));
+
+            if (rc != 0)
                 return -1;
         }
         return 0;
@@ -212,13 +297,18 @@ void validator_item(struct validator *v, const struct stream_item *item)
     }
     switch (item->kind) {
     case STREAM_DOC_START:
+        break;
     case STREAM_STEPS_END:
+        if (v->shape->mapping)
+            stream_members_end(v);
         break;
     case STREAM_PAIR:
         stream_pair(v, ynode_doc_root(item->doc));
         break;
     case STREAM_STEPS_START:
-        strset_add(v->seen, "steps", 5);
+        strset_add(v->seen, v->shape->key, strlen(v->shape->key));
+        strset_clear(v->members);
+        v->items_pos = item->pos;
         if (item->bare) {
             v->bare = true;
             diag_report(v->diag, DIAG_ERROR, v->cls, v->files[item->pos.file], item->pos.line,
@@ -228,7 +318,10 @@ void validator_item(struct validator *v, const struct stream_item *item)
         }
         break;
     case STREAM_STEP:
-        stream_steps(v, ynode_doc_root(item->doc));
+        if (v->shape->mapping)
+            stream_member(v, ynode_doc_root(item->doc));
+        else
+            stream_steps(v, ynode_doc_root(item->doc));
         break;
     case STREAM_DOC_END:
         stream_doc_end(v);
@@ -281,9 +374,10 @@ const struct schema *validate_load_schema(const char *spec, struct diag *d, stru
     return bundled;
 }
 
-static int validate_source(struct source *src, unsigned file, struct validator *v, struct diag *d)
+static int validate_source(struct source *src, unsigned file, const struct stream_shape *shape,
+                           struct validator *v, struct diag *d)
 {
-    struct stream *s = stream_open(src, file, d);
+    struct stream *s = stream_open_shaped(src, file, shape, d);
     struct stream_item item;
     int more, rc = 0;
 
@@ -303,7 +397,7 @@ static int validate_source(struct source *src, unsigned file, struct validator *
 }
 
 int validate_run(const char *const *paths, size_t n, const char *schema,
-                 enum validate_dialect dialect, struct diag *d)
+                 const struct dialect *dialect, struct diag *d)
 {
     struct source **sources = calloc(n ? n : 1, sizeof(*sources));
     const char **names = calloc(n ? n : 1, sizeof(*names));
@@ -320,20 +414,18 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
             goto done;
         names[opened] = source_name(sources[opened]);
     }
-    if (!schema) {
-        bool testarea = dialect == VALIDATE_TESTAREA ||
-                        (dialect == VALIDATE_AUTO && n > 0 && testarea_detect(sources[0], d));
-
-        schema = testarea ? "testarea" : "buildkite-rendered";
-    }
+    if (!dialect)
+        dialect = n > 0 ? dialect_detect(sources[0], d) : &dialect_buildkite;
+    if (!schema)
+        schema = dialect->input_schema ? dialect->input_schema : dialect->rendered_schema;
     sch = validate_load_schema(schema, d, &owned);
     if (!sch)
         goto done;
-    v = validator_create(sch, d, names, DIAG_FINDING);
+    v = validator_create(sch, dialect->shape, d, names, DIAG_FINDING);
     if (!v)
         goto done;
     for (size_t i = 0; i < n; i++) {
-        if (validate_source(sources[i], (unsigned)i, v, d) != 0)
+        if (validate_source(sources[i], (unsigned)i, dialect->shape, v, d) != 0)
             break;
     }
 done:

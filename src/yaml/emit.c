@@ -16,6 +16,8 @@ struct emitter {
     FILE *out;
     size_t n; /* bytes in buf */
     enum emit_format format;
+    const struct emit_layout *layout;
+    size_t n_order; /* keys in layout->item_key_order */
     unsigned docs;      /* documents started */
     unsigned members;   /* top-level members written in this document */
     unsigned steps;     /* steps written in this document */
@@ -25,12 +27,9 @@ struct emitter {
     char buf[EMIT_BUFFER]; /* last: emit_create zeroes what comes before it */
 };
 
-/* Step keys that come first, in this order; `steps` of a group always comes last. */
-static const char *const step_key_order[] = {
-    "group", "wait", "waiter", "block", "input", "manual", "trigger", "label", "name",
-    "key", "id", "identifier", "depends_on", "command", "commands", "env", "agents", NULL};
+const struct emit_layout emit_plain_layout = {"steps", false, NULL, NULL};
 
-struct emitter *emit_create(FILE *out, enum emit_format format)
+struct emitter *emit_create(FILE *out, enum emit_format format, const struct emit_layout *layout)
 {
     struct emitter *e = malloc(sizeof(*e));
 
@@ -38,6 +37,9 @@ struct emitter *emit_create(FILE *out, enum emit_format format)
         memset(e, 0, offsetof(struct emitter, buf));
         e->out = out;
         e->format = format;
+        e->layout = layout ? layout : &emit_plain_layout;
+        for (const char *const *k = e->layout->item_key_order; k && *k; k++)
+            e->n_order++;
     }
     return e;
 }
@@ -283,26 +285,31 @@ static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col,
 static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col, bool first_inline,
                           bool steps);
 
-/* A step key's place: the fixed keys by their order, then the rest (as written), then
- * `steps`. */
-static size_t step_key_rank(const struct ynode *k)
+/* An item key's place: the layout's keys by their order, then the rest (as written),
+ * then the nested items (a group's `steps`). */
+static size_t item_key_rank(const struct emitter *e, const struct ynode *k)
 {
-    static const size_t n_order = sizeof(step_key_order) / sizeof(step_key_order[0]) - 1;
-    size_t len;
-    const char *t = ynode_scalar(k, &len);
+    const char *const *order = e->layout->item_key_order;
+    const char *t = ynode_scalar(k, NULL);
 
     if (!t)
-        return n_order;
-    for (size_t i = 0; i < n_order; i++) {
-        if (step_key_order[i][0] == t[0] && strcmp(step_key_order[i], t) == 0)
+        return e->n_order;
+    for (size_t i = 0; i < e->n_order; i++) {
+        if (order[i][0] == t[0] && strcmp(order[i], t) == 0)
             return i;
     }
-    return len == 5 && memcmp(t, "steps", 5) == 0 ? n_order + 1 : n_order;
+    return e->layout->nested_key && strcmp(t, e->layout->nested_key) == 0 ? e->n_order + 1
+                                                                          : e->n_order;
 }
 
-/* The pair indexes of `m` in output order: as written, or for a step by step_key_rank
- * (a stable insertion sort: steps have a few dozen keys at most). */
-static size_t *ordered_pairs(const struct ynode *m, bool step, size_t *n)
+static bool is_nested_key(const struct emitter *e, const struct ynode *k)
+{
+    return e->layout->nested_key && ynode_scalar_is(k, e->layout->nested_key);
+}
+
+/* The pair indexes of `m` in output order: as written, or for an item by item_key_rank
+ * (a stable insertion sort: items have a few dozen keys at most). */
+static size_t *ordered_pairs(const struct emitter *e, const struct ynode *m, bool step, size_t *n)
 {
     size_t count = ynode_len(m), *order, *ranks = NULL;
 
@@ -317,7 +324,7 @@ static size_t *ordered_pairs(const struct ynode *m, bool step, size_t *n)
         size_t i = k;
 
         if (step) {
-            size_t rank = step_key_rank(ynode_key(m, k));
+            size_t rank = item_key_rank(e, ynode_key(m, k));
 
             for (; i > 0 && ranks[i - 1] > rank; i--) {
                 order[i] = order[i - 1];
@@ -336,7 +343,7 @@ static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col,
                          bool step)
 {
     size_t n;
-    size_t *order = ordered_pairs(m, step, &n);
+    size_t *order = ordered_pairs(e, m, step, &n);
 
     for (size_t i = 0; i < n; i++) {
         const struct ynode *k = ynode_key(m, order[i]);
@@ -346,7 +353,7 @@ static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col,
         yaml_key(e, k);
         putch(e, ':');
         /* A group's steps are steps themselves. */
-        yaml_value(e, ynode_value(m, order[i]), col, step && ynode_scalar_is(k, "steps"));
+        yaml_value(e, ynode_value(m, order[i]), col, step && is_nested_key(e, k));
     }
     free(order);
 }
@@ -393,7 +400,7 @@ static void json_value(struct emitter *e, const struct ynode *n, unsigned col, b
 static void json_mapping(struct emitter *e, const struct ynode *m, unsigned col, bool step)
 {
     size_t n;
-    size_t *order = ordered_pairs(m, step, &n);
+    size_t *order = ordered_pairs(e, m, step, &n);
 
     if (n == 0) {
         put(e, "{}");
@@ -407,7 +414,7 @@ static void json_mapping(struct emitter *e, const struct ynode *m, unsigned col,
         indent(e, col + 2);
         json_scalar(e, k, true);
         put(e, ": ");
-        json_value(e, ynode_value(m, order[i]), col + 2, step && ynode_scalar_is(k, "steps"));
+        json_value(e, ynode_value(m, order[i]), col + 2, step && is_nested_key(e, k));
         put(e, i + 1 < n ? ",\n" : "\n");
     }
     indent(e, col);
@@ -465,9 +472,10 @@ void emit_steps_end(struct emitter *e)
         return;
     e->steps_open = false;
     if (e->format == EMIT_JSON)
-        put(e, e->steps ? "\n  ]" : "]");
+        put(e, e->steps ? (e->layout->items_mapping ? "\n  }" : "\n  ]")
+                        : (e->layout->items_mapping ? "}" : "]"));
     else if (!e->steps)
-        put(e, " []\n");
+        put(e, e->layout->items_mapping ? " {}\n" : " []\n");
 }
 
 /* Starts a top-level member: the separator and, for YAML, nothing else. */
@@ -502,11 +510,39 @@ void emit_steps_start(struct emitter *e)
     e->had_steps = true;
     if (e->format == EMIT_JSON) {
         json_member(e);
-        put(e, "\"steps\": [");
+        put(e, "\"");
+        put(e, e->layout->items_key);
+        put(e, e->layout->items_mapping ? "\": {" : "\": [");
     } else {
-        put(e, "steps:");
+        put(e, e->layout->items_key);
+        putch(e, ':');
     }
     e->members++;
+}
+
+/* One item of a mapping of items (a job): its key, then its value ordered as an item. */
+static void emit_keyed_item(struct emitter *e, const struct ynode *key, const struct ynode *value)
+{
+    emit_steps_start(e);
+    if (e->format == EMIT_JSON) {
+        put(e, e->steps ? ",\n    " : "\n    ");
+        json_scalar(e, key, true);
+        put(e, ": ");
+        json_value(e, value, 4, true);
+    } else {
+        if (!e->steps)
+            putch(e, '\n');
+        indent(e, 2);
+        yaml_key(e, key);
+        putch(e, ':');
+        if (ynode_is_map(value) && ynode_len(value)) {
+            putch(e, '\n');
+            yaml_mapping(e, value, 4, false, true);
+        } else {
+            yaml_value(e, value, 2, false);
+        }
+    }
+    e->steps++;
 }
 
 void emit_step(struct emitter *e, const struct ynode *step)
@@ -531,7 +567,7 @@ void emit_step(struct emitter *e, const struct ynode *step)
 
 void emit_doc_end(struct emitter *e)
 {
-    /* Every rendered document has steps, even when empty. */
+    /* Every rendered document has its items, even when there are none. */
     if (!e->had_steps)
         emit_steps_start(e);
     emit_steps_end(e);
@@ -590,8 +626,12 @@ void emit_item(struct emitter *em, const struct stream_item *item)
         emit_steps_start(em);
         break;
     case STREAM_STEP:
-        for (size_t i = 0; i < ynode_len(steps); i++)
-            emit_step(em, ynode_item(steps, i));
+        for (size_t i = 0; i < ynode_len(steps); i++) {
+            if (ynode_is_map(steps))
+                emit_keyed_item(em, ynode_key(steps, i), ynode_value(steps, i));
+            else
+                emit_step(em, ynode_item(steps, i));
+        }
         break;
     case STREAM_STEPS_END:
         emit_steps_end(em);

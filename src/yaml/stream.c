@@ -11,7 +11,7 @@ enum state {
     ST_STREAM,   /* between documents */
     ST_ROOT,     /* expecting the document's root node */
     ST_TOP_MAP,  /* inside the top-level mapping, expecting a key */
-    ST_STEPS,    /* inside the steps sequence */
+    ST_STEPS,    /* inside the items' container (the steps sequence, the jobs mapping) */
     ST_DOC_TAIL, /* root finished, expecting the document end */
     ST_DONE,
 };
@@ -31,7 +31,10 @@ struct stream {
     bool bare;
     bool in_doc;              /* a DOC_START was reported for the current document */
     bool pending_steps_start; /* a bare list: STEPS_START follows DOC_START */
+    const struct stream_shape *shapes; /* where items may be kept, {NULL}-terminated */
+    const struct stream_shape *shape;  /* the one this document uses */
     struct strset *top_keys;  /* of the current document, for the duplicate check */
+    struct strset *item_keys; /* a mapping of items: its keys so far, for the same check */
     /* Anchors of the current document (copies, so they outlive each step). */
     struct ynode_doc *anchor_doc;
     struct anchor *anchors;
@@ -539,7 +542,15 @@ fail:
     return NULL;
 }
 
+const struct stream_shape stream_steps_shape[] = {{"steps", false}, {NULL, false}};
+
 struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
+{
+    return stream_open_shaped(src, file, stream_steps_shape, d);
+}
+
+struct stream *stream_open_shaped(struct source *src, unsigned file,
+                                  const struct stream_shape *shapes, struct diag *d)
 {
     struct stream *s = calloc(1, sizeof(*s));
     struct fy_diag_cfg dcfg;
@@ -550,8 +561,11 @@ struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
     s->src = src;
     s->file = file;
     s->diag = d;
+    s->shapes = shapes;
+    s->shape = shapes;
     s->top_keys = strset_create();
-    if (!s->top_keys)
+    s->item_keys = strset_create();
+    if (!s->top_keys || !s->item_keys)
         goto fail;
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
@@ -583,6 +597,7 @@ void stream_close(struct stream *s)
     anchors_clear(s);
     free(s->anchors);
     strset_destroy(s->top_keys);
+    strset_destroy(s->item_keys);
     if (s->fyp)
         fy_parser_destroy(s->fyp);
     if (s->fydiag)
@@ -610,6 +625,47 @@ static bool is_empty_root(struct fy_event *fye)
     return len == 0;
 }
 
+/* Whether a top-level key holds the items: then s->shape is the shape it names. */
+static bool is_items_key(struct stream *s, const char *key, size_t len)
+{
+    for (const struct stream_shape *sh = s->shapes; sh->key; sh++) {
+        if (strlen(sh->key) == len && memcmp(sh->key, key, len) == 0) {
+            s->shape = sh;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A key of the items' mapping: a scalar, not seen before in it. Frees `fye` on error. */
+static int check_item_key(struct stream *s, struct fy_event *fye, struct ypos pos)
+{
+    size_t len = 0;
+    const char *key = fye->type == FYET_SCALAR ? fy_token_get_text(fye->scalar.value, &len) : NULL;
+    int seen;
+
+    if (!key) {
+        fy_parser_event_free(s->fyp, fye);
+        report(s, pos, "pipeline-shape", "the keys of '%s' must be scalars", s->shape->key);
+        return -1;
+    }
+    if (strset_count(s->item_keys) == STREAM_MAX_MAPPING_PAIRS) {
+        fy_parser_event_free(s->fyp, fye);
+        report(s, pos, "size", "'%s' has more than %u entries", s->shape->key,
+               STREAM_MAX_MAPPING_PAIRS);
+        return -1;
+    }
+    seen = strset_add(s->item_keys, key, len);
+    if (seen == 0)
+        return 0;
+    if (seen < 0)
+        report(s, pos, "internal", "%s", "out of memory");
+    else
+        report(s, pos, "duplicate-key", "duplicate key '%.*s'", (int)(len > 100 ? 100 : len), key);
+    fy_parser_event_free(s->fyp, fye);
+    return -1;
+}
+
 int stream_next(struct stream *s, struct stream_item *item)
 {
     memset(item, 0, sizeof(*item));
@@ -617,6 +673,7 @@ int stream_next(struct stream *s, struct stream_item *item)
         s->pending_steps_start = false;
         item->kind = STREAM_STEPS_START;
         item->bare = true;
+        item->items_key = s->shape->key;
         return 1;
     }
     for (;;) {
@@ -661,8 +718,9 @@ int stream_next(struct stream *s, struct stream_item *item)
                 item->kind = STREAM_DOC_START;
                 return 1;
             }
-            if (fye->type == FYET_SEQUENCE_START) {
+            if (fye->type == FYET_SEQUENCE_START && !s->shapes->mapping) {
                 fy_parser_event_free(s->fyp, fye);
+                s->shape = s->shapes;
                 s->state = ST_STEPS;
                 s->bare = true;
                 s->in_doc = true;
@@ -677,8 +735,11 @@ int stream_next(struct stream *s, struct stream_item *item)
                 continue;
             }
             fy_parser_event_free(s->fyp, fye);
-            report(s, pos, "pipeline-shape", "%s",
-                   "a pipeline must be a mapping with 'steps' or a list of steps");
+            if (s->shapes->mapping)
+                report(s, pos, "pipeline-shape", "must be a mapping with '%s'", s->shapes->key);
+            else
+                report(s, pos, "pipeline-shape", "%s",
+                       "a pipeline must be a mapping with 'steps' or a list of steps");
             return fail(s);
         case ST_TOP_MAP: {
             size_t len;
@@ -709,24 +770,27 @@ int stream_next(struct stream *s, struct stream_item *item)
                 return fail(s);
             }
             /* Quoted or not: JSON input writes "steps". */
-            if (key && len == 5 && memcmp(key, "steps", 5) == 0) {
+            if (key && is_items_key(s, key, len)) {
                 struct fy_event *val;
 
                 fy_parser_event_free(s->fyp, fye);
                 val = next_event(s);
                 if (!val)
                     return fail(s);
-                if (val->type != FYET_SEQUENCE_START) {
+                if (val->type != (s->shape->mapping ? FYET_MAPPING_START : FYET_SEQUENCE_START)) {
                     pos = event_pos(s, val);
                     fy_parser_event_free(s->fyp, val);
-                    report(s, pos, "pipeline-shape", "%s", "'steps' must be a list");
+                    report(s, pos, "pipeline-shape", "'%s' must be a %s", s->shape->key,
+                           s->shape->mapping ? "mapping" : "list");
                     return fail(s);
                 }
+                strset_clear(s->item_keys);
                 item->pos = event_pos(s, val);
                 fy_parser_event_free(s->fyp, val);
                 s->state = ST_STEPS;
                 s->bare = false;
                 item->kind = STREAM_STEPS_START;
+                item->items_key = s->shape->key;
                 return 1;
             }
             /* Any other top-level pair becomes a one-pair mapping document. */
@@ -737,13 +801,19 @@ int stream_next(struct stream *s, struct stream_item *item)
             return 1;
         }
         case ST_STEPS:
-            if (fye->type == FYET_SEQUENCE_END) {
+            if (fye->type == FYET_SEQUENCE_END || fye->type == FYET_MAPPING_END) {
                 fy_parser_event_free(s->fyp, fye);
                 s->state = s->bare ? ST_DOC_TAIL : ST_TOP_MAP;
                 item->kind = STREAM_STEPS_END;
                 return 1;
             }
-            item->doc = build_step_doc(s, fye);
+            if (s->shape->mapping) {
+                if (check_item_key(s, fye, pos) != 0)
+                    return fail(s);
+                item->doc = build_pair_doc(s, fye);
+            } else {
+                item->doc = build_step_doc(s, fye);
+            }
             if (!item->doc)
                 return fail(s);
             item->kind = STREAM_STEP;

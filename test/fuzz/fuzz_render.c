@@ -1,15 +1,17 @@
 /* render: every dialect and the main options, chosen by the first byte of the input
- * (bits 0-1 dialect, 2 upload, 3 JSON output, 4 no validation, 5-6 platform, 7 strict). */
+ * (bits 0-1 dialect: detected, buildkite, testarea, gha; 2 upload, 3 JSON output, 4 no
+ * validation, 5-6 platform, 7 strict). */
 #include <string.h>
 
 #include "fanout/diag.h"
+#include "fanout/dialect.h"
 #include "fanout/render.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const enum render_dialect dialects[] = {RENDER_AUTO, RENDER_BUILDKITE, RENDER_TESTAREA,
-                                                   RENDER_AUTO};
+    static const struct dialect *const dialects[] = {NULL, &dialect_buildkite, &dialect_testarea,
+                                                     &dialect_gha};
     static const enum ta_platform platforms[] = {TA_ALL, TA_NVIDIA, TA_AMD, TA_ALL};
     struct render_opts opts;
     struct fuzz_file in;

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_file_open(&instance, rest, rest_len);
     path = instance.path;
     d = diag_create(fuzz_null(), DIAG_TEXT);
-    validate_run(&path, 1, schema.path, VALIDATE_AUTO, d);
+    validate_run(&path, 1, schema.path, NULL, d);
     diag_destroy(d);
     fuzz_file_close(&schema);
     fuzz_file_close(&instance);

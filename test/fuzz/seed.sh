@@ -22,6 +22,7 @@ render)
         # options byte: auto dialect; test-area files also with the dialect forced
         { printf '\000'; cat "$f"; } | emit "$f"
         case "$f" in */test_areas/*|*/ta-*) { printf '\002'; cat "$f"; } | emit "$f-testarea" ;; esac
+        case "$f" in */sglang/*|*/gha-*) { printf '\003'; cat "$f"; } | emit "$f-gha" ;; esac
     done
     ;;
 schema)
@@ -43,6 +44,21 @@ diff)
         [ -n "$prev" ] && { printf '\001'; cat "$prev"; printf '\377'; cat "$f"; } | emit "pair-$f"
         prev=$f
     done
+    ;;
+expr)
+    # the expressions of the workflows, each as an expression, a condition, a template
+    # and an if: value (fuzz_expr.c: the first byte's low bits)
+    n=0
+    for f in $(inputs | grep -e sglang -e gha-); do
+        grep -o '\${{[^}]*}}' "$f" | sort -u | while IFS= read -r t; do
+            e=$(printf '%s' "$t" | sed 's/^\${{ *//; s/ *}}$//')
+            n=$((n + 1))
+            { printf '\000'; printf '%s' "$e"; } | emit "$(basename "$f")-$n-expr"
+            { printf '\001'; printf '%s' "$e"; } | emit "$(basename "$f")-$n-cond"
+            { printf '\002'; printf '%s' "$t"; } | emit "$(basename "$f")-$n-template"
+        done
+    done
+    { printf '\004'; printf '%s' '{"size":3,"arr":[0,1,2],"s":"x","n":null,"t":true}'; } | emit json
     ;;
 *)
     echo "seed.sh: unknown target $target" >&2; exit 2 ;;

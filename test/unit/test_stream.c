@@ -171,7 +171,7 @@ static unsigned violations(const char *schema, const char *yaml, char **messages
     d = diag_create(fp, DIAG_TEXT);
     s = schema_load_text("s.json", schema, strlen(schema), d);
     ck_assert_ptr_nonnull(s);
-    v = validator_create(s, d, files, DIAG_FINDING);
+    v = validator_create(s, NULL, d, files, DIAG_FINDING);
     while (stream_next(o.s, &item) > 0) {
         validator_item(v, &item);
         if (item.doc)

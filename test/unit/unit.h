@@ -20,6 +20,8 @@ Suite *textdiff_suite(void);
 Suite *stream_suite(void);
 Suite *depgraph_suite(void);
 Suite *shardmap_suite(void);
+Suite *expr_suite(void);
+Suite *matrix_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 /* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */

@@ -1,0 +1,76 @@
+/* cmd: the commands of `fanout`. Each lives in its own file (src/cmd/cmd_<name>.c) as one
+ * entry of the table in cli.c: its name, synopsis, help, the options it takes and the
+ * function that runs it. cli.c parses the options every command shares into struct cli. */
+#ifndef FANOUT_CMD_H
+#define FANOUT_CMD_H
+
+#include <stdbool.h>
+
+#include "fanout/diag.h"
+#include "fanout/expr.h"
+#include "fanout/render.h"
+
+#define CMD_EXIT_USAGE 2
+
+/* Options by id (short options are their letter). */
+enum cmd_option {
+    OPT_END = 0,
+    OPT_FORMAT = 'f',
+    OPT_OUTPUT = 'o',
+    OPT_UPLOAD = 256,
+    OPT_STRICT,
+    OPT_ALLOW_PLACEHOLDERS,
+    OPT_ERROR_FORMAT,
+    OPT_DIALECT,
+    OPT_PLATFORM,
+    OPT_NO_VALIDATE,
+    OPT_VALIDATE,
+    OPT_SCHEMA,
+    OPT_RENDERED,
+    OPT_CONFIG,
+    OPT_WRITE,
+    OPT_INPUT,
+    OPT_VAR,
+    OPT_GITHUB,
+    OPT_EVENT,
+    OPT_MATRIX,
+    OPT_CONTEXTS,
+};
+
+/* What the options said. */
+struct cli {
+    struct render_opts render;
+    enum diag_format errors;
+    int format;              /* index into the command's `formats` (0: its default) */
+    const char *schema, *rendered, *config;
+    bool write;
+    struct expr_value *contexts; /* an object: known expression contexts by name */
+};
+
+struct cmd_entry {
+    const char *name;
+    const char *synopsis;            /* after "fanout " */
+    const char *help;                /* what it does and its own options */
+    const enum cmd_option *options;  /* the options it takes, OPT_END-terminated */
+    const char *const *formats;      /* what --format takes (NULL-terminated), first the default */
+    int min_operands, max_operands;  /* max -1: any number */
+    const char *operands;            /* what they are, when their count is fixed */
+    int (*exec)(struct cli *c, char **operands, int n, struct diag *d);
+};
+
+extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_entry,
+    cmd_diff_entry, cmd_expr_entry;
+
+/* The options render, check and diff share (OPT_END-terminated), for their tables. */
+#define CMD_RENDER_OPTIONS                                                                       \
+    OPT_UPLOAD, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_DIALECT, OPT_PLATFORM, OPT_NO_VALIDATE,  \
+        OPT_VALIDATE, OPT_ERROR_FORMAT, OPT_INPUT, OPT_VAR, OPT_GITHUB, OPT_EVENT, OPT_CONTEXTS
+
+/* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
+int cmd_usage_error(const char *what, const char *arg);
+
+/* Runs `fn` on the operands as files (directories expanded; none: stdin). */
+int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
+                  int (*fn)(struct cli *c, const char *const *paths, size_t n, struct diag *d));
+
+#endif

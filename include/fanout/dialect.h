@@ -1,0 +1,116 @@
+/* dialect: the one interface every input dialect implements (Buildkite pipelines, vLLM
+ * test-area files, GitHub Actions workflows), so that render, validate, diff and check
+ * never ask which dialect they read. A dialect turns its inputs into a stream of items
+ * with positions (stream.h), expands one item at a time into explicit jobs, says how its
+ * jobs refer to each other (Buildkite `depends_on`, GitHub `needs`), how its rendering is
+ * laid out and which bundled schemas check the input and the rendering. */
+#ifndef FANOUT_DIALECT_H
+#define FANOUT_DIALECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fanout/depends.h"
+#include "fanout/diag.h"
+#include "fanout/emit.h"
+#include "fanout/expand.h"
+#include "fanout/source.h"
+#include "fanout/stream.h"
+#include "fanout/ynode.h"
+
+/* What a dialect reads: the opened inputs, in order. */
+struct dialect_input {
+    struct diag *diag;
+    const struct stream_shape *shape; /* the dialect's */
+    struct source *const *sources;
+    const char *const *names; /* by file number */
+    size_t n;
+    struct strset *warned;    /* unknown keys reported in the current file; cleared per file */
+    unsigned platform;        /* test-area: enum ta_platform */
+    bool upload;
+};
+
+/* Shown every input item as read, before the dialect turns it into output items (render
+ * checks the input against the dialect's schema this way without a second read). */
+typedef void (*dialect_observe_fn)(void *user, const struct stream_item *item);
+
+/* One job of a rendering and what diff matches it by across renderings: `id` (a key or
+ * job id without the shard or matrix suffix, else a label; not NUL-terminated) and its
+ * place in a fan-out (`shard` of `shards`; 0 of 1 for a job that is not split); valid
+ * during the call. */
+struct dialect_job {
+    const struct ynode *node;
+    const char *id;
+    size_t id_len;
+    unsigned shard, shards;
+    const char *label; /* what tells the job from its siblings ("part 2"), or NULL */
+};
+
+typedef int (*dialect_job_fn)(void *user, const struct dialect_job *job);
+
+struct dialect_reader;
+
+struct dialect {
+    const char *name;        /* as --dialect names it */
+    const char *description; /* for messages */
+    /* Where a document of the dialect keeps its items. */
+    const struct stream_shape *shape;
+    /* The rendering's layout and the bundled schemas (NULL: none) of input and rendering. */
+    const struct emit_layout *layout;
+    const char *input_schema;
+    const char *rendered_schema;
+    /* How render's checks speak of the jobs and their references. */
+    const char *platform;        /* "Buildkite", "GitHub" */
+    const char *job_noun;        /* "step", "job" */
+    const char *key_noun;        /* "key", "job id" */
+    const char *reference_field; /* "depends_on", "needs" */
+    const char *fanout_field;    /* what fans a job out: "parallelism", "matrix" */
+    const char *fanout_jobs;     /* and what it makes: "shards", "jobs" */
+    bool keys_per_file;          /* a file's keys are its own (a workflow's job ids) */
+    bool bad_references_fail;    /* a reference to no job, or a cycle, is an input error
+                                    (GitHub rejects the file) */
+    unsigned max_jobs_per_document, max_jobs_total; /* warned about above; 0: no limit */
+
+    /* The output items of all inputs in order (1: *item set, the caller destroys
+     * item->doc; 0: no more; -1: error, reported). */
+    struct dialect_reader *(*open)(const struct dialect_input *in, dialect_observe_fn observe,
+                                   void *user);
+    int (*next)(struct dialect_reader *r, struct stream_item *item);
+    void (*close)(struct dialect_reader *r);
+
+    /* Expands the jobs of an item in place (`items`: the root of a STEP item's document),
+     * telling ctx->on_key about every key or job id defined. 0, or -1 after an input error. */
+    int (*expand)(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items);
+    /* The references between jobs (depends_on, needs): edges as written (before
+     * expansion), written in one form, visited and rewritten to name every job of a
+     * fanned-out target; the same contracts as depends.h's functions. */
+    int (*edges)(const struct ynode *items, depends_edge_fn fn, void *user, bool *local_cycle);
+    int (*normalize)(struct ynode_doc *doc, struct ynode *items);
+    int (*references)(const struct ynode *items, struct diag *d, const char *const *files,
+                      depends_visit_fn visit, void *user);
+    int (*rewrite)(struct ynode_doc *doc, struct ynode *items, depends_shards_fn shards_of,
+                   void *user);
+    /* Calls `fn` for every job of an expanded item, in order (group containers are not
+     * jobs). Returns the number of jobs, or -1 when `fn` failed. `fn` may be NULL. */
+    long (*each_job)(const struct ynode *items, dialect_job_fn fn, void *user);
+};
+
+extern const struct dialect dialect_buildkite, dialect_testarea, dialect_gha;
+
+/* By name ("buildkite", "testarea", "gha"); NULL for any other. */
+const struct dialect *dialect_find(const char *name);
+
+/* The reader of dialects whose input documents are their files' own (Buildkite, GitHub
+ * Actions): each file's items in turn, read with the input's shape, each shown to
+ * `observe` (when set) as read. For the `open`, `next` and `close` entries. */
+struct dialect_reader *dialect_files_open(const struct dialect_input *in,
+                                          dialect_observe_fn observe, void *user);
+int dialect_files_next(struct dialect_reader *r, struct stream_item *item);
+void dialect_files_close(struct dialect_reader *r);
+
+/* The dialect of `src`'s first document: a workflow (top-level `jobs`), a test-area file
+ * (top-level `group`), else a Buildkite pipeline. Reads the input from its start with
+ * `d` muted: problems are for the real read to report. */
+const struct dialect *dialect_detect(struct source *src, struct diag *d);
+
+#endif

@@ -1,0 +1,140 @@
+/* expr: GitHub Actions expressions (`${{ }}`) with GitHub's semantics, evaluated partly.
+ * Contexts that are known (matrix, strategy, inputs given on the command line...) are
+ * substituted and constant sub-expressions folded; what stays unknown (github, secrets,
+ * status functions...) is kept as an expression and printed back in one canonical form.
+ *
+ * Values are reference counted: objects and arrays compare equal only when they are the
+ * same instance (GitHub's rule), which sharing a reference keeps true. */
+#ifndef FANOUT_EXPR_H
+#define FANOUT_EXPR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ynode;
+
+/* ---- values ---- */
+
+enum expr_kind { EXPR_NULL, EXPR_BOOL, EXPR_NUMBER, EXPR_STRING, EXPR_ARRAY, EXPR_OBJECT };
+
+struct expr_value;
+
+/* Each returns a new reference, or NULL when out of memory. */
+struct expr_value *expr_null(void);
+struct expr_value *expr_bool(bool b);
+struct expr_value *expr_number(double d);
+struct expr_value *expr_string(const char *s, size_t len);
+struct expr_value *expr_array(void);
+struct expr_value *expr_object(void);
+
+/* Take the reference to `item` / `v` (also on failure). 0, or -1 when out of memory.
+ * expr_object_set replaces the value of a key already present (keys compare
+ * case-insensitively, as GitHub's dictionaries do) and keeps first-insertion order. */
+int expr_array_append(struct expr_value *array, struct expr_value *item);
+int expr_object_set(struct expr_value *object, const char *key, size_t len, struct expr_value *v);
+
+struct expr_value *expr_ref(struct expr_value *v);
+void expr_unref(struct expr_value *v);
+
+enum expr_kind expr_kind_of(const struct expr_value *v);
+bool expr_bool_value(const struct expr_value *v);
+double expr_number_value(const struct expr_value *v);
+const char *expr_string_value(const struct expr_value *v, size_t *len);
+
+/* Items of an array, pairs of an object (in insertion order); borrowed references. */
+size_t expr_len(const struct expr_value *v);
+struct expr_value *expr_item(const struct expr_value *array, size_t i);
+const char *expr_key(const struct expr_value *object, size_t i, size_t *len);
+struct expr_value *expr_member(const struct expr_value *object, size_t i);
+/* The value of `key` (case-insensitive), or NULL. Borrowed. */
+struct expr_value *expr_get(const struct expr_value *object, const char *key, size_t len);
+
+/* GitHub's truthiness, loose `==`, and coercion to string (`3.1`, `true`, `Array`...). */
+bool expr_truthy(const struct expr_value *v);
+bool expr_equal(const struct expr_value *a, const struct expr_value *b);
+char *expr_to_string(const struct expr_value *v); /* malloc'd, NULL when out of memory */
+/* toJSON's text (two-space indentation, as GitHub prints it); malloc'd. */
+char *expr_to_json(const struct expr_value *v);
+/* fromJSON. NULL with *error set (malloc'd) on invalid JSON or out of memory. JSON.parse's
+ * grammar exactly; of keys that differ only in case the first spelling stays, with the
+ * last value written in that spelling; nesting deeper than 1,000 is refused. */
+struct expr_value *expr_from_json(const char *text, size_t len, char **error);
+/* A YAML value as GitHub reads it: plain scalars typed by YAML's core schema (`3.10`
+ * is the number 3.1, `true` a boolean, `~` null), quoted and block scalars strings.
+ * NULL when out of memory or nested deeper than 1,000. */
+struct expr_value *expr_from_ynode(const struct ynode *n);
+
+/* ---- contexts ---- */
+
+/* Named values (`matrix`, `inputs`...). A name not set is unknown: references to it stay
+ * in the residual expression. Names compare case-insensitively. Expressions may only
+ * name GitHub's contexts (github env vars job jobs steps runner secrets strategy matrix
+ * needs inputs): expr_parse refuses any other, as GitHub does. */
+struct expr_contexts;
+
+struct expr_contexts *expr_contexts_create(void);
+/* Takes the reference to `v`; replaces an earlier value. 0, or -1 when out of memory. */
+int expr_contexts_set(struct expr_contexts *c, const char *name, struct expr_value *v);
+/* Borrowed, or NULL when unknown. */
+struct expr_value *expr_contexts_get(const struct expr_contexts *c, const char *name);
+void expr_contexts_destroy(struct expr_contexts *c);
+
+/* ---- parsing and evaluation ---- */
+
+/* Where and why: `offset` is a byte offset into the text given to the function. */
+struct expr_error {
+    size_t offset;
+    char message[200];
+};
+
+struct expr;
+
+/* Parses one expression (the text between `${{` and `}}`, or an `if:` value). NULL with
+ * *err set on a syntax error (double-quoted string, unknown function or context, wrong
+ * argument count, unbalanced parentheses, nesting deeper than GitHub allows, longer
+ * than 21,000 characters, invalid UTF-8...). */
+struct expr *expr_parse(const char *text, size_t len, struct expr_error *err);
+void expr_free(struct expr *e);
+
+/* True when the expression refers to context `name` (`matrix`, ...). */
+bool expr_uses_context(const struct expr *e, const char *name);
+
+/* The outcome of an evaluation: exactly one of `value` (fully known) and `residual`
+ * (canonical text of what stays unknown, without `${{ }}`) is set. `status` tells
+ * whether the residual still calls a status function (success(), failure(), always(),
+ * cancelled()); `unknown` names the unknown contexts and functions it depends on,
+ * comma-separated ("github, secrets"). Free with expr_result_clear. */
+struct expr_result {
+    struct expr_value *value;
+    char *residual;
+    char *unknown;
+    bool status;
+};
+
+void expr_result_clear(struct expr_result *r);
+
+/* Evaluates `e` against `c`. With `condition` set, the result only has to keep the
+ * truthiness (an `if:`), which allows `x && true` -> `x`; and when `e` calls a status
+ * function but the result no longer does, it becomes always() (a truthy constant) or
+ * `always() && rest`, since GitHub ANDs success() into a condition without one.
+ * Returns 0, or -1 with *err set for an evaluation error (fromJSON of invalid JSON, a
+ * string past 1 MiB, a residual GitHub would refuse...) or out of memory. */
+int expr_eval(const struct expr *e, const struct expr_contexts *c, bool condition,
+              struct expr_result *out, struct expr_error *err);
+
+/* A workflow string with `${{ }}` parts. A text that is exactly one `${{ }}` (nothing
+ * around it, not even a space: GitHub makes anything else a string) yields that
+ * expression's value (which may be an array or object); otherwise the parts are joined
+ * as strings. When a part stays unknown the residual is the text with the known parts
+ * substituted and the unknown ones as `${{ canonical }}` (known text that would read as
+ * `${{` is written `${{ '...' }}`). A text without `${{` is returned as a string. Error
+ * offsets point into `text`. */
+int expr_template_eval(const char *text, size_t len, const struct expr_contexts *c,
+                       struct expr_result *out, struct expr_error *err);
+
+/* An `if:` value: an expression with or without `${{ }}` (GitHub accepts both), evaluated
+ * with `condition` set. */
+int expr_condition_eval(const char *text, size_t len, const struct expr_contexts *c,
+                        struct expr_result *out, struct expr_error *err);
+
+#endif

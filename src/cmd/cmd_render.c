@@ -1,0 +1,29 @@
+/* fanout render: the inputs as explicit jobs. */
+#include "fanout/cmd.h"
+
+static int render_inputs(struct cli *c, const char *const *paths, size_t n, struct diag *d)
+{
+    c->render.format = c->format == 1 ? EMIT_JSON : EMIT_YAML;
+    return render_run(paths, n, &c->render, d);
+}
+
+static int exec_render(struct cli *c, char **operands, int n, struct diag *d)
+{
+    return cmd_on_inputs(c, operands, n, d, render_inputs);
+}
+
+static const enum cmd_option options[] = {OPT_OUTPUT, CMD_RENDER_OPTIONS, OPT_END};
+static const char *const formats[] = {"yaml", "json", NULL};
+
+const struct cmd_entry cmd_render_entry = {
+    .name = "render",
+    .synopsis = "render [options] [FILE...|DIR...|-]",
+    .help = "Renders the inputs (one dialect: Buildkite pipelines, vLLM test-area files or\n"
+            "GitHub Actions workflows) into explicit jobs, checked and in canonical form.\n"
+            "\n",
+    .options = options,
+    .formats = formats,
+    .min_operands = 0,
+    .max_operands = -1,
+    .exec = exec_render,
+};

@@ -1,0 +1,105 @@
+#include "fanout/dialect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/strset.h"
+
+static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_testarea,
+                                                 &dialect_gha, NULL};
+
+const struct dialect *dialect_find(const char *name)
+{
+    for (size_t i = 0; dialects[i]; i++) {
+        if (strcmp(dialects[i]->name, name) == 0)
+            return dialects[i];
+    }
+    return NULL;
+}
+
+const struct dialect *dialect_detect(struct source *src, struct diag *d)
+{
+    /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
+     * read whole to find out. */
+    static const struct stream_shape either[] = {{"steps", false}, {"jobs", true}, {NULL, false}};
+    const struct dialect *found = &dialect_buildkite;
+    struct stream *s;
+    struct stream_item item;
+    bool done = false;
+
+    diag_set_muted(d, true);
+    s = stream_open_shaped(src, 0, either, d);
+    while (s && !done && stream_next(s, &item) > 0) {
+        if (item.kind == STREAM_PAIR &&
+            ynode_scalar_is(ynode_key(ynode_doc_root(item.doc), 0), "group")) {
+            found = &dialect_testarea;
+            done = true;
+        } else if (item.kind == STREAM_STEPS_START) {
+            if (!item.bare && strcmp(item.items_key, "jobs") == 0)
+                found = &dialect_gha;
+            done = true;
+        } else if (item.kind == STREAM_DOC_END) {
+            done = true;
+        }
+        ynode_doc_destroy(item.doc);
+    }
+    stream_close(s);
+    diag_set_muted(d, false);
+    return found;
+}
+
+/* ---- the reader of the dialects whose documents are their files ---- */
+
+struct dialect_reader {
+    struct dialect_input in;
+    dialect_observe_fn observe;
+    void *user;
+    size_t file;
+    struct stream *s;
+};
+
+struct dialect_reader *dialect_files_open(const struct dialect_input *in,
+                                          dialect_observe_fn observe, void *user)
+{
+    struct dialect_reader *r = calloc(1, sizeof(*r));
+
+    if (r) {
+        r->in = *in;
+        r->observe = observe;
+        r->user = user;
+    }
+    return r;
+}
+
+int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
+{
+    for (;;) {
+        int rc;
+
+        if (!r->s) {
+            if (r->file == r->in.n)
+                return 0;
+            strset_clear(r->in.warned);
+            r->s = stream_open_shaped(r->in.sources[r->file], (unsigned)r->file, r->in.shape,
+                                      r->in.diag);
+            if (!r->s)
+                return -1;
+        }
+        rc = stream_next(r->s, item);
+        if (rc > 0 && r->observe)
+            r->observe(r->user, item);
+        if (rc != 0)
+            return rc;
+        stream_close(r->s);
+        r->s = NULL;
+        r->file++;
+    }
+}
+
+void dialect_files_close(struct dialect_reader *r)
+{
+    if (!r)
+        return;
+    stream_close(r->s);
+    free(r);
+}

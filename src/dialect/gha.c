@@ -1,0 +1,850 @@
+/* gha: GitHub Actions workflows as a dialect (docs/gha.md). Each workflow file is one
+ * document whose `jobs` mapping is streamed one job at a time; a job with a matrix
+ * becomes one explicit job per configuration (`<job>-<index>`), with `matrix` and
+ * `strategy` substituted in the fields where GitHub makes them available and step `if:`
+ * conditions folded; `needs` naming an expanded job names all of its jobs. */
+#define _GNU_SOURCE /* memmem, memrchr */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/dialect.h"
+#include "fanout/expr.h"
+#include "fanout/matrix.h"
+#include "fanout/ynode.h"
+
+#define GHA_NAME_MAX 100 /* JobNameBuilder cuts longer names to 97 chars and "..." */
+
+static const struct stream_shape jobs_shape[] = {{"jobs", true}, {NULL, false}};
+
+/* ---- one job ---- */
+
+struct job {
+    const struct expand_ctx *ctx;
+    struct ynode_doc *doc;
+    struct expr_contexts *contexts; /* the job's: the run's known contexts, matrix, strategy */
+    int failed;                     /* an input error was reported */
+};
+
+static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+{
+    struct ypos p = ynode_pos(at);
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    diag_report(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files[p.file], p.line, p.col, rule,
+                "%s", msg);
+    j->failed = 1;
+}
+
+static void out_of_memory(struct job *j, const struct ynode *at)
+{
+    error_at(j, at, "internal", "out of memory");
+}
+
+/* Where an error in an expression is: at its offset when the scalar is on one line as
+ * written (plain or single-quoted, so offsets are columns), else at the scalar. */
+static void expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e)
+{
+    struct ypos p = ynode_pos(at);
+    size_t len;
+    const char *text = ynode_scalar(at, &len);
+
+    if (text && p.line && (at->style == YNODE_PLAIN) && !memchr(text, '\n', len) &&
+        e->offset <= len)
+        p.col += (unsigned)e->offset;
+    diag_report(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files[p.file], p.line, p.col,
+                "expression", "%s", e->message);
+    j->failed = 1;
+}
+
+static bool has_expression(const struct ynode *n)
+{
+    size_t len;
+    const char *t = ynode_scalar(n, &len);
+
+    return t && memmem(t, len, "${{", 3) != NULL;
+}
+
+/* A value as a node: strings stay strings whatever they look like, numbers print as
+ * GitHub prints them, null is the empty string (what GitHub makes of it in a field). */
+static struct ynode *node_from_value(struct job *j, const struct expr_value *v, struct ypos pos)
+{
+    struct ynode *n = NULL;
+    size_t len;
+    const char *s;
+    char *text;
+
+    switch (expr_kind_of(v)) {
+    case EXPR_NULL:
+        return ynode_new_string(j->doc, "", 0, pos);
+    case EXPR_BOOL:
+        return ynode_new_plain(j->doc, expr_bool_value(v) ? "true" : "false", pos);
+    case EXPR_NUMBER:
+        if (!(text = expr_to_string(v)))
+            return NULL;
+        n = ynode_new_plain(j->doc, text, pos);
+        free(text);
+        return n;
+    case EXPR_STRING:
+        s = expr_string_value(v, &len);
+        return ynode_new_string(j->doc, s, len, pos);
+    case EXPR_ARRAY:
+        if (!(n = ynode_new_seq(j->doc, pos)))
+            return NULL;
+        for (size_t i = 0; i < expr_len(v); i++) {
+            struct ynode *item = node_from_value(j, expr_item(v, i), pos);
+
+            if (!item || ynode_append(j->doc, n, item) != 0)
+                return NULL;
+        }
+        return n;
+    case EXPR_OBJECT:
+        if (!(n = ynode_new_map(j->doc, pos)))
+            return NULL;
+        for (size_t i = 0; i < expr_len(v); i++) {
+            struct ynode *val = node_from_value(j, expr_member(v, i), pos);
+            struct ynode *key;
+
+            s = expr_key(v, i, &len);
+            key = ynode_new_string(j->doc, s, len, pos);
+            if (!key || !val || ynode_append_pair(j->doc, n, key, val) != 0)
+                return NULL;
+        }
+        return n;
+    }
+    return NULL;
+}
+
+/* A `${{ }}` string evaluated: its value as a node, or the text with what stays unknown
+ * left as expressions. NULL after an error (reported). */
+static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
+{
+    struct expr_result res = {0};
+    struct expr_error err;
+    struct ynode *out;
+    size_t len;
+    const char *text = ynode_scalar(n, &len);
+
+    if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
+        expr_error_at(j, n, &err);
+        return NULL;
+    }
+    if (res.value)
+        out = node_from_value(j, res.value, ynode_pos(n));
+    else
+        out = ynode_new_string(j->doc, res.residual, strlen(res.residual), ynode_pos(n));
+    expr_result_clear(&res);
+    if (!out)
+        out_of_memory(j, n);
+    return out;
+}
+
+/* Substitutes every `${{ }}` string under `n`; returns the node to put in its place. */
+static struct ynode *substitute(struct job *j, struct ynode *n)
+{
+    if (!n || j->failed)
+        return n;
+    if (ynode_is_scalar(n))
+        return has_expression(n) ? substitute_scalar(j, n) : n;
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        struct ynode *old = ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i);
+        struct ynode *new = substitute(j, old);
+
+        if (!new)
+            return NULL;
+        if (ynode_is_map(n))
+            n->u.map.pairs[i].value = new;
+        else
+            ynode_set_item(n, i, new);
+    }
+    return n;
+}
+
+/* Substitutes the fields of `map` named in `fields` (NULL-terminated). */
+static void substitute_fields(struct job *j, struct ynode *map, const char *const *fields)
+{
+    for (size_t i = 0; ynode_is_map(map) && i < ynode_len(map) && !j->failed; i++) {
+        const char *key = ynode_scalar(ynode_key(map, i), NULL);
+
+        for (const char *const *f = fields; key && *f; f++) {
+            if (strcmp(*f, key) == 0) {
+                struct ynode *new = substitute(j, ynode_value(map, i));
+
+                if (new)
+                    map->u.map.pairs[i].value = new;
+                break;
+            }
+        }
+    }
+}
+
+/* Where GitHub makes `matrix` and `strategy` available (docs: contexts#context-availability). */
+static const char *const job_fields[] = {"name", "runs-on", "env", "container", "services",
+                                         "timeout-minutes", "continue-on-error", "environment",
+                                         "with", "secrets", "concurrency", NULL};
+static const char *const step_fields[] = {"name", "run", "with", "env", "timeout-minutes",
+                                          "continue-on-error", "working-directory", "shell", NULL};
+
+static const char *const strategy_fields[] = {"fail-fast", "max-parallel", NULL};
+
+/* Folds a step's `if:`. Returns false when the step never runs (remove it). */
+static bool fold_step_if(struct job *j, struct ynode *step)
+{
+    long at = ynode_find(step, "if", 2);
+    struct ynode *cond = at >= 0 ? ynode_value(step, (size_t)at) : NULL;
+    struct expr_result res = {0};
+    struct expr_error err;
+    size_t len;
+    const char *text = ynode_scalar(cond, &len);
+    bool runs = true;
+
+    if (!text)
+        return true;
+    if (expr_condition_eval(text, len, j->contexts, &res, &err) != 0) {
+        expr_error_at(j, cond, &err);
+        return true;
+    }
+    if (res.value) {
+        /* Known: false never runs; true is what the implicit success() says anyway. */
+        runs = expr_truthy(res.value);
+        if (runs)
+            ynode_remove_at(step, (size_t)at);
+    } else {
+        struct ynode *n = ynode_new_string(j->doc, res.residual, strlen(res.residual), ynode_pos(cond));
+
+        if (n)
+            step->u.map.pairs[at].value = n;
+        else
+            out_of_memory(j, cond);
+    }
+    expr_result_clear(&res);
+    return runs;
+}
+
+static void substitute_steps(struct job *j, struct ynode *job)
+{
+    struct ynode *steps = ynode_get(job, "steps");
+
+    for (size_t i = 0; ynode_is_seq(steps) && i < ynode_len(steps) && !j->failed;) {
+        struct ynode *step = ynode_item(steps, i);
+
+        if (!ynode_is_map(step)) {
+            i++;
+            continue;
+        }
+        if (!fold_step_if(j, step)) {
+            ynode_remove_at(steps, i);
+            continue;
+        }
+        substitute_fields(j, step, step_fields);
+        i++;
+    }
+}
+
+/* The `strategy` context of job `index` of `total` (docs: contexts#strategy-context). */
+static struct expr_value *strategy_value(const struct ynode *strategy, size_t index, size_t total)
+{
+    struct expr_value *s = expr_object();
+    struct expr_value *fail_fast = expr_from_ynode(ynode_get(strategy, "fail-fast"));
+    struct expr_value *max_parallel = expr_from_ynode(ynode_get(strategy, "max-parallel"));
+
+    if (s && fail_fast && expr_kind_of(fail_fast) == EXPR_NULL) {
+        expr_unref(fail_fast);
+        fail_fast = expr_bool(true);
+    }
+    if (s && max_parallel && expr_kind_of(max_parallel) == EXPR_NULL) {
+        expr_unref(max_parallel);
+        max_parallel = expr_number((double)total);
+    }
+    if (!s || !fail_fast || !max_parallel ||
+        expr_object_set(s, "fail-fast", 9, fail_fast) != 0 ||
+        expr_object_set(s, "job-index", 9, expr_number((double)index)) != 0 ||
+        expr_object_set(s, "job-total", 9, expr_number((double)total)) != 0 ||
+        expr_object_set(s, "max-parallel", 12, max_parallel) != 0) {
+        if (!s) {
+            expr_unref(fail_fast);
+            expr_unref(max_parallel);
+        }
+        expr_unref(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The job's contexts: the run's known ones, then `matrix` and `strategy` (taken). */
+static int set_contexts(struct job *j, struct expr_value *matrix, struct expr_value *strategy)
+{
+    const struct expr_value *known = j->ctx->contexts;
+    int rc = 0;
+
+    expr_contexts_destroy(j->contexts);
+    if (!(j->contexts = expr_contexts_create()) || !matrix || !strategy) {
+        expr_unref(matrix);
+        expr_unref(strategy);
+        return -1;
+    }
+    for (size_t i = 0; known && i < expr_len(known) && rc == 0; i++) {
+        char name[64];
+        size_t len;
+        const char *key = expr_key(known, i, &len);
+
+        snprintf(name, sizeof(name), "%.*s", (int)len, key);
+        rc = expr_contexts_set(j->contexts, name, expr_ref(expr_member(known, i)));
+    }
+    rc |= expr_contexts_set(j->contexts, "matrix", matrix);
+    rc |= expr_contexts_set(j->contexts, "strategy", strategy);
+    return rc ? -1 : 0;
+}
+
+static bool is_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* GitHub's rule for user-written job ids: ^[_a-zA-Z][a-zA-Z0-9_-]*$, under 100 chars. */
+static bool valid_job_id(const char *id, size_t len)
+{
+    if (len == 0 || len >= GHA_NAME_MAX || !(id[0] == '_' || is_letter(id[0])))
+        return false;
+    for (size_t i = 1; i < len; i++) {
+        char c = id[i];
+
+        if (!(c == '_' || c == '-' || (c >= '0' && c <= '9') || is_letter(c)))
+            return false;
+    }
+    return true;
+}
+
+/* The job's display name for a configuration (JobNameBuilder; a name with an expression
+ * is evaluated instead, falling back to the generated one when empty). */
+static int set_name(struct job *j, struct ynode *job, const struct ynode *written,
+                    const struct ynode *id, const struct matrix_row *row)
+{
+    struct ynode *name = ynode_get(job, "name");
+    const char *base = ynode_scalar(name, NULL);
+    char text[GHA_NAME_MAX * 4];
+    size_t o = 0, len;
+    struct ynode *n;
+
+    /* `written`: the name as the input has it (`name` is already substituted). */
+    if (has_expression(written) && ynode_scalar(name, &len) && len > 0)
+        return 0;
+    if (!base || !*base)
+        base = ynode_scalar(id, NULL);
+    o = (size_t)snprintf(text, sizeof(text), "%s", base);
+    for (size_t i = 0; i < row->n_shown && o < sizeof(text); i++)
+        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? ", " : " (", row->shown[i]);
+    if (row->n_shown && o < sizeof(text))
+        o += (size_t)snprintf(text + o, sizeof(text) - o, ")");
+    if (o >= sizeof(text))
+        o = sizeof(text) - 1;
+    if (o > GHA_NAME_MAX) {
+        memcpy(text + GHA_NAME_MAX - 3, "...", 4);
+        o = GHA_NAME_MAX;
+    }
+    if (!(n = ynode_new_string(j->doc, text, o, ynode_pos(name ? name : id))) ||
+        ynode_set(j->doc, job, "name", n) != 0) {
+        out_of_memory(j, job);
+        return -1;
+    }
+    return 0;
+}
+
+/* The matrix as a value: written out, or an expression (or vectors given by expressions)
+ * that the known contexts fold. NULL with *unknown set (what it depends on) when it stays
+ * unknown; NULL after an error. */
+static struct expr_value *matrix_value(struct job *j, const struct ynode *node, char **unknown)
+{
+    struct expr_value *m;
+
+    *unknown = NULL;
+    if (has_expression(node) || ynode_is_map(node)) {
+        struct ynode *copy = ynode_copy(j->doc, node);
+        struct expr_result res = {0};
+        struct expr_error err;
+        size_t len;
+        const char *text;
+
+        if (!copy) {
+            out_of_memory(j, node);
+            return NULL;
+        }
+        if (ynode_is_scalar(copy)) {
+            text = ynode_scalar(copy, &len);
+            if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
+                expr_error_at(j, node, &err);
+                return NULL;
+            }
+            if (!res.value) {
+                *unknown = res.unknown;
+                res.unknown = NULL;
+                expr_result_clear(&res);
+                return NULL;
+            }
+            m = expr_ref(res.value);
+            expr_result_clear(&res);
+            return m;
+        }
+        /* vectors given by expressions */
+        for (size_t i = 0; i < ynode_len(copy) && !j->failed; i++) {
+            struct ynode *v = ynode_value(copy, i);
+
+            if (!has_expression(v))
+                continue;
+            text = ynode_scalar(v, &len);
+            if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
+                expr_error_at(j, v, &err);
+                return NULL;
+            }
+            if (!res.value) {
+                *unknown = res.unknown;
+                res.unknown = NULL;
+                expr_result_clear(&res);
+                return NULL;
+            }
+            copy->u.map.pairs[i].value = node_from_value(j, res.value, ynode_pos(v));
+            expr_result_clear(&res);
+            if (!copy->u.map.pairs[i].value) {
+                out_of_memory(j, v);
+                return NULL;
+            }
+        }
+        node = copy;
+    }
+    if (!(m = expr_from_ynode(node)))
+        out_of_memory(j, node);
+    return m;
+}
+
+/* The node a matrix error points at. */
+static const struct ynode *matrix_error_node(const struct ynode *matrix, const struct matrix_error *e)
+{
+    const struct ynode *at = matrix;
+
+    if (e->key && ynode_is_map(matrix)) {
+        long k = ynode_find(matrix, e->key, strlen(e->key));
+
+        if (k >= 0) {
+            at = ynode_value(matrix, (size_t)k);
+            if (!ynode_pos(at).line)
+                at = ynode_key(matrix, (size_t)k);
+            if (e->index >= 0 && ynode_is_seq(at) && (size_t)e->index < ynode_len(at))
+                at = ynode_item(at, (size_t)e->index);
+        }
+    }
+    return at;
+}
+
+/* The explicit job for configuration `index`: a copy of `job` with its contexts applied,
+ * keyed `<id>-<index>`, appended to `out`. */
+static int add_configuration(struct job *j, struct ynode *out, const struct ynode *id,
+                             const struct ynode *job, const struct matrix *m, size_t index)
+{
+    const struct matrix_row *row = &m->rows[index];
+    struct ynode *copy = ynode_copy(j->doc, job);
+    struct ynode *strategy = copy ? ynode_get(copy, "strategy") : NULL;
+    struct ynode *include, *list, *key, *values;
+    char name[GHA_NAME_MAX + 16];
+    size_t len;
+    const char *text = ynode_scalar(id, &len);
+    int n = snprintf(name, sizeof(name), "%.*s-%zu", (int)len, text, index);
+
+    if (!copy || set_contexts(j, expr_ref(row->values),
+                              strategy_value(strategy, index, m->n)) != 0)
+        goto oom;
+    substitute_fields(j, copy, job_fields);
+    substitute_steps(j, copy);
+    if (j->failed || set_name(j, copy, ynode_get(job, "name"), id, row) != 0)
+        return -1;
+    /* The configuration stays visible (and `${{ matrix.x }}` that stayed unknown still
+     * resolves): one row of include. */
+    values = node_from_value(j, row->values, ynode_pos(ynode_get(strategy, "matrix")));
+    list = ynode_new_seq(j->doc, ynode_pos(strategy));
+    include = ynode_new_map(j->doc, ynode_pos(strategy));
+    key = ynode_new_string(j->doc, name, (size_t)n, ynode_pos(id));
+    if (!values || !list || !include || !key || ynode_append(j->doc, list, values) != 0 ||
+        ynode_set(j->doc, include, "include", list) != 0 ||
+        ynode_set(j->doc, strategy, "matrix", include) != 0 ||
+        ynode_append_pair(j->doc, out, key, copy) != 0)
+        goto oom;
+    if (j->ctx->on_key && j->ctx->on_key(j->ctx->user, name, (size_t)n, 0, ynode_pos(id)) != 0)
+        return -1;
+    return 0;
+oom:
+    out_of_memory(j, job);
+    return -1;
+}
+
+/* A matrix of one include row and nothing else: one configuration, written out (what
+ * render makes of a matrix, so that rendering a rendering gives it back). */
+static bool is_explicit(const struct expr_value *m)
+{
+    const struct expr_value *include = expr_get(m, "include", 7);
+
+    return expr_kind_of(m) == EXPR_OBJECT && expr_len(m) == 1 && include &&
+           expr_kind_of(include) == EXPR_ARRAY && expr_len(include) == 1 &&
+           expr_kind_of(expr_item(include, 0)) == EXPR_OBJECT && expr_len(expr_item(include, 0)) > 0;
+}
+
+/* Such a job keeps its id, strategy and name (a name is only made when there is none);
+ * its contexts are substituted like any configuration's. Takes `m`. */
+static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job,
+                           struct expr_value *m)
+{
+    struct matrix rows;
+    struct matrix_error merr;
+    size_t len;
+    const char *text = ynode_scalar(id, &len);
+    int rc = matrix_expand(m, &rows, &merr);
+
+    expr_unref(m);
+    if (rc != 0) {
+        out_of_memory(j, job);
+        return -1;
+    }
+    if (set_contexts(j, expr_ref(rows.rows[0].values),
+                     strategy_value(ynode_get(job, "strategy"), 0, 1)) != 0) {
+        matrix_free(&rows);
+        out_of_memory(j, job);
+        return -1;
+    }
+    substitute_fields(j, job, job_fields);
+    substitute_steps(j, job);
+    if (!j->failed && !ynode_get(job, "name"))
+        set_name(j, job, NULL, id, &rows.rows[0]);
+    matrix_free(&rows);
+    if (j->failed)
+        return -1;
+    return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
+}
+
+/* The expression of an `if:` written as `${{ expr }}` or bare. */
+static const char *condition_text(const struct ynode *cond, size_t *len)
+{
+    const char *t = ynode_scalar(cond, len), *end = t + *len;
+
+    while (t < end && (*t == ' ' || *t == '\t'))
+        t++;
+    while (end > t && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
+        end--;
+    if (end - t >= 5 && memcmp(t, "${{", 3) == 0 && memcmp(end - 2, "}}", 2) == 0 &&
+        !memmem(t + 3, (size_t)(end - t - 5), "${{", 3)) {
+        t += 3;
+        end -= 2;
+    }
+    *len = (size_t)(end - t);
+    return t;
+}
+
+static int expand_job(struct job *j, struct ynode *items)
+{
+    struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
+    struct ynode *strategy = ynode_get(job, "strategy"), *matrix = ynode_get(strategy, "matrix");
+    struct ynode *cond = ynode_get(job, "if");
+    struct ynode *out;
+    struct expr_value *m;
+    struct matrix rows;
+    struct matrix_error merr;
+    char *unknown = NULL;
+    size_t len;
+    const char *text = ynode_scalar(id, &len);
+
+    if (!text || !valid_job_id(text, len)) {
+        error_at(j, id, "job-id", "job id '%.*s' must start with a letter or '_' and contain only "
+                 "letters, digits, '-' and '_' (at most %d characters)",
+                 (int)(len > 100 ? 100 : len), text ? text : "", GHA_NAME_MAX - 1);
+        return -1;
+    }
+    if (!ynode_is_map(job)) {
+        error_at(j, job, "job-shape", "job '%s' must be a mapping", text);
+        return -1;
+    }
+    if (ynode_scalar(cond, NULL)) {
+        struct expr_error err;
+        size_t clen;
+        const char *ctext = condition_text(cond, &clen);
+        struct expr *e = expr_parse(ctext, clen, &err);
+
+        if (!e) {
+            err.offset += (size_t)(ctext - ynode_scalar(cond, NULL));
+            expr_error_at(j, cond, &err);
+            return -1;
+        }
+        if (expr_uses_context(e, "matrix") || expr_uses_context(e, "strategy"))
+            error_at(j, cond, "matrix-context", "a job's if: cannot use matrix or strategy (GitHub "
+                     "evaluates it before the matrix is expanded); move the condition to its steps");
+        expr_free(e);
+        if (j->failed)
+            return -1;
+    }
+    /* fail-fast and max-parallel may be expressions of the run's contexts (not matrix). */
+    if (set_contexts(j, expr_null(), expr_null()) != 0) {
+        out_of_memory(j, job);
+        return -1;
+    }
+    substitute_fields(j, strategy, strategy_fields);
+    if (j->failed)
+        return -1;
+    if (!matrix) {
+        /* A job without a matrix: index 0 of 1, matrix null (docs). */
+        if (set_contexts(j, expr_null(), strategy_value(strategy, 0, 1)) != 0) {
+            out_of_memory(j, job);
+            return -1;
+        }
+        substitute_fields(j, job, job_fields);
+        substitute_steps(j, job);
+        if (j->failed)
+            return -1;
+        return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
+    }
+    m = matrix_value(j, matrix, &unknown);
+    if (!m) {
+        if (j->failed)
+            return -1;
+        diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(matrix).file],
+                    ynode_pos(matrix).line, ynode_pos(matrix).col, "matrix-unknown",
+                    "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
+                    "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
+        free(unknown);
+        return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
+    }
+    if (is_explicit(m))
+        return expand_explicit(j, id, job, m);
+    if (matrix_expand(m, &rows, &merr) != 0) {
+        error_at(j, matrix_error_node(matrix, &merr), "matrix", "%s", merr.message);
+        expr_unref(m);
+        return -1;
+    }
+    expr_unref(m);
+    if (!(out = ynode_new_map(j->doc, ynode_pos(items)))) {
+        matrix_free(&rows);
+        out_of_memory(j, job);
+        return -1;
+    }
+    for (size_t i = 0; i < rows.n && !j->failed; i++)
+        add_configuration(j, out, id, job, &rows, i);
+    matrix_free(&rows);
+    if (j->failed)
+        return -1;
+    /* The job id still names all of them (needs: [id]). */
+    if (j->ctx->on_key && j->ctx->on_key(j->ctx->user, text, len, (unsigned)ynode_len(out), ynode_pos(id)) != 0)
+        return -1;
+    items->u.map = out->u.map;
+    return 0;
+}
+
+static int gha_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
+{
+    struct job j = {.ctx = ctx, .doc = doc};
+    int rc;
+
+    if (!ynode_is_map(items) || ynode_len(items) != 1)
+        return 0;
+    rc = expand_job(&j, items);
+    expr_contexts_destroy(j.contexts);
+    return rc == 0 && !j.failed ? 0 : -1;
+}
+
+/* ---- needs ---- */
+
+/* `needs: x` as `needs: [x]`, the one form the rest reads. */
+static int gha_normalize(struct ynode_doc *doc, struct ynode *items)
+{
+    for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
+        struct ynode *job = ynode_value(items, i);
+        struct ynode *needs = ynode_get(job, "needs"), *list;
+
+        if (!ynode_is_scalar(needs) || ynode_is_null(needs))
+            continue;
+        if (!(list = ynode_new_seq(doc, ynode_pos(needs))) || ynode_append(doc, list, needs) != 0 ||
+            ynode_set(doc, job, "needs", list) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int gha_references(const struct ynode *items, struct diag *d, const char *const *files,
+                          depends_visit_fn visit, void *user)
+{
+    for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
+        const struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
+
+        for (size_t k = 0; k < ynode_len(needs); k++) {
+            const struct ynode *n = ynode_item(needs, k);
+            size_t len;
+            const char *t = ynode_scalar(n, &len);
+            int rc;
+
+            if (!t) {
+                struct ypos p = ynode_pos(n);
+
+                diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, "needs",
+                            "needs entries must be job ids");
+                return -1;
+            }
+            if ((rc = visit(user, t, len, ynode_pos(n))) != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int gha_edges(const struct ynode *items, depends_edge_fn fn, void *user, bool *local_cycle)
+{
+    for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
+        size_t flen;
+        const char *from = ynode_scalar(ynode_key(items, i), &flen);
+        const struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
+
+        if (ynode_is_scalar(needs)) {
+            size_t tlen;
+            const char *to = ynode_scalar(needs, &tlen);
+            int rc;
+
+            if (!ynode_is_null(needs) && (rc = fn(user, from, flen, to, tlen, ynode_pos(needs))) != 0)
+                return rc;
+            *local_cycle |= !ynode_is_null(needs) && tlen == flen && memcmp(to, from, flen) == 0;
+            continue;
+        }
+        for (size_t k = 0; k < ynode_len(needs); k++) {
+            size_t tlen;
+            const char *to = ynode_scalar(ynode_item(needs, k), &tlen);
+            int rc;
+
+            if (!to)
+                continue;
+            if ((rc = fn(user, from, flen, to, tlen, ynode_pos(ynode_item(needs, k)))) != 0)
+                return rc;
+            *local_cycle |= tlen == flen && memcmp(to, from, flen) == 0;
+        }
+    }
+    return 0;
+}
+
+static int gha_rewrite(struct ynode_doc *doc, struct ynode *items, depends_shards_fn shards_of,
+                       void *user)
+{
+    for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
+        struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
+
+        for (size_t k = 0; ynode_is_seq(needs) && k < ynode_len(needs); k++) {
+            struct ynode *n = ynode_item(needs, k);
+            size_t len;
+            const char *t = ynode_scalar(n, &len);
+            unsigned jobs = t ? shards_of(user, t, len) : 0;
+            char name[GHA_NAME_MAX + 16];
+
+            if (!jobs)
+                continue;
+            ynode_remove_at(needs, k);
+            for (unsigned s = 0; s < jobs; s++) {
+                int nl = snprintf(name, sizeof(name), "%.*s-%u", (int)len, t, s);
+                struct ynode *one = ynode_new_string(doc, name, (size_t)nl, ynode_pos(n));
+
+                if (!one || ynode_insert(doc, needs, k + s, one) != 0)
+                    return -1;
+            }
+            k += jobs - 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the jobs of a rendering ---- */
+
+/* A job this dialect made from a matrix: its matrix is one row of include. */
+static bool is_configuration(const struct ynode *job)
+{
+    const struct ynode *m = ynode_get(ynode_get(job, "strategy"), "matrix");
+
+    return ynode_len(m) == 1 && ynode_len(ynode_get(m, "include")) == 1;
+}
+
+/* What tells a configuration from its siblings: "part 2" for one value, else
+ * "os=linux arch=arm64". */
+static void configuration_label(const struct ynode *job, char *buf, size_t cap)
+{
+    const struct ynode *row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"),
+                                                   "include"), 0);
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < ynode_len(row) && o < cap; i++) {
+        const char *k = ynode_scalar(ynode_key(row, i), NULL);
+        const char *v = ynode_scalar(ynode_value(row, i), NULL);
+
+        o += (size_t)snprintf(buf + o, cap - o, ynode_len(row) == 1 ? "%s%s %s" : "%s%s=%s",
+                              i ? " " : "", k, v ? v : "...");
+    }
+}
+
+/* A configuration `<id>-<index>` of a matrix is matched by `<id>`. */
+static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *user)
+{
+    size_t n = ynode_len(items);
+
+    for (size_t i = 0; fn && ynode_is_map(items) && i < n; i++) {
+        const struct ynode *job = ynode_value(items, i);
+        struct dialect_job dj = {.node = job, .shards = 1};
+        char label[128];
+        const char *dash;
+
+        dj.id = ynode_scalar(ynode_key(items, i), &dj.id_len);
+        if (is_configuration(job) && (dash = memrchr(dj.id, '-', dj.id_len)) != NULL &&
+            dash + 1 < dj.id + dj.id_len &&
+            strspn(dash + 1, "0123456789") == (size_t)(dj.id + dj.id_len - dash - 1)) {
+            dj.shard = (unsigned)strtoul(dash + 1, NULL, 10);
+            dj.shards = (unsigned)n;
+            dj.id_len = (size_t)(dash - dj.id);
+            configuration_label(job, label, sizeof(label));
+            dj.label = label;
+        }
+        if (fn(user, &dj) != 0)
+            return -1;
+    }
+    return (long)n;
+}
+
+static const char *const job_key_order[] = {
+    "name", "runs-on", "needs", "if", "strategy", "environment", "timeout-minutes",
+    "continue-on-error", "permissions", "concurrency", "outputs", "env", "defaults",
+    "container", "services", "uses", "with", "secrets", NULL};
+
+/* Steps keep their keys as written. */
+static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL};
+
+const struct dialect dialect_gha = {
+    .name = "gha",
+    .description = "GitHub Actions workflow",
+    .shape = jobs_shape,
+    .layout = &gha_layout,
+    .input_schema = "github-workflow",
+    .rendered_schema = "github-workflow",
+    .platform = "GitHub",
+    .job_noun = "job",
+    .key_noun = "job id",
+    .fanout_field = "matrix",
+    .fanout_jobs = "jobs",
+    .reference_field = "needs",
+    .keys_per_file = true,
+    .bad_references_fail = true,
+    .max_jobs_per_document = 0,
+    .max_jobs_total = 0,
+    .open = dialect_files_open,
+    .next = dialect_files_next,
+    .close = dialect_files_close,
+    .expand = gha_expand,
+    .edges = gha_edges,
+    .normalize = gha_normalize,
+    .references = gha_references,
+    .rewrite = gha_rewrite,
+    .each_job = gha_each_job,
+};

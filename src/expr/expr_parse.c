@@ -1,0 +1,929 @@
+/* Lexer and parser, step for step those of @actions/expressions (lexer.ts, parser.ts),
+ * so that the same texts are refused, with the same depth counting; the only departure
+ * is that every '' in a string is an escaped quote (the package's lexer replaces only
+ * the first, against GitHub's runtime and its own workflow parser).
+ *
+ * One difference in the tree: a run of == / != (or of < <= > >=) is one EN_CHAIN node
+ * evaluated left to right, not nested binary nodes, because the package does not count
+ * depth along such a run and a nested tree would make recursion unbounded. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr_internal.h"
+
+const struct expr_fn_info expr_fns[] = {
+    [EF_CONTAINS] = {"contains", 2, 2},   [EF_STARTSWITH] = {"startsWith", 2, 2},
+    [EF_ENDSWITH] = {"endsWith", 2, 2},   [EF_FORMAT] = {"format", 1, 255},
+    [EF_JOIN] = {"join", 1, 2},           [EF_TOJSON] = {"toJSON", 1, 1},
+    [EF_FROMJSON] = {"fromJSON", 1, 1},   [EF_CASE] = {"case", 3, UINT32_MAX},
+    [EF_HASHFILES] = {"hashFiles", 1, 255}, [EF_SUCCESS] = {"success", 0, 0},
+    [EF_ALWAYS] = {"always", 0, 0},       [EF_CANCELLED] = {"cancelled", 0, 0},
+    [EF_FAILURE] = {"failure", 0, 0},
+};
+
+/* Every context GitHub defines; any other name is an error there, and here. */
+static const char *const contexts[] = {"github", "env",      "vars",   "job",
+                                       "jobs",   "steps",    "runner", "secrets",
+                                       "strategy", "matrix", "needs",  "inputs"};
+
+int expr_fail(struct expr_error *err, size_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    size_t n, k;
+    int full;
+
+    if (!err)
+        return -1;
+    err->offset = offset;
+    va_start(ap, fmt);
+    full = vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+    /* Cut short: drop a character the cut split. */
+    n = strlen(err->message);
+    if (full > (int)n) {
+        for (k = n; k > 0 && ((unsigned char)err->message[k - 1] & 0xC0) == 0x80; k--)
+            ;
+        if (k > 0 && (unsigned char)err->message[k - 1] >= 0xC0) {
+            unsigned char lead = (unsigned char)err->message[k - 1];
+            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+
+            if (n - (k - 1) < need)
+                err->message[k - 1] = '\0';
+        }
+    }
+    return -1;
+}
+
+/* How much of s[0..n) a message quotes: 100 bytes at most, cut at a character. */
+static int quoted_len(const char *s, size_t n)
+{
+    if (n <= 100)
+        return (int)n;
+    n = 100;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return (int)n;
+}
+
+/* ---- arena ---- */
+
+struct expr_chunk {
+    struct expr_chunk *next;
+    max_align_t data[];
+};
+
+void *expr_arena_alloc(struct expr_arena *a, size_t size)
+{
+    void *p;
+
+    size = (size + 15) & ~(size_t)15;
+    if (size > a->left) {
+        size_t cap = size > 2048 ? size : 2048;
+        struct expr_chunk *c = malloc(sizeof(*c) + cap);
+
+        if (!c)
+            return NULL;
+        c->next = a->chunks;
+        a->chunks = c;
+        a->p = (char *)c->data;
+        a->left = cap;
+    }
+    p = a->p;
+    a->p += size;
+    a->left -= size;
+    return p;
+}
+
+void expr_arena_free(struct expr_arena *a)
+{
+    while (a->chunks) {
+        struct expr_chunk *next = a->chunks->next;
+
+        free(a->chunks);
+        a->chunks = next;
+    }
+    a->p = NULL;
+    a->left = 0;
+}
+
+/* ---- lexer ---- */
+
+enum tok {
+    T_LPAREN,
+    T_RPAREN,
+    T_LBRACKET,
+    T_RBRACKET,
+    T_COMMA,
+    T_DOT,
+    T_BANG,
+    T_NE,
+    T_EQ,
+    T_GT,
+    T_GE,
+    T_LT,
+    T_LE,
+    T_AND,
+    T_OR,
+    T_STAR,
+    T_NUMBER,
+    T_STRING,
+    T_IDENT,
+    T_TRUE,
+    T_FALSE,
+    T_NULL,
+    T_EOF,
+};
+
+struct token {
+    uint8_t type;
+    size_t start, end;
+    double num;
+};
+
+struct lexer {
+    const char *s;
+    size_t len, i;
+    struct token *t;
+    size_t n, cap;
+    struct expr_error *err;
+};
+
+static bool is_boundary(const char *s, size_t len, size_t i)
+{
+    switch (s[i]) {
+    case '(':
+    case '[':
+    case ')':
+    case ']':
+    case ',':
+    case '.':
+    case '!':
+    case '>':
+    case '<':
+    case '=':
+    case '&':
+    case '|':
+        return true;
+    default:
+        return expr_is_js_space(expr_utf8_next(s, len, &i));
+    }
+}
+
+static int previous_type(const struct lexer *l)
+{
+    return l->n ? l->t[l->n - 1].type : T_EOF;
+}
+
+static int add(struct lexer *l, int type, size_t start, double num)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        struct token *t = realloc(l->t, cap * sizeof(*t));
+
+        if (!t)
+            return expr_fail(l->err, start, "out of memory");
+        l->t = t;
+        l->cap = cap;
+    }
+    l->t[l->n++] = (struct token){(uint8_t)type, start, l->i, num};
+    return 0;
+}
+
+/* The message for a text the lexer refuses, as the package words it. */
+static int unexpected(struct lexer *l, size_t start, size_t end)
+{
+    return expr_fail(l->err, start, "Unexpected symbol: '%.*s%s'",
+                     quoted_len(l->s + start, end - start), l->s + start,
+                     end - start > 100 ? "..." : "");
+}
+
+static int lex_number(struct lexer *l, size_t start)
+{
+    double d;
+
+    while (l->i < l->len && (!is_boundary(l->s, l->len, l->i) || l->s[l->i] == '.'))
+        l->i++;
+    d = expr_js_to_number(l->s + start, l->i - start);
+    if (isnan(d))
+        return unexpected(l, start, l->i);
+    return add(l, T_NUMBER, start, d);
+}
+
+static bool is_legal_identifier(const char *s, size_t len)
+{
+    if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+        return false;
+    for (size_t i = 1; i < len; i++) {
+        char c = s[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+static bool word_is(const char *s, size_t len, const char *w)
+{
+    return strlen(w) == len && memcmp(s, w, len) == 0;
+}
+
+static int lex_identifier(struct lexer *l, size_t start)
+{
+    const char *w = l->s + start;
+    size_t len;
+    int type = T_IDENT;
+    double num = 0;
+
+    while (l->i < l->len && !is_boundary(l->s, l->len, l->i))
+        l->i++;
+    len = l->i - start;
+    if (previous_type(l) != T_DOT) {
+        if (word_is(w, len, "true")) {
+            type = T_TRUE;
+        } else if (word_is(w, len, "false")) {
+            type = T_FALSE;
+        } else if (word_is(w, len, "null")) {
+            type = T_NULL;
+        } else if (word_is(w, len, "NaN")) {
+            type = T_NUMBER, num = NAN;
+        } else if (word_is(w, len, "Infinity")) {
+            type = T_NUMBER, num = INFINITY;
+        }
+    }
+    if (!is_legal_identifier(w, len))
+        return unexpected(l, start, l->i);
+    return add(l, type, start, num);
+}
+
+static int lex_string(struct lexer *l, size_t start)
+{
+    while (l->i < l->len && (l->s[l->i] != '\'' || (l->i + 1 < l->len && l->s[l->i + 1] == '\''))) {
+        if (l->s[l->i] == '\'')
+            l->i++; /* '' is an escaped quote */
+        l->i++;
+    }
+    if (l->i >= l->len)
+        return unexpected(l, start, l->len);
+    l->i++;
+    return add(l, T_STRING, start, 0);
+}
+
+static bool match_char(struct lexer *l, char c)
+{
+    if (l->i < l->len && l->s[l->i] == c) {
+        l->i++;
+        return true;
+    }
+    return false;
+}
+
+static int lex(struct lexer *l)
+{
+    size_t bad;
+
+    if (expr_utf16_len(l->s, l->len) > EXPR_MAX_LENGTH)
+        return expr_fail(l->err, 0, "Exceeded max expression length %d", EXPR_MAX_LENGTH);
+    if (!expr_utf8_valid(l->s, l->len, &bad))
+        return expr_fail(l->err, bad, "invalid UTF-8");
+    while (l->i < l->len) {
+        size_t start = l->i;
+        char c = l->s[l->i++];
+        int rc;
+
+        switch (c) {
+        case '(':
+            rc = add(l, T_LPAREN, start, 0);
+            break;
+        case ')':
+            rc = add(l, T_RPAREN, start, 0);
+            break;
+        case '[':
+            rc = add(l, T_LBRACKET, start, 0);
+            break;
+        case ']':
+            rc = add(l, T_RBRACKET, start, 0);
+            break;
+        case ',':
+            rc = add(l, T_COMMA, start, 0);
+            break;
+        case '.': {
+            int p = previous_type(l);
+
+            if (p != T_IDENT && p != T_RBRACKET && p != T_RPAREN && p != T_STAR)
+                rc = lex_number(l, start);
+            else
+                rc = add(l, T_DOT, start, 0);
+            break;
+        }
+        case '-':
+        case '+':
+            rc = lex_number(l, start);
+            break;
+        case '!':
+            rc = add(l, match_char(l, '=') ? T_NE : T_BANG, start, 0);
+            break;
+        case '<':
+            rc = add(l, match_char(l, '=') ? T_LE : T_LT, start, 0);
+            break;
+        case '>':
+            rc = add(l, match_char(l, '=') ? T_GE : T_GT, start, 0);
+            break;
+        case '=':
+        case '&':
+        case '|':
+            /* A lone one reads on as an identifier, which then is illegal. */
+            if (match_char(l, c))
+                rc = add(l, c == '=' ? T_EQ : c == '&' ? T_AND : T_OR, start, 0);
+            else
+                rc = lex_identifier(l, start);
+            break;
+        case '*':
+            rc = add(l, T_STAR, start, 0);
+            break;
+        case ' ':
+        case '\r':
+        case '\t':
+        case '\n':
+            rc = 0;
+            break;
+        case '\'':
+            rc = lex_string(l, start);
+            break;
+        default:
+            rc = c >= '0' && c <= '9' ? lex_number(l, start) : lex_identifier(l, start);
+            break;
+        }
+        if (rc != 0)
+            return -1;
+    }
+    l->i = l->len;
+    return add(l, T_EOF, l->len, 0);
+}
+
+/* ---- parser ---- */
+
+struct parser {
+    const char *s;
+    const struct token *t;
+    size_t pos;
+    unsigned depth;
+    struct expr *e;
+    struct expr_error *err;
+};
+
+enum error_kind {
+    ERR_SYMBOL,
+    ERR_END,
+    ERR_DEPTH,
+    ERR_CONTEXT,
+    ERR_FUNCTION,
+    ERR_FEW,
+    ERR_MANY,
+    ERR_EVEN,
+};
+
+static const char *const error_text[] = {
+    [ERR_SYMBOL] = "Unexpected symbol",
+    [ERR_END] = "Unexpected end of expression",
+    [ERR_DEPTH] = "Exceeded max expression depth 50",
+    [ERR_CONTEXT] = "Unrecognized named-value",
+    [ERR_FUNCTION] = "Unrecognized function",
+    [ERR_FEW] = "Too few parameters supplied",
+    [ERR_MANY] = "Too many parameters supplied",
+    [ERR_EVEN] = "Even number of parameters supplied, requires an odd number of parameters",
+};
+
+/* ExpressionError: the description and the token (EOF, or its text). */
+static struct expr_node *error_at(struct parser *p, enum error_kind kind, const struct token *t)
+{
+    size_t n = t->end - t->start;
+
+    if (t->type == T_EOF)
+        expr_fail(p->err, t->start, "%s: 'EOF'", error_text[kind]);
+    else
+        expr_fail(p->err, t->start, "%s: '%.*s%s'", error_text[kind],
+                  quoted_len(p->s + t->start, n), p->s + t->start, n > 100 ? "..." : "");
+    return NULL;
+}
+
+static struct expr_node *no_memory(struct parser *p)
+{
+    expr_fail(p->err, p->t[p->pos].start, "out of memory");
+    return NULL;
+}
+
+static const struct token *peek(const struct parser *p)
+{
+    return &p->t[p->pos];
+}
+
+static const struct token *previous(const struct parser *p)
+{
+    return &p->t[p->pos - 1];
+}
+
+static bool at_end(const struct parser *p)
+{
+    return p->t[p->pos].type == T_EOF;
+}
+
+static bool check(const struct parser *p, int type)
+{
+    return !at_end(p) && p->t[p->pos].type == type;
+}
+
+static bool match(struct parser *p, int type)
+{
+    if (!check(p, type))
+        return false;
+    p->pos++;
+    return true;
+}
+
+static bool incr_depth(struct parser *p)
+{
+    if (++p->depth > EXPR_MAX_DEPTH) {
+        error_at(p, ERR_DEPTH, peek(p));
+        return false;
+    }
+    return true;
+}
+
+static struct expr_node *new_node(struct parser *p, int kind, size_t pos, uint32_t n)
+{
+    struct expr_node *node = expr_arena_alloc(&p->e->arena, sizeof(*node));
+
+    if (!node)
+        return NULL;
+    memset(node, 0, sizeof(*node));
+    node->kind = (uint8_t)kind;
+    node->pos = pos;
+    node->n = n;
+    if (n && kind != EN_LIT && kind != EN_CTX) {
+        node->u.kids = expr_arena_alloc(&p->e->arena, n * sizeof(*node->u.kids));
+        if (!node->u.kids)
+            return NULL;
+    }
+    return node;
+}
+
+/* A literal node holding `v` (taken; released with the expression). */
+static struct expr_node *literal(struct parser *p, struct expr_value *v, size_t pos)
+{
+    struct expr_held *h = v ? expr_arena_alloc(&p->e->arena, sizeof(*h)) : NULL;
+    struct expr_node *node;
+
+    if (!h) {
+        expr_unref(v);
+        return no_memory(p);
+    }
+    h->v = v;
+    h->next = p->e->held;
+    p->e->held = h;
+    node = new_node(p, EN_LIT, pos, 0);
+    if (!node)
+        return no_memory(p);
+    node->u.lit = v;
+    return node;
+}
+
+/* Operands gathered before they are copied into a node. */
+struct list {
+    struct expr_node **items;
+    uint8_t *ops;
+    size_t n, cap;
+};
+
+static int list_add(struct list *l, struct expr_node *item, uint8_t op)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        struct expr_node **items = realloc(l->items, cap * sizeof(*items));
+        uint8_t *ops;
+
+        if (!items)
+            return -1;
+        l->items = items;
+        ops = realloc(l->ops, cap);
+        if (!ops)
+            return -1;
+        l->ops = ops;
+        l->cap = cap;
+    }
+    l->items[l->n] = item;
+    l->ops[l->n++] = op;
+    return 0;
+}
+
+static void list_free(struct list *l)
+{
+    free(l->items);
+    free(l->ops);
+}
+
+/* A node of `kind` over the gathered operands (ops[i] joins items[i - 1] and items[i]). */
+static struct expr_node *from_list(struct parser *p, int kind, size_t pos, struct list *l)
+{
+    struct expr_node *node = new_node(p, kind, pos, (uint32_t)l->n);
+
+    if (!node)
+        return no_memory(p);
+    if (l->n)
+        memcpy(node->u.kids, l->items, l->n * sizeof(*l->items));
+    if (kind == EN_CHAIN) {
+        node->ops = expr_arena_alloc(&p->e->arena, l->n - 1);
+        if (!node->ops)
+            return no_memory(p);
+        memcpy(node->ops, l->ops + 1, l->n - 1);
+    }
+    return node;
+}
+
+static struct expr_node *expression(struct parser *p);
+static struct expr_node *unary(struct parser *p);
+
+static struct expr_node *string_literal(struct parser *p, const struct token *t)
+{
+    const char *s = p->s + t->start + 1;
+    size_t len = t->end - t->start - 2, n = 0;
+    char *text = malloc(len + 1);
+    struct expr_value *v;
+
+    if (!text)
+        return no_memory(p);
+    for (size_t i = 0; i < len; i++) {
+        text[n++] = s[i];
+        if (s[i] == '\'')
+            i++; /* the second quote of '' */
+    }
+    v = expr_string(text, n);
+    free(text);
+    return literal(p, v, t->start);
+}
+
+static struct expr_node *primary(struct parser *p, bool *postfix)
+{
+    const struct token *t = peek(p);
+    struct expr_node *e;
+
+    switch (at_end(p) ? T_EOF : t->type) {
+    case T_FALSE:
+    case T_TRUE:
+        p->pos++;
+        return literal(p, expr_bool(t->type == T_TRUE), t->start);
+    case T_NULL:
+        p->pos++;
+        return literal(p, expr_null(), t->start);
+    case T_NUMBER:
+        p->pos++;
+        return literal(p, expr_number(t->num), t->start);
+    case T_STRING:
+        p->pos++;
+        return string_literal(p, t);
+    case T_LPAREN:
+        p->pos++;
+        e = expression(p);
+        if (!e)
+            return NULL;
+        if (at_end(p))
+            return error_at(p, ERR_END, previous(p));
+        if (!match(p, T_RPAREN))
+            return error_at(p, ERR_SYMBOL, peek(p));
+        *postfix = true; /* a grouping may be indexed */
+        return e;
+    case T_EOF:
+        return error_at(p, ERR_END, previous(p));
+    default:
+        return error_at(p, ERR_SYMBOL, t);
+    }
+}
+
+static int find_function(const char *s, size_t len)
+{
+    for (size_t f = 0; f < sizeof(expr_fns) / sizeof(expr_fns[0]); f++) {
+        const char *name = expr_fns[f].name;
+        size_t i;
+
+        if (strlen(name) != len)
+            continue;
+        for (i = 0; i < len; i++) {
+            char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+            char b = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+
+            if (a != b)
+                break;
+        }
+        if (i == len)
+            return (int)f;
+    }
+    return -1;
+}
+
+static const char *find_context(const char *s, size_t len)
+{
+    for (size_t c = 0; c < sizeof(contexts) / sizeof(contexts[0]); c++) {
+        size_t i;
+
+        if (strlen(contexts[c]) != len)
+            continue;
+        for (i = 0; i < len; i++) {
+            char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+
+            if (a != contexts[c][i])
+                break;
+        }
+        if (i == len)
+            return contexts[c];
+    }
+    return NULL;
+}
+
+static struct expr_node *call(struct parser *p, bool *postfix)
+{
+    const struct token *id;
+    struct expr_node *node = NULL;
+    struct list args = {0};
+    const char *name;
+    int fn;
+
+    if (!check(p, T_IDENT))
+        return primary(p, postfix);
+    id = &p->t[p->pos++];
+    *postfix = true;
+    if (!match(p, T_LPAREN)) {
+        name = find_context(p->s + id->start, id->end - id->start);
+        if (!name)
+            return error_at(p, ERR_CONTEXT, id);
+        node = new_node(p, EN_CTX, id->start, 0);
+        if (!node)
+            return no_memory(p);
+        node->u.name = name;
+        return node;
+    }
+    while (!match(p, T_RPAREN)) {
+        struct expr_node *arg = expression(p);
+
+        if (!arg)
+            goto done;
+        if (list_add(&args, arg, 0) != 0) {
+            no_memory(p);
+            goto done;
+        }
+        if (!check(p, T_RPAREN) && !match(p, T_COMMA)) {
+            error_at(p, ERR_SYMBOL, peek(p));
+            goto done;
+        }
+    }
+    fn = find_function(p->s + id->start, id->end - id->start);
+    if (fn < 0) {
+        error_at(p, ERR_FUNCTION, id);
+    } else if (args.n < expr_fns[fn].min) {
+        error_at(p, ERR_FEW, id);
+    } else if (args.n > expr_fns[fn].max) {
+        error_at(p, ERR_MANY, id);
+    } else if (fn == EF_CASE && args.n % 2 == 0) {
+        error_at(p, ERR_EVEN, id);
+    } else {
+        node = from_list(p, EN_CALL, id->start, &args);
+        if (node) {
+            node->fn = (uint8_t)fn;
+            if (expr_fn_is_status((unsigned)fn))
+                p->e->has_status = true;
+        }
+    }
+done:
+    list_free(&args);
+    return node;
+}
+
+static struct expr_node *property(struct parser *p, const struct token *t)
+{
+    struct expr_value *v = expr_string(p->s + t->start, t->end - t->start);
+
+    return literal(p, v, t->start);
+}
+
+static struct expr_node *index_access(struct parser *p)
+{
+    bool postfix = false;
+    struct expr_node *e = call(p, &postfix);
+    unsigned raised = 0;
+
+    while (e && postfix) {
+        const struct token *t = peek(p);
+        struct expr_node *idx = NULL, *node;
+
+        if (match(p, T_LBRACKET)) {
+            if (!match(p, T_STAR)) {
+                idx = expression(p);
+                if (!idx)
+                    return NULL;
+            }
+            if (!match(p, T_RBRACKET))
+                return error_at(p, ERR_SYMBOL, peek(p));
+            if (!incr_depth(p))
+                return NULL;
+            raised++;
+        } else if (match(p, T_DOT)) {
+            if (!incr_depth(p))
+                return NULL;
+            raised++;
+            if (match(p, T_IDENT)) {
+                idx = property(p, previous(p));
+                if (!idx)
+                    return NULL;
+            } else if (!match(p, T_STAR)) {
+                return error_at(p, ERR_SYMBOL, peek(p));
+            }
+        } else {
+            break;
+        }
+        node = new_node(p, EN_INDEX, t->start, 2);
+        if (!node)
+            return no_memory(p);
+        node->u.kids[0] = e;
+        node->u.kids[1] = idx;
+        e = node;
+    }
+    p->depth -= raised;
+    return e;
+}
+
+static struct expr_node *unary(struct parser *p)
+{
+    const struct token *t = peek(p);
+    struct expr_node *operand, *node;
+
+    if (!match(p, T_BANG))
+        return index_access(p);
+    if (!incr_depth(p) || !(operand = unary(p)))
+        return NULL;
+    p->depth--;
+    node = new_node(p, EN_NOT, t->start, 1);
+    if (!node)
+        return no_memory(p);
+    node->u.kids[0] = operand;
+    return node;
+}
+
+/* A left-to-right run of binary operators of one precedence level. */
+static struct expr_node *chain(struct parser *p, bool equality)
+{
+    struct expr_node *first = equality ? chain(p, false) : unary(p), *node = first;
+    struct list l = {0};
+
+    if (!first)
+        return NULL;
+    for (;;) {
+        int type = at_end(p) ? T_EOF : peek(p)->type;
+        enum expr_op op;
+        struct expr_node *right;
+
+        if (equality && (type == T_EQ || type == T_NE))
+            op = type == T_EQ ? EOP_EQ : EOP_NE;
+        else if (!equality && (type == T_GT || type == T_GE || type == T_LT || type == T_LE))
+            op = type == T_GT ? EOP_GT : type == T_GE ? EOP_GE : type == T_LT ? EOP_LT : EOP_LE;
+        else
+            break;
+        p->pos++;
+        if (l.n == 0 && list_add(&l, first, 0) != 0)
+            goto oom;
+        right = equality ? chain(p, false) : unary(p);
+        if (!right) {
+            node = NULL;
+            goto done;
+        }
+        if (list_add(&l, right, (uint8_t)op) != 0)
+            goto oom;
+    }
+    if (l.n)
+        node = from_list(p, EN_CHAIN, first->pos, &l);
+done:
+    list_free(&l);
+    return node;
+oom:
+    list_free(&l);
+    return no_memory(p);
+}
+
+/* a && b && ... (and) or a || b || ... (or); the package raises the depth once for the
+ * run, while it parses the operands after the first. */
+static struct expr_node *logical(struct parser *p, bool or)
+{
+    struct expr_node *first = or ? logical(p, false) : chain(p, true), *node;
+    int type = or ? T_OR : T_AND;
+    struct list l = {0};
+
+    if (!first || !check(p, type))
+        return first;
+    if (!incr_depth(p))
+        return NULL;
+    node = first;
+    if (list_add(&l, first, 0) != 0)
+        goto oom;
+    while (match(p, type)) {
+        struct expr_node *next = or ? logical(p, false) : chain(p, true);
+
+        if (!next) {
+            node = NULL;
+            goto done;
+        }
+        if (list_add(&l, next, 0) != 0)
+            goto oom;
+    }
+    p->depth--;
+    node = from_list(p, or ? EN_OR : EN_AND, first->pos, &l);
+done:
+    list_free(&l);
+    return node;
+oom:
+    list_free(&l);
+    return no_memory(p);
+}
+
+static struct expr_node *expression(struct parser *p)
+{
+    struct expr_node *e;
+
+    if (!incr_depth(p))
+        return NULL;
+    e = logical(p, true);
+    p->depth--;
+    return e;
+}
+
+struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
+{
+    struct lexer l = {text, len, 0, NULL, 0, 0, err};
+    struct parser p = {text, NULL, 0, 0, NULL, err};
+    struct expr *e = NULL;
+
+    if (lex(&l) != 0)
+        goto fail;
+    e = calloc(1, sizeof(*e));
+    if (!e) {
+        expr_fail(err, 0, "out of memory");
+        goto fail;
+    }
+    p.t = l.t;
+    p.e = e;
+    if (at_end(&p)) {
+        expr_fail(err, 0, "An expression was expected");
+        goto fail;
+    }
+    e->root = expression(&p);
+    if (!e->root)
+        goto fail;
+    if (!at_end(&p)) {
+        error_at(&p, ERR_SYMBOL, peek(&p));
+        goto fail;
+    }
+    free(l.t);
+    return e;
+fail:
+    free(l.t);
+    expr_free(e);
+    return NULL;
+}
+
+void expr_free(struct expr *e)
+{
+    if (!e)
+        return;
+    for (struct expr_held *h = e->held; h; h = h->next)
+        expr_unref(h->v);
+    expr_arena_free(&e->arena);
+    free(e);
+}
+
+static bool uses(const struct expr_node *n, const char *name)
+{
+    if (!n)
+        return false;
+    if (n->kind == EN_CTX) {
+        for (size_t i = 0;; i++) {
+            char c = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+
+            if (c != n->u.name[i])
+                return false;
+            if (!c)
+                return true;
+        }
+    }
+    if (n->kind == EN_LIT)
+        return false;
+    for (uint32_t i = 0; i < n->n; i++) {
+        if (uses(n->u.kids[i], name))
+            return true;
+    }
+    return false;
+}
+
+bool expr_uses_context(const struct expr *e, const char *name)
+{
+    return e && uses(e->root, name);
+}

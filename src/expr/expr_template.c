@@ -1,0 +1,438 @@
+/* Workflow strings with ${{ }} parts, and `if:` values, read as GitHub's template reader
+ * does (@actions/workflow-parser: TemplateReader.parseScalar, convertToIfCondition).
+ *
+ * An expression runs from `${{` to the first `}}` outside a single-quoted string (each
+ * quote toggles; '' toggles twice). A value that is exactly one `${{ }}` is that
+ * expression's value, of any type; anything else becomes one string, which GitHub
+ * computes as format('text{0}text', expr...): so the combined call must also stay
+ * within GitHub's limits (255 arguments, 21,000 characters, depth 50), checked by
+ * parsing it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr_internal.h"
+
+struct segment {
+    size_t start, end; /* text, or the trimmed expression */
+    size_t open;       /* expressions: offset of `${{` */
+    struct expr *e;
+};
+
+struct template {
+    struct segment *seg;
+    size_t n, cap;
+};
+
+static void template_free(struct template *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        expr_free(t->seg[i].e);
+    free(t->seg);
+}
+
+static size_t find_open(const char *s, size_t len, size_t from)
+{
+    for (size_t i = from; i + 2 < len; i++) {
+        if (s[i] == '$' && s[i + 1] == '{' && s[i + 2] == '{')
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* Splits text into segments and parses each expression. 0, or -1 with *err set. */
+static int split(const char *s, size_t len, struct template *t, struct expr_error *err)
+{
+    size_t i = 0, open = find_open(s, len, 0);
+
+    memset(t, 0, sizeof(*t));
+    while (i < len) {
+        struct segment *g;
+
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? t->cap * 2 : 8;
+            struct segment *seg = realloc(t->seg, cap * sizeof(*seg));
+
+            if (!seg)
+                return expr_fail(err, 0, "out of memory");
+            t->seg = seg;
+            t->cap = cap;
+        }
+        g = &t->seg[t->n];
+        memset(g, 0, sizeof(*g));
+
+        if (i == open) {
+            size_t end = SIZE_MAX, start = open + 3, stop;
+            bool quoted = false;
+
+            for (size_t j = start; j < len; j++) {
+                if (s[j] == '\'') {
+                    quoted = !quoted;
+                } else if (!quoted && s[j] == '}' && s[j - 1] == '}') {
+                    end = j;
+                    break;
+                }
+            }
+            if (end == SIZE_MAX)
+                return expr_fail(err, open,
+                                 "The expression is not closed. An unescaped ${{ sequence was "
+                                 "found, but the closing }} sequence was not found.");
+            stop = end - 1;
+            expr_js_trim(s, &start, &stop);
+            if (start == stop)
+                return expr_fail(err, open, "An expression was expected");
+            g->start = start;
+            g->end = stop;
+            g->open = open;
+            g->e = expr_parse(s + start, stop - start, err);
+            t->n++;
+            if (!g->e) {
+                err->offset += start;
+                return -1;
+            }
+            i = end + 1;
+            open = find_open(s, len, i);
+        } else {
+            size_t stop = open == SIZE_MAX ? len : open;
+
+            g->start = i;
+            g->end = stop;
+            t->n++;
+            i = stop;
+        }
+    }
+    return 0;
+}
+
+static bool whole(const struct template *t)
+{
+    return t->n == 1 && t->seg[0].e;
+}
+
+/* GitHub's format('...', ...) for a template of several segments, as text. */
+static char *format_text(const char *s, const struct template *t, size_t *len)
+{
+    struct expr_buf b = {0};
+    size_t arg = 0;
+
+    expr_buf_puts(&b, "format('");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct segment *g = &t->seg[i];
+
+        if (g->e) {
+            char num[24];
+            size_t n = 0, k = arg++;
+
+            do {
+                num[n++] = (char)('0' + k % 10);
+                k /= 10;
+            } while (k);
+            expr_buf_putc(&b, '{');
+            while (n)
+                expr_buf_putc(&b, num[--n]);
+            expr_buf_putc(&b, '}');
+            continue;
+        }
+        for (size_t k = g->start; k < g->end; k++) {
+            if (s[k] == '\'' || s[k] == '{' || s[k] == '}')
+                expr_buf_putc(&b, s[k]); /* escaped by doubling */
+            expr_buf_putc(&b, s[k]);
+        }
+    }
+    expr_buf_putc(&b, '\'');
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->seg[i].e) {
+            expr_buf_puts(&b, ", ");
+            expr_buf_put(&b, s + t->seg[i].start, t->seg[i].end - t->seg[i].start);
+        }
+    }
+    expr_buf_putc(&b, ')');
+    return expr_buf_take(&b, len);
+}
+
+/* Parses the combined format(...) call; with `keep`, hands it over. */
+static int combined(const char *s, const struct template *t, struct expr **keep,
+                    struct expr_error *err)
+{
+    size_t len;
+    char *text = format_text(s, t, &len);
+    struct expr *e;
+
+    if (!text)
+        return expr_fail(err, 0, "out of memory");
+    e = expr_parse(text, len, err);
+    free(text);
+    if (!e) {
+        err->offset = 0;
+        return -1;
+    }
+    if (keep)
+        *keep = e;
+    else
+        expr_free(e);
+    return 0;
+}
+
+/* ---- template evaluation ---- */
+
+/* Adds each name of `list` ("a, b") that `names` lacks. */
+static void add_names(struct expr_buf *names, const char *list)
+{
+    while (*list) {
+        const char *end = strstr(list, ", ");
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        bool seen = false;
+
+        for (const char *p = names->s; p && *p;) {
+            const char *q = strstr(p, ", ");
+            size_t plen = q ? (size_t)(q - p) : strlen(p);
+
+            seen = seen || (plen == len && memcmp(p, list, len) == 0);
+            p = q ? q + 2 : p + plen;
+        }
+        if (!seen) {
+            if (names->len)
+                expr_buf_puts(names, ", ");
+            expr_buf_put(names, list, len);
+        }
+        list = end ? end + 2 : list + len;
+    }
+}
+
+/* Writes a run of known text into a residual template: as it is, unless it holds `${{`
+ * (which GitHub would read as an expression) or a NUL; then as ${{ 'text' }}. */
+static void flush_run(struct expr_buf *out, struct expr_buf *run, size_t *parts)
+{
+    if (run->len == 0)
+        return;
+    if (find_open(run->s, run->len, 0) != SIZE_MAX || memchr(run->s, '\0', run->len)) {
+        expr_buf_puts(out, "${{ ");
+        expr_buf_string_literal(out, run->s, run->len);
+        expr_buf_puts(out, " }}");
+    } else {
+        expr_buf_put(out, run->s, run->len);
+    }
+    (*parts)++;
+    run->len = 0;
+}
+
+static int eval_parts(const char *s, struct template *t, const struct expr_contexts *c,
+                      struct expr_result *out, struct expr_error *err)
+{
+    struct expr_buf text = {0}, run = {0}, names = {0};
+    struct expr_result r;
+    size_t parts = 0, unknown = 0;
+    char *last = NULL;
+    int rc = -1;
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct segment *g = &t->seg[i];
+
+        if (!g->e) {
+            expr_buf_put(&run, s + g->start, g->end - g->start);
+            continue;
+        }
+        if (expr_eval(g->e, c, false, &r, err) != 0) {
+            err->offset += g->start;
+            goto done;
+        }
+        if (r.value) {
+            expr_buf_coerce(&run, r.value);
+        } else {
+            if (run.oom) {
+                expr_result_clear(&r);
+                break;
+            }
+            flush_run(&text, &run, &parts);
+            expr_buf_puts(&text, "${{ ");
+            expr_buf_puts(&text, r.residual);
+            expr_buf_puts(&text, " }}");
+            free(last);
+            last = r.residual;
+            r.residual = NULL;
+            parts++;
+            unknown++;
+            out->status = out->status || r.status;
+            add_names(&names, r.unknown);
+        }
+        expr_result_clear(&r);
+    }
+    if (run.oom || text.oom) {
+        if (run.too_long || text.too_long)
+            rc = expr_fail(err, 0, "the string would be longer than %zu MiB",
+                           EXPR_MAX_STRING >> 20);
+        else
+            rc = expr_fail(err, 0, "out of memory");
+        goto done;
+    }
+    if (unknown == 0) {
+        out->value = expr_string(run.s ? run.s : "", run.len);
+        rc = out->value ? 0 : expr_fail(err, 0, "out of memory");
+        goto done;
+    }
+    flush_run(&text, &run, &parts);
+    if (parts == 1) {
+        /* One expression alone would be its value, not a string: keep it a string. */
+        text.len = 0;
+        expr_buf_puts(&text, "${{ format('{0}', ");
+        expr_buf_puts(&text, last);
+        expr_buf_puts(&text, ") }}");
+    }
+    out->residual = expr_buf_take(&text, NULL);
+    out->unknown = expr_buf_take(&names, NULL);
+    if (!out->residual && text.too_long)
+        rc = expr_fail(err, 0, "the string would be longer than %zu MiB", EXPR_MAX_STRING >> 20);
+    else
+        rc = out->residual && out->unknown ? 0 : expr_fail(err, 0, "out of memory");
+done:
+    free(last);
+    expr_buf_free(&text);
+    expr_buf_free(&run);
+    expr_buf_free(&names);
+    return rc;
+}
+
+int expr_template_eval(const char *text, size_t len, const struct expr_contexts *c,
+                       struct expr_result *out, struct expr_error *err)
+{
+    struct template t;
+    struct expr_result r;
+    int rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (find_open(text, len, 0) == SIZE_MAX) {
+        out->value = expr_string(text, len);
+        return out->value ? 0 : expr_fail(err, 0, "out of memory");
+    }
+    if (split(text, len, &t, err) != 0)
+        goto done;
+    if (whole(&t)) {
+        if (expr_eval(t.seg[0].e, c, false, &r, err) != 0) {
+            err->offset += t.seg[0].start;
+            goto done;
+        }
+        if (r.value) {
+            *out = r;
+            rc = 0;
+            goto done;
+        }
+        out->status = r.status;
+        out->unknown = r.unknown;
+        r.unknown = NULL;
+        out->residual = malloc(strlen(r.residual) + 8);
+        if (out->residual) {
+            strcpy(out->residual, "${{ ");
+            strcat(out->residual, r.residual);
+            strcat(out->residual, " }}");
+        }
+        expr_result_clear(&r);
+        rc = out->residual ? 0 : expr_fail(err, 0, "out of memory");
+        goto done;
+    }
+    if (combined(text, &t, NULL, err) != 0)
+        goto done;
+    rc = eval_parts(text, &t, c, out, err);
+done:
+    template_free(&t);
+    if (rc != 0)
+        expr_result_clear(out);
+    return rc;
+}
+
+/* ---- if: ---- */
+
+/* getExpressionString: an expression made only of quoted strings is read as their text
+ * (GitHub turns ${{ 'a' }} into the plain string a). */
+static char *quoted_text(const char *s, size_t len, bool *is_text)
+{
+    struct expr_buf b = {0};
+    bool quoted = false;
+
+    *is_text = false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\'') {
+            quoted = !quoted;
+            if (quoted && i != 0)
+                expr_buf_putc(&b, '\'');
+        } else if (!quoted) {
+            expr_buf_free(&b);
+            return NULL;
+        } else {
+            expr_buf_putc(&b, s[i]);
+        }
+    }
+    *is_text = true;
+    return expr_buf_take(&b, NULL);
+}
+
+static int condition(const char *text, size_t len, size_t base, const struct expr_contexts *c,
+                     struct expr_result *out, struct expr_error *err)
+{
+    size_t start = 0, end = len;
+    struct expr *e;
+    int rc;
+
+    expr_js_trim(text, &start, &end);
+    if (start == end) {
+        text = "success()"; /* GitHub's default */
+        start = 0;
+        end = strlen(text);
+        base = 0;
+    }
+    e = expr_parse(text + start, end - start, err);
+    if (!e) {
+        err->offset += base + start;
+        return -1;
+    }
+    rc = expr_eval(e, c, true, out, err);
+    if (rc != 0)
+        err->offset += base + start;
+    expr_free(e);
+    return rc;
+}
+
+int expr_condition_eval(const char *text, size_t len, const struct expr_contexts *c,
+                        struct expr_result *out, struct expr_error *err)
+{
+    struct template t;
+    struct expr *e = NULL;
+    char *lit;
+    bool is_text;
+    int rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (find_open(text, len, 0) == SIZE_MAX)
+        return condition(text, len, 0, c, out, err);
+    if (split(text, len, &t, err) != 0)
+        goto done;
+    if (whole(&t)) {
+        const struct segment *g = &t.seg[0];
+
+        lit = quoted_text(text + g->start, g->end - g->start, &is_text);
+        if (is_text && !lit) {
+            expr_fail(err, 0, "out of memory");
+            goto done;
+        }
+        if (is_text) {
+            /* The string's text is the condition; offsets can only point at `${{`. */
+            rc = condition(lit, strlen(lit), 0, c, out, err);
+            free(lit);
+            if (rc != 0)
+                err->offset = g->open;
+        } else {
+            rc = condition(text + g->start, g->end - g->start, g->start, c, out, err);
+        }
+        goto done;
+    }
+    /* Text and expressions: the string format() makes (truthy unless empty). */
+    if (combined(text, &t, &e, err) != 0)
+        goto done;
+    rc = expr_eval(e, c, true, out, err);
+    if (rc != 0)
+        err->offset = 0;
+done:
+    expr_free(e);
+    template_free(&t);
+    if (rc != 0)
+        expr_result_clear(out);
+    return rc;
+}

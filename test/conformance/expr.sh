@@ -1,0 +1,50 @@
+#!/bin/sh
+# Differential test of the expression engine against GitHub's own evaluator, the npm
+# package @actions/expressions (version pinned by expr/package-lock.json): the same
+# generated expressions, with the same fully known contexts, must give the same value,
+# or both an error. Usage: test/conformance/expr.sh PATH/TO/expr_driver
+# The package is installed into build/npm (EXPR_NPM_DIR) when missing.
+set -eu
+driver=$1
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+npm_dir=${EXPR_NPM_DIR:-$root/build/npm}
+want=$(sed -n 's/.*"@actions\/expressions": "\(.*\)".*/\1/p' "$here/expr/package.json")
+
+if ! command -v node >/dev/null 2>&1; then
+    echo "expr differential: skipped, node not found"
+    exit 0
+fi
+have=$(node -p "try { require('$npm_dir/node_modules/@actions/expressions/package.json').version } catch { '' }")
+if [ "$have" != "$want" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "expr differential: skipped, npm not found (needed once, to install @actions/expressions)"
+        exit 0
+    fi
+    mkdir -p "$npm_dir"
+    cp "$here/expr/package.json" "$here/expr/package-lock.json" "$npm_dir/"
+    (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+node "$here/expr/gen.js" "$npm_dir" >"$tmp/expressions.jsonl"
+node "$here/expr/oracle.js" "$npm_dir" "$here/expr/contexts.json" "$tmp/expressions.jsonl" >"$tmp/github.out"
+"$driver" "$here/expr/contexts.json" "$tmp/expressions.jsonl" >"$tmp/fanout.out"
+
+paste -d '\n' "$tmp/expressions.jsonl" "$tmp/github.out" "$tmp/fanout.out" | awk '
+    NR % 3 == 1 { expr = $0 }
+    NR % 3 == 2 { github = $0 }
+    NR % 3 == 0 {
+        n++
+        if (github == $0) { agree++; next }
+        if (++shown <= 5) {
+            print "  expression: " substr(expr, 1, 200)
+            print "    GitHub: " substr(github, 1, 200)
+            print "    fanout: " substr($0, 1, 200)
+        }
+    }
+    END {
+        printf "expr differential: %d/%d agree\n", agree, n
+        exit (agree == n && n > 0) ? 0 : 1
+    }'

@@ -1,0 +1,60 @@
+# Issue 8's acceptance scenario, a real SGLang change (fixtures/gha-sglang-scenario/README.md),
+# and every corpus workflow rendering cleanly. Expected values come from the sources.
+set -eu
+S="$ROOT/fixtures/gha-sglang-scenario"
+W="$SHARED/corpus/sglang/workflows"
+
+# After the change: the unit-test step is in part 0 only, with the status functions left.
+"$FANOUT" render "$S/after.yml" >after.yml
+awk '/^  multimodal-gen-test-1-gpu-amd-[0-9]+:/{job=$1} /name: Run diffusion unit tests/{print job}' after.yml >where.txt
+[ "$(cat where.txt)" = "multimodal-gen-test-1-gpu-amd-0:" ] || { echo "unit step in: $(cat where.txt)"; exit 1; }
+grep -A1 'name: Run diffusion unit tests' after.yml | grep -qx '        if: success() || failure()'
+# The 2-GPU matrix has two jobs, told they are 2 partitions.
+[ "$(grep -c '^  multimodal-gen-test-2-gpu-amd-[0-9]*:' after.yml)" = 2 ]
+[ "$(grep -c -- '--total-partitions 2 ' after.yml)" = 2 ]
+# pr-test-amd-finish needs every job of both matrices (4 + 2), not the matrix ids.
+for j in multimodal-gen-test-1-gpu-amd-0 multimodal-gen-test-1-gpu-amd-3 multimodal-gen-test-2-gpu-amd-1; do
+    awk '/^  pr-test-amd-finish:/{f=1} f && /^  [a-z]/ && !/pr-test-amd-finish/{f=0} f' after.yml | grep -qx "      - $j"
+done
+# The rendering renders to itself.
+"$FANOUT" render after.yml >again.yml
+cmp after.yml again.yml
+
+# The diff a reviewer reads.
+set +e
+"$FANOUT" diff "$S/before.yml" "$S/after.yml" >diff.txt
+rc=$?
+set -e
+[ $rc = 1 ] || { echo "diff exit $rc"; cat diff.txt; exit 1; }
+grep -qxF 'multimodal-gen-test-2-gpu-amd: matrix 3 -> 2 jobs (part 2 removed)' diff.txt
+grep -qxF -- '- multimodal-gen-unit-test-amd: removed' diff.txt
+grep -qxF '~ multimodal-gen-test-1-gpu-amd (part 0): step "Run diffusion unit tests" added' diff.txt
+grep -qF 'step "Run diffusion server tests (2-GPU)": run: --total-partitions 3 \ -> --total-partitions 2 \' diff.txt
+# The same findings in the other formats.
+"$FANOUT" diff --format json "$S/before.yml" "$S/after.yml" >diff.json || [ $? = 1 ]
+grep -q '"removed": 1,' diff.json
+grep -q '"step": "multimodal-gen-test-1-gpu-amd (part 0)"' diff.json
+"$FANOUT" diff --format github "$S/before.yml" "$S/after.yml" >diff.gh || [ $? = 1 ]
+grep -qF '::notice title=fanout diff (shards)::multimodal-gen-test-2-gpu-amd: matrix 3 -> 2 jobs (part 2 removed)' diff.gh
+
+# Every corpus workflow renders (and validates: render checks input and rendering), and a
+# matrix job becomes as many jobs as its vectors multiply to.
+for f in "$W"/*.yml; do
+    "$FANOUT" render "$f" >one.yml 2>one.err || { echo "$f"; cat one.err; exit 1; }
+    ! grep -q ': error:' one.err
+done
+"$FANOUT" render "$W/pr-test-amd.yml" >amd.yml
+want=$(awk '/^        part: \[/{sub(/#.*/, ""); gsub(/[^0-9,]/, ""); n += split($0, a, ",")} END{print n}' "$W/pr-test-amd.yml")
+got=$(grep -cE '^          (- |  )part: [0-9]+$' amd.yml)
+[ "$want" = "$got" ] || { echo "pr-test-amd.yml: $got matrix jobs, expected $want"; exit 1; }
+# Several workflows render together (job ids are each workflow's own).
+"$FANOUT" render "$W" >all.yml
+# check works on workflows as on pipelines: fresh, then stale with a diff.
+"$FANOUT" render "$S/before.yml" >committed.yml
+"$FANOUT" check "$S/before.yml" --rendered committed.yml
+set +e
+"$FANOUT" check "$S/after.yml" --rendered committed.yml >stale.diff 2>stale.err
+rc=$?
+set -e
+[ $rc = 1 ] || { echo "check on a stale rendering: exit $rc"; exit 1; }
+grep -q -- '--total-partitions 2' stale.diff

@@ -1,0 +1,831 @@
+/* GitHub Actions expressions: lexer, parser, evaluation with GitHub's coercions, partial
+ * evaluation and its canonical text, templates, `if:` values, limits and errors. The
+ * bulk comparison with GitHub's own evaluator is test/conformance/expr.sh. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/expr.h"
+#include "fanout/ynode.h"
+#include "unit.h"
+
+/* A value in one line: strings quoted '...', numbers as GitHub turns them into text,
+ * arrays and objects as [a,b] and {k:v}. */
+static void dump(char *out, size_t size, const struct expr_value *v)
+{
+    size_t n = strlen(out);
+    char *s;
+
+    switch (expr_kind_of(v)) {
+    case EXPR_NULL:
+        snprintf(out + n, size - n, "null");
+        break;
+    case EXPR_BOOL:
+        snprintf(out + n, size - n, "%s", expr_bool_value(v) ? "true" : "false");
+        break;
+    case EXPR_NUMBER:
+        s = expr_to_string(v);
+        snprintf(out + n, size - n, "%s", s);
+        free(s);
+        break;
+    case EXPR_STRING:
+        snprintf(out + n, size - n, "'%s'", expr_string_value(v, NULL));
+        break;
+    case EXPR_ARRAY:
+    case EXPR_OBJECT:
+        snprintf(out + n, size - n, expr_kind_of(v) == EXPR_ARRAY ? "[" : "{");
+        for (size_t i = 0; i < expr_len(v); i++) {
+            n = strlen(out);
+            if (i)
+                snprintf(out + n, size - n, ",");
+            if (expr_kind_of(v) == EXPR_OBJECT) {
+                n = strlen(out);
+                snprintf(out + n, size - n, "%s:", expr_key(v, i, NULL));
+            }
+            dump(out, size, expr_kind_of(v) == EXPR_ARRAY ? expr_item(v, i) : expr_member(v, i));
+        }
+        n = strlen(out);
+        snprintf(out + n, size - n, expr_kind_of(v) == EXPR_ARRAY ? "]" : "}");
+        break;
+    }
+}
+
+/* "V value", "R residual | unknown | status" or "E offset: message". */
+static char result_text[4096];
+
+static const char *show(int rc, const struct expr_result *r, const struct expr_error *err)
+{
+    result_text[0] = '\0';
+    if (rc != 0) {
+        snprintf(result_text, sizeof(result_text), "E %zu: %s", err->offset, err->message);
+    } else if (r->value) {
+        ck_assert_ptr_null(r->residual);
+        snprintf(result_text, sizeof(result_text), "V ");
+        dump(result_text, sizeof(result_text), r->value);
+    } else {
+        ck_assert_ptr_nonnull(r->residual);
+        snprintf(result_text, sizeof(result_text), "R %s | %s | %s", r->residual, r->unknown,
+                 r->status ? "status" : "-");
+    }
+    return result_text;
+}
+
+static struct expr_contexts *ctx;
+
+/* The contexts of every test: matrix, strategy, inputs, env known; github, secrets,
+ * steps, needs... unknown. */
+static void setup(void)
+{
+    static const char *const json[][2] = {
+        {"matrix", "{\"os\": \"Ubuntu\", \"node\": 18, \"part\": 0, \"py\": \"3.10\", \"flag\": true,"
+                   " \"list\": [1, \"two\", null], \"obj\": {\"A\": {\"v\": 1}, \"b\": {\"v\": 2}},"
+                   " \"q\": \"it's\", \"none\": null, \"nan\": [1], \"inj\": \"${{ secrets.X }}\","
+                   " \"empty\": \"\"}"},
+        {"strategy", "{\"job-index\": 2, \"job-total\": 4}"},
+        {"inputs", "{\"name\": \"World\", \"count\": \"3\"}"},
+        {"env", "{\"JSON\": \"{\\\"a\\\": [1, 2]}\", \"BAD\": \"{a: 1}\"}"},
+    };
+
+    ctx = expr_contexts_create();
+    ck_assert_ptr_nonnull(ctx);
+    for (size_t i = 0; i < sizeof(json) / sizeof(json[0]); i++) {
+        char *error = NULL;
+        struct expr_value *v = expr_from_json(json[i][1], strlen(json[i][1]), &error);
+
+        ck_assert_msg(v != NULL, "%s: %s", json[i][0], error);
+        ck_assert_int_eq(expr_contexts_set(ctx, json[i][0], v), 0);
+    }
+}
+
+static void teardown(void)
+{
+    expr_contexts_destroy(ctx);
+}
+
+static const char *eval_as(const char *text, bool condition)
+{
+    struct expr_error err = {0};
+    struct expr_result r;
+    struct expr *e = expr_parse(text, strlen(text), &err);
+    int rc = -1;
+
+    memset(&r, 0, sizeof(r));
+    if (e)
+        rc = expr_eval(e, ctx, condition, &r, &err);
+    show(rc, &r, &err);
+    expr_result_clear(&r);
+    expr_free(e);
+    return result_text;
+}
+
+static const char *value_of(const char *text)
+{
+    return eval_as(text, false);
+}
+
+static const char *condition_of(const char *text)
+{
+    return eval_as(text, true);
+}
+
+static const char *template_of(const char *text)
+{
+    struct expr_error err = {0};
+    struct expr_result r;
+    int rc = expr_template_eval(text, strlen(text), ctx, &r, &err);
+
+    show(rc, &r, &err);
+    expr_result_clear(&r);
+    return result_text;
+}
+
+static const char *if_of(const char *text)
+{
+    struct expr_error err = {0};
+    struct expr_result r;
+    int rc = expr_condition_eval(text, strlen(text), ctx, &r, &err);
+
+    show(rc, &r, &err);
+    expr_result_clear(&r);
+    return result_text;
+}
+
+#define VALUE(text, want) ck_assert_str_eq(value_of(text), (want))
+#define CONDITION(text, want) ck_assert_str_eq(condition_of(text), (want))
+#define TEMPLATE(text, want) ck_assert_str_eq(template_of(text), (want))
+#define IF(text, want) ck_assert_str_eq(if_of(text), (want))
+
+/* ---- lexer ---- */
+
+START_TEST(lexer_literals)
+{
+    VALUE("null", "V null");
+    VALUE("true", "V true");
+    VALUE("0xff", "V 255");
+    VALUE("0XFF", "V 255");
+    VALUE("0b101", "V 5");
+    VALUE("0o17", "V 15");
+    VALUE("1e3", "V 1000");
+    VALUE("-2.5E-1", "V -0.25");
+    VALUE(".5", "V 0.5");
+    VALUE("+1", "V 1");
+    VALUE("5.", "V 5");
+    VALUE("007", "V 7");
+    VALUE("Infinity", "V Infinity");
+    VALUE("-Infinity", "V -Infinity");
+    VALUE("NaN", "V NaN");
+    VALUE("1e400", "V Infinity");
+    VALUE("'it''s'", "V 'it's'");
+    VALUE("'a''b''c'", "V 'a'b'c'"); /* every '' (the npm package unescapes only the first) */
+    VALUE("''", "V ''");
+    VALUE("'line\nbreak'", "V 'line\nbreak'");
+    VALUE(" \t\r\n1\n", "V 1");
+}
+END_TEST
+
+START_TEST(lexer_errors)
+{
+    VALUE("\"x\"", "E 0: Unexpected symbol: '\"x\"'");
+    VALUE("1 = 1", "E 2: Unexpected symbol: '='");
+    VALUE("1 & 1", "E 2: Unexpected symbol: '&'");
+    VALUE("1 | 1", "E 2: Unexpected symbol: '|'");
+    VALUE("matrix.os == 'x", "E 13: Unexpected symbol: ''x'");
+    VALUE("1_000", "E 0: Unexpected symbol: '1_000'");
+    VALUE("-0x10", "E 0: Unexpected symbol: '-0x10'");
+    VALUE("1.2.3", "E 0: Unexpected symbol: '1.2.3'");
+    VALUE("- 1", "E 0: Unexpected symbol: '-'");
+    VALUE("'a'.b", "E 3: Unexpected symbol: '.b'");
+    VALUE("matrix\xc2\xa0.os", "E 6: Unexpected symbol: '\xc2\xa0'");
+    VALUE("matrix.\xc3\xa9", "E 7: Unexpected symbol: '\xc3\xa9'");
+    VALUE("'a\xff'", "E 2: invalid UTF-8");
+    VALUE("", "E 0: An expression was expected");
+    VALUE("  ", "E 0: An expression was expected");
+}
+END_TEST
+
+/* ---- parser ---- */
+
+START_TEST(parser_precedence)
+{
+    VALUE("true || false && false", "V true");
+    VALUE("(true || false) && false", "V false");
+    VALUE("!1 == false", "V true");
+    VALUE("1 < 2 == 2 > 1", "V true");
+    VALUE("1 == 1 == 1", "V true"); /* (1 == 1) == 1 */
+    VALUE("2 > 1 > 0", "V true");   /* (2 > 1) > 0: true > 0 */
+    VALUE("3 > 2 > 1", "V false");  /* true > 1 is 1 > 1 */
+    VALUE("(matrix).os", "V 'Ubuntu'");
+    VALUE("contains('a', 'A',)", "V true"); /* the package allows a trailing comma */
+}
+END_TEST
+
+START_TEST(parser_errors)
+{
+    VALUE("1 2", "E 2: Unexpected symbol: '2'");
+    VALUE("(1", "E 1: Unexpected end of expression: '1'");
+    VALUE("1)", "E 1: Unexpected symbol: ')'");
+    VALUE("1 ==", "E 2: Unexpected end of expression: '=='");
+    VALUE("'a'[0]", "E 3: Unexpected symbol: '['");
+    VALUE("matrix.", "E 7: Unexpected symbol: 'EOF'");
+    VALUE("matrix.0", "E 7: Unexpected symbol: '0'");
+    VALUE("foo.bar", "E 0: Unrecognized named-value: 'foo'");
+    VALUE("nope(1)", "E 0: Unrecognized function: 'nope'");
+    VALUE("contains('a')", "E 0: Too few parameters supplied: 'contains'");
+    VALUE("toJSON(1, 2)", "E 0: Too many parameters supplied: 'toJSON'");
+    VALUE("case(true, 1, 2, 3)",
+          "E 0: Even number of parameters supplied, requires an odd number of parameters: 'case'");
+    VALUE("success(1)", "E 0: Too many parameters supplied: 'success'");
+    VALUE("hashFiles()", "E 0: Too few parameters supplied: 'hashFiles'");
+    VALUE("format('{0}', 1,, 2)", "E 16: Unexpected symbol: ','");
+}
+END_TEST
+
+/* A text of `n` copies of `unit` around `middle`, closed by `n` copies of `close`. */
+static char *nested(const char *unit, const char *middle, const char *close, int n)
+{
+    size_t len = (strlen(unit) + strlen(close)) * (size_t)n + strlen(middle) + 1;
+    char *s = malloc(len);
+
+    ck_assert_ptr_nonnull(s);
+    s[0] = '\0';
+    for (int i = 0; i < n; i++)
+        strcat(s, unit);
+    strcat(s, middle);
+    for (int i = 0; i < n; i++)
+        strcat(s, close);
+    return s;
+}
+
+START_TEST(parser_depth)
+{
+    /* @actions/expressions counts 1 for the expression, 1 per !, per grouping, per
+     * function argument, per index, and 1 per run of && or ||: 50 at most. */
+    char *s = nested("!", "true", "", 49);
+
+    VALUE(s, "V false");
+    free(s);
+    s = nested("!", "true", "", 50);
+    VALUE(s, "E 50: Exceeded max expression depth 50: 'true'");
+    free(s);
+    s = nested("(", "1", ")", 49);
+    VALUE(s, "V 1");
+    free(s);
+    s = nested("(", "1", ")", 50);
+    VALUE(s, "E 50: Exceeded max expression depth 50: '1'");
+    free(s);
+    s = nested("", "matrix", ".obj", 49);
+    VALUE(s, "V null");
+    free(s);
+    s = nested("", "matrix", ".obj", 50);
+    ck_assert_int_eq(strncmp(value_of(s), "E ", 2), 0);
+    free(s);
+    s = nested("toJSON(", "1", ")", 49);
+    ck_assert_int_eq(strncmp(value_of(s), "E ", 2), 0);
+    free(s);
+    s = nested("toJSON(", "1", ")", 10);
+    ck_assert_int_eq(strncmp(value_of(s), "V '", 3), 0);
+    free(s);
+}
+END_TEST
+
+START_TEST(parser_long_runs)
+{
+    /* A run of comparisons is not counted by the package: 7,000 of them parse, and
+     * evaluate without recursion. */
+    char *s = nested("1 == ", "1", "", 4000);
+    char *t = nested("true && ", "1", "", 2000);
+
+    VALUE(s, "V true");
+    VALUE(t, "V 1");
+    free(s);
+    free(t);
+}
+END_TEST
+
+START_TEST(parser_length)
+{
+    char *s = malloc(21004);
+
+    ck_assert_ptr_nonnull(s);
+    memset(s, 'a', 21003);
+    s[0] = s[20999] = '\'';
+    s[21000] = '\0';
+    ck_assert_int_eq(strncmp(value_of(s), "V 'aaa", 6), 0);
+    s[20999] = 'a';
+    s[21000] = '\'';
+    s[21001] = '\0';
+    VALUE(s, "E 0: Exceeded max expression length 21000");
+    free(s);
+}
+END_TEST
+
+/* ---- evaluation ---- */
+
+START_TEST(eval_equality)
+{
+    VALUE("'ABC' == 'abc'", "V true");
+    VALUE("'16' == 16", "V true");
+    VALUE("'0x10' == 16", "V true");
+    VALUE("' 1 ' == 1", "V true");
+    VALUE("'' == 0", "V true");
+    VALUE("'' == null", "V true"); /* null -> 0, '' -> 0 */
+    VALUE("null == 0", "V true");
+    VALUE("true == 1", "V true");
+    VALUE("'true' == true", "V false"); /* 'true' -> NaN */
+    VALUE("NaN == NaN", "V false");
+    VALUE("matrix.list == matrix.list", "V true");
+    VALUE("fromJSON('[]') == fromJSON('[]')", "V false");
+    VALUE("matrix.list == 'Array'", "V false");
+    VALUE("matrix.obj.* == matrix.obj.*", "V false"); /* a new filter each time */
+    VALUE("'\xc3\xa9' == '\xc3\x89'", "V true");
+    VALUE("'\xc4\xb1' == 'I'", "V false"); /* dotless i keeps its case */
+    VALUE("'\xc5\xbf' == 's'", "V true");   /* long s: S in upper case */
+}
+END_TEST
+
+START_TEST(eval_comparison)
+{
+    VALUE("'a' < 'B'", "V true");
+    VALUE("'B' <= 'b'", "V true");
+    VALUE("null >= 0", "V true");
+    VALUE("null > null", "V false");
+    VALUE("true > false", "V true");
+    VALUE("'10' > 9", "V true");
+    VALUE("'abc' > 1", "V false");
+    VALUE("matrix.list > 0", "V false");
+    VALUE("'\xef\xbd\x81' > '\xf0\x9f\x98\x80'", "V true"); /* UTF-16 order: U+FF41 > U+1F600 */
+}
+END_TEST
+
+START_TEST(eval_logic)
+{
+    VALUE("1 && 'x'", "V 'x'");
+    VALUE("0 && 'x'", "V 0");
+    VALUE("'' || null", "V null");
+    VALUE("'' || 'b' || 'c'", "V 'b'");
+    VALUE("!''", "V true");
+    VALUE("!'0'", "V false");
+    VALUE("!NaN", "V true");
+    VALUE("!matrix.list", "V false");
+    VALUE("false && fromJSON('x')", "V false"); /* never evaluated */
+}
+END_TEST
+
+START_TEST(eval_index)
+{
+    VALUE("matrix.OS", "V 'Ubuntu'");
+    VALUE("MATRIX['os']", "V 'Ubuntu'");
+    VALUE("matrix.list[1]", "V 'two'");
+    VALUE("matrix.list['1']", "V 'two'");
+    VALUE("matrix.list[1.9]", "V 'two'");
+    VALUE("matrix.list['']", "V 1"); /* Number('') is 0 */
+    VALUE("matrix.list[true]", "V 'two'");
+    VALUE("matrix.list[-1]", "V null");
+    VALUE("matrix.list[9]", "V null");
+    VALUE("matrix.list.x", "V null");
+    VALUE("matrix.os.x", "V null");
+    VALUE("matrix.obj.*.v", "V [1,2]");
+    VALUE("matrix.obj.*", "V [{v:1},{v:2}]");
+    VALUE("matrix.obj[*].v", "V [1,2]");
+    VALUE("(matrix.obj.*).v", "V [1,2]");
+    VALUE("matrix.list.*[0]", "V []");
+    VALUE("matrix.os.*", "V []");
+    VALUE("matrix.obj.a.v", "V 1");
+    VALUE("strategy.job-index", "V 2");
+}
+END_TEST
+
+START_TEST(eval_functions)
+{
+    VALUE("contains('Hello', 'ELL')", "V true");
+    VALUE("contains(matrix.list, 'TWO')", "V true");
+    VALUE("contains(matrix.list, null)", "V true");
+    VALUE("contains(matrix.obj, 'A')", "V false");
+    VALUE("startsWith('Hello', 'he')", "V true");
+    VALUE("endsWith(matrix.py, '.10')", "V true");
+    VALUE("endsWith(matrix.list, 'o')", "V false");
+    VALUE("format('{0}-{1}', 'a', 3.5)", "V 'a-3.5'");
+    VALUE("format('{{{0}}}', 1)", "V '{1}'");
+    VALUE("format('}}{{')", "V '}{'");
+    VALUE("format('{0:x}', 1)", "V '1'");
+    VALUE("format('{1 {0}', 'a', 'b')", "V 'b'"); /* {1 ... } reads as {1} */
+    VALUE("format('{0}', matrix.list, 1)", "V 'Array'");
+    VALUE("format('{1}', 1)",
+          "E 0: The following format string references more arguments than were supplied: {1}");
+    VALUE("format('{', 1)", "E 0: The following format string is invalid: {");
+    VALUE("format('}', 1)", "E 0: The following format string is invalid: }");
+    VALUE("join(matrix.list)", "V '1,two,'");
+    VALUE("join(matrix.list, ' + ')", "V '1 + two + '");
+    VALUE("join(matrix.list, matrix.list)", "V '1,two,'");
+    VALUE("join('abc', '-')", "V 'abc'");
+    VALUE("join(matrix.obj)", "V ''");
+    VALUE("toJSON(matrix.obj)", "V '{\n  \"A\": {\n    \"v\": 1\n  },\n  \"b\": {\n    \"v\": 2\n  }\n}'");
+    VALUE("toJSON(fromJSON('[]'))", "V '[]'");
+    VALUE("toJSON('a\"\\\x01')", "V '\"a\\\"\\\\\\u0001\"'");
+    VALUE("toJSON(1e21)", "V '1e+21'");
+    VALUE("toJSON(NaN)", "V 'null'");
+    VALUE("fromJSON(env.JSON).a[1]", "V 2");
+    VALUE("fromJSON('{\"a\": 1, \"A\": 2, \"a\": 3}')", "V {a:3}");
+    VALUE("fromJSON(' ')", "E 0: fromJSON: empty input");
+    VALUE("fromJSON('[1,]')",
+          "E 0: Error parsing JSON when evaluating fromJSON: Unexpected token at position 3");
+    VALUE("fromJSON('[1] [2]')", "E 0: Error parsing JSON when evaluating fromJSON: Unexpected "
+                                 "non-whitespace character after JSON at position 4");
+    VALUE("case(false, 1, true, 2, 3)", "V 2");
+    VALUE("case(false, 1, 3)", "V 3");
+    VALUE("case('yes', 1, 3)", "E 0: case predicate must evaluate to a boolean value");
+    VALUE("CONTAINS('a', 'a')", "V true");
+}
+END_TEST
+
+START_TEST(eval_long_message)
+{
+    /* A message cut at 200 bytes does not end inside a character. */
+    char text[400] = "format('{";
+    const char *msg;
+    size_t n;
+
+    for (int i = 0; i < 150; i++)
+        strcat(text, "\xc3\xa9");
+    strcat(text, "', 1)");
+    msg = value_of(text);
+    n = strlen(msg);
+    ck_assert_int_eq(strncmp(msg, "E 0: The following format string is invalid: {\xc3\xa9", 48), 0);
+    ck_assert_uint_lt(n, 205);
+    ck_assert_int_eq((unsigned char)msg[n - 1], 0xa9);
+}
+END_TEST
+
+START_TEST(eval_numbers_as_text)
+{
+    VALUE("format('{0}', 0.30000000000000004)", "V '0.3'");
+    VALUE("format('{0}', 0.3333333333333333)", "V '0.333333333333333'");
+    VALUE("format('{0}', 0.0000152587890625)", "V '0.000015258789063'"); /* a tie: away from 0 */
+    VALUE("format('{0}', 1e21)", "V '1e+21'");
+    VALUE("format('{0}', 1e-7)", "V '1e-7'");
+    VALUE("format('{0}', 123456789012345680000)", "V '123456789012345680000'");
+    VALUE("format('{0}', -0)", "V '0'");
+    VALUE("format('{0}', matrix.py)", "V '3.10'");
+    VALUE("toJSON(0.30000000000000004)", "V '0.30000000000000004'");
+    VALUE("toJSON(5e-324)", "V '5e-324'");
+}
+END_TEST
+
+START_TEST(eval_string_cap)
+{
+    /* toJSON of toJSON doubles its length each time: refused past 1 MiB. */
+    char *s = nested("toJSON(", "'\"'", ")", 30);
+
+    ck_assert_str_eq(value_of(s), "E 77: the result would be longer than 1 MiB");
+    free(s);
+}
+END_TEST
+
+/* ---- partial evaluation ---- */
+
+START_TEST(partial_brief)
+{
+    CONDITION("matrix.part == 0 && (success() || failure())",
+              "R success() || failure() | success, failure | status");
+    char *error = NULL;
+
+    ck_assert_int_eq(expr_contexts_set(ctx, "matrix", expr_from_json("{\"part\": 1}", 11, &error)), 0);
+    CONDITION("matrix.part == 0 && (success() || failure())", "V false");
+}
+END_TEST
+
+START_TEST(partial_logic)
+{
+    VALUE("true && github.x", "R github.x | github | -");
+    VALUE("false && github.x", "V false");
+    VALUE("'' || github.x", "R github.x | github | -");
+    VALUE("'a' || github.x", "V 'a'");
+    VALUE("github.x && true", "R github.x && true | github | -");
+    CONDITION("github.x && true", "R github.x | github | -");
+    VALUE("github.x || ''", "R github.x || '' | github | -");
+    CONDITION("github.x || ''", "R github.x | github | -");
+    VALUE("github.x && true && github.y", "R github.x && github.y | github | -");
+    VALUE("github.x && 0 && github.y", "R github.x && 0 | github | -");
+    CONDITION("github.x && 0 && github.y", "V 0");
+    CONDITION("success() && matrix.os == 'windows'", "V false");
+    CONDITION("!(github.x && false)", "V true");
+    /* It could fail at run time, so it stays. */
+    CONDITION("fromJSON(github.x) && false", "R fromJSON(github.x) && false | github | -");
+}
+END_TEST
+
+START_TEST(partial_status)
+{
+    /* A status function folded away is replaced: GitHub adds success() otherwise. */
+    CONDITION("failure() || true", "R always() | always | status");
+    CONDITION("(true || always()) && github.x == 'a'",
+              "R always() && github.x == 'a' | always, github | status");
+    CONDITION("always() && false", "V false");
+    CONDITION("matrix.os == 'Ubuntu'", "V true");
+    VALUE("success()", "R success() | success | status");
+    VALUE("hashFiles('**/*.lock', matrix.os)", "R hashFiles('**/*.lock', 'Ubuntu') | hashFiles | -");
+}
+END_TEST
+
+START_TEST(partial_errors)
+{
+    /* fromJSON fails only if GitHub reaches it. */
+    VALUE("github.x || fromJSON(env.BAD)", "R github.x || fromJSON('{a: 1}') | github | -");
+    VALUE("fromJSON(env.BAD) || github.x",
+          "E 0: Error parsing JSON when evaluating fromJSON: Expected property name at position 1");
+    VALUE("github.x == fromJSON(env.BAD)",
+          "E 12: Error parsing JSON when evaluating fromJSON: Expected property name at position 1");
+}
+END_TEST
+
+START_TEST(partial_canonical)
+{
+    VALUE("GITHUB.Event.Action", "R github.Event.Action | github | -");
+    VALUE("github['a b']['c']", "R github['a b'].c | github | -");
+    VALUE("github[matrix.os]", "R github.Ubuntu | github | -");
+    VALUE("github[matrix.node]", "R github[18] | github | -");
+    VALUE("github.x[*]", "R github.x.* | github | -");
+    VALUE("STARTSWITH(github.ref , 'refs/' )", "R startsWith(github.ref, 'refs/') | github | -");
+    VALUE("(github.a || github.b) && github.c", "R (github.a || github.b) && github.c | github | -");
+    VALUE("github.a || (github.b || github.c)", "R github.a || github.b || github.c | github | -");
+    VALUE("github.a == (github.b == 1)", "R github.a == (github.b == 1) | github | -");
+    VALUE("(github.a == github.b) == 1", "R github.a == github.b == 1 | github | -");
+    VALUE("!(github.a < 1)", "R !(github.a < 1) | github | -");
+    VALUE("(!github.a) < 1", "R !github.a < 1 | github | -");
+    VALUE("1 == 2 == github.a", "R false == github.a | github | -");
+    VALUE("github.a == 1 == 2", "R github.a == 1 == 2 | github | -");
+    VALUE("contains(matrix.list, github.x)",
+          "R contains(fromJSON('[1,\"two\",null]'), github.x) | github | -");
+    VALUE("contains(matrix.obj.*, github.x)",
+          "R contains(fromJSON('[{\"v\":1},{\"v\":2}]').*, github.x) | github | -");
+    VALUE("matrix.q == github.x", "R 'it''s' == github.x | github | -");
+    VALUE("matrix.obj[github.x]",
+          "R fromJSON('{\"A\":{\"v\":1},\"b\":{\"v\":2}}')[github.x] | github | -");
+    VALUE("fromJSON(toJSON(matrix.q))[github.x]", "R ('it''s')[github.x] | github | -");
+    VALUE("format('{0} {1}', 1e21, secrets.token)", "R format('{0} {1}', 1e+21, secrets.token) | secrets | -");
+    VALUE("-1 < github.a", "R -1 < github.a | github | -");
+    VALUE("NaN == github.a", "R NaN == github.a | github | -");
+    VALUE("github.a && 0.1", "R github.a && 0.1 | github | -");
+}
+END_TEST
+
+START_TEST(partial_unwritable)
+{
+    struct expr_value *m = expr_object(), *a = expr_array(), *s;
+    char *long_text = malloc(30001);
+
+    /* NaN inside an array has no JSON spelling for fromJSON('...'). */
+    ck_assert_ptr_nonnull(long_text);
+    ck_assert_int_eq(expr_array_append(a, expr_number(NAN)), 0);
+    ck_assert_int_eq(expr_object_set(m, "a", 1, a), 0);
+    memset(long_text, 'x', 30000);
+    s = expr_string(long_text, 30000);
+    free(long_text);
+    ck_assert_int_eq(expr_object_set(m, "long", 4, s), 0);
+    ck_assert_int_eq(expr_contexts_set(ctx, "matrix", m), 0);
+    VALUE("contains(matrix.a, github.x)",
+          "E 0: a known value cannot be written into the expression: NaN or Infinity inside an "
+          "array or object");
+    VALUE("matrix.a[0] == github.x", "R NaN == github.x | github | -");
+    /* Nor can a residual longer than GitHub allows. */
+    ck_assert_int_eq(strncmp(value_of("matrix.long == github.x"),
+                             "E 0: the expression left to GitHub would be refused: Exceeded max "
+                             "expression length 21000",
+                             90),
+                     0);
+}
+END_TEST
+
+START_TEST(partial_uses_context)
+{
+    struct expr_error err;
+    struct expr *e = expr_parse("MATRIX.os || github['x']", 24, &err);
+
+    ck_assert_ptr_nonnull(e);
+    ck_assert(expr_uses_context(e, "matrix"));
+    ck_assert(expr_uses_context(e, "GitHub"));
+    ck_assert(!expr_uses_context(e, "secrets"));
+    ck_assert(!expr_uses_context(e, "matri"));
+    expr_free(e);
+}
+END_TEST
+
+/* ---- templates and if: ---- */
+
+START_TEST(template_values)
+{
+    TEMPLATE("plain text", "V 'plain text'");
+    TEMPLATE("", "V ''");
+    TEMPLATE("${{ matrix.node }}", "V 18");
+    TEMPLATE("${{ matrix.list }}", "V [1,'two',null]");
+    TEMPLATE(" ${{ matrix.node }}", "V ' 18'"); /* text around: a string */
+    TEMPLATE("node-${{ matrix.node }}/${{ matrix.list }}", "V 'node-18/Array'");
+    TEMPLATE("${{ 'a}}b' }}", "V 'a}}b'");
+    TEMPLATE("${{ 'it''s}}' }}!", "V 'it's}}!'");
+    TEMPLATE("$${{ matrix.os }}", "V '$Ubuntu'");
+    TEMPLATE("{{ x }} ${{ 1 }}", "V '{{ x }} 1'");
+    TEMPLATE("${{ matrix.os }}}", "V 'Ubuntu}'");
+}
+END_TEST
+
+START_TEST(template_residuals)
+{
+    TEMPLATE("${{ github.ref }}", "R ${{ github.ref }} | github | -");
+    TEMPLATE("run ${{ matrix.os }} on ${{ github.ref }}!",
+             "R run Ubuntu on ${{ github.ref }}! | github | -");
+    TEMPLATE("${{ matrix.empty }}${{ github.ref }}",
+             "R ${{ format('{0}', github.ref) }} | github | -");
+    TEMPLATE("${{ matrix.inj }} ${{ github.ref }}",
+             "R ${{ '${{ secrets.X }} ' }}${{ github.ref }} | github | -");
+    TEMPLATE("$${{ '{{ secrets.X }}' }}${{ github.ref }}",
+             "R ${{ '${{ secrets.X }}' }}${{ github.ref }} | github | -");
+    TEMPLATE("${{ secrets.A }}-${{ github.B }}-${{ secrets.C }}",
+             "R ${{ secrets.A }}-${{ github.B }}-${{ secrets.C }} | secrets, github | -");
+}
+END_TEST
+
+START_TEST(template_errors)
+{
+    TEMPLATE("a ${{ matrix.os", "E 2: The expression is not closed. An unescaped ${{ sequence "
+                                "was found, but the closing }} sequence was not found.");
+    TEMPLATE("a ${{ 'x }}' ", "E 2: The expression is not closed. An unescaped ${{ sequence was "
+                              "found, but the closing }} sequence was not found.");
+    TEMPLATE("ab ${{  }}", "E 3: An expression was expected");
+    TEMPLATE("ab ${{ 1 = 1 }}", "E 9: Unexpected symbol: '='");
+    TEMPLATE("x ${{ fromJSON('') }}", "E 6: fromJSON: empty input");
+}
+END_TEST
+
+START_TEST(template_format_limits)
+{
+    /* Several parts make format('...', a, b...): at most 254 expressions, and one level
+     * deeper than each expression alone. */
+    char *s = nested("${{ 1 }}", "", "", 254), *bangs = nested("!", "true", "", 49);
+    char one[100], two[128];
+
+    ck_assert_int_eq(strncmp(template_of(s), "V '1111", 7), 0);
+    free(s);
+    s = nested("${{ 1 }}", "", "", 255);
+    TEMPLATE(s, "E 0: Too many parameters supplied: 'format'");
+    free(s);
+    snprintf(one, sizeof(one), "${{ %s }}", bangs);
+    snprintf(two, sizeof(two), "x %s", one);
+    free(bangs);
+    TEMPLATE(one, "V false");
+    TEMPLATE(two, "E 0: Exceeded max expression depth 50: 'true'");
+}
+END_TEST
+
+START_TEST(condition_forms)
+{
+    IF("matrix.part == 0", "V true");
+    IF("${{ matrix.part == 1 }}", "V false");
+    IF("  ", "R success() | success | status");
+    IF("${{ 'success()' }}", "R success() | success | status"); /* a string is read again */
+    IF("true && ${{ false }}", "V 'true && false'");
+    IF("${{ github.x }} == 1", "R format('{0} == 1', github.x) | github | -");
+    IF("github.event_name == 'push' && matrix.os == 'Ubuntu'",
+       "R github.event_name == 'push' | github | -");
+    IF("matrix.os == 'Ubuntu' || github.x", "V true");
+    IF("!cancelled() && matrix.part == 0", "R !cancelled() | cancelled | status");
+    IF("x == 1", "E 0: Unrecognized named-value: 'x'");
+    IF("  ${{ 1 == }}", "E 8: Unexpected end of expression: '=='");
+}
+END_TEST
+
+/* ---- values ---- */
+
+START_TEST(values_objects)
+{
+    struct expr_value *o = expr_object();
+    char key[16];
+
+    ck_assert_ptr_nonnull(o);
+    ck_assert_int_eq(expr_object_set(o, "Key", 3, expr_number(1)), 0);
+    ck_assert_int_eq(expr_object_set(o, "KEY", 3, expr_number(2)), 0);
+    ck_assert_uint_eq(expr_len(o), 1);
+    ck_assert_str_eq(expr_key(o, 0, NULL), "Key");
+    ck_assert(expr_number_value(expr_get(o, "key", 3)) == 2);
+    for (int i = 0; i < 1000; i++) {
+        snprintf(key, sizeof(key), "k%d", i);
+        ck_assert_int_eq(expr_object_set(o, key, strlen(key), expr_number(i)), 0);
+    }
+    ck_assert_uint_eq(expr_len(o), 1001);
+    ck_assert(expr_number_value(expr_get(o, "K777", 4)) == 777);
+    ck_assert_str_eq(expr_key(o, 778, NULL), "k777");
+    ck_assert_ptr_null(expr_get(o, "k1000", 5));
+    ck_assert_int_eq(expr_array_append(o, expr_null()), -1); /* not an array */
+    expr_unref(o);
+}
+END_TEST
+
+START_TEST(values_json)
+{
+    static const char *const bad[] = {
+        "[1,]", "{\"a\":1,}", "{'a':1}", "[NaN]", "[01]", "[.5]", "[1.]", "\"\\x\"", "\"a\tb\"",
+        "[1] [2]", "", " ", "tru", "{\"a\" 1}", "[-]", "1e", "// c\n1", "[Infinity]", "\"\\u12\"",
+    };
+    char *error = NULL, deep[2100];
+    const char *text;
+    char *json;
+    struct expr_value *v;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        v = expr_from_json(bad[i], strlen(bad[i]), &error);
+        ck_assert_msg(v == NULL, "accepted %s", bad[i]);
+        ck_assert_ptr_nonnull(error);
+        free(error);
+        error = NULL;
+    }
+    text = "{\"b\":[1,{\"c\":null}],\"a\":\"\\u00e9\\ud83d\\ude00\\ud800\",\"e\":{},\"f\":[]}";
+    v = expr_from_json(text, strlen(text), &error);
+    ck_assert_ptr_nonnull(v);
+    json = expr_to_json(v);
+    ck_assert_str_eq(json, "{\n  \"b\": [\n    1,\n    {\n      \"c\": null\n    }\n  ],\n  \"a\": "
+                           "\"\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbd\",\n  \"e\": {},\n  \"f\": []\n}");
+    free(json);
+    expr_unref(v);
+    memset(deep, '[', 1000);
+    memset(deep + 1000, ']', 1000);
+    v = expr_from_json(deep, 2000, &error);
+    ck_assert_ptr_nonnull(v);
+    expr_unref(v);
+    memset(deep, '[', 1001);
+    memset(deep + 1001, ']', 1001);
+    v = expr_from_json(deep, 2002, &error);
+    ck_assert_ptr_null(v);
+    ck_assert_str_eq(error, "Nested too deeply at position 1001");
+    free(error);
+}
+END_TEST
+
+START_TEST(values_ynode)
+{
+    struct ypos at = {0, 1, 1};
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ynode *map = ynode_new_map(doc, at), *seq = ynode_new_seq(doc, at);
+    static const char *const plain[] = {"3.10", "true", "~", "0x1F", "0o17", "-.inf", "yes", ""};
+    struct expr_value *v;
+    char out[512] = "";
+
+    ck_assert_ptr_nonnull(map);
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+        ck_assert_int_eq(ynode_append(doc, seq, ynode_new_plain(doc, plain[i], at)), 0);
+    ck_assert_int_eq(ynode_append(doc, seq, ynode_new_scalar(doc, "10", 2, YNODE_SINGLE_QUOTED, at)), 0);
+    ck_assert_int_eq(ynode_set(doc, map, "v", seq), 0);
+    ck_assert_int_eq(ynode_set(doc, map, "Name", ynode_new_string(doc, "x", 1, at)), 0);
+    v = expr_from_ynode(map);
+    ck_assert_ptr_nonnull(v);
+    dump(out, sizeof(out), v);
+    ck_assert_str_eq(out, "{v:[3.1,true,null,31,15,-Infinity,'yes',null,'10'],Name:'x'}");
+    ck_assert_ptr_nonnull(expr_get(v, "name", 4));
+    expr_unref(v);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
+Suite *expr_suite(void)
+{
+    Suite *s = suite_create("expr");
+    TCase *lex = tcase_create("lexer"), *parse = tcase_create("parser");
+    TCase *eval = tcase_create("eval"), *partial = tcase_create("partial");
+    TCase *tmpl = tcase_create("template"), *values = tcase_create("values");
+    TCase *all[] = {lex, parse, eval, partial, tmpl, values};
+
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        tcase_add_checked_fixture(all[i], setup, teardown);
+        suite_add_tcase(s, all[i]);
+    }
+    tcase_add_test(lex, lexer_literals);
+    tcase_add_test(lex, lexer_errors);
+    tcase_add_test(parse, parser_precedence);
+    tcase_add_test(parse, parser_errors);
+    tcase_add_test(parse, parser_depth);
+    tcase_add_test(parse, parser_long_runs);
+    tcase_add_test(parse, parser_length);
+    tcase_add_test(eval, eval_equality);
+    tcase_add_test(eval, eval_comparison);
+    tcase_add_test(eval, eval_logic);
+    tcase_add_test(eval, eval_index);
+    tcase_add_test(eval, eval_functions);
+    tcase_add_test(eval, eval_long_message);
+    tcase_add_test(eval, eval_numbers_as_text);
+    tcase_add_test(eval, eval_string_cap);
+    tcase_add_test(partial, partial_brief);
+    tcase_add_test(partial, partial_logic);
+    tcase_add_test(partial, partial_status);
+    tcase_add_test(partial, partial_errors);
+    tcase_add_test(partial, partial_canonical);
+    tcase_add_test(partial, partial_unwritable);
+    tcase_add_test(partial, partial_uses_context);
+    tcase_add_test(tmpl, template_values);
+    tcase_add_test(tmpl, template_residuals);
+    tcase_add_test(tmpl, template_errors);
+    tcase_add_test(tmpl, template_format_limits);
+    tcase_add_test(tmpl, condition_forms);
+    tcase_add_test(values, values_objects);
+    tcase_add_test(values, values_json);
+    tcase_add_test(values, values_ynode);
+    return s;
+}
