@@ -40,6 +40,8 @@ extern const char *const bk_key_keys[];
  * STEP item (with the check of undocumented keys), the jobs of an expanded one and the
  * canonical layout (step keys first in a fixed order, a group's steps last). */
 int bk_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps);
+int bk_rewrite(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+               depends_shards_fn shards_of, void *user);
 long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user);
 extern const struct emit_layout bk_layout;
 

@@ -88,8 +88,11 @@ struct dialect {
     int (*normalize)(struct ynode_doc *doc, struct ynode *items);
     int (*references)(const struct ynode *items, struct diag *d, const char *const *files,
                       depends_visit_fn visit, void *user);
-    int (*rewrite)(struct ynode_doc *doc, struct ynode *items, depends_shards_fn shards_of,
-                   void *user);
+    int (*rewrite)(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
+                   depends_shards_fn shards_of, void *user);
+    /* What a dialect keeps across the items of one run (ctx->state), or NULL for none. */
+    void *(*state_create)(void);
+    void (*state_destroy)(void *state);
     /* Calls `fn` for every job of an expanded item, in order (group containers are not
      * jobs). Returns the number of jobs, or -1 when `fn` failed. `fn` may be NULL. */
     long (*each_job)(const struct ynode *items, dialect_job_fn fn, void *user);

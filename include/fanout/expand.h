@@ -22,6 +22,7 @@ typedef int (*expand_key_fn)(void *user, const char *key, size_t len, unsigned s
 struct expand_ctx {
     struct diag *diag;
     const char *const *files; /* file names by ypos.file, for messages */
+    size_t n_files;
     bool upload;              /* keep $$VAR references in commands (env carries the values) */
     bool allow_placeholders;  /* %N in a step without parallelism is not an error */
     expand_key_fn on_key;     /* may be NULL */
@@ -33,6 +34,8 @@ struct expand_ctx {
     /* Expression contexts known for the whole run (an object: `inputs`, `vars`,
      * `github`...); NULL: none. For the dialects that evaluate expressions. */
     const struct expr_value *contexts;
+    /* The dialect's own state for this run (dialect.h), or NULL. */
+    void *state;
 };
 
 /* Expands every step of the sequence `steps` in place. Returns 0, or -1 after an

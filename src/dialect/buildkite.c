@@ -208,6 +208,13 @@ static const char *identify(const struct ynode *step, size_t *len, unsigned *sha
     return t;
 }
 
+int bk_rewrite(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+               depends_shards_fn shards_of, void *user)
+{
+    (void)ctx;
+    return depends_rewrite(doc, steps, shards_of, user);
+}
+
 long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
 {
     long jobs = 0;
@@ -262,6 +269,6 @@ const struct dialect dialect_buildkite = {
     .edges = depends_edges,
     .normalize = depends_normalize,
     .references = depends_each,
-    .rewrite = depends_rewrite,
+    .rewrite = bk_rewrite,
     .each_job = bk_each_job,
 };

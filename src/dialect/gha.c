@@ -12,9 +12,12 @@
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
 #include "fanout/matrix.h"
+#include "fanout/source.h"
 #include "fanout/ynode.h"
 
 #define GHA_NAME_MAX 100 /* JobNameBuilder cuts longer names to 97 chars and "..." */
+#define GHA_CALL_DEPTH 10 /* GitHub: up to ten levels of reusable workflows */
+#define GHA_CALL_JOBS 1000 /* jobs one call may become, nested calls included */
 
 static const struct stream_shape jobs_shape[] = {{"jobs", true}, {NULL, false}};
 
@@ -25,7 +28,91 @@ struct job {
     struct ynode_doc *doc;
     struct expr_contexts *contexts; /* the job's: the run's known contexts, matrix, strategy */
     int failed;                     /* an input error was reported */
+    unsigned depth;                 /* of reusable-workflow calls */
+    long calling[GHA_CALL_DEPTH];   /* the files of the calls this job is inside */
+    unsigned *budget;               /* jobs the outermost call may still become */
 };
+
+/* ---- the run's state: the jobs each inlined call became, for `needs: [caller]` ---- */
+
+struct call {
+    unsigned file;
+    char *caller;
+    char **jobs;
+    size_t n;
+};
+
+struct gha_state {
+    struct call *calls;
+    size_t n, cap;
+};
+
+static void *gha_state_create(void)
+{
+    return calloc(1, sizeof(struct gha_state));
+}
+
+static void call_clear(struct call *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->jobs[i]);
+    free(c->jobs);
+    free(c->caller);
+}
+
+static void gha_state_destroy(void *state)
+{
+    struct gha_state *st = state;
+
+    for (size_t i = 0; i < st->n; i++)
+        call_clear(&st->calls[i]);
+    free(st->calls);
+    free(st);
+}
+
+static struct call *call_find(struct gha_state *st, unsigned file, const char *caller, size_t len)
+{
+    for (size_t i = 0; st && i < st->n; i++) {
+        if (st->calls[i].file == file && strlen(st->calls[i].caller) == len &&
+            !memcmp(st->calls[i].caller, caller, len))
+            return &st->calls[i];
+    }
+    return NULL;
+}
+
+/* Records the job ids of `out` as what `caller` became (pass 2 records it again: replaced). */
+static int call_record(struct gha_state *st, unsigned file, const char *caller, size_t len,
+                       const struct ynode *out)
+{
+    struct call *c = call_find(st, file, caller, len);
+
+    if (!c) {
+        if (st->n == st->cap) {
+            struct call *grown = realloc(st->calls, (st->cap = st->cap ? st->cap * 2 : 8) * sizeof(*grown));
+
+            if (!grown)
+                return -1;
+            st->calls = grown;
+        }
+        c = &st->calls[st->n++];
+        memset(c, 0, sizeof(*c));
+        c->file = file;
+        if (!(c->caller = strndup(caller, len)))
+            return -1;
+    }
+    for (size_t i = 0; i < c->n; i++)
+        free(c->jobs[i]);
+    free(c->jobs);
+    c->n = 0;
+    if (!(c->jobs = calloc(ynode_len(out) ? ynode_len(out) : 1, sizeof(*c->jobs))))
+        return -1;
+    for (size_t i = 0; i < ynode_len(out); i++) {
+        if (!(c->jobs[i] = strdup(ynode_scalar(ynode_key(out, i), NULL))))
+            return -1;
+        c->n++;
+    }
+    return 0;
+}
 
 static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -544,6 +631,327 @@ static const char *condition_text(const struct ynode *cond, size_t *len)
     return t;
 }
 
+static int expand_job(struct job *j, struct ynode *items);
+
+static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+{
+    struct ypos p = ynode_pos(at);
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    diag_report(j->ctx->diag, DIAG_WARNING, DIAG_FINDING, j->ctx->files[p.file], p.line, p.col,
+                rule, "%s", msg);
+}
+
+/* The input that a local `uses: ./.github/workflows/X.yml` names: X.yml next to the
+ * caller (the inputs are workflow files, and the path is from the repository's root).
+ * Its file number, or -1 when it is not among the inputs. */
+static long callee_file(const struct job *j, const struct ynode *id, const char *uses)
+{
+    const char *caller = j->ctx->files[ynode_pos(id).file];
+    const char *slash = strrchr(caller, '/'), *base = strrchr(uses, '/');
+    size_t dir = slash ? (size_t)(slash - caller + 1) : 0;
+
+    base = base ? base + 1 : uses;
+    for (size_t i = 0; i < j->ctx->n_files; i++) {
+        const char *f = j->ctx->files[i];
+
+        if (strlen(f) == dir + strlen(base) && !strncmp(f, caller, dir) && !strcmp(f + dir, base))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* The called workflow's document (its own positions), or NULL after an error. */
+static struct ynode_doc *read_callee(struct job *j, long file)
+{
+    struct source *src = source_open(j->ctx->files[file], j->ctx->diag);
+    struct stream *st = src ? stream_open(src, (unsigned)file, j->ctx->diag) : NULL;
+    struct ynode_doc *doc = NULL;
+
+    if (!st || stream_document(st, &doc) < 0 || !doc) {
+        ynode_doc_destroy(doc);
+        doc = NULL;
+        j->failed = 1;
+    }
+    stream_close(st);
+    source_close(src);
+    return doc;
+}
+
+/* `inputs` of the call: `with` checked against the callee's declared inputs (names,
+ * required, types), defaults filled in. NULL after an error, or with *unknown set when a
+ * value stays an expression of unknown contexts. */
+static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, const struct ynode *with,
+                                      const struct ynode *decl, const char *callee, bool *unknown)
+{
+    struct expr_value *inputs = expr_object();
+
+    *unknown = false;
+    for (size_t i = 0; inputs && i < ynode_len(with); i++) {
+        const char *k = ynode_scalar(ynode_key(with, i), NULL);
+
+        if (k && !ynode_has(decl, k))
+            error_at(j, ynode_key(with, i), "reusable-workflow", "input '%s' is not defined in %s", k,
+                     callee);
+    }
+    for (size_t i = 0; inputs && !*unknown && i < ynode_len(decl); i++) {
+        const char *name = ynode_scalar(ynode_key(decl, i), NULL);
+        const struct ynode *spec = ynode_value(decl, i), *v = name ? ynode_get(with, name) : NULL;
+        const char *type = ynode_scalar(ynode_get(spec, "type"), NULL);
+        struct expr_value *value = NULL;
+        enum expr_kind kind;
+
+        if (!name)
+            continue;
+        if (!v && !(v = ynode_get(spec, "default"))) {
+            if (ynode_scalar_is(ynode_get(spec, "required"), "true"))
+                error_at(j, with ? with : id, "reusable-workflow",
+                         "missing required input '%s' of %s", name, callee);
+            continue;
+        }
+        if (has_expression(v)) {
+            struct expr_result res = {0};
+            struct expr_error err;
+            size_t len;
+            const char *t = ynode_scalar(v, &len);
+
+            if (expr_template_eval(t, len, j->contexts, &res, &err) != 0) {
+                expr_error_at(j, v, &err);
+                continue;
+            }
+            *unknown = !res.value;
+            value = res.value ? expr_ref(res.value) : NULL;
+            expr_result_clear(&res);
+            if (*unknown)
+                break;
+        } else if (!(value = expr_from_ynode(v))) {
+            out_of_memory(j, v);
+            break;
+        }
+        kind = expr_kind_of(value);
+        if (type && ((!strcmp(type, "boolean") && kind != EXPR_BOOL) ||
+                     (!strcmp(type, "number") && kind != EXPR_NUMBER) ||
+                     (!strcmp(type, "string") && (kind == EXPR_ARRAY || kind == EXPR_OBJECT)))) {
+            error_at(j, v, "reusable-workflow", "input '%s' of %s must be a %s", name, callee, type);
+            expr_unref(value);
+            continue;
+        }
+        if (type && !strcmp(type, "string") && kind != EXPR_STRING) {
+            char *text = expr_to_string(value);
+
+            expr_unref(value);
+            value = text ? expr_string(text, strlen(text)) : NULL;
+            free(text);
+        }
+        if (!value || expr_object_set(inputs, name, strlen(name), value) != 0)
+            out_of_memory(j, v);
+    }
+    if (!inputs)
+        out_of_memory(j, id);
+    if (j->failed || *unknown) {
+        expr_unref(inputs);
+        return NULL;
+    }
+    return inputs;
+}
+
+/* The run's known contexts with `inputs` in place of the caller's. */
+static struct expr_value *with_inputs(const struct expr_value *known, struct expr_value *inputs)
+{
+    struct expr_value *c = expr_object();
+
+    for (size_t i = 0; c && known && i < expr_len(known); i++) {
+        size_t len;
+        const char *k = expr_key(known, i, &len);
+
+        if (!(len == 6 && !memcmp(k, "inputs", 6)) &&
+            expr_object_set(c, k, len, expr_ref(expr_member(known, i))) != 0) {
+            expr_unref(c);
+            c = NULL;
+        }
+    }
+    if (!c || expr_object_set(c, "inputs", 6, inputs) != 0) {
+        expr_unref(c);
+        return NULL;
+    }
+    return c;
+}
+
+static struct ynode *prefixed(struct job *j, const char *caller, const struct ynode *n)
+{
+    char name[2 * GHA_NAME_MAX + 2];
+    int len = snprintf(name, sizeof(name), "%s-%s", caller, ynode_scalar(n, NULL));
+
+    return ynode_new_string(j->doc, name, (size_t)(len < (int)sizeof(name) ? len : (int)sizeof(name) - 1),
+                            ynode_pos(n));
+}
+
+/* A called workflow's job as one of the caller's: id `<caller>-<job>`, its needs renamed
+ * and after the caller's, the caller's `if:` too, named `<caller> / <job>` as GitHub
+ * shows it. */
+static struct ynode *inlined_job(struct job *j, const struct ynode *id, const struct ynode *caller,
+                                 const struct ynode *cid, const struct ynode *cjob)
+{
+    const char *ctext = ynode_scalar(id, NULL);
+    struct ynode *job = ynode_copy(j->doc, cjob), *needs = ynode_new_seq(j->doc, ynode_pos(cjob));
+    const struct ynode *own = ynode_get(cjob, "needs"), *theirs = ynode_get(caller, "needs");
+    const struct ynode *cond = ynode_get(caller, "if"), *name = ynode_get(cjob, "name");
+    const char *caller_name = ynode_scalar(ynode_get(caller, "name"), NULL);
+    char text[4 * GHA_NAME_MAX];
+    int n;
+
+    if (!job || !needs || !ynode_is_map(job))
+        return job;
+    for (size_t i = 0; i < (ynode_is_seq(theirs) ? ynode_len(theirs) : theirs ? 1 : 0); i++) {
+        const struct ynode *t = ynode_is_seq(theirs) ? ynode_item(theirs, i) : theirs;
+
+        if (ynode_append(j->doc, needs, ynode_copy(j->doc, t)) != 0)
+            return NULL;
+    }
+    for (size_t i = 0; i < (ynode_is_seq(own) ? ynode_len(own) : own ? 1 : 0); i++) {
+        const struct ynode *t = ynode_is_seq(own) ? ynode_item(own, i) : own;
+
+        if (ynode_scalar(t, NULL) && ynode_append(j->doc, needs, prefixed(j, ctext, t)) != 0)
+            return NULL;
+    }
+    if (ynode_len(needs) ? ynode_set(j->doc, job, "needs", needs) != 0 : (ynode_remove(job, "needs"), 0))
+        return NULL;
+    if (ynode_scalar(cond, NULL)) {
+        const char *mine = ynode_scalar(ynode_get(cjob, "if"), NULL);
+        size_t ml, cl;
+        const char *ct = condition_text(cond, &cl), *mt = mine ? condition_text(ynode_get(cjob, "if"), &ml) : NULL;
+
+        n = mt ? snprintf(text, sizeof(text), "(%.*s) && (%.*s)", (int)cl, ct, (int)ml, mt)
+               : snprintf(text, sizeof(text), "%.*s", (int)cl, ct);
+        if (n >= (int)sizeof(text) || ynode_set(j->doc, job, "if", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(cond))) != 0)
+            return NULL;
+    }
+    n = snprintf(text, sizeof(text), "%s / %s", caller_name ? caller_name : ctext,
+                 ynode_scalar(name, NULL) ? ynode_scalar(name, NULL) : ynode_scalar(cid, NULL));
+    if (n >= (int)sizeof(text) ||
+        ynode_set(j->doc, job, "name", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(id))) != 0)
+        return NULL;
+    return job;
+}
+
+/* A job that calls a local reusable workflow among the inputs becomes the called
+ * workflow's jobs (docs/gha.md). 1: inlined into `items`; 0: kept as written (a note or
+ * warning says why); -1: error. */
+static int inline_call(struct job *j, struct ynode *items)
+{
+    struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
+    struct ynode *uses = ynode_get(job, "uses"), *out;
+    const char *path = ynode_scalar(uses, NULL), *caller = ynode_scalar(id, NULL);
+    struct ynode_doc *callee;
+    const struct ynode *on, *jobs;
+    struct expr_value *inputs, *contexts;
+    struct expand_ctx ctx;
+    struct job sub;
+    bool unknown;
+    long file;
+    unsigned budget = GHA_CALL_JOBS;
+
+    if (!path || strncmp(path, "./", 2) != 0) {
+        warn_at(j, uses, "reusable-workflow", "not inlined: %s is not a local workflow", path ? path : "uses");
+        return 0;
+    }
+    if (ynode_get(ynode_get(job, "strategy"), "matrix")) {
+        warn_at(j, uses, "reusable-workflow", "not inlined: a call with a matrix is rendered as its calls");
+        return 0;
+    }
+    if ((file = callee_file(j, id, path)) < 0) {
+        warn_at(j, uses, "reusable-workflow", "not inlined: %s is not among the inputs' files", path);
+        return 0;
+    }
+    if (j->depth >= GHA_CALL_DEPTH) {
+        error_at(j, uses, "reusable-workflow", "reusable workflows nest more than %d levels", GHA_CALL_DEPTH);
+        return -1;
+    }
+    for (unsigned d = 0; d < j->depth; d++) {
+        if (j->calling[d] == file) {
+            error_at(j, uses, "reusable-workflow", "%s calls itself (through the workflows it calls)", path);
+            return -1;
+        }
+    }
+    if (!(callee = read_callee(j, file)))
+        return -1;
+    on = ynode_get(ynode_doc_root(callee), "on");
+    jobs = ynode_get(ynode_doc_root(callee), "jobs");
+    if (!ynode_has(on, "workflow_call") || !ynode_is_map(jobs)) {
+        error_at(j, uses, "reusable-workflow", "%s is not a reusable workflow (no on.workflow_call, or no jobs)", path);
+        ynode_doc_destroy(callee);
+        return -1;
+    }
+    if (set_contexts(j, expr_null(), strategy_value(NULL, 0, 1)) != 0)
+        out_of_memory(j, job);
+    else
+        substitute_fields(j, job, job_fields);
+    inputs = j->failed ? NULL : bind_inputs(j, id, ynode_get(job, "with"),
+                                            ynode_get(ynode_get(on, "workflow_call"), "inputs"), path, &unknown);
+    if (!inputs) {
+        ynode_doc_destroy(callee);
+        if (j->failed)
+            return -1;
+        diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(uses).file],
+                    ynode_pos(uses).line, ynode_pos(uses).col, "reusable-workflow",
+                    "not inlined: an input of %s depends on run-time values", path);
+        return 0;
+    }
+    contexts = with_inputs(j->ctx->contexts, inputs);
+    ctx = *j->ctx;
+    ctx.contexts = contexts;
+    memset(&sub, 0, sizeof(sub));
+    sub.ctx = &ctx;
+    sub.doc = j->doc;
+    sub.depth = j->depth + 1;
+    memcpy(sub.calling, j->calling, sizeof(sub.calling));
+    sub.calling[j->depth] = file;
+    sub.budget = j->budget ? j->budget : &budget;
+    out = contexts ? ynode_new_map(j->doc, ynode_pos(items)) : NULL;
+    for (size_t i = 0; out && i < ynode_len(jobs) && !sub.failed; i++) {
+        struct ynode *one = ynode_new_map(j->doc, ynode_pos(id));
+        struct ynode *cj = inlined_job(j, id, job, ynode_key(jobs, i), ynode_value(jobs, i));
+
+        if (!one || !cj || ynode_append_pair(j->doc, one, prefixed(j, caller, ynode_key(jobs, i)), cj) != 0 ||
+            expand_job(&sub, one) != 0) {
+            if (!sub.failed)
+                out_of_memory(j, job);
+            break;
+        }
+        if (ynode_len(one) > *sub.budget) {
+            error_at(j, uses, "reusable-workflow", "the call becomes more than %d jobs", GHA_CALL_JOBS);
+            break;
+        }
+        *sub.budget -= (unsigned)ynode_len(one);
+        for (size_t k = 0; k < ynode_len(one); k++) {
+            if (ynode_append_pair(j->doc, out, ynode_key(one, k), ynode_value(one, k)) != 0)
+                out_of_memory(j, job);
+        }
+    }
+    expr_contexts_destroy(sub.contexts);
+    expr_unref(contexts);
+    ynode_doc_destroy(callee);
+    if (!out || sub.failed || j->failed)
+        return -1;
+    if (call_record(j->ctx->state, ynode_pos(id).file, caller, strlen(caller), out) != 0) {
+        out_of_memory(j, job);
+        return -1;
+    }
+    /* `needs: [caller]` names all of them: the state holds their names */
+    if (j->ctx->on_key &&
+        j->ctx->on_key(j->ctx->user, caller, strlen(caller), (unsigned)ynode_len(out), ynode_pos(id)) != 0)
+        return -1;
+    items->u.map = out->u.map;
+    return 1;
+}
+
 static int expand_job(struct job *j, struct ynode *items)
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
@@ -584,6 +992,12 @@ static int expand_job(struct job *j, struct ynode *items)
         expr_free(e);
         if (j->failed)
             return -1;
+    }
+    if (ynode_has(job, "uses")) {
+        int rc = inline_call(j, items);
+
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
     }
     /* fail-fast and max-parallel may be expressions of the run's contexts (not matrix). */
     if (set_contexts(j, expr_null(), expr_null()) != 0) {
@@ -729,8 +1143,8 @@ static int gha_edges(const struct ynode *items, depends_edge_fn fn, void *user, 
     return 0;
 }
 
-static int gha_rewrite(struct ynode_doc *doc, struct ynode *items, depends_shards_fn shards_of,
-                       void *user)
+static int gha_rewrite(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
+                       depends_shards_fn shards_of, void *user)
 {
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
@@ -740,14 +1154,19 @@ static int gha_rewrite(struct ynode_doc *doc, struct ynode *items, depends_shard
             size_t len;
             const char *t = ynode_scalar(n, &len);
             unsigned jobs = t ? shards_of(user, t, len) : 0;
-            char name[GHA_NAME_MAX + 16];
+            char name[2 * GHA_NAME_MAX + 16];
+
+            const struct call *call;
 
             if (!jobs)
                 continue;
+            call = call_find(ctx->state, ynode_pos(n).file, t, len);
             ynode_remove_at(needs, k);
             for (unsigned s = 0; s < jobs; s++) {
-                int nl = snprintf(name, sizeof(name), "%.*s-%u", (int)len, t, s);
-                struct ynode *one = ynode_new_string(doc, name, (size_t)nl, ynode_pos(n));
+                int nl = call && s < call->n ? snprintf(name, sizeof(name), "%s", call->jobs[s])
+                                             : snprintf(name, sizeof(name), "%.*s-%u", (int)len, t, s);
+                struct ynode *one = ynode_new_string(doc, name, (size_t)(nl < (int)sizeof(name) ? nl : (int)sizeof(name) - 1),
+                                                     ynode_pos(n));
 
                 if (!one || ynode_insert(doc, needs, k + s, one) != 0)
                     return -1;
@@ -847,4 +1266,6 @@ const struct dialect dialect_gha = {
     .references = gha_references,
     .rewrite = gha_rewrite,
     .each_job = gha_each_job,
+    .state_create = gha_state_create,
+    .state_destroy = gha_state_destroy,
 };

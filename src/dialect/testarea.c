@@ -724,6 +724,6 @@ const struct dialect dialect_testarea = {
     .edges = depends_edges,
     .normalize = depends_normalize,
     .references = depends_each,
-    .rewrite = depends_rewrite,
+    .rewrite = bk_rewrite,
     .each_job = bk_each_job,
 };

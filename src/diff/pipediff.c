@@ -23,13 +23,15 @@
  * finding the moves. */
 
 #define VALUE_MAX 160 /* characters of a value shown in a message */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define SORT_BUDGET (1u << 20)
 #define AMD_PREFIX "amd-"
 
 /* ---------- values on one line ---------- */
 
 struct text {
-    char buf[VALUE_MAX + 8];
+    char buf[VALUE_MAX + 32]; /* the value, "...", a digest */
     size_t len;
     bool cut;
 };
@@ -167,6 +169,7 @@ static uint64_t node_hash(const struct ynode *n, uint64_t h)
 {
     size_t len;
     const char *t;
+    bool quoted;
 
     if (!n)
         return (h ^ 'n') * FNV_PRIME;
@@ -180,7 +183,10 @@ static uint64_t node_hash(const struct ynode *n, uint64_t h)
         return (h ^ '}') * FNV_PRIME;
     }
     t = ynode_scalar(n, &len);
-    return ((h ^ (ynode_is_string(n) ? 's' : 'p')) * FNV_PRIME ^ strhash_fnv1a(t, len)) * FNV_PRIME;
+    /* a string that reads the same written plain is the same value as that plain scalar
+     * (a rendering writes `"x"` as x) */
+    quoted = ynode_is_string(n) && yscalar_style(t, len, false) != YS_PLAIN;
+    return ((h ^ (quoted ? 's' : 'p')) * FNV_PRIME ^ strhash_fnv1a(t, len)) * FNV_PRIME;
 }
 
 static uint64_t entry_hash(const char *name, size_t len, const struct ynode *v, uint64_t salt)
@@ -285,6 +291,9 @@ static int serialize(struct blob *b, const struct ynode *step, uint64_t *digest)
         if (len > 100)
             len = 100;
         show(&t, v);
+        if (t.cut) /* the digest of the whole value tells a change past the cut */
+            snprintf(t.buf + strlen(t.buf), sizeof(t.buf) - strlen(t.buf), "\x1f%016llx",
+                     (unsigned long long)node_hash(v, 0));
         if (blob_entry(b, E_FIELD, name, len, t.buf) != 0)
             return -1;
         /* a job's steps count one by one, the env by its entries, the identity not at all */
@@ -1070,8 +1079,18 @@ static void field_change(struct changes *c, const struct entries *a, const struc
         return;
     old_v = shown(a, name);
     new_v = shown(b, name);
-    if (strcmp(old_v, new_v) != 0)
-        changes_add(c, name, old_v, new_v, "%s: %s -> %s", name, old_v, new_v);
+    if (strcmp(old_v, new_v) != 0) {
+        /* as shown: without the digest of a value cut at VALUE_MAX */
+        int ol = (int)strcspn(old_v, "\x1f"), nl = (int)strcspn(new_v, "\x1f");
+        const char *late = ol == nl && !strncmp(old_v, new_v, (size_t)ol)
+                               ? " (they differ after the first " STR(VALUE_MAX) " characters)"
+                               : "";
+        char o[VALUE_MAX + 8], n[VALUE_MAX + 8];
+
+        snprintf(o, sizeof(o), "%.*s", ol, old_v);
+        snprintf(n, sizeof(n), "%.*s", nl, new_v);
+        changes_add(c, name, o, n, "%s: %s -> %s%s", name, o, n, late);
+    }
 }
 
 /* A value of a step's field as a reader sees it: without the digest, and of a text that

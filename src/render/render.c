@@ -24,6 +24,7 @@ struct run {
     const char **names; /* of the sources, by file number */
     size_t n_sources;
     const struct dialect *dialect;
+    void *dialect_state;
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
     bool local_cycle;        /* a step named itself or its own group */
@@ -329,12 +330,14 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
     struct expand_ctx ctx = {
         .diag = r->diag,
         .files = r->names,
+        .n_files = r->n_sources,
         .upload = r->opts->upload,
         .allow_placeholders = r->opts->allow_placeholders,
         .on_key = first_pass ? on_key : NULL,
         .user = r,
         .warned = r->warned,
         .contexts = r->opts->contexts,
+        .state = r->dialect_state,
     };
     return ctx;
 }
@@ -375,6 +378,7 @@ static int first_pass(struct run *r)
     struct stream_item item;
     struct ypos doc_pos = {0, 0, 0};
     int rc = reader ? 0 : -1, more;
+    struct expand_ctx ctx = expand_ctx_for(r, true);
 
     while (rc == 0 && (more = r->dialect->next(reader, &item)) != 0) {
         if (more < 0) {
@@ -389,7 +393,7 @@ static int first_pass(struct run *r)
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
         if (rc == 0 && r->early && item.kind == STREAM_STEP &&
-            r->dialect->rewrite(item.doc, ynode_doc_root(item.doc), early_shards_of, r) != 0)
+            r->dialect->rewrite(&ctx, item.doc, ynode_doc_root(item.doc), early_shards_of, r) != 0)
             rc = -1;
         if (rc == 0 && r->early && r->sink->item(r->sink->user, &item) != 0)
             rc = -1;
@@ -454,7 +458,7 @@ static int feed_all(struct run *r)
         if (item.kind == STREAM_STEP &&
             (dl->expand(&ctx, item.doc, ynode_doc_root(item.doc)) != 0 ||
              dl->normalize(item.doc, ynode_doc_root(item.doc)) != 0 ||
-             dl->rewrite(item.doc, ynode_doc_root(item.doc), shards_of, r) != 0))
+             dl->rewrite(&ctx, item.doc, ynode_doc_root(item.doc), shards_of, r) != 0))
             rc = -1;
         else if (r->sink->item(r->sink->user, &item) != 0)
             rc = -1;
@@ -609,6 +613,10 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
                 : r.n_sources > 0 ? dialect_detect(r.sources[0], d) : &dialect_buildkite;
     if (opts->stats)
         opts->stats->dialect = r.dialect;
+    if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        goto done;
+    }
     if (opts->validate && load_schemas(&r) != 0)
         goto done;
     r.spooled = (struct render_sink){NULL, spool_item, spool_reset, &r};
@@ -668,6 +676,8 @@ done:
     strset_destroy(r.warned);
     free(r.problems);
     free(r.scoped);
+    if (r.dialect_state)
+        r.dialect->state_destroy(r.dialect_state);
     validator_destroy(r.out_check);
     validator_destroy(r.in_check);
     diag_destroy(r.out_findings);

@@ -58,3 +58,35 @@ rc=$?
 set -e
 [ $rc = 1 ] || { echo "check on a stale rendering: exit $rc"; exit 1; }
 grep -q -- '--total-partitions 2' stale.diff
+
+# A real reusable workflow inlined: SGLang's AMD stage called with three partitions
+# becomes its three partition jobs, `--auto-partition-id 0..2 --auto-partition-size 3`.
+mkdir -p call
+cp "$W/_pr-test-stage-amd.yml" call/
+cat >call/caller.yml <<'YAML'
+on: pull_request
+jobs:
+  stage-b-test-large-2-gpu-amd:
+    uses: ./.github/workflows/_pr-test-stage-amd.yml
+    with:
+      suite: stage-b-test-large-2-gpu
+      runner_arch: mi325
+      gpu_count: 2
+      rocm_version: rocm700
+      partitions: '{"size":3,"arr":[0,1,2]}'
+      max_parallel: 3
+      checkout_ref: ${{ github.sha }}
+      run_timeout_minutes: 60
+  finish:
+    needs: stage-b-test-large-2-gpu-amd
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo done
+YAML
+# github.sha is a run-time value: without it the call is kept, with a note
+"$FANOUT" render call/caller.yml call/_pr-test-stage-amd.yml >kept.yml 2>kept.err
+grep -q 'not inlined: an input of ./.github/workflows/_pr-test-stage-amd.yml depends on run-time values' kept.err
+"$FANOUT" render --github sha=abc123 call/caller.yml call/_pr-test-stage-amd.yml >inlined.yml
+[ "$(grep -c '^  stage-b-test-large-2-gpu-amd-run-[0-2]:$' inlined.yml)" = 3 ]
+for p in 0 1 2; do grep -q -- "--auto-partition-id $p --auto-partition-size 3" inlined.yml; done
+awk '/^  finish:/{f=1} f' inlined.yml | grep -qx '      - stage-b-test-large-2-gpu-amd-run-2'
