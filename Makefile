@@ -202,7 +202,7 @@ fuzz: deps fuzz-deps
 	  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' $(FUZZ)/log-$$t; \
 	done
 
-bench: deps $(BUILD)/fanout
+bench: deps $(BUILD)/fanout $(BUILD)/expr-driver
 	sh bench/bench.sh
 
 # Instruction counts (callgrind) against bench/instr-budget.txt: fails 5% over budget.

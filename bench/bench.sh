@@ -6,7 +6,7 @@
 # BENCH_RUNS times (default 7), interleaved (run 1 of each, then run 2 ...), output to
 # /dev/null; the table shows the median CPU time (user + system), MB/s, the median peak
 # RSS and the ratio of the contender's CPU time to fanout's (above 1: fanout is faster).
-# Then fanout diff and check of 10 and 100 MB. The markdown table goes to bench/out/table.md,
+# Then fanout diff and check of 10 and 100 MB, and the expression engine's rate. The markdown table goes to bench/out/table.md,
 # from which tools/readme-bench.sh fills the README.
 set -eu
 OUT=bench/out
@@ -116,3 +116,13 @@ awk -F '\t' '
         }
     }' "$RESULTS" >"$OUT/table.md"
 cat "$OUT/table.md"
+
+# The expression engine's rate on the differential test's expressions (their generator
+# needs node and the pinned @actions/expressions that `make conformance` installs).
+NPM=build/npm
+if command -v node >/dev/null 2>&1 && [ -d "$NPM/node_modules/@actions/expressions" ] && [ -x build/expr-driver ]; then
+    node test/conformance/expr/gen.js "$NPM" >"$OUT/expressions.jsonl"
+    build/expr-driver test/conformance/expr/contexts.json "$OUT/expressions.jsonl" --bench 50 | tee "$OUT/expr.txt"
+else
+    echo "expressions: skipped (needs node, build/expr-driver and build/npm from make conformance)" | tee "$OUT/expr.txt"
+fi
