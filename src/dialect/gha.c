@@ -114,21 +114,42 @@ static int call_record(struct gha_state *st, unsigned file, const char *caller, 
     return 0;
 }
 
+static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
+                       const char *rule, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
+                       const char *rule, const char *fmt, va_list ap)
+{
+    struct ypos p = ynode_pos(at);
+
+    diag_vreport(j->ctx->diag, sev, sev == DIAG_ERROR ? DIAG_INPUT : DIAG_FINDING,
+                 j->ctx->files[p.file], p.line, p.col, rule, fmt, ap);
+    if (sev == DIAG_ERROR)
+        j->failed = 1;
+}
+
 static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
 {
-    struct ypos p = ynode_pos(at);
-    char msg[512];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vreport_at(j, DIAG_ERROR, at, rule, fmt, ap);
     va_end(ap);
-    diag_report(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files[p.file], p.line, p.col, rule,
-                "%s", msg);
-    j->failed = 1;
+}
+
+static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vreport_at(j, DIAG_WARNING, at, rule, fmt, ap);
+    va_end(ap);
 }
 
 static void out_of_memory(struct job *j, const struct ynode *at)
@@ -632,22 +653,6 @@ static const char *condition_text(const struct ynode *cond, size_t *len)
 }
 
 static int expand_job(struct job *j, struct ynode *items);
-
-static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
-{
-    struct ypos p = ynode_pos(at);
-    char msg[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    diag_report(j->ctx->diag, DIAG_WARNING, DIAG_FINDING, j->ctx->files[p.file], p.line, p.col,
-                rule, "%s", msg);
-}
 
 /* The input that a local `uses: ./.github/workflows/X.yml` names: X.yml next to the
  * caller (the inputs are workflow files, and the path is from the repository's root).

@@ -129,26 +129,28 @@ static const char *condition_of(const char *text)
     return eval_as(text, true);
 }
 
-static const char *template_of(const char *text)
+typedef int (*text_eval_fn)(const char *text, size_t len, const struct expr_contexts *c,
+                            struct expr_result *out, struct expr_error *err);
+
+static const char *evaluated_by(text_eval_fn fn, const char *text)
 {
     struct expr_error err = {0};
     struct expr_result r;
-    int rc = expr_template_eval(text, strlen(text), ctx, &r, &err);
+    int rc = fn(text, strlen(text), ctx, &r, &err);
 
     show(rc, &r, &err);
     expr_result_clear(&r);
     return result_text;
 }
 
+static const char *template_of(const char *text)
+{
+    return evaluated_by(expr_template_eval, text);
+}
+
 static const char *if_of(const char *text)
 {
-    struct expr_error err = {0};
-    struct expr_result r;
-    int rc = expr_condition_eval(text, strlen(text), ctx, &r, &err);
-
-    show(rc, &r, &err);
-    expr_result_clear(&r);
-    return result_text;
+    return evaluated_by(expr_condition_eval, text);
 }
 
 #define VALUE(text, want) ck_assert_str_eq(value_of(text), (want))
