@@ -157,8 +157,9 @@ static void out_of_memory(struct job *j, const struct ynode *at)
     error_at(j, at, "internal", "out of memory");
 }
 
-/* Where an error in an expression is: at its offset when the scalar is on one line as
- * written (plain or single-quoted, so offsets are columns), else at the scalar. */
+/* Where an error in an expression is: at its offset when the scalar is plain and holds
+ * no line break (offsets are then columns; a plain scalar folded over several lines is
+ * the one case this misplaces), else at the scalar. */
 static void expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e)
 {
     struct ypos p = ynode_pos(at);
