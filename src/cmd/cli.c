@@ -308,19 +308,30 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
  * -1: help was printed. */
 static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **argv)
 {
-    int opt;
+    int opt, index = -1;
 
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":f:o:h", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":f:o:h", long_options, &index)) != -1) {
+        char name[64];
+
         if (opt == 'h') {
             print_help(cmd);
             return -1;
         }
         if (opt == ':')
             return cmd_usage_error("this option needs a value:", argv[optind - 1]);
-        if (opt == '?' || !takes(cmd, opt))
+        if (opt == '?')
             return cmd_usage_error("unknown option for this command:", argv[optind - 1]);
+        if (!takes(cmd, opt)) {
+            /* named as recognized: argv[optind - 1] may be its value (`--format json`) */
+            if (index >= 0)
+                snprintf(name, sizeof(name), "--%s", long_options[index].name);
+            else
+                snprintf(name, sizeof(name), "-%c", opt);
+            return cmd_usage_error("unknown option for this command:", name);
+        }
+        index = -1;
         if (parse_option(c, cmd, opt, optarg) != 0)
             return CMD_EXIT_USAGE;
     }
