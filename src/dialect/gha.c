@@ -790,13 +790,15 @@ static struct expr_value *with_inputs(const struct expr_value *known, struct exp
     return c;
 }
 
-static struct ynode *prefixed(struct job *j, const char *caller, const struct ynode *n)
+/* `<caller>-<name>`, at the caller's id: the called jobs' ids and their references to
+ * each other belong to the caller's workflow (its job ids are checked together). */
+static struct ynode *prefixed(struct job *j, const struct ynode *caller, const struct ynode *n)
 {
     char name[2 * GHA_NAME_MAX + 2];
-    int len = snprintf(name, sizeof(name), "%s-%s", caller, ynode_scalar(n, NULL));
+    int len = snprintf(name, sizeof(name), "%s-%s", ynode_scalar(caller, NULL), ynode_scalar(n, NULL));
 
     return ynode_new_string(j->doc, name, (size_t)(len < (int)sizeof(name) ? len : (int)sizeof(name) - 1),
-                            ynode_pos(n));
+                            ynode_pos(caller));
 }
 
 /* A called workflow's job as one of the caller's: id `<caller>-<job>`, its needs renamed
@@ -824,7 +826,7 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
     for (size_t i = 0; i < (ynode_is_seq(own) ? ynode_len(own) : own ? 1 : 0); i++) {
         const struct ynode *t = ynode_is_seq(own) ? ynode_item(own, i) : own;
 
-        if (ynode_scalar(t, NULL) && ynode_append(j->doc, needs, prefixed(j, ctext, t)) != 0)
+        if (ynode_scalar(t, NULL) && ynode_append(j->doc, needs, prefixed(j, id, t)) != 0)
             return NULL;
     }
     if (ynode_len(needs) ? ynode_set(j->doc, job, "needs", needs) != 0 : (ynode_remove(job, "needs"), 0))
@@ -925,7 +927,7 @@ static int inline_call(struct job *j, struct ynode *items)
         struct ynode *one = ynode_new_map(j->doc, ynode_pos(id));
         struct ynode *cj = inlined_job(j, id, job, ynode_key(jobs, i), ynode_value(jobs, i));
 
-        if (!one || !cj || ynode_append_pair(j->doc, one, prefixed(j, caller, ynode_key(jobs, i)), cj) != 0 ||
+        if (!one || !cj || ynode_append_pair(j->doc, one, prefixed(j, id, ynode_key(jobs, i)), cj) != 0 ||
             expand_job(&sub, one) != 0) {
             if (!sub.failed)
                 out_of_memory(j, job);
