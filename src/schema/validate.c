@@ -105,6 +105,39 @@ static void pair_path(char *buf, size_t cap, const char *key, size_t len)
     buf[o] = '\0';
 }
 
+static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, keyword, "%s", msg);
+    v->errors++;
+}
+
+/* A key the schema does not allow (additionalProperties: false), at the key. */
+static void not_allowed(struct validator *v, const struct ynode *k, const char *path,
+                        const char *key, size_t len)
+{
+    error_here(v, ynode_pos(k), "additionalProperties", "%s: property '%.*s' is not allowed", path,
+               (int)(len > 100 ? 100 : len), key);
+}
+
+/* Each name of `req` not in `seen` (which gets them all), at `pos`. */
+static void missing_required(struct validator *v, const char *const *req, struct strset *seen,
+                             const char *path, struct ypos pos)
+{
+    for (; req && *req; req++) {
+        if (strset_add(seen, *req, strlen(*req)) == 0)
+            error_here(v, pos, "required", "%s: missing required property '%s'", path, *req);
+    }
+}
+
 static void stream_pair(struct validator *v, struct ynode *pair)
 {
     struct ynode *k = ynode_key(pair, 0);
@@ -120,12 +153,7 @@ static void stream_pair(struct validator *v, struct ynode *pair)
     sub = schema_property(v->root, key, len, &allowed, &simple);
     pair_path(path, sizeof(path), key, len);
     if (!allowed) {
-        struct schema_error e = {path, "additionalProperties", "", k, 1};
-        char msg[200];
-
-        snprintf(msg, sizeof(msg), "property '%.*s' is not allowed", (int)(len > 100 ? 100 : len), key);
-        e.message = msg;
-        report(v, &e);
+        not_allowed(v, k, path, key, len);
     } else if (sub) {
         schema_validate(sub, ynode_value(pair, 0), path, report, v);
     }
@@ -144,21 +172,6 @@ static void stream_steps(struct validator *v, struct ynode *steps)
         snprintf(path, sizeof(path), "/steps/%zu", index);
         schema_validate(v->step_schema, step, path, report, v);
     }
-}
-
-static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, keyword, "%s", msg);
-    v->errors++;
 }
 
 /* One member of a mapping of items (a job): against the subschema its key selects; when
@@ -183,8 +196,7 @@ static void stream_member(struct validator *v, struct ynode *pair)
     }
     pair_path(path + strlen(path), sizeof(path) - strlen(path), key, len);
     if (!allowed)
-        error_here(v, ynode_pos(k), "additionalProperties", "%s: property '%.*s' is not allowed",
-                   path, (int)(len > 100 ? 100 : len), key);
+        not_allowed(v, k, path, key, len);
     else if (sub && !schema_is_valid(sub, value))
         schema_validate(sub, value, path, report, v);
 }
@@ -192,35 +204,24 @@ static void stream_member(struct validator *v, struct ynode *pair)
 /* The checks of the items' mapping that need all its members. */
 static void stream_members_end(struct validator *v)
 {
-    const char *const *req = schema_required(v->items);
     size_t n = strset_count(v->members);
     long long min, max;
+    char path[128];
 
+    pair_path(path, sizeof(path), v->shape->key, strlen(v->shape->key));
     schema_property_counts(v->items, &min, &max);
     if (min >= 0 && (long long)n < min)
-        error_here(v, v->items_pos, "minProperties", "/%s: must have at least %lld properties, got %zu",
-                   v->shape->key, min, n);
+        error_here(v, v->items_pos, "minProperties", "%s: must have at least %lld properties, got %zu",
+                   path, min, n);
     if (max >= 0 && (long long)n > max)
-        error_here(v, v->items_pos, "maxProperties", "/%s: must have at most %lld properties, got %zu",
-                   v->shape->key, max, n);
-    for (; req && *req; req++) {
-        if (strset_add(v->members, *req, strlen(*req)) == 0)
-            error_here(v, v->items_pos, "required", "/%s: missing required property '%s'",
-                       v->shape->key, *req);
-    }
+        error_here(v, v->items_pos, "maxProperties", "%s: must have at most %lld properties, got %zu",
+                   path, max, n);
+    missing_required(v, schema_required(v->items), v->members, path, v->items_pos);
 }
 
 static void stream_doc_end(struct validator *v)
 {
-    const char *const *req = schema_required(v->root);
-
-    for (; req && *req; req++) {
-        if (strset_add(v->seen, *req, strlen(*req)) == 0) {
-            diag_report(v->diag, DIAG_ERROR, v->cls, v->files[v->doc_pos.file], v->doc_pos.line,
-                        v->doc_pos.col, "required", "(root): missing required property '%s'", *req);
-            v->errors++;
-        }
-    }
+    missing_required(v, schema_required(v->root), v->seen, "(root)", v->doc_pos);
 }
 
 /* Assembling: copies every item into one document per input document. */
