@@ -256,6 +256,18 @@ static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
     return out;
 }
 
+/* `needs` read as a list: `needs: x` is a list of one; a null has none. A mapping is one
+ * entry that is not a name (reported where references are read). */
+static size_t needs_len(const struct ynode *needs)
+{
+    return ynode_is_seq(needs) ? ynode_len(needs) : needs && !ynode_is_null(needs) ? 1 : 0;
+}
+
+static const struct ynode *needs_at(const struct ynode *needs, size_t i)
+{
+    return ynode_is_seq(needs) ? ynode_item(needs, i) : needs;
+}
+
 /* Substitutes every `${{ }}` string under `n`; returns the node to put in its place. */
 static struct ynode *substitute(struct job *j, struct ynode *n)
 {
@@ -418,6 +430,19 @@ static bool is_letter(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* The job's fields and steps with `matrix` and `strategy` (both taken) known. */
+static int substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
+                          struct expr_value *strategy)
+{
+    if (set_contexts(j, matrix, strategy) != 0) {
+        out_of_memory(j, job);
+        return -1;
+    }
+    substitute_fields(j, job, job_fields);
+    substitute_steps(j, job);
+    return j->failed ? -1 : 0;
+}
+
 /* GitHub's rule for user-written job ids: ^[_a-zA-Z][a-zA-Z0-9_-]*$, under 100 chars. */
 static bool valid_job_id(const char *id, size_t len)
 {
@@ -467,68 +492,62 @@ static int set_name(struct job *j, struct ynode *job, const struct ynode *writte
     return 0;
 }
 
+/* A `${{ }}` text folded with the job's contexts: 1 with *value set, 0 with *unknown
+ * set (what it depends on, malloc'd) when it stays unknown, -1 after an error. */
+static int fold(struct job *j, const struct ynode *n, struct expr_value **value, char **unknown)
+{
+    struct expr_result res = {0};
+    struct expr_error err;
+    size_t len;
+    const char *text = ynode_scalar(n, &len);
+
+    *value = NULL;
+    if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
+        expr_error_at(j, n, &err);
+        return -1;
+    }
+    if (res.value)
+        *value = expr_ref(res.value);
+    else if (unknown) {
+        *unknown = res.unknown;
+        res.unknown = NULL;
+    }
+    expr_result_clear(&res);
+    return *value ? 1 : 0;
+}
+
 /* The matrix as a value: written out, or an expression (or vectors given by expressions)
  * that the known contexts fold. NULL with *unknown set (what it depends on) when it stays
  * unknown; NULL after an error. */
 static struct expr_value *matrix_value(struct job *j, const struct ynode *node, char **unknown)
 {
+    struct ynode *copy = NULL; /* the matrix with its folded vectors, when it has any */
     struct expr_value *m;
 
     *unknown = NULL;
-    if (has_expression(node) || ynode_is_map(node)) {
-        struct ynode *copy = ynode_copy(j->doc, node);
-        struct expr_result res = {0};
-        struct expr_error err;
-        size_t len;
-        const char *text;
+    if (has_expression(node))
+        return fold(j, node, &m, unknown) > 0 ? m : NULL;
+    for (size_t i = 0; ynode_is_map(node) && i < ynode_len(node); i++) {
+        const struct ynode *v = ynode_value(node, i);
+        struct ynode *folded;
 
-        if (!copy) {
+        if (!has_expression(v))
+            continue;
+        if (!copy && !(copy = ynode_copy(j->doc, node))) {
             out_of_memory(j, node);
             return NULL;
         }
-        if (ynode_is_scalar(copy)) {
-            text = ynode_scalar(copy, &len);
-            if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
-                expr_error_at(j, node, &err);
-                return NULL;
-            }
-            if (!res.value) {
-                *unknown = res.unknown;
-                res.unknown = NULL;
-                expr_result_clear(&res);
-                return NULL;
-            }
-            m = expr_ref(res.value);
-            expr_result_clear(&res);
-            return m;
+        if (fold(j, v, &m, unknown) <= 0)
+            return NULL;
+        folded = node_from_value(j, m, ynode_pos(v));
+        expr_unref(m);
+        if (!folded) {
+            out_of_memory(j, v);
+            return NULL;
         }
-        /* vectors given by expressions */
-        for (size_t i = 0; i < ynode_len(copy) && !j->failed; i++) {
-            struct ynode *v = ynode_value(copy, i);
-
-            if (!has_expression(v))
-                continue;
-            text = ynode_scalar(v, &len);
-            if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
-                expr_error_at(j, v, &err);
-                return NULL;
-            }
-            if (!res.value) {
-                *unknown = res.unknown;
-                res.unknown = NULL;
-                expr_result_clear(&res);
-                return NULL;
-            }
-            copy->u.map.pairs[i].value = node_from_value(j, res.value, ynode_pos(v));
-            expr_result_clear(&res);
-            if (!copy->u.map.pairs[i].value) {
-                out_of_memory(j, v);
-                return NULL;
-            }
-        }
-        node = copy;
+        copy->u.map.pairs[i].value = folded;
     }
-    if (!(m = expr_from_ynode(node)))
+    if (!(m = expr_from_ynode(copy ? copy : node)))
         out_of_memory(j, node);
     return m;
 }
@@ -566,12 +585,10 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
     const char *text = ynode_scalar(id, &len);
     int n = snprintf(name, sizeof(name), "%.*s-%zu", (int)len, text, index);
 
-    if (!copy || set_contexts(j, expr_ref(row->values),
-                              strategy_value(strategy, index, m->n)) != 0)
+    if (!copy)
         goto oom;
-    substitute_fields(j, copy, job_fields);
-    substitute_steps(j, copy);
-    if (j->failed || set_name(j, copy, ynode_get(job, "name"), id, row) != 0)
+    if (substitute_job(j, copy, expr_ref(row->values), strategy_value(strategy, index, m->n)) != 0 ||
+        set_name(j, copy, ynode_get(job, "name"), id, row) != 0)
         return -1;
     /* The configuration stays visible (and `${{ matrix.x }}` that stayed unknown still
      * resolves): one row of include. */
@@ -619,15 +636,9 @@ static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *
         out_of_memory(j, job);
         return -1;
     }
-    if (set_contexts(j, expr_ref(rows.rows[0].values),
-                     strategy_value(ynode_get(job, "strategy"), 0, 1)) != 0) {
-        matrix_free(&rows);
-        out_of_memory(j, job);
-        return -1;
-    }
-    substitute_fields(j, job, job_fields);
-    substitute_steps(j, job);
-    if (!j->failed && !ynode_get(job, "name"))
+    if (substitute_job(j, job, expr_ref(rows.rows[0].values),
+                       strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0 &&
+        !ynode_get(job, "name"))
         set_name(j, job, NULL, id, &rows.rows[0]);
     matrix_free(&rows);
     if (j->failed)
@@ -723,19 +734,11 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
             continue;
         }
         if (has_expression(v)) {
-            struct expr_result res = {0};
-            struct expr_error err;
-            size_t len;
-            const char *t = ynode_scalar(v, &len);
+            int rc = fold(j, v, &value, NULL);
 
-            if (expr_template_eval(t, len, j->contexts, &res, &err) != 0) {
-                expr_error_at(j, v, &err);
+            if (rc < 0)
                 continue;
-            }
-            *unknown = !res.value;
-            value = res.value ? expr_ref(res.value) : NULL;
-            expr_result_clear(&res);
-            if (*unknown)
+            if ((*unknown = rc == 0))
                 break;
         } else if (!(value = expr_from_ynode(v))) {
             out_of_memory(j, v);
@@ -817,14 +820,12 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
 
     if (!job || !needs || !ynode_is_map(job))
         return job;
-    for (size_t i = 0; i < (ynode_is_seq(theirs) ? ynode_len(theirs) : theirs ? 1 : 0); i++) {
-        const struct ynode *t = ynode_is_seq(theirs) ? ynode_item(theirs, i) : theirs;
-
-        if (ynode_append(j->doc, needs, ynode_copy(j->doc, t)) != 0)
+    for (size_t i = 0; i < needs_len(theirs); i++) {
+        if (ynode_append(j->doc, needs, ynode_copy(j->doc, needs_at(theirs, i))) != 0)
             return NULL;
     }
-    for (size_t i = 0; i < (ynode_is_seq(own) ? ynode_len(own) : own ? 1 : 0); i++) {
-        const struct ynode *t = ynode_is_seq(own) ? ynode_item(own, i) : own;
+    for (size_t i = 0; i < needs_len(own); i++) {
+        const struct ynode *t = needs_at(own, i);
 
         if (ynode_scalar(t, NULL) && ynode_append(j->doc, needs, prefixed(j, id, t)) != 0)
             return NULL;
@@ -897,10 +898,7 @@ static int inline_call(struct job *j, struct ynode *items)
         ynode_doc_destroy(callee);
         return -1;
     }
-    if (set_contexts(j, expr_null(), strategy_value(NULL, 0, 1)) != 0)
-        out_of_memory(j, job);
-    else
-        substitute_fields(j, job, job_fields);
+    substitute_job(j, job, expr_null(), strategy_value(NULL, 0, 1));
     inputs = j->failed ? NULL : bind_inputs(j, id, ynode_get(job, "with"),
                                             ynode_get(ynode_get(on, "workflow_call"), "inputs"), path, &unknown);
     if (!inputs) {
@@ -1017,13 +1015,7 @@ static int expand_job(struct job *j, struct ynode *items)
         return -1;
     if (!matrix) {
         /* A job without a matrix: index 0 of 1, matrix null (docs). */
-        if (set_contexts(j, expr_null(), strategy_value(strategy, 0, 1)) != 0) {
-            out_of_memory(j, job);
-            return -1;
-        }
-        substitute_fields(j, job, job_fields);
-        substitute_steps(j, job);
-        if (j->failed)
+        if (substitute_job(j, job, expr_null(), strategy_value(strategy, 0, 1)) != 0)
             return -1;
         return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
     }
@@ -1099,8 +1091,8 @@ static int gha_references(const struct ynode *items, struct diag *d, const char 
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         const struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
 
-        for (size_t k = 0; k < ynode_len(needs); k++) {
-            const struct ynode *n = ynode_item(needs, k);
+        for (size_t k = 0; k < needs_len(needs); k++) {
+            const struct ynode *n = needs_at(needs, k);
             size_t len;
             const char *t = ynode_scalar(n, &len);
             int rc;
@@ -1126,24 +1118,14 @@ static int gha_edges(const struct ynode *items, depends_edge_fn fn, void *user, 
         const char *from = ynode_scalar(ynode_key(items, i), &flen);
         const struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
 
-        if (ynode_is_scalar(needs)) {
+        for (size_t k = 0; k < needs_len(needs); k++) {
             size_t tlen;
-            const char *to = ynode_scalar(needs, &tlen);
-            int rc;
-
-            if (!ynode_is_null(needs) && (rc = fn(user, from, flen, to, tlen, ynode_pos(needs))) != 0)
-                return rc;
-            *local_cycle |= !ynode_is_null(needs) && tlen == flen && memcmp(to, from, flen) == 0;
-            continue;
-        }
-        for (size_t k = 0; k < ynode_len(needs); k++) {
-            size_t tlen;
-            const char *to = ynode_scalar(ynode_item(needs, k), &tlen);
+            const char *to = ynode_scalar(needs_at(needs, k), &tlen);
             int rc;
 
             if (!to)
                 continue;
-            if ((rc = fn(user, from, flen, to, tlen, ynode_pos(ynode_item(needs, k)))) != 0)
+            if ((rc = fn(user, from, flen, to, tlen, ynode_pos(needs_at(needs, k)))) != 0)
                 return rc;
             *local_cycle |= tlen == flen && memcmp(to, from, flen) == 0;
         }
