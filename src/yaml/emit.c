@@ -520,26 +520,33 @@ void emit_steps_start(struct emitter *e)
     e->members++;
 }
 
-/* One item of a mapping of items (a job): its key, then its value ordered as an item. */
-static void emit_keyed_item(struct emitter *e, const struct ynode *key, const struct ynode *value)
+/* One item: of a list of items (`key` NULL: a step), or a pair of a mapping of items
+ * (a job: its key, then its value). */
+static void emit_one(struct emitter *e, const struct ynode *key, const struct ynode *item)
 {
     emit_steps_start(e);
     if (e->format == EMIT_JSON) {
         put(e, e->steps ? ",\n    " : "\n    ");
-        json_scalar(e, key, true);
-        put(e, ": ");
-        json_value(e, value, 4, true);
+        if (key) {
+            json_scalar(e, key, true);
+            put(e, ": ");
+        }
+        json_value(e, item, 4, true);
     } else {
         if (!e->steps)
             putch(e, '\n');
-        indent(e, 2);
-        yaml_key(e, key);
-        putch(e, ':');
-        if (ynode_is_map(value) && ynode_len(value)) {
-            putch(e, '\n');
-            yaml_mapping(e, value, 4, false, true);
+        if (key) {
+            indent(e, 2);
+            yaml_key(e, key);
+            putch(e, ':');
         } else {
-            yaml_value(e, value, 2, false);
+            put(e, "  -");
+        }
+        if (ynode_is_map(item) && ynode_len(item)) {
+            putch(e, key ? '\n' : ' ');
+            yaml_mapping(e, item, 4, !key, true);
+        } else {
+            yaml_value(e, item, 2, false);
         }
     }
     e->steps++;
@@ -547,22 +554,7 @@ static void emit_keyed_item(struct emitter *e, const struct ynode *key, const st
 
 void emit_step(struct emitter *e, const struct ynode *step)
 {
-    emit_steps_start(e);
-    if (e->format == EMIT_JSON) {
-        put(e, e->steps ? ",\n    " : "\n    ");
-        json_value(e, step, 4, true);
-    } else {
-        if (!e->steps)
-            putch(e, '\n');
-        put(e, "  -");
-        if (ynode_is_map(step) && ynode_len(step)) {
-            putch(e, ' ');
-            yaml_mapping(e, step, 4, true, true);
-        } else {
-            yaml_value(e, step, 2, false);
-        }
-    }
-    e->steps++;
+    emit_one(e, NULL, step);
 }
 
 void emit_doc_end(struct emitter *e)
@@ -628,9 +620,9 @@ void emit_item(struct emitter *em, const struct stream_item *item)
     case STREAM_STEP:
         for (size_t i = 0; i < ynode_len(steps); i++) {
             if (ynode_is_map(steps))
-                emit_keyed_item(em, ynode_key(steps, i), ynode_value(steps, i));
+                emit_one(em, ynode_key(steps, i), ynode_value(steps, i));
             else
-                emit_step(em, ynode_item(steps, i));
+                emit_one(em, NULL, ynode_item(steps, i));
         }
         break;
     case STREAM_STEPS_END:
