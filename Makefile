@@ -2,8 +2,10 @@
 # `make demo` and `make test` install missing Debian -dev packages themselves (see `deps`).
 
 CC      ?= cc
-PKGS    := libfyaml libpcre2-8
-DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev check pkg-config time valgrind
+PKGS    := libfyaml libpcre2-8 libcrypto
+# libcrypto (OpenSSL) for the SHA-256 and MD5 the shard runners hash node ids with;
+# python3 for the tests that check shard assignments against hashlib.
+DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev libssl-dev check pkg-config time valgrind python3
 PKG_CONFIG ?= pkg-config
 
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
@@ -14,7 +16,7 @@ DEPCFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # (Debian's do): a small render spent a tenth of its time in the dynamic loader.
 DEPLIBDIR = $(shell $(PKG_CONFIG) --variable=libdir libfyaml 2>/dev/null)
 DEPLIBS   = $(if $(and $(wildcard $(DEPLIBDIR)/libfyaml.a),$(wildcard $(DEPLIBDIR)/libpcre2-8.a)),\
-              -Xlinker -Bstatic -lfyaml -lpcre2-8 -Xlinker -Bdynamic,\
+              -Xlinker -Bstatic -lfyaml -lpcre2-8 -Xlinker -Bdynamic $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null),\
               $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)) -lm
 CHECKCFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
@@ -40,7 +42,7 @@ all: $(BUILD)/fanout
 deps:
 	@if ! command -v $(PKG_CONFIG) >/dev/null 2>&1 || \
 	    ! $(PKG_CONFIG) --exists $(PKGS) check || ! command -v fy-tool >/dev/null 2>&1 || [ ! -x /usr/bin/time ] || \
-	    ! command -v valgrind >/dev/null 2>&1; then \
+	    ! command -v valgrind >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then \
 	  echo "deps: installing $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \

@@ -6,7 +6,8 @@
 # BENCH_RUNS times (default 7), interleaved (run 1 of each, then run 2 ...), output to
 # /dev/null; the table shows the median CPU time (user + system), MB/s, the median peak
 # RSS and the ratio of the contender's CPU time to fanout's (above 1: fanout is faster).
-# Then fanout diff and check of 10 and 100 MB, and the expression engine's rate. The markdown table goes to bench/out/table.md,
+# Then fanout diff and check of 10 and 100 MB, shards assign of a million node ids (against
+# the same hashing in Python), and the expression engine's rate. The markdown table goes to bench/out/table.md,
 # from which tools/readme-bench.sh fills the README.
 set -eu
 OUT=bench/out
@@ -89,7 +90,28 @@ for size in ${BENCH_DIFF_SIZES:-10000000 100000000}; do
     done
 done
 
-# Medians per input and contender, in the order they first ran; ratio to fanout render.
+# shards assign: one million node ids, pytest-shard@0.1.2 into 4 shards (the table with
+# its proof, and the JSON with every id), against the same hashing in Python (what
+# pytest-shard itself runs per id: hashlib.sha256, read little-endian, mod N).
+IDS="$OUT/ids-1m.txt"
+[ -f "$IDS" ] || awk 'BEGIN { for (i = 0; i < 1000000; i++)
+    printf "tests/models/test_mod%d.py::test_case_%d[param%d-%d]\n", i % 997, i, i % 13, i }' >"$IDS"
+IDS_BYTES=$(wc -c <"$IDS")
+PYSHARD='import hashlib, sys
+n = [0] * 4
+for line in open(sys.argv[1], encoding="utf-8"):
+    n[int.from_bytes(hashlib.sha256(line.rstrip("\n").encode()).digest(), "little") % 4] += 1
+print(n)'
+for run in $(seq "$RUNS"); do
+    one "fanout shards assign" "1M node ids" "$IDS_BYTES" 0 "$FANOUT" shards assign --tests "$IDS" -n 4
+    one "fanout shards assign --format json" "1M node ids" "$IDS_BYTES" 0 "$FANOUT" shards assign --tests "$IDS" -n 4 --format json
+    if command -v python3 >/dev/null 2>&1; then
+        one "python3 hashlib (counts only)" "1M node ids" "$IDS_BYTES" 0 python3 -c "$PYSHARD" "$IDS"
+    fi
+done
+
+# Medians per input and contender, in the order they first ran; ratios to the input's
+# first fanout contender.
 awk -F '\t' '
     function median(list,   n, a, i, j, t) {
         n = split(list, a, " ")
@@ -109,7 +131,7 @@ awk -F '\t' '
             k = order[i]
             if (k in failed) { printf "| %s | %s | failed: %s | | | |\n", inp[k], who[k], failed[k]; continue }
             c = median(cpu[k]); m = median(rss[k])
-            if (who[k] == "fanout render") base[inp[k]] = c
+            if (!(inp[k] in base) && who[k] ~ /^fanout/) base[inp[k]] = c
             f = base[inp[k]]
             printf "| %s | %s | %.4f | %.1f | %.1f MB | %s |\n", inp[k], who[k], c,
                 (c > 0 ? bytes[k] / 1e6 / c : 0), m / 1024, (f > 0 && c > 0) ? sprintf("%.2f", c / f) : "-"

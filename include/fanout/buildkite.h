@@ -37,12 +37,14 @@ extern const char *const bk_label_keys[];
 extern const char *const bk_key_keys[];
 
 /* Shared with the test-area dialect, whose rendering is Buildkite's: expansion of a
- * STEP item (with the check of undocumented keys), the jobs of an expanded one and the
- * canonical layout (step keys first in a fixed order, a group's steps last). */
+ * STEP item (with the check of undocumented keys), the jobs of an expanded one, the
+ * texts of a step that can carry a runner's shard flags (command, commands, env values)
+ * and the canonical layout (step keys first in a fixed order, a group's steps last). */
 int bk_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps);
 int bk_rewrite(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                depends_shards_fn shards_of, void *user);
 long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user);
+int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user);
 extern const struct emit_layout bk_layout;
 
 #endif

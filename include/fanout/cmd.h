@@ -9,6 +9,7 @@
 #include "fanout/diag.h"
 #include "fanout/expr.h"
 #include "fanout/render.h"
+#include "fanout/shardplan.h"
 
 #define CMD_EXIT_USAGE 2
 
@@ -35,6 +36,14 @@ enum cmd_option {
     OPT_EVENT,
     OPT_MATRIX,
     OPT_CONTEXTS,
+    OPT_TESTS,
+    OPT_DURATIONS,
+    OPT_SUITE,
+    OPT_ALGO,
+    OPT_COUNT = 'n',
+    OPT_NODEID_PREFIX = 300,
+    OPT_OVERHEAD,
+    OPT_BUDGET,
 };
 
 /* What the options said. */
@@ -45,6 +54,8 @@ struct cli {
     const char *schema, *rendered, *config;
     bool write;
     struct expr_value *contexts; /* an object: known expression contexts by name */
+    struct shardflags *shards;   /* the runners' shard flags: built in, and the config's */
+    struct assign_opts assign;   /* shards assign and plan */
 };
 
 struct cmd_entry {
@@ -59,7 +70,8 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_entry,
-    cmd_diff_entry, cmd_expr_entry;
+    cmd_diff_entry, cmd_expr_entry, cmd_shards_check_entry, cmd_shards_assign_entry,
+    cmd_shards_plan_entry;
 
 /* The options render, check and diff share (OPT_END-terminated), for their tables. */
 #define CMD_RENDER_OPTIONS                                                                       \
@@ -68,6 +80,10 @@ extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_en
 
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *what, const char *arg);
+
+/* The shard-coverage findings of the inputs, from a render that writes nothing (other
+ * findings are dropped; input errors are not). For validate and `shards check`. */
+int cmd_shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d);
 
 /* Runs `fn` on the operands as files (directories expanded; none: stdin). */
 int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,

@@ -45,6 +45,10 @@ void diag_write_github_escaped(FILE *out, const char *s);
  * input that the first pass already reported on). */
 void diag_set_muted(struct diag *d, bool muted);
 
+/* Keeps only the findings of `rule` (and every input error); NULL keeps all. For
+ * commands that run a whole render for one rule's sake (`shards check`). */
+void diag_keep_only(struct diag *d, const char *rule);
+
 unsigned diag_errors(const struct diag *d);
 unsigned diag_warnings(const struct diag *d);
 bool diag_has_input_error(const struct diag *d);

@@ -44,9 +44,21 @@ struct dialect_job {
     size_t id_len;
     unsigned shard, shards;
     const char *label; /* what tells the job from its siblings ("part 2"), or NULL */
+    /* Its place among the jobs one item as written fans out to (`part` of `parts`; 0 of
+     * 1 when it does not fan out), whatever its identity; and for a matrix configuration
+     * its values (a mapping of vector names to values), else NULL. */
+    unsigned part, parts;
+    const struct ynode *row;
+    struct ypos pos; /* where the job is written (a GitHub job: its id) */
+    /* The platform's shard variables are set for this job (Buildkite `parallelism`):
+     * they hold `part` and `parts` at run time. */
+    bool parallel;
 };
 
 typedef int (*dialect_job_fn)(void *user, const struct dialect_job *job);
+
+/* One text a job runs or hands to what it runs (a command, an env value), as rendered. */
+typedef int (*dialect_text_fn)(void *user, const struct ynode *text);
 
 struct dialect_reader;
 
@@ -70,6 +82,9 @@ struct dialect {
     bool bad_references_fail;    /* a reference to no job, or a cycle, is an input error
                                     (GitHub rejects the file) */
     unsigned max_jobs_per_document, max_jobs_total; /* warned about above; 0: no limit */
+    /* The environment variables that carry a parallel job's index and count at run time
+     * (NULL: the platform has none). */
+    const char *shard_index_variable, *shard_count_variable;
 
     /* The output items of all inputs in order (1: *item set, the caller destroys
      * item->doc; 0: no more; -1: error, reported). */
@@ -96,6 +111,9 @@ struct dialect {
     /* Calls `fn` for every job of an expanded item, in order (group containers are not
      * jobs). Returns the number of jobs, or -1 when `fn` failed. `fn` may be NULL. */
     long (*each_job)(const struct ynode *items, dialect_job_fn fn, void *user);
+    /* Calls `fn` for every text of a rendered job that can carry a test runner's flags
+     * (commands, scripts, environment values), in order. 0, or what `fn` returned. */
+    int (*each_text)(const struct ynode *job, dialect_text_fn fn, void *user);
 };
 
 extern const struct dialect dialect_buildkite, dialect_testarea, dialect_gha;

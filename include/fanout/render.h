@@ -15,6 +15,7 @@
 #include "fanout/diag.h"
 #include "fanout/emit.h"
 #include "fanout/expr.h"
+#include "fanout/shardflags.h"
 #include "fanout/stream.h"
 #include "fanout/testarea.h"
 
@@ -63,6 +64,8 @@ struct render_opts {
     struct render_stats *stats;     /* filled in when set */
     enum diag_format error_format; /* of held-back messages, like the main diag's */
     const struct expr_value *contexts; /* known expression contexts (workflows), or NULL */
+    struct shardflags *shards; /* the runners whose shard flags are proved (coverage.h);
+                                  NULL: no shard-coverage check */
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

@@ -11,6 +11,7 @@ struct diag {
     size_t buf_len;
     enum diag_format format;
     bool muted;
+    const char *only_rule; /* findings of other rules are dropped */
     unsigned errors;
     unsigned warnings;
     bool input_error;
@@ -70,6 +71,11 @@ void diag_destroy(struct diag *d)
     free(d);
 }
 
+void diag_keep_only(struct diag *d, const char *rule)
+{
+    d->only_rule = rule;
+}
+
 void diag_set_muted(struct diag *d, bool muted)
 {
     d->muted = muted;
@@ -78,16 +84,23 @@ void diag_set_muted(struct diag *d, bool muted)
 void diag_write_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    while (*s) {
+        size_t plain = 0; /* written as they are, in one piece (a million ids per report) */
+        unsigned char c;
+
+        while ((c = (unsigned char)s[plain]) >= 0x20 && c != '"' && c != '\\')
+            plain++;
+        fwrite(s, 1, plain, out);
+        s += plain;
+        if (!(c = (unsigned char)*s))
+            break;
         if (c == '"' || c == '\\')
             fprintf(out, "\\%c", c);
         else if (c == '\n')
             fputs("\\n", out);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
         else
-            fputc(c, out);
+            fprintf(out, "\\u%04x", c);
+        s++;
     }
     fputc('"', out);
 }
@@ -125,7 +138,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     char msg[1024];
     const char *word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
 
-    if (d->muted)
+    if (d->muted || (d->only_rule && cls == DIAG_FINDING && (!rule || strcmp(rule, d->only_rule))))
         return;
     if (sev == DIAG_ERROR) {
         d->errors++;

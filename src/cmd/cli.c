@@ -1,11 +1,14 @@
 #include "fanout/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fanout/assign.h"
 #include "fanout/cmd.h"
 #include "fanout/dialect.h"
 #include "fanout/inputs.h"
@@ -14,8 +17,9 @@
 #include "fanout/ynode.h"
 
 static const struct cmd_entry *const commands[] = {
-    &cmd_render_entry, &cmd_validate_entry, &cmd_check_entry, &cmd_diff_entry, &cmd_expr_entry,
-    NULL};
+    &cmd_render_entry,        &cmd_validate_entry,      &cmd_check_entry,
+    &cmd_diff_entry,          &cmd_expr_entry,          &cmd_shards_check_entry,
+    &cmd_shards_assign_entry, &cmd_shards_plan_entry,   NULL};
 
 static const char overview[] =
     "Renders Buildkite pipelines, vLLM test-area files and GitHub Actions workflows into\n"
@@ -50,6 +54,9 @@ static const struct {
     {OPT_MATRIX, "      --matrix KEY=VALUE     a known `matrix` value\n"},
     {OPT_CONTEXTS, "      --contexts FILE        known contexts: a JSON or YAML mapping of context name\n"
                    "                             to value ({matrix: {part: 1}, inputs: {...}})\n"},
+    {OPT_CONFIG, "      --config FILE          the config file (default .fanout.yml when present): its\n"
+                 "                             `shards` list adds runners' shard flags (docs/shards.md),\n"
+                 "                             its `checks` list is what `check` checks\n"},
     {OPT_ERROR_FORMAT, "      --error-format text|github|json\n"
                        "                             how messages on stderr look (default text)\n"},
     {OPT_END, NULL},
@@ -76,6 +83,14 @@ static const struct option long_options[] = {
     {"event", required_argument, NULL, OPT_EVENT},
     {"matrix", required_argument, NULL, OPT_MATRIX},
     {"contexts", required_argument, NULL, OPT_CONTEXTS},
+    {"tests", required_argument, NULL, OPT_TESTS},
+    {"durations", required_argument, NULL, OPT_DURATIONS},
+    {"suite", required_argument, NULL, OPT_SUITE},
+    {"algo", required_argument, NULL, OPT_ALGO},
+    {"shards", required_argument, NULL, OPT_COUNT},
+    {"nodeid-prefix", required_argument, NULL, OPT_NODEID_PREFIX},
+    {"overhead", required_argument, NULL, OPT_OVERHEAD},
+    {"budget", required_argument, NULL, OPT_BUDGET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -218,6 +233,38 @@ done:
     return rc;
 }
 
+/* "90", "90s", "5m", "1h30m", "2.5m": seconds. 0, or -1 when it is none of these. */
+static int parse_seconds(const char *arg, double *out)
+{
+    double total = 0;
+    const char *p = arg;
+
+    if (!*p)
+        return -1;
+    while (*p) {
+        char *end;
+        double v;
+
+        if (!isdigit((unsigned char)*p) && *p != '.')
+            return -1;
+        errno = 0;
+        v = strtod(p, &end);
+        if (errno || end == p || v < 0)
+            return -1;
+        switch (*end) {
+        case 'h': v *= 3600; end++; break;
+        case 'm': v *= 60; end++; break;
+        case 's': end++; break;
+        case '\0': if (p != arg) return -1; break;
+        default: return -1;
+        }
+        total += v;
+        p = end;
+    }
+    *out = total;
+    return 0;
+}
+
 static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, const char *arg)
 {
     static const char *const error_formats[] = {"text", "github", "json", NULL};
@@ -298,6 +345,53 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     }
     case OPT_CONTEXTS:
         return read_contexts(c, arg);
+    case OPT_TESTS:
+        c->assign.tests = arg;
+        return 0;
+    case OPT_DURATIONS:
+        c->assign.durations = arg;
+        return 0;
+    case OPT_SUITE:
+        c->assign.suite = arg;
+        return 0;
+    case OPT_NODEID_PREFIX:
+        c->assign.prefix = arg;
+        return 0;
+    case OPT_ALGO:
+        if ((c->assign.algo = assign_algo_find(arg)) < 0) {
+            char what[512];
+            size_t o = (size_t)snprintf(what, sizeof(what), "unknown --algo (");
+
+            for (int k = 0; k < ASSIGN_N_ALGOS && o < sizeof(what); k++)
+                o += (size_t)snprintf(what + o, sizeof(what) - o, "%s%s", k ? ", " : "",
+                                      assign_algo_info((enum assign_algo)k)->name);
+            if (o < sizeof(what))
+                snprintf(what + o, sizeof(what) - o, "):");
+            return cmd_usage_error(what, arg);
+        }
+        return 0;
+    case OPT_COUNT: {
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(arg, &end, 10);
+        if (errno || *end || end == arg || !isdigit((unsigned char)arg[0]) || v < 1 || v > 100000)
+            return cmd_usage_error("--shards/-n takes a number of shards from 1 to 100000:", arg);
+        c->assign.count = (unsigned)v;
+        return 0;
+    }
+    case OPT_OVERHEAD:
+    case OPT_BUDGET: {
+        double *to = opt == OPT_BUDGET ? &c->assign.budget : &c->assign.overhead;
+
+        if (parse_seconds(arg, to) != 0 || (opt == OPT_BUDGET && *to <= 0))
+            return cmd_usage_error(opt == OPT_BUDGET ? "--budget takes a positive time (90s, 30m, 1h30m, "
+                                                       "or seconds):"
+                                                     : "--overhead takes a time (90s, 5m, or seconds):",
+                                   arg);
+        return 0;
+    }
     case OPT_END:
         break;
     }
@@ -312,7 +406,7 @@ static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **ar
 
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":f:o:h", long_options, &index)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":f:o:n:h", long_options, &index)) != -1) {
         char name[64];
 
         if (opt == 'h') {
@@ -338,13 +432,49 @@ static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **ar
     return 0;
 }
 
-static const struct cmd_entry *find_command(const char *name)
+/* A command by its word, or its two words ("shards check"); *words says how many. */
+static const struct cmd_entry *find_command(int argc, char **argv, int *words)
 {
     for (size_t i = 0; commands[i]; i++) {
-        if (strcmp(commands[i]->name, name) == 0)
+        const char *name = commands[i]->name, *space = strchr(name, ' ');
+
+        *words = space ? 2 : 1;
+        if (!space && strcmp(name, argv[1]) == 0)
+            return commands[i];
+        if (space && argc > 2 && strlen(argv[1]) == (size_t)(space - name) &&
+            !strncmp(name, argv[1], (size_t)(space - name)) && !strcmp(space + 1, argv[2]))
             return commands[i];
     }
     return NULL;
+}
+
+/* The runners' shard flags: built in, plus the config's `shards` list (--config, else
+ * .fanout.yml when there is one). 0, or the exit code of a bad config. */
+static int load_shard_rules(struct cli *c, struct diag *d)
+{
+    const char *path = c->config ? c->config : access(".fanout.yml", F_OK) == 0 ? ".fanout.yml" : NULL;
+    struct source *src = NULL;
+    struct stream *s = NULL;
+    struct ynode_doc *doc = NULL;
+    const struct ynode *list;
+    int rc = CMD_EXIT_USAGE;
+
+    if (!(c->shards = shardflags_create())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        return CMD_EXIT_USAGE;
+    }
+    if (!path)
+        return 0;
+    if (!(src = source_open(path, d)) || !(s = stream_open(src, 0, d)) || stream_document(s, &doc) < 0)
+        goto done;
+    list = doc ? ynode_get(ynode_doc_root(doc), "shards") : NULL;
+    if (!list || shardflags_configure(c->shards, list, path, d) == 0)
+        rc = 0;
+done:
+    ynode_doc_destroy(doc);
+    stream_close(s);
+    source_close(src);
+    return rc;
 }
 
 int cli_main(int argc, char **argv)
@@ -352,7 +482,7 @@ int cli_main(int argc, char **argv)
     const struct cmd_entry *cmd;
     struct cli c;
     struct diag *d = NULL;
-    int rc, n;
+    int rc, n, words;
 
     if (argc < 2)
         return cmd_usage_error("missing command (try 'fanout render FILE')", NULL);
@@ -364,14 +494,15 @@ int cli_main(int argc, char **argv)
         printf("fanout %s\n", FANOUT_VERSION);
         return 0;
     }
-    if (!(cmd = find_command(argv[1])))
+    if (!(cmd = find_command(argc, argv, &words)))
         return cmd_usage_error("unknown command:", argv[1]);
     memset(&c, 0, sizeof(c));
     c.render.validate = true;
+    c.assign.algo = -1;
     if (!(c.contexts = expr_object()))
         return cmd_usage_error("out of memory", NULL);
-    argc--;
-    argv++;
+    argc -= words;
+    argv += words;
     rc = parse(&c, cmd, argc, argv);
     if (rc != 0) {
         rc = rc < 0 ? 0 : rc;
@@ -391,6 +522,8 @@ int cli_main(int argc, char **argv)
         rc = CMD_EXIT_USAGE;
         goto done;
     }
+    if (takes(cmd, OPT_CONFIG) && (rc = load_shard_rules(&c, d)) != 0)
+        goto done;
     rc = cmd->exec(&c, argv + optind, n, d);
     /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc < DIAG_INPUT) {
@@ -401,5 +534,6 @@ int cli_main(int argc, char **argv)
 done:
     diag_destroy(d);
     expr_unref(c.contexts);
+    shardflags_destroy(c.shards);
     return rc;
 }

@@ -37,7 +37,6 @@ const struct cmd_entry cmd_check_entry = {
             "stale one is shown as a unified diff (exit 1) or, with --write, replaced.\n"
             "\n"
             "      --rendered FILE        the committed rendering of the SOURCEs\n"
-            "      --config FILE          pairs of sources and renderings (default .fanout.yml)\n"
             "      --write                rewrite stale renderings (atomically) instead of failing\n",
     .options = options,
     .formats = formats,

@@ -4,6 +4,7 @@
 static int render_inputs(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
     c->render.format = c->format == 1 ? EMIT_JSON : EMIT_YAML;
+    c->render.shards = c->shards;
     return render_run(paths, n, &c->render, d);
 }
 
@@ -12,7 +13,7 @@ static int exec_render(struct cli *c, char **operands, int n, struct diag *d)
     return cmd_on_inputs(c, operands, n, d, render_inputs);
 }
 
-static const enum cmd_option options[] = {OPT_OUTPUT, CMD_RENDER_OPTIONS, OPT_END};
+static const enum cmd_option options[] = {OPT_OUTPUT, OPT_CONFIG, CMD_RENDER_OPTIONS, OPT_END};
 static const char *const formats[] = {"yaml", "json", NULL};
 
 const struct cmd_entry cmd_render_entry = {

@@ -1,10 +1,23 @@
 /* fanout validate: the inputs against a JSON Schema. */
+#include <string.h>
+
 #include "fanout/cmd.h"
 #include "fanout/validate.h"
 
+/* The schema's findings, then (with the dialect's own schema, on valid input) the
+ * shard-coverage ones: both are "is this input right?". */
 static int validate_inputs(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
-    return validate_run(paths, n, c->schema, c->render.dialect, d);
+    int rc = validate_run(paths, n, c->schema, c->render.dialect, d), lint;
+
+    /* stdin was read by the schema check; it cannot be read again */
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(paths[i], "-"))
+            return rc;
+    if (c->schema || rc == DIAG_INPUT)
+        return rc;
+    lint = cmd_shard_lint(c, paths, n, d);
+    return lint > rc ? lint : rc;
 }
 
 static int exec_validate(struct cli *c, char **operands, int n, struct diag *d)
@@ -12,14 +25,14 @@ static int exec_validate(struct cli *c, char **operands, int n, struct diag *d)
     return cmd_on_inputs(c, operands, n, d, validate_inputs);
 }
 
-static const enum cmd_option options[] = {OPT_SCHEMA, OPT_DIALECT, OPT_ERROR_FORMAT, OPT_END};
+static const enum cmd_option options[] = {OPT_SCHEMA, OPT_DIALECT, OPT_CONFIG, OPT_ERROR_FORMAT, OPT_END};
 
 const struct cmd_entry cmd_validate_entry = {
     .name = "validate",
     .synopsis = "validate [--schema FILE|NAME] [options] [FILE...|DIR...|-]",
     .help = "Checks every document against a JSON Schema (draft-07) and prints one line per\n"
             "violation. Default schema: the input dialect's (testarea, github-workflow,\n"
-            "buildkite-rendered).\n"
+            "buildkite-rendered); with it, the shard-coverage findings too (as `shards check`).\n"
             "\n"
             "      --schema FILE|NAME     a schema file (JSON or YAML) or a bundled one:\n"
             "                             buildkite-rendered, testarea, github-workflow,\n"

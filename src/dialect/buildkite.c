@@ -222,13 +222,22 @@ long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
     for (size_t i = 0; i < ynode_len(steps); i++) {
         const struct ynode *step = ynode_item(steps, i);
         const struct ynode *children = ynode_get(step, "steps");
-        struct dialect_job job = {.node = step};
+        struct dialect_job job = {.node = step, .parts = 1, .pos = ynode_pos(step)};
         long n = 1;
 
         if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
             n = bk_each_job(children, fn, user);
         } else if (fn) {
+            bool has_job, has_count;
+            unsigned part = env_number(step, "BUILDKITE_PARALLEL_JOB", &has_job);
+            unsigned parts = env_number(step, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
+
             job.id = identify(step, &job.id_len, &job.shard, &job.shards);
+            if (has_job && has_count && parts > 1 && part < parts) {
+                job.part = part;
+                job.parts = parts;
+                job.parallel = true;
+            }
             if (fn(user, &job) != 0)
                 n = -1;
         }
@@ -237,6 +246,32 @@ long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
         jobs += n;
     }
     return jobs;
+}
+
+/* A text, or each text of a list. */
+static int each_scalar(const struct ynode *n, dialect_text_fn fn, void *user)
+{
+    int rc = 0;
+
+    if (ynode_is_scalar(n))
+        return fn(user, n);
+    for (size_t i = 0; rc == 0 && ynode_is_seq(n) && i < ynode_len(n); i++)
+        if (ynode_is_scalar(ynode_item(n, i)))
+            rc = fn(user, ynode_item(n, i));
+    return rc;
+}
+
+int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
+{
+    static const char *const run_keys[] = {"command", "commands", "script", NULL};
+    const struct ynode *env = ynode_get(step, "env");
+    int rc = 0;
+
+    for (size_t k = 0; rc == 0 && run_keys[k]; k++)
+        rc = each_scalar(ynode_get(step, run_keys[k]), fn, user);
+    for (size_t i = 0; rc == 0 && ynode_is_map(env) && i < ynode_len(env); i++)
+        rc = each_scalar(ynode_value(env, i), fn, user);
+    return rc;
 }
 
 static const char *const step_key_order[] = {
@@ -271,4 +306,7 @@ const struct dialect dialect_buildkite = {
     .references = depends_each,
     .rewrite = bk_rewrite,
     .each_job = bk_each_job,
+    .each_text = bk_each_text,
+    .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
+    .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
 };

@@ -1195,24 +1195,49 @@ static void configuration_label(const struct ynode *job, char *buf, size_t cap)
     }
 }
 
-/* A configuration `<id>-<index>` of a matrix is matched by `<id>`. */
+/* The id of a configuration `<id>-<index>` without its index (its length), or 0 for a
+ * job that is no configuration. */
+static size_t configuration_base(const struct ynode *items, size_t i, unsigned *index)
+{
+    size_t len;
+    const char *id = ynode_scalar(ynode_key(items, i), &len);
+    const char *dash;
+
+    if (!id || !is_configuration(ynode_value(items, i)) || !(dash = memrchr(id, '-', len)) ||
+        dash + 1 == id + len || strspn(dash + 1, "0123456789") != (size_t)(id + len - dash - 1))
+        return 0;
+    *index = (unsigned)strtoul(dash + 1, NULL, 10);
+    return (size_t)(dash - id);
+}
+
+/* A configuration `<id>-<index>` of a matrix is matched by `<id>`; the configurations
+ * of one job are consecutive (an inlined workflow's items hold several jobs). */
 static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *user)
 {
     size_t n = ynode_len(items);
+    unsigned parts = 1;
 
     for (size_t i = 0; fn && ynode_is_map(items) && i < n; i++) {
         const struct ynode *job = ynode_value(items, i);
-        struct dialect_job dj = {.node = job, .shards = 1};
+        struct dialect_job dj = {.node = job, .shards = 1, .parts = 1, .pos = ynode_pos(ynode_key(items, i))};
         char label[128];
-        const char *dash;
+        unsigned index;
+        size_t base = configuration_base(items, i, &index);
 
         dj.id = ynode_scalar(ynode_key(items, i), &dj.id_len);
-        if (is_configuration(job) && (dash = memrchr(dj.id, '-', dj.id_len)) != NULL &&
-            dash + 1 < dj.id + dj.id_len &&
-            strspn(dash + 1, "0123456789") == (size_t)(dj.id + dj.id_len - dash - 1)) {
-            dj.shard = (unsigned)strtoul(dash + 1, NULL, 10);
-            dj.shards = (unsigned)n;
-            dj.id_len = (size_t)(dash - dj.id);
+        if (base) {
+            unsigned next;
+
+            if (index == 0) /* the run of this job's configurations */
+                for (parts = 1; i + parts < n && configuration_base(items, i + parts, &next) == base &&
+                                next == parts && !memcmp(ynode_scalar(ynode_key(items, i + parts), NULL),
+                                                         dj.id, base);
+                     parts++)
+                    ;
+            dj.part = dj.shard = index;
+            dj.parts = dj.shards = parts > index ? parts : index + 1;
+            dj.id_len = base;
+            dj.row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"), "include"), 0);
             configuration_label(job, label, sizeof(label));
             dj.label = label;
         }
@@ -1220,6 +1245,35 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
             return -1;
     }
     return (long)n;
+}
+
+/* A text, or the texts of a mapping's values. */
+static int each_value(const struct ynode *n, dialect_text_fn fn, void *user)
+{
+    int rc = 0;
+
+    if (ynode_is_scalar(n))
+        return fn(user, n);
+    for (size_t i = 0; rc == 0 && ynode_is_map(n) && i < ynode_len(n); i++)
+        if (ynode_is_scalar(ynode_value(n, i)))
+            rc = fn(user, ynode_value(n, i));
+    return rc;
+}
+
+/* The job's env, then each step's env, run and with (an action's arguments). */
+static int gha_each_text(const struct ynode *job, dialect_text_fn fn, void *user)
+{
+    const struct ynode *steps = ynode_get(job, "steps");
+    int rc = each_value(ynode_get(job, "env"), fn, user);
+
+    for (size_t i = 0; rc == 0 && ynode_is_seq(steps) && i < ynode_len(steps); i++) {
+        const struct ynode *step = ynode_item(steps, i);
+
+        if ((rc = each_value(ynode_get(step, "env"), fn, user)) == 0 &&
+            (rc = each_value(ynode_get(step, "run"), fn, user)) == 0)
+            rc = each_value(ynode_get(step, "with"), fn, user);
+    }
+    return rc;
 }
 
 static const char *const job_key_order[] = {
@@ -1256,6 +1310,7 @@ const struct dialect dialect_gha = {
     .references = gha_references,
     .rewrite = gha_rewrite,
     .each_job = gha_each_job,
+    .each_text = gha_each_text,
     .state_create = gha_state_create,
     .state_destroy = gha_state_destroy,
 };

@@ -726,4 +726,7 @@ const struct dialect dialect_testarea = {
     .references = depends_each,
     .rewrite = bk_rewrite,
     .each_job = bk_each_job,
+    .each_text = bk_each_text,
+    .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
+    .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/coverage.h"
 #include "fanout/depends.h"
 #include "fanout/dialect.h"
 #include "fanout/depgraph.h"
@@ -25,6 +26,7 @@ struct run {
     size_t n_sources;
     const struct dialect *dialect;
     void *dialect_state;
+    struct coverage *coverage; /* shard-coverage, when the options ask for it */
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
     bool local_cycle;        /* a step named itself or its own group */
@@ -354,6 +356,8 @@ static int check_step(struct run *r, struct stream_item *item)
     if (dl->expand(&ctx, item->doc, items) != 0 || dl->normalize(item->doc, items) != 0)
         return -1;
     r->jobs_in_doc += (size_t)dl->each_job(items, NULL, NULL);
+    if (r->coverage && coverage_add(r->coverage, items) != 0)
+        return -1;
     if (dl->references(items, r->diag, r->names, on_reference, r) != 0)
         return -1;
     return r->failed_index ? -1 : 0;
@@ -404,6 +408,8 @@ static int first_pass(struct run *r)
         ynode_doc_destroy(item.doc);
     }
     r->dialect->close(reader);
+    if (rc == 0 && r->coverage && coverage_finish(r->coverage) != 0)
+        rc = -1;
     return rc;
 }
 
@@ -617,6 +623,10 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         goto done;
     }
+    if (opts->shards && !(r.coverage = coverage_create(opts->shards, r.dialect, d, r.names))) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        goto done;
+    }
     if (opts->validate && load_schemas(&r) != 0)
         goto done;
     r.spooled = (struct render_sink){NULL, spool_item, spool_reset, &r};
@@ -678,6 +688,7 @@ done:
     free(r.scoped);
     if (r.dialect_state)
         r.dialect->state_destroy(r.dialect_state);
+    coverage_destroy(r.coverage);
     validator_destroy(r.out_check);
     validator_destroy(r.in_check);
     diag_destroy(r.out_findings);

@@ -1,0 +1,59 @@
+/* fanout shards check: do the fanned-out jobs run every shard exactly once? */
+#include "fanout/cmd.h"
+
+static void ignore_begin(void *user, const struct dialect *dialect)
+{
+    (void)user;
+    (void)dialect;
+}
+
+static int ignore_item(void *user, const struct stream_item *item)
+{
+    (void)user;
+    (void)item;
+    return 0;
+}
+
+static void ignore_reset(void *user)
+{
+    (void)user;
+}
+
+int cmd_shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d)
+{
+    static const struct render_sink nowhere = {ignore_begin, ignore_item, ignore_reset, NULL};
+    struct render_opts o = c->render;
+    int rc;
+
+    o.sink = &nowhere;
+    o.validate = false; /* the schema is validate's business, not this rule's */
+    o.shards = c->shards;
+    diag_keep_only(d, "shard-coverage");
+    rc = render_run(paths, n, &o, d);
+    diag_keep_only(d, NULL);
+    return rc;
+}
+
+static int exec_shards_check(struct cli *c, char **operands, int n, struct diag *d)
+{
+    return cmd_on_inputs(c, operands, n, d, cmd_shard_lint);
+}
+
+static const enum cmd_option options[] = {OPT_CONFIG, CMD_RENDER_OPTIONS, OPT_END};
+
+const struct cmd_entry cmd_shards_check_entry = {
+    .name = "shards check",
+    .synopsis = "shards check [options] [FILE...|DIR...|-]",
+    .help = "Proves from the rendered commands that every fanned-out step or job runs each\n"
+            "shard of its test runner exactly once: pytest-shard --num-shards/--shard-id,\n"
+            "SGLang's run_suite.py --auto-partition-size/--auto-partition-id and\n"
+            "--total-partitions/--partition-id, pytest-split --splits/--group, and the\n"
+            "config's own runners. Only shard-coverage findings are shown (render and\n"
+            "validate show them too). Exit 1 when a shard never runs or runs twice.\n"
+            "\n",
+    .options = options,
+    .formats = NULL,
+    .min_operands = 0,
+    .max_operands = -1,
+    .exec = exec_shards_check,
+};

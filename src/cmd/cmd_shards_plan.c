@@ -1,0 +1,28 @@
+/* fanout shards plan: a balanced LPT plan in the shape of SGLang's partition plans. */
+#include "fanout/cmd.h"
+
+static int exec_shards_plan(struct cli *c, char **operands, int n, struct diag *d)
+{
+    (void)operands;
+    (void)n;
+    return shardplan_plan(&c->assign, stdout, d);
+}
+
+static const enum cmd_option options[] = {OPT_TESTS, OPT_DURATIONS, OPT_SUITE, OPT_COUNT,
+                                          OPT_NODEID_PREFIX, OPT_OVERHEAD, OPT_BUDGET,
+                                          OPT_ERROR_FORMAT, OPT_END};
+
+const struct cmd_entry cmd_shards_plan_entry = {
+    .name = "shards plan",
+    .synopsis = "shards plan (--tests FILE | --durations FILE) (-n N | --budget TIME) [options]",
+    .help = "Writes a balanced plan (longest processing time first) as JSON in the shape of\n"
+            "SGLang's partition plans: {\"partition_count\", \"partitions\": [{\"part\",\n"
+            "\"items\", \"estimated_time\"}]}, usable as a matrix with fromJson.\n"
+            "\n",
+    .options = options,
+    .formats = NULL,
+    .min_operands = 0,
+    .max_operands = 0,
+    .operands = "no operands",
+    .exec = exec_shards_plan,
+};

@@ -1,0 +1,597 @@
+/* coverage: the rule shard-coverage over a rendering's jobs (include/fanout/coverage.h). */
+#include "fanout/coverage.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LISTED 8 /* shards a finding names; the rest are counted */
+#define RULE "shard-coverage"
+
+enum vkind { V_ABSENT, V_NUMBER, V_UNSET, V_UNKNOWN };
+
+/* A flag's value in one job, resolved. */
+struct value {
+    enum vkind kind;
+    unsigned long n;
+    char *flag; /* as written */
+    size_t flag_len;
+};
+
+struct hit {
+    size_t job;
+    unsigned runner, slot; /* the slot-th use of the runner's flags in the job */
+    struct value count, index;
+};
+
+/* What a check needs of a job, copied: a fan-out's jobs may come from several items
+ * (a rendering rendered again has one item per job) whose trees are gone by its end. */
+struct job {
+    struct ypos pos;
+    char *id;
+    size_t id_len;
+    unsigned part, parts;
+    bool parallel;
+    size_t n_row; /* a matrix configuration's values by vector name, else 0 */
+    char **names, **values;
+};
+
+/* The jobs of one fan-out (or one job alone) and the flags they carry, kept across the
+ * items of a run until the fan-out ends. */
+struct coverage {
+    struct shardflags *flags;
+    const struct dialect *dl;
+    struct diag *d;
+    const char *const *files;
+    struct job *jobs;
+    size_t n_jobs, cap_jobs;
+    struct hit *hits;
+    size_t n_hits, cap_hits;
+    unsigned *uses; /* per runner: uses in the job being scanned */
+    unsigned runner, slot; /* being checked */
+    bool failed;
+};
+
+static char *copy(const char *s, size_t len)
+{
+    char *p = s ? malloc(len + 1) : NULL;
+
+    if (p) {
+        memcpy(p, s, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    void *q;
+    size_t c = *cap ? *cap * 2 : 16;
+
+    if (n < *cap)
+        return true;
+    if (!(q = realloc(*p, c * size)))
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* `$NAME`, `$$NAME`, `${NAME}` or `$${NAME}` */
+static bool names_variable(const char *v, size_t len, const char *name)
+{
+    size_t nl = name ? strlen(name) : 0;
+
+    if (!nl || !len || v[0] != '$')
+        return false;
+    v++, len--;
+    if (len && v[0] == '$')
+        v++, len--;
+    if (len == nl + 2 && v[0] == '{' && v[len - 1] == '}')
+        v++, len -= 2;
+    return len == nl && !memcmp(v, name, nl);
+}
+
+static struct value resolve(const struct coverage *c, const struct job *j, const char *v, size_t len,
+                            const char *flag, size_t flag_len, bool is_count)
+{
+    struct value out = {V_UNKNOWN, 0, NULL, flag_len};
+    const char *var = is_count ? c->dl->shard_count_variable : c->dl->shard_index_variable;
+
+    if (!v)
+        out.kind = V_ABSENT;
+    else if (len && len <= 9 && strspn(v, "0123456789") >= len) {
+        out.kind = V_NUMBER;
+        for (size_t i = 0; i < len; i++) /* the value ends where the match did */
+            out.n = out.n * 10 + (unsigned long)(v[i] - '0');
+    }
+    else if (names_variable(v, len, var) && j->parallel)
+        out.kind = V_NUMBER, out.n = is_count ? j->parts : j->part;
+    else if (names_variable(v, len, var))
+        out.kind = V_UNSET;
+    if (v && !(out.flag = copy(flag, flag_len)))
+        out.kind = V_ABSENT;
+    return out;
+}
+
+static int on_hit(void *user, const struct shardflags_hit *h)
+{
+    struct coverage *c = user;
+    const struct job *j = &c->jobs[c->n_jobs - 1];
+    struct hit *x;
+
+    if (!grow((void **)&c->hits, &c->cap_hits, c->n_hits, sizeof(*c->hits)))
+        return -1;
+    x = &c->hits[c->n_hits++];
+    x->job = c->n_jobs - 1;
+    x->runner = h->runner;
+    x->slot = c->uses[h->runner]++;
+    x->count = resolve(c, j, h->count, h->count_len, h->count_flag, h->count_flag_len, true);
+    x->index = resolve(c, j, h->index, h->index_len, h->index_flag, h->index_flag_len, false);
+    return (h->count && !x->count.flag) || (h->index && !x->index.flag) ? -1 : 0;
+}
+
+static int on_text(void *user, const struct ynode *text)
+{
+    struct coverage *c = user;
+    size_t len;
+    const char *t = ynode_scalar(text, &len);
+
+    return t ? shardflags_scan(c->flags, t, len, on_hit, c) : 0;
+}
+
+/* ---- a finding's text ---- */
+
+struct text {
+    char buf[1024];
+    size_t len;
+};
+
+static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (t->len >= sizeof(t->buf))
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
+    va_end(ap);
+    t->len = n < 0 ? t->len : t->len + (size_t)n > sizeof(t->buf) ? sizeof(t->buf) : t->len + (size_t)n;
+}
+
+static void report_at(struct coverage *c, size_t job, enum diag_severity sev, const struct text *t)
+{
+    struct ypos p = c->jobs[job].pos;
+
+    diag_report(c->d, sev, DIAG_FINDING, c->files[p.file], p.line, p.col, RULE, "%s", t->buf);
+}
+
+static void report(struct coverage *c, enum diag_severity sev, const struct text *t)
+{
+    report_at(c, 0, sev, t);
+}
+
+/* "<id>: " and, when the step's jobs are checked in several combinations, "(<combo>) " */
+static void put_name(struct text *t, const struct coverage *c, const char *combo)
+{
+    put(t, "%.*s", (int)c->jobs[0].id_len, c->jobs[0].id);
+    if (combo)
+        put(t, " (%s)", combo);
+    if (c->slot)
+        put(t, " (%s's flags, use %u)", shardflags_name(c->flags, c->runner), c->slot + 1);
+    put(t, ": ");
+}
+
+/* ", "-separated numbers, at most MAX_LISTED of them and how many more */
+static void put_numbers(struct text *t, const unsigned long *v, size_t n)
+{
+    for (size_t i = 0; i < n && i < MAX_LISTED; i++)
+        put(t, "%s%lu", i ? ", " : "", v[i]);
+    if (n > MAX_LISTED)
+        put(t, " and %zu more", n - MAX_LISTED);
+}
+
+/* The indices [from, to) never run: counted, the first MAX_LISTED + 1 kept. */
+static void add_gap(unsigned long *missing, size_t *n, unsigned long from, unsigned long to)
+{
+    for (unsigned long g = from; g < to; g++) {
+        if (*n > MAX_LISTED) {
+            *n += (size_t)(to - g);
+            return;
+        }
+        missing[(*n)++] = g;
+    }
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+    unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* ---- the checks ---- */
+
+static const char *row_value(const struct job *j, const char *name)
+{
+    for (size_t k = 0; k < j->n_row; k++)
+        if (!strcmp(j->names[k], name))
+            return j->values[k];
+    return NULL;
+}
+
+/* The vector of the matrix the index comes from: the one whose value is the index in
+ * every job (`--partition-id ${{ matrix.part }}` folded), or NULL. */
+static const char *partition_vector(const struct coverage *c, const struct hit *const *per_job)
+{
+    for (size_t k = 0; k < c->jobs[0].n_row; k++) {
+        const char *name = c->jobs[0].names[k];
+        size_t j = 0;
+
+        for (; j < c->n_jobs; j++) {
+            const char *v = row_value(&c->jobs[j], name);
+            char want[24];
+
+            snprintf(want, sizeof(want), "%lu", per_job[j]->index.n);
+            if (!v || strcmp(v, want) != 0)
+                break;
+        }
+        if (j == c->n_jobs)
+            return name;
+    }
+    return NULL;
+}
+
+/* A job's values of the matrix's vectors other than `skip`, as "a=x b=y". */
+static char *combination(const struct job *j, const char *skip)
+{
+    struct text t = {.len = 0};
+
+    t.buf[0] = '\0';
+    for (size_t k = 0; k < j->n_row; k++)
+        if (!skip || strcmp(j->names[k], skip) != 0)
+            put(&t, "%s%s=%s", t.len ? " " : "", j->names[k], j->values[k]);
+    return strdup(t.buf);
+}
+
+/* One combination's jobs (`members`, m of them): one count, and each index once. */
+static void check_set(struct coverage *c, const struct hit *const *per_job, const size_t *members, size_t m,
+                      const char *vector, const char *combo)
+{
+    const struct hit *first = per_job[members[0]];
+    unsigned base = shardflags_base(c->flags, first->runner);
+    const char *noun = shardflags_noun(c->flags, first->runner);
+    unsigned long n = first->count.n, *idx = NULL, *missing = NULL, *twice = NULL, *range = NULL;
+    unsigned long next = base; /* the lowest index not yet seen to run */
+    size_t n_missing = 0, n_twice = 0, n_range = 0, n_distinct = 0;
+    struct text t = {.len = 0};
+
+    for (size_t i = 1; i < m; i++) {
+        const struct value *v = &per_job[members[i]]->count;
+
+        if (v->n != n) {
+            put_name(&t, c, combo);
+            put(&t, "jobs disagree on the %s count: %.*s in job %u, %.*s in job %u", noun,
+                (int)first->count.flag_len, first->count.flag, c->jobs[members[0]].part + 1,
+                (int)v->flag_len, v->flag, c->jobs[members[i]].part + 1);
+            report_at(c, members[0], DIAG_ERROR, &t);
+            return;
+        }
+    }
+    idx = malloc(m * sizeof(*idx));
+    missing = malloc((MAX_LISTED + 1) * sizeof(*missing));
+    twice = malloc(m * sizeof(*twice));
+    range = malloc(m * sizeof(*range));
+    if (!idx || !missing || !twice || !range) {
+        c->failed = true;
+        goto done;
+    }
+    for (size_t i = 0; i < m; i++)
+        idx[i] = per_job[members[i]]->index.n;
+    qsort(idx, m, sizeof(*idx), cmp_ulong);
+    for (size_t i = 0; i < m; i++) {
+        if (idx[i] < base || idx[i] - base >= n) {
+            if (!n_range || range[n_range - 1] != idx[i])
+                range[n_range++] = idx[i];
+        } else if (n_distinct && idx[i] == next - 1) {
+            if (!n_twice || twice[n_twice - 1] != idx[i])
+                twice[n_twice++] = idx[i];
+        } else {
+            add_gap(missing, &n_missing, next, idx[i]);
+            next = idx[i] + 1;
+            n_distinct++;
+        }
+    }
+    add_gap(missing, &n_missing, next, base + n);
+    if (n == m && !n_missing && !n_twice && !n_range)
+        goto done;
+    put_name(&t, c, combo);
+    if (n != m) {
+        put(&t, "%.*s but ", (int)first->count.flag_len, first->count.flag);
+        if (vector)
+            put(&t, "matrix %s has %zu value%s", vector, m, m == 1 ? "" : "s");
+        else
+            put(&t, "%zu job%s", m, m == 1 ? "" : "s");
+        put(&t, ": ");
+    }
+    if (n_missing) {
+        put(&t, "%s%s ", noun, n_missing == 1 ? "" : "s");
+        put_numbers(&t, missing, n_missing);
+        put(&t, " never run%s", n_missing == 1 ? "s" : "");
+    }
+    if (n_twice) {
+        put(&t, "%s%s%s ", n_missing ? "; " : "", noun, n_twice == 1 ? "" : "s");
+        put_numbers(&t, twice, n_twice);
+        put(&t, " run%s more than once", n_twice == 1 ? "s" : "");
+    }
+    if (n_range) {
+        put(&t, "%s%s%s ", n_missing || n_twice ? "; " : "", noun, n_range == 1 ? "" : "s");
+        put_numbers(&t, range, n_range);
+        if (n)
+            put(&t, " out of range %lu..%lu (the runner fails)", (unsigned long)base, base + n - 1);
+        else
+            put(&t, " out of range: a count of 0 runs nothing");
+    }
+    report_at(c, members[0], DIAG_ERROR, &t);
+done:
+    free(idx);
+    free(missing);
+    free(twice);
+    free(range);
+}
+
+/* The jobs' first problem with their flags that stops the count check, reported; or
+ * false when every job has a count and an index known before the run. */
+static bool flags_unusable(struct coverage *c, const struct hit *const *per_job, unsigned runner)
+{
+    struct text t = {.len = 0};
+    size_t without = 0, first_without = 0;
+
+    for (size_t j = 0; j < c->n_jobs; j++)
+        if (!per_job[j] && !without++)
+            first_without = j;
+    put_name(&t, c, NULL);
+    if (without) {
+        put(&t, "%s's flags are in %zu of %zu jobs only (job %zu has none): the split is "
+                "incomplete", shardflags_name(c->flags, runner), c->n_jobs - without, c->n_jobs,
+            first_without + 1);
+        report(c, DIAG_ERROR, &t);
+        return true;
+    }
+    for (size_t j = 0; j < c->n_jobs; j++) {
+        const struct value *have = per_job[j]->count.kind == V_ABSENT ? &per_job[j]->index : &per_job[j]->count;
+
+        if (per_job[j]->count.kind != V_ABSENT && per_job[j]->index.kind != V_ABSENT)
+            continue;
+        put(&t, "%.*s without the %s %s (%s needs both flags)", (int)have->flag_len, have->flag,
+            shardflags_noun(c->flags, runner), per_job[j]->count.kind == V_ABSENT ? "count" : "index",
+            shardflags_name(c->flags, runner));
+        report(c, DIAG_ERROR, &t);
+        return true;
+    }
+    for (size_t j = 0; j < c->n_jobs; j++) {
+        const struct value *v = per_job[j]->count.kind == V_NUMBER ? &per_job[j]->index : &per_job[j]->count;
+
+        if (v->kind == V_NUMBER)
+            continue;
+        if (v->kind == V_UNSET)
+            put(&t, "%.*s but the %s does not fan out: the variable is not set", (int)v->flag_len,
+                v->flag, c->dl->job_noun);
+        else
+            put(&t, "%.*s is only known when the job runs: coverage not verified", (int)v->flag_len,
+                v->flag);
+        report(c, v->kind == V_UNSET ? DIAG_ERROR : DIAG_NOTE, &t);
+        return true;
+    }
+    return false;
+}
+
+/* The slot-th use of a runner's flags in every job. */
+static void check_slot(struct coverage *c, unsigned runner, unsigned slot)
+{
+    const struct hit **per_job = calloc(c->n_jobs, sizeof(*per_job));
+    size_t *members = malloc(c->n_jobs * sizeof(*members));
+    char **combos = calloc(c->n_jobs, sizeof(*combos));
+    const char *vector = NULL;
+    bool several = false, by_combination = c->jobs[0].n_row > 0;
+
+    if (!per_job || !members || !combos) {
+        c->failed = true;
+        goto done;
+    }
+    c->runner = runner;
+    c->slot = slot;
+    for (size_t h = 0; h < c->n_hits; h++)
+        if (c->hits[h].runner == runner && c->hits[h].slot == slot)
+            per_job[c->hits[h].job] = &c->hits[h];
+    if (flags_unusable(c, per_job, runner))
+        goto done;
+    /* A matrix is checked per combination of its other vectors. Without a partition
+     * vector the jobs are one split when they split at all (a hard-coded index), and
+     * each runs the whole suite on its own when every count is 1. */
+    if (c->jobs[0].n_row && !(vector = partition_vector(c, per_job))) {
+        size_t j = 0;
+
+        while (j < c->n_jobs && per_job[j]->count.n == 1)
+            j++;
+        by_combination = j == c->n_jobs;
+    }
+    if (by_combination) {
+        for (size_t j = 0; j < c->n_jobs; j++)
+            if (!(combos[j] = combination(&c->jobs[j], vector))) {
+                c->failed = true;
+                goto done;
+            }
+    }
+    if (!by_combination) {
+        for (size_t j = 0; j < c->n_jobs; j++)
+            members[j] = j;
+        check_set(c, per_job, members, c->n_jobs, NULL, NULL);
+        goto done;
+    }
+    for (size_t j = 1; j < c->n_jobs; j++)
+        several |= strcmp(combos[j], combos[0]) != 0;
+    for (size_t j = 0; j < c->n_jobs; j++) {
+        size_t m = 0, k = 0;
+
+        while (k < j && strcmp(combos[k], combos[j]) != 0)
+            k++;
+        if (k < j) /* checked with the first job of its combination */
+            continue;
+        for (k = j; k < c->n_jobs; k++)
+            if (!strcmp(combos[k], combos[j]))
+                members[m++] = k;
+        check_set(c, per_job, members, m, vector, several ? combos[j] : NULL);
+    }
+done:
+    for (size_t j = 0; combos && j < c->n_jobs; j++)
+        free(combos[j]);
+    free(combos);
+    free(members);
+    free(per_job);
+}
+
+static void clear_group(struct coverage *c)
+{
+    for (size_t j = 0; j < c->n_jobs; j++) {
+        for (size_t k = 0; k < c->jobs[j].n_row; k++) {
+            free(c->jobs[j].names[k]);
+            free(c->jobs[j].values[k]);
+        }
+        free(c->jobs[j].names);
+        free(c->jobs[j].values);
+        free(c->jobs[j].id);
+    }
+    for (size_t h = 0; h < c->n_hits; h++) {
+        free(c->hits[h].count.flag);
+        free(c->hits[h].index.flag);
+    }
+    c->n_jobs = c->n_hits = 0;
+}
+
+static void check_group(struct coverage *c)
+{
+    size_t runners = shardflags_runners(c->flags);
+
+    for (unsigned r = 0; r < runners; r++) {
+        unsigned slots = 0;
+
+        for (size_t h = 0; h < c->n_hits; h++)
+            if (c->hits[h].runner == r && c->hits[h].slot + 1 > slots)
+                slots = c->hits[h].slot + 1;
+        for (unsigned s = 0; s < slots; s++)
+            check_slot(c, r, s);
+    }
+    clear_group(c);
+}
+
+/* Does the job continue the fan-out of the jobs before it? Its jobs come one after
+ * the other, numbered from 0: parallel jobs of one count, or configurations of one id. */
+static bool continues(const struct coverage *c, const struct dialect_job *dj)
+{
+    const struct job *last = c->n_jobs ? &c->jobs[c->n_jobs - 1] : NULL;
+
+    if (!last || dj->part != last->part + 1)
+        return false;
+    if (dj->parallel)
+        return last->parallel && dj->parts == last->parts;
+    return !last->parallel && dj->row && last->n_row && dj->id_len == last->id_len &&
+           !memcmp(dj->id, last->id, dj->id_len);
+}
+
+static int copy_row(struct job *j, const struct ynode *row)
+{
+    size_t n = ynode_is_map(row) ? ynode_len(row) : 0;
+
+    if (!n)
+        return 0;
+    if (!(j->names = calloc(n, sizeof(*j->names))) || !(j->values = calloc(n, sizeof(*j->values))))
+        return -1;
+    j->n_row = n;
+    for (size_t k = 0; k < n; k++) {
+        size_t nl = 0, vl = 3;
+        const char *name = ynode_scalar(ynode_key(row, k), &nl);
+        const char *v = ynode_scalar(ynode_value(row, k), &vl);
+
+        if (!(j->names[k] = copy(name ? name : "", nl)) || !(j->values[k] = copy(v ? v : "...", vl)))
+            return -1;
+    }
+    return 0;
+}
+
+static int on_job(void *user, const struct dialect_job *dj)
+{
+    struct coverage *c = user;
+    struct job *j;
+
+    if (c->n_jobs && !continues(c, dj))
+        check_group(c);
+    if (!grow((void **)&c->jobs, &c->cap_jobs, c->n_jobs, sizeof(*c->jobs)))
+        return -1;
+    j = &c->jobs[c->n_jobs++];
+    memset(j, 0, sizeof(*j));
+    j->pos = dj->pos;
+    j->id_len = dj->id_len;
+    j->part = dj->part;
+    j->parts = dj->parts;
+    j->parallel = dj->parallel;
+    if (!(j->id = copy(dj->id, dj->id_len)) || copy_row(j, dj->row) != 0)
+        return -1;
+    memset(c->uses, 0, shardflags_runners(c->flags) * sizeof(*c->uses));
+    if (c->dl->each_text(dj->node, on_text, c) != 0)
+        return -1;
+    return c->failed ? -1 : 0;
+}
+
+struct coverage *coverage_create(struct shardflags *flags, const struct dialect *dl,
+                                 struct diag *d, const char *const *files)
+{
+    struct coverage *c = calloc(1, sizeof(*c));
+
+    if (!c)
+        return NULL;
+    *c = (struct coverage){.flags = flags, .dl = dl, .d = d, .files = files};
+    if (!(c->uses = calloc(shardflags_runners(flags), sizeof(*c->uses)))) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static int failure(struct coverage *c)
+{
+    diag_report(c->d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE,
+                "cannot check shard coverage (out of memory, or a shard pattern hit its match limit)");
+    return -1;
+}
+
+int coverage_add(struct coverage *c, const struct ynode *items)
+{
+    
+
+    if (c->dl->each_job(items, on_job, c) < 0 || c->failed)
+        return failure(c);
+    return 0;
+}
+
+int coverage_finish(struct coverage *c)
+{
+    if (c->n_jobs)
+        check_group(c);
+    return c->failed ? failure(c) : 0;
+}
+
+void coverage_destroy(struct coverage *c)
+{
+    if (!c)
+        return;
+    clear_group(c);
+    free(c->uses);
+    free(c->jobs);
+    free(c->hits);
+    free(c);
+}

@@ -1,0 +1,296 @@
+/* shardflags: runners' shard flags in command texts (include/fanout/shardflags.h). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "fanout/shardflags.h"
+
+#include <pcre2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MATCH_LIMIT 100000 /* a user's pattern that backtracks wildly fails, not hangs */
+#define MAX_USES 64        /* uses of one runner's flags in one text that are paired */
+#define MAX_RUNNERS 64
+
+/* A flag's value as the shell sees one word: an unevaluated `${{ }}`, an arithmetic
+ * `$(( ))`, a quoted string, or a run of characters up to a space, quote or shell
+ * operator (a quote may close the string the command is inside: `bash -c '...
+ * --shard-id=$$BUILDKITE_PARALLEL_JOB'`); never the next flag (`--num-shards --shard-id`). */
+#define VALUE "(?!-)(\\$\\{\\{.*?\\}\\}|\\$\\(\\([^)\\n]*\\)\\)|\"[^\"\\n]*\"|'[^'\\n]*'|[^\\s'\"`;&|()<>]+)"
+#define FLAG(name) "(?<![\\w-])" name "(?:=|[ \\t]+)" VALUE
+
+struct pattern {
+    pcre2_code *re;
+    pcre2_match_data *md;
+};
+
+struct runner {
+    char *name;
+    const char *noun;
+    unsigned base;
+    bool index_needs_count; /* the index flag alone is someone else's */
+    struct pattern count, index;
+};
+
+struct shardflags {
+    struct runner runners[MAX_RUNNERS];
+    size_t n;
+    pcre2_match_context *mctx;
+};
+
+static const struct {
+    const char *name, *noun;
+    unsigned base;
+    bool index_needs_count;
+    const char *count, *index;
+} builtin[] = {
+    {"pytest-shard", "shard", 0, false, FLAG("--num-shards"), FLAG("--shard-id")},
+    {"run_suite", "partition", 0, false, FLAG("--auto-partition-size"), FLAG("--auto-partition-id")},
+    {"diffusion", "partition", 0, false, FLAG("--total-partitions"), FLAG("--partition-id")},
+    {"pytest-split", "group", 1, true, FLAG("--splits"), FLAG("--group")},
+};
+
+static int pattern_compile(struct pattern *p, const char *re, char *err, size_t cap)
+{
+    int code;
+    PCRE2_SIZE at;
+    uint32_t min;
+
+    p->re = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &at, NULL);
+    if (!p->re) {
+        PCRE2_UCHAR msg[160];
+
+        pcre2_get_error_message(code, msg, sizeof(msg));
+        snprintf(err, cap, "%s at offset %zu", (const char *)msg, (size_t)at);
+        return -1;
+    }
+    if (pcre2_pattern_info(p->re, PCRE2_INFO_MINLENGTH, &min) != 0 || min == 0) {
+        /* an empty match is no flag, and would be found at every position */
+        snprintf(err, cap, "the pattern matches the empty string");
+        return -1;
+    }
+    pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE);
+    if (!(p->md = pcre2_match_data_create_from_pattern(p->re, NULL))) {
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static void pattern_free(struct pattern *p)
+{
+    pcre2_match_data_free(p->md);
+    pcre2_code_free(p->re);
+}
+
+static int runner_add(struct shardflags *f, const char *name, const char *noun, unsigned base,
+                      bool index_needs_count, const char *count, const char *index, char *err,
+                      size_t cap)
+{
+    struct runner *r = &f->runners[f->n];
+
+    if (f->n == MAX_RUNNERS) {
+        snprintf(err, cap, "at most %d runners", MAX_RUNNERS);
+        return -1;
+    }
+    memset(r, 0, sizeof(*r));
+    r->noun = noun;
+    r->base = base;
+    r->index_needs_count = index_needs_count;
+    if (!(r->name = strdup(name)) || pattern_compile(&r->count, count, err, cap) != 0 ||
+        pattern_compile(&r->index, index, err, cap) != 0) {
+        free(r->name);
+        pattern_free(&r->count);
+        pattern_free(&r->index);
+        if (!r->name)
+            snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    f->n++;
+    return 0;
+}
+
+struct shardflags *shardflags_create(void)
+{
+    struct shardflags *f = calloc(1, sizeof(*f));
+    char err[200];
+
+    if (!f || !(f->mctx = pcre2_match_context_create(NULL)))
+        goto fail;
+    pcre2_set_match_limit(f->mctx, MATCH_LIMIT);
+    for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+        if (runner_add(f, builtin[i].name, builtin[i].noun, builtin[i].base,
+                       builtin[i].index_needs_count, builtin[i].count, builtin[i].index, err,
+                       sizeof(err)) != 0)
+            goto fail;
+    return f;
+fail:
+    shardflags_destroy(f);
+    return NULL;
+}
+
+void shardflags_destroy(struct shardflags *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->runners[i].name);
+        pattern_free(&f->runners[i].count);
+        pattern_free(&f->runners[i].index);
+    }
+    pcre2_match_context_free(f->mctx);
+    free(f);
+}
+
+static int config_error(struct diag *d, const char *file, const struct ynode *at, const char *msg)
+{
+    struct ypos p = ynode_pos(at);
+
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, "config", "%s", msg);
+    return -1;
+}
+
+int shardflags_configure(struct shardflags *f, const struct ynode *list, const char *file,
+                         struct diag *d)
+{
+    static const char *const keys[] = {"name", "count", "index", "base", NULL};
+
+    if (!ynode_is_seq(list))
+        return config_error(d, file, list, "'shards' is a list of {name, count, index, base}");
+    for (size_t i = 0; i < ynode_len(list); i++) {
+        const struct ynode *e = ynode_item(list, i), *base = ynode_get(e, "base");
+        const char *name = ynode_scalar(ynode_get(e, "name"), NULL);
+        const char *count = ynode_scalar(ynode_get(e, "count"), NULL);
+        const char *index = ynode_scalar(ynode_get(e, "index"), NULL);
+        char err[200];
+
+        if (!ynode_is_map(e))
+            return config_error(d, file, e, "a shard runner is a mapping {name, count, index, base}");
+        for (size_t k = 0; k < ynode_len(e); k++) {
+            const char *key = ynode_scalar(ynode_key(e, k), NULL);
+            size_t j = 0;
+
+            while (keys[j] && (!key || strcmp(keys[j], key) != 0))
+                j++;
+            if (!keys[j]) {
+                char msg[200];
+
+                snprintf(msg, sizeof(msg), "unknown key '%s' in a shard runner (name, count, index, base)",
+                         key ? key : "?");
+                return config_error(d, file, ynode_key(e, k), msg);
+            }
+        }
+        if (!name || !*name)
+            return config_error(d, file, e, "a shard runner needs a 'name'");
+        if (!count || !index)
+            return config_error(d, file, e, "a shard runner needs 'count' and 'index' patterns "
+                                            "(PCRE2; the first group is the value)");
+        if (base && !ynode_scalar_is(base, "0") && !ynode_scalar_is(base, "1"))
+            return config_error(d, file, base, "base is 0 or 1 (the first shard's index)");
+        if (runner_add(f, name, "shard", base && ynode_scalar_is(base, "1"), false, count, index,
+                       err, sizeof(err)) != 0) {
+            struct ypos p = ynode_pos(e);
+
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, "config",
+                        "shard runner '%s': %s", name, err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+size_t shardflags_runners(const struct shardflags *f)
+{
+    return f->n;
+}
+
+const char *shardflags_name(const struct shardflags *f, unsigned runner)
+{
+    return f->runners[runner].name;
+}
+
+const char *shardflags_noun(const struct shardflags *f, unsigned runner)
+{
+    return f->runners[runner].noun;
+}
+
+unsigned shardflags_base(const struct shardflags *f, unsigned runner)
+{
+    return f->runners[runner].base;
+}
+
+/* One match of a flag: the flag as written and its value (group 1, else the match). */
+struct use {
+    const char *flag, *value;
+    size_t flag_len, value_len;
+};
+
+/* Up to MAX_USES matches of `p` in text; their number, or -1 when matching failed. */
+static int find_all(const struct shardflags *f, const struct pattern *p, const char *text,
+                    size_t len, struct use *out)
+{
+    size_t at = 0;
+    int n = 0;
+
+    while (n < MAX_USES && at <= len) {
+        int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, 0, p->md, f->mctx);
+        PCRE2_SIZE *ov;
+        size_t g;
+
+        if (rc == PCRE2_ERROR_NOMATCH)
+            break;
+        if (rc < 0)
+            return -1;
+        ov = pcre2_get_ovector_pointer(p->md);
+        g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
+        out[n].flag = text + ov[0];
+        out[n].flag_len = ov[1] - ov[0];
+        out[n].value = text + ov[2 * g];
+        out[n].value_len = ov[2 * g + 1] - ov[2 * g];
+        if (out[n].value_len >= 2 && (out[n].value[0] == '"' || out[n].value[0] == '\'') &&
+            out[n].value[out[n].value_len - 1] == out[n].value[0]) {
+            out[n].value++;
+            out[n].value_len -= 2;
+        }
+        n++;
+        at = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
+    }
+    return n;
+}
+
+int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardflags_hit_fn fn,
+                    void *user)
+{
+    struct use counts[MAX_USES], indexes[MAX_USES];
+
+    for (unsigned r = 0; r < f->n; r++) {
+        const struct runner *run = &f->runners[r];
+        int nc = find_all(f, &run->count, text, len, counts);
+        int ni = nc < 0 ? -1 : find_all(f, &run->index, text, len, indexes);
+
+        if (nc < 0 || ni < 0)
+            return -1;
+        if (run->index_needs_count && ni > nc) /* the extra index flags are another tool's */
+            ni = nc;
+        for (int k = 0; k < nc || k < ni; k++) {
+            struct shardflags_hit h = {.runner = r};
+            int rc;
+
+            if (k < nc) {
+                h.count = counts[k].value;
+                h.count_len = counts[k].value_len;
+                h.count_flag = counts[k].flag;
+                h.count_flag_len = counts[k].flag_len;
+            }
+            if (k < ni) {
+                h.index = indexes[k].value;
+                h.index_len = indexes[k].value_len;
+                h.index_flag = indexes[k].flag;
+                h.index_flag_len = indexes[k].flag_len;
+            }
+            if ((rc = fn(user, &h)) != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
