@@ -85,6 +85,9 @@ int cmd_usage_error(const char *what, const char *arg);
  * findings are dropped; input errors are not). For validate and `shards check`. */
 int cmd_shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d);
 
+/* shards assign and plan: the inputs and counts they need, or a usage error (2). */
+int cmd_shards_usage(const struct cli *c, bool count_needed);
+
 /* Runs `fn` on the operands as files (directories expanded; none: stdin). */
 int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
                   int (*fn)(struct cli *c, const char *const *paths, size_t n, struct diag *d));

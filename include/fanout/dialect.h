@@ -129,6 +129,10 @@ struct dialect_reader *dialect_files_open(const struct dialect_input *in,
 int dialect_files_next(struct dialect_reader *r, struct stream_item *item);
 void dialect_files_close(struct dialect_reader *r);
 
+/* For the `each_text` entries: a scalar, or the scalars among a list's items or a
+ * mapping's values. */
+int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user);
+
 /* The dialect of `src`'s first document: a workflow (top-level `jobs`), a test-area file
  * (top-level `group`), else a Buildkite pipeline. Reads the input from its start with
  * `d` muted: problems are for the real read to report. */

@@ -27,6 +27,10 @@ struct assign_opts {
     bool color;            /* bars in colour */
 };
 
+/* The options are the caller's to check: tests or durations given, a suite only with
+ * durations, and a count or a budget (ci-infra-contiguous and `plan` with a budget
+ * choose their own count). */
+
 /* `shards assign`: the report. Returns the exit code (0; 1 when the budget cannot be met
  * or the assignment does not cover the tests; 2 on input errors, reported). */
 int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, FILE *out,

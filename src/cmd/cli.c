@@ -233,6 +233,20 @@ done:
     return rc;
 }
 
+/* `fanout: error: unknown --format (text, json or markdown): xml` */
+static int unknown_choice(const char *option, const char *const *names, const char *arg)
+{
+    char what[512];
+    size_t o = (size_t)snprintf(what, sizeof(what), "unknown %s (", option);
+
+    for (size_t k = 0; names[k] && o < sizeof(what); k++)
+        o += (size_t)snprintf(what + o, sizeof(what) - o, "%s%s",
+                              k == 0 ? "" : names[k + 1] ? ", " : " or ", names[k]);
+    if (o < sizeof(what))
+        snprintf(what + o, sizeof(what) - o, "):");
+    return cmd_usage_error(what, arg);
+}
+
 /* "90", "90s", "5m", "1h30m", "2.5m": seconds. 0, or -1 when it is none of these. */
 static int parse_seconds(const char *arg, double *out)
 {
@@ -273,17 +287,8 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
 
     switch ((enum cmd_option)opt) {
     case OPT_FORMAT:
-        if ((c->format = choice(arg, cmd->formats)) < 0) {
-            char what[128];
-            size_t o = (size_t)snprintf(what, sizeof(what), "unknown --format (");
-
-            for (size_t k = 0; cmd->formats[k] && o < sizeof(what); k++)
-                o += (size_t)snprintf(what + o, sizeof(what) - o, "%s%s",
-                                      k == 0 ? "" : cmd->formats[k + 1] ? ", " : " or ", cmd->formats[k]);
-            if (o < sizeof(what))
-                snprintf(what + o, sizeof(what) - o, "):");
-            return cmd_usage_error(what, arg);
-        }
+        if ((c->format = choice(arg, cmd->formats)) < 0)
+            return unknown_choice("--format", cmd->formats, arg);
         return 0;
     case OPT_OUTPUT:
         c->render.output = arg;
@@ -359,15 +364,11 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
         return 0;
     case OPT_ALGO:
         if ((c->assign.algo = assign_algo_find(arg)) < 0) {
-            char what[512];
-            size_t o = (size_t)snprintf(what, sizeof(what), "unknown --algo (");
+            const char *names[ASSIGN_N_ALGOS + 1] = {NULL};
 
-            for (int k = 0; k < ASSIGN_N_ALGOS && o < sizeof(what); k++)
-                o += (size_t)snprintf(what + o, sizeof(what) - o, "%s%s", k ? ", " : "",
-                                      assign_algo_info((enum assign_algo)k)->name);
-            if (o < sizeof(what))
-                snprintf(what + o, sizeof(what) - o, "):");
-            return cmd_usage_error(what, arg);
+            for (int k = 0; k < ASSIGN_N_ALGOS; k++)
+                names[k] = assign_algo_info((enum assign_algo)k)->name;
+            return unknown_choice("--algo", names, arg);
         }
         return 0;
     case OPT_COUNT: {

@@ -2,12 +2,29 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fanout/assign.h"
 #include "fanout/cmd.h"
+
+int cmd_shards_usage(const struct cli *c, bool count_needed)
+{
+    if (!c->assign.tests && !c->assign.durations)
+        return cmd_usage_error("give the collected tests (--tests FILE) or their durations "
+                               "(--durations FILE)", NULL);
+    if (c->assign.suite && !c->assign.durations)
+        return cmd_usage_error("--suite picks rows of the --durations table", NULL);
+    if (count_needed && !c->assign.count && c->assign.budget <= 0)
+        return cmd_usage_error("give the number of shards (-n N) or a time budget (--budget TIME)", NULL);
+    return 0;
+}
 
 static int exec_shards_assign(struct cli *c, char **operands, int n, struct diag *d)
 {
+    int rc = cmd_shards_usage(c, c->assign.algo != ASSIGN_CONTIGUOUS);
+
     (void)operands;
     (void)n;
+    if (rc)
+        return rc;
     /* colour only for a person at a terminal who did not ask for none (no-color.org) */
     c->assign.color = isatty(STDOUT_FILENO) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
     return shardplan_assign(&c->assign, (enum shardplan_format)c->format, stdout, d);

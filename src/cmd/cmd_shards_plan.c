@@ -3,9 +3,11 @@
 
 static int exec_shards_plan(struct cli *c, char **operands, int n, struct diag *d)
 {
+    int rc = cmd_shards_usage(c, true);
+
     (void)operands;
     (void)n;
-    return shardplan_plan(&c->assign, stdout, d);
+    return rc ? rc : shardplan_plan(&c->assign, stdout, d);
 }
 
 static const enum cmd_option options[] = {OPT_TESTS, OPT_DURATIONS, OPT_SUITE, OPT_COUNT,

@@ -248,29 +248,13 @@ long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
     return jobs;
 }
 
-/* A text, or each text of a list. */
-static int each_scalar(const struct ynode *n, dialect_text_fn fn, void *user)
-{
-    int rc = 0;
-
-    if (ynode_is_scalar(n))
-        return fn(user, n);
-    for (size_t i = 0; rc == 0 && ynode_is_seq(n) && i < ynode_len(n); i++)
-        if (ynode_is_scalar(ynode_item(n, i)))
-            rc = fn(user, ynode_item(n, i));
-    return rc;
-}
-
 int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
 {
-    static const char *const run_keys[] = {"command", "commands", "script", NULL};
-    const struct ynode *env = ynode_get(step, "env");
+    static const char *const text_keys[] = {"command", "commands", "script", "env", NULL};
     int rc = 0;
 
-    for (size_t k = 0; rc == 0 && run_keys[k]; k++)
-        rc = each_scalar(ynode_get(step, run_keys[k]), fn, user);
-    for (size_t i = 0; rc == 0 && ynode_is_map(env) && i < ynode_len(env); i++)
-        rc = each_scalar(ynode_value(env, i), fn, user);
+    for (size_t k = 0; rc == 0 && text_keys[k]; k++)
+        rc = dialect_each_text(ynode_get(step, text_keys[k]), fn, user);
     return rc;
 }
 

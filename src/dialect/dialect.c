@@ -103,3 +103,18 @@ void dialect_files_close(struct dialect_reader *r)
     stream_close(r->s);
     free(r);
 }
+
+int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user)
+{
+    int rc = 0;
+
+    if (ynode_is_scalar(n))
+        return fn(user, n);
+    for (size_t i = 0; rc == 0 && i < ynode_len(n); i++) {
+        const struct ynode *v = ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i);
+
+        if (ynode_is_scalar(v))
+            rc = fn(user, v);
+    }
+    return rc;
+}

@@ -1247,31 +1247,18 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
     return (long)n;
 }
 
-/* A text, or the texts of a mapping's values. */
-static int each_value(const struct ynode *n, dialect_text_fn fn, void *user)
-{
-    int rc = 0;
-
-    if (ynode_is_scalar(n))
-        return fn(user, n);
-    for (size_t i = 0; rc == 0 && ynode_is_map(n) && i < ynode_len(n); i++)
-        if (ynode_is_scalar(ynode_value(n, i)))
-            rc = fn(user, ynode_value(n, i));
-    return rc;
-}
-
 /* The job's env, then each step's env, run and with (an action's arguments). */
 static int gha_each_text(const struct ynode *job, dialect_text_fn fn, void *user)
 {
     const struct ynode *steps = ynode_get(job, "steps");
-    int rc = each_value(ynode_get(job, "env"), fn, user);
+    int rc = dialect_each_text(ynode_get(job, "env"), fn, user);
 
     for (size_t i = 0; rc == 0 && ynode_is_seq(steps) && i < ynode_len(steps); i++) {
         const struct ynode *step = ynode_item(steps, i);
 
-        if ((rc = each_value(ynode_get(step, "env"), fn, user)) == 0 &&
-            (rc = each_value(ynode_get(step, "run"), fn, user)) == 0)
-            rc = each_value(ynode_get(step, "with"), fn, user);
+        if ((rc = dialect_each_text(ynode_get(step, "env"), fn, user)) == 0 &&
+            (rc = dialect_each_text(ynode_get(step, "run"), fn, user)) == 0)
+            rc = dialect_each_text(ynode_get(step, "with"), fn, user);
     }
     return rc;
 }

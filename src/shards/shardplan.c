@@ -20,6 +20,7 @@
 
 #define MAX_ID (64u << 10)      /* a node id longer than this is not one */
 #define MAX_SEARCH 10000u       /* shard counts tried for a budget */
+#define MAX_SEARCH_WORK 4000000u /* and tests assigned in all, so a long list cannot hang it */
 #define BAR_WIDTH 40
 #define UNSTABLE_SHOWN 3
 #define SPOOL_BUDGET (4u << 20) /* assignment records in memory before they spill */
@@ -123,7 +124,8 @@ static int tests_add(struct tests *ts, const char *prefix, const char *id, size_
         ts->text = text;
         ts->text_cap = cap;
     }
-    memcpy(ts->text + ts->len, prefix, pl);
+    if (pl)
+        memcpy(ts->text + ts->len, prefix, pl);
     memcpy(ts->text + ts->len + pl, id, len);
     ts->text[ts->len + pl + len] = '\0';
     /* an offset until the text stops moving (tests_fix) */
@@ -617,11 +619,12 @@ static int assign_streamed(const struct assign_opts *o, struct result *r, const 
 {
     size_t pl = o->prefix ? strlen(o->prefix) : 0;
     struct streaming st = {o, r, dur, malloc(pl + MAX_ID + 1), 0, 0};
-    int rc = -1;
+    int rc;
 
     if (!st.buf)
         return input_error(d, "fanout", 0, "out of memory");
-    memcpy(st.buf, o->prefix, pl);
+    if (pl)
+        memcpy(st.buf, o->prefix, pl);
     rc = each_test(o->tests, on_streamed, &st, d);
     r->mean_fill = st.known ? st.known_sum / (double)st.known : 1.0;
     free(st.buf);
@@ -684,7 +687,7 @@ static double assignment_span(const struct assign_test *t, size_t n, unsigned co
 }
 
 /* The fewest shards whose tests fit in `avail` seconds each (0: none up to the search's
- * end), for algorithm `a`. */
+ * end: MAX_SEARCH counts, or MAX_SEARCH_WORK tests assigned), for algorithm `a`. */
 static long fewest_shards(enum assign_algo a, const struct tests *ts, double total, double avail,
                           unsigned max_shards)
 {
@@ -707,7 +710,9 @@ static long fewest_shards(enum assign_algo a, const struct tests *ts, double tot
         found = -1;
         goto done;
     }
-    for (unsigned n = lo; n < lo + MAX_SEARCH && n <= (ts->n > lo ? ts->n : lo); n++) {
+    for (unsigned n = lo; n < lo + MAX_SEARCH && n <= (ts->n > lo ? ts->n : lo) &&
+                          (size_t)(n - lo) * ts->n <= MAX_SEARCH_WORK;
+         n++) {
         memcpy(scratch, ts->t, ts->n * sizeof(*scratch));
         if (assign_run(a, scratch, ts->n, n, avail) < 0) {
             found = -1;
@@ -737,11 +742,6 @@ struct inputs {
 static int read_inputs(const struct assign_opts *o, struct inputs *in, bool tests_in_memory, struct diag *d)
 {
     memset(in, 0, sizeof(*in));
-    if (!o->tests && !o->durations)
-        return input_error(d, "fanout", 0, "give the collected tests (--tests FILE) or their durations "
-                                           "(--durations FILE)");
-    if (o->suite && !o->durations)
-        return input_error(d, "fanout", 0, "--suite picks rows of the --durations table");
     if (o->durations) {
         struct reading rd = {&in->dur, o->tests ? NULL : &in->ts, o->suite, d, o->durations};
 
@@ -789,13 +789,14 @@ static int spool_read(struct result *r, const struct list_rec *l, char *id)
     return 0;
 }
 
+/* The shortest text that reads back as the same double; without an exponent for the
+ * times a report holds (people and jq read 180, not 1.8e+02). */
 static void json_number(FILE *out, double v)
 {
-    char buf[40];
+    char buf[400];
 
-    /* the shortest text that reads back as the same double */
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof(buf), "%.*g", p, v);
+    for (int p = 0; p <= 17; p++) {
+        snprintf(buf, sizeof(buf), fabs(v) < 1e15 ? "%.*f" : "%.*g", fabs(v) < 1e15 ? p : p + 1, v);
         if (strtod(buf, NULL) == v)
             break;
     }
@@ -907,6 +908,9 @@ static void bar(FILE *out, double fraction, bool color, bool longest)
     static const char *const eighths[] = {"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589"};
     long cells = lround(fraction * BAR_WIDTH * 8);
 
+    if (!cells)
+        return;
+    fputc(' ', out);
     if (color)
         fputs(longest ? "\033[31m" : "\033[32m", out);
     for (long i = 0; i < cells / 8; i++)
@@ -927,11 +931,11 @@ static void write_budget_line(const struct result *r, FILE *out, const char *eol
         if (r->need > 0)
             fprintf(out, "%s needs %ld shards", assign_algo_info(r->algo)->name, r->need);
         else
-            fprintf(out, "%s fits in no count tried", assign_algo_info(r->algo)->name);
+            fprintf(out, "%s fits in none of the counts tried", assign_algo_info(r->algo)->name);
         if (r->need_lpt > 0)
             fprintf(out, ", LPT needs %ld%s", r->need_lpt, eol);
         else
-            fprintf(out, ", LPT fits in no count tried%s", eol);
+            fprintf(out, ", LPT in none of the counts tried%s", eol);
     }
 }
 
@@ -953,9 +957,9 @@ static void write_text(const struct result *r, FILE *out, bool color)
     for (unsigned s = 0; s < r->count; s++) {
         double v = r->timed ? shard_time(r, s) : (double)r->shards[s].tests;
 
-        fprintf(out, "%7u %9zu ", s + first_index(r), r->shards[s].tests);
+        fprintf(out, "%7u %9zu", s + first_index(r), r->shards[s].tests);
         if (r->timed)
-            fprintf(out, "%12.1f ", shard_time(r, s));
+            fprintf(out, " %12.1f", shard_time(r, s));
         bar(out, top > 0 ? v / top : 0, color, s == widest && r->count > 1);
         fputc('\n', out);
     }
@@ -1065,11 +1069,6 @@ int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, 
     unsigned count = o->count;
     int rc = 2;
 
-    if (!o->count && o->budget <= 0 && algo != ASSIGN_CONTIGUOUS) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "usage",
-                    "give the number of shards (-n N) or a time budget (--budget TIME)");
-        return 2;
-    }
     if (read_inputs(o, &in, !streamed, d) != 0)
         goto done_inputs;
     if (result_init(&r, o, format == SHARDPLAN_JSON) != 0)
@@ -1119,11 +1118,6 @@ int shardplan_plan(const struct assign_opts *o, FILE *out, struct diag *d)
     int rc = 2;
 
     lpt.algo = ASSIGN_LPT_REGISTRY;
-    if (!o->count && o->budget <= 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "usage",
-                    "give the number of partitions (-n N) or a time budget (--budget TIME)");
-        return 2;
-    }
     if (read_inputs(&lpt, &in, true, d) != 0)
         goto done_inputs;
     if (result_init(&r, &lpt, true) != 0 || !(id = malloc(MAX_ID + 1)))
