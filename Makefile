@@ -12,11 +12,11 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS  ?= -O2 -g
 DEPCFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# libfyaml and PCRE2 are linked statically when their -dev packages ship the archives
-# (Debian's do): a small render spent a tenth of its time in the dynamic loader.
+# libfyaml, PCRE2 and libcrypto are linked statically when their -dev packages ship the
+# archives (Debian's do): a small render spent a tenth of its time in the dynamic loader.
 DEPLIBDIR = $(shell $(PKG_CONFIG) --variable=libdir libfyaml 2>/dev/null)
-DEPLIBS   = $(if $(and $(wildcard $(DEPLIBDIR)/libfyaml.a),$(wildcard $(DEPLIBDIR)/libpcre2-8.a)),\
-              -Xlinker -Bstatic -lfyaml -lpcre2-8 -Xlinker -Bdynamic $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null),\
+DEPLIBS   = $(if $(and $(wildcard $(DEPLIBDIR)/libfyaml.a),$(wildcard $(DEPLIBDIR)/libpcre2-8.a),$(wildcard $(DEPLIBDIR)/libcrypto.a)),\
+              -Xlinker -Bstatic -lfyaml -lpcre2-8 -lcrypto -Xlinker -Bdynamic,\
               $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)) -lm
 CHECKCFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)

@@ -171,14 +171,27 @@ static unsigned env_number(const struct ynode *step, const char *name, bool *pre
     return (unsigned)strtoul(buf, NULL, 10);
 }
 
-/* A step's identity: its key without the shard suffix, else its label, else its type;
- * and which shard of how many it is (0 of 1 when not a shard of a keyed step). */
-static const char *identify(const struct ynode *step, size_t *len, unsigned *shard, unsigned *shards)
+/* A step's place in its fan-out, from the shard env a rendering gives each shard:
+ * `part` of `parts`, or 0 of 1 for a step that is no shard. */
+static bool shard_of(const struct ynode *step, unsigned *part, unsigned *parts)
 {
-    struct ynode *keynode = NULL, *label = NULL;
     bool has_job, has_count;
     unsigned job = env_number(step, "BUILDKITE_PARALLEL_JOB", &has_job);
     unsigned count = env_number(step, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
+    bool shard = has_job && has_count && count > 1 && job < count;
+
+    *part = shard ? job : 0;
+    *parts = shard ? count : 1;
+    return shard;
+}
+
+/* A step's identity: its key without the shard suffix, else its label, else its type;
+ * and which shard of how many it is (0 of 1 when not a shard of a keyed step). `part`
+ * of `parts` is its place in its fan-out (shard_of). */
+static const char *identify(const struct ynode *step, unsigned part, unsigned parts, size_t *len,
+                            unsigned *shard, unsigned *shards)
+{
+    struct ynode *keynode = NULL, *label = NULL;
     const char *t;
 
     *shard = 0;
@@ -188,13 +201,13 @@ static const char *identify(const struct ynode *step, size_t *len, unsigned *sha
         char suffix[16];
         int sl;
 
-        if (!has_job || !has_count || count <= 1 || job >= count)
+        if (parts <= 1)
             return t;
-        sl = snprintf(suffix, sizeof(suffix), "-%u", job);
+        sl = snprintf(suffix, sizeof(suffix), "-%u", part);
         if (*len > (size_t)sl && !memcmp(t + *len - sl, suffix, (size_t)sl)) {
             *len -= (size_t)sl;
-            *shard = job;
-            *shards = count;
+            *shard = part;
+            *shards = parts;
         }
         return t;
     }
@@ -228,16 +241,8 @@ long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
         if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
             n = bk_each_job(children, fn, user);
         } else if (fn) {
-            bool has_job, has_count;
-            unsigned part = env_number(step, "BUILDKITE_PARALLEL_JOB", &has_job);
-            unsigned parts = env_number(step, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
-
-            job.id = identify(step, &job.id_len, &job.shard, &job.shards);
-            if (has_job && has_count && parts > 1 && part < parts) {
-                job.part = part;
-                job.parts = parts;
-                job.parallel = true;
-            }
+            job.parallel = shard_of(step, &job.part, &job.parts);
+            job.id = identify(step, job.part, job.parts, &job.id_len, &job.shard, &job.shards);
             if (fn(user, &job) != 0)
                 n = -1;
         }

@@ -527,6 +527,7 @@ static int on_job(void *user, const struct dialect_job *dj)
 {
     struct coverage *c = user;
     struct job *j;
+    size_t hits;
 
     if (c->n_jobs && !continues(c, dj))
         check_group(c);
@@ -539,12 +540,16 @@ static int on_job(void *user, const struct dialect_job *dj)
     j->part = dj->part;
     j->parts = dj->parts;
     j->parallel = dj->parallel;
-    if (!(j->id = copy(dj->id, dj->id_len)) || copy_row(j, dj->row) != 0)
-        return -1;
+    hits = c->n_hits;
     memset(c->uses, 0, shardflags_runners(c->flags) * sizeof(*c->uses));
-    if (c->dl->each_text(dj->node, on_text, c) != 0)
+    if (c->dl->each_text(dj->node, on_text, c) != 0 || c->failed)
         return -1;
-    return c->failed ? -1 : 0;
+    /* a job alone without flags has nothing to check: most jobs of most pipelines */
+    if (c->n_hits == hits && dj->parts <= 1 && !dj->row) {
+        c->n_jobs--;
+        return 0;
+    }
+    return !(j->id = copy(dj->id, dj->id_len)) || copy_row(j, dj->row) != 0 ? -1 : 0;
 }
 
 struct coverage *coverage_create(struct shardflags *flags, const struct dialect *dl,

@@ -1,4 +1,5 @@
 /* shardflags: runners' shard flags in command texts (include/fanout/shardflags.h). */
+#define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "fanout/shardflags.h"
 
@@ -17,16 +18,20 @@
  * operator (a quote may close the string the command is inside: `bash -c '...
  * --shard-id=$$BUILDKITE_PARALLEL_JOB'`); never the next flag (`--num-shards --shard-id`). */
 #define VALUE "(?!-)(\\$\\{\\{.*?\\}\\}|\\$\\(\\([^)\\n]*\\)\\)|\"[^\"\\n]*\"|'[^'\\n]*'|[^\\s'\"`;&|()<>]+)"
-#define FLAG(name) "(?<![\\w-])" name "(?:=|[ \\t]+)" VALUE
+#define FLAG_RE "(?<![\\w-])%s(?:=|[ \\t]+)" VALUE
 
 struct pattern {
     pcre2_code *re;
     pcre2_match_data *md;
+    bool jit; /* compiled for the JIT on its first use: most runs use two patterns, if any */
 };
 
 struct runner {
     char *name;
     const char *noun;
+    /* Text each flag cannot match without (built-ins: their names), found with memmem
+     * before the pattern runs: most commands carry no shard flag at all. */
+    const char *count_literal, *index_literal;
     unsigned base;
     bool index_needs_count; /* the index flag alone is someone else's */
     struct pattern count, index;
@@ -42,12 +47,12 @@ static const struct {
     const char *name, *noun;
     unsigned base;
     bool index_needs_count;
-    const char *count, *index;
+    const char *count, *index; /* the flags' names */
 } builtin[] = {
-    {"pytest-shard", "shard", 0, false, FLAG("--num-shards"), FLAG("--shard-id")},
-    {"run_suite", "partition", 0, false, FLAG("--auto-partition-size"), FLAG("--auto-partition-id")},
-    {"diffusion", "partition", 0, false, FLAG("--total-partitions"), FLAG("--partition-id")},
-    {"pytest-split", "group", 1, true, FLAG("--splits"), FLAG("--group")},
+    {"pytest-shard", "shard", 0, false, "--num-shards", "--shard-id"},
+    {"run_suite", "partition", 0, false, "--auto-partition-size", "--auto-partition-id"},
+    {"diffusion", "partition", 0, false, "--total-partitions", "--partition-id"},
+    {"pytest-split", "group", 1, true, "--splits", "--group"},
 };
 
 static int pattern_compile(struct pattern *p, const char *re, char *err, size_t cap)
@@ -69,7 +74,6 @@ static int pattern_compile(struct pattern *p, const char *re, char *err, size_t 
         snprintf(err, cap, "the pattern matches the empty string");
         return -1;
     }
-    pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE);
     if (!(p->md = pcre2_match_data_create_from_pattern(p->re, NULL))) {
         snprintf(err, cap, "out of memory");
         return -1;
@@ -118,11 +122,17 @@ struct shardflags *shardflags_create(void)
     if (!f || !(f->mctx = pcre2_match_context_create(NULL)))
         goto fail;
     pcre2_set_match_limit(f->mctx, MATCH_LIMIT);
-    for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+    for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++) {
+        char count[256], index[256];
+
+        snprintf(count, sizeof(count), FLAG_RE, builtin[i].count);
+        snprintf(index, sizeof(index), FLAG_RE, builtin[i].index);
         if (runner_add(f, builtin[i].name, builtin[i].noun, builtin[i].base,
-                       builtin[i].index_needs_count, builtin[i].count, builtin[i].index, err,
-                       sizeof(err)) != 0)
+                       builtin[i].index_needs_count, count, index, err, sizeof(err)) != 0)
             goto fail;
+        f->runners[f->n - 1].count_literal = builtin[i].count;
+        f->runners[f->n - 1].index_literal = builtin[i].index;
+    }
     return f;
 fail:
     shardflags_destroy(f);
@@ -226,14 +236,22 @@ struct use {
 };
 
 /* Up to MAX_USES matches of `p` in text; their number, or -1 when matching failed. */
-static int find_all(const struct shardflags *f, const struct pattern *p, const char *text,
-                    size_t len, struct use *out)
+static int find_all(const struct shardflags *f, struct pattern *p, const char *literal,
+                    const char *text, size_t len, struct use *out)
 {
     size_t at = 0;
     int n = 0;
 
+    if (literal && !memmem(text, len, literal, strlen(literal)))
+        return 0;
+    if (!p->jit) {
+        pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* without it, the interpreter runs */
+        p->jit = true;
+    }
     while (n < MAX_USES && at <= len) {
-        int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, 0, p->md, f->mctx);
+        /* the subject's UTF-8 is checked by the first match only */
+        int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, n ? PCRE2_NO_UTF_CHECK : 0, p->md,
+                             f->mctx);
         PCRE2_SIZE *ov;
         size_t g;
 
@@ -254,6 +272,9 @@ static int find_all(const struct shardflags *f, const struct pattern *p, const c
         }
         n++;
         at = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
+        /* a flag seldom comes twice: its text first, before another match */
+        if (literal && (at > len || !memmem(text + at, len - at, literal, strlen(literal))))
+            break;
     }
     return n;
 }
@@ -262,12 +283,16 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
                     void *user)
 {
     struct use counts[MAX_USES], indexes[MAX_USES];
+    bool flags = memmem(text, len, "--", 2) != NULL; /* every built-in flag has it */
 
     for (unsigned r = 0; r < f->n; r++) {
-        const struct runner *run = &f->runners[r];
-        int nc = find_all(f, &run->count, text, len, counts);
-        int ni = nc < 0 ? -1 : find_all(f, &run->index, text, len, indexes);
+        struct runner *run = &f->runners[r];
+        int nc, ni;
 
+        if (run->count_literal && !flags)
+            continue;
+        nc = find_all(f, &run->count, run->count_literal, text, len, counts);
+        ni = nc < 0 ? -1 : find_all(f, &run->index, run->index_literal, text, len, indexes);
         if (nc < 0 || ni < 0)
             return -1;
         if (run->index_needs_count && ni > nc) /* the extra index flags are another tool's */

@@ -210,16 +210,17 @@ static int lines_next(struct lines *l, const char **text, size_t *len, struct di
  * Not blank lines, indented lines, separators (`====`, `----`), nor the summary. */
 static bool is_node_id(const char *t, size_t len)
 {
-    static const char *const summaries[] = {" collected", "no tests ran", " selected", " deselected",
-                                            "warnings summary", NULL};
+    static const char *const summaries[] = {" collected", " selected", " deselected", NULL};
 
     if (!len || t[0] == ' ' || t[0] == '\t' || t[0] == '=' || (t[0] == '-' && len > 1 && t[1] == '-'))
         return false;
-    if (t[0] >= '0' && t[0] <= '9')
+    if (len >= 12 && !memcmp(t, "no tests ran", 12))
+        return false;
+    if (t[0] >= '0' && t[0] <= '9') /* "120 tests collected in 0.5s" */
         for (size_t k = 0; summaries[k]; k++)
             if (memmem(t, len, summaries[k], strlen(summaries[k])))
                 return false;
-    return !memmem(t, len, "no tests ran", 12);
+    return true;
 }
 
 typedef int (*test_fn)(void *user, const char *id, size_t len);
@@ -837,7 +838,6 @@ static int write_json(struct result *r, FILE *out)
 {
     const struct list_rec *l;
     char *id = malloc(MAX_ID + 1);
-    long cur = -1;
 
     if (!id || (r->lists && (xsort_finish(r->lists) != 0 || fflush(r->spool) != 0))) {
         free(id);
@@ -862,7 +862,6 @@ static int write_json(struct result *r, FILE *out)
         fputs("], \"seconds\": ", out);
         json_time(out, r, shard_time(r, s));
         fputs("}", out);
-        (void)cur;
     }
     fputs("],\n \"makespan\": ", out);
     json_time(out, r, makespan(r));
