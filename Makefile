@@ -28,7 +28,7 @@ TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff expr
+FUZZ_TARGETS := render schema diff expr shards
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local

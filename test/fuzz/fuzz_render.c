@@ -1,6 +1,6 @@
 /* render: every dialect and the main options, chosen by the first byte of the input
  * (bits 0-1 dialect: detected, buildkite, testarea, gha; 2 upload, 3 JSON output, 4 no
- * validation, 5-6 platform, 7 strict). */
+ * validation, 5-6 platform, 7 strict), with the shard-coverage rule as render runs it. */
 #include <string.h>
 
 #include "fanout/diag.h"
@@ -13,6 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const struct dialect *const dialects[] = {NULL, &dialect_buildkite, &dialect_testarea,
                                                      &dialect_gha};
     static const enum ta_platform platforms[] = {TA_ALL, TA_NVIDIA, TA_AMD, TA_ALL};
+    static struct shardflags *flags;
     struct render_opts opts;
     struct fuzz_file in;
     struct diag *d;
@@ -30,6 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.platform = platforms[(bits >> 5) & 3];
     opts.strict = bits & 128;
     opts.stream = fuzz_null();
+    if (!flags)
+        flags = shardflags_create(); /* once: the built-in runners, as the CLI has them */
+    opts.shards = flags;
     fuzz_file_open(&in, data + 1, size - 1);
     path = in.path;
     d = diag_create(fuzz_null(), DIAG_TEXT);

@@ -45,6 +45,19 @@ diff)
         prev=$f
     done
     ;;
+shards)
+    # tests lists and durations in each form, with a few algorithm/format bytes
+    for f in "$ROOT"/fixtures/shards-assign*/*.txt "$ROOT"/fixtures/shards-assign*/*.json \
+             "$ROOT"/fixtures/shards-assign*/*.tsv "$ROOT"/fixtures/shards-plan/*.tsv; do
+        [ -f "$f" ] || continue
+        case "$f" in *.json|*.tsv) kind=8 ;; *) kind=0 ;; esac
+        for algo in 0 2 3 4 6 7; do
+            { printf "\\$(printf '%03o' $((kind + algo + 16)))"; head -c 60000 "$f"; } | emit "$f-$algo"
+        done
+    done
+    [ -f "$SHARED/corpus/sglang/test-srt-run_suite-suites.tsv" ] &&
+        { printf '\014'; cat "$SHARED/corpus/sglang/test-srt-run_suite-suites.tsv"; } | emit suites-tsv
+    ;;
 expr)
     # the expressions of the workflows, each as an expression, a condition, a template
     # and an if: value (fuzz_expr.c: the first byte's low bits)
