@@ -692,12 +692,14 @@ static double assignment_span(const struct assign_test *t, size_t n, unsigned co
 static long fewest_shards(enum assign_algo a, const struct tests *ts, double total, double avail,
                           unsigned max_shards)
 {
-    struct assign_test *scratch = malloc(ts->n * sizeof(*scratch));
+    struct assign_test *scratch;
     unsigned lo = (unsigned)fmax(1.0, ceil(total / avail - 1e-9));
     double *sums = NULL;
     long found = 0;
 
-    if (!scratch)
+    if (!ts->n) /* nothing to run fits anywhere */
+        return 1;
+    if (!(scratch = malloc(ts->n * sizeof(*scratch))))
         return -1;
     if (a == ASSIGN_CONTIGUOUS) { /* it chooses its count from the budget itself */
         memcpy(scratch, ts->t, ts->n * sizeof(*scratch));
