@@ -55,6 +55,13 @@ bool expr_equal(const struct expr_value *a, const struct expr_value *b);
 char *expr_to_string(const struct expr_value *v); /* malloc'd, NULL when out of memory */
 /* toJSON's text (two-space indentation, as GitHub prints it); malloc'd. */
 char *expr_to_json(const struct expr_value *v);
+
+#define EXPR_NUMBUF 40
+
+/* JavaScript's Number.prototype.toString(): the shortest digits that read back as the
+ * same double, without an exponent from 1e-6 to 1e21 (also what JSON.stringify writes);
+ * its length. */
+size_t expr_js_number(double d, char buf[EXPR_NUMBUF]);
 /* fromJSON. NULL with *error set (malloc'd) on invalid JSON or out of memory. JSON.parse's
  * grammar exactly; of keys that differ only in case the first spelling stays, with the
  * last value written in that spelling; nesting deeper than 1,000 is refused. */

@@ -120,10 +120,6 @@ int expr_find(const char *hay, size_t hlen, const char *needle, size_t nlen);
 
 /* ---- numbers ---- */
 
-#define EXPR_NUMBUF 40
-
-/* JavaScript's Number.prototype.toString() (shortest digits that read back the same). */
-size_t expr_js_number(double d, char buf[EXPR_NUMBUF]);
 /* NumberData.coerceString(): at most 15 decimals, then toString(). */
 size_t expr_coerce_number(double d, char buf[EXPR_NUMBUF]);
 /* JavaScript's Number(string): NaN when the text is not a number. */

@@ -54,17 +54,6 @@ struct coverage {
     bool failed;
 };
 
-static char *copy(const char *s, size_t len)
-{
-    char *p = s ? malloc(len + 1) : NULL;
-
-    if (p) {
-        memcpy(p, s, len);
-        p[len] = '\0';
-    }
-    return p;
-}
-
 static bool grow(void **p, size_t *cap, size_t n, size_t size)
 {
     void *q;
@@ -111,7 +100,7 @@ static struct value resolve(const struct coverage *c, const struct job *j, const
         out.kind = V_NUMBER, out.n = is_count ? j->parts : j->part;
     else if (names_variable(v, len, var))
         out.kind = V_UNSET;
-    if (v && !(out.flag = copy(flag, flag_len)))
+    if (v && !(out.flag = strndup(flag, flag_len)))
         out.kind = V_ABSENT;
     return out;
 }
@@ -517,7 +506,7 @@ static int copy_row(struct job *j, const struct ynode *row)
         const char *name = ynode_scalar(ynode_key(row, k), &nl);
         const char *v = ynode_scalar(ynode_value(row, k), &vl);
 
-        if (!(j->names[k] = copy(name ? name : "", nl)) || !(j->values[k] = copy(v ? v : "...", vl)))
+        if (!(j->names[k] = strndup(name ? name : "", nl)) || !(j->values[k] = strndup(v ? v : "...", vl)))
             return -1;
     }
     return 0;
@@ -549,7 +538,7 @@ static int on_job(void *user, const struct dialect_job *dj)
         c->n_jobs--;
         return 0;
     }
-    return !(j->id = copy(dj->id, dj->id_len)) || copy_row(j, dj->row) != 0 ? -1 : 0;
+    return !(j->id = strndup(dj->id, dj->id_len)) || copy_row(j, dj->row) != 0 ? -1 : 0;
 }
 
 struct coverage *coverage_create(struct shardflags *flags, const struct dialect *dl,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fanout/assign.h"
+#include "fanout/expr.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/strhash.h"
@@ -792,18 +793,13 @@ static int spool_read(struct result *r, const struct list_rec *l, char *id)
     return 0;
 }
 
-/* The shortest text that reads back as the same double; without an exponent for the
+/* As JSON.stringify writes it: the shortest digits that read back, no exponent for the
  * times a report holds (people and jq read 180, not 1.8e+02). */
 static void json_number(FILE *out, double v)
 {
-    char buf[400];
+    char buf[EXPR_NUMBUF];
 
-    for (int p = 0; p <= 17; p++) {
-        snprintf(buf, sizeof(buf), fabs(v) < 1e15 ? "%.*f" : "%.*g", fabs(v) < 1e15 ? p : p + 1, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    fputs(buf, out);
+    fwrite(buf, 1, expr_js_number(v, buf), out);
 }
 
 static void json_time(FILE *out, const struct result *r, double v)
