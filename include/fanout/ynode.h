@@ -48,6 +48,9 @@ struct ynode_pair {
 struct ynode {
     uint8_t kind;  /* enum ynode_kind */
     uint8_t style; /* enum ynode_style, scalars only */
+    /* Scalars: the text is the input's bytes from `pos` on, on one line (no escape, no
+     * folding), so a byte offset in it is a column offset (ynode_text_pos). */
+    uint8_t verbatim;
     struct ypos pos;
     union {
         struct {
@@ -156,6 +159,10 @@ static inline bool ynode_has(const struct ynode *map, const char *key)
 
 /* The first key of `keys` (a NULL-terminated list) present in `map`; its value in *value. */
 const char *ynode_get_any(const struct ynode *map, const char *const *keys, struct ynode **value);
+
+/* Where byte `offset` of scalar `n`'s text is written: exact for a verbatim scalar,
+ * the scalar's own position for anything else. */
+struct ypos ynode_text_pos(const struct ynode *n, size_t offset);
 
 /* Number of nodes in the tree under `n` (n included). */
 size_t ynode_tree_size(const struct ynode *n);

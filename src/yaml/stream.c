@@ -388,9 +388,13 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     size_t len = 0;
     const char *t = fy_token_get_text(fye->scalar.value, &len);
     struct ynode *n = ynode_new_scalar(doc, t ? t : "", t ? len : 0, style_of(fye), pos);
+    const struct fy_mark *start = fy_event_start_mark(fye), *end = fy_event_end_mark(fye);
 
     if (!n)
         report_oom(s, pos);
+    /* libfyaml's marks of a quoted scalar are inside its quotes */
+    else if (start && end && start->line == end->line && end->input_pos - start->input_pos == len)
+        n->verbatim = 1;
     return n;
 }
 

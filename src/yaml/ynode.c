@@ -238,6 +238,15 @@ const char *ynode_get_any(const struct ynode *map, const char *const *keys, stru
     return NULL;
 }
 
+struct ypos ynode_text_pos(const struct ynode *n, size_t offset)
+{
+    struct ypos pos = ynode_pos(n);
+
+    if (ynode_is_scalar(n) && n->verbatim && offset <= n->u.scalar.len)
+        pos.col += (unsigned)offset;
+    return pos;
+}
+
 size_t ynode_tree_size(const struct ynode *n)
 {
     size_t count = 1;
@@ -312,8 +321,10 @@ struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src)
         return NULL;
     switch (src->kind) {
     case YNODE_SCALAR:
-        return ynode_new_scalar(doc, src->u.scalar.text, src->u.scalar.len,
-                                (enum ynode_style)src->style, src->pos);
+        if ((n = ynode_new_scalar(doc, src->u.scalar.text, src->u.scalar.len,
+                                  (enum ynode_style)src->style, src->pos)) != NULL)
+            n->verbatim = src->verbatim;
+        return n;
     case YNODE_SEQ:
         if (!(n = ynode_new_seq(doc, src->pos)))
             return NULL;
