@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/bkmatrix.h"
 #include "fanout/buildkite.h"
 #include "fanout/placeholder.h"
 
@@ -66,8 +67,9 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *
         const char *k = ynode_scalar(key, &len);
         struct ypos pos = ynode_pos(key);
 
-        /* A misplaced parallelism gets its own error from read_parallelism. */
-        if (bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)))
+        /* A misplaced parallelism or matrix gets its own error. */
+        if (bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)) ||
+            (len == 6 && !memcmp(k, "matrix", 6)))
             continue;
         if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
             continue;
@@ -105,12 +107,7 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
 
     if (!t || ctx->allow_placeholders || (at = ph_label_find(t, len)) < 0)
         return 0;
-    pos = ynode_pos(label);
-    /* Point at the placeholder itself when the label is on one line as written. */
-    if (label->style == YNODE_PLAIN)
-        pos.col += (unsigned)at;
-    else if (label->style == YNODE_SINGLE_QUOTED || label->style == YNODE_DOUBLE_QUOTED)
-        pos.col += (unsigned)at + 1;
+    pos = ynode_text_pos(label, (size_t)at);
     diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col, "placeholder",
                 "label placeholder '%%%c' in a step without parallelism (Buildkite shows it as "
                 "written; use --allow-placeholders to accept)", t[at + 1]);
@@ -226,15 +223,35 @@ static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step
     return true;
 }
 
+/* Gives `job` (a copy of `step`) the key `<key>-<index>` when the step has a key, and
+ * tells on_key. 0, or -1 when out of memory or on_key stops. */
+static int set_job_key(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
+                       const struct ynode *step, unsigned index)
+{
+    struct ynode *keynode = NULL;
+    const char *keyname = ynode_get_any(step, bk_key_keys, &keynode);
+    size_t len, out_len = 0;
+    const char *t = keyname ? ynode_scalar(keynode, &len) : NULL;
+    char *text;
+
+    if (!t)
+        return 0;
+    text = ph_shard_key(t, len, index, &out_len);
+    if (text && ctx->on_key && ctx->on_key(ctx->user, text, out_len, 0, keynode->pos) != 0) {
+        free(text);
+        return -1;
+    }
+    return ynode_set(doc, job, keyname, take_string(doc, text, out_len, keynode->pos));
+}
+
 /* Shard `index` of `count` of `step` (which has lost its parallelism): a shallow copy
  * with its own label, key, commands and env. NULL when out of memory or on_key stops. */
 static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *doc,
                                 const struct ynode *step, enum bk_kind kind, unsigned index,
                                 unsigned count, const struct shard_nodes *nodes, struct ypos ppos)
 {
-    struct ynode *shard = ynode_copy_shallow(doc, step), *keynode = NULL, *holder;
+    struct ynode *shard = ynode_copy_shallow(doc, step), *holder;
     const char *field = label_field(step, kind);
-    const char *keyname = ynode_get_any(step, bk_key_keys, &keynode);
     size_t len, out_len = 0;
     const char *t;
     bool oom = false;
@@ -248,16 +265,8 @@ static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *
         if (ynode_set(doc, shard, field, take_string(doc, label, out_len, ynode_get(step, field)->pos)) != 0)
             return NULL;
     }
-    if (keyname && count > 1 && (t = ynode_scalar(keynode, &len)) != NULL) {
-        char *text = ph_shard_key(t, len, index, &out_len);
-
-        if (text && ctx->on_key && ctx->on_key(ctx->user, text, out_len, 0, keynode->pos) != 0) {
-            free(text);
-            return NULL;
-        }
-        if (ynode_set(doc, shard, keyname, take_string(doc, text, out_len, keynode->pos)) != 0)
-            return NULL;
-    }
+    if (count > 1 && set_job_key(ctx, doc, shard, step, index) != 0)
+        return NULL;
     if (!ctx->upload) {
         static const char *const cmd_fields[] = {"command", "commands"};
 
@@ -295,6 +304,121 @@ static int define_key(const struct expand_ctx *ctx, const struct ynode *step, un
         return -1;
     }
     return ctx->on_key(ctx->user, t, len, shards, keynode->pos);
+}
+
+/* A matrix error: at the token inside a scalar when there is one. */
+static int matrix_error(const struct expand_ctx *ctx, const struct bkm_error *err, const struct ynode *step)
+{
+    struct ypos p = ynode_text_pos(err->at, err->offset);
+
+    if (!err->at)
+        return out_of_memory(ctx, step);
+    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, "matrix", "%s", err->msg);
+    return -1;
+}
+
+/* Job `index` of `jobs` a matrix step makes, for combination `combo`: a shallow copy
+ * with the tokens filled, a matrix of its one combination, its adjustment's soft_fail;
+ * and when there are several jobs, the key `<key>-<index>` and, unless the label has a
+ * token, the combination after the label. NULL when out of memory or on_key stops. */
+static struct ynode *make_matrix_job(const struct expand_ctx *ctx, struct ynode_doc *doc,
+                                     const struct ynode *step, enum bk_kind kind,
+                                     const struct bkm_matrix *m, size_t combo, unsigned index,
+                                     size_t jobs)
+{
+    struct ynode *job = ynode_copy_shallow(doc, step), *label;
+    const struct bkm_combination *c = bkm_combination(m, combo);
+    const char *field = label_field(step, kind);
+    struct ynode_pair row[BKM_MAX_DIMENSIONS];
+    char shown[BKM_MAX_DIMENSIONS * (BKM_MAX_ELEMENT_BYTES + 2) + 4];
+
+    if (!job)
+        return NULL;
+    for (size_t k = 0; k < ynode_len(step); k++) {
+        size_t len;
+        const char *name = ynode_scalar(ynode_key(step, k), &len);
+        struct ynode *value = ynode_value(step, k), *filled;
+
+        if (!bkm_fills_field(name, len) || ynode_scalar_is(ynode_key(step, k), "matrix"))
+            continue;
+        if (!(filled = bkm_fill(m, combo, doc, value)))
+            return NULL;
+        job->u.map.pairs[k].value = filled;
+    }
+    if (ynode_set(doc, job, "matrix", bkm_job_matrix(m, combo, doc, ynode_pos(ynode_get(step, "matrix")))) != 0 ||
+        (c->soft_fail && ynode_set(doc, job, "soft_fail", (struct ynode *)c->soft_fail) != 0))
+        return NULL;
+    if (jobs < 2)
+        return job;
+    label = field ? ynode_get(job, field) : NULL;
+    if (label && label == ynode_get(step, field)) {
+        size_t len, n = bkm_row_text(row, bkm_combination_row(m, combo, row), shown, sizeof(shown));
+        const char *t = ynode_scalar(label, &len);
+        char *text = malloc(len + n + 4);
+
+        if (text)
+            sprintf(text, "%s%s(%s)", t, len ? " " : "", shown);
+        if (ynode_set(doc, job, field, take_string(doc, text, text ? strlen(text) : 0, label->pos)) != 0)
+            return NULL;
+    }
+    return set_job_key(ctx, doc, job, step, index) == 0 ? job : NULL;
+}
+
+/* Replaces item *i of `steps`, a step with `matrix`, by its jobs; on return *i is the
+ * index of the last of them (one before the step when it made none). */
+static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                         size_t *i, struct ynode *step, enum bk_kind kind)
+{
+    struct ynode *mnode = ynode_get(step, "matrix");
+    struct bkm_error err;
+    struct bkm_matrix *m = NULL;
+    size_t jobs, made = 0;
+    int rc = -1;
+
+    if (kind != BK_COMMAND) {
+        input_error(ctx, mnode ? mnode : step, "matrix", "matrix is allowed only on a command step");
+        return -1;
+    }
+    if (!(m = bkm_read(mnode, &err)) || bkm_check_tokens(m, step, &err) != 0) {
+        rc = matrix_error(ctx, &err, step);
+        goto done;
+    }
+    check_placeholders(ctx, step, kind);
+    jobs = bkm_jobs(m);
+    if (!jobs) {
+        struct ypos p = ynode_pos(mnode);
+
+        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "matrix",
+                    "every combination of the matrix is skipped: the step runs no job");
+        ynode_remove_at(steps, *i);
+        --*i; /* wraps below 0 for the first item: the caller's ++ brings it back */
+        rc = 0;
+        goto done;
+    }
+    if (define_key(ctx, step, jobs > 1 ? (unsigned)jobs : 0) != 0)
+        goto done;
+    for (size_t c = 0; c < bkm_combinations(m); c++) {
+        struct ynode *job;
+
+        if (bkm_combination(m, c)->skipped)
+            continue;
+        if (!(job = make_matrix_job(ctx, doc, step, kind, m, c, (unsigned)made, jobs))) {
+            rc = out_of_memory(ctx, step);
+            goto done;
+        }
+        if (made == 0)
+            ynode_set_item(steps, *i, job);
+        else if (ynode_insert(doc, steps, *i + made, job) != 0) {
+            rc = out_of_memory(ctx, step);
+            goto done;
+        }
+        made++;
+    }
+    *i += made - 1;
+    rc = 0;
+done:
+    bkm_destroy(m);
+    return rc;
 }
 
 static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
@@ -346,6 +470,8 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     n = read_parallelism(ctx, step, kind);
     if (n < 0)
         return -1;
+    if (n == 0 && ynode_has(step, "matrix"))
+        return expand_matrix(ctx, doc, steps, i, step, kind);
     if (n == 0) {
         check_placeholders(ctx, step, kind);
         return define_key(ctx, step, 0);

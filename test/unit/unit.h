@@ -24,6 +24,7 @@ Suite *expr_suite(void);
 Suite *matrix_suite(void);
 Suite *assign_suite(void);
 Suite *shards_suite(void);
+Suite *bkmatrix_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 /* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */
