@@ -133,6 +133,10 @@ void dialect_files_close(struct dialect_reader *r);
  * mapping's values. */
 int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user);
 
+/* The index of a fanned-out job's key or id `<base>-<index>` (NUL-terminated after
+ * `len`), and the length of <base> in *base; -1 when it has no such suffix. */
+long dialect_key_index(const char *id, size_t len, size_t *base);
+
 /* The dialect of `src`'s first document: a workflow (top-level `jobs`), a test-area file
  * (top-level `group`), else a Buildkite pipeline. Reads the input from its start with
  * `d` muted: problems are for the real read to report. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/bkmatrix.h"
 #include "fanout/dialect.h"
 #include "fanout/ynode.h"
 
@@ -185,11 +186,12 @@ static bool shard_of(const struct ynode *step, unsigned *part, unsigned *parts)
     return shard;
 }
 
-/* A step's identity: its key without the shard suffix, else its label, else its type;
- * and which shard of how many it is (0 of 1 when not a shard of a keyed step). `part`
- * of `parts` is its place in its fan-out (shard_of). */
-static const char *identify(const struct ynode *step, unsigned part, unsigned parts, size_t *len,
-                            unsigned *shard, unsigned *shards)
+/* A step's identity: its key without the shard or matrix suffix, else its label (a
+ * matrix job's without the combination it shows, `shown`), else its type; and which
+ * shard of how many it is (0 of 1 when not a shard of a keyed step). `part` of `parts`
+ * is its place in its fan-out (shard_of); a matrix job's part is its key's index. */
+static const char *identify(const struct ynode *step, unsigned *part, unsigned parts, const char *shown,
+                            size_t *len, unsigned *shard, unsigned *shards)
 {
     struct ynode *keynode = NULL, *label = NULL;
     const char *t;
@@ -200,20 +202,35 @@ static const char *identify(const struct ynode *step, unsigned part, unsigned pa
     if ((t = ynode_scalar(keynode, len)) != NULL) {
         char suffix[16];
         int sl;
+        size_t base;
+        long index;
 
+        if (shown && (index = dialect_key_index(t, *len, &base)) >= 0) {
+            *len = base;
+            *part = *shard = (unsigned)index;
+            *shards = (unsigned)index + 1;
+            return t;
+        }
         if (parts <= 1)
             return t;
-        sl = snprintf(suffix, sizeof(suffix), "-%u", part);
+        sl = snprintf(suffix, sizeof(suffix), "-%u", *part);
         if (*len > (size_t)sl && !memcmp(t + *len - sl, suffix, (size_t)sl)) {
             *len -= (size_t)sl;
-            *shard = part;
+            *shard = *part;
             *shards = parts;
         }
         return t;
     }
     ynode_get_any(step, bk_label_keys, &label);
-    if ((t = ynode_scalar(label, len)) != NULL)
+    if ((t = ynode_scalar(label, len)) != NULL) {
+        size_t sl = shown ? strlen(shown) : 0;
+
+        /* "<label> (linux, amd64)" */
+        if (sl && *len > sl + 3 && t[*len - 1] == ')' && !memcmp(t + *len - sl - 1, shown, sl) &&
+            !memcmp(t + *len - sl - 3, " (", 2))
+            *len -= sl + 3;
         return t;
+    }
     if ((t = ynode_scalar(step, len)) != NULL)
         return t;
     t = bk_kind_name(bk_step_kind(step));
@@ -241,8 +258,20 @@ long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
         if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
             n = bk_each_job(children, fn, user);
         } else if (fn) {
+            struct ynode_pair pairs[BKM_MAX_DIMENSIONS];
+            struct ynode row = {.kind = YNODE_MAP, .u.map = {pairs, 0, BKM_MAX_DIMENSIONS}};
+            char shown[BKM_MAX_DIMENSIONS * (BKM_MAX_ELEMENT_BYTES + 2) + 4];
+
             job.parallel = shard_of(step, &job.part, &job.parts);
-            job.id = identify(step, job.part, job.parts, &job.id_len, &job.shard, &job.shards);
+            /* a matrix job keeps its one combination */
+            if ((row.u.map.n = bkm_row(ynode_get(step, "matrix"), pairs)) > 0) {
+                bkm_row_text(pairs, row.u.map.n, shown, sizeof(shown));
+                job.row = &row;
+                job.label = shown;
+            }
+            job.id = identify(step, &job.part, job.parts, job.label, &job.id_len, &job.shard, &job.shards);
+            if (job.row)
+                job.parts = job.part + 1;
             if (fn(user, &job) != 0)
                 n = -1;
         }

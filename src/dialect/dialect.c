@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memrchr */
 #include "fanout/dialect.h"
 
 #include <stdlib.h>
@@ -117,4 +118,15 @@ int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user)
             rc = fn(user, v);
     }
     return rc;
+}
+
+long dialect_key_index(const char *id, size_t len, size_t *base)
+{
+    const char *dash = memrchr(id, '-', len);
+    size_t digits = dash ? (size_t)(id + len - dash - 1) : 0;
+
+    if (!dash || dash == id || !digits || digits > 6 || strspn(dash + 1, "0123456789") < digits)
+        return -1;
+    *base = (size_t)(dash - id);
+    return strtol(dash + 1, NULL, 10);
 }

@@ -3,7 +3,7 @@
  * becomes one explicit job per configuration (`<job>-<index>`), with `matrix` and
  * `strategy` substituted in the fields where GitHub makes them available and step `if:`
  * conditions folded; `needs` naming an expanded job names all of its jobs. */
-#define _GNU_SOURCE /* memmem, memrchr */
+#define _GNU_SOURCE /* memmem */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1199,15 +1199,14 @@ static void configuration_label(const struct ynode *job, char *buf, size_t cap)
  * job that is no configuration. */
 static size_t configuration_base(const struct ynode *items, size_t i, unsigned *index)
 {
-    size_t len;
+    size_t len, base;
     const char *id = ynode_scalar(ynode_key(items, i), &len);
-    const char *dash;
+    long at;
 
-    if (!id || !is_configuration(ynode_value(items, i)) || !(dash = memrchr(id, '-', len)) ||
-        dash + 1 == id + len || strspn(dash + 1, "0123456789") != (size_t)(id + len - dash - 1))
+    if (!id || !is_configuration(ynode_value(items, i)) || (at = dialect_key_index(id, len, &base)) < 0)
         return 0;
-    *index = (unsigned)strtoul(dash + 1, NULL, 10);
-    return (size_t)(dash - id);
+    *index = (unsigned)at;
+    return base;
 }
 
 /* A configuration `<id>-<index>` of a matrix is matched by `<id>`; the configurations

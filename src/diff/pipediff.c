@@ -419,7 +419,8 @@ struct step_rec {
     uint64_t data_off; /* the entries */
     uint64_t id_off;   /* the identity's text */
     uint64_t label_off; /* the configuration's label (a matrix job's values), if any */
-    uint32_t data_len, id_len, label_len;
+    uint64_t row_off;   /* and its values by name (row_text) */
+    uint32_t data_len, id_len, label_len, row_len;
 };
 
 static int step_rec_cmp(const void *pa, const void *pb)
@@ -436,8 +437,8 @@ static int step_rec_cmp(const void *pa, const void *pb)
 
 /* One job of a logical step, in the side's shard spool (`shards` of them in a row). */
 struct shard_tuple {
-    uint64_t digest, data_off, label_off;
-    uint32_t data_len, label_len;
+    uint64_t digest, data_off, label_off, row_off;
+    uint32_t data_len, label_len, row_len;
 };
 
 /* A logical step: a step as written, its shards together. */
@@ -447,6 +448,7 @@ struct logical {
     uint32_t rank;     /* its place among the logical steps of its rendering */
     uint32_t shards, repeat;
     uint32_t parent;   /* the step "amd-" took its name from exists on this side */
+    uint32_t matrix;   /* its jobs are a matrix's configurations, told apart by label */
     uint32_t id_len;
     uint64_t id_off;
     uint64_t tuples_off; /* its shards' tuples in the shard spool */
@@ -502,6 +504,25 @@ static ssize_t hash_write(void *user, const char *buf, size_t n)
     return (ssize_t)n;
 }
 
+/* A configuration's values as "name=value" texts, each ended by a 0x1e byte (a value
+ * that is no scalar reads "..."). */
+static int row_text(struct blob *b, const struct ynode *row)
+{
+    static const char sep = 0x1e;
+
+    for (size_t k = 0; k < ynode_len(row); k++) {
+        size_t kl, vl;
+        const char *key = ynode_scalar(ynode_key(row, k), &kl), *v = ynode_scalar(ynode_value(row, k), &vl);
+
+        if (!v)
+            v = "...", vl = 3;
+        if (blob_add(b, key, kl) != 0 || blob_add(b, "=", 1) != 0 || blob_add(b, v, vl) != 0 ||
+            blob_add(b, &sep, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int record_step(void *user, const struct dialect_job *job)
 {
     struct side *s = user;
@@ -528,6 +549,12 @@ static int record_step(void *user, const struct dialect_job *job)
         r.label_len = (uint32_t)strlen(job->label);
         if (spool_write(s, job->label, r.label_len, &r.label_off) != 0)
             return -1;
+    }
+    if (job->row && job->label) {
+        s->blob.len = 0;
+        if (row_text(&s->blob, job->row) != 0 || spool_write(s, s->blob.buf, s->blob.len, &r.row_off) != 0)
+            return -1;
+        r.row_len = (uint32_t)s->blob.len;
     }
     if (xsort_add(s->steps, &r) != 0)
         return -1;
@@ -619,7 +646,7 @@ static struct hkey logical_id(struct hkey id, uint32_t repeat)
 
 static struct shard_tuple tuple_of(const struct step_rec *r)
 {
-    struct shard_tuple t = {r->digest, r->data_off, r->label_off, r->data_len, r->label_len};
+    struct shard_tuple t = {r->digest, r->data_off, r->label_off, r->row_off, r->data_len, r->label_len, r->row_len};
 
     return t;
 }
@@ -637,6 +664,19 @@ static int close_logical(struct side *s, struct logical *l, const struct shard_t
     return xsort_add(by_seq, l);
 }
 
+static bool grow_tuples(struct shard_tuple **t, size_t *cap, size_t n)
+{
+    struct shard_tuple *grown;
+
+    if (n <= *cap)
+        return true;
+    if (!(grown = realloc(*t, (n > *cap * 2 ? n : *cap * 2) * sizeof(*grown))))
+        return false;
+    *t = grown;
+    *cap = n > *cap * 2 ? n : *cap * 2;
+    return true;
+}
+
 /* Groups the step records into logical steps, ranks them in rendering order and sorts
  * them by identity into s->logicals; every job's digest and entries go to the shard
  * spool, so that matched steps compare shard by shard. */
@@ -645,7 +685,8 @@ static int group_side(struct side *s)
     struct xsort *by_seq = xsort_create(sizeof(struct logical), by_first, SORT_BUDGET);
     const struct step_rec *r;
     struct logical open = {0}; /* the sharded logical step being gathered */
-    struct shard_tuple *tuples = NULL; /* its jobs, by shard index */
+    struct shard_tuple *tuples = NULL; /* its jobs, by shard index (a matrix's in order) */
+    size_t cap_tuples = 0;
     bool have_open = false, parent = false, have_group = false;
     struct hkey group = {0, 0};
     uint32_t repeat = 0, rank = 0;
@@ -673,27 +714,35 @@ static int group_side(struct side *s)
             parent = true;
             continue;
         }
-        if (r->shards > 1 && have_open && open.shards == r->shards) {
+        /* A matrix's configurations are one logical step however many items hold them
+         * (a rendering read again has one per job): they come in rendering order. */
+        if (r->row_len && have_open && open.matrix) {
+            if (!grow_tuples(&tuples, &cap_tuples, open.shards + 1))
+                goto fail;
+            tuples[open.shards++] = tuple_of(r);
+            continue;
+        }
+        if (r->shards > 1 && have_open && open.shards == r->shards && !open.matrix) {
             if (r->shard < open.shards)
                 tuples[r->shard] = tuple_of(r);
             continue;
         }
         memset(&n, 0, sizeof(n));
         n.first = r->seq;
-        n.shards = r->shards ? r->shards : 1;
+        n.shards = r->row_len ? 1 : r->shards ? r->shards : 1;
+        n.matrix = r->row_len != 0;
         n.parent = parent;
         n.id_off = r->id_off;
         n.id_len = r->id_len;
-        if (n.shards > 1) {
-            struct shard_tuple *grown;
-
+        if (n.shards > 1 || n.matrix) {
             if (have_open && close_logical(s, &open, tuples, by_seq) != 0)
                 goto fail;
-            if (!(grown = realloc(tuples, n.shards * sizeof(*tuples))))
+            if (!grow_tuples(&tuples, &cap_tuples, n.shards))
                 goto fail;
-            tuples = grown;
             memset(tuples, 0, n.shards * sizeof(*tuples));
-            if (r->shard < n.shards)
+            if (n.matrix)
+                tuples[0] = tuple_of(r);
+            else if (r->shard < n.shards)
                 tuples[r->shard] = tuple_of(r);
             n.repeat = 1;
             n.lid = logical_id(r->id, 1);
@@ -1239,62 +1288,208 @@ static void report_changes(struct report *r, const char *id, uint32_t rank, uint
                     c->v[k].old_v, c->v[k].new_v);
 }
 
-/* Compares the jobs both sides have, job i with job i. */
-static void compare_jobs(struct report *r, struct side *base, struct side *head,
-                         const struct logical *b, const struct logical *h, const char *id)
+/* Compares the n jobs both sides have: base job pairs[k][0] with head job pairs[k][1]. */
+static void compare_jobs(struct report *r, struct side *base, struct side *head, const struct shard_tuple *tb,
+                         const struct shard_tuple *th, const unsigned (*pairs)[2], unsigned n,
+                         uint32_t rank, const char *id)
 {
-    unsigned n = b->shards < h->shards ? b->shards : h->shards;
-    struct shard_tuple *tb = read_tuples(base, b), *th = read_tuples(head, h);
     struct changes *c = calloc(n ? n : 1, sizeof(*c));
     uint32_t sub = 1;
     bool any = false;
 
-    if (!tb || !th || !c) {
+    if (!c) {
         r->failed = true;
-        goto done;
+        return;
     }
-    for (unsigned i = 0; i < n && !r->failed; i++) {
+    for (unsigned k = 0; k < n && !r->failed; k++) {
+        const struct shard_tuple *x = &tb[pairs[k][0]], *y = &th[pairs[k][1]];
         struct entries ea, eb;
 
-        if (tb[i].digest == th[i].digest && tb[i].data_len == th[i].data_len)
+        if (x->digest == y->digest && x->data_len == y->data_len)
             continue;
-        if (entries_read(base->spool, tb[i].data_off, tb[i].data_len, &ea) != 0 ||
-            entries_read(head->spool, th[i].data_off, th[i].data_len, &eb) != 0)
+        if (entries_read(base->spool, x->data_off, x->data_len, &ea) != 0 ||
+            entries_read(head->spool, y->data_off, y->data_len, &eb) != 0)
             r->failed = true;
         else
-            fields_changes(&c[i], &ea, &eb);
+            fields_changes(&c[k], &ea, &eb);
         entries_free(&ea);
         entries_free(&eb);
-        r->failed |= c[i].failed;
-        any |= c[i].n > 0;
+        r->failed |= c[k].failed;
+        any |= c[k].n > 0;
     }
     if (!any || r->failed)
         goto done;
     r->changed++;
     if (alike(c, n)) {
-        report_changes(r, id, b->rank, &sub, &c[0]);
+        report_changes(r, id, rank, &sub, &c[0]);
         goto done;
     }
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned k = 0; k < n; k++) {
         char label[128], *qualified;
 
-        if (!c[i].n)
+        if (!c[k].n)
             continue;
-        job_label(base, &tb[i], i, label, sizeof(label));
+        job_label(base, &tb[pairs[k][0]], pairs[k][0], label, sizeof(label));
         if (!(qualified = malloc(strlen(id) + strlen(label) + 4))) {
             r->failed = true;
             break;
         }
         sprintf(qualified, "%s (%s)", id, label);
-        report_changes(r, qualified, b->rank, &sub, &c[i]);
+        report_changes(r, qualified, rank, &sub, &c[k]);
         free(qualified);
     }
 done:
-    for (unsigned i = 0; c && i < n; i++)
-        changes_free(&c[i]);
+    for (unsigned k = 0; k < n; k++)
+        changes_free(&c[k]);
     free(c);
-    free(tb);
-    free(th);
+}
+
+/* A spooled text (a label or a row) into a malloc'd string; NULL when out of memory. */
+static char *spooled(struct side *s, uint64_t off, uint32_t len)
+{
+    char *t = malloc((size_t)len + 1);
+
+    if (t && len && (fseeko(s->spool, (off_t)off, SEEK_SET) != 0 || fread(t, 1, len, s->spool) != len)) {
+        free(t);
+        return NULL;
+    }
+    if (t)
+        t[len] = '\0';
+    return t;
+}
+
+/* Whether row text `row` (row_text) has the pair `pair` ("name=value"). */
+static bool row_has(const char *row, const char *pair, size_t len)
+{
+    for (const char *p = row; *p; p = strchr(p, 0x1e) + 1) {
+        if ((size_t)(strchr(p, 0x1e) - p) == len && !memcmp(p, pair, len))
+            return true;
+    }
+    return false;
+}
+
+/* What a side gained in its extra configurations, into buf: the values ("os=windows")
+ * that only they have, when every one of them has such a value; else each of them
+ * (its label for one dimension, else its values). */
+static void configurations_text(char **rows, char **labels, const bool *extra, unsigned n, char **other_rows,
+                                unsigned n_other, char *buf, size_t cap)
+{
+    size_t o = 0;
+    bool explained = true;
+
+    buf[0] = '\0';
+    /* a value no job of the other side has, in every extra job (one value is the job) */
+    for (unsigned i = 0; i < n && explained; i++) {
+        const char *first = strchr(rows[i], 0x1e);
+
+        if (!first || !first[1]) {
+            explained = false;
+            break;
+        }
+        bool has_new = false;
+
+        for (const char *p = rows[i]; extra[i] && *p && !has_new; p = strchr(p, 0x1e) + 1) {
+            size_t len = (size_t)(strchr(p, 0x1e) - p);
+            bool seen = false;
+
+            for (unsigned j = 0; j < n_other && !seen; j++)
+                seen = row_has(other_rows[j], p, len);
+            has_new = !seen;
+        }
+        explained = !extra[i] || has_new;
+    }
+    for (unsigned i = 0; i < n && o + 1 < cap; i++) {
+        if (!extra[i])
+            continue;
+        for (const char *p = rows[i]; explained && *p && o + 1 < cap; p = strchr(p, 0x1e) + 1) {
+            size_t len = (size_t)(strchr(p, 0x1e) - p);
+            bool seen = false;
+            char pair[300];
+
+            for (unsigned j = 0; j < n_other && !seen; j++)
+                seen = row_has(other_rows[j], p, len);
+            snprintf(pair, sizeof(pair), "%.*s", (int)len, p);
+            if (!seen && !strstr(buf, pair)) /* once per value */
+                o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", pair);
+        }
+        if (!explained) {
+            char *t = rows[i], *shown = strchr(t, 0x1e) && !strchr(strchr(t, 0x1e) + 1, 0x1e) ? labels[i] : NULL;
+
+            if (shown)
+                o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", shown);
+            else {
+                o += (size_t)snprintf(buf + o, cap - o, "%s", o ? ", " : "");
+                for (const char *p = t; *p && o + 1 < cap; p = strchr(p, 0x1e) + 1)
+                    o += (size_t)snprintf(buf + o, cap - o, "%s%.*s", p == t ? "" : " ",
+                                          (int)(strchr(p, 0x1e) - p), p);
+            }
+        }
+    }
+    if (o >= cap)
+        memcpy(buf + cap - 4, "...", 4);
+}
+
+/* A matrix on both sides (Buildkite's and GitHub's are both a "matrix" of "jobs"):
+ * configurations matched by their values, those of one side only summarised ("matrix
+ * 4 -> 6 jobs (os=windows added)"), the others compared. */
+static void compare_configurations(struct report *r, struct side *base, struct side *head,
+                                   const struct logical *b, const struct logical *h, const char *id)
+{
+    struct shard_tuple *t[2] = {read_tuples(base, b), read_tuples(head, h)};
+    struct side *sides[2] = {base, head};
+    unsigned n[2] = {b->shards, h->shards}, (*pairs)[2] = malloc((n[0] + 1) * sizeof(*pairs)), matched = 0;
+    char **labels[2] = {calloc(n[0] + 1, sizeof(char *)), calloc(n[1] + 1, sizeof(char *))};
+    char **rows[2] = {calloc(n[0] + 1, sizeof(char *)), calloc(n[1] + 1, sizeof(char *))};
+    bool *extra[2] = {calloc(n[0] + 1, 1), calloc(n[1] + 1, 1)};
+    char gained[2][320];
+
+    if (!t[0] || !t[1] || !pairs || !labels[0] || !labels[1] || !rows[0] || !rows[1] || !extra[0] || !extra[1])
+        goto fail;
+    for (int k = 0; k < 2; k++) {
+        for (unsigned i = 0; i < n[k]; i++) {
+            if (!(labels[k][i] = spooled(sides[k], t[k][i].label_off, t[k][i].label_len)) ||
+                !(rows[k][i] = spooled(sides[k], t[k][i].row_off, t[k][i].row_len)))
+                goto fail;
+            extra[k][i] = true;
+        }
+    }
+    for (unsigned j = 0; j < n[1]; j++) {
+        for (unsigned i = 0; i < n[0]; i++) {
+            if (extra[0][i] && !strcmp(rows[0][i], rows[1][j])) {
+                extra[0][i] = extra[1][j] = false;
+                pairs[matched][0] = i;
+                pairs[matched++][1] = j;
+                break;
+            }
+        }
+    }
+    if (matched < n[0] || matched < n[1]) {
+        char line[720];
+        size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", n[0], n[1]);
+
+        configurations_text(rows[1], labels[1], extra[1], n[1], rows[0], n[0], gained[1], sizeof(gained[1]));
+        configurations_text(rows[0], labels[0], extra[0], n[0], rows[1], n[1], gained[0], sizeof(gained[0]));
+        snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
+                 *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "");
+        r->resharded++;
+        add_finding(r, PH_BASE, b->rank, 0, "shards", id, line, NULL, NULL, NULL);
+    }
+    compare_jobs(r, base, head, t[0], t[1], (const unsigned (*)[2])pairs, matched, b->rank, id);
+    goto done;
+fail:
+    r->failed = true;
+done:
+    for (int k = 0; k < 2; k++) {
+        for (unsigned i = 0; labels[k] && i < n[k]; i++)
+            free(labels[k][i]);
+        for (unsigned i = 0; rows[k] && i < n[k]; i++)
+            free(rows[k][i]);
+        free(labels[k]);
+        free(rows[k]);
+        free(extra[k]);
+        free(t[k]);
+    }
+    free(pairs);
 }
 
 static void compare_matched(struct report *r, struct side *base, struct side *head,
@@ -1308,10 +1503,25 @@ static void compare_matched(struct report *r, struct side *base, struct side *he
         r->failed = true;
         return;
     }
-    if (b->shards != h->shards)
-        report_shards(r, b->shards > h->shards ? base : head, b->shards > h->shards ? b : h, id,
-                      parent, b->shards, h->shards, b->rank);
-    compare_jobs(r, base, head, b, h, id);
+    if (b->matrix && h->matrix) {
+        compare_configurations(r, base, head, b, h, id);
+    } else {
+        unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = malloc((n + 1) * sizeof(*pairs));
+        struct shard_tuple *tb = read_tuples(base, b), *th = read_tuples(head, h);
+
+        if (b->shards != h->shards)
+            report_shards(r, b->shards > h->shards ? base : head, b->shards > h->shards ? b : h, id,
+                          parent, b->shards, h->shards, b->rank);
+        for (unsigned k = 0; pairs && k < n; k++)
+            pairs[k][0] = pairs[k][1] = k;
+        if (pairs && tb && th)
+            compare_jobs(r, base, head, tb, th, (const unsigned (*)[2])pairs, n, b->rank, id);
+        else
+            r->failed = true;
+        free(pairs);
+        free(tb);
+        free(th);
+    }
     free(id);
 }
 
@@ -1326,7 +1536,7 @@ static void report_one_side(struct report *r, struct side *s, const struct logic
         return;
     }
     if (l->shards > 1)
-        snprintf(line, sizeof(line), "%s (%u %s)", kind, l->shards, r->dialect->fanout_jobs);
+        snprintf(line, sizeof(line), "%s (%u %s)", kind, l->shards, l->matrix ? "matrix jobs" : r->dialect->fanout_jobs);
     else
         snprintf(line, sizeof(line), "%s", kind);
     if (added)
