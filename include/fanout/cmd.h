@@ -24,6 +24,7 @@ enum cmd_option {
     OPT_ERROR_FORMAT,
     OPT_DIALECT,
     OPT_PLATFORM,
+    OPT_MIRROR_PARALLELISM,
     OPT_NO_VALIDATE,
     OPT_VALIDATE,
     OPT_SCHEMA,
@@ -56,6 +57,9 @@ struct cli {
     struct expr_value *contexts; /* an object: known expression contexts by name */
     struct shardflags *shards;   /* the runners' shard flags: built in, and the config's */
     struct assign_opts assign;   /* shards assign and plan */
+    /* diff: --mirror-parallelism given twice is BASE's then HEAD's (render.mirror_parallelism) */
+    enum ta_mirror_parallelism base_mirror;
+    unsigned mirror_options;
 };
 
 struct cmd_entry {
@@ -75,7 +79,7 @@ extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_en
 
 /* The options render, check and diff share (OPT_END-terminated), for their tables. */
 #define CMD_RENDER_OPTIONS                                                                       \
-    OPT_UPLOAD, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_DIALECT, OPT_PLATFORM, OPT_NO_VALIDATE,  \
+    OPT_UPLOAD, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_DIALECT, OPT_PLATFORM, OPT_MIRROR_PARALLELISM, OPT_NO_VALIDATE,  \
         OPT_VALIDATE, OPT_ERROR_FORMAT, OPT_INPUT, OPT_VAR, OPT_GITHUB, OPT_EVENT, OPT_CONTEXTS
 
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */

@@ -27,6 +27,7 @@ struct dialect_input {
     size_t n;
     struct strset *warned;    /* unknown keys reported in the current file; cleared per file */
     unsigned platform;        /* test-area: enum ta_platform */
+    unsigned mirror_parallelism; /* test-area: enum ta_mirror_parallelism */
     bool upload;
 };
 

@@ -13,9 +13,11 @@
 enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN };
 
 /* Renders `base` and `head` (a file, a directory or "-"; sources or renderings alike,
- * since rendering a rendering gives it back) with `opts`, and writes their differences
+ * since rendering a rendering gives it back) with `base_opts` and `head_opts` (alike,
+ * but for what is compared: test-area mirror parallelism), and writes their differences
  * to `out`. Returns 0 when they are the same, 1 when they differ, 2 on an error. */
-int pipediff_run(const char *base, const char *head, const struct render_opts *opts,
+int pipediff_run(const char *base, const char *head, const struct render_opts *base_opts,
+                 const struct render_opts *head_opts,
                  enum pd_format format, FILE *out, struct diag *d);
 
 #endif

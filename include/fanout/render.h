@@ -52,6 +52,7 @@ struct render_stats {
 struct render_opts {
     const struct dialect *dialect; /* NULL: detected from the first input (dialect_detect) */
     enum ta_platform platform;   /* test-area input: which steps to render */
+    enum ta_mirror_parallelism mirror_parallelism; /* test-area input: which generator */
     enum emit_format format;
     bool upload;             /* keep $$VAR references (env carries the shard values) */
     bool strict;             /* warnings fail the run */

@@ -189,6 +189,15 @@ struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src);
  * changing a few fields of a mapping that `doc` shares with other nodes. */
 struct ynode *ynode_copy_shallow(struct ynode_doc *doc, const struct ynode *src);
 
+/* What ynode_rewrite_scalars does to one scalar: the scalar itself (unchanged), a new
+ * node for it, or NULL when out of memory. */
+typedef struct ynode *(*ynode_scalar_fn)(void *user, struct ynode_doc *doc, struct ynode *scalar);
+
+/* `n` with `fn` applied to every scalar under it (mapping keys are kept): `n` itself when
+ * nothing changed, else a copy in `doc` that shares every child that did not. NULL when
+ * out of memory. */
+struct ynode *ynode_rewrite_scalars(struct ynode_doc *doc, struct ynode *n, ynode_scalar_fn fn, void *user);
+
 /* ---- changing ---- (0, or -1 when the arena is out of memory) */
 
 int ynode_append(struct ynode_doc *doc, struct ynode *seq, struct ynode *item);

@@ -45,6 +45,11 @@ static const struct {
                   "                             test-area files)\n"},
     {OPT_PLATFORM, "      --platform all|nvidia|amd\n"
                    "                             test-area input: which steps to render (default all)\n"},
+    {OPT_MIRROR_PARALLELISM, "      --mirror-parallelism own|inherit\n"
+                             "                             test-area input: mirror.amd.parallelism as the\n"
+                             "                             generator with ci-infra#473 reads it (own, default)\n"
+                             "                             or as one without it (inherit: the parent's count);\n"
+                             "                             diff: given twice, BASE's then HEAD's\n"},
     {OPT_NO_VALIDATE, "      --no-validate          skip the schema checks of input and rendering\n"},
     {OPT_INPUT, "      --input NAME=VALUE     workflows: a known `inputs` value (VALUE read as a YAML\n"
                 "                             scalar; repeatable)\n"},
@@ -71,6 +76,7 @@ static const struct option long_options[] = {
     {"error-format", required_argument, NULL, OPT_ERROR_FORMAT},
     {"dialect", required_argument, NULL, OPT_DIALECT},
     {"platform", required_argument, NULL, OPT_PLATFORM},
+    {"mirror-parallelism", required_argument, NULL, OPT_MIRROR_PARALLELISM},
     {"validate", no_argument, NULL, OPT_VALIDATE},
     {"no-validate", no_argument, NULL, OPT_NO_VALIDATE},
     {"schema", required_argument, NULL, OPT_SCHEMA},
@@ -283,6 +289,7 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
 {
     static const char *const error_formats[] = {"text", "github", "json", NULL};
     static const char *const platforms[] = {"all", "nvidia", "amd", NULL};
+    static const char *const mirror_modes[] = {"own", "inherit", NULL};
     int i;
 
     switch ((enum cmd_option)opt) {
@@ -321,6 +328,15 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
         if ((i = choice(arg, platforms)) < 0)
             return cmd_usage_error("unknown --platform (all, nvidia or amd):", arg);
         c->render.platform = i == 0 ? TA_ALL : i == 1 ? TA_NVIDIA : TA_AMD;
+        return 0;
+    case OPT_MIRROR_PARALLELISM:
+        if ((i = choice(arg, mirror_modes)) < 0)
+            return unknown_choice("--mirror-parallelism", mirror_modes, arg);
+        if (++c->mirror_options > (strcmp(cmd->name, "diff") == 0 ? 2u : 1u))
+            return cmd_usage_error("--mirror-parallelism given too often (diff takes BASE's and HEAD's):", arg);
+        c->render.mirror_parallelism = i == 0 ? TA_MIRROR_OWN : TA_MIRROR_INHERIT;
+        if (c->mirror_options == 1)
+            c->base_mirror = c->render.mirror_parallelism;
         return 0;
     case OPT_SCHEMA:
         c->schema = arg;

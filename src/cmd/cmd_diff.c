@@ -4,8 +4,11 @@
 
 static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
 {
+    struct render_opts base = c->render;
+
     (void)n;
-    return pipediff_run(operands[0], operands[1], &c->render, (enum pd_format)c->format, stdout, d);
+    base.mirror_parallelism = c->base_mirror;
+    return pipediff_run(operands[0], operands[1], &base, &c->render, (enum pd_format)c->format, stdout, d);
 }
 
 static const enum cmd_option options[] = {CMD_RENDER_OPTIONS, OPT_END};

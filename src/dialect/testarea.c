@@ -19,52 +19,92 @@ enum ftype {
     F_CMDS,  /* a command or a list of commands */
     F_MAP,   /* a mapping */
     F_PAR,   /* parallelism: checked where it is used */
+    F_PARN,  /* a mirror's parallelism: 1..1000, or null for one job */
 };
 
 struct field {
     const char *name;
     enum ftype type;
+    /* The generator's model has no such field: it is dropped without a word. */
+    bool ignored;
 };
 
-/* The fields vLLM's generator reads from a test-area step (ci-infra step.py and the
- * corpus); anything else is a typo that the generator would drop silently. */
+/* The fields of the generator's step model (ci-infra step.py `Step`: pydantic, unknown
+ * fields dropped silently, so an unknown field here is an error: a typo the generator
+ * would ignore), plus the ones the corpus writes that the model does not read (a note
+ * says so). */
 static const struct field step_fields[] = {
-    {"label", F_STR},          {"key", F_STR},
-    {"commands", F_CMDS},      {"command", F_CMDS},
-    {"depends_on", F_DEPS},    {"device", F_STR},
-    {"timeout_in_minutes", F_INT}, {"parallelism", F_PAR},
-    {"optional", F_BOOL},      {"soft_fail", F_BOOL},
-    {"source_file_dependencies", F_STRS}, {"env", F_MAP},
-    {"working_dir", F_STR},    {"num_devices", F_INT},
-    {"num_gpus", F_INT},       {"num_nodes", F_INT},
-    {"gpu", F_STR},            {"no_gpu", F_BOOL},
-    {"no_plugin", F_BOOL},     {"dind", F_BOOL},
-    {"autorun_on_main", F_BOOL}, {"mount_buildkite_agent", F_BOOL},
-    {"retry", F_MAP},          {"agent_tags", F_MAP},
-    {"concurrency", F_INT},    {"concurrency_group", F_STR},
-    {"mirror", F_MAP},         {NULL, F_STR},
+    {"label", F_STR, false},          {"key", F_STR, false},
+    {"group", F_STR, false},          {"commands", F_CMDS, false},
+    {"command", F_CMDS, true},        {"depends_on", F_DEPS, false},
+    {"device", F_STR, false},         {"timeout_in_minutes", F_INT, false},
+    {"parallelism", F_PAR, false},    {"optional", F_BOOL, false},
+    {"soft_fail", F_BOOL, false},     {"source_file_dependencies", F_STRS, false},
+    {"env", F_MAP, false},            {"working_dir", F_STR, false},
+    {"num_devices", F_INT, false},    {"num_gpus", F_INT, true},
+    {"num_nodes", F_INT, false},      {"gpu", F_STR, true},
+    {"no_gpu", F_BOOL, false},        {"no_plugin", F_BOOL, false},
+    {"dind", F_BOOL, false},          {"autorun_on_main", F_BOOL, true},
+    {"mount_buildkite_agent", F_BOOL, false}, {"retry", F_MAP, false},
+    {"agent_tags", F_MAP, false},     {"concurrency", F_INT, false},
+    {"concurrency_group", F_STR, false}, {"mirror", F_MAP, false},
+    /* the runtime-shard and test-selection lines of the model */
+    {"automatic_shard", F_BOOL, false}, {"trace_represented_job_key", F_STR, false},
+    {"trace_gpu", F_BOOL, false},     {"trace_collector_sha256", F_STR, false},
+    {"trace_subprocess_coverage", F_BOOL, false}, {"trace_capture_class", F_STR, false},
+    {NULL, F_STR, false},
 };
 
-/* What a mirror may override. */
+/* What the generator reads of `mirror.amd` (buildkite_step.py: a plain dict, so these
+ * are the keys it looks up; `retry` is not one of them: mirrors get the AMD retry). */
 static const struct field mirror_fields[] = {
-    {"label", F_STR},          {"device", F_STR},
-    {"timeout_in_minutes", F_INT}, {"depends_on", F_DEPS},
-    {"dind", F_BOOL},          {"source_file_dependencies", F_STRS},
-    {"commands", F_CMDS},      {"working_dir", F_STR},
-    {"soft_fail", F_BOOL},     {"optional", F_BOOL},
-    {"parallelism", F_PAR},    {"env", F_MAP},
-    {"num_devices", F_INT},    {"num_gpus", F_INT},
-    {"num_nodes", F_INT},      {"no_plugin", F_BOOL},
-    {"no_gpu", F_BOOL},        {"concurrency", F_INT},
-    {"concurrency_group", F_STR}, {"agent_tags", F_MAP},
-    {"retry", F_MAP},          {NULL, F_STR},
+    {"label", F_STR, false},          {"device", F_STR, false},
+    {"timeout_in_minutes", F_INT, false}, {"depends_on", F_DEPS, false},
+    {"dind", F_BOOL, false},          {"source_file_dependencies", F_STRS, false},
+    {"commands", F_CMDS, false},      {"working_dir", F_STR, false},
+    {"soft_fail", F_BOOL, false},     {"optional", F_BOOL, false},
+    {"parallelism", F_PARN, false},   {"env", F_MAP, false},
+    {"num_devices", F_INT, false},    {"num_gpus", F_INT, false},
+    {"num_nodes", F_INT, false},      {"no_plugin", F_BOOL, false},
+    {"no_gpu", F_BOOL, false},        {"concurrency", F_INT, false},
+    {"concurrency_group", F_STR, false}, {"agent_tags", F_MAP, false},
+    {NULL, F_STR, false},
 };
+
+/* The JSON Schema type a field's value has, by enum ftype (NULL: one of several). */
+static const char *const schema_types[] = {"string", "integer", "boolean", "array", NULL, NULL,
+                                           "object", "integer", NULL};
+
+static const struct ta_field_info *field_infos(const struct field *fields, struct ta_field_info *out)
+{
+    size_t i = 0;
+
+    for (; fields[i].name; i++) {
+        out[i].name = fields[i].name;
+        out[i].type = schema_types[fields[i].type];
+    }
+    out[i].name = out[i].type = NULL;
+    return out;
+}
+
+const struct ta_field_info *testarea_step_fields(void)
+{
+    static struct ta_field_info infos[sizeof(step_fields) / sizeof(step_fields[0])];
+
+    return field_infos(step_fields, infos);
+}
+
+const struct ta_field_info *testarea_mirror_fields(void)
+{
+    static struct ta_field_info infos[sizeof(mirror_fields) / sizeof(mirror_fields[0])];
+
+    return field_infos(mirror_fields, infos);
+}
 
 struct testarea {
     struct diag *diag;
     const char *const *files;
-    enum ta_platform platform;
-    bool upload;
+    struct ta_options opts;
     ta_observe_fn observe;
     void *observe_user;
     struct ynode_doc *amd;   /* the AMD group being built, or NULL */
@@ -93,8 +133,7 @@ static int out_of_memory(const struct testarea *ta, const struct ynode *at)
     return error_at(ta, at, "%s", "out of memory");
 }
 
-struct testarea *testarea_create(struct diag *d, const char *const *files, enum ta_platform platform,
-                                 bool upload)
+struct testarea *testarea_create(struct diag *d, const char *const *files, const struct ta_options *opts)
 {
     struct testarea *ta = calloc(1, sizeof(*ta));
 
@@ -102,8 +141,7 @@ struct testarea *testarea_create(struct diag *d, const char *const *files, enum 
         return NULL;
     ta->diag = d;
     ta->files = files;
-    ta->platform = platform;
-    ta->upload = upload;
+    ta->opts = *opts;
     return ta;
 }
 
@@ -164,6 +202,8 @@ static const char *type_name(enum ftype type)
         return "a mapping";
     case F_PAR:
         break;
+    case F_PARN:
+        return "an integer from 1 to 1000, or null for one job";
     }
     return "an integer from 1 to 1000";
 }
@@ -189,6 +229,8 @@ static bool type_ok(enum ftype type, const struct ynode *v)
         return ynode_is_map(v);
     case F_PAR:
         return ynode_int(v, &n) && n >= 1 && n <= 1000;
+    case F_PARN:
+        return ynode_is_null(v) || (ynode_int(v, &n) && n >= 1 && n <= 1000);
     }
     return false;
 }
@@ -218,6 +260,15 @@ static int check_fields(const struct testarea *ta, const struct ynode *map, cons
         if (!f)
             return error_at(ta, k, "unknown field '%.*s' in %s", SHORT(len), name ? name : "",
                             what);
+        if (f->ignored) {
+            struct ypos p = ynode_pos(k);
+
+            diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col,
+                        "testarea-ignored", "vLLM's generator does not read '%s' (no such field "
+                        "in ci-infra's step model): %s", f->name,
+                        f->type == F_CMDS ? "under it the step runs no command (write commands)"
+                                          : "it has no effect on CI");
+        }
         if (f->type == F_PAR && !check_parallelism)
             continue;
         if (type_ok(f->type, v))
@@ -257,8 +308,28 @@ static int read_mirror(const struct testarea *ta, const struct ynode *step, cons
     return 0;
 }
 
-/* AMD devices (mi300_1, mi355_2, ...) belong to the AMD platform. */
-static bool is_amd_device(const struct ynode *device)
+bool testarea_amd_gpu_device(const char *t, size_t len)
+{
+    static const char *const models[] = {"mi250_", "mi300_", "mi325_", "mi355_"};
+
+    /* amd.py AMD_DEVICE_CONFIGS: an exact lookup of these 16 names */
+    for (size_t i = 0; t && len == 7 && i < sizeof(models) / sizeof(models[0]); i++) {
+        if (!memcmp(t, models[i], 6))
+            return t[6] == '1' || t[6] == '2' || t[6] == '4' || t[6] == '8';
+    }
+    return false;
+}
+
+static bool is_amd_gpu(const struct ynode *device)
+{
+    size_t len;
+    const char *t = ynode_scalar(device, &len);
+
+    return testarea_amd_gpu_device(t, len);
+}
+
+/* For --platform: AMD hardware of any kind (an AMD GPU, amd_cpu...). */
+static bool is_amd_platform(const struct ynode *device)
 {
     size_t len;
     const char *t = ynode_scalar(device, &len);
@@ -269,7 +340,7 @@ static bool is_amd_device(const struct ynode *device)
 
 static bool platform_wants(const struct testarea *ta, bool amd)
 {
-    return ta->platform == TA_ALL || (ta->platform == TA_AMD) == amd;
+    return ta->opts.platform == TA_ALL || (ta->opts.platform == TA_AMD) == amd;
 }
 
 /* A document whose root is a one-item sequence holding {group: name, steps: []};
@@ -299,73 +370,126 @@ static int set_copy(struct ynode_doc *doc, struct ynode *map, const char *key,
     return ynode_set(doc, map, key, ynode_copy(doc, value));
 }
 
-/* depends_on of an AMD step: the mirror's entries, plus image-build-amd. */
-static int amd_depends_on(struct ynode_doc *doc, struct ynode *amd, const struct ynode *overrides)
+/* Sets `key` of `map` to the string text[0..len) (a malloc'd text, freed). */
+static int set_made(struct ynode_doc *doc, struct ynode *map, const char *key, char *text, size_t len,
+                    struct ypos pos)
 {
-    const struct ynode *dep = ynode_get(overrides, "depends_on");
-    struct ypos pos = ynode_pos(dep ? dep : overrides);
-    struct ynode *list = ynode_new_seq(doc, pos);
-    bool has_image = false;
+    int rc = text ? ynode_set(doc, map, key, ynode_new_string(doc, text, len, pos)) : -1;
 
-    if (!list)
-        return -1;
-    if (dep && !ynode_is_null(dep)) {
-        size_t n = ynode_is_seq(dep) ? ynode_len(dep) : 1;
-
-        for (size_t i = 0; i < n; i++) {
-            const struct ynode *entry = ynode_is_seq(dep) ? ynode_item(dep, i) : dep;
-
-            has_image = has_image || ynode_scalar_is(entry, TA_AMD_IMAGE_BUILD);
-            if (ynode_append(doc, list, ynode_copy(doc, entry)) != 0)
-                return -1;
-        }
-    }
-    if (!has_image &&
-        ynode_append(doc, list, ynode_new_string(doc, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), pos)) != 0)
-        return -1;
-    return ynode_set(doc, amd, "depends_on", list);
-}
-
-/* The AMD label: the mirror's, else "AMD: <label> (<device>)". */
-static int amd_label(struct ynode_doc *doc, struct ynode *amd, const struct ynode *parent,
-                     const struct ynode *overrides)
-{
-    const struct ynode *label = ynode_get(overrides, "label"), *device, *plabel;
-    size_t llen = 0, dlen = 0;
-    const char *l, *dv;
-    char *text;
-    int n, rc;
-
-    if (label)
-        return set_copy(doc, amd, "label", label);
-    device = ynode_get(overrides, "device");
-    if (!device)
-        device = ynode_get(parent, "device");
-    plabel = ynode_get(parent, "label");
-    l = ynode_scalar(plabel, &llen);
-    dv = ynode_scalar(device, &dlen);
-    if (!l)
-        return 0;
-    text = malloc(llen + dlen + 16);
-    if (!text)
-        return -1;
-    n = dv ? sprintf(text, "AMD: %.*s (%.*s)", (int)llen, l, (int)dlen, dv)
-           : sprintf(text, "AMD: %.*s", (int)llen, l);
-    rc = ynode_set(doc, amd, "label", ynode_new_string(doc, text, (size_t)n, ynode_pos(plabel)));
     free(text);
     return rc;
 }
 
-static int amd_timeout(struct ynode_doc *doc, struct ynode *amd, const struct ynode *overrides)
+/* Python's truth of a YAML value: not null, not empty. */
+static bool truthy(const struct ynode *v)
 {
-    const struct ynode *t = ynode_get(overrides, "timeout_in_minutes");
+    size_t len;
+
+    if (!v || ynode_is_null(v))
+        return false;
+    return ynode_scalar(v, &len) ? len > 0 : ynode_len(v) > 0;
+}
+
+char *testarea_derived_key(const char *label, size_t len, size_t *out_len)
+{
+    char *key = malloc(len + 1);
+    size_t o = 0;
+
+    if (!key)
+        return NULL;
+    /* buildkite_step.py _generate_step_key: each character maps on its own, so the
+     * order of its replace() calls does not matter (ASCII lower-casing only) */
+    for (size_t i = 0; i < len; i++) {
+        char c = label[i];
+
+        if (c == '(' || c == ')' || c == '%')
+            continue;
+        if (c == ' ' || c == ',' || c == '+' || c == ':' || c == '.' || c == '/')
+            c = '-';
+        else if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        key[o++] = c;
+    }
+    key[o] = '\0';
+    *out_len = o;
+    return key;
+}
+
+/* A keyless step gets the generator's derived key, so that its shard keys, depends_on,
+ * diff and `/ci retry` use the key CI uses. */
+static int ensure_key(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step)
+{
+    const struct ynode *label = ynode_get(step, "label");
+    size_t len, klen = 0;
+    const char *t = ynode_scalar(label, &len);
+
+    char *key;
+
+    if (ynode_has(step, "key") || !t)
+        return 0;
+    key = testarea_derived_key(t, len, &klen);
+    if (set_made(doc, step, "key", key, klen, ynode_pos(label)) != 0)
+        return out_of_memory(ta, step);
+    return 0;
+}
+
+/* depends_on of an AMD step (amd.py normalize_amd_depends_on): image-build becomes
+ * image-build-amd, repeats go, and image-build-amd comes first unless it is there. */
+static int amd_depends_on(struct ynode_doc *doc, struct ynode *amd, const struct ynode *dep, struct ypos pos)
+{
+    struct ynode *list = ynode_new_seq(doc, pos), *image;
+    size_t n = ynode_is_seq(dep) ? ynode_len(dep) : truthy(dep) ? 1 : 0;
+    bool has_image = false;
+
+    if (!list)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct ynode *entry = ynode_is_seq(dep) ? ynode_item(dep, i) : dep;
+        struct ynode *name = ynode_scalar_is(entry, TA_IMAGE_BUILD)
+                                 ? ynode_new_string(doc, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), entry->pos)
+                                 : ynode_copy(doc, entry);
+        bool seen = false;
+
+        for (size_t j = 0; name && j < ynode_len(list) && !seen; j++)
+            seen = ynode_scalar_is_n(ynode_item(list, j), name->u.scalar.text, name->u.scalar.len);
+        has_image = has_image || ynode_scalar_is(name, TA_AMD_IMAGE_BUILD);
+        if (!name || (!seen && ynode_append(doc, list, name) != 0))
+            return -1;
+    }
+    if (!has_image && (!(image = ynode_new_string(doc, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), pos)) ||
+                       ynode_insert(doc, list, 0, image) != 0))
+        return -1;
+    return ynode_set(doc, amd, "depends_on", list);
+}
+
+/* The AMD label "AMD: <label> (<device>)" (amd.py get_amd_label). */
+static int amd_label(struct ynode_doc *doc, struct ynode *amd, const struct ynode *label,
+                     const struct ynode *device)
+{
+    size_t llen = 0, dlen = 0;
+    const char *l = ynode_scalar(label, &llen), *dv = ynode_scalar(device, &dlen);
+    char *text;
+
+    if (!l)
+        return 0;
+    if (!dv)
+        dv = "", dlen = 0;
+    if (!(text = malloc(llen + dlen + 16)))
+        return -1;
+    sprintf(text, "AMD: %.*s (%.*s)", (int)llen, l, (int)dlen, dv);
+    return set_made(doc, amd, "label", text, strlen(text), ynode_pos(label));
+}
+
+/* timeout_in_minutes of an AMD step: `t`, 180 when there is none, at most 180. */
+static int amd_timeout(struct ynode_doc *doc, struct ynode *amd, const struct ynode *t, struct ypos pos)
+{
     long long minutes = TA_AMD_TIMEOUT_MAX;
     char text[24];
 
     if (t && ynode_int(t, &minutes) && minutes > TA_AMD_TIMEOUT_MAX)
         minutes = TA_AMD_TIMEOUT_MAX;
     snprintf(text, sizeof(text), "%lld", minutes);
-    return ynode_set(doc, amd, "timeout_in_minutes", ynode_new_plain(doc, text, ynode_pos(t ? t : overrides)));
+    return ynode_set(doc, amd, "timeout_in_minutes", ynode_new_plain(doc, text, t ? t->pos : pos));
 }
 
 /* env: the parent's, with the mirror's entries winning. */
@@ -386,7 +510,81 @@ static int amd_env(struct ynode_doc *doc, struct ynode *amd, const struct ynode 
     return 0;
 }
 
-/* Upload mode: removes the fields Buildkite does not know from a rendered step. */
+/* The directory the generator runs a step's commands in (the `cd` it puts first):
+ * `dir`, unless the label starts with ":docker:" or the step spans two nodes or more;
+ * NULL for none. */
+static const struct ynode *effective_dir(const struct ynode *dir, const struct ynode *label,
+                                         const struct ynode *num_nodes)
+{
+    long long nodes = 0;
+    size_t len;
+    const char *t = ynode_scalar(label, &len);
+
+    if (!truthy(dir) || !ynode_is_scalar(dir))
+        return NULL;
+    if ((t && len >= 8 && !memcmp(t, ":docker:", 8)) || (ynode_int(num_nodes, &nodes) && nodes >= 2))
+        return NULL;
+    return dir;
+}
+
+/* `cd DIR`, DIR quoted for the shell when it needs to be; malloc'd. */
+static char *cd_command(const char *dir, size_t len, size_t *out_len)
+{
+    char *cmd = malloc(len * 4 + 8), *o = cmd;
+    bool plain = len > 0;
+
+    if (!cmd)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        plain = plain && (strchr("_./-+:@%=,", dir[i]) || (dir[i] >= 'a' && dir[i] <= 'z') ||
+                          (dir[i] >= 'A' && dir[i] <= 'Z') || (dir[i] >= '0' && dir[i] <= '9')) && dir[i];
+    o += sprintf(o, "cd %s", plain ? "" : "'");
+    for (size_t i = 0; i < len; i++)
+        o += dir[i] == '\'' && !plain ? sprintf(o, "'\\''") : sprintf(o, "%c", dir[i]);
+    o += sprintf(o, "%s", plain ? "" : "'");
+    *out_len = (size_t)(o - cmd);
+    return cmd;
+}
+
+/* The rendered step's directory: for review `working_dir` says where its commands run
+ * (gone when they run in the image's own directory); for upload the directory is a
+ * leading `cd` command, as the generator writes it. */
+static int apply_working_dir(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step,
+                             const struct ynode *dir)
+{
+    const char *field = ynode_has(step, "commands") ? "commands" : ynode_has(step, "command") ? "command" : NULL;
+    struct ynode *cmds, *list;
+    size_t len, cl = 0;
+    const char *t;
+    char *cd;
+
+    if (!dir) {
+        ynode_remove(step, "working_dir");
+        return 0;
+    }
+    t = ynode_scalar(dir, &len);
+    if (!ta->opts.upload)
+        return ynode_set(doc, step, "working_dir", ynode_new_string(doc, t, len, dir->pos));
+    ynode_remove(step, "working_dir");
+    if (!field)
+        return 0;
+    cmds = ynode_get(step, field);
+    if (!(list = ynode_new_seq(doc, ynode_pos(cmds))) || !(cd = cd_command(t, len, &cl)))
+        return -1;
+    if (ynode_append(doc, list, ynode_new_string(doc, cd, cl, ynode_pos(cmds))) != 0) {
+        free(cd);
+        return -1;
+    }
+    free(cd);
+    for (size_t i = 0; i < (ynode_is_seq(cmds) ? ynode_len(cmds) : 1); i++) {
+        if (ynode_append(doc, list, ynode_is_seq(cmds) ? ynode_item(cmds, i) : cmds) != 0)
+            return -1;
+    }
+    return ynode_set(doc, step, field, list);
+}
+
+/* Upload mode: removes the fields Buildkite does not know from a rendered step (they
+ * only steer the generator: docs/testarea.md lists them). */
 static void drop_dialect_fields(struct ynode *step)
 {
     for (size_t i = ynode_len(step); i-- > 0;) {
@@ -398,105 +596,279 @@ static void drop_dialect_fields(struct ynode *step)
     }
 }
 
-/* Builds the AMD step for `parent` from its mirror overrides, in the AMD group. */
-static int add_amd_step(struct testarea *ta, const struct ynode *parent, const struct ynode *overrides)
+/* The last touches every rendered step gets: its directory, and upload's cleanup. */
+static int finish_step(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step,
+                       const struct ynode *dir)
 {
-    const struct ynode *keynode = ynode_get(parent, "key");
-    struct ynode_doc *doc;
+    if (apply_working_dir(ta, doc, step, dir) != 0)
+        return -1;
+    if (ta->opts.upload)
+        drop_dialect_fields(step);
+    return 0;
+}
+
+/* A new step of the AMD group: a copy of `step` (from any document), appended. */
+static struct ynode *amd_group_append(struct testarea *ta, const struct ynode *step)
+{
     struct ynode *amd;
-    size_t len;
-    const char *key;
 
     if (!ta->amd) {
-        ta->amd = new_group(TA_AMD_GROUP, strlen(TA_AMD_GROUP), ynode_pos(overrides), &ta->amd_steps);
+        ta->amd = new_group(TA_AMD_GROUP, strlen(TA_AMD_GROUP), ynode_pos(step), &ta->amd_steps);
         if (!ta->amd)
-            return out_of_memory(ta, overrides);
+            return NULL;
     }
-    doc = ta->amd;
-    amd = ynode_copy(doc, parent);
-    if (!amd || ynode_append(doc, ta->amd_steps, amd) != 0)
+    amd = ynode_copy(ta->amd, step);
+    return amd && ynode_append(ta->amd, ta->amd_steps, amd) == 0 ? amd : NULL;
+}
+
+/* A step whose own device is an AMD GPU: into the AMD group, the generator's way
+ * (buildkite_step.py: label "AMD: <label> (<device>)", its own key, AMD depends_on and
+ * timeout, dind by default; no mirror of its own). */
+static int add_amd_device_step(struct testarea *ta, const struct ynode *step)
+{
+    struct ynode *amd = amd_group_append(ta, step);
+    struct ynode_doc *doc = ta->amd;
+    struct ypos pos = ynode_pos(step);
+
+    if (!amd || amd_label(doc, amd, ynode_get(step, "label"), ynode_get(step, "device")) != 0 ||
+        amd_depends_on(doc, amd, ynode_get(step, "depends_on"), pos) != 0 ||
+        amd_timeout(doc, amd, ynode_get(step, "timeout_in_minutes"), pos) != 0 ||
+        (!ynode_has(step, "dind") && ynode_set(doc, amd, "dind", ynode_new_plain(doc, "true", pos)) != 0))
+        return out_of_memory(ta, step);
+    ynode_remove(amd, "retry"); /* the AMD retry rules replace the step's */
+    if (finish_step(ta, doc, amd, effective_dir(ynode_get(step, "working_dir"), ynode_get(step, "label"),
+                                                ynode_get(step, "num_nodes"))) != 0)
+        return out_of_memory(ta, step);
+    return 0;
+}
+
+/* The number of jobs a parallelism value makes (absent or null: one). */
+static long long jobs_of(const struct ynode *parallelism)
+{
+    long long n = 1;
+
+    return ynode_int(parallelism, &n) ? n : 1;
+}
+
+/* mirror.amd.parallelism by the generator in use, and a note when the two generators
+ * disagree on it (the merge-order risk of ci-infra#473). */
+static void mirror_parallelism(struct testarea *ta, struct ynode *amd, const struct ynode *parent,
+                               const struct ynode *overrides)
+{
+    const struct ynode *own = ynode_get(overrides, "parallelism");
+    long long mine = jobs_of(own), parents = jobs_of(ynode_get(parent, "parallelism"));
+    struct ypos p;
+
+    if (!ynode_has(overrides, "parallelism"))
+        return;
+    p = ynode_pos(own ? own : overrides);
+    if (ta->opts.mirror_parallelism == TA_MIRROR_INHERIT) {
+        if (mine != parents)
+            diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, "mirror-parallelism",
+                        "mirror.amd.parallelism is ignored by a generator without ci-infra#473 "
+                        "(--mirror-parallelism inherit): the AMD mirror runs %lld job%s, not %lld", parents,
+                        parents == 1 ? "" : "s", mine);
+        return;
+    }
+    if (ynode_is_null(own))
+        ynode_remove(amd, "parallelism");
+    else
+        ynode_set(ta->amd, amd, "parallelism", ynode_copy(ta->amd, own));
+    if (mine != parents)
+        diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, "mirror-parallelism",
+                    "the AMD mirror runs %lld job%s with ci-infra#473 (e006ba64, the mirror's value wins); "
+                    "a generator without it runs %lld (see --mirror-parallelism inherit)", mine,
+                    mine == 1 ? "" : "s", parents);
+}
+
+/* source_file_dependencies of a mirror (buildkite_step.py _get_amd_mirror_effective_step):
+ * the mirror's, then the parent's (which hold the file's own path) that are not there. */
+static int mirror_sources(struct ynode_doc *doc, struct ynode *amd, const struct ynode *parent,
+                          const struct ynode *overrides)
+{
+    const struct ynode *mine = ynode_get(overrides, "source_file_dependencies");
+    const struct ynode *theirs = ynode_get(parent, "source_file_dependencies");
+    struct ynode *list;
+
+    if (!mine)
+        return 0;
+    if (!(list = ynode_copy(doc, mine)))
+        return -1;
+    for (size_t i = 0; i < ynode_len(theirs); i++) {
+        const struct ynode *dep = ynode_item(theirs, i);
+        bool seen = false;
+
+        for (size_t j = 0; j < ynode_len(list) && !seen; j++)
+            seen = ynode_scalar_is_n(ynode_item(list, j), dep->u.scalar.text, dep->u.scalar.len);
+        if (!seen && ynode_append(doc, list, ynode_copy(doc, dep)) != 0)
+            return -1;
+    }
+    return ynode_set(doc, amd, "source_file_dependencies", list);
+}
+
+/* The AMD step of `parent` (its file's defaults applied) from its mirror overrides, in
+ * the AMD group, as buildkite_step.py builds a mirror: key `amd-<key>`, the mirror's
+ * label else "AMD: <label> (<device>)", the mirror's depends_on (AMD form) and timeout
+ * (180 at most and by default), `dind` true and `no_plugin` false unless the mirror says
+ * so, the parent's retry and agent tags not inherited, env merged, the mirror's
+ * directory only with its own commands. */
+static int add_mirror_step(struct testarea *ta, const struct ynode *parent, const struct ynode *overrides)
+{
+    static const char *const not_inherited[] = {"mirror", "retry", "agent_tags", "no_plugin", "dind",
+                                                "mount_buildkite_agent", NULL};
+    struct ynode *amd = amd_group_append(ta, parent);
+    struct ynode_doc *doc = ta->amd;
+    const struct ynode *dir = ynode_get(parent, "working_dir"), *num;
+    struct ypos pos = ynode_pos(overrides);
+    size_t len;
+    const char *key = ynode_scalar(ynode_get(parent, "key"), &len);
+    char *amd_key;
+
+    if (!amd)
         return out_of_memory(ta, overrides);
-    ynode_remove(amd, "mirror");
-    /* Plain overrides: every mirror field but the ones with rules of their own. */
+    for (size_t i = 0; not_inherited[i]; i++)
+        ynode_remove(amd, not_inherited[i]);
     for (size_t i = 0; i < ynode_len(overrides); i++) {
         const struct ynode *k = ynode_key(overrides, i);
+        static const char *const own_rules[] = {"label", "depends_on", "timeout_in_minutes", "env",
+                                                "working_dir", "parallelism", "num_devices", "num_gpus",
+                                                "source_file_dependencies", NULL};
+        bool special = false;
 
-        if (ynode_scalar_is(k, "label") || ynode_scalar_is(k, "depends_on") ||
-            ynode_scalar_is(k, "timeout_in_minutes") || ynode_scalar_is(k, "env"))
+        for (size_t r = 0; own_rules[r] && !special; r++)
+            special = ynode_scalar_is(k, own_rules[r]);
+        if (special)
             continue;
         if (ynode_scalar_is(k, "commands"))
             ynode_remove(amd, "command");
         if (set_copy(doc, amd, ynode_scalar(k, NULL), ynode_value(overrides, i)) != 0)
             return out_of_memory(ta, overrides);
     }
-    if (!ynode_get(overrides, "dind") &&
-        ynode_set(doc, amd, "dind", ynode_new_plain(doc, "true", ynode_pos(overrides))) != 0)
+    if (truthy(ynode_get(overrides, "commands")) && ynode_has(overrides, "working_dir"))
+        dir = ynode_get(overrides, "working_dir");
+    num = ynode_get(overrides, "num_devices") ? ynode_get(overrides, "num_devices") : ynode_get(overrides, "num_gpus");
+    amd_key = key ? malloc(len + 5) : NULL;
+    if (amd_key)
+        sprintf(amd_key, "amd-%s", key);
+    if ((key && set_made(doc, amd, "key", amd_key, len + 4, ynode_pos(ynode_get(parent, "key"))) != 0) ||
+        (!ynode_has(overrides, "dind") && ynode_set(doc, amd, "dind", ynode_new_plain(doc, "true", pos)) != 0) ||
+        (ynode_get(overrides, "label") ? set_copy(doc, amd, "label", ynode_get(overrides, "label"))
+                                       : amd_label(doc, amd, ynode_get(parent, "label"), ynode_get(overrides, "device"))) != 0 ||
+        amd_depends_on(doc, amd, ynode_get(overrides, "depends_on"), pos) != 0 ||
+        amd_timeout(doc, amd, ynode_get(overrides, "timeout_in_minutes"), pos) != 0 ||
+        amd_env(doc, amd, overrides) != 0 || (num && set_copy(doc, amd, "num_devices", num) != 0) ||
+        mirror_sources(doc, amd, parent, overrides) != 0)
         return out_of_memory(ta, overrides);
-    if ((key = ynode_scalar(keynode, &len)) != NULL) {
-        char *amd_key = malloc(len + 5);
-        int rc;
-
-        if (!amd_key)
-            return out_of_memory(ta, overrides);
-        memcpy(amd_key, "amd-", 4);
-        memcpy(amd_key + 4, key, len);
-        rc = ynode_set(doc, amd, "key", ynode_new_string(doc, amd_key, len + 4, ynode_pos(keynode)));
-        free(amd_key);
-        if (rc != 0)
-            return out_of_memory(ta, overrides);
-    }
-    if (amd_label(doc, amd, parent, overrides) != 0 || amd_depends_on(doc, amd, overrides) != 0 ||
-        amd_timeout(doc, amd, overrides) != 0 || amd_env(doc, amd, overrides) != 0)
+    mirror_parallelism(ta, amd, parent, overrides);
+    /* the parent's label and node count decide, as the generator copies the parent */
+    if (finish_step(ta, doc, amd, effective_dir(dir, ynode_get(parent, "label"), ynode_get(parent, "num_nodes"))) != 0)
         return out_of_memory(ta, overrides);
-    if (ta->upload)
-        drop_dialect_fields(amd);
     return 0;
 }
 
-/* Checks one step and files it: itself in `steps` (its document `item` is taken into
- * `doc`, no copy), its mirror in the AMD group. */
+/* Checks one step and files it in `steps` (its document `item` is taken into `doc`, no
+ * copy); what it becomes is decided when the file is read (finish_file). */
 static int add_step(struct testarea *ta, struct ynode *step, struct ynode_doc *item,
                     struct ynode_doc *doc, struct ynode *steps)
 {
     const struct ynode *overrides;
-    bool amd_device;
 
     if (!ynode_is_map(step))
         return error_at(ta, step, "%s", "a test-area step must be a mapping");
     if (check_fields(ta, step, step_fields, "a test-area step", "", false) != 0 ||
         read_mirror(ta, step, &overrides) != 0)
         return -1;
-    if (!ynode_get(step, "label"))
+    if (!ynode_is_scalar(ynode_get(step, "label")))
         return error_at(ta, step, "%s", "a test-area step needs a label");
-    amd_device = is_amd_device(ynode_get(step, "device"));
-    if (overrides && platform_wants(ta, true) && add_amd_step(ta, step, overrides) != 0)
+    if (ynode_has(step, "group")) {
+        struct ypos p = ynode_pos(ynode_get(step, "group"));
+
+        /* step.py parse_steps_from_yaml: a file's group is every step's */
+        diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, "testarea-ignored",
+                    "a step's group has no effect: the file's group is every step's");
+        ynode_remove(step, "group");
+    }
+    if (ensure_key(ta, doc, step) != 0)
         return -1;
-    if (!platform_wants(ta, amd_device))
-        return 0;
     if (ynode_append(doc, steps, step) != 0)
         return out_of_memory(ta, step);
     ynode_doc_adopt(doc, item);
-    ynode_remove(step, "mirror");
-    if (ta->upload)
-        drop_dialect_fields(step);
     return 1;
 }
 
-/* Like vLLM's generator: a step whose depends_on is missing, null or empty takes the
- * file's. */
-static int apply_file_depends_on(const struct testarea *ta, struct ynode_doc *doc,
-                                 struct ynode *steps, const struct ynode *dep)
+/* What a file with a depends_on gives each of its steps (ci-infra step.py
+ * read_steps_from_job_dir): that depends_on when the step's is missing or empty, the
+ * working directory /vllm-workspace/tests when it has none, and the file's own path
+ * as a source dependency. */
+static int file_defaults(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step,
+                         const struct ynode *dep, const char *path)
 {
-    if (!dep || ynode_is_null(dep))
-        return 0;
-    for (size_t i = 0; i < ynode_len(steps); i++) {
-        struct ynode *step = ynode_item(steps, i);
-        const struct ynode *own = ynode_get(step, "depends_on");
+    struct ynode *sources = ynode_get(step, "source_file_dependencies");
+    struct ypos pos = ynode_pos(dep);
 
-        if (own && !ynode_is_null(own) && !(ynode_is_seq(own) && !ynode_len(own)))
+    if (!truthy(ynode_get(step, "depends_on")) && set_copy(doc, step, "depends_on", dep) != 0)
+        return out_of_memory(ta, step);
+    if (!truthy(ynode_get(step, "working_dir")) &&
+        ynode_set(doc, step, "working_dir",
+                  ynode_new_string(doc, TA_DEFAULT_WORKING_DIR, strlen(TA_DEFAULT_WORKING_DIR), pos)) != 0)
+        return out_of_memory(ta, step);
+    sources = ynode_is_seq(sources) ? ynode_copy_shallow(doc, sources) : ynode_new_seq(doc, pos);
+    if (!sources || ynode_append(doc, sources, ynode_new_string(doc, path, strlen(path), pos)) != 0 ||
+        ynode_set(doc, step, "source_file_dependencies", sources) != 0)
+        return out_of_memory(ta, step);
+    return 0;
+}
+
+/* The path the generator gives a file (os.path.relpath from the repository root, where
+ * it walks .buildkite/test_areas): the part of `name` from its last "test_areas/" on,
+ * else its base name, under .buildkite/test_areas/. The same file read from two
+ * checkouts (a diff's base and head) gets the same path. */
+static void generator_path(const char *name, char *buf, size_t cap)
+{
+    const char *at = name, *p;
+
+    for (p = name; (p = strstr(p, "test_areas/")) != NULL; p++)
+        at = p + strlen("test_areas/");
+    if (at == name && (p = strrchr(name, '/')) != NULL)
+        at = p + 1;
+    snprintf(buf, cap, ".buildkite/test_areas/%s", at);
+}
+
+/* A file's steps once the whole file is read (its depends_on may come after them): the
+ * file's defaults, each step's mirror into the AMD group, a step on an AMD GPU moved
+ * there, the --platform filter, and each step's directory. */
+static int finish_file(struct testarea *ta, struct ynode_doc *doc, struct ynode *steps, const struct ynode *dep,
+                       const char *name)
+{
+    char path[512];
+
+    generator_path(name, path, sizeof(path));
+    for (size_t i = 0; i < ynode_len(steps);) {
+        struct ynode *step = ynode_item(steps, i);
+        const struct ynode *overrides = ynode_get(ynode_get(step, "mirror"), "amd");
+        const struct ynode *device = ynode_get(step, "device");
+
+        if (truthy(dep) && file_defaults(ta, doc, step, dep, path) != 0)
+            return -1;
+        if (is_amd_gpu(device) && platform_wants(ta, true)) {
+            /* the generator files it before it looks for a mirror: it has none */
+            ynode_remove(step, "mirror");
+            if (add_amd_device_step(ta, step) != 0)
+                return -1;
+            ynode_remove_at(steps, i);
             continue;
-        if (set_copy(doc, step, "depends_on", dep) != 0)
+        }
+        if (overrides && platform_wants(ta, true) && add_mirror_step(ta, step, overrides) != 0)
+            return -1;
+        ynode_remove(step, "mirror");
+        if (!platform_wants(ta, is_amd_platform(device))) {
+            ynode_remove_at(steps, i);
+            continue;
+        }
+        if (finish_step(ta, doc, step, effective_dir(ynode_get(step, "working_dir"), ynode_get(step, "label"),
+                                                      ynode_get(step, "num_nodes"))) != 0)
             return out_of_memory(ta, step);
+        i++;
     }
     return 0;
 }
@@ -580,9 +952,10 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
 
         g->pos = start;
         /* The group's name is a string, whatever it looked like in the file. */
-        if (ynode_set(file_doc, g, "group", ynode_new_string(file_doc, name, len, group->pos)) != 0 ||
-            apply_file_depends_on(ta, file_doc, steps, dep) != 0)
+        if (ynode_set(file_doc, g, "group", ynode_new_string(file_doc, name, len, group->pos)) != 0)
             rc = out_of_memory(ta, group);
+        else
+            rc = finish_file(ta, file_doc, steps, dep, ta->files[start.file]);
     }
     if (rc == 0 && ynode_len(steps))
         *out = file_doc;
@@ -619,7 +992,10 @@ static struct dialect_reader *ta_open(const struct dialect_input *in, dialect_ob
     if (!r)
         return NULL;
     r->in = *in;
-    r->ta = testarea_create(in->diag, in->names, (enum ta_platform)in->platform, in->upload);
+    struct ta_options opts = {(enum ta_platform)in->platform,
+                              (enum ta_mirror_parallelism)in->mirror_parallelism, in->upload};
+
+    r->ta = testarea_create(in->diag, in->names, &opts);
     if (!r->ta) {
         free(r);
         return NULL;

@@ -1696,8 +1696,8 @@ static void print_summary(struct report *r, bool same, const char *md_text)
     }
 }
 
-int pipediff_run(const char *base_spec, const char *head_spec, const struct render_opts *opts,
-                 enum pd_format format, FILE *out, struct diag *d)
+int pipediff_run(const char *base_spec, const char *head_spec, const struct render_opts *base_opts,
+                 const struct render_opts *head_opts, enum pd_format format, FILE *out, struct diag *d)
 {
     struct side base, head;
     struct report r = {.format = format, .out = out, .json_first = true};
@@ -1708,9 +1708,9 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     int rc;
 
     memset(&head, 0, sizeof(head));
-    rc = render_side(base_spec, opts, &base, d);
+    rc = render_side(base_spec, base_opts, &base, d);
     if (rc == 0)
-        rc = render_side(head_spec, opts, &head, d);
+        rc = render_side(head_spec, head_opts, &head, d);
     if (rc != 0) {
         rc = DIAG_INPUT;
         goto done;

@@ -545,40 +545,34 @@ static char *fill_text(const struct bkm_matrix *m, size_t combo, const char *s, 
     return out;
 }
 
+struct fill {
+    const struct bkm_matrix *m;
+    size_t combo;
+};
+
+/* A scalar with its tokens filled (ynode_rewrite_scalars). */
+static struct ynode *fill_scalar(void *user, struct ynode_doc *doc, struct ynode *scalar)
+{
+    const struct fill *f = user;
+    size_t len, tl, nl, out_len;
+    const char *t = ynode_scalar(scalar, &len), *name;
+    char *filled;
+    struct ynode *made;
+
+    if (token_find(t, len, 0, &tl, &name, &nl) < 0)
+        return scalar;
+    if (!(filled = fill_text(f->m, f->combo, t, len, &out_len)))
+        return NULL;
+    made = ynode_new_string(doc, filled, out_len, scalar->pos);
+    free(filled);
+    return made;
+}
+
 struct ynode *bkm_fill(const struct bkm_matrix *m, size_t i, struct ynode_doc *doc, struct ynode *n)
 {
-    size_t len, tl, nl, out_len;
-    const char *t = ynode_scalar(n, &len), *name;
-    struct ynode *copy = NULL;
+    struct fill f = {m, i};
 
-    if (t) {
-        char *filled;
-        struct ynode *made;
-
-        if (token_find(t, len, 0, &tl, &name, &nl) < 0)
-            return n;
-        if (!(filled = fill_text(m, i, t, len, &out_len)))
-            return NULL;
-        made = ynode_new_string(doc, filled, out_len, n->pos);
-        free(filled);
-        return made;
-    }
-    for (size_t k = 0; k < ynode_len(n); k++) {
-        struct ynode *child = ynode_is_seq(n) ? ynode_item(n, k) : ynode_value(n, k);
-        struct ynode *filled = bkm_fill(m, i, doc, child);
-
-        if (!filled)
-            return NULL;
-        if (filled == child)
-            continue;
-        if (!copy && !(copy = ynode_copy_shallow(doc, n)))
-            return NULL;
-        if (ynode_is_seq(n))
-            ynode_set_item(copy, k, filled);
-        else
-            copy->u.map.pairs[k].value = filled;
-    }
-    return copy ? copy : n;
+    return ynode_rewrite_scalars(doc, n, fill_scalar, &f);
 }
 
 /* ---- a rendered job's matrix ---- */

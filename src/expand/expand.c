@@ -108,9 +108,16 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
     if (!t || ctx->allow_placeholders || (at = ph_label_find(t, len)) < 0)
         return 0;
     pos = ynode_text_pos(label, (size_t)at);
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col, "placeholder",
-                "label placeholder '%%%c' in a step without parallelism (Buildkite shows it as "
-                "written; use --allow-placeholders to accept)", t[at + 1]);
+    /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run
+     * <label>") is not a step someone forgot to shard: shown as written, a warning. */
+    if (kind != BK_COMMAND && kind != BK_TRIGGER)
+        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
+                    "placeholder", "label placeholder '%%%c' in a %s step, which has no parallelism "
+                    "(Buildkite shows it as written)", t[at + 1], bk_kind_name(kind));
+    else
+        diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
+                    "placeholder", "label placeholder '%%%c' in a step without parallelism (Buildkite "
+                    "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
     return 0;
 }
 
@@ -123,39 +130,23 @@ static struct ynode *take_string(struct ynode_doc *doc, char *text, size_t len, 
     return n;
 }
 
-/* The command value (a string or a list of strings) with the shard variables filled:
- * `cmd` itself when nothing changes, else a new node (a list shares its other items). */
-static struct ynode *filled_command(struct ynode_doc *doc, struct ynode *cmd, unsigned index,
-                                    unsigned count, bool *oom)
+struct shard_place {
+    unsigned index, count;
+};
+
+/* A scalar with the shard variables filled (ynode_rewrite_scalars). */
+static struct ynode *fill_shard_vars(void *user, struct ynode_doc *doc, struct ynode *scalar)
 {
+    const struct shard_place *at = user;
     size_t len, out_len = 0;
-    const char *t;
+    const char *t = ynode_scalar(scalar, &len);
+
     char *filled;
 
-    if (ynode_is_seq(cmd)) {
-        struct ynode *list = NULL;
-
-        for (size_t i = 0; i < ynode_len(cmd); i++) {
-            struct ynode *item = filled_command(doc, ynode_item(cmd, i), index, count, oom);
-
-            if (*oom)
-                return NULL;
-            if (item == ynode_item(cmd, i))
-                continue;
-            if (!list && !(list = ynode_copy_shallow(doc, cmd))) {
-                *oom = true;
-                return NULL;
-            }
-            ynode_set_item(list, i, item);
-        }
-        return list ? list : cmd;
-    }
-    if (!(t = ynode_scalar(cmd, &len)) || !ph_vars_find(t, len))
-        return cmd;
-    filled = ph_vars_fill(t, len, index, count, &out_len);
-    cmd = take_string(doc, filled, out_len, cmd->pos);
-    *oom = !cmd;
-    return cmd;
+    if (!ph_vars_find(t, len))
+        return scalar;
+    filled = ph_vars_fill(t, len, at->index, at->count, &out_len);
+    return take_string(doc, filled, out_len, scalar->pos);
 }
 
 /* Nodes every shard of a step shares, made once. */
@@ -254,7 +245,6 @@ static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *
     const char *field = label_field(step, kind);
     size_t len, out_len = 0;
     const char *t;
-    bool oom = false;
 
     if (!shard)
         return NULL;
@@ -268,13 +258,16 @@ static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *
     if (count > 1 && set_job_key(ctx, doc, shard, step, index) != 0)
         return NULL;
     if (!ctx->upload) {
-        static const char *const cmd_fields[] = {"command", "commands"};
+        /* what the job runs, and what hands it a command (vLLM's AMD steps carry theirs in
+         * env.VLLM_TEST_COMMANDS; a plugin's configuration) */
+        static const char *const fields[] = {"command", "commands", "env", "plugins"};
+        struct shard_place at = {index, count};
 
-        for (size_t i = 0; i < 2; i++) {
-            struct ynode *cmd = ynode_get(step, cmd_fields[i]);
-            struct ynode *filled = cmd ? filled_command(doc, cmd, index, count, &oom) : NULL;
+        for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+            struct ynode *value = ynode_get(step, fields[i]);
+            struct ynode *filled = value ? ynode_rewrite_scalars(doc, value, fill_shard_vars, &at) : NULL;
 
-            if (oom || (filled != cmd && ynode_set(doc, shard, cmd_fields[i], filled) != 0))
+            if (filled != value && (!filled || ynode_set(doc, shard, fields[i], filled) != 0))
                 return NULL;
         }
     }

@@ -76,6 +76,7 @@ static struct dialect_reader *reader_open(struct run *r, struct validator *in_ch
         .n = r->n_sources,
         .warned = r->warned,
         .platform = r->opts->platform,
+        .mirror_parallelism = r->opts->mirror_parallelism,
         .upload = r->opts->upload,
     };
 

@@ -247,6 +247,30 @@ struct ypos ynode_text_pos(const struct ynode *n, size_t offset)
     return pos;
 }
 
+struct ynode *ynode_rewrite_scalars(struct ynode_doc *doc, struct ynode *n, ynode_scalar_fn fn, void *user)
+{
+    struct ynode *copy = NULL;
+
+    if (ynode_is_scalar(n))
+        return fn(user, doc, n);
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        struct ynode *child = ynode_is_seq(n) ? n->u.seq.items[i] : n->u.map.pairs[i].value;
+        struct ynode *done = ynode_rewrite_scalars(doc, child, fn, user);
+
+        if (!done)
+            return NULL;
+        if (done == child)
+            continue;
+        if (!copy && !(copy = ynode_copy_shallow(doc, n)))
+            return NULL;
+        if (ynode_is_seq(n))
+            copy->u.seq.items[i] = done;
+        else
+            copy->u.map.pairs[i].value = done;
+    }
+    return copy ? copy : n;
+}
+
 size_t ynode_tree_size(const struct ynode *n)
 {
     size_t count = 1;

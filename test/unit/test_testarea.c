@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fanout/bundled.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/testarea.h"
@@ -49,7 +50,7 @@ static struct result run(const char *yaml, enum ta_platform platform)
     src = source_open(path, d);
     ck_assert_ptr_nonnull(src);
     s = stream_open(src, 0, d);
-    ta = testarea_create(d, files, platform, false);
+    ta = testarea_create(d, files, &(struct ta_options){platform, TA_MIRROR_OWN, false});
     r.rc = testarea_file(ta, s, &doc);
     r.group = render_doc(doc);
     r.amd = render_doc(testarea_take_amd_group(ta));
@@ -104,7 +105,10 @@ START_TEST(mirror_rules)
                               "      commands:\n"
                               "        - run\n"
                               "      depends_on:\n"
-                              "        - image-build\n");
+                              "        - image-build\n"
+                              "      working_dir: /vllm-workspace/tests\n"
+                              "      source_file_dependencies:\n"
+                              "        - .buildkite/test_areas/t.yaml\n");
     ck_assert_str_eq(r.amd, "- group: Hardware-AMD Tests\n"
                             "  steps:\n"
                             "    - label: \"AMD: T (mi300_1)\"\n"
@@ -117,9 +121,12 @@ START_TEST(mirror_rules)
                             "        B: m\n"
                             "      commands:\n"
                             "        - run\n"
-                            "      dind: true\n"
                             "      depends_on:\n"
-                            "        - image-build-amd\n");
+                            "        - image-build-amd\n"
+                            "      working_dir: /vllm-workspace/tests\n"
+                            "      source_file_dependencies:\n"
+                            "        - .buildkite/test_areas/t.yaml\n"
+                            "      dind: true\n");
     result_free(&r);
 }
 END_TEST
@@ -137,9 +144,10 @@ START_TEST(platform_filter)
     ck_assert_ptr_nonnull(strstr(nv.group, "label: N"));
     ck_assert_ptr_null(strstr(nv.group, "label: M"));
     ck_assert_int_eq(amd.rc, 0);
-    ck_assert_ptr_nonnull(strstr(amd.group, "label: M"));
-    ck_assert_ptr_null(strstr(amd.group, "label: N"));
+    /* a step on an AMD GPU goes to the AMD group, like the mirrors: N's group is empty */
+    ck_assert_ptr_null(amd.group);
     ck_assert_ptr_nonnull(strstr(amd.amd, "AMD: N (mi300_1)"));
+    ck_assert_ptr_nonnull(strstr(amd.amd, "AMD: M (mi355_1)"));
     result_free(&nv);
     result_free(&amd);
 }
@@ -151,7 +159,7 @@ static const struct {
     {"group: G\nsteps:\n  - {label: a, comands: [x]}\n", "t.yaml:3:16: error: unknown field 'comands' in a test-area step"},
     {"group: G\nsteps:\n  - {label: a, mirror: {intel: {}}}\n", "mirror platform 'intel' is not supported (only amd)"},
     {"group: G\nsteps:\n  - {label: a, mirror: {amd: x}}\n", "mirror.amd must be a mapping of overrides"},
-    {"group: G\nsteps:\n  - {label: a, mirror: {amd: {parallelism: 0}}}\n", "mirror.amd.parallelism must be an integer from 1 to 1000, got '0'"},
+    {"group: G\nsteps:\n  - {label: a, mirror: {amd: {parallelism: 0}}}\n", "mirror.amd.parallelism must be an integer from 1 to 1000, or null for one job, got '0'"},
     {"group: G\nsteps:\n  - {label: a, optional: maybe}\n", "optional must be true or false, got 'maybe'"},
     {"group: G\nsteps:\n  - {label: a, source_file_dependencies: vllm/}\n", "source_file_dependencies must be a list of strings"},
     {"group: G\nsteps:\n  - {commands: [x]}\n", "a test-area step needs a label"},
@@ -171,12 +179,96 @@ START_TEST(bad_files)
 }
 END_TEST
 
+/* Labels and the keys ci-infra's own tests expect of _generate_step_key (test_step.py,
+ * test_amd_mirror.py @4fa2abcf) or the function gives when run. */
+static const struct {
+    const char *label, *key;
+} derived[] = {
+    {":nvidia: (H200) Rust Frontend OpenAI Coverage", "-nvidia--h200-rust-frontend-openai-coverage"},
+    {":nvidia: (H200) Rust Frontend Tool Use", "-nvidia--h200-rust-frontend-tool-use"},
+    {"Multi-Modal Models (Standard) 3: llava + qwen2_vl", "multi-modal-models-standard-3--llava---qwen2_vl"},
+    {"Kernels Attention Test %N", "kernels-attention-test-n"},
+    {":amd: (MI355) LoRA Test", "-amd--mi355-lora-test"},
+    {"a/b.c,d", "a-b-c-d"},
+};
+
+START_TEST(derived_keys)
+{
+    size_t len;
+    char *key = testarea_derived_key(derived[_i].label, strlen(derived[_i].label), &len);
+
+    ck_assert_str_eq(key, derived[_i].key);
+    ck_assert_uint_eq(len, strlen(derived[_i].key));
+    free(key);
+}
+END_TEST
+
+/* amd.py AMD_DEVICE_CONFIGS: 16 exact names; amd_cpu and look-alikes are not AMD GPUs. */
+START_TEST(amd_gpu_devices)
+{
+    static const char *const yes[] = {"mi250_1", "mi300_2", "mi325_4", "mi355_8"};
+    static const char *const no[] = {"mi300_3", "mi300", "amd_cpu", "MI300_1", "mi300_10", "mi100_1", ""};
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        ck_assert_msg(testarea_amd_gpu_device(yes[i], strlen(yes[i])), "%s", yes[i]);
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        ck_assert_msg(!testarea_amd_gpu_device(no[i], strlen(no[i])), "%s", no[i]);
+}
+END_TEST
+
+/* A definition's properties in schemas/testarea.json. */
+static const struct ynode *schema_properties(const char *def)
+{
+    return ynode_get(ynode_get(ynode_get(bundled_schema("testarea"), "definitions"), def), "properties");
+}
+
+/* The type a property's value has: its own `type`, else its definition's. */
+static const char *schema_type(const struct ynode *prop)
+{
+    const char *ref = ynode_scalar(ynode_get(prop, "$ref"), NULL);
+
+    if (ref && !strncmp(ref, "#/definitions/", 14))
+        prop = ynode_get(ynode_get(bundled_schema("testarea"), "definitions"), ref + 14);
+    return ynode_scalar(ynode_get(prop, "type"), NULL);
+}
+
+/* The C field tables and schemas/testarea.json name the same fields with the same types:
+ * one source of truth, checked both ways. */
+static void tables_match(const struct ta_field_info *fields, const char *def)
+{
+    const struct ynode *props = schema_properties(def);
+    size_t n = 0;
+
+    ck_assert_ptr_nonnull(props);
+    for (; fields[n].name; n++) {
+        const struct ynode *prop = ynode_get(props, fields[n].name);
+
+        ck_assert_msg(prop != NULL, "%s: '%s' is not in schemas/testarea.json", def, fields[n].name);
+        if (fields[n].type)
+            ck_assert_msg(schema_type(prop) && !strcmp(schema_type(prop), fields[n].type),
+                          "%s.%s: the schema says %s, the C table %s", def, fields[n].name,
+                          schema_type(prop) ? schema_type(prop) : "several types", fields[n].type);
+    }
+    ck_assert_msg(ynode_len(props) == n, "%s: the schema has %zu fields, the C table %zu", def,
+                  ynode_len(props), n);
+}
+
+START_TEST(fields_match_schema)
+{
+    tables_match(testarea_step_fields(), "step");
+    tables_match(testarea_mirror_fields(), "amdMirror");
+}
+END_TEST
+
 Suite *testarea_suite(void)
 {
     Suite *s = suite_create("testarea");
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, mirror_rules);
+    tcase_add_test(tc, fields_match_schema);
+    tcase_add_loop_test(tc, derived_keys, 0, sizeof(derived) / sizeof(derived[0]));
+    tcase_add_test(tc, amd_gpu_devices);
     tcase_add_test(tc, platform_filter);
     tcase_add_loop_test(tc, bad_files, 0, sizeof(bad) / sizeof(bad[0]));
     suite_add_tcase(s, tc);
