@@ -35,8 +35,10 @@ static const struct {
     const char *text;
 } option_help[] = {
     {OPT_OUTPUT, "  -o, --output FILE          write FILE atomically instead of stdout\n"},
-    {OPT_UPLOAD, "      --upload               keep $$BUILDKITE_PARALLEL_JOB references in commands,\n"
-                 "                             for `buildkite-agent pipeline upload`\n"},
+    {OPT_UPLOAD, "      --upload               for `buildkite-agent pipeline upload`: keep\n"
+                 "                             $$BUILDKITE_PARALLEL_JOB references (env carries the\n"
+                 "                             values); test-area input: the working directory as a\n"
+                 "                             leading cd, fields only the generator reads dropped\n"},
     {OPT_STRICT, "      --strict               warnings fail the run (exit 1)\n"},
     {OPT_ALLOW_PLACEHOLDERS, "      --allow-placeholders   accept %N-style placeholders in steps without parallelism\n"},
     {OPT_DIALECT, "      --dialect auto|buildkite|testarea|gha\n"
