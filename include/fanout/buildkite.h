@@ -32,6 +32,10 @@ const char *bk_kind_name(enum bk_kind kind);
 /* True when `key` is a documented attribute of a step of `kind`. */
 bool bk_known_key(enum bk_kind kind, const char *key, size_t len);
 
+/* The documented key of the step type a mistyped `key` is closest to (a typo's
+ * distance), or NULL. */
+const char *bk_key_suggest(enum bk_kind kind, const char *key, size_t len);
+
 /* Aliases Buildkite accepts for a step's label and key, first preferred. */
 extern const char *const bk_label_keys[];
 extern const char *const bk_key_keys[];

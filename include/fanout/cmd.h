@@ -8,6 +8,7 @@
 
 #include "fanout/diag.h"
 #include "fanout/expr.h"
+#include "fanout/pipediff.h"
 #include "fanout/render.h"
 #include "fanout/shardplan.h"
 
@@ -45,6 +46,13 @@ enum cmd_option {
     OPT_NODEID_PREFIX = 300,
     OPT_OVERHEAD,
     OPT_BUDGET,
+    OPT_QUIET = 'q',
+    OPT_IGNORE = 400,
+    OPT_KNOWN_KEY,
+    OPT_COLOR,
+    OPT_NO_SNIPPET,
+    OPT_IGNORE_FIELD,
+    OPT_EXIT_ZERO,
 };
 
 /* What the options said. */
@@ -60,6 +68,15 @@ struct cli {
     /* diff: --mirror-parallelism given twice is BASE's then HEAD's (render.mirror_parallelism) */
     enum ta_mirror_parallelism base_mirror;
     unsigned mirror_options;
+    struct diag_policy policy;   /* -q, --ignore, --color, --no-snippet, the config's severities */
+    struct pd_opts diff;         /* --format, --ignore-field, --exit-zero */
+    /* what the repeatable options collected (policy.levels, render.known_keys and
+     * diff.ignore_fields point into these) */
+    struct diag_rule_level *levels;
+    int color;                   /* --color: 0 auto, 1 always, 2 never */
+    bool no_snippet;
+    const char **known_keys, **ignore_fields;
+    size_t n_levels, n_known_keys, n_ignore_fields;
 };
 
 struct cmd_entry {
@@ -77,10 +94,14 @@ extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_en
     cmd_diff_entry, cmd_expr_entry, cmd_shards_check_entry, cmd_shards_assign_entry,
     cmd_shards_plan_entry;
 
+/* The options of every command that prints messages, for their tables. */
+#define CMD_MESSAGE_OPTIONS OPT_ERROR_FORMAT, OPT_QUIET, OPT_IGNORE, OPT_COLOR, OPT_NO_SNIPPET
+
 /* The options render, check and diff share (OPT_END-terminated), for their tables. */
 #define CMD_RENDER_OPTIONS                                                                       \
-    OPT_UPLOAD, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_DIALECT, OPT_PLATFORM, OPT_MIRROR_PARALLELISM, OPT_NO_VALIDATE,  \
-        OPT_VALIDATE, OPT_ERROR_FORMAT, OPT_INPUT, OPT_VAR, OPT_GITHUB, OPT_EVENT, OPT_CONTEXTS
+    OPT_UPLOAD, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_DIALECT, OPT_PLATFORM,                   \
+        OPT_MIRROR_PARALLELISM, OPT_NO_VALIDATE, OPT_VALIDATE, OPT_INPUT, OPT_VAR, OPT_GITHUB,   \
+        OPT_EVENT, OPT_CONTEXTS, OPT_KNOWN_KEY, CMD_MESSAGE_OPTIONS
 
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *what, const char *arg);

@@ -17,6 +17,24 @@ enum diag_class { DIAG_FINDING = 1, DIAG_INPUT = 2 };
 
 struct diag;
 
+/* How a rule's findings are treated (the config's `rules:`, --ignore). Input errors
+ * (exit 2) keep their level whatever is asked. */
+enum diag_level { DIAG_LEVEL_DEFAULT, DIAG_LEVEL_ERROR, DIAG_LEVEL_WARNING, DIAG_LEVEL_OFF };
+
+struct diag_rule_level {
+    const char *rule;
+    enum diag_level level;
+};
+
+/* What a run's messages show, shared by every diag of the run (the caller keeps it
+ * alive): -q (errors only), each rule's level, and for the text format colour and the
+ * source line with a caret under the column. */
+struct diag_policy {
+    bool quiet, color, snippets;
+    const struct diag_rule_level *levels;
+    size_t n_levels;
+};
+
 /* Messages go to `out` (normally stderr). */
 struct diag *diag_create(FILE *out, enum diag_format format);
 void diag_destroy(struct diag *d);
@@ -24,7 +42,7 @@ void diag_destroy(struct diag *d);
 /* A diag that holds its messages until diag_flush_into prints them to `to` (and adds
  * their counts), or diag_destroy drops them. For findings that only matter when
  * something else found nothing. */
-struct diag *diag_create_buffered(enum diag_format format);
+struct diag *diag_create_buffered(const struct diag *like); /* like's format and policy */
 void diag_flush_into(struct diag *from, struct diag *to);
 
 /* line/col are 1-based; line 0 means "the whole file". `rule` may be NULL. */
@@ -40,6 +58,8 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
  * Shared by every writer of these formats. */
 void diag_write_json_string(FILE *out, const char *s);
 void diag_write_github_escaped(FILE *out, const char *s);
+
+void diag_set_policy(struct diag *d, const struct diag_policy *p);
 
 /* A muted diag counts nothing and prints nothing (used for a second pass over
  * input that the first pass already reported on). */

@@ -12,12 +12,20 @@
 
 enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN };
 
+/* How diff reports. */
+struct pd_opts {
+    enum pd_format format;
+    const char *const *ignore_fields; /* fields left out of the comparison (--ignore-field) */
+    size_t n_ignore_fields;
+    bool exit_zero;                   /* "different" exits 0 (errors keep 2) */
+};
+
 /* Renders `base` and `head` (a file, a directory or "-"; sources or renderings alike,
  * since rendering a rendering gives it back) with `base_opts` and `head_opts` (alike,
  * but for what is compared: test-area mirror parallelism), and writes their differences
  * to `out`. Returns 0 when they are the same, 1 when they differ, 2 on an error. */
 int pipediff_run(const char *base, const char *head, const struct render_opts *base_opts,
-                 const struct render_opts *head_opts,
-                 enum pd_format format, FILE *out, struct diag *d);
+                 const struct render_opts *head_opts, const struct pd_opts *pd, FILE *out,
+                 struct diag *d);
 
 #endif

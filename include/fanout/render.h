@@ -63,7 +63,9 @@ struct render_opts {
     FILE *stream;            /* when set, the rendering goes here instead of `output` */
     const struct render_sink *sink; /* when set, the items go here (output and stream unused) */
     struct render_stats *stats;     /* filled in when set */
-    enum diag_format error_format; /* of held-back messages, like the main diag's */
+    /* keys defined in another upload (shell globs): no dangling-depends-on for them */
+    const char *const *known_keys;
+    size_t n_known_keys;
     const struct expr_value *contexts; /* known expression contexts (workflows), or NULL */
     struct shardflags *shards; /* the runners whose shard flags are proved (coverage.h);
                                   NULL: no shard-coverage check */

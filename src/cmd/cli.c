@@ -12,6 +12,7 @@
 #include "fanout/cmd.h"
 #include "fanout/dialect.h"
 #include "fanout/inputs.h"
+#include "fanout/rules.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/ynode.h"
@@ -66,6 +67,16 @@ static const struct {
                  "                             its `checks` list is what `check` checks\n"},
     {OPT_ERROR_FORMAT, "      --error-format text|github|json\n"
                        "                             how messages on stderr look (default text)\n"},
+    {OPT_QUIET, "  -q, --quiet                errors only (no warnings or notes)\n"},
+    {OPT_IGNORE, "      --ignore RULE          drop RULE's findings (repeatable; `fanout help rules`)\n"},
+    {OPT_KNOWN_KEY, "      --known-key KEY        KEY is defined in another upload: no dangling-depends-on\n"
+                    "                             (a shell glob; repeatable)\n"},
+    {OPT_COLOR, "      --color auto|always|never\n"
+                "                             colour in text messages (default auto: on a terminal,\n"
+                "                             unless NO_COLOR is set)\n"},
+    {OPT_NO_SNIPPET, "      --no-snippet           no source line and caret under text messages\n"},
+    {OPT_IGNORE_FIELD, "      --ignore-field NAME    leave field NAME out of the comparison (repeatable)\n"},
+    {OPT_EXIT_ZERO, "      --exit-zero            exit 0 when the renderings differ (errors still exit 2)\n"},
     {OPT_END, NULL},
 };
 
@@ -99,6 +110,13 @@ static const struct option long_options[] = {
     {"nodeid-prefix", required_argument, NULL, OPT_NODEID_PREFIX},
     {"overhead", required_argument, NULL, OPT_OVERHEAD},
     {"budget", required_argument, NULL, OPT_BUDGET},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"ignore", required_argument, NULL, OPT_IGNORE},
+    {"known-key", required_argument, NULL, OPT_KNOWN_KEY},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"no-snippet", no_argument, NULL, OPT_NO_SNIPPET},
+    {"ignore-field", required_argument, NULL, OPT_IGNORE_FIELD},
+    {"exit-zero", no_argument, NULL, OPT_EXIT_ZERO},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -241,6 +259,45 @@ done:
     return rc;
 }
 
+/* Appends `word` to a growing list. 0, or the usage exit code when out of memory. */
+static int append_word(const char ***list, size_t *n, const char *word)
+{
+    const char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+
+    if (!grown)
+        return cmd_usage_error("out of memory", NULL);
+    grown[(*n)++] = word;
+    *list = grown;
+    return 0;
+}
+
+/* RULE's level (--ignore, the config's `rules`): a later word wins. */
+static int rule_level_set(struct cli *c, const char *rule, enum diag_level level, const char *what)
+{
+    struct diag_rule_level *grown;
+    const char *near;
+
+    if (!rules_known(rule)) {
+        char msg[160];
+
+        near = rules_suggest(rule);
+        snprintf(msg, sizeof(msg), "%s: unknown rule%s%s%s (fanout help rules):", what,
+                 near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+        return cmd_usage_error(msg, rule);
+    }
+    for (size_t i = 0; i < c->n_levels; i++) {
+        if (!strcmp(c->levels[i].rule, rule)) {
+            c->levels[i].level = level;
+            return 0;
+        }
+    }
+    if (!(grown = realloc(c->levels, (c->n_levels + 1) * sizeof(*grown))))
+        return cmd_usage_error("out of memory", NULL);
+    grown[c->n_levels++] = (struct diag_rule_level){rule, level};
+    c->levels = grown;
+    return 0;
+}
+
 /* `fanout: error: unknown --format (text, json or markdown): xml` */
 static int unknown_choice(const char *option, const char *const *names, const char *arg)
 {
@@ -292,6 +349,7 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     static const char *const error_formats[] = {"text", "github", "json", NULL};
     static const char *const platforms[] = {"all", "nvidia", "amd", NULL};
     static const char *const mirror_modes[] = {"own", "inherit", NULL};
+    static const char *const colors[] = {"auto", "always", "never", NULL};
     int i;
 
     switch ((enum cmd_option)opt) {
@@ -319,7 +377,6 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
         if ((i = choice(arg, error_formats)) < 0)
             return cmd_usage_error("unknown --error-format (text, github or json):", arg);
         c->errors = i == 0 ? DIAG_TEXT : i == 1 ? DIAG_GITHUB : DIAG_JSON;
-        c->render.error_format = c->errors;
         return 0;
     case OPT_DIALECT:
         c->render.dialect = strcmp(arg, "auto") == 0 ? NULL : dialect_find(arg);
@@ -411,6 +468,26 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
                                    arg);
         return 0;
     }
+    case OPT_QUIET:
+        c->policy.quiet = true;
+        return 0;
+    case OPT_IGNORE:
+        return rule_level_set(c, arg, DIAG_LEVEL_OFF, "--ignore");
+    case OPT_KNOWN_KEY:
+        return append_word(&c->known_keys, &c->n_known_keys, arg);
+    case OPT_COLOR:
+        if ((i = choice(arg, colors)) < 0)
+            return unknown_choice("--color", colors, arg);
+        c->color = i;
+        return 0;
+    case OPT_NO_SNIPPET:
+        c->no_snippet = true;
+        return 0;
+    case OPT_IGNORE_FIELD:
+        return append_word(&c->ignore_fields, &c->n_ignore_fields, arg);
+    case OPT_EXIT_ZERO:
+        c->diff.exit_zero = true;
+        return 0;
     case OPT_END:
         break;
     }
@@ -537,10 +614,20 @@ int cli_main(int argc, char **argv)
     }
     if (expr_len(c.contexts))
         c.render.contexts = c.contexts;
+    c.render.known_keys = c.known_keys;
+    c.render.n_known_keys = c.n_known_keys;
+    c.diff.ignore_fields = c.ignore_fields;
+    c.diff.n_ignore_fields = c.n_ignore_fields;
+    c.policy.levels = c.levels;
+    c.policy.n_levels = c.n_levels;
+    /* colour only on a terminal (never into files or pipes), and not under NO_COLOR */
+    c.policy.color = c.color == 1 || (c.color == 0 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+    c.policy.snippets = !c.no_snippet && c.errors == DIAG_TEXT;
     if (!(d = diag_create(stderr, c.errors))) {
         rc = CMD_EXIT_USAGE;
         goto done;
     }
+    diag_set_policy(d, &c.policy);
     if (takes(cmd, OPT_CONFIG) && (rc = load_shard_rules(&c, d)) != 0)
         goto done;
     rc = cmd->exec(&c, argv + optind, n, d);
@@ -554,5 +641,8 @@ done:
     diag_destroy(d);
     expr_unref(c.contexts);
     shardflags_destroy(c.shards);
+    free(c.levels);
+    free(c.known_keys);
+    free(c.ignore_fields);
     return rc;
 }

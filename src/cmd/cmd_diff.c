@@ -6,12 +6,17 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
 {
     struct render_opts base = c->render;
 
+    int rc;
+
     (void)n;
     base.mirror_parallelism = c->base_mirror;
-    return pipediff_run(operands[0], operands[1], &base, &c->render, (enum pd_format)c->format, stdout, d);
+    c->diff.format = (enum pd_format)c->format;
+    rc = pipediff_run(operands[0], operands[1], &base, &c->render, &c->diff, stdout, d);
+    return rc == DIAG_FINDING && c->diff.exit_zero ? 0 : rc;
 }
 
-static const enum cmd_option options[] = {CMD_RENDER_OPTIONS, OPT_END};
+static const enum cmd_option options[] = {OPT_CONFIG, CMD_RENDER_OPTIONS, OPT_IGNORE_FIELD, OPT_EXIT_ZERO,
+                                          OPT_END};
 /* In enum pd_format's order. */
 static const char *const formats[] = {"text", "json", "github", "markdown", NULL};
 

@@ -78,7 +78,7 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
 }
 
 static const enum cmd_option options[] = {OPT_MATRIX, OPT_INPUT, OPT_VAR, OPT_GITHUB, OPT_EVENT,
-                                          OPT_CONTEXTS, OPT_ERROR_FORMAT, OPT_END};
+                                          OPT_CONTEXTS, CMD_MESSAGE_OPTIONS, OPT_END};
 static const char *const formats[] = {"text", "json", NULL};
 
 const struct cmd_entry cmd_expr_entry = {

@@ -32,7 +32,7 @@ static int exec_shards_assign(struct cli *c, char **operands, int n, struct diag
 
 static const enum cmd_option options[] = {OPT_TESTS, OPT_DURATIONS, OPT_SUITE, OPT_ALGO, OPT_COUNT,
                                           OPT_NODEID_PREFIX, OPT_OVERHEAD, OPT_BUDGET,
-                                          OPT_ERROR_FORMAT, OPT_END};
+                                          CMD_MESSAGE_OPTIONS, OPT_END};
 static const char *const formats[] = {"text", "json", "markdown", NULL};
 
 const struct cmd_entry cmd_shards_assign_entry = {

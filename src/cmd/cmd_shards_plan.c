@@ -12,7 +12,7 @@ static int exec_shards_plan(struct cli *c, char **operands, int n, struct diag *
 
 static const enum cmd_option options[] = {OPT_TESTS, OPT_DURATIONS, OPT_SUITE, OPT_COUNT,
                                           OPT_NODEID_PREFIX, OPT_OVERHEAD, OPT_BUDGET,
-                                          OPT_ERROR_FORMAT, OPT_END};
+                                          CMD_MESSAGE_OPTIONS, OPT_END};
 
 const struct cmd_entry cmd_shards_plan_entry = {
     .name = "shards plan",

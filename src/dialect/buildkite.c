@@ -6,6 +6,7 @@
 
 #include "fanout/bkmatrix.h"
 #include "fanout/dialect.h"
+#include "fanout/suggest.h"
 #include "fanout/ynode.h"
 
 const char *const bk_label_keys[] = {"label", "name", NULL};
@@ -125,6 +126,44 @@ const char *bk_kind_name(enum bk_kind kind)
         break;
     }
     return "invalid";
+}
+
+/* The keys of a step type's list, into names (NULL-terminated); their number. */
+static size_t list_names(const struct key *list, const char **names, size_t n)
+{
+    for (; list->name; list++)
+        names[n++] = list->name;
+    names[n] = NULL;
+    return n;
+}
+
+const char *bk_key_suggest(enum bk_kind kind, const char *key, size_t len)
+{
+    const char *names[96];
+    size_t n = list_names(common_keys, names, 0);
+
+    switch (kind) {
+    case BK_COMMAND:
+        list_names(command_keys, names, n);
+        break;
+    case BK_WAIT:
+        list_names(wait_keys, names, n);
+        break;
+    case BK_BLOCK:
+    case BK_INPUT:
+        list_names(block_keys, names, n);
+        break;
+    case BK_TRIGGER:
+        list_names(trigger_keys, names, n);
+        break;
+    case BK_GROUP:
+        list_names(group_keys, names, n);
+        break;
+    case BK_UNKNOWN:
+    case BK_INVALID:
+        break;
+    }
+    return suggest_closest(key, len, names, suggest_limit(len));
 }
 
 bool bk_known_key(enum bk_kind kind, const char *key, size_t len)

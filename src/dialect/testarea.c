@@ -7,6 +7,7 @@
 #include "fanout/buildkite.h"
 #include "fanout/dialect.h"
 #include "fanout/strset.h"
+#include "fanout/suggest.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
@@ -257,9 +258,18 @@ static int check_fields(const struct testarea *ta, const struct ynode *map, cons
         const struct field *f = name ? find_field(fields, name, len) : NULL;
         const char *vt;
 
-        if (!f)
-            return error_at(ta, k, "unknown field '%.*s' in %s", SHORT(len), name ? name : "",
-                            what);
+        if (!f) {
+            const char *names[64];
+            size_t n = 0;
+            const char *near;
+
+            for (const struct field *g = fields; g->name && n + 1 < sizeof(names) / sizeof(names[0]); g++)
+                names[n++] = g->name;
+            names[n] = NULL;
+            near = name ? suggest_closest(name, len, names, suggest_limit(len)) : NULL;
+            return error_at(ta, k, "unknown field '%.*s' in %s%s%s%s", SHORT(len), name ? name : "", what,
+                            near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+        }
         if (f->ignored) {
             struct ypos p = ynode_pos(k);
 

@@ -1697,10 +1697,10 @@ static void print_summary(struct report *r, bool same, const char *md_text)
 }
 
 int pipediff_run(const char *base_spec, const char *head_spec, const struct render_opts *base_opts,
-                 const struct render_opts *head_opts, enum pd_format format, FILE *out, struct diag *d)
+                 const struct render_opts *head_opts, const struct pd_opts *pd, FILE *out, struct diag *d)
 {
     struct side base, head;
-    struct report r = {.format = format, .out = out, .json_first = true};
+    struct report r = {.format = pd->format, .out = out, .json_first = true};
     char *md_text = NULL;
     size_t md_len = 0;
     FILE *md = NULL;
@@ -1732,9 +1732,9 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
         r.changed++;
         same = false;
     }
-    if (format == PD_JSON)
+    if (pd->format == PD_JSON)
         fputs("{\n  \"changes\": [", out);
-    if (format == PD_MARKDOWN && !(md = open_memstream(&md_text, &md_len)))
+    if (pd->format == PD_MARKDOWN && !(md = open_memstream(&md_text, &md_len)))
         goto fail;
     if (print_findings(&r, md ? md : out) != 0)
         goto fail;

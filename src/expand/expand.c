@@ -67,10 +67,19 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *
         const char *k = ynode_scalar(key, &len);
         struct ypos pos = ynode_pos(key);
 
+        const char *near;
+
         /* A misplaced parallelism or matrix gets its own error. */
         if (bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)) ||
             (len == 6 && !memcmp(k, "matrix", 6)))
             continue;
+        /* a typo of a key the step type has: the step would silently lose it */
+        if ((near = bk_key_suggest(kind, k, len)) != NULL) {
+            diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
+                        "unknown-key", "unknown key '%.*s' in a %s step, did you mean '%s'?", SHORT(len), k,
+                        bk_kind_name(kind), near);
+            continue;
+        }
         if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
             continue;
         diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
@@ -119,6 +128,39 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
                     "placeholder", "label placeholder '%%%c' in a step without parallelism (Buildkite "
                     "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
     return 0;
+}
+
+/* The first scalar under `n` that reads a shard variable, or NULL. */
+static const struct ynode *shard_variable_user(const struct ynode *n)
+{
+    size_t len;
+    const char *t = ynode_scalar(n, &len);
+    const struct ynode *found = NULL;
+
+    if (t)
+        return ph_vars_find(t, len) ? n : NULL;
+    for (size_t i = 0; !found && i < ynode_len(n); i++)
+        found = shard_variable_user(ynode_is_seq(n) ? ynode_item(n, i) : ynode_value(n, i));
+    return found;
+}
+
+/* A step without parallelism that reads BUILDKITE_PARALLEL_JOB(_COUNT): Buildkite leaves
+ * them unset, unless the step's env sets them (a rendered shard does). */
+static void check_shard_variables(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+{
+    static const char *const fields[] = {"command", "commands", "env", "plugins"};
+    const struct ynode *env = ynode_get(step, "env"), *user = NULL;
+    struct ypos p;
+
+    if (kind != BK_COMMAND || ynode_has(env, "BUILDKITE_PARALLEL_JOB"))
+        return;
+    for (size_t i = 0; !user && i < sizeof(fields) / sizeof(fields[0]); i++)
+        user = shard_variable_user(ynode_get(step, fields[i]));
+    if (!user)
+        return;
+    p = ynode_pos(user);
+    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "shard-variables",
+                "BUILDKITE_PARALLEL_JOB is read by a step without parallelism: Buildkite does not set it");
 }
 
 /* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
@@ -467,6 +509,7 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
         return expand_matrix(ctx, doc, steps, i, step, kind);
     if (n == 0) {
         check_placeholders(ctx, step, kind);
+        check_shard_variables(ctx, step, kind);
         return define_key(ctx, step, 0);
     }
     if (!env_holder_ok(ctx, step, kind) || define_key(ctx, step, n > 1 ? (unsigned)n : 0) != 0)

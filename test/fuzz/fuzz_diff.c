@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_file_open(&base, data + 1, base_len);
     fuzz_file_open(&head, rest, rest_len);
     d = diag_create(fuzz_null(), DIAG_TEXT);
-    pipediff_run(base.path, head.path, &opts, &opts, (enum pd_format)(data[0] % 4), fuzz_null(), d);
+    pipediff_run(base.path, head.path, &opts, &opts, &(struct pd_opts){.format = (enum pd_format)(data[0] % 4)},
+                 fuzz_null(), d);
     diag_destroy(d);
     fuzz_file_close(&base);
     fuzz_file_close(&head);
