@@ -20,12 +20,14 @@
 #include "fanout/diag.h"
 #include "fanout/render.h"
 
-/* One check. The diff goes to `out`. Returns 0 fresh (or rewritten), 1 stale, 2 error. */
+/* One check. The diff goes to `out`; a stale file's message says to run `fix` (the
+ * command that rewrites it, as it can be pasted). Returns 0 fresh (or rewritten), 1
+ * stale, 2 error. */
 int check_one(const char *const *sources, size_t n, const char *rendered,
-              const struct render_opts *opts, bool write, FILE *out, struct diag *d);
+              const struct render_opts *opts, bool write, const char *fix, FILE *out, struct diag *d);
 
 /* Every check of a config file, with `base` options; the worst exit code. */
-int check_config(const char *config, const struct render_opts *base, bool write, FILE *out,
-                 struct diag *d);
+int check_config(const char *config, const struct render_opts *base, bool write, const char *fix,
+                 FILE *out, struct diag *d);
 
 #endif

@@ -60,7 +60,8 @@ struct cli {
     struct render_opts render;
     enum diag_format errors;
     int format;              /* index into the command's `formats` (0: its default) */
-    const char *schema, *rendered, *config;
+    const char *schema, *rendered, *config; /* config: --config, else the one found */
+    bool config_given;                      /* --config was given */
     bool write;
     struct expr_value *contexts; /* an object: known expression contexts by name */
     struct shardflags *shards;   /* the runners' shard flags: built in, and the config's */
@@ -106,9 +107,9 @@ extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_en
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *what, const char *arg);
 
-/* The shard-coverage findings of the inputs, from a render that writes nothing (other
- * findings are dropped; input errors are not). For validate and `shards check`. */
-int cmd_shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d);
+/* The findings of the inputs, from a render that writes nothing: only `rule`'s (input
+ * errors are always kept), or all when `rule` is NULL. For validate and `shards check`. */
+int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, const char *rule);
 
 /* shards assign and plan: the inputs and counts they need, or a usage error (2). */
 int cmd_shards_usage(const struct cli *c, bool count_needed);

@@ -10,11 +10,13 @@
 
 #include "fanout/assign.h"
 #include "fanout/cmd.h"
+#include "fanout/config.h"
 #include "fanout/dialect.h"
 #include "fanout/inputs.h"
 #include "fanout/rules.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
+#include "fanout/suggest.h"
 #include "fanout/ynode.h"
 
 static const struct cmd_entry *const commands[] = {
@@ -25,7 +27,7 @@ static const struct cmd_entry *const commands[] = {
 static const char overview[] =
     "Renders Buildkite pipelines, vLLM test-area files and GitHub Actions workflows into\n"
     "explicit jobs. A DIR stands for the .yaml/.yml files under it, in path order.\n"
-    "'fanout COMMAND --help' shows a command's options.\n"
+    "'fanout COMMAND --help' shows a command's options, 'fanout help rules' every rule.\n"
     "\n"
     "Exit status: 0 ok (same, fresh, valid), 1 findings (diff, stale, violations),\n"
     "2 usage, input or I/O error. See fanout(1) and docs/reference.md.\n";
@@ -494,6 +496,28 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     return cmd_usage_error("unknown option", NULL);
 }
 
+/* "unknown option for this command: --platfrom (did you mean --platform?)" */
+static int unknown_option(const struct cmd_entry *cmd, const char *arg)
+{
+    const char *names[sizeof(long_options) / sizeof(long_options[0])], *near, *word;
+    size_t n = 0, len;
+    char what[160];
+
+    for (size_t i = 0; long_options[i].name; i++) {
+        if (takes(cmd, long_options[i].val))
+            names[n++] = long_options[i].name;
+    }
+    names[n] = NULL;
+    word = arg + strspn(arg, "-");
+    len = strcspn(word, "=");
+    near = suggest_closest(word, len, names, suggest_limit(len));
+    if (near)
+        snprintf(what, sizeof(what), "unknown option for %s (did you mean --%s?):", cmd->name, near);
+    else
+        snprintf(what, sizeof(what), "unknown option for %s:", cmd->name);
+    return cmd_usage_error(what, arg);
+}
+
 /* Parses argv (after the command word); the operands are left at argv[optind..].
  * -1: help was printed. */
 static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **argv)
@@ -512,7 +536,7 @@ static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **ar
         if (opt == ':')
             return cmd_usage_error("this option needs a value:", argv[optind - 1]);
         if (opt == '?')
-            return cmd_usage_error("unknown option for this command:", argv[optind - 1]);
+            return unknown_option(cmd, argv[optind - 1]);
         if (!takes(cmd, opt)) {
             /* named as recognized: argv[optind - 1] may be its value (`--format json`) */
             if (index >= 0)
@@ -544,33 +568,130 @@ static const struct cmd_entry *find_command(int argc, char **argv, int *words)
     return NULL;
 }
 
-/* The runners' shard flags: built in, plus the config's `shards` list (--config, else
- * .fanout.yml when there is one). 0, or the exit code of a bad config. */
-static int load_shard_rules(struct cli *c, struct diag *d)
+/* The runners' shard flags: built in, plus the config's `shards` list. 0, or the exit
+ * code of a bad config. */
+static int load_shard_rules(struct cli *c, const struct config *cfg, struct diag *d)
 {
-    const char *path = c->config ? c->config : access(".fanout.yml", F_OK) == 0 ? ".fanout.yml" : NULL;
-    struct source *src = NULL;
-    struct stream *s = NULL;
-    struct ynode_doc *doc = NULL;
-    const struct ynode *list;
-    int rc = CMD_EXIT_USAGE;
+    const struct ynode *list = config_section(cfg, "shards");
 
     if (!(c->shards = shardflags_create())) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         return CMD_EXIT_USAGE;
     }
-    if (!path)
+    if (!list || shardflags_configure(c->shards, list, config_path(cfg), d) == 0)
         return 0;
-    if (!(src = source_open(path, d)) || !(s = stream_open(src, 0, d)) || stream_document(s, &doc) < 0)
-        goto done;
-    list = doc ? ynode_get(ynode_doc_root(doc), "shards") : NULL;
-    if (!list || shardflags_configure(c->shards, list, path, d) == 0)
-        rc = 0;
-done:
-    ynode_doc_destroy(doc);
-    stream_close(s);
-    source_close(src);
-    return rc;
+    return CMD_EXIT_USAGE;
+}
+
+/* --config's value, looked for before the options are parsed (the config's defaults
+ * come first, so that the command line overrides them). */
+static const char *config_option(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            return argv[i + 1];
+        if (!strncmp(argv[i], "--config=", 9))
+            return argv[i] + 9;
+    }
+    return NULL;
+}
+
+/* The config's defaults for this command, as if given as options (a list value is the
+ * option repeated; `false` leaves a switch off), then its rule levels and known keys. */
+static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct config *cfg, struct diag *d)
+{
+    const struct ynode *defaults = config_defaults(cfg, cmd->name), *rules = config_section(cfg, "rules");
+    const struct ynode *keys = config_section(cfg, "known_keys");
+    const char *names[sizeof(long_options) / sizeof(long_options[0])];
+    size_t n_names = 0;
+
+    for (size_t i = 0; long_options[i].name; i++) {
+        if (takes(cmd, long_options[i].val) && long_options[i].val != OPT_CONFIG)
+            names[n_names++] = long_options[i].name;
+    }
+    names[n_names] = NULL;
+    for (size_t i = 0; i < ynode_len(defaults); i++) {
+        const struct ynode *k = ynode_key(defaults, i), *v = ynode_value(defaults, i);
+        char name[64], *p;
+        const struct option *o = NULL;
+
+        snprintf(name, sizeof(name), "%s", ynode_scalar(k, NULL) ? ynode_scalar(k, NULL) : "");
+        for (p = name; *p; p++)
+            *p = *p == '_' ? '-' : *p;
+        for (size_t j = 0; !o && long_options[j].name; j++) {
+            if (!strcmp(long_options[j].name, name) && takes(cmd, long_options[j].val) &&
+                long_options[j].val != OPT_CONFIG)
+                o = &long_options[j];
+        }
+        if (!o) {
+            const char *near = suggest_closest(name, strlen(name), names, suggest_limit(strlen(name)));
+
+            return config_error(cfg, d, k, "%s has no option '%s'%s%s%s", cmd->name, ynode_scalar(k, NULL),
+                                near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+        }
+        if (o->has_arg == no_argument) {
+            bool on = ynode_scalar_is(v, "true");
+
+            if (!on && !ynode_scalar_is(v, "false"))
+                return config_error(cfg, d, v, "%s is true or false", ynode_scalar(k, NULL));
+            if ((on || o->val == OPT_VALIDATE) &&
+                parse_option(c, cmd, on ? o->val : OPT_NO_VALIDATE, NULL) != 0)
+                return CMD_EXIT_USAGE;
+            continue;
+        }
+        for (size_t j = 0; j < (ynode_is_seq(v) ? ynode_len(v) : 1); j++) {
+            const char *arg = ynode_scalar(ynode_is_seq(v) ? ynode_item(v, j) : v, NULL);
+
+            if (!arg)
+                return config_error(cfg, d, v, "%s takes a value or a list of values", ynode_scalar(k, NULL));
+            if (parse_option(c, cmd, o->val, arg) != 0)
+                return CMD_EXIT_USAGE;
+        }
+    }
+    c->mirror_options = 0; /* the command line may still give BASE's and HEAD's */
+    for (size_t i = 0; i < ynode_len(rules); i++) {
+        const char *level = ynode_scalar(ynode_value(rules, i), NULL);
+
+        if (rule_level_set(c, ynode_scalar(ynode_key(rules, i), NULL),
+                           !strcmp(level, "off") ? DIAG_LEVEL_OFF
+                           : !strcmp(level, "error") ? DIAG_LEVEL_ERROR : DIAG_LEVEL_WARNING,
+                           "the config's rules") != 0)
+            return CMD_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < ynode_len(keys); i++) {
+        if (append_word(&c->known_keys, &c->n_known_keys, ynode_scalar(ynode_item(keys, i), NULL)) != 0)
+            return CMD_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* What the parsed options mean together: the lists they collected in place, and the
+ * message policy. */
+static void finish_options(struct cli *c)
+{
+    c->render.known_keys = c->known_keys;
+    c->render.n_known_keys = c->n_known_keys;
+    c->diff.ignore_fields = c->ignore_fields;
+    c->diff.n_ignore_fields = c->n_ignore_fields;
+    c->policy.levels = c->levels;
+    c->policy.n_levels = c->n_levels;
+    /* colour only on a terminal (never into files or pipes), and not under NO_COLOR */
+    c->policy.color = c->color == 1 || (c->color == 0 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+    c->policy.snippets = !c->no_snippet && c->errors == DIAG_TEXT;
+}
+
+/* A cli with nothing given yet (contexts kept: the same options fill them again). */
+static void cli_reset(struct cli *c)
+{
+    struct expr_value *contexts = c->contexts;
+
+    free(c->levels);
+    free(c->known_keys);
+    free(c->ignore_fields);
+    memset(c, 0, sizeof(*c));
+    c->contexts = contexts;
+    c->render.validate = true;
+    c->assign.algo = -1;
 }
 
 int cli_main(int argc, char **argv)
@@ -578,10 +699,23 @@ int cli_main(int argc, char **argv)
     const struct cmd_entry *cmd;
     struct cli c;
     struct diag *d = NULL;
+    struct config *cfg = NULL;
     int rc, n, words;
 
     if (argc < 2)
         return cmd_usage_error("missing command (try 'fanout render FILE')", NULL);
+    if (!strcmp(argv[1], "help") && argc > 2) {
+        int w;
+
+        if (!strcmp(argv[2], "rules")) {
+            rules_print(stdout);
+            return 0;
+        }
+        if (!(cmd = find_command(argc - 1, argv + 1, &w)))
+            return cmd_usage_error("help: no such command or topic (rules):", argv[2]);
+        print_help(cmd);
+        return 0;
+    }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         print_usage(stdout);
         return 0;
@@ -590,19 +724,49 @@ int cli_main(int argc, char **argv)
         printf("fanout %s\n", FANOUT_VERSION);
         return 0;
     }
-    if (!(cmd = find_command(argc, argv, &words)))
-        return cmd_usage_error("unknown command:", argv[1]);
+    if (!(cmd = find_command(argc, argv, &words))) {
+        const char *names[sizeof(commands) / sizeof(commands[0])], *near;
+        size_t k = 0;
+        char what[96];
+
+        for (; commands[k]; k++)
+            names[k] = commands[k]->name;
+        names[k] = NULL;
+        near = suggest_closest(argv[1], strlen(argv[1]), names, suggest_limit(strlen(argv[1])));
+        snprintf(what, sizeof(what), "unknown command%s%s%s:", near ? " (did you mean " : "", near ? near : "",
+                 near ? "?)" : "");
+        return cmd_usage_error(what, argv[1]);
+    }
     memset(&c, 0, sizeof(c));
-    c.render.validate = true;
-    c.assign.algo = -1;
     if (!(c.contexts = expr_object()))
         return cmd_usage_error("out of memory", NULL);
+    cli_reset(&c);
     argc -= words;
     argv += words;
     rc = parse(&c, cmd, argc, argv);
     if (rc != 0) {
         rc = rc < 0 ? 0 : rc;
         goto done;
+    }
+    if (!(d = diag_create(stderr, c.errors))) {
+        rc = CMD_EXIT_USAGE;
+        goto done;
+    }
+    finish_options(&c);
+    diag_set_policy(d, &c.policy);
+    /* the config's defaults first, then the command line again over them */
+    if (takes(cmd, OPT_CONFIG)) {
+        const char *given = config_option(argc, argv);
+
+        if ((rc = config_load(given, d, &cfg)) != 0)
+            goto done;
+        if (cfg) {
+            cli_reset(&c);
+            if ((rc = apply_config(&c, cmd, cfg, d)) != 0 || (rc = parse(&c, cmd, argc, argv)) != 0)
+                goto done;
+            c.config = config_path(cfg);
+            c.config_given = given != NULL;
+        }
     }
     n = argc - optind;
     if (n < cmd->min_operands || (cmd->max_operands >= 0 && n > cmd->max_operands)) {
@@ -614,21 +778,8 @@ int cli_main(int argc, char **argv)
     }
     if (expr_len(c.contexts))
         c.render.contexts = c.contexts;
-    c.render.known_keys = c.known_keys;
-    c.render.n_known_keys = c.n_known_keys;
-    c.diff.ignore_fields = c.ignore_fields;
-    c.diff.n_ignore_fields = c.n_ignore_fields;
-    c.policy.levels = c.levels;
-    c.policy.n_levels = c.n_levels;
-    /* colour only on a terminal (never into files or pipes), and not under NO_COLOR */
-    c.policy.color = c.color == 1 || (c.color == 0 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
-    c.policy.snippets = !c.no_snippet && c.errors == DIAG_TEXT;
-    if (!(d = diag_create(stderr, c.errors))) {
-        rc = CMD_EXIT_USAGE;
-        goto done;
-    }
-    diag_set_policy(d, &c.policy);
-    if (takes(cmd, OPT_CONFIG) && (rc = load_shard_rules(&c, d)) != 0)
+    finish_options(&c);
+    if (takes(cmd, OPT_CONFIG) && (rc = load_shard_rules(&c, cfg, d)) != 0)
         goto done;
     rc = cmd->exec(&c, argv + optind, n, d);
     /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
@@ -641,8 +792,7 @@ done:
     diag_destroy(d);
     expr_unref(c.contexts);
     shardflags_destroy(c.shards);
-    free(c.levels);
-    free(c.known_keys);
-    free(c.ignore_fields);
+    cli_reset(&c);
+    config_destroy(cfg);
     return rc;
 }

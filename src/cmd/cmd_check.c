@@ -1,29 +1,88 @@
 /* fanout check: is a committed rendering up to date? */
-#include <unistd.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fanout/check.h"
 #include "fanout/cmd.h"
 
-#define DEFAULT_CONFIG ".fanout.yml"
+/* Appends `word` to the command being built, quoted for the shell when it needs it. */
+static void add_word(FILE *f, const char *word)
+{
+    bool plain = *word != '\0';
+
+    for (const char *p = word; *p; p++)
+        plain = plain && (isalnum((unsigned char)*p) || strchr("_./-+:@%=,", *p));
+    if (plain) {
+        fprintf(f, " %s", word);
+        return;
+    }
+    fputs(" '", f);
+    for (const char *p = word; *p; p++)
+        fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, f);
+    fputc('\'', f);
+}
+
+/* The command that rewrites what this check found stale, as it can be pasted: the
+ * same sources, target and rendering options, with --write. malloc'd (NULL: none). */
+static char *fix_command(const struct cli *c, char **operands, int n)
+{
+    static const char *const platforms[] = {"all", "nvidia", "amd"};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    if (!f)
+        return NULL;
+    fputs("fanout check --write", f);
+    if (c->config_given) {
+        fputs(" --config", f);
+        add_word(f, c->config);
+    }
+    if (c->render.upload)
+        fputs(" --upload", f);
+    if (c->format == 1)
+        fputs(" --format json", f);
+    if (c->render.platform != TA_ALL)
+        fprintf(f, " --platform %s", platforms[c->render.platform]);
+    if (c->render.dialect)
+        fprintf(f, " --dialect %s", c->render.dialect->name);
+    if (n > 0) {
+        fputs(" --rendered", f);
+        add_word(f, c->rendered);
+        for (int i = 0; i < n; i++)
+            add_word(f, operands[i]);
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
 
 static int exec_check(struct cli *c, char **operands, int n, struct diag *d)
 {
+    char *fix;
+    int rc;
+
     c->render.format = c->format == 1 ? EMIT_JSON : EMIT_YAML;
-    if (n > 0) {
-        if (!c->rendered)
-            return cmd_usage_error("check SOURCE... needs --rendered FILE", NULL);
-        return check_one((const char *const *)operands, (size_t)n, c->rendered, &c->render,
-                         c->write, stdout, d);
-    }
-    if (c->rendered)
+    if (n > 0 && !c->rendered)
+        return cmd_usage_error("check SOURCE... needs --rendered FILE", NULL);
+    if (n == 0 && c->rendered)
         return cmd_usage_error("--rendered needs the SOURCEs it renders", NULL);
-    if (!c->config) {
-        if (access(DEFAULT_CONFIG, F_OK) != 0)
-            return cmd_usage_error("nothing to check: give SOURCE... --rendered FILE, or --config FILE "
-                                   "(or write " DEFAULT_CONFIG ")", NULL);
-        c->config = DEFAULT_CONFIG;
-    }
-    return check_config(c->config, &c->render, c->write, stdout, d);
+    if (n == 0 && !c->config)
+        return cmd_usage_error("nothing to check: give SOURCE... --rendered FILE, or --config FILE "
+                               "(or write .fanout.yml)", NULL);
+    if (!(fix = fix_command(c, operands, n)))
+        return cmd_usage_error("out of memory", NULL);
+    if (n > 0)
+        rc = check_one((const char *const *)operands, (size_t)n, c->rendered, &c->render, c->write, fix,
+                       stdout, d);
+    else
+        rc = check_config(c->config, &c->render, c->write, fix, stdout, d);
+    free(fix);
+    return rc;
 }
 
 static const enum cmd_option options[] = {OPT_RENDERED, OPT_CONFIG, OPT_WRITE, CMD_RENDER_OPTIONS,

@@ -19,7 +19,7 @@ static void ignore_reset(void *user)
     (void)user;
 }
 
-int cmd_shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d)
+int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, const char *rule)
 {
     static const struct render_sink nowhere = {ignore_begin, ignore_item, ignore_reset, NULL};
     struct render_opts o = c->render;
@@ -28,15 +28,20 @@ int cmd_shard_lint(struct cli *c, const char *const *paths, size_t n, struct dia
     o.sink = &nowhere;
     o.validate = false; /* the schema is validate's business, not this rule's */
     o.shards = c->shards;
-    diag_keep_only(d, "shard-coverage");
+    diag_keep_only(d, rule);
     rc = render_run(paths, n, &o, d);
     diag_keep_only(d, NULL);
     return rc;
 }
 
+static int shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d)
+{
+    return cmd_lint(c, paths, n, d, "shard-coverage");
+}
+
 static int exec_shards_check(struct cli *c, char **operands, int n, struct diag *d)
 {
-    return cmd_on_inputs(c, operands, n, d, cmd_shard_lint);
+    return cmd_on_inputs(c, operands, n, d, shard_lint);
 }
 
 static const enum cmd_option options[] = {OPT_CONFIG, CMD_RENDER_OPTIONS, OPT_END};

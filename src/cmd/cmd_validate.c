@@ -4,8 +4,9 @@
 #include "fanout/cmd.h"
 #include "fanout/validate.h"
 
-/* The schema's findings, then (with the dialect's own schema, on valid input) the
- * shard-coverage ones: both are "is this input right?". */
+/* The schema's findings, then (with the dialect's own schema, on valid input) every
+ * finding render makes: both are "is this input right?", and a problem has one exit
+ * code whichever command finds it. */
 static int validate_inputs(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
     int rc = validate_run(paths, n, c->schema, c->render.dialect, d), lint;
@@ -16,7 +17,7 @@ static int validate_inputs(struct cli *c, const char *const *paths, size_t n, st
             return rc;
     if (c->schema || rc == DIAG_INPUT)
         return rc;
-    lint = cmd_shard_lint(c, paths, n, d);
+    lint = cmd_lint(c, paths, n, d, NULL);
     return lint > rc ? lint : rc;
 }
 

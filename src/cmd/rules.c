@@ -20,6 +20,7 @@ static const struct {
     {"depends-on", "a malformed depends_on"},
     {"alias", "an undefined or recursive alias"},
     {"alias-budget", "an alias bomb"},
+    {"merge", "a << merge of something other than mappings"},
     {"depth", "nesting deeper than 64, more than 20,000 keys in a mapping"},
     {"io", "a file that cannot be read or written"},
     {"symlink-loop", "a directory link back up the tree"},

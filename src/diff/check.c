@@ -51,7 +51,7 @@ static int write_copy(FILE *from, const char *path, struct diag *d)
 }
 
 int check_one(const char *const *sources, size_t n, const char *rendered,
-              const struct render_opts *opts, bool write, FILE *out, struct diag *d)
+              const struct render_opts *opts, bool write, const char *fix, FILE *out, struct diag *d)
 {
     struct render_opts o = *opts;
     FILE *fresh = tmpfile(), *old = NULL;
@@ -102,9 +102,8 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     sprintf(new_name, "%s (rendered now)", rendered);
     rc = textdiff_files(out, missing ? "/dev/null" : rendered, old, new_name, fresh) < 0 ? DIAG_INPUT
                                                                                        : DIAG_FINDING;
-    diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale",
-                "%s; run 'fanout check --write' (or fanout render -o %s) to update it",
-                missing ? "does not exist" : "is stale", rendered);
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale", "%s; run '%s' to update it",
+                missing ? "does not exist" : "is stale", fix);
 done:
     free(new_name);
     if (old)
@@ -185,8 +184,8 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
     return 0;
 }
 
-int check_config(const char *config, const struct render_opts *base, bool write, FILE *out,
-                 struct diag *d)
+int check_config(const char *config, const struct render_opts *base, bool write, const char *fix,
+                 FILE *out, struct diag *d)
 {
     struct source *src = source_open(config, d);
     struct stream *s = src ? stream_open(src, 0, d) : NULL;
@@ -210,7 +209,7 @@ int check_config(const char *config, const struct render_opts *base, bool write,
         int rc = read_entry(ynode_item(checks, i), config, &o, &sources, &n, &rendered, d);
 
         if (rc == 0)
-            rc = check_one(sources, n, rendered, &o, write, out, d);
+            rc = check_one(sources, n, rendered, &o, write, fix, out, d);
         free(sources);
         worst = rc > worst ? rc : worst;
     }

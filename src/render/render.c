@@ -1,5 +1,6 @@
 #include "fanout/render.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,11 @@ static void on_dangling(void *user, const struct keyindex_entry *ref)
     struct run *r = user;
     struct key_problem *last = r->n_problems ? &r->problems[r->n_problems - 1] : NULL;
 
+    /* a key another upload defines (--known-key, the config's known_keys) */
+    for (size_t i = 0; !r->dialect->bad_references_fail && i < r->opts->n_known_keys; i++) {
+        if (fnmatch(r->opts->known_keys[i], unscoped(ref->key), 0) == 0)
+            return;
+    }
     if (last && !last->collision && strcmp(last->at.key, ref->key) == 0) {
         last->more++;
         return;

@@ -25,3 +25,15 @@ grep -qx "fanout: error: unknown option for this command: --schema" err.txt
 # Each command has its own help.
 "$FANOUT" expr --help | grep -q -- '--matrix'
 ! "$FANOUT" render --help | grep -q -- '--rendered'
+[ "$("$FANOUT" render --help)" != "$("$FANOUT" diff --help)" ]
+"$FANOUT" help diff | grep -q -- '--exit-zero'
+# `fanout help rules` and docs/reference.md's message table name the same rules.
+"$FANOUT" help rules | awk 'NF && !/^A schema|^Levels/ { print $1 }' | sort >rules.txt
+sed -n '/^## Messages/,/^## Exit status/p' "$ROOT/docs/reference.md" |
+    awk -F' [|] ' '/^[|] `/ && $2 ~ /^(error|warning|note)/ {
+        n = split($1, w, "`"); for (i = 2; i <= n; i += 2) if (w[i] ~ /^[a-z0-9-]+$/) print w[i] }' |
+    sort -u >documented.txt
+diff rules.txt documented.txt || { echo "help rules and reference.md differ"; exit 1; }
+# A typo of a command or an option gets a suggestion.
+"$FANOUT" rendr x.yml 2>err.txt >/dev/null || true
+grep -q 'unknown command (did you mean render?): rendr' err.txt

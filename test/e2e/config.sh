@@ -1,0 +1,76 @@
+# .fanout.yml: found from a subdirectory up to the repository root (not above it), its
+# defaults, rule levels and known keys applied, its mistakes reported with a suggestion;
+# check's stale message is a command that works when pasted.
+set -eu
+mkdir -p repo/ci/sub && cd repo && mkdir .git
+cat >ci/sub/p.yml <<'YML'
+steps:
+  - label: Tests
+    key: tests
+    depends_on: image-build
+    parallelism: 2
+    command: pytest --num-shards=2 --shard-id=$$BUILDKITE_PARALLEL_JOB
+  - label: Lint
+    depends_on: other-upload
+    command: make lint
+YML
+cat >.fanout.yml <<'YML'
+rules:
+  dangling-depends-on: error
+known_keys: [image-build]
+defaults:
+  render:
+    upload: true
+YML
+cd ci/sub
+# found two levels up; image-build is known; other-upload's warning is now an error
+set +e
+"$FANOUT" render --no-snippet p.yml >out.yml 2>err.txt
+rc=$?
+set -e
+[ $rc = 1 ] || { echo "render exit $rc"; cat err.txt; exit 1; }
+grep -q "error: depends_on names 'other-upload'" err.txt
+! grep -q "image-build" err.txt
+# the defaults (upload) apply, and the command line still wins over the level
+"$FANOUT" render --ignore dangling-depends-on p.yml >out.yml
+grep -qF -- '--shard-id=$$BUILDKITE_PARALLEL_JOB' out.yml
+# not above the repository root
+mv ../../.fanout.yml ../../../.fanout.yml
+set +e
+"$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt
+rc=$?
+set -e
+[ $rc = 0 ] && grep -q "warning: depends_on names 'image-build'" err.txt
+mv ../../../.fanout.yml ../../.fanout.yml
+
+# mistakes: an unknown key, rule or option, each with a suggestion, exit 2
+for bad in 'check: []' 'rules: {danglng-depends-on: off}' 'defaults: {render: {uplaod: true}}' \
+           'defaults: {rendr: {}}' 'rules: {dangling-depends-on: loud}'; do
+    printf '%s\n' "$bad" >../../.fanout.yml
+    set +e
+    "$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt
+    rc=$?
+    set -e
+    [ $rc = 2 ] || { echo "$bad: exit $rc"; cat err.txt; exit 1; }
+    grep -q '\.fanout\.yml:[0-9]*:[0-9]*: error: .*\[config\]' err.txt || { echo "$bad:"; cat err.txt; exit 1; }
+done
+printf 'check: []\ndefaults: {render: {uplaod: true}}\n' >../../.fanout.yml
+"$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt || true
+grep -q "unknown key 'check' (checks, shards, rules, known_keys, defaults), did you mean 'checks'?" err.txt
+printf 'defaults: {render: {uplaod: true}}\n' >../../.fanout.yml
+"$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt || true
+grep -q "render has no option 'uplaod', did you mean 'upload'?" err.txt
+
+# check: the stale message names a command that rewrites the file when pasted
+rm ../../.fanout.yml
+"$FANOUT" render --upload p.yml >committed.yml
+sed -i 's/pytest/pytest -x/' p.yml
+set +e
+"$FANOUT" check --upload --rendered committed.yml p.yml >diff.txt 2>err.txt
+rc=$?
+set -e
+[ $rc = 1 ]
+fix=$(sed -n "s/.*run '\(.*\)' to update it.*/\1/p" err.txt)
+[ "$fix" = "fanout check --write --upload --rendered committed.yml p.yml" ] || { echo "hint: $fix"; exit 1; }
+eval "\"\$FANOUT\" ${fix#fanout }" 2>/dev/null
+"$FANOUT" check --upload --rendered committed.yml p.yml
