@@ -139,6 +139,11 @@ int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
 
     if (n == 0)
         return fn(c, stdin_only, 1, d);
+    for (int i = 0, seen = 0; i < n; i++) {
+        /* stdin can be read once: a second '-' would read nothing */
+        if (!strcmp(operands[i], "-") && seen++)
+            return cmd_usage_error("stdin ('-') is named more than once", NULL);
+    }
     if (inputs_expand((const char *const *)operands, (size_t)n, d, &in) != 0)
         return diag_exit_code(d, false);
     rc = fn(c, (const char *const *)in.paths, in.n, d);
