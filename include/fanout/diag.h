@@ -42,7 +42,9 @@ void diag_destroy(struct diag *d);
 /* A diag that holds its messages until diag_flush_into prints them to `to` (and adds
  * their counts), or diag_destroy drops them. For findings that only matter when
  * something else found nothing. */
-struct diag *diag_create_buffered(const struct diag *like); /* like's format and policy */
+struct diag *diag_create_buffered(enum diag_format format);
+/* The same with `like`'s format and policy (the held-back findings of a run). */
+struct diag *diag_create_buffered_like(const struct diag *like);
 void diag_flush_into(struct diag *from, struct diag *to);
 
 /* line/col are 1-based; line 0 means "the whole file". `rule` may be NULL. */

@@ -29,14 +29,22 @@ struct diag *diag_create(FILE *out, enum diag_format format)
     return d;
 }
 
-struct diag *diag_create_buffered(const struct diag *like)
+struct diag *diag_create_buffered_like(const struct diag *like)
+{
+    struct diag *d = diag_create_buffered(like->format);
+
+    if (d)
+        d->policy = like->policy;
+    return d;
+}
+
+struct diag *diag_create_buffered(enum diag_format format)
 {
     struct diag *d = calloc(1, sizeof(*d));
 
     if (!d)
         return NULL;
-    d->format = like->format;
-    d->policy = like->policy;
+    d->format = format;
     d->buffered = true;
     d->out = open_memstream(&d->buf, &d->buf_len);
     if (!d->out) {

@@ -429,7 +429,7 @@ static int load_schemas(struct run *r)
 
     if (!rendered || (in_name && !dialect))
         return -1;
-    r->out_findings = diag_create_buffered(r->diag);
+    r->out_findings = diag_create_buffered_like(r->diag);
     r->out_check = r->out_findings ? validator_create(rendered, r->dialect->shape, r->out_findings, r->names,
                                                       DIAG_FINDING)
                                    : NULL;
@@ -437,7 +437,7 @@ static int load_schemas(struct run *r)
         return -1;
     if (!dialect)
         return 0;
-    r->in_findings = diag_create_buffered(r->diag);
+    r->in_findings = diag_create_buffered_like(r->diag);
     r->in_check = r->in_findings ? validator_create(dialect, r->dialect->shape, r->in_findings, r->names,
                                                      DIAG_FINDING)
                                  : NULL;
