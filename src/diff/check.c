@@ -184,6 +184,52 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
     return 0;
 }
 
+/* `n` (a path) made relative to the config's directory (`dir`, `len` bytes with its
+ * '/'), unless absolute; in place, in `doc`. -1 when out of memory. */
+static int from_config_dir(struct ynode_doc *doc, struct ynode **n, const char *dir, size_t len)
+{
+    size_t pl;
+    const char *path = ynode_scalar(*n, &pl);
+    char *joined;
+
+    if (!path || !len || path[0] == '/')
+        return 0;
+    if (!(joined = malloc(len + pl + 1)))
+        return -1;
+    memcpy(joined, dir, len);
+    memcpy(joined + len, path, pl + 1);
+    *n = ynode_new_string(doc, joined, len + pl, (*n)->pos);
+    free(joined);
+    return *n ? 0 : -1;
+}
+
+/* The checks' paths are the config's: relative to its directory, wherever fanout runs
+ * (the config may have been found in a parent directory). */
+static int resolve_paths(struct ynode_doc *doc, struct ynode *checks, const char *config)
+{
+    const char *slash = strrchr(config, '/');
+    size_t len = slash ? (size_t)(slash - config) + 1 : 0;
+
+    for (size_t i = 0; i < ynode_len(checks); i++) {
+        struct ynode *e = ynode_item(checks, i), *src = ynode_get(e, "sources");
+        long r = ynode_find(e, "rendered", 8);
+
+        if (r >= 0 && from_config_dir(doc, &e->u.map.pairs[r].value, config, len) != 0)
+            return -1;
+        if (ynode_is_scalar(src)) {
+            long at = ynode_find(e, "sources", 7);
+
+            if (from_config_dir(doc, &e->u.map.pairs[at].value, config, len) != 0)
+                return -1;
+        }
+        for (size_t k = 0; ynode_is_seq(src) && k < ynode_len(src); k++) {
+            if (from_config_dir(doc, &src->u.seq.items[k], config, len) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int check_config(const char *config, const struct render_opts *base, bool write, const char *fix,
                  FILE *out, struct diag *d)
 {
@@ -202,6 +248,8 @@ int check_config(const char *config, const struct render_opts *base, bool write,
     if (!ynode_is_seq(checks) || !ynode_len(checks))
         worst = config_error(d, config, checks ? checks : doc ? ynode_doc_root(doc) : NULL,
                              "the config needs 'checks': a list of {sources, rendered}");
+    else if (resolve_paths(doc, (struct ynode *)checks, config) != 0)
+        worst = config_error(d, config, checks, "out of memory");
     for (size_t i = 0; worst < 2 && i < ynode_len(checks); i++) {
         struct render_opts o = *base;
         const char **sources = NULL, *rendered = NULL;

@@ -74,3 +74,9 @@ fix=$(sed -n "s/.*run '\(.*\)' to update it.*/\1/p" err.txt)
 [ "$fix" = "fanout check --write --upload --rendered committed.yml p.yml" ] || { echo "hint: $fix"; exit 1; }
 eval "\"\$FANOUT\" ${fix#fanout }" 2>/dev/null
 "$FANOUT" check --upload --rendered committed.yml p.yml
+
+# the config's check pairs are relative to the config, wherever check runs
+printf 'checks:\n  - sources: ci/sub/p.yml\n    rendered: ci/rendered.yml\n' >../../.fanout.yml
+"$FANOUT" check --write >/dev/null 2>&1
+[ -f ../rendered.yml ]
+"$FANOUT" check 2>/dev/null
