@@ -67,6 +67,17 @@ static const struct {
     {OPT_CONFIG, "      --config FILE          the config file (default .fanout.yml when present): its\n"
                  "                             `shards` list adds runners' shard flags (docs/shards.md),\n"
                  "                             its `checks` list is what `check` checks\n"},
+    {OPT_TESTS, "      --tests FILE           the collected tests: `pytest --collect-only -q` output or\n"
+                "                             one node id a line\n"},
+    {OPT_DURATIONS, "      --durations FILE       pytest-split's .test_durations (JSON) or a TSV of test and\n"
+                    "                             seconds\n"},
+    {OPT_SUITE, "      --suite NAME           the TSV's rows of this suite column value\n"},
+    {OPT_ALGO, "      --algo ALGO            the runner's algorithm (default pytest-shard@0.1.2; see\n"
+               "                             docs/shards.md for the others)\n"},
+    {OPT_COUNT, "  -n, --shards N             the number of shards\n"},
+    {OPT_NODEID_PREFIX, "      --nodeid-prefix P      prepended to every collected node id (pytest's rootdir)\n"},
+    {OPT_OVERHEAD, "      --overhead TIME        a shard's fixed cost (90s, 5m, or seconds)\n"},
+    {OPT_BUDGET, "      --budget TIME          a shard's time budget: the fewest shards that fit\n"},
     {OPT_ERROR_FORMAT, "      --error-format text|github|json\n"
                        "                             how messages on stderr look (default text)\n"},
     {OPT_QUIET, "  -q, --quiet                errors only (no warnings or notes)\n"},

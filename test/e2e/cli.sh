@@ -30,7 +30,7 @@ grep -qx "fanout: error: unknown option for this command: --schema" err.txt
 # `fanout help rules` and docs/reference.md's message table name the same rules.
 "$FANOUT" help rules | awk 'NF && !/^A schema|^Levels/ { print $1 }' | sort >rules.txt
 sed -n '/^## Messages/,/^## Exit status/p' "$ROOT/docs/reference.md" |
-    awk -F' [|] ' '/^[|] `/ && $2 ~ /^(error|warning|note)/ {
+    awk -F' [|] ' '/^[|] `/ && $2 ~ /^(error|warning|note)([,;]| |$)/ {
         n = split($1, w, "`"); for (i = 2; i <= n; i += 2) if (w[i] ~ /^[a-z0-9-]+$/) print w[i] }' |
     sort -u >documented.txt
 diff rules.txt documented.txt || { echo "help rules and reference.md differ"; exit 1; }
