@@ -211,10 +211,17 @@ bench: deps $(BUILD)/fanout $(BUILD)/expr-driver
 bench-instr: deps $(BUILD)/fanout
 	sh bench/instr.sh
 
-# fanout on PATH (the pre-commit hooks need it) and its man page.
+# fanout on PATH (the pre-commit hooks need it), its man page, the reference and the
+# other docs (DOCDIR), and the bash and zsh completions (completions/).
+DOCDIR ?= $(PREFIX)/share/doc/fanout
+
 install: $(BUILD)/fanout
 	install -D -m 755 $(BUILD)/fanout $(DESTDIR)$(PREFIX)/bin/fanout
 	install -D -m 644 docs/fanout.1 $(DESTDIR)$(PREFIX)/share/man/man1/fanout.1
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -D -m 644 completions/fanout.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fanout
+	install -D -m 644 completions/_fanout $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_fanout
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)
