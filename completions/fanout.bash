@@ -15,16 +15,6 @@
 _fanout_commands=(render validate check diff expr shards help)
 _fanout_shards_commands=(check assign plan)
 
-# The input options of `shards assign` / `shards plan` (docs/reference.md), for a binary
-# whose --help does not list them; an option the help does list is taken from there.
-_fanout_shards_input_options='--tests	FILE
---durations	FILE
---suite	NAME
--n --shards	N
---budget	TIME
---overhead	TIME
---nodeid-prefix	PREFIX'
-_fanout_algos='pytest-shard@0.1.2|pytest-shard@0.1.1|pytest-split@least_duration|pytest-split@duration_based_chunks|sglang-lpt@legacy|sglang-lpt@registry|ci-infra-contiguous|round-robin'
 _fanout_schemas='buildkite-rendered testarea github-workflow json-schema-draft-07'
 
 # _fanout_parse_help < HELP: one line per option line of a --help text,
@@ -55,20 +45,9 @@ _fanout_parse_help() {
 
 # _fanout_options FANOUT COMMAND...: the option table of a command (see above).
 _fanout_options() {
-    local fanout=$1 table line names name extra
+    local fanout=$1 table
     shift
     table=$("$fanout" "$@" --help 2>/dev/null </dev/null | _fanout_parse_help)
-    if [[ $1 == shards && ( $2 == assign || $2 == plan ) ]]; then
-        extra=$_fanout_shards_input_options
-        [[ $2 == assign ]] && extra+=$'\n'"--algo	$_fanout_algos"
-        while IFS= read -r line; do
-            names=${line%%$'\t'*}
-            for name in $names; do
-                [[ $'\n'$table$'\n' == *[$'\n'\ ]"$name"[$'\t'\ ]* ]] && continue 2
-            done
-            table+=$'\n'$line
-        done <<<"$extra"
-    fi
     printf '%s\n' "$table" '-h --help	'
 }
 

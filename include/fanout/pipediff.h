@@ -1,7 +1,12 @@
 /* pipediff: what changed between two renderings, step by step. Steps are matched by
  * key (by label when they have none); shards of one step are taken together, so a
- * reviewer reads "parallelism 1 -> 4 (shards 0-3 added)" instead of four new steps.
- * Reports steps added, removed, changed (which fields, old and new values) and moved. */
+ * reviewer reads "parallelism 1 -> 4 (shards 0-3 added)" instead of four new steps, and
+ * their jobs are compared one by one, a change several jobs made each their own way read
+ * as one line ("shards 1-3: --shard-id=0 (was --shard-id=1..3)"). Reports steps added
+ * (what they run), removed, renamed (a removed and an added step alike enough), changed
+ * (which fields, old and new values), re-sharded and moved, each at the file:line of the
+ * step with its label, as text, JSON (docs/diff.schema.json), GitHub annotations or
+ * markdown (docs/reference.md). */
 #ifndef FANOUT_PIPEDIFF_H
 #define FANOUT_PIPEDIFF_H
 

@@ -72,8 +72,11 @@ static const struct {
     {OPT_DURATIONS, "      --durations FILE       pytest-split's .test_durations (JSON) or a TSV of test and\n"
                     "                             seconds\n"},
     {OPT_SUITE, "      --suite NAME           the TSV's rows of this suite column value\n"},
-    {OPT_ALGO, "      --algo ALGO            the runner's algorithm (default pytest-shard@0.1.2; see\n"
-               "                             docs/shards.md for the others)\n"},
+    {OPT_ALGO, "      --algo pytest-shard@0.1.2|pytest-shard@0.1.1|pytest-split@least_duration|"
+               "pytest-split@duration_based_chunks|sglang-lpt@legacy|sglang-lpt@registry|"
+               "ci-infra-contiguous|round-robin\n"
+               "                             the runner's algorithm (default pytest-shard@0.1.2;\n"
+               "                             docs/shards.md)\n"},
     {OPT_COUNT, "  -n, --shards N             the number of shards\n"},
     {OPT_NODEID_PREFIX, "      --nodeid-prefix P      prepended to every collected node id (pytest's rootdir)\n"},
     {OPT_OVERHEAD, "      --overhead TIME        a shard's fixed cost (90s, 5m, or seconds)\n"},

@@ -1,4 +1,6 @@
 /* fanout diff: what changed between two renderings, job by job. */
+#include <string.h>
+
 #include "fanout/cmd.h"
 #include "fanout/pipediff.h"
 
@@ -9,6 +11,9 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
     int rc;
 
     (void)n;
+    /* the second read of stdin would find it empty: HEAD would read as no steps at all */
+    if (!strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
+        return cmd_usage_error("BASE and HEAD cannot both be '-': diff reads standard input once", NULL);
     base.mirror_parallelism = c->base_mirror;
     c->diff.format = (enum pd_format)c->format;
     rc = pipediff_run(operands[0], operands[1], &base, &c->render, &c->diff, stdout, d);
@@ -23,8 +28,9 @@ static const char *const formats[] = {"text", "json", "github", "markdown", NULL
 const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
     .synopsis = "diff [options] [--format text|json|github|markdown] BASE HEAD",
-    .help = "Renders BASE and HEAD (sources or renderings: files, directories or -) and\n"
-            "reports the jobs added, removed, changed, moved and re-sharded.\n"
+    .help = "Renders BASE and HEAD (sources or renderings: files, directories or -, not\n"
+            "both) and reports the steps added, removed, renamed, changed, moved and\n"
+            "re-sharded, job by job, each at its file:line with its label.\n"
             "\n",
     .options = options,
     .formats = formats,

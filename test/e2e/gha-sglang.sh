@@ -26,16 +26,18 @@ set +e
 rc=$?
 set -e
 [ $rc = 1 ] || { echo "diff exit $rc"; cat diff.txt; exit 1; }
-grep -qxF 'multimodal-gen-test-2-gpu-amd: matrix 3 -> 2 jobs (part 2 removed)' diff.txt
-grep -qxF -- '- multimodal-gen-unit-test-amd: removed' diff.txt
-grep -qxF '~ multimodal-gen-test-1-gpu-amd (part 0): step "Run diffusion unit tests" added' diff.txt
-grep -qF 'step "Run diffusion server tests (2-GPU)": run: --total-partitions 3 \ -> --total-partitions 2 \' diff.txt
+grep -qxF -- "- multimodal-gen-unit-test-amd [$S/before.yml:774]: removed" diff.txt
+# the lines without their file:line and label
+sed -E 's/ \[[^]]*\]:/:/' diff.txt >plain.txt
+grep -qxF 'multimodal-gen-test-2-gpu-amd: matrix 3 -> 2 jobs (part 2 removed)' plain.txt
+grep -qxF '~ multimodal-gen-test-1-gpu-amd (part 0): step "Run diffusion unit tests" added' plain.txt
+grep -qxF '~ multimodal-gen-test-2-gpu-amd: step "Run diffusion server tests (2-GPU)": run: --total-partitions 3 \ -> --total-partitions 2 \' plain.txt
 # The same findings in the other formats.
 "$FANOUT" diff --format json "$S/before.yml" "$S/after.yml" >diff.json || [ $? = 1 ]
 grep -q '"removed": 1,' diff.json
-grep -q '"step": "multimodal-gen-test-1-gpu-amd (part 0)"' diff.json
+grep -q '"step": "multimodal-gen-test-1-gpu-amd", "jobs": "part 0"' diff.json
 "$FANOUT" diff --format github "$S/before.yml" "$S/after.yml" >diff.gh || [ $? = 1 ]
-grep -qF '::notice title=fanout diff (shards)::multimodal-gen-test-2-gpu-amd: matrix 3 -> 2 jobs (part 2 removed)' diff.gh
+grep -q "^::notice file=$S/after.yml,line=781,title=fanout diff%3A shards multimodal-gen-test-2-gpu-amd::multimodal-gen-test-2-gpu-amd \\[.*\\]: matrix 3 -> 2 jobs (part 2 removed)\$" diff.gh
 
 # Every corpus workflow renders (and validates: render checks input and rendering), and a
 # matrix job becomes as many jobs as its vectors multiply to.
