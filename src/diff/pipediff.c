@@ -1509,6 +1509,12 @@ static bool summarize(char *buf, size_t cap, char *const *t, unsigned m)
     return true;
 }
 
+/* What separates words in a shown value: blanks, and a list's brackets and commas. */
+static bool word_sep(char c)
+{
+    return c == ' ' || c == ',' || c == '[' || c == ']';
+}
+
 /* The words of `a` and `b` that differ, between the words they start and end with alike:
  * span[0] of a and span[1] of b ([from, to)). */
 static void differing_words(const char *a, const char *b, size_t span[2][2])
@@ -1518,19 +1524,19 @@ static void differing_words(const char *a, const char *b, size_t span[2][2])
 
     while (p < la && p < lb && a[p] == b[p])
         p++;
-    while (p && a[p - 1] != ' ')
+    while (p && !word_sep(a[p - 1]))
         p--;
     while (q < la - p && q < lb - p && a[la - 1 - q] == b[lb - 1 - q])
         q++;
-    while (q && a[la - q] != ' ')
+    while (q && !word_sep(a[la - q]))
         q--;
     span[0][0] = span[1][0] = p;
     span[0][1] = la - q;
     span[1][1] = lb - q;
     for (int k = 0; k < 2; k++) {
-        while (span[k][0] < span[k][1] && v[k][span[k][0]] == ' ')
+        while (span[k][0] < span[k][1] && word_sep(v[k][span[k][0]]))
             span[k][0]++;
-        while (span[k][1] > span[k][0] && v[k][span[k][1] - 1] == ' ')
+        while (span[k][1] > span[k][0] && word_sep(v[k][span[k][1] - 1]))
             span[k][1]--;
     }
 }
