@@ -655,7 +655,7 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
                 return config_error(cfg, d, v, "%s is true or false", ynode_scalar(k, NULL));
             if ((on || o->val == OPT_VALIDATE) &&
                 parse_option(c, cmd, on ? o->val : OPT_NO_VALIDATE, NULL) != 0)
-                return CMD_EXIT_USAGE;
+                return config_error(cfg, d, v, "the value of %s (above)", ynode_scalar(k, NULL));
             continue;
         }
         for (size_t j = 0; j < (ynode_is_seq(v) ? ynode_len(v) : 1); j++) {
@@ -664,7 +664,8 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
             if (!arg)
                 return config_error(cfg, d, v, "%s takes a value or a list of values", ynode_scalar(k, NULL));
             if (parse_option(c, cmd, o->val, arg) != 0)
-                return CMD_EXIT_USAGE;
+                return config_error(cfg, d, ynode_is_seq(v) ? ynode_item(v, j) : v, "the value of %s (above)",
+                                    ynode_scalar(k, NULL));
         }
     }
     c->mirror_options = 0; /* the command line may still give BASE's and HEAD's */

@@ -45,7 +45,8 @@ mv ../../../.fanout.yml ../../.fanout.yml
 
 # mistakes: an unknown key, rule or option, each with a suggestion, exit 2
 for bad in 'check: []' 'rules: {danglng-depends-on: off}' 'defaults: {render: {uplaod: true}}' \
-           'defaults: {rendr: {}}' 'rules: {dangling-depends-on: loud}'; do
+           'defaults: {rendr: {}}' 'rules: {dangling-depends-on: loud}' \
+           'defaults: {render: {platform: amdx}}'; do
     printf '%s\n' "$bad" >../../.fanout.yml
     set +e
     "$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt
