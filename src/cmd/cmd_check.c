@@ -1,27 +1,25 @@
 /* fanout check: is a committed rendering up to date? */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fanout/check.h"
 #include "fanout/cmd.h"
+#include "fanout/shellword.h"
 
-/* Appends `word` to the command being built, quoted for the shell when it needs it. */
-static void add_word(FILE *f, const char *word)
+/* Appends `word` to the command being built, quoted for the shell when it needs it.
+ * 0, or -1 when out of memory. */
+static int add_word(FILE *f, const char *word)
 {
-    bool plain = *word != '\0';
+    size_t len = strlen(word);
+    char *quoted = malloc(SHELL_WORD_MAX(len));
 
-    for (const char *p = word; *p; p++)
-        plain = plain && (isalnum((unsigned char)*p) || strchr("_./-+:@%=,", *p));
-    if (plain) {
-        fprintf(f, " %s", word);
-        return;
-    }
-    fputs(" '", f);
-    for (const char *p = word; *p; p++)
-        fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, f);
-    fputc('\'', f);
+    if (!quoted)
+        return -1;
+    fputc(' ', f);
+    fwrite(quoted, 1, shell_word(word, len, quoted), f);
+    free(quoted);
+    return 0;
 }
 
 /* The command that rewrites what this check found stale, as it can be pasted: the
@@ -32,13 +30,14 @@ static char *fix_command(const struct cli *c, char **operands, int n)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
+    int rc = 0;
 
     if (!f)
         return NULL;
     fputs("fanout check --write", f);
     if (c->config_given) {
         fputs(" --config", f);
-        add_word(f, c->config);
+        rc |= add_word(f, c->config);
     }
     if (c->render.upload)
         fputs(" --upload", f);
@@ -50,11 +49,11 @@ static char *fix_command(const struct cli *c, char **operands, int n)
         fprintf(f, " --dialect %s", c->render.dialect->name);
     if (n > 0) {
         fputs(" --rendered", f);
-        add_word(f, c->rendered);
+        rc |= add_word(f, c->rendered);
         for (int i = 0; i < n; i++)
-            add_word(f, operands[i]);
+            rc |= add_word(f, operands[i]);
     }
-    if (fclose(f) != 0) {
+    if (fclose(f) != 0 || rc != 0) {
         free(text);
         return NULL;
     }

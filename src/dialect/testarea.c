@@ -6,6 +6,7 @@
 
 #include "fanout/buildkite.h"
 #include "fanout/dialect.h"
+#include "fanout/shellword.h"
 #include "fanout/strset.h"
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
@@ -540,19 +541,13 @@ static const struct ynode *effective_dir(const struct ynode *dir, const struct y
 /* `cd DIR`, DIR quoted for the shell when it needs to be; malloc'd. */
 static char *cd_command(const char *dir, size_t len, size_t *out_len)
 {
-    char *cmd = malloc(len * 4 + 8), *o = cmd;
-    bool plain = len > 0;
+    char *cmd = malloc(SHELL_WORD_MAX(len) + 4);
 
     if (!cmd)
         return NULL;
-    for (size_t i = 0; i < len; i++)
-        plain = plain && (strchr("_./-+:@%=,", dir[i]) || (dir[i] >= 'a' && dir[i] <= 'z') ||
-                          (dir[i] >= 'A' && dir[i] <= 'Z') || (dir[i] >= '0' && dir[i] <= '9')) && dir[i];
-    o += sprintf(o, "cd %s", plain ? "" : "'");
-    for (size_t i = 0; i < len; i++)
-        o += dir[i] == '\'' && !plain ? sprintf(o, "'\\''") : sprintf(o, "%c", dir[i]);
-    o += sprintf(o, "%s", plain ? "" : "'");
-    *out_len = (size_t)(o - cmd);
+    memcpy(cmd, "cd ", 3);
+    *out_len = 3 + shell_word(dir, len, cmd + 3);
+    cmd[*out_len] = '\0';
     return cmd;
 }
 
