@@ -13,6 +13,11 @@ unsigned suggest_distance(const char *a, size_t la, const char *b, size_t lb, un
  * edits, the first of equals; NULL when none is. */
 const char *suggest_closest(const char *word, size_t len, const char *const *candidates, unsigned limit);
 
+/* What a message appends for a suggestion: ", did you mean 'near'?" into buf (at
+ * least SUGGEST_PHRASE_MAX bytes), or "" when there is none (near NULL). */
+#define SUGGEST_PHRASE_MAX 96
+const char *suggest_phrase(const char *near, char *buf);
+
 /* A typo's limit for a word of `len` bytes: 1 for short words, 2 from 5 bytes on. */
 unsigned suggest_limit(size_t len);
 

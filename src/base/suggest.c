@@ -1,5 +1,6 @@
 #include "fanout/suggest.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,14 @@ const char *suggest_closest(const char *word, size_t len, const char *const *can
         }
     }
     return best;
+}
+
+const char *suggest_phrase(const char *near, char *buf)
+{
+    if (!near)
+        return "";
+    snprintf(buf, SUGGEST_PHRASE_MAX, ", did you mean '%s'?", near);
+    return buf;
 }
 
 unsigned suggest_limit(size_t len)

@@ -296,14 +296,12 @@ static int append_word(const char ***list, size_t *n, const char *word)
 static int rule_level_set(struct cli *c, const char *rule, enum diag_level level, const char *what)
 {
     struct diag_rule_level *grown;
-    const char *near;
 
     if (!rules_known(rule)) {
-        char msg[160];
+        char msg[160], phrase[SUGGEST_PHRASE_MAX];
 
-        near = rules_suggest(rule);
-        snprintf(msg, sizeof(msg), "%s: unknown rule%s%s%s (fanout help rules):", what,
-                 near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+        snprintf(msg, sizeof(msg), "%s: unknown rule%s (fanout help rules):", what,
+                 suggest_phrase(rules_suggest(rule), phrase));
         return cmd_usage_error(msg, rule);
     }
     for (size_t i = 0; i < c->n_levels; i++) {
@@ -643,10 +641,11 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
                 o = &long_options[j];
         }
         if (!o) {
-            const char *near = suggest_closest(name, strlen(name), names, suggest_limit(strlen(name)));
+            char phrase[SUGGEST_PHRASE_MAX];
 
-            return config_error(cfg, d, k, "%s has no option '%s'%s%s%s", cmd->name, ynode_scalar(k, NULL),
-                                near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+            return config_error(cfg, d, k, "%s has no option '%s'%s", cmd->name, ynode_scalar(k, NULL),
+                                suggest_phrase(suggest_closest(name, strlen(name), names,
+                                                               suggest_limit(strlen(name))), phrase));
         }
         if (o->has_arg == no_argument) {
             bool on = ynode_scalar_is(v, "true");

@@ -41,17 +41,16 @@ static int unknown(const struct config *c, struct diag *d, const struct ynode *k
                    const char *const *names)
 {
     size_t len, o = 0;
-    const char *word = ynode_scalar(key, &len), *near;
-    char list[256];
+    const char *word = ynode_scalar(key, &len);
+    char list[256], phrase[SUGGEST_PHRASE_MAX];
 
     if (!word)
         return config_error(c, d, key, "a %s must be a string", what);
-    near = suggest_closest(word, len, names, suggest_limit(len));
     list[0] = '\0';
     for (size_t i = 0; names[i] && o < sizeof(list); i++)
         o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", names[i]);
-    return config_error(c, d, key, "unknown %s '%s' (%s)%s%s%s", what, word, list,
-                        near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+    return config_error(c, d, key, "unknown %s '%s' (%s)%s", what, word, list,
+                        suggest_phrase(suggest_closest(word, len, names, suggest_limit(len)), phrase));
 }
 
 static bool one_of(const struct ynode *n, const char *const *names)
@@ -79,13 +78,12 @@ static int check_shape(const struct config *c, struct diag *d)
             return config_error(c, d, rules, "rules is a mapping of rule to error, warning or off");
         for (size_t i = 0; i < ynode_len(rules); i++) {
             const struct ynode *k = ynode_key(rules, i);
-            const char *name = ynode_scalar(k, NULL), *near;
+            const char *name = ynode_scalar(k, NULL);
+            char phrase[SUGGEST_PHRASE_MAX];
 
-            if (!name || !rules_known(name)) {
-                near = name ? rules_suggest(name) : NULL;
-                return config_error(c, d, k, "unknown rule '%s' (fanout help rules)%s%s%s", name ? name : "",
-                                    near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
-            }
+            if (!name || !rules_known(name))
+                return config_error(c, d, k, "unknown rule '%s' (fanout help rules)%s", name ? name : "",
+                                    suggest_phrase(name ? rules_suggest(name) : NULL, phrase));
             if (!one_of(ynode_value(rules, i), levels))
                 return config_error(c, d, ynode_value(rules, i), "a rule's level is error, warning or off");
         }

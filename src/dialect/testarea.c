@@ -261,15 +261,15 @@ static int check_fields(const struct testarea *ta, const struct ynode *map, cons
 
         if (!f) {
             const char *names[64];
+            char phrase[SUGGEST_PHRASE_MAX];
             size_t n = 0;
-            const char *near;
 
             for (const struct field *g = fields; g->name && n + 1 < sizeof(names) / sizeof(names[0]); g++)
                 names[n++] = g->name;
             names[n] = NULL;
-            near = name ? suggest_closest(name, len, names, suggest_limit(len)) : NULL;
-            return error_at(ta, k, "unknown field '%.*s' in %s%s%s%s", SHORT(len), name ? name : "", what,
-                            near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+            return error_at(ta, k, "unknown field '%.*s' in %s%s", SHORT(len), name ? name : "", what,
+                            suggest_phrase(name ? suggest_closest(name, len, names, suggest_limit(len)) : NULL,
+                                           phrase));
         }
         if (f->ignored) {
             struct ypos p = ynode_pos(k);

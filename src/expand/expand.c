@@ -7,6 +7,7 @@
 #include "fanout/bkmatrix.h"
 #include "fanout/buildkite.h"
 #include "fanout/placeholder.h"
+#include "fanout/suggest.h"
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
@@ -75,9 +76,11 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *
             continue;
         /* a typo of a key the step type has: the step would silently lose it */
         if ((near = bk_key_suggest(kind, k, len)) != NULL) {
+            char phrase[SUGGEST_PHRASE_MAX];
+
             diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                        "unknown-key", "unknown key '%.*s' in a %s step, did you mean '%s'?", SHORT(len), k,
-                        bk_kind_name(kind), near);
+                        "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,
+                        bk_kind_name(kind), suggest_phrase(near, phrase));
             continue;
         }
         if (ctx->warned && strset_add(ctx->warned, k, len) != 0)

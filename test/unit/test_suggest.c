@@ -32,6 +32,12 @@ START_TEST(closest)
     ck_assert_ptr_null(suggest_closest("timeout", 7, keys, 2));
     /* the word itself is no suggestion */
     ck_assert_ptr_null(suggest_closest("label", 5, keys, 2));
+    {
+        char phrase[SUGGEST_PHRASE_MAX];
+
+        ck_assert_str_eq(suggest_phrase("label", phrase), ", did you mean 'label'?");
+        ck_assert_str_eq(suggest_phrase(NULL, phrase), "");
+    }
     ck_assert_uint_eq(suggest_limit(3), 1);
     ck_assert_uint_eq(suggest_limit(10), 2);
 }
