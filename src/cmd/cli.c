@@ -513,18 +513,28 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     return cmd_usage_error("unknown option", NULL);
 }
 
+/* The long options `cmd` takes, but `except`, into names (NULL-terminated): the words a
+ * mistyped option is compared with. */
+static void taken_names(const struct cmd_entry *cmd, int except,
+                        const char *names[sizeof(long_options) / sizeof(long_options[0])])
+{
+    size_t n = 0;
+
+    for (size_t i = 0; long_options[i].name; i++) {
+        if (takes(cmd, long_options[i].val) && long_options[i].val != except)
+            names[n++] = long_options[i].name;
+    }
+    names[n] = NULL;
+}
+
 /* "unknown option for this command: --platfrom (did you mean --platform?)" */
 static int unknown_option(const struct cmd_entry *cmd, const char *arg)
 {
     const char *names[sizeof(long_options) / sizeof(long_options[0])], *near, *word;
-    size_t n = 0, len;
+    size_t len;
     char what[160];
 
-    for (size_t i = 0; long_options[i].name; i++) {
-        if (takes(cmd, long_options[i].val))
-            names[n++] = long_options[i].name;
-    }
-    names[n] = NULL;
+    taken_names(cmd, OPT_END, names);
     word = arg + strspn(arg, "-");
     len = strcspn(word, "=");
     near = suggest_closest(word, len, names, suggest_limit(len));
@@ -620,13 +630,8 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
     const struct ynode *defaults = config_defaults(cfg, cmd->name), *rules = config_section(cfg, "rules");
     const struct ynode *keys = config_section(cfg, "known_keys");
     const char *names[sizeof(long_options) / sizeof(long_options[0])];
-    size_t n_names = 0;
 
-    for (size_t i = 0; long_options[i].name; i++) {
-        if (takes(cmd, long_options[i].val) && long_options[i].val != OPT_CONFIG)
-            names[n_names++] = long_options[i].name;
-    }
-    names[n_names] = NULL;
+    taken_names(cmd, OPT_CONFIG, names); /* a config cannot name another config */
     for (size_t i = 0; i < ynode_len(defaults); i++) {
         const struct ynode *k = ynode_key(defaults, i), *v = ynode_value(defaults, i);
         char name[64], *p;
