@@ -444,13 +444,26 @@ static int ensure_key(const struct testarea *ta, struct ynode_doc *doc, struct y
     return 0;
 }
 
+/* Whether sequence `list` has an item with scalar `n`'s text (lists of keys and paths
+ * are kept without repeats). */
+static bool list_has(const struct ynode *list, const struct ynode *n)
+{
+    for (size_t j = 0; j < ynode_len(list); j++) {
+        if (ynode_scalar_is_n(ynode_item(list, j), n->u.scalar.text, n->u.scalar.len))
+            return true;
+    }
+    return false;
+}
+
+static const struct ynode amd_image_build = {
+    .kind = YNODE_SCALAR, .style = YNODE_MADE, .u.scalar = {TA_AMD_IMAGE_BUILD, sizeof(TA_AMD_IMAGE_BUILD) - 1}};
+
 /* depends_on of an AMD step (amd.py normalize_amd_depends_on): image-build becomes
  * image-build-amd, repeats go, and image-build-amd comes first unless it is there. */
 static int amd_depends_on(struct ynode_doc *doc, struct ynode *amd, const struct ynode *dep, struct ypos pos)
 {
     struct ynode *list = ynode_new_seq(doc, pos), *image;
     size_t n = ynode_is_seq(dep) ? ynode_len(dep) : truthy(dep) ? 1 : 0;
-    bool has_image = false;
 
     if (!list)
         return -1;
@@ -459,15 +472,11 @@ static int amd_depends_on(struct ynode_doc *doc, struct ynode *amd, const struct
         struct ynode *name = ynode_scalar_is(entry, TA_IMAGE_BUILD)
                                  ? ynode_new_string(doc, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), entry->pos)
                                  : ynode_copy(doc, entry);
-        bool seen = false;
 
-        for (size_t j = 0; name && j < ynode_len(list) && !seen; j++)
-            seen = ynode_scalar_is_n(ynode_item(list, j), name->u.scalar.text, name->u.scalar.len);
-        has_image = has_image || ynode_scalar_is(name, TA_AMD_IMAGE_BUILD);
-        if (!name || (!seen && ynode_append(doc, list, name) != 0))
+        if (!name || (!list_has(list, name) && ynode_append(doc, list, name) != 0))
             return -1;
     }
-    if (!has_image && (!(image = ynode_new_string(doc, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), pos)) ||
+    if (!list_has(list, &amd_image_build) && (!(image = ynode_new_string(doc, TA_AMD_IMAGE_BUILD, strlen(TA_AMD_IMAGE_BUILD), pos)) ||
                        ynode_insert(doc, list, 0, image) != 0))
         return -1;
     return ynode_set(doc, amd, "depends_on", list);
@@ -701,11 +710,8 @@ static int mirror_sources(struct ynode_doc *doc, struct ynode *amd, const struct
         return -1;
     for (size_t i = 0; i < ynode_len(theirs); i++) {
         const struct ynode *dep = ynode_item(theirs, i);
-        bool seen = false;
 
-        for (size_t j = 0; j < ynode_len(list) && !seen; j++)
-            seen = ynode_scalar_is_n(ynode_item(list, j), dep->u.scalar.text, dep->u.scalar.len);
-        if (!seen && ynode_append(doc, list, ynode_copy(doc, dep)) != 0)
+        if (!list_has(list, dep) && ynode_append(doc, list, ynode_copy(doc, dep)) != 0)
             return -1;
     }
     return ynode_set(doc, amd, "source_file_dependencies", list);
