@@ -26,8 +26,9 @@
 int check_one(const char *const *sources, size_t n, const char *rendered,
               const struct render_opts *opts, bool write, const char *fix, FILE *out, struct diag *d);
 
-/* Every check of a config file, with `base` options; the worst exit code. */
-int check_config(const char *config, const struct render_opts *base, bool write, const char *fix,
-                 FILE *out, struct diag *d);
+/* Every check of a config (`root`, the tree of the file `config`, already read), with
+ * `base` options; the worst exit code. */
+int check_config(const struct ynode *root, const char *config, const struct render_opts *base, bool write,
+                 const char *fix, FILE *out, struct diag *d);
 
 #endif

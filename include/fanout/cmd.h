@@ -55,12 +55,15 @@ enum cmd_option {
     OPT_EXIT_ZERO,
 };
 
+struct config;
+
 /* What the options said. */
 struct cli {
     struct render_opts render;
     enum diag_format errors;
     int format;              /* index into the command's `formats` (0: its default) */
     const char *schema, *rendered, *config; /* config: --config, else the one found */
+    const struct config *cfg;               /* that config, read (NULL: none) */
     bool config_given;                      /* --config was given */
     bool write;
     struct expr_value *contexts; /* an object: known expression contexts by name */

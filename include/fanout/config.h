@@ -17,6 +17,7 @@ int config_load(const char *given, struct diag *d, struct config **out);
 void config_destroy(struct config *c);
 
 const char *config_path(const struct config *c);
+const struct ynode *config_root(const struct config *c);
 
 /* A top-level section ("checks", "shards", "rules", "known_keys"), or NULL. */
 const struct ynode *config_section(const struct config *c, const char *key);

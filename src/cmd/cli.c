@@ -789,6 +789,7 @@ int cli_main(int argc, char **argv)
             if ((rc = apply_config(&c, cmd, cfg, d)) != 0 || (rc = parse(&c, cmd, argc, argv)) != 0)
                 goto done;
             c.config = config_path(cfg);
+            c.cfg = cfg;
             c.config_given = given != NULL;
         }
     }

@@ -5,6 +5,7 @@
 
 #include "fanout/check.h"
 #include "fanout/cmd.h"
+#include "fanout/config.h"
 #include "fanout/shellword.h"
 
 /* Appends `word` to the command being built, quoted for the shell when it needs it.
@@ -79,7 +80,7 @@ static int exec_check(struct cli *c, char **operands, int n, struct diag *d)
         rc = check_one((const char *const *)operands, (size_t)n, c->rendered, &c->render, c->write, fix,
                        stdout, d);
     else
-        rc = check_config(c->config, &c->render, c->write, fix, stdout, d);
+        rc = check_config(config_root(c->cfg), c->config, &c->render, c->write, fix, stdout, d);
     free(fix);
     return rc;
 }

@@ -174,6 +174,11 @@ const char *config_path(const struct config *c)
     return c->path;
 }
 
+const struct ynode *config_root(const struct config *c)
+{
+    return ynode_doc_root(c->doc);
+}
+
 const struct ynode *config_section(const struct config *c, const char *key)
 {
     return c ? ynode_get(ynode_doc_root(c->doc), key) : NULL;

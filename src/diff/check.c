@@ -5,8 +5,6 @@
 #include <string.h>
 
 #include "fanout/output.h"
-#include "fanout/source.h"
-#include "fanout/stream.h"
 #include "fanout/textdiff.h"
 #include "fanout/ynode.h"
 
@@ -131,35 +129,62 @@ static int config_error(struct diag *d, const char *config, const struct ynode *
     return 2;
 }
 
-/* Reads one entry of `checks` into sources/rendered/options. */
-static int read_entry(const struct ynode *e, const char *config, struct render_opts *o,
-                      const char ***sources, size_t *n, const char **rendered, struct diag *d)
+/* The paths of one check, relative to the config's directory (malloc'd). */
+struct check_paths {
+    char **sources;
+    size_t n;
+    char *rendered;
+};
+
+static void check_paths_free(struct check_paths *p)
+{
+    for (size_t i = 0; p->sources && i < p->n; i++)
+        free(p->sources[i]);
+    free(p->sources);
+    free(p->rendered);
+}
+
+/* `path` as the config means it: relative to the config's directory (dir[0..len), with
+ * its '/'), unless absolute; the config may have been found in a parent directory.
+ * malloc'd, NULL when out of memory. */
+static char *from_config_dir(const char *path, const char *dir, size_t len)
+{
+    size_t pl = strlen(path);
+    char *joined;
+
+    if (path[0] == '/')
+        len = 0;
+    if (!(joined = malloc(len + pl + 1)))
+        return NULL;
+    memcpy(joined, dir, len);
+    memcpy(joined + len, path, pl + 1);
+    return joined;
+}
+
+/* Reads one entry of `checks` into its paths and options. */
+static int read_entry(const struct ynode *e, const char *config, struct render_opts *o, struct check_paths *p,
+                      struct diag *d)
 {
     const struct ynode *src = ynode_get(e, "sources"), *v;
+    const char *slash = strrchr(config, '/'), *rendered;
+    size_t dir_len = slash ? (size_t)(slash - config) + 1 : 0, count = ynode_is_seq(src) ? ynode_len(src) : 1;
 
     if (!ynode_is_map(e))
         return config_error(d, config, e, "a check is a mapping with sources and rendered");
-    *rendered = ynode_scalar(ynode_get(e, "rendered"), NULL);
-    if (!*rendered)
+    if (!(rendered = ynode_scalar(ynode_get(e, "rendered"), NULL)))
         return config_error(d, config, e, "a check needs 'rendered' (the committed rendering)");
-    if (ynode_is_scalar(src)) {
-        *sources = malloc(sizeof(**sources));
-        if (!*sources)
-            return 2;
-        (*sources)[0] = ynode_scalar(src, NULL);
-        *n = 1;
-    } else if (ynode_is_seq(src) && ynode_len(src)) {
-        size_t count = ynode_len(src);
-
-        if (!(*sources = calloc(count, sizeof(**sources))))
-            return 2;
-        for (size_t i = 0; i < count; i++) {
-            if (!((*sources)[i] = ynode_scalar(ynode_item(src, i), NULL)))
-                return config_error(d, config, ynode_item(src, i), "sources are paths");
-        }
-        *n = count;
-    } else {
+    if (!ynode_is_scalar(src) && !(ynode_is_seq(src) && count))
         return config_error(d, config, src ? src : e, "a check needs 'sources' (a path or a list)");
+    if (!(p->rendered = from_config_dir(rendered, config, dir_len)) ||
+        !(p->sources = calloc(count, sizeof(*p->sources))))
+        return 2;
+    for (; p->n < count; p->n++) {
+        const char *path = ynode_scalar(ynode_is_seq(src) ? ynode_item(src, p->n) : src, NULL);
+
+        if (!path)
+            return config_error(d, config, ynode_item(src, p->n), "sources are paths");
+        if (!(p->sources[p->n] = from_config_dir(path, config, dir_len)))
+            return 2;
     }
     if ((v = ynode_get(e, "upload")) && !option_bool(v, &o->upload))
         return config_error(d, config, v, "upload is true or false");
@@ -184,85 +209,24 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
     return 0;
 }
 
-/* `n` (a path) made relative to the config's directory (`dir`, `len` bytes with its
- * '/'), unless absolute; in place, in `doc`. -1 when out of memory. */
-static int from_config_dir(struct ynode_doc *doc, struct ynode **n, const char *dir, size_t len)
+int check_config(const struct ynode *root, const char *config, const struct render_opts *base, bool write,
+                 const char *fix, FILE *out, struct diag *d)
 {
-    size_t pl;
-    const char *path = ynode_scalar(*n, &pl);
-    char *joined;
-
-    if (!path || !len || path[0] == '/')
-        return 0;
-    if (!(joined = malloc(len + pl + 1)))
-        return -1;
-    memcpy(joined, dir, len);
-    memcpy(joined + len, path, pl + 1);
-    *n = ynode_new_string(doc, joined, len + pl, (*n)->pos);
-    free(joined);
-    return *n ? 0 : -1;
-}
-
-/* The checks' paths are the config's: relative to its directory, wherever fanout runs
- * (the config may have been found in a parent directory). */
-static int resolve_paths(struct ynode_doc *doc, struct ynode *checks, const char *config)
-{
-    const char *slash = strrchr(config, '/');
-    size_t len = slash ? (size_t)(slash - config) + 1 : 0;
-
-    for (size_t i = 0; i < ynode_len(checks); i++) {
-        struct ynode *e = ynode_item(checks, i), *src = ynode_get(e, "sources");
-        long r = ynode_find(e, "rendered", 8);
-
-        if (r >= 0 && from_config_dir(doc, &e->u.map.pairs[r].value, config, len) != 0)
-            return -1;
-        if (ynode_is_scalar(src)) {
-            long at = ynode_find(e, "sources", 7);
-
-            if (from_config_dir(doc, &e->u.map.pairs[at].value, config, len) != 0)
-                return -1;
-        }
-        for (size_t k = 0; ynode_is_seq(src) && k < ynode_len(src); k++) {
-            if (from_config_dir(doc, &src->u.seq.items[k], config, len) != 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-int check_config(const char *config, const struct render_opts *base, bool write, const char *fix,
-                 FILE *out, struct diag *d)
-{
-    struct source *src = source_open(config, d);
-    struct stream *s = src ? stream_open(src, 0, d) : NULL;
-    struct ynode_doc *doc = NULL;
-    const struct ynode *checks;
+    const struct ynode *checks = ynode_get(root, "checks");
     int worst = 0;
 
-    if (!s || stream_document(s, &doc) < 0) {
-        stream_close(s);
-        source_close(src);
-        return 2;
-    }
-    checks = doc ? ynode_get(ynode_doc_root(doc), "checks") : NULL;
     if (!ynode_is_seq(checks) || !ynode_len(checks))
-        worst = config_error(d, config, checks ? checks : doc ? ynode_doc_root(doc) : NULL,
+        worst = config_error(d, config, checks ? checks : root,
                              "the config needs 'checks': a list of {sources, rendered}");
-    else if (resolve_paths(doc, (struct ynode *)checks, config) != 0)
-        worst = config_error(d, config, checks, "out of memory");
     for (size_t i = 0; worst < 2 && i < ynode_len(checks); i++) {
         struct render_opts o = *base;
-        const char **sources = NULL, *rendered = NULL;
-        size_t n = 0;
-        int rc = read_entry(ynode_item(checks, i), config, &o, &sources, &n, &rendered, d);
+        struct check_paths p = {NULL, 0, NULL};
+        int rc = read_entry(ynode_item(checks, i), config, &o, &p, d);
 
         if (rc == 0)
-            rc = check_one(sources, n, rendered, &o, write, fix, out, d);
-        free(sources);
+            rc = check_one((const char *const *)p.sources, p.n, p.rendered, &o, write, fix, out, d);
+        check_paths_free(&p);
         worst = rc > worst ? rc : worst;
     }
-    ynode_doc_destroy(doc);
-    stream_close(s);
-    source_close(src);
     return worst;
 }
