@@ -579,21 +579,44 @@ done:
     return rc;
 }
 
+/* The operands of a run of && or ||, parenthesised runs of the same operator included:
+ * `(a || b) || c` is `a || b || c`, and folding must see it so, or what it keeps of the
+ * group (`a || null`) is not what it keeps of the run (`a`), and the residual, printed
+ * flat, folds again differently. Returns how many; writes them when `ops` is given. */
+static uint32_t run_operands(const struct expr_node *n, int kind, const struct expr_node **ops)
+{
+    uint32_t count = 0;
+
+    for (uint32_t i = 0; i < n->n; i++) {
+        const struct expr_node *k = n->u.kids[i];
+
+        if (k->kind == kind)
+            count += run_operands(k, kind, ops ? ops + count : NULL);
+        else if (ops)
+            ops[count++] = k;
+        else
+            count++;
+    }
+    return count;
+}
+
 static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, struct pv *out)
 {
     bool is_and = n->kind == EN_AND, truth = flags & TRUTH, safe = true;
-    struct expr_node **kept = expr_arena_alloc(&ev->arena, n->n * sizeof(*kept));
-    uint32_t nk = 0;
+    uint32_t count = run_operands(n, n->kind, NULL), nk = 0;
+    const struct expr_node **ops = expr_arena_alloc(&ev->arena, count * sizeof(*ops));
+    struct expr_node **kept = expr_arena_alloc(&ev->arena, count * sizeof(*kept));
     struct expr_node *r;
 
-    if (!kept)
+    if (!ops || !kept)
         return oom(ev);
-    for (uint32_t i = 0; i < n->n; i++) {
+    run_operands(n, n->kind, ops);
+    for (uint32_t i = 0; i < count; i++) {
         struct pv a = {0};
-        bool decides, last = i + 1 == n->n;
+        bool decides, last = i + 1 == count;
         int lazy = nk > 0 || (flags & LAZY) ? LAZY : 0; /* an unknown before may skip it */
 
-        if (eval(ev, n->u.kids[i], (flags & TRUTH) | lazy, &a) != 0)
+        if (eval(ev, ops[i], (flags & TRUTH) | lazy, &a) != 0)
             return -1;
         if (a.r) {
             kept[nk++] = a.r;

@@ -514,6 +514,11 @@ START_TEST(partial_logic)
     CONDITION("!(github.x && false)", "V true");
     /* It could fail at run time, so it stays. */
     CONDITION("fromJSON(github.x) && false", "R fromJSON(github.x) && false | github | -");
+    /* A parenthesised run of the same operator folds as part of the run (fuzz finding:
+     * the group kept `|| null`, the flat residual then dropped it). */
+    VALUE("(github.x || matrix.none) || ''", "R github.x || '' | github | -");
+    VALUE("(github.x || 'a') || github.y", "R github.x || 'a' | github | -");
+    VALUE("github.x && (true && (github.y && 1))", "R github.x && github.y && 1 | github | -");
 }
 END_TEST
 
