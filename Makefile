@@ -120,7 +120,7 @@ demo: deps $(BUILD)/fanout
 test: deps
 	@$(MAKE) --no-print-directory unit e2e conformance hostile
 	@$(MAKE) --no-print-directory asan
-	@if [ -n "$${CI:-}" ]; then $(MAKE) --no-print-directory bench-instr fuzz FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-20}; fi
+	@if [ -n "$${CI:-}" ]; then $(MAKE) --no-print-directory bench-instr fuzz FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-20} FUZZ_SEED=1; fi
 
 unit: $(BUILD)/unit
 	CK_DEFAULT_TIMEOUT=30 ./$(BUILD)/unit
@@ -158,9 +158,12 @@ asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(ASAN)/expr-driver $(pat
 # `make fuzz` builds one libFuzzer binary per target under build-fuzz/ and runs each for
 # FUZZ_SECONDS on a corpus seeded from fixtures/ and ../shared/corpus. Inputs that crash,
 # leak or time out are written to test/fuzz/regressions/<target>/, where `make test`
-# replays them (replay.c, built with the normal compiler and ASan).
+# replays them (replay.c, built with the normal compiler and ASan). FUZZ_SEED fixes
+# libFuzzer's random seed: CI's smoke run uses one, so that a gate is reproducible (a
+# slower machine runs a prefix of the same inputs); `make fuzz` alone explores anew.
 FUZZ := build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_SEED ?=
 FUZZCC ?= clang
 FUZZFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o
@@ -201,7 +204,7 @@ fuzz: deps fuzz-deps
 	  [ -n "$$(ls $(FUZZ)/corpus-$$t)" ] || sh test/fuzz/seed.sh $$t $(FUZZ)/corpus-$$t; \
 	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
 	  $(SANENV) ./$(FUZZ)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	    -max_len=65536 -print_final_stats=1 -artifact_prefix=test/fuzz/regressions/$$t/ \
+	    -max_len=65536 $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) -print_final_stats=1 -artifact_prefix=test/fuzz/regressions/$$t/ \
 	    $(FUZZ)/corpus-$$t 2>$(FUZZ)/log-$$t || { tail -n 40 $(FUZZ)/log-$$t; exit 1; }; \
 	  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' $(FUZZ)/log-$$t; \
 	done
