@@ -137,10 +137,19 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* While the config's defaults are parsed, a usage error is kept here instead of printed,
+ * to be reported once at the config's line, where it must be fixed ("Try 'fanout
+ * --help'" would point at the wrong place). */
+static char *held_usage_error;
+static size_t held_usage_error_size;
+
 int cmd_usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout --help'.\n", what, arg ? " " : "",
-            arg ? arg : "");
+    if (held_usage_error)
+        snprintf(held_usage_error, held_usage_error_size, "%s%s%s", what, arg ? " " : "", arg ? arg : "");
+    else
+        fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout --help'.\n", what, arg ? " " : "",
+                arg ? arg : "");
     return CMD_EXIT_USAGE;
 }
 
@@ -623,6 +632,26 @@ static const char *config_option(int argc, char **argv)
     return NULL;
 }
 
+/* One option from the config's defaults (`name: arg`); what is wrong with it is reported
+ * at `at`. */
+static int config_option_parse(struct cli *c, const struct cmd_entry *cmd, const struct config *cfg,
+                               struct diag *d, const struct ynode *at, const char *name, int opt,
+                               const char *arg)
+{
+    char message[1024] = "";
+    int rc;
+
+    held_usage_error = message;
+    held_usage_error_size = sizeof(message);
+    rc = parse_option(c, cmd, opt, arg);
+    held_usage_error = NULL;
+    if (rc != 0 && message[0])
+        config_error(cfg, d, at, "%s", message);
+    else if (rc != 0) /* the option reported its own error (a file it reads) */
+        config_error(cfg, d, at, "the value of %s (above)", name);
+    return rc;
+}
+
 /* The config's defaults for this command, as if given as options (a list value is the
  * option repeated; `false` leaves a switch off), then its rule levels and known keys. */
 static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct config *cfg, struct diag *d)
@@ -658,18 +687,17 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
             if (!on && !ynode_scalar_is(v, "false"))
                 return config_error(cfg, d, v, "%s is true or false", ynode_scalar(k, NULL));
             if ((on || o->val == OPT_VALIDATE) &&
-                parse_option(c, cmd, on ? o->val : OPT_NO_VALIDATE, NULL) != 0)
-                return config_error(cfg, d, v, "the value of %s (above)", ynode_scalar(k, NULL));
+                config_option_parse(c, cmd, cfg, d, v, ynode_scalar(k, NULL), on ? o->val : OPT_NO_VALIDATE, NULL) != 0)
+                return CMD_EXIT_USAGE;
             continue;
         }
         for (size_t j = 0; j < (ynode_is_seq(v) ? ynode_len(v) : 1); j++) {
-            const char *arg = ynode_scalar(ynode_is_seq(v) ? ynode_item(v, j) : v, NULL);
+            const struct ynode *item = ynode_is_seq(v) ? ynode_item(v, j) : v;
 
-            if (!arg)
+            if (!ynode_scalar(item, NULL))
                 return config_error(cfg, d, v, "%s takes a value or a list of values", ynode_scalar(k, NULL));
-            if (parse_option(c, cmd, o->val, arg) != 0)
-                return config_error(cfg, d, ynode_is_seq(v) ? ynode_item(v, j) : v, "the value of %s (above)",
-                                    ynode_scalar(k, NULL));
+            if (config_option_parse(c, cmd, cfg, d, item, ynode_scalar(k, NULL), o->val, ynode_scalar(item, NULL)) != 0)
+                return CMD_EXIT_USAGE;
         }
     }
     c->mirror_options = 0; /* the command line may still give BASE's and HEAD's */

@@ -61,6 +61,11 @@ grep -q "unknown key 'check' (checks, shards, rules, known_keys, defaults), did 
 printf 'defaults: {render: {uplaod: true}}\n' >../../.fanout.yml
 "$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt || true
 grep -q "render has no option 'uplaod', did you mean 'upload'?" err.txt
+# a bad value is one message at its line, without the command line's usage hint
+printf 'defaults:\n  render:\n    format: jsn\n' >../../.fanout.yml
+"$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt && exit 1
+echo "../../.fanout.yml:3:13: error: unknown --format (yaml or json): jsn [config]" >want.txt
+diff want.txt err.txt
 
 # check: the stale message names a command that rewrites the file when pasted
 rm ../../.fanout.yml
