@@ -19,6 +19,11 @@
 typedef int (*expand_key_fn)(void *user, const char *key, size_t len, unsigned shards,
                              struct ypos pos);
 
+/* Told about every job a matrix adjustment skips (Buildkite creates none): the job as it
+ * would have been (with the step's key, not a job's), and the adjustment's `skip` (true
+ * or a reason). For what compares renderings. Return non-zero to stop. */
+typedef int (*expand_skipped_fn)(void *user, const struct ynode *job, const struct ynode *skip);
+
 struct expand_ctx {
     struct diag *diag;
     const char *const *files; /* file names by ypos.file, for messages */
@@ -26,6 +31,7 @@ struct expand_ctx {
     bool upload;              /* keep $$VAR references in commands (env carries the values) */
     bool allow_placeholders;  /* %N in a step without parallelism is not an error */
     expand_key_fn on_key;     /* may be NULL */
+    expand_skipped_fn on_skipped; /* may be NULL */
     void *user;
     /* Warn about keys Buildkite does not document (dialects check their own keys). */
     bool check_keys;

@@ -40,6 +40,9 @@ struct render_sink {
     int (*item)(void *user, const struct stream_item *item);
     void (*reset)(void *user);
     void *user;
+    /* When set, told of each job a matrix adjustment skips (expand_skipped_fn), before
+     * the item it would have been in; a reset forgets them too. */
+    int (*skipped)(void *user, const struct ynode *job, const struct ynode *skip);
 };
 
 /* Filled in by a successful render. */

@@ -21,7 +21,7 @@ static void ignore_reset(void *user)
 
 int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, const char *rule)
 {
-    static const struct render_sink nowhere = {ignore_begin, ignore_item, ignore_reset, NULL};
+    static const struct render_sink nowhere = {ignore_begin, ignore_item, ignore_reset, NULL, NULL};
     struct render_opts o = c->render;
     int rc;
 

@@ -257,6 +257,15 @@ static const char *job_title(const struct ynode *job, size_t *len)
 
 /* ---------- a side: the sink that records a rendering ---------- */
 
+/* A job a matrix adjustment skips: its identity and values as record_step keeps them,
+ * and the adjustment's reason ("" for `skip: true`). */
+struct skipped_job {
+    char *id, *row, *reason;
+};
+
+#define SKIPPED_MAX 4096
+#define SKIPPED_BYTES (1u << 20)
+
 struct side {
     const char *name; /* the operand, for messages */
     const struct dialect *dialect;
@@ -281,6 +290,10 @@ struct side {
     uint64_t shards_len;
     FILE *unmatched;        /* the logical steps the other side has not (struct logical) */
     uint32_t n_unmatched;
+    /* the jobs its matrices' adjustments skip (at most SKIPPED_MAX of them and about
+     * SKIPPED_BYTES of text; past that a skipped job reads as removed) */
+    struct skipped_job *skipped;
+    size_t n_skipped, skipped_bytes;
 };
 
 static ssize_t json_write(void *user, const char *buf, size_t n)
@@ -811,6 +824,63 @@ fail:
     return -1;
 }
 
+static void forget_skipped(struct side *s)
+{
+    for (size_t i = 0; i < s->n_skipped; i++) {
+        free(s->skipped[i].id);
+        free(s->skipped[i].row);
+        free(s->skipped[i].reason);
+    }
+    s->n_skipped = s->skipped_bytes = 0;
+}
+
+/* Keeps what each_job says of a skipped job (its identity and values). */
+static int record_skipped(void *user, const struct dialect_job *job)
+{
+    struct side *s = user;
+    struct skipped_job *k = &s->skipped[s->n_skipped];
+
+    if (!job->row || !job->label)
+        return 0;
+    s->blob.len = 0;
+    if (row_text(&s->blob, job->row) != 0 || blob_add(&s->blob, "", 1) != 0 ||
+        !(k->id = strndup(job->id, job->id_len)) || !(k->row = strdup(s->blob.buf)))
+        return -1;
+    return 0;
+}
+
+static int side_skipped(void *user, const struct ynode *job, const struct ynode *skip)
+{
+    struct side *s = user;
+    struct ynode *items[1] = {(struct ynode *)job};
+    const struct ynode seq = {.kind = YNODE_SEQ, .u.seq = {items, 1, 1}};
+    const char *reason = ynode_scalar_is(skip, "true") && skip->style == YNODE_PLAIN ? "" : ynode_scalar(skip, NULL);
+    struct skipped_job *k;
+
+    if (s->n_skipped == SKIPPED_MAX || s->skipped_bytes > SKIPPED_BYTES)
+        return 0;
+    if (!s->skipped && !(s->skipped = malloc(SKIPPED_MAX * sizeof(*s->skipped))))
+        goto fail;
+    k = &s->skipped[s->n_skipped];
+    *k = (struct skipped_job){NULL, NULL, NULL};
+    if (s->dialect->each_job(&seq, record_skipped, s) < 0 || !(k->reason = strdup(reason ? reason : ""))) {
+        free(k->id);
+        free(k->row);
+        goto fail;
+    }
+    if (k->id && k->row) {
+        s->n_skipped++;
+        s->skipped_bytes += strlen(k->id) + strlen(k->row) + strlen(k->reason);
+    } else
+        free(k->reason);
+    return 0;
+fail:
+    s->failed = true;
+    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, "io",
+                "cannot record the rendering (out of memory or temporary space)");
+    return -1;
+}
+
 static void side_reset(void *user)
 {
     struct side *s = user;
@@ -824,6 +894,7 @@ static void side_reset(void *user)
     s->seq = 0;
     s->outside = 0;
     s->failed = !s->steps || !s->spool || !s->json_em;
+    forget_skipped(s);
 }
 
 static void side_begin(void *user, const struct dialect *dialect)
@@ -848,6 +919,8 @@ static void side_free(struct side *s)
     if (s->unmatched)
         fclose(s->unmatched);
     inputs_free(&s->in);
+    forget_skipped(s);
+    free(s->skipped);
     free(s->jobs);
     free(s->blob.buf);
     free(s->json.buf);
@@ -2224,6 +2297,21 @@ static bool row_has(const char *row, const char *pair, size_t len)
     }
     return false;
 }
+/* A configuration as a summary names it, after `sep`, into buf: its label for one
+ * dimension ("arm64"), else its values ("os=macos arch=arm64"). Returns what snprintf
+ * does. */
+static size_t configuration_name(const char *row, const char *label, const char *sep, char *buf, size_t cap)
+{
+    size_t o = (size_t)snprintf(buf, cap, "%s", sep);
+
+    if (strchr(row, 0x1e) && !strchr(strchr(row, 0x1e) + 1, 0x1e))
+        return o + (size_t)snprintf(buf + (o < cap ? o : cap), o < cap ? cap - o : 0, "%s", label);
+    for (const char *p = row; *p; p = strchr(p, 0x1e) + 1)
+        o += (size_t)snprintf(buf + (o < cap ? o : cap), o < cap ? cap - o : 0, "%s%.*s", p == row ? "" : " ",
+                              (int)(strchr(p, 0x1e) - p), p);
+    return o;
+}
+
 /* What a side gained in its extra configurations, into buf: the values ("os=windows")
  * that only they have, when every one of them has such a value; else each of them
  * (its label for one dimension, else its values). */
@@ -2268,18 +2356,41 @@ static void configurations_text(char **rows, char **labels, const bool *extra, u
             if (!seen && !strstr(buf, pair)) /* once per value */
                 o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", pair);
         }
-        if (!explained) {
-            char *t = rows[i], *shown = strchr(t, 0x1e) && !strchr(strchr(t, 0x1e) + 1, 0x1e) ? labels[i] : NULL;
+        if (!explained)
+            o += configuration_name(rows[i], labels[i], o ? ", " : "", buf + o, cap - o);
+    }
+    if (o >= cap)
+        memcpy(buf + cap - 4, "...", 4);
+}
 
-            if (shown)
-                o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", shown);
-            else {
-                o += (size_t)snprintf(buf + o, cap - o, "%s", o ? ", " : "");
-                for (const char *p = t; *p && o + 1 < cap; p = strchr(p, 0x1e) + 1)
-                    o += (size_t)snprintf(buf + o, cap - o, "%s%.*s", p == t ? "" : " ",
-                                          (int)(strchr(p, 0x1e) - p), p);
-            }
-        }
+/* What HEAD's matrix adjustment said of configuration `row` of step `id` when it
+ * skipped it ("" for `skip: true`), or NULL when it did not skip it. */
+static const char *skip_reason(const struct side *s, const char *id, const char *row)
+{
+    for (size_t i = 0; i < s->n_skipped; i++) {
+        if (!strcmp(s->skipped[i].id, id) && !strcmp(s->skipped[i].row, row))
+            return s->skipped[i].reason;
+    }
+    return NULL;
+}
+
+/* BASE's configurations HEAD skips, no longer extra, into buf: "os=macos arch=arm64
+ * skipped: no runners". */
+static void skipped_text(const struct side *head, const char *id, char **rows, char **labels, bool *extra,
+                         unsigned n, char *buf, size_t cap)
+{
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (unsigned i = 0; i < n && o + 1 < cap; i++) {
+        const char *reason = extra[i] ? skip_reason(head, id, rows[i]) : NULL;
+
+        if (!reason)
+            continue;
+        extra[i] = false;
+        o += configuration_name(rows[i], labels[i], o ? ", " : "", buf + o, cap - o);
+        if (o + 1 < cap)
+            o += (size_t)snprintf(buf + o, cap - o, " skipped%s%s", *reason ? ": " : "", reason);
     }
     if (o >= cap)
         memcpy(buf + cap - 4, "...", 4);
@@ -2296,9 +2407,9 @@ static void compare_configurations(struct report *r, struct step_ctx *x, bool *c
     char **labels[2] = {calloc(n[0] + 1, sizeof(char *)), calloc(n[1] + 1, sizeof(char *))};
     char **rows[2] = {calloc(n[0] + 1, sizeof(char *)), calloc(n[1] + 1, sizeof(char *))};
     bool *extra[2] = {calloc(n[0] + 1, 1), calloc(n[1] + 1, 1)};
-    char gained[2][320];
+    char gained[2][320], skipped[320], *id = spooled(x->head, x->h->id_off, x->h->id_len);
 
-    if (!pairs || !labels[0] || !labels[1] || !rows[0] || !rows[1] || !extra[0] || !extra[1])
+    if (!pairs || !labels[0] || !labels[1] || !rows[0] || !rows[1] || !extra[0] || !extra[1] || !id)
         goto fail;
     for (int k = 0; k < 2; k++) {
         for (unsigned i = 0; i < n[k]; i++) {
@@ -2323,10 +2434,12 @@ static void compare_configurations(struct report *r, struct step_ctx *x, bool *c
         size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", n[0], n[1]);
         struct finding f;
 
+        skipped_text(x->head, id, rows[0], labels[0], extra[0], n[0], skipped, sizeof(skipped));
         configurations_text(rows[1], labels[1], extra[1], n[1], rows[0], n[0], gained[1], sizeof(gained[1]));
         configurations_text(rows[0], labels[0], extra[0], n[0], rows[1], n[1], gained[0], sizeof(gained[0]));
-        snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
-                 *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "");
+        snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
+                 *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "",
+                 (*gained[1] || *gained[0]) && *skipped ? "; " : "", skipped);
         finding_init(&f, "shards", x->id, &x->at, line);
         snprintf(old_j, sizeof(old_j), "%u", n[0]);
         snprintf(new_j, sizeof(new_j), "%u", n[1]);
@@ -2350,6 +2463,7 @@ done:
         free(extra[k]);
     }
     free(pairs);
+    free(id);
 }
 
 /* Compares a step both sides have; `from` is BASE's identity when HEAD renamed it
@@ -2512,19 +2626,37 @@ done:
     return -1;
 }
 
-static void report_one_side(struct report *r, struct side *s, const struct logical *l, bool added)
+/* Reports a step side `s` has alone; `other` is the other side (whose matrix adjustments
+ * may skip every job of a step BASE has). */
+static void report_one_side(struct report *r, struct side *s, const struct side *other, const struct logical *l,
+                            bool added)
 {
     char *id = display_id(s->spool, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
-         *more = NULL, detail[96];
+         *more = NULL, *bare = NULL, detail[96 + 2 * LABEL_MAX];
     struct shard_tuple *t = read_tuples(s, l);
-    const char *kind = added ? "added" : "removed";
+    const char *kind = added ? "added" : "removed", *reason = NULL;
     struct where w = {NULL, 0, NULL};
     struct finding f;
 
     if (!id || !t || where_of(s, t, NULL, l->shards, id, &w) != 0 ||
         describe_step(s, t, l->shards, id, &object, &extra, &more) != 0)
         goto fail;
-    if (l->shards > 1)
+    if (!added && l->matrix) {
+        char *row = spooled(s, t[0].row_off, t[0].row_len);
+
+        if (!row || !(bare = spooled(s, l->id_off, l->id_len))) {
+            free(row);
+            goto fail;
+        }
+        reason = skip_reason(other, bare, row);
+        free(row);
+    }
+    if (reason && l->shards > 1) /* HEAD's adjustments skip every combination */
+        snprintf(detail, sizeof(detail), "skipped (%u matrix jobs)%s%.*s", l->shards, *reason ? ": " : "",
+                 2 * LABEL_MAX, reason);
+    else if (reason)
+        snprintf(detail, sizeof(detail), "skipped%s%.*s", *reason ? ": " : "", 2 * LABEL_MAX, reason);
+    else if (l->shards > 1)
         snprintf(detail, sizeof(detail), "%s (%u %s)", kind, l->shards,
                  l->matrix ? "matrix jobs" : r->dialect->fanout_jobs);
     else
@@ -2543,6 +2675,7 @@ fail:
     r->failed = true;
 done:
     free(id);
+    free(bare);
     free(t);
     free(w.label);
     free(object);
@@ -2643,7 +2776,7 @@ static void report_unmatched(struct report *r, struct side *base, struct side *h
             if (fread(&l, sizeof(l), 1, s->unmatched) != 1)
                 goto fail;
             if (!look) {
-                report_one_side(r, s, &l, k == 1);
+                report_one_side(r, s, sides[1 - k], &l, k == 1);
                 continue;
             }
             c[k][i].l = l;
@@ -2668,7 +2801,7 @@ static void report_unmatched(struct report *r, struct side *base, struct side *h
             }
         }
         if (at == UINT32_MAX) {
-            report_one_side(r, base, &c[0][i].l, false);
+            report_one_side(r, base, head, &c[0][i].l, false);
             continue;
         }
         c[1][at].paired = true;
@@ -2679,7 +2812,7 @@ static void report_unmatched(struct report *r, struct side *base, struct side *h
     }
     for (uint32_t j = 0; look && j < head->n_unmatched; j++) {
         if (!c[1][j].paired)
-            report_one_side(r, head, &c[1][j].l, true);
+            report_one_side(r, head, base, &c[1][j].l, true);
     }
     goto done;
 fail:
@@ -2819,7 +2952,7 @@ static int render_side(const char *spec, const struct render_opts *opts, const s
                        struct side *s, struct diag *d)
 {
     static const cookie_io_functions_t to_json = {NULL, json_write, NULL, NULL};
-    struct render_sink sink = {side_begin, side_item, side_reset, s};
+    struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped};
     struct render_opts o = *opts;
     int rc;
 

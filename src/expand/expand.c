@@ -355,14 +355,12 @@ static int matrix_error(const struct expand_ctx *ctx, const struct bkm_error *er
     return -1;
 }
 
-/* Job `index` of `jobs` a matrix step makes, for combination `combo`: a shallow copy
+/* The job a matrix step makes for combination `combo`, one of `jobs`: a shallow copy
  * with the tokens filled, a matrix of its one combination, its adjustment's soft_fail;
- * and when there are several jobs, the key `<key>-<index>` and, unless the label has a
- * token, the combination after the label. NULL when out of memory or on_key stops. */
-static struct ynode *make_matrix_job(const struct expand_ctx *ctx, struct ynode_doc *doc,
-                                     const struct ynode *step, enum bk_kind kind,
-                                     const struct bkm_matrix *m, size_t combo, unsigned index,
-                                     size_t jobs)
+ * and when there are several jobs, unless the label has a token, the combination after
+ * the label. Its key is the caller's (set_job_key). NULL when out of memory. */
+static struct ynode *make_matrix_job(struct ynode_doc *doc, const struct ynode *step, enum bk_kind kind,
+                                     const struct bkm_matrix *m, size_t combo, size_t jobs)
 {
     struct ynode *job = ynode_copy_shallow(doc, step), *label;
     const struct bkm_combination *c = bkm_combination(m, combo);
@@ -399,7 +397,20 @@ static struct ynode *make_matrix_job(const struct expand_ctx *ctx, struct ynode_
         if (ynode_set(doc, job, field, take_string(doc, text, text ? strlen(text) : 0, label->pos)) != 0)
             return NULL;
     }
-    return set_job_key(ctx, doc, job, step, index) == 0 ? job : NULL;
+    return job;
+}
+
+/* Tells on_skipped about the job a skipped combination would have been. */
+static int tell_skipped(const struct expand_ctx *ctx, struct ynode_doc *doc, const struct ynode *step,
+                        enum bk_kind kind, const struct bkm_matrix *m, size_t combo, size_t jobs)
+{
+    struct ynode *job;
+
+    if (!ctx->on_skipped)
+        return 0;
+    if (!(job = make_matrix_job(doc, step, kind, m, combo, jobs)))
+        return out_of_memory(ctx, step);
+    return ctx->on_skipped(ctx->user, job, bkm_combination(m, combo)->skip) == 0 ? 0 : -1;
 }
 
 /* Replaces item *i of `steps`, a step with `matrix`, by its jobs; on return *i is the
@@ -428,6 +439,10 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
 
         diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "matrix",
                     "every combination of the matrix is skipped: the step runs no job");
+        for (size_t c = 0; c < bkm_combinations(m); c++) {
+            if (tell_skipped(ctx, doc, step, kind, m, c, 0) != 0)
+                goto done;
+        }
         ynode_remove_at(steps, *i);
         --*i; /* wraps below 0 for the first item: the caller's ++ brings it back */
         rc = 0;
@@ -438,9 +453,13 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
     for (size_t c = 0; c < bkm_combinations(m); c++) {
         struct ynode *job;
 
-        if (bkm_combination(m, c)->skipped)
+        if (bkm_combination(m, c)->skipped) {
+            if (tell_skipped(ctx, doc, step, kind, m, c, jobs) != 0)
+                goto done;
             continue;
-        if (!(job = make_matrix_job(ctx, doc, step, kind, m, c, (unsigned)made, jobs))) {
+        }
+        if (!(job = make_matrix_job(doc, step, kind, m, c, jobs)) ||
+            (jobs > 1 && set_job_key(ctx, doc, job, step, (unsigned)made) != 0)) {
             rc = out_of_memory(ctx, step);
             goto done;
         }

@@ -143,6 +143,13 @@ static int on_key(void *user, const char *key, size_t len, unsigned shards, stru
     return 0;
 }
 
+static int on_skipped(void *user, const struct ynode *job, const struct ynode *skip)
+{
+    const struct render_sink *sink = ((struct run *)user)->sink;
+
+    return sink->skipped(sink->user, job, skip);
+}
+
 static unsigned early_shards_of(void *user, const char *key, size_t len)
 {
     struct run *r = user;
@@ -343,6 +350,7 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
         .upload = r->opts->upload,
         .allow_placeholders = r->opts->allow_placeholders,
         .on_key = first_pass ? on_key : NULL,
+        .on_skipped = r->sink->skipped ? on_skipped : NULL,
         .user = r,
         .warned = r->warned,
         .contexts = r->opts->contexts,
@@ -636,7 +644,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     }
     if (opts->validate && load_schemas(&r) != 0)
         goto done;
-    r.spooled = (struct render_sink){NULL, spool_item, spool_reset, &r};
+    r.spooled = (struct render_sink){NULL, spool_item, spool_reset, &r, NULL};
     r.sink = opts->sink ? opts->sink : &r.spooled;
     if (opts->sink)
         opts->sink->begin(opts->sink->user, r.dialect);

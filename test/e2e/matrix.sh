@@ -20,7 +20,8 @@ grep -qx '      - build-7' $r
 cmp -s $r again.yml || { echo "a rendering rendered again differs"; diff $r again.yml | head; exit 1; }
 
 # diff of the renderings reads as the diff of the sources (but for the file:line each
-# line points at, the rendering's).
+# line points at, the rendering's, and a skipped job: only a source says why a job is
+# missing, so in renderings it reads as removed).
 D="$ROOT/fixtures/diff-matrix"
 "$FANOUT" render "$D/base.yaml" >base.yml
 "$FANOUT" render "$D/head.yaml" >head.yml
@@ -29,7 +30,7 @@ set +e
 set -e
 unlocated() { sed -E 's/ \[[^]]*\]:/:/' "$1"; }
 unlocated rendered.txt >rendered.plain
-unlocated "$D/expected.out" >expected.plain
+unlocated "$D/expected.out" | sed 's/(fuzz skipped: flaky on main)/(fuzz removed)/' >expected.plain
 cmp -s rendered.plain expected.plain || { echo "diff of renderings:"; diff expected.plain rendered.plain; exit 1; }
 
 # docs/buildkite.md's example is the fixture matrix-doc-page, and its diff lines are the

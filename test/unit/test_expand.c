@@ -162,6 +162,41 @@ START_TEST(placeholder_without_parallelism)
 }
 END_TEST
 
+/* Each skipped job as "<its rendering, on one line> | <skip>". */
+static int note_skipped(void *user, const struct ynode *job, const struct ynode *skip)
+{
+    char *text = emit_to_string((struct ynode *)job, 0), *list = user;
+
+    for (char *p = text; *p; p++)
+        *p = *p == '\n' ? ' ' : *p;
+    snprintf(list + strlen(list), 512 - strlen(list), "%s| %s\n", text, ynode_scalar(skip, NULL));
+    free(text);
+    return 0;
+}
+
+START_TEST(matrix_skipped_jobs_told)
+{
+    char told[512] = "";
+    static const char *const files[] = {"t.yml"};
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct expand_ctx ctx = {.diag = d, .files = files, .on_skipped = note_skipped, .user = told};
+    struct ynode_doc *doc = doc_from("[{label: B, key: b, command: 'make {{matrix.os}}', matrix: {setup: {os: [l, m], "
+                                     "arch: [x, y]}, adjustments: [{with: {os: m, arch: y}, skip: no runners}, "
+                                     "{with: {os: w, arch: x}, skip: true}, {with: {os: l, arch: y}, skip: false}]}}]");
+
+    /* as the jobs they would have been, with the step's key (no job's); skip: false
+     * skips nothing */
+    ck_assert_int_eq(expand_steps(&ctx, doc, ynode_doc_root(doc)), 0);
+    ck_assert_uint_eq(ynode_len(ynode_doc_root(doc)), 3);
+    ck_assert_str_eq(told, "label: B (m, y) key: b command: make m matrix:   setup:     os:       - m     arch:       - y"
+                           " | no runners\n"
+                           "label: B (w, x) key: b command: make w matrix:   setup:     os:       - w     arch:       - x"
+                           " | true\n");
+    ynode_doc_destroy(doc);
+    diag_destroy(d);
+}
+END_TEST
+
 Suite *expand_suite(void)
 {
     Suite *s = suite_create("expand");
@@ -174,6 +209,7 @@ Suite *expand_suite(void)
     tcase_add_test(tc, trigger_env_in_build);
     tcase_add_loop_test(tc, bad_steps, 0, sizeof(bad) / sizeof(bad[0]));
     tcase_add_test(tc, placeholder_without_parallelism);
+    tcase_add_test(tc, matrix_skipped_jobs_told);
     suite_add_tcase(s, tc);
     return s;
 }
