@@ -797,6 +797,14 @@ static uint64_t outside_hash(const struct side *s, const struct ynode *n, unsign
     return node_hash(n, 0);
 }
 
+static int record_failed(struct side *s)
+{
+    s->failed = true;
+    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, "io",
+                "cannot record the rendering (out of memory or temporary space)");
+    return -1;
+}
+
 static int side_item(void *user, const struct stream_item *item)
 {
     struct side *s = user;
@@ -818,10 +826,7 @@ static int side_item(void *user, const struct stream_item *item)
         s->outside += (h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull;
     return 0;
 fail:
-    s->failed = true;
-    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, "io",
-                "cannot record the rendering (out of memory or temporary space)");
-    return -1;
+    return record_failed(s);
 }
 
 static void forget_skipped(struct side *s)
@@ -875,10 +880,7 @@ static int side_skipped(void *user, const struct ynode *job, const struct ynode 
         free(k->reason);
     return 0;
 fail:
-    s->failed = true;
-    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, "io",
-                "cannot record the rendering (out of memory or temporary space)");
-    return -1;
+    return record_failed(s);
 }
 
 static void side_reset(void *user)
