@@ -562,7 +562,7 @@ static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **ar
 
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":f:o:n:h", long_options, &index)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":f:o:n:qh", long_options, &index)) != -1) {
         char name[64];
 
         if (opt == 'h') {
