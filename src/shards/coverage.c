@@ -18,6 +18,7 @@ struct value {
     unsigned long n;
     char *flag; /* as written */
     size_t flag_len;
+    struct ypos at; /* where the flag is written (its text's position when that moved) */
 };
 
 struct hit {
@@ -50,6 +51,7 @@ struct coverage {
     struct hit *hits;
     size_t n_hits, cap_hits;
     unsigned *uses; /* per runner: uses in the job being scanned */
+    const struct ynode *text; /* being scanned */
     unsigned runner, slot; /* being checked */
     bool failed;
 };
@@ -83,10 +85,23 @@ static bool names_variable(const char *v, size_t len, const char *name)
     return len == nl && !memcmp(v, name, nl);
 }
 
+/* Where `flag` (in the text being scanned) is written: exactly in a scalar as written; at
+ * its scalar's start in one rewritten on one line; at the job in a block of lines, whose
+ * start is no line of it. */
+static struct ypos flag_pos(const struct coverage *c, const struct job *j, const char *flag)
+{
+    size_t len;
+    const char *t = ynode_scalar(c->text, &len);
+
+    if (c->text->verbatim || !memchr(t, '\n', len))
+        return ynode_text_pos(c->text, (size_t)(flag - t));
+    return j->pos;
+}
+
 static struct value resolve(const struct coverage *c, const struct job *j, const char *v, size_t len,
                             const char *flag, size_t flag_len, bool is_count)
 {
-    struct value out = {V_UNKNOWN, 0, NULL, flag_len};
+    struct value out = {V_UNKNOWN, 0, NULL, flag_len, {0, 0, 0}};
     const char *var = is_count ? c->dl->shard_count_variable : c->dl->shard_index_variable;
 
     if (!v)
@@ -102,6 +117,8 @@ static struct value resolve(const struct coverage *c, const struct job *j, const
         out.kind = V_UNSET;
     if (v && !(out.flag = strndup(flag, flag_len)))
         out.kind = V_ABSENT;
+    if (v)
+        out.at = flag_pos(c, j, flag);
     return out;
 }
 
@@ -128,6 +145,7 @@ static int on_text(void *user, const struct ynode *text)
     size_t len;
     const char *t = ynode_scalar(text, &len);
 
+    c->text = text;
     return t ? shardflags_scan(c->flags, t, len, on_hit, c) : 0;
 }
 
@@ -152,16 +170,15 @@ static void put(struct text *t, const char *fmt, ...)
     t->len = n < 0 ? t->len : t->len + (size_t)n > sizeof(t->buf) ? sizeof(t->buf) : t->len + (size_t)n;
 }
 
-static void report_at(struct coverage *c, size_t job, enum diag_severity sev, const struct text *t)
+static void report_at(struct coverage *c, struct ypos p, enum diag_severity sev, const struct text *t)
 {
-    struct ypos p = c->jobs[job].pos;
-
     diag_report(c->d, sev, DIAG_FINDING, c->files[p.file], p.line, p.col, RULE, "%s", t->buf);
 }
 
+/* At the fan-out's first job (a problem of no one flag). */
 static void report(struct coverage *c, enum diag_severity sev, const struct text *t)
 {
-    report_at(c, 0, sev, t);
+    report_at(c, c->jobs[0].pos, sev, t);
 }
 
 /* "<id>: " and, when the step's jobs are checked in several combinations, "(<combo>) " */
@@ -267,7 +284,7 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
             put(&t, "jobs disagree on the %s count: %.*s in job %u, %.*s in job %u", noun,
                 (int)first->count.flag_len, first->count.flag, c->jobs[members[0]].part + 1,
                 (int)v->flag_len, v->flag, c->jobs[members[i]].part + 1);
-            report_at(c, members[0], DIAG_ERROR, &t);
+            report_at(c, first->count.at, DIAG_ERROR, &t);
             return;
         }
     }
@@ -325,7 +342,8 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
         else
             put(&t, " out of range: a count of 0 runs nothing");
     }
-    report_at(c, members[0], DIAG_ERROR, &t);
+    /* at the count when it is wrong, else at the index that repeats or misses shards */
+    report_at(c, n != m ? first->count.at : first->index.at, DIAG_ERROR, &t);
 done:
     free(idx);
     free(missing);
@@ -359,7 +377,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
         put(&t, "%.*s without the %s %s (%s needs both flags)", (int)have->flag_len, have->flag,
             shardflags_noun(c->flags, runner), per_job[j]->count.kind == V_ABSENT ? "count" : "index",
             shardflags_name(c->flags, runner));
-        report(c, DIAG_ERROR, &t);
+        report_at(c, have->at, DIAG_ERROR, &t);
         return true;
     }
     for (size_t j = 0; j < c->n_jobs; j++) {
@@ -373,7 +391,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
         else
             put(&t, "%.*s is only known when the job runs: coverage not verified", (int)v->flag_len,
                 v->flag);
-        report(c, v->kind == V_UNSET ? DIAG_ERROR : DIAG_NOTE, &t);
+        report_at(c, v->at, v->kind == V_UNSET ? DIAG_ERROR : DIAG_NOTE, &t);
         return true;
     }
     return false;

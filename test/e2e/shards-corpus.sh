@@ -17,7 +17,7 @@ sed -e '/key: language-models-test-extended-pooling/,/mirror:/s/parallelism: 4/p
 rc=0
 "$FANOUT" shards check models_language.yaml 2>err.txt || rc=$?
 [ "$rc" = 1 ] || { echo "exit $rc"; cat err.txt; exit 1; }
-grep -qx 'models_language.yaml:142:3: error: language-models-test-extended-pooling: --num-shards=4 but 2 jobs: shards 2, 3 never run \[shard-coverage\]' err.txt ||
+grep -qx 'models_language.yaml:153:7: error: language-models-test-extended-pooling: --num-shards=4 but 2 jobs: shards 2, 3 never run \[shard-coverage\]' err.txt ||
     { cat err.txt; exit 1; }
 [ "$(grep -c ": error: " err.txt)" = 1 ] || { cat err.txt; exit 1; }
 
