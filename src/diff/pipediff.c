@@ -2432,7 +2432,7 @@ static void compare_configurations(struct report *r, struct step_ctx *x, bool *c
         }
     }
     if (matched < n[0] || matched < n[1]) {
-        char line[720], old_j[16], new_j[16];
+        char line[3 * 320 + 64], old_j[16], new_j[16]; /* the three parts at most, whole */
         size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", n[0], n[1]);
         struct finding f;
 

@@ -296,10 +296,12 @@ static int read_json_durations(struct reading *r)
             v = ynode_value(root, 0);
         } else if (item.kind == STREAM_STEP) {
             pair = ynode_item(root, 0);
-            k = ynode_item(pair, 0);
-            v = ynode_item(pair, 1);
-            if (!ynode_is_seq(pair) || ynode_len(pair) != 2)
+            if (!ynode_is_seq(pair) || ynode_len(pair) != 2) {
                 rc = input_error(r->d, r->name, ynode_pos(pair).line, "a legacy duration is a pair [\"id\", seconds]");
+            } else {
+                k = ynode_item(pair, 0);
+                v = ynode_item(pair, 1);
+            }
         }
         if (rc == 0 && k) {
             id = ynode_scalar(k, &len);
