@@ -142,14 +142,16 @@ static const struct option long_options[] = {
  * --help'" would point at the wrong place). */
 static char *held_usage_error;
 static size_t held_usage_error_size;
+/* The command being run, once known: its own help is the one to try. */
+static const char *usage_command;
 
 int cmd_usage_error(const char *what, const char *arg)
 {
     if (held_usage_error)
         snprintf(held_usage_error, held_usage_error_size, "%s%s%s", what, arg ? " " : "", arg ? arg : "");
     else
-        fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout --help'.\n", what, arg ? " " : "",
-                arg ? arg : "");
+        fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout %s%s--help'.\n", what, arg ? " " : "", arg ? arg : "",
+                usage_command ? usage_command : "", usage_command ? " " : "");
     return CMD_EXIT_USAGE;
 }
 
@@ -754,6 +756,7 @@ int cli_main(int argc, char **argv)
     struct config *cfg = NULL;
     int rc, n, words;
 
+    usage_command = NULL;
     if (argc < 2)
         return cmd_usage_error("missing command (try 'fanout render FILE')", NULL);
     if (!strcmp(argv[1], "help") && argc > 2) {
@@ -789,6 +792,7 @@ int cli_main(int argc, char **argv)
                  near ? "?)" : "");
         return cmd_usage_error(what, argv[1]);
     }
+    usage_command = cmd->name;
     memset(&c, 0, sizeof(c));
     if (!(c.contexts = expr_object()))
         return cmd_usage_error("out of memory", NULL);
