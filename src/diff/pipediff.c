@@ -294,6 +294,7 @@ struct side {
      * SKIPPED_BYTES of text; past that a skipped job reads as removed) */
     struct skipped_job *skipped;
     size_t n_skipped, skipped_bytes;
+    bool skipped_sorted;
 };
 
 static ssize_t json_write(void *user, const char *buf, size_t n)
@@ -837,6 +838,7 @@ static void forget_skipped(struct side *s)
         free(s->skipped[i].reason);
     }
     s->n_skipped = s->skipped_bytes = 0;
+    s->skipped_sorted = false;
 }
 
 /* Keeps what each_job says of a skipped job (its identity and values). */
@@ -2367,18 +2369,29 @@ static void configurations_text(char **rows, char **labels, const bool *extra, u
 
 /* What HEAD's matrix adjustment said of configuration `row` of step `id` when it
  * skipped it ("" for `skip: true`), or NULL when it did not skip it. */
-static const char *skip_reason(const struct side *s, const char *id, const char *row)
+static int skipped_cmp(const void *pa, const void *pb)
 {
-    for (size_t i = 0; i < s->n_skipped; i++) {
-        if (!strcmp(s->skipped[i].id, id) && !strcmp(s->skipped[i].row, row))
-            return s->skipped[i].reason;
+    const struct skipped_job *a = pa, *b = pb;
+    int c = strcmp(a->id, b->id);
+
+    return c ? c : strcmp(a->row, b->row);
+}
+
+static const char *skip_reason(struct side *s, const char *id, const char *row)
+{
+    const struct skipped_job key = {(char *)id, (char *)row, NULL}, *found;
+
+    if (!s->skipped_sorted) { /* recorded in rendering order; looked up once all are in */
+        qsort(s->skipped, s->n_skipped, sizeof(*s->skipped), skipped_cmp);
+        s->skipped_sorted = true;
     }
-    return NULL;
+    found = s->n_skipped ? bsearch(&key, s->skipped, s->n_skipped, sizeof(*s->skipped), skipped_cmp) : NULL;
+    return found ? found->reason : NULL;
 }
 
 /* BASE's configurations HEAD skips, no longer extra, into buf: "os=macos arch=arm64
  * skipped: no runners". */
-static void skipped_text(const struct side *head, const char *id, char **rows, char **labels, bool *extra,
+static void skipped_text(struct side *head, const char *id, char **rows, char **labels, bool *extra,
                          unsigned n, char *buf, size_t cap)
 {
     size_t o = 0;
@@ -2630,7 +2643,7 @@ done:
 
 /* Reports a step side `s` has alone; `other` is the other side (whose matrix adjustments
  * may skip every job of a step BASE has). */
-static void report_one_side(struct report *r, struct side *s, const struct side *other, const struct logical *l,
+static void report_one_side(struct report *r, struct side *s, struct side *other, const struct logical *l,
                             bool added)
 {
     char *id = display_id(s->spool, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
