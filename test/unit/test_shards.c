@@ -484,7 +484,7 @@ START_TEST(cov_bk_count_exceeds_jobs)
                           BK_JOB("a", 1, 2, "pytest --num-shards=4 --shard-id=$$BUILDKITE_PARALLEL_JOB")};
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
-                    "in.yaml:1:3: error: a: --num-shards=4 but 2 jobs: shards 2, 3 never run "
+                    "in.yaml:2:19: error: a: --num-shards=4 but 2 jobs: shards 2, 3 never run "
                     "[shard-coverage]\n");
 }
 END_TEST
@@ -499,7 +499,7 @@ START_TEST(cov_bk_fanout_across_items)
 
     expect_coverage(&dialect_buildkite, ok, 2, 0, "");
     expect_coverage(&dialect_buildkite, bad, 2, 1,
-                    "in.yaml:1:3: error: a: --num-shards=4 but 2 jobs: shards 2, 3 never run "
+                    "in.yaml:2:19: error: a: --num-shards=4 but 2 jobs: shards 2, 3 never run "
                     "[shard-coverage]\n");
 }
 END_TEST
@@ -514,7 +514,7 @@ START_TEST(cov_bk_adjacent_steps_are_separate)
                           "- key: c\n  command: make test\n"};
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
-                    "in.yaml:11:3: error: b: jobs disagree on the shard count: --num-shards=2 "
+                    "in.yaml:12:19: error: b: jobs disagree on the shard count: --num-shards=2 "
                     "in job 1, --num-shards=3 in job 2 [shard-coverage]\n");
 }
 END_TEST
@@ -526,7 +526,7 @@ START_TEST(cov_bk_hardcoded_index)
                           BK_JOB("p", 2, 3, "pytest --num-shards 3 --shard-id 0")};
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
-                    "in.yaml:1:3: error: p: shards 1, 2 never run; shard 0 runs more than once "
+                    "in.yaml:2:34: error: p: shards 1, 2 never run; shard 0 runs more than once "
                     "[shard-coverage]\n");
 }
 END_TEST
@@ -538,7 +538,7 @@ START_TEST(cov_bk_out_of_range)
                           BK_JOB("p", 2, 3, "pytest --num-shards=2 --shard-id=$$BUILDKITE_PARALLEL_JOB")};
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
-                    "in.yaml:1:3: error: p: --num-shards=2 but 3 jobs: shard 2 out of range 0..1 "
+                    "in.yaml:2:19: error: p: --num-shards=2 but 3 jobs: shard 2 out of range 0..1 "
                     "(the runner fails) [shard-coverage]\n");
 }
 END_TEST
@@ -549,7 +549,7 @@ START_TEST(cov_bk_unknown_value_is_note)
                           BK_JOB("a", 1, 2, "pytest --num-shards=$$N --shard-id=$$BUILDKITE_PARALLEL_JOB")};
 
     expect_coverage(&dialect_buildkite, docs, 1, 0,
-                    "in.yaml:1:3: note: a: --num-shards=$$N is only known when the job runs: "
+                    "in.yaml:2:19: note: a: --num-shards=$$N is only known when the job runs: "
                     "coverage not verified [shard-coverage]\n");
 }
 END_TEST
@@ -560,7 +560,7 @@ START_TEST(cov_bk_variable_without_parallelism)
                           "  command: pytest --num-shards=$$BUILDKITE_PARALLEL_JOB_COUNT --shard-id=$$BUILDKITE_PARALLEL_JOB\n"};
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
-                    "in.yaml:1:3: error: solo: --num-shards=$$BUILDKITE_PARALLEL_JOB_COUNT but "
+                    "in.yaml:2:19: error: solo: --num-shards=$$BUILDKITE_PARALLEL_JOB_COUNT but "
                     "the step does not fan out: the variable is not set [shard-coverage]\n");
 }
 END_TEST
@@ -571,7 +571,7 @@ START_TEST(cov_bk_many_missing)
                           BK_JOB("a", 1, 2, "pytest --num-shards=20 --shard-id=$$BUILDKITE_PARALLEL_JOB")};
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
-                    "in.yaml:1:3: error: a: --num-shards=20 but 2 jobs: shards 2, 3, 4, 5, 6, 7, "
+                    "in.yaml:2:19: error: a: --num-shards=20 but 2 jobs: shards 2, 3, 4, 5, 6, 7, "
                     "8, 9 and 10 more never run [shard-coverage]\n");
 }
 END_TEST
@@ -585,7 +585,7 @@ START_TEST(cov_bk_flags_missing_in_a_job)
     expect_coverage(&dialect_buildkite, docs, 1, 2,
                     "in.yaml:1:3: error: a: pytest-shard's flags are in 1 of 2 jobs only (job 2 "
                     "has none): the split is incomplete [shard-coverage]\n"
-                    "in.yaml:11:3: error: b: --shard-id=0 without the shard count (pytest-shard "
+                    "in.yaml:12:19: error: b: --shard-id=0 without the shard count (pytest-shard "
                     "needs both flags) [shard-coverage]\n");
 }
 END_TEST
@@ -607,7 +607,7 @@ START_TEST(cov_bk_env_and_second_use)
                           "    BUILDKITE_PARALLEL_JOB_COUNT: \"2\"\n"};
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
-                    "in.yaml:1:3: error: a (pytest-shard's flags, use 2): shard 0 never runs; "
+                    "in.yaml:4:26: error: a (pytest-shard's flags, use 2): shard 0 never runs; "
                     "shard 1 runs more than once [shard-coverage]\n");
 }
 END_TEST
@@ -628,7 +628,7 @@ START_TEST(cov_bk_config_runner)
     ck_assert_int_eq(shardflags_configure(f, ynode_doc_root(cfg), "cfg.yml", cd), 0);
     ynode_doc_destroy(cfg);
     text = coverage_run(&dialect_buildkite, f, docs, 1, &errors);
-    ck_assert_str_eq(text, "in.yaml:11:3: error: g: shard 2 never runs; shard 0 out of range "
+    ck_assert_str_eq(text, "in.yaml:12:18: error: g: shard 2 never runs; shard 0 out of range "
                            "1..2 (the runner fails) [shard-coverage]\n");
     ck_assert_uint_eq(errors, 1);
     free(text);
@@ -656,7 +656,7 @@ START_TEST(cov_gha_partition_missing)
                         GHA_JOB("t", 1, "{part: 1}", "python3 run_suite.py --partition-id 1 --total-partitions 2")};
 
     expect_coverage(&dialect_gha, docs, 1, 1,
-                    "in.yaml:1:1: error: t: --total-partitions 3 but matrix part has 2 values: "
+                    "in.yaml:8:50: error: t: --total-partitions 3 but matrix part has 2 values: "
                     "partition 2 never runs [shard-coverage]\n");
     expect_coverage(&dialect_gha, ok, 1, 0, "");
 }
@@ -668,7 +668,7 @@ START_TEST(cov_gha_across_items)
                           GHA_JOB("t", 1, "{part: 1}", "pytest --partition-id 1 --total-partitions 3")};
 
     expect_coverage(&dialect_gha, docs, 2, 1,
-                    "in.yaml:1:1: error: t: --total-partitions 3 but matrix part has 2 values: "
+                    "in.yaml:8:36: error: t: --total-partitions 3 but matrix part has 2 values: "
                     "partition 2 never runs [shard-coverage]\n");
 }
 END_TEST
@@ -685,7 +685,7 @@ START_TEST(cov_gha_two_vectors)
 
     expect_coverage(&dialect_gha, ok, 1, 0, "");
     expect_coverage(&dialect_gha, bad, 1, 1,
-                    "in.yaml:17:1: error: s (runner=b): --auto-partition-size 2 but matrix part has 1 "
+                    "in.yaml:24:44: error: s (runner=b): --auto-partition-size 2 but matrix part has 1 "
                     "value: partition 0 never runs [shard-coverage]\n");
 }
 END_TEST
@@ -701,7 +701,7 @@ START_TEST(cov_gha_hardcoded_index)
                            GHA_JOB("w", 1, "{gpu: mi355}", "run --auto-partition-id 0 --auto-partition-size 1")};
 
     expect_coverage(&dialect_gha, bad, 1, 1,
-                    "in.yaml:1:1: error: t: partition 1 never runs; partition 0 runs more than once "
+                    "in.yaml:8:16: error: t: partition 1 never runs; partition 0 runs more than once "
                     "[shard-coverage]\n");
     expect_coverage(&dialect_gha, whole, 1, 0, "");
 }
@@ -739,7 +739,7 @@ START_TEST(cov_gha_split_base_one)
 
     expect_coverage(&dialect_gha, ok, 1, 0, "");
     expect_coverage(&dialect_gha, bad, 1, 1,
-                    "in.yaml:1:1: error: sp: group 3 never runs; group 0 out of range 1..3 (the "
+                    "in.yaml:8:30: error: sp: group 3 never runs; group 0 out of range 1..3 (the "
                     "runner fails) [shard-coverage]\n");
 }
 END_TEST
@@ -750,7 +750,7 @@ START_TEST(cov_gha_unevaluated_is_note)
                           GHA_JOB("t", 1, "{part: 1}", "pytest --shard-id ${{ matrix.part }} --num-shards 2")};
 
     expect_coverage(&dialect_gha, docs, 1, 0,
-                    "in.yaml:1:1: note: t: --shard-id ${{ matrix.part }} is only known when the "
+                    "in.yaml:8:19: note: t: --shard-id ${{ matrix.part }} is only known when the "
                     "job runs: coverage not verified [shard-coverage]\n");
 }
 END_TEST
