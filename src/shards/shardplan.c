@@ -790,7 +790,8 @@ static int spool_read(struct result *r, const struct list_rec *l, char *id)
         r->window_off = l->off;
         r->window_len = (size_t)got;
     }
-    memcpy(id, r->window + (l->off - r->window_off), l->len);
+    if (l->len) /* an empty id may come before any window was read */
+        memcpy(id, r->window + (l->off - r->window_off), l->len);
     id[l->len] = '\0';
     return 0;
 }
