@@ -150,8 +150,8 @@ int cmd_usage_error(const char *what, const char *arg)
     if (held_usage_error)
         snprintf(held_usage_error, held_usage_error_size, "%s%s%s", what, arg ? " " : "", arg ? arg : "");
     else
-        fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout %s%s--help'.\n", what, arg ? " " : "", arg ? arg : "",
-                usage_command ? usage_command : "", usage_command ? " " : "");
+        fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout %s%s--help'.\n", what, arg ? " " : "",
+                arg ? arg : "", usage_command ? usage_command : "", usage_command ? " " : "");
     return CMD_EXIT_USAGE;
 }
 
@@ -689,7 +689,8 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
             if (!on && !ynode_scalar_is(v, "false"))
                 return config_error(cfg, d, v, "%s is true or false", ynode_scalar(k, NULL));
             if ((on || o->val == OPT_VALIDATE) &&
-                config_option_parse(c, cmd, cfg, d, v, ynode_scalar(k, NULL), on ? o->val : OPT_NO_VALIDATE, NULL) != 0)
+                config_option_parse(c, cmd, cfg, d, v, ynode_scalar(k, NULL), on ? o->val : OPT_NO_VALIDATE,
+                                    NULL) != 0)
                 return CMD_EXIT_USAGE;
             continue;
         }
@@ -698,7 +699,8 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
 
             if (!ynode_scalar(item, NULL))
                 return config_error(cfg, d, v, "%s takes a value or a list of values", ynode_scalar(k, NULL));
-            if (config_option_parse(c, cmd, cfg, d, item, ynode_scalar(k, NULL), o->val, ynode_scalar(item, NULL)) != 0)
+            if (config_option_parse(c, cmd, cfg, d, item, ynode_scalar(k, NULL), o->val,
+                                    ynode_scalar(item, NULL)) != 0)
                 return CMD_EXIT_USAGE;
         }
     }

@@ -861,7 +861,8 @@ static int side_skipped(void *user, const struct ynode *job, const struct ynode 
     struct side *s = user;
     struct ynode *items[1] = {(struct ynode *)job};
     const struct ynode seq = {.kind = YNODE_SEQ, .u.seq = {items, 1, 1}};
-    const char *reason = ynode_scalar_is(skip, "true") && skip->style == YNODE_PLAIN ? "" : ynode_scalar(skip, NULL);
+    bool plain_true = ynode_scalar_is(skip, "true") && skip->style == YNODE_PLAIN;
+    const char *reason = plain_true ? "" : ynode_scalar(skip, NULL);
     struct skipped_job *k;
 
     if (s->n_skipped == SKIPPED_MAX || s->skipped_bytes > SKIPPED_BYTES)
