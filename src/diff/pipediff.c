@@ -2302,6 +2302,7 @@ static bool row_has(const char *row, const char *pair, size_t len)
     }
     return false;
 }
+
 /* A configuration as a summary names it, after `sep`, into buf: its label for one
  * dimension ("arm64"), else its values ("os=macos arch=arm64"). Returns what snprintf
  * does. */
