@@ -2383,11 +2383,13 @@ static const char *skip_reason(struct side *s, const char *id, const char *row)
 {
     const struct skipped_job key = {(char *)id, (char *)row, NULL}, *found;
 
+    if (!s->n_skipped)
+        return NULL;
     if (!s->skipped_sorted) { /* recorded in rendering order; looked up once all are in */
         qsort(s->skipped, s->n_skipped, sizeof(*s->skipped), skipped_cmp);
         s->skipped_sorted = true;
     }
-    found = s->n_skipped ? bsearch(&key, s->skipped, s->n_skipped, sizeof(*s->skipped), skipped_cmp) : NULL;
+    found = bsearch(&key, s->skipped, s->n_skipped, sizeof(*s->skipped), skipped_cmp);
     return found ? found->reason : NULL;
 }
 
