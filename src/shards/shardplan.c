@@ -306,8 +306,8 @@ static int read_json_durations(struct reading *r)
         if (rc == 0 && k) {
             id = ynode_scalar(k, &len);
             sec = ynode_is_string(v) ? NULL : ynode_scalar(v, &vlen);
-            rc = id ? add_duration(r, id, len, sec ? seconds_of(sec, vlen) : -1, ynode_pos(v ? v : k).line)
-                    : input_error(r->d, r->name, ynode_pos(k).line, "a node id is a string");
+            rc = id && len ? add_duration(r, id, len, sec ? seconds_of(sec, vlen) : -1, ynode_pos(v ? v : k).line)
+                           : input_error(r->d, r->name, ynode_pos(k).line, "a node id is a non-empty string");
         }
         ynode_doc_destroy(item.doc);
     }
