@@ -137,56 +137,41 @@ static size_t list_names(const struct key *list, const char **names, size_t n)
     return n;
 }
 
+/* The keys a step type has besides the common ones; NULL for none (unknown, invalid). */
+static const struct key *kind_keys(enum bk_kind kind)
+{
+    switch (kind) {
+    case BK_COMMAND:
+        return command_keys;
+    case BK_WAIT:
+        return wait_keys;
+    case BK_BLOCK:
+    case BK_INPUT:
+        return block_keys;
+    case BK_TRIGGER:
+        return trigger_keys;
+    case BK_GROUP:
+        return group_keys;
+    case BK_UNKNOWN:
+    case BK_INVALID:
+        break;
+    }
+    return NULL;
+}
+
 const char *bk_key_suggest(enum bk_kind kind, const char *key, size_t len)
 {
     const char *names[96];
     size_t n = list_names(common_keys, names, 0);
 
-    switch (kind) {
-    case BK_COMMAND:
-        list_names(command_keys, names, n);
-        break;
-    case BK_WAIT:
-        list_names(wait_keys, names, n);
-        break;
-    case BK_BLOCK:
-    case BK_INPUT:
-        list_names(block_keys, names, n);
-        break;
-    case BK_TRIGGER:
-        list_names(trigger_keys, names, n);
-        break;
-    case BK_GROUP:
-        list_names(group_keys, names, n);
-        break;
-    case BK_UNKNOWN:
-    case BK_INVALID:
-        break;
-    }
+    if (kind_keys(kind))
+        list_names(kind_keys(kind), names, n);
     return suggest_closest(key, len, names, suggest_limit(len));
 }
 
 bool bk_known_key(enum bk_kind kind, const char *key, size_t len)
 {
-    if (in_list(common_keys, key, len))
-        return true;
-    switch (kind) {
-    case BK_COMMAND:
-        return in_list(command_keys, key, len);
-    case BK_WAIT:
-        return in_list(wait_keys, key, len);
-    case BK_BLOCK:
-    case BK_INPUT:
-        return in_list(block_keys, key, len);
-    case BK_TRIGGER:
-        return in_list(trigger_keys, key, len);
-    case BK_GROUP:
-        return in_list(group_keys, key, len);
-    case BK_UNKNOWN:
-    case BK_INVALID:
-        break;
-    }
-    return false;
+    return in_list(common_keys, key, len) || (kind_keys(kind) && in_list(kind_keys(kind), key, len));
 }
 
 int bk_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
