@@ -2660,7 +2660,7 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
     if (!id || !t || where_of(s, t, NULL, l->shards, id, &w) != 0 ||
         describe_step(s, t, l->shards, id, &object, &extra, &more) != 0)
         goto fail;
-    if (!added && l->matrix) {
+    if (!added && l->matrix && other->n_skipped) { /* read back only when there are skips to match */
         char *row = spooled(s, t[0].row_off, t[0].row_len);
 
         if (!row || !(bare = spooled(s, l->id_off, l->id_len))) {
