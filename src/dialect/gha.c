@@ -4,10 +4,12 @@
  * `strategy` substituted in the fields where GitHub makes them available and step `if:`
  * conditions folded; `needs` naming an expanded job names all of its jobs. */
 #define _GNU_SOURCE /* memmem */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
@@ -685,21 +687,62 @@ static long callee_file(const struct job *j, const struct ynode *id, const char 
     return -1;
 }
 
+/* A called file that is not among the inputs is kept as written, unless the caller sits
+ * in its repository's `.github/workflows`: the path is then where GitHub looks, and no
+ * file there fails the run. -1 after reporting that, else 0. */
+static int callee_missing(struct job *j, const struct ynode *id, const struct ynode *uses, const char *path)
+{
+    static const char workflows[] = "/.github/workflows";
+    const size_t wlen = sizeof(workflows) - 1;
+    const char *caller = j->ctx->files[ynode_pos(id).file], *slash = strrchr(caller, '/');
+    char *dir = slash ? strndup(caller, (size_t)(slash - caller + 1)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL, *where = NULL;
+    size_t len = real ? strlen(real) : 0;
+    struct stat st;
+    int rc = 0;
+
+    if (real && len >= wlen && !strcmp(real + len - wlen, workflows) &&
+        (where = malloc(len + strlen(path) + 1)) != NULL) {
+        sprintf(where, "%.*s/%s", (int)(len - wlen), real, path + 2);
+        if (stat(where, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+            rc = -1, error_at(j, uses, "reusable-workflow", "%s does not exist: GitHub fails the run", path);
+        else if (rc == 0 && S_ISDIR(st.st_mode))
+            rc = -1, error_at(j, uses, "reusable-workflow", "%s is a directory, not a workflow file", path);
+    }
+    free(where);
+    free(real);
+    free(dir);
+    return rc;
+}
+
 /* The called workflow's document (its own positions), or NULL after an error. */
-static struct ynode_doc *read_callee(struct job *j, long file)
+static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, const char *path, long file)
 {
     struct source *src = source_open(j->ctx->files[file], j->ctx->diag);
     struct stream *st = src ? stream_open(src, (unsigned)file, j->ctx->diag) : NULL;
     struct ynode_doc *doc = NULL;
 
-    if (!st || stream_document(st, &doc) < 0 || !doc) {
-        ynode_doc_destroy(doc);
-        doc = NULL;
+    if (!st || stream_document(st, &doc) < 0)
         j->failed = 1;
-    }
+    else if (!doc) /* an empty file, or only comments */
+        error_at(j, uses, "reusable-workflow", "%s is empty: no on.workflow_call and no jobs", path);
     stream_close(st);
     source_close(src);
+    if (j->failed) {
+        ynode_doc_destroy(doc);
+        return NULL;
+    }
     return doc;
+}
+
+/* Whether `on` (a name, a list of names or a mapping) names workflow_call. */
+static bool is_callable(const struct ynode *on)
+{
+    for (size_t i = 0; ynode_is_seq(on) && i < ynode_len(on); i++) {
+        if (ynode_scalar_is(ynode_item(on, i), "workflow_call"))
+            return true;
+    }
+    return ynode_scalar_is(on, "workflow_call") || ynode_has(on, "workflow_call");
 }
 
 /* `inputs` of the call: `with` checked against the callee's declared inputs (names,
@@ -876,6 +919,8 @@ static int inline_call(struct job *j, struct ynode *items)
         return 0;
     }
     if ((file = callee_file(j, id, path)) < 0) {
+        if (callee_missing(j, id, uses, path) != 0)
+            return -1;
         warn_at(j, uses, "reusable-workflow", "not inlined: %s is not among the inputs' files", path);
         return 0;
     }
@@ -883,18 +928,22 @@ static int inline_call(struct job *j, struct ynode *items)
         error_at(j, uses, "reusable-workflow", "reusable workflows nest more than %d levels", GHA_CALL_DEPTH);
         return -1;
     }
-    for (unsigned d = 0; d < j->depth; d++) {
-        if (j->calling[d] == file) {
+    /* The workflow being read is the first of the chain (its job ids carry its file). */
+    for (unsigned d = 0; d <= j->depth; d++) {
+        if ((d < j->depth ? j->calling[d] : (long)ynode_pos(id).file) == file) {
             error_at(j, uses, "reusable-workflow", "%s calls itself (through the workflows it calls)", path);
             return -1;
         }
     }
-    if (!(callee = read_callee(j, file)))
+    if (!(callee = read_callee(j, uses, path, file)))
         return -1;
     on = ynode_get(ynode_doc_root(callee), "on");
     jobs = ynode_get(ynode_doc_root(callee), "jobs");
-    if (!ynode_has(on, "workflow_call") || !ynode_is_map(jobs)) {
-        error_at(j, uses, "reusable-workflow", "%s is not a reusable workflow (no on.workflow_call, or no jobs)", path);
+    if (!is_callable(on))
+        error_at(j, uses, "reusable-workflow", "%s is not a reusable workflow (it has no on.workflow_call)", path);
+    else if (!ynode_is_map(jobs) || ynode_len(jobs) == 0)
+        error_at(j, uses, "reusable-workflow", "called workflow %s defines no jobs", path);
+    if (j->failed) {
         ynode_doc_destroy(callee);
         return -1;
     }
@@ -941,10 +990,14 @@ static int inline_call(struct job *j, struct ynode *items)
                 out_of_memory(j, job);
         }
     }
+    if (!out)
+        out_of_memory(j, job);
+    /* An error in a nested call was reported there: this call fails with it, quietly. */
+    j->failed |= sub.failed;
     expr_contexts_destroy(sub.contexts);
     expr_unref(contexts);
     ynode_doc_destroy(callee);
-    if (!out || sub.failed || j->failed)
+    if (j->failed)
         return -1;
     if (call_record(j->ctx->state, ynode_pos(id).file, caller, strlen(caller), out) != 0) {
         out_of_memory(j, job);

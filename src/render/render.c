@@ -653,7 +653,11 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     r.early = shardmap_create(RENDER_ONE_PASS_BUDGET);
     if (!opts->sink && !r.spool_em)
         give_up_one_pass(&r);
-    first_pass(&r);
+    /* A pass that stopped has said why; if it has not, what it fed the sink so far must
+     * still not pass for the rendering. */
+    if (first_pass(&r) != 0 && !r.failed_index && !diag_has_input_error(d))
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
+                    "rendering stopped (out of memory); nothing was written");
     for (size_t i = 0; i < r.n_sources; i++)
         r.digests[i] = source_digest(r.sources[i]);
     /* One problem, one message: the dialect's own error if it has one, else the input

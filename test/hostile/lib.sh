@@ -30,3 +30,21 @@ fd_pos() {
     done
     echo 0
 }
+
+# gha_caller FILE CALLEE: a workflow whose job `call` (between two plain jobs) calls
+# CALLEE; its `uses:` value is at FILE:5:11
+gha_caller() {
+    printf 'on: push\njobs:\n  first: {runs-on: x, steps: [{run: x}]}\n  call:\n    uses: %s\n  last: {runs-on: x, steps: [{run: x}]}\n' "$2" >"$1"
+}
+
+# one_error AT CMD...: CMD's exit code, when it wrote nothing to stdout and exactly one
+# error, at AT (file:line:col); else 99. Its stderr is passed on either way.
+one_error() {
+    _at=$1; shift
+    "$@" >.one.out 2>.one.err; _rc=$?
+    cat .one.err >&2
+    [ ! -s .one.out ] || { echo "one_error: something was written to stdout" >&2; return 99; }
+    [ "$(grep -c ': error: ' .one.err)" = 1 ] || { echo "one_error: not exactly one error" >&2; return 99; }
+    grep -q "^$_at: error: " .one.err || { echo "one_error: the error is not at $_at" >&2; return 99; }
+    return $_rc
+}
