@@ -11,6 +11,8 @@
 #include "fanout/strset.h"
 #include "fanout/ynode.h"
 
+struct source;
+
 #define EXPAND_MAX_PARALLELISM 1000
 
 /* Told about every key the rendered steps define. `shards` is N for the original key
@@ -42,6 +44,9 @@ struct expand_ctx {
     const struct expr_value *contexts;
     /* The dialect's own state for this run (dialect.h), or NULL. */
     void *state;
+    /* The inputs by ypos.file, for a dialect that reads one again (a called workflow):
+     * each read is checked against the others (source_changed). */
+    struct source *const *sources;
 };
 
 /* Expands every step of the sequence `steps` in place. Returns 0, or -1 after an

@@ -37,9 +37,11 @@ int source_attach(struct source *src, struct fy_parser *fyp);
  * SOURCE_MAX_TOKEN starts again, and a token too long is reported from there. */
 void source_progress(struct source *src, unsigned line, unsigned col);
 
-/* A hash of the bytes handed to the parser since the last attach: two reads of an
- * input that did not change give the same digest. */
-uint64_t source_digest(const struct source *src);
+/* Whether two reads of the input disagreed: every read is hashed, and where it reaches
+ * what an earlier read handed to the parser, the two hashes must agree (a read that
+ * stopped early is compared as far as it went; a read that found the end must see no
+ * more and no less). What was checked must be what is rendered. */
+bool source_changed(const struct source *src);
 
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */
 void source_detach(struct source *src);

@@ -715,11 +715,11 @@ static int callee_missing(struct job *j, const struct ynode *id, const struct yn
     return rc;
 }
 
-/* The called workflow's document (its own positions), or NULL after an error. */
+/* The called workflow's document (its own positions), or NULL after an error. It is read
+ * through the run's source of that input, which checks every read against the others. */
 static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, const char *path, long file)
 {
-    struct source *src = source_open(j->ctx->files[file], j->ctx->diag);
-    struct stream *st = src ? stream_open(src, (unsigned)file, j->ctx->diag) : NULL;
+    struct stream *st = stream_open(j->ctx->sources[file], (unsigned)file, j->ctx->diag);
     struct ynode_doc *doc = NULL;
 
     if (!st || stream_document(st, &doc) < 0)
@@ -727,7 +727,6 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
     else if (!doc) /* an empty file, or only comments */
         error_at(j, uses, "reusable-workflow", "%s is empty: no on.workflow_call and no jobs", path);
     stream_close(st);
-    source_close(src);
     if (j->failed) {
         ynode_doc_destroy(doc);
         return NULL;

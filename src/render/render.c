@@ -31,7 +31,6 @@ struct run {
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
     bool local_cycle;        /* a step named itself or its own group */
-    uint64_t *digests;       /* of each input as pass 1 read it */
     struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
     /* One pass when it can: pass 1 also feeds the rendering to the sink, rewriting
@@ -355,6 +354,7 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
         .warned = r->warned,
         .contexts = r->opts->contexts,
         .state = r->dialect_state,
+        .sources = r->sources,
     };
     return ctx;
 }
@@ -557,12 +557,13 @@ static int copy_spool(struct run *r)
     return close_target(r, out, to, ok && !ferror(r->spool));
 }
 
-/* Whether every input read the same in pass 2 as in pass 1 (a file may be rewritten in
- * between: what pass 1 checked must be what pass 2 renders). */
+/* Whether every read of each input read the same (a file may be rewritten between two:
+ * the dialect's detection, pass 1, a called workflow read for each call, pass 2): what
+ * was checked must be what is rendered. */
 static bool inputs_unchanged(struct run *r)
 {
     for (size_t i = 0; i < r->n_sources; i++) {
-        if (source_digest(r->sources[i]) != r->digests[i]) {
+        if (source_changed(r->sources[i])) {
             diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[i], 0, 0, "io",
                         "changed while it was being read; nothing was written");
             return false;
@@ -615,11 +616,10 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     }
     r.sources = calloc(n ? n : 1, sizeof(*r.sources));
     r.names = calloc(n ? n : 1, sizeof(*r.names));
-    r.digests = calloc(n ? n : 1, sizeof(*r.digests));
     r.keys = keyindex_create(RENDER_INDEX_BUDGET);
     r.graph = depgraph_create(RENDER_GRAPH_BUDGET);
     r.warned = strset_create();
-    if (!r.sources || !r.names || !r.digests || !r.keys || !r.graph || !r.warned) {
+    if (!r.sources || !r.names || !r.keys || !r.graph || !r.warned) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         goto done;
     }
@@ -658,8 +658,8 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     if (first_pass(&r) != 0 && !r.failed_index && !diag_has_input_error(d))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
                     "rendering stopped (out of memory); nothing was written");
-    for (size_t i = 0; i < r.n_sources; i++)
-        r.digests[i] = source_digest(r.sources[i]);
+    if (!diag_has_input_error(d))
+        inputs_unchanged(&r);
     /* One problem, one message: the dialect's own error if it has one, else the input
      * schema's finding where it was written, else what the rendering shows. */
     if (!diag_has_input_error(d)) {
@@ -699,7 +699,6 @@ done:
         source_close(r.sources[i]);
     free(r.sources);
     free(r.names);
-    free(r.digests);
     keyindex_destroy(r.keys);
     depgraph_destroy(r.graph);
     strset_destroy(r.warned);

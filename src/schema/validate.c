@@ -428,6 +428,11 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
     for (size_t i = 0; i < n; i++) {
         if (validate_source(sources[i], (unsigned)i, dialect->shape, v, d) != 0)
             break;
+        /* the first was read to detect its dialect too: the two reads must agree */
+        if (source_changed(sources[i])) {
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, names[i], 0, 0, "io", "changed while it was being read");
+            break;
+        }
     }
 done:
     validator_destroy(v);

@@ -37,6 +37,12 @@ struct source {
     char *buf; /* READ_BUFFER bytes, allocated by the first attach */
     size_t pos, ready, end;
     struct strhash_stream digest; /* of the bytes handed on since the last attach */
+    uint64_t handed;              /* how many */
+    /* What every read must agree on: the first `seen` bytes the longest read so far
+     * handed on, and their digest; `whole`: a read found the end after them. */
+    uint64_t seen, seen_digest;
+    bool whole, at_end;
+    bool changed; /* two reads disagreed */
     size_t unbroken; /* bytes handed on since the parser last made progress */
     unsigned progress_line, progress_col; /* where it was then */
     bool failed;
@@ -276,6 +282,33 @@ static bool refill(struct source *src)
     return true;
 }
 
+/* The bytes handed on, hashed; where they reach what an earlier read saw, the two
+ * digests must agree, and a read that found the end saw them all. */
+static void digest_add(struct source *src, const char *p, size_t n)
+{
+    if (src->handed < src->seen && src->handed + n >= src->seen) {
+        size_t head = (size_t)(src->seen - src->handed);
+
+        strhash_stream_add(&src->digest, p, head);
+        src->changed |= strhash_stream_digest(&src->digest) != src->seen_digest;
+        p += head;
+        n -= head;
+        src->handed += head;
+    }
+    strhash_stream_add(&src->digest, p, n);
+    src->handed += n;
+    src->changed |= src->whole && src->handed > src->seen;
+}
+
+/* Keeps this read's digest when it saw more than the earlier ones. */
+static void remember_read(struct source *src)
+{
+    if (src->handed > src->seen) {
+        src->seen = src->handed;
+        src->seen_digest = strhash_stream_digest(&src->digest);
+    }
+}
+
 /* libfyaml's input callback. Returns 0 at the end of the input and after a bad byte
  * (reported), which libfyaml takes as the end. */
 static ssize_t read_checked(void *user, void *buf, size_t count)
@@ -283,8 +316,15 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     struct source *src = user;
     size_t n;
 
-    if (src->pos == src->ready && (src->failed || !refill(src)))
+    if (src->pos == src->ready && (src->failed || !refill(src))) {
+        if (!src->failed && !src->at_end) {
+            src->at_end = true;
+            src->changed |= src->handed < src->seen; /* shorter than an earlier read */
+            remember_read(src);
+            src->whole = true;
+        }
         return 0;
+    }
     n = src->ready - src->pos;
     if (n > count)
         n = count;
@@ -298,7 +338,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     }
     src->unbroken += n;
     memcpy(buf, src->buf + src->pos, n);
-    strhash_stream_add(&src->digest, buf, n);
+    digest_add(src, buf, n);
     src->pos += n;
     return (ssize_t)n;
 }
@@ -406,6 +446,7 @@ void source_close(struct source *src)
 
 void source_detach(struct source *src)
 {
+    remember_read(src);
     free(src->buf);
     src->buf = NULL;
 }
@@ -417,9 +458,9 @@ void source_progress(struct source *src, unsigned line, unsigned col)
     src->progress_col = col;
 }
 
-uint64_t source_digest(const struct source *src)
+bool source_changed(const struct source *src)
 {
-    return strhash_stream_digest(&src->digest);
+    return src->changed;
 }
 
 const char *source_name(const struct source *src)
@@ -449,7 +490,10 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     src->pos = src->ready = src->end = 0;
     src->unbroken = 0;
     src->progress_line = src->progress_col = 1;
+    remember_read(src);
     strhash_stream_init(&src->digest);
+    src->handed = 0;
+    src->at_end = false;
     src->failed = false;
     return fy_parser_set_input_callback(fyp, src, read_checked);
 }

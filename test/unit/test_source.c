@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fanout/source.h"
+#include "fanout/stream.h"
 #include "unit.h"
 
 static bool clean(const char *s, size_t len, size_t *bad, unsigned *line, unsigned *col)
@@ -51,9 +52,6 @@ START_TEST(utf8_rejects_bad)
 }
 END_TEST
 
-/* The digest of what the last parse_through_source handed on. */
-static uint64_t last_digest;
-
 /* Parses `len` bytes of `text` through a source, as the stream does; returns the events
  * seen, and the messages in *msgs (caller frees). */
 static int parse_through_source(const char *text, size_t len, char **msgs)
@@ -85,7 +83,6 @@ static int parse_through_source(const char *text, size_t len, char **msgs)
         events++;
         fy_parser_event_free(fyp, fye);
     }
-    last_digest = source_digest(src);
     fy_parser_destroy(fyp);
     fy_diag_destroy(fyd);
     source_close(src);
@@ -162,26 +159,95 @@ START_TEST(reader_serves_any_request_size)
 }
 END_TEST
 
-/* The digest that tells pass 2 whether an input changed sees every byte: two inputs
- * that differ only in their last bytes (once left out, in an unfinished 8-byte word), or
- * only in length, get different digests; the same input always the same one. */
-START_TEST(digest_sees_every_byte)
+static void write_file(const char *path, const char *text)
 {
-    static const char *const texts[] = {"a: 12345678\nb: x\n", "a: 12345678\nb: y\n",
-                                        "a: 12345678\nb: x \n", "a: 1234567\n"};
-    uint64_t seen[4];
-    char *msgs;
+    FILE *f = fopen(path, "wb");
 
-    for (int i = 0; i < 4; i++) {
-        parse_through_source(texts[i], strlen(texts[i]), &msgs);
-        free(msgs);
-        seen[i] = last_digest;
-        for (int j = 0; j < i; j++)
-            ck_assert_msg(seen[i] != seen[j], "'%s' and '%s' have one digest", texts[i], texts[j]);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* One read of `src` as a called workflow is read: its first document only. */
+static void read_first_document(struct source *src, struct diag *d)
+{
+    struct stream *s = stream_open(src, 0, d);
+    struct ynode_doc *doc = NULL;
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_ge(stream_document(s, &doc), 0);
+    ynode_doc_destroy(doc);
+    stream_close(s);
+}
+
+/* Every read of an input is checked against the others, whoever reads it: a rewrite
+ * between two reads is caught when it changes a byte both saw (even one left out of the
+ * digest's last unfinished 8-byte word), or the length of one that read to the end. */
+START_TEST(reads_that_disagree_are_caught)
+{
+    static const struct {
+        const char *first, *then;
+        bool changed;
+    } cases[] = {
+        {"a: 12345678\nb: x\n", "a: 12345678\nb: x\n", false},
+        {"a: 12345678\nb: x\n", "a: 12345678\nb: y\n", true},
+        {"a: 12345678\nb: x\n", "a: 12345678\nb: x \n", true},
+        {"a: 12345678\nb: x\n", "a: 1234567\n", true},
+        {"a: 1\n", "", true},
+        {"", "a: 1\n", true},
+    };
+    char path[] = "/tmp/fanout-reads-XXXXXX";
+    int fd = mkstemp(path);
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct source *src;
+
+        write_file(path, cases[i].first);
+        src = source_open(path, d);
+        read_first_document(src, d);
+        read_first_document(src, d); /* a second read of the same bytes */
+        ck_assert(!source_changed(src));
+        write_file(path, cases[i].then);
+        read_first_document(src, d);
+        ck_assert_msg(source_changed(src) == cases[i].changed, "case %zu", i);
+        source_close(src);
     }
-    parse_through_source(texts[0], strlen(texts[0]), &msgs);
-    free(msgs);
-    ck_assert_uint_eq(last_digest, seen[0]);
+    unlink(path);
+    diag_destroy(d);
+}
+END_TEST
+
+/* A read that stopped early (a first document, a dialect's detection) is compared as far
+ * as it went: a later whole read that disagrees there is caught. */
+START_TEST(a_partial_read_is_compared_as_far_as_it_went)
+{
+    char path[] = "/tmp/fanout-partial-XXXXXX";
+    int fd = mkstemp(path);
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    size_t big = 1 << 20;
+    char *text = malloc(big + 32);
+    struct source *src;
+
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    strcpy(text, "a: 1\n---\nb: ");
+    memset(text + strlen(text), 'x', big);
+    strcpy(text + 12 + big, "\n");
+    write_file(path, text);
+    src = source_open(path, d);
+    read_first_document(src, d);
+    text[3] = '2';
+    write_file(path, text);
+    ck_assert(!source_changed(src));
+    read_first_document(src, d);
+    ck_assert(source_changed(src));
+    source_close(src);
+    free(text);
+    unlink(path);
+    diag_destroy(d);
 }
 END_TEST
 
@@ -219,7 +285,8 @@ Suite *source_suite(void)
     tcase_add_test(tc, reader_joins_characters_across_reads);
     tcase_add_test(tc, reader_serves_any_request_size);
     tcase_add_test(tc, reader_keeps_what_follows_a_character);
-    tcase_add_test(tc, digest_sees_every_byte);
+    tcase_add_test(tc, reads_that_disagree_are_caught);
+    tcase_add_test(tc, a_partial_read_is_compared_as_far_as_it_went);
     tcase_add_test(tc, slurp_checks_like_the_reader);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,119 @@
+/* render: the run as a whole, driven through a sink that acts between reads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fanout/render.h"
+#include "unit.h"
+
+/* A sink that rewrites `path` with `text` once it is fed the job `after` (pass 1 feeds
+ * the sink as it goes, so the rewrite falls between two reads of the run). */
+struct rewriter {
+    const char *after, *path, *text;
+    bool done;
+};
+
+static void rewriter_begin(void *user, const struct dialect *dialect)
+{
+    (void)user;
+    (void)dialect;
+}
+
+static int rewriter_item(void *user, const struct stream_item *item)
+{
+    struct rewriter *w = user;
+    const struct ynode *jobs = item->kind == STREAM_STEP ? ynode_doc_root(item->doc) : NULL;
+    FILE *f;
+
+    for (size_t i = 0; !w->done && i < ynode_len(jobs); i++) {
+        if (ynode_scalar_is(ynode_key(jobs, i), w->after)) {
+            ck_assert_ptr_nonnull(f = fopen(w->path, "w"));
+            fputs(w->text, f);
+            fclose(f);
+            w->done = true;
+        }
+    }
+    return 0;
+}
+
+static void rewriter_reset(void *user)
+{
+    (void)user;
+}
+
+static const char callee[] = "on: {workflow_call: {}}\njobs:\n  x: {runs-on: old, steps: [{run: x}]}\n";
+
+/* Renders a.yml (jobs `first`, then `calls` jobs calling ./b.yml, then `last`) and b.yml,
+ * with b.yml rewritten to `then` once job `after` is fed; the exit code, and whether a
+ * message named b.yml as changed. */
+static int render_with_rewrite(int calls, const char *after, const char *then, bool *reported)
+{
+    char dir[] = "/tmp/fanout-reread-XXXXXX", a[64], b[64], *msgs = NULL;
+    size_t mlen;
+    FILE *err, *f, *out = fopen("/dev/null", "w");
+    struct diag *d;
+    struct rewriter w = {.after = after, .path = b, .text = then};
+    struct render_sink sink = {rewriter_begin, rewriter_item, rewriter_reset, &w, NULL};
+    struct render_opts opts = {.sink = &sink, .validate = true, .stream = out};
+    const char *paths[] = {a, b};
+    int rc;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(a, sizeof(a), "%s/a.yml", dir);
+    snprintf(b, sizeof(b), "%s/b.yml", dir);
+    ck_assert_ptr_nonnull(f = fopen(a, "w"));
+    fputs("on: push\njobs:\n  first: {runs-on: x, steps: [{run: x}]}\n", f);
+    for (int i = 0; i < calls; i++)
+        fprintf(f, "  call%d:\n    uses: ./b.yml\n", i);
+    fputs("  last: {runs-on: x, steps: [{run: x}]}\n", f);
+    fclose(f);
+    ck_assert_ptr_nonnull(f = fopen(b, "w"));
+    fputs(callee, f);
+    fclose(f);
+    err = open_memstream(&msgs, &mlen);
+    d = diag_create(err, DIAG_TEXT);
+    rc = render_run(paths, 2, &opts, d);
+    diag_destroy(d);
+    fclose(err);
+    fclose(out);
+    ck_assert(w.done);
+    *reported = strstr(msgs, "b.yml: error: changed while it was being read") != NULL;
+    free(msgs);
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+    return rc;
+}
+
+/* A called workflow is read once per call and once as an input: a rewrite between any
+ * two of those reads is an error (the rendering would hold both versions), and a
+ * rewrite with the same bytes is not. */
+START_TEST(a_called_workflow_rewritten_between_reads)
+{
+    static const char changed[] = "on: {workflow_call: {}}\njobs:\n  x: {runs-on: new, steps: [{run: x}]}\n";
+    bool reported;
+
+    /* between the call and the read of b.yml as an input */
+    ck_assert_int_eq(render_with_rewrite(1, "call0-x", changed, &reported), 2);
+    ck_assert(reported);
+    /* between two calls */
+    ck_assert_int_eq(render_with_rewrite(2, "call0-x", changed, &reported), 2);
+    ck_assert(reported);
+    /* before any read of it: one version only */
+    ck_assert_int_eq(render_with_rewrite(1, "first", changed, &reported), 0);
+    ck_assert(!reported);
+    ck_assert_int_eq(render_with_rewrite(2, "call0-x", callee, &reported), 0);
+    ck_assert(!reported);
+}
+END_TEST
+
+Suite *render_suite(void)
+{
+    Suite *s = suite_create("render");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, a_called_workflow_rewritten_between_reads);
+    suite_add_tcase(s, tc);
+    return s;
+}
