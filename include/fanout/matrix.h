@@ -11,8 +11,17 @@
 
 #include "fanout/expr.h"
 
-/* GitHub's limit on the jobs one matrix generates. */
+/* GitHub's limit on the jobs one matrix generates (after exclude and include). */
 #define MATRIX_MAX_JOBS 256
+
+/* The most combinations of the vectors before exclude: GitHub's MatrixBuilder counts
+ * them in a checked 32-bit integer, so more fail there. */
+#define MATRIX_MAX_PRODUCT 2147483647
+
+/* fanout's bound on the work of applying exclude (value tests of exclude keys): a
+ * product whose combinations are mostly excluded one by one, deep in the walk, stops
+ * there (about 0.1 s). */
+#define MATRIX_MAX_STEPS (1 << 24)
 
 /* One configuration: `values` (an object: the job's `matrix` context) and `shown`, the
  * values its job name lists (`<job> (<v1>, <v2>)`: the product's leaves before include

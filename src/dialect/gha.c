@@ -1010,6 +1010,19 @@ static int inline_call(struct job *j, struct ynode *items)
     return 1;
 }
 
+/* A job without a matrix, or whose matrix leaves no combination: one job, index 0 of 1,
+ * matrix null (docs; WorkflowTemplateEvaluator.EvaluateStrategy makes that one
+ * configuration when the strategy has none). */
+static int expand_single(struct job *j, const struct ynode *id, struct ynode *job, const struct ynode *strategy)
+{
+    size_t len;
+    const char *text = ynode_scalar(id, &len);
+
+    if (substitute_job(j, job, expr_null(), strategy_value(strategy, 0, 1)) != 0)
+        return -1;
+    return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
+}
+
 static int expand_job(struct job *j, struct ynode *items)
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
@@ -1065,12 +1078,8 @@ static int expand_job(struct job *j, struct ynode *items)
     substitute_fields(j, strategy, strategy_fields);
     if (j->failed)
         return -1;
-    if (!matrix) {
-        /* A job without a matrix: index 0 of 1, matrix null (docs). */
-        if (substitute_job(j, job, expr_null(), strategy_value(strategy, 0, 1)) != 0)
-            return -1;
-        return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
-    }
+    if (!matrix)
+        return expand_single(j, id, job, strategy);
     m = matrix_value(j, matrix, &unknown);
     if (!m) {
         if (j->failed)
@@ -1090,6 +1099,8 @@ static int expand_job(struct job *j, struct ynode *items)
         return -1;
     }
     expr_unref(m);
+    if (rows.n == 0) /* every combination excluded */
+        return expand_single(j, id, job, strategy);
     if (!(out = ynode_new_map(j->doc, ynode_pos(items)))) {
         matrix_free(&rows);
         out_of_memory(j, job);

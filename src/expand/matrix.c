@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,28 +185,6 @@ static int rows_add(struct matrix *out, struct expr_value *values, struct shown 
     return 0;
 }
 
-/* A new object with the pairs of `row` (shared values) plus `key: v`. */
-static struct expr_value *row_with(const struct expr_value *row, const char *key, size_t len,
-                                   struct expr_value *v)
-{
-    struct expr_value *o = expr_object();
-
-    for (size_t i = 0; o && row && i < expr_len(row); i++) {
-        size_t kl;
-        const char *k = expr_key(row, i, &kl);
-
-        if (expr_object_set(o, k, kl, expr_ref(expr_member(row, i))) != 0) {
-            expr_unref(o);
-            o = NULL;
-        }
-    }
-    if (!o || expr_object_set(o, key, len, expr_ref(v)) != 0) {
-        expr_unref(o);
-        return NULL;
-    }
-    return o;
-}
-
 static int check_entries(const struct expr_value *m, const char *which, const struct expr_value *list,
                          bool keys_are_vectors, struct matrix_error *err)
 {
@@ -231,84 +210,211 @@ static int check_entries(const struct expr_value *m, const char *which, const st
     return 0;
 }
 
-/* The cross product of the vectors, excluded rows left out. */
-static int product(const struct expr_value *m, const struct expr_value *exclude,
-                   struct expr_value ***rows_out, size_t *n_out, struct matrix_error *err)
-{
-    struct expr_value **rows = malloc(sizeof(*rows)), **next;
-    size_t n = 1, vectors = 0;
+/* ---- the cross product, exclude applied ----
+ *
+ * The product is walked in its order (the first vector varies slowest) without being
+ * materialised: a combination is a tuple of value indexes, and each exclude entry is a
+ * table per key of which values of that vector it matches. An entry is dropped for the
+ * rest of a subtree as soon as one of its keys does not match, and excludes the subtree
+ * once its last key matches, so an exclude on the first vectors skips whole blocks. The
+ * walk stops at the 257th surviving row (GitHub's limit applies after exclude and
+ * include); its work is bounded by MATRIX_MAX_STEPS. */
 
-    if (!rows || !(rows[0] = expr_object())) {
-        free(rows);
-        return out_of_memory(err);
+struct vector {
+    const char *key;
+    size_t len;
+    const struct expr_value *values;
+};
+
+/* One key of one exclude entry: which values of its vector it matches. */
+struct exclude_test {
+    size_t entry;
+    bool *ok;
+};
+
+struct product {
+    struct vector *vectors;
+    size_t n_vectors;
+    struct exclude_test **tests; /* per vector, the keys naming it */
+    size_t *n_tests;
+    size_t *last;                /* per entry, its deepest vector */
+    size_t *dropped_at;          /* per entry, the depth that dropped it, or SIZE_MAX */
+    unsigned long steps;
+};
+
+static void product_free(struct product *p)
+{
+    for (size_t v = 0; p->tests && v < p->n_vectors; v++) {
+        for (size_t t = 0; t < p->n_tests[v]; t++)
+            free(p->tests[v][t].ok);
+        free(p->tests[v]);
     }
-    for (size_t v = 0; v < expr_len(m); v++) {
-        size_t len, values;
-        const char *key = expr_key(m, v, &len);
-        const struct expr_value *vec = expr_member(m, v);
+    free(p->vectors);
+    free(p->tests);
+    free(p->n_tests);
+    free(p->last);
+    free(p->dropped_at);
+}
+
+/* The vectors in order, checked, and the product's size (at most MATRIX_MAX_PRODUCT). */
+static int product_vectors(struct product *p, const struct expr_value *m, unsigned long long *size,
+                           struct matrix_error *err)
+{
+    *size = 1;
+    if (!(p->vectors = calloc(expr_len(m) ? expr_len(m) : 1, sizeof(*p->vectors))))
+        return out_of_memory(err);
+    for (size_t i = 0; i < expr_len(m); i++) {
+        size_t len;
+        const char *key = expr_key(m, i, &len);
+        const struct expr_value *vec = expr_member(m, i);
 
         if (is_keyword(key, len))
             continue;
-        vectors++;
-        if (expr_kind_of(vec) != EXPR_ARRAY) {
-            fail(err, key, -1, "matrix vector '%.*s' must be a list", (int)(len > 100 ? 100 : len), key);
-            goto fail;
-        }
-        if ((values = expr_len(vec)) == 0) {
-            fail(err, key, -1, "matrix vector '%.*s' does not contain any values",
-                 (int)(len > 100 ? 100 : len), key);
-            goto fail;
-        }
-        /* Checked before multiplying: the product of a few vectors overflows quickly. */
-        if (n * values > MATRIX_MAX_JOBS * 64) {
-            fail(err, NULL, -1, "the matrix generates more than %d jobs (GitHub's limit)",
-                 MATRIX_MAX_JOBS);
-            goto fail;
-        }
-        if (!(next = calloc(n * values, sizeof(*next)))) {
-            out_of_memory(err);
-            goto fail;
-        }
-        for (size_t r = 0; r < n; r++) {
-            for (size_t i = 0; i < values; i++) {
-                next[r * values + i] = row_with(rows[r], key, len, expr_item(vec, i));
-                if (!next[r * values + i]) {
-                    for (size_t j = 0; j < n * values; j++)
-                        expr_unref(next[j]);
-                    free(next);
-                    out_of_memory(err);
-                    goto fail;
-                }
-            }
-        }
-        for (size_t r = 0; r < n; r++)
-            expr_unref(rows[r]);
-        free(rows);
-        rows = next;
-        n *= values;
+        if (expr_kind_of(vec) != EXPR_ARRAY)
+            return fail(err, key, -1, "matrix vector '%.*s' must be a list", (int)(len > 100 ? 100 : len), key);
+        if (expr_len(vec) == 0)
+            return fail(err, key, -1, "matrix vector '%.*s' does not contain any values",
+                        (int)(len > 100 ? 100 : len), key);
+        /* Checked before multiplying, which cannot overflow then. */
+        if (*size > MATRIX_MAX_PRODUCT / expr_len(vec))
+            return fail(err, NULL, -1, "the matrix has more than %d combinations before exclude "
+                        "(GitHub counts them in a 32-bit integer and fails)", MATRIX_MAX_PRODUCT);
+        *size *= expr_len(vec);
+        p->vectors[p->n_vectors++] = (struct vector){key, len, vec};
     }
-    if (vectors == 0) {
-        expr_unref(rows[0]);
-        n = 0;
-    }
-    *rows_out = rows;
-    *n_out = 0;
-    for (size_t r = 0; r < n; r++) {
-        bool excluded = false;
+    if (!p->n_vectors)
+        *size = 0;
+    return 0;
+}
 
-        for (size_t e = 0; exclude && !excluded && e < expr_len(exclude); e++)
-            excluded = entry_matches(m, expr_item(exclude, e), rows[r]);
-        if (excluded)
-            expr_unref(rows[r]);
-        else
-            rows[(*n_out)++] = rows[r];
+/* Each exclude entry's keys as tables of the values they match. */
+static int product_excludes(struct product *p, const struct expr_value *exclude, struct matrix_error *err)
+{
+    size_t entries = exclude ? expr_len(exclude) : 0;
+
+    p->tests = calloc(p->n_vectors ? p->n_vectors : 1, sizeof(*p->tests));
+    p->n_tests = calloc(p->n_vectors ? p->n_vectors : 1, sizeof(*p->n_tests));
+    p->last = calloc(entries ? entries : 1, sizeof(*p->last));
+    p->dropped_at = malloc((entries ? entries : 1) * sizeof(*p->dropped_at));
+    if (!p->tests || !p->n_tests || !p->last || !p->dropped_at)
+        return out_of_memory(err);
+    for (size_t e = 0; e < entries; e++) {
+        const struct expr_value *entry = expr_item(exclude, e);
+
+        p->dropped_at[e] = SIZE_MAX;
+        for (size_t v = 0; v < p->n_vectors; v++) {
+            const struct expr_value *want = expr_get(entry, p->vectors[v].key, p->vectors[v].len);
+            size_t n = expr_len(p->vectors[v].values);
+            struct exclude_test *grown;
+            bool *ok;
+
+            if (!want)
+                continue;
+            if (!(ok = malloc(n * sizeof(*ok))))
+                return out_of_memory(err);
+            for (size_t i = 0; i < n; i++)
+                ok[i] = matches(expr_item(p->vectors[v].values, i), want);
+            p->steps += n;
+            if (!(grown = realloc(p->tests[v], (p->n_tests[v] + 1) * sizeof(*grown)))) {
+                free(ok);
+                return out_of_memory(err);
+            }
+            p->tests[v] = grown;
+            grown[p->n_tests[v]++] = (struct exclude_test){e, ok};
+            p->last[e] = v;
+        }
     }
     return 0;
-fail:
-    for (size_t r = 0; r < n; r++)
-        expr_unref(rows[r]);
-    free(rows);
-    return -1;
+}
+
+/* Takes value `value` of vector `depth`: drops the entries one of whose keys it does not
+ * match; true when an entry still standing ends here (the combinations below are
+ * excluded). */
+static bool product_enter(struct product *p, size_t depth, size_t value)
+{
+    bool excluded = false;
+
+    for (size_t t = 0; t < p->n_tests[depth]; t++) {
+        const struct exclude_test *x = &p->tests[depth][t];
+
+        p->steps++;
+        if (p->dropped_at[x->entry] < depth)
+            continue;
+        if (!x->ok[value])
+            p->dropped_at[x->entry] = depth;
+        else if (p->last[x->entry] == depth)
+            excluded = true;
+    }
+    return excluded;
+}
+
+/* Undoes product_enter at `depth`. */
+static void product_leave(struct product *p, size_t depth)
+{
+    for (size_t t = 0; t < p->n_tests[depth]; t++) {
+        if (p->dropped_at[p->tests[depth][t].entry] == depth)
+            p->dropped_at[p->tests[depth][t].entry] = SIZE_MAX;
+    }
+    p->steps += p->n_tests[depth];
+}
+
+/* The combination `at` as the matrix context: vector key to value. */
+static struct expr_value *product_row(const struct product *p, const size_t *at)
+{
+    struct expr_value *row = expr_object();
+
+    for (size_t v = 0; row && v < p->n_vectors; v++) {
+        if (expr_object_set(row, p->vectors[v].key, p->vectors[v].len,
+                            expr_ref(expr_item(p->vectors[v].values, at[v]))) != 0) {
+            expr_unref(row);
+            row = NULL;
+        }
+    }
+    return row;
+}
+
+static int add_row(const struct expr_value *m, const struct expr_value *include, struct expr_value *row,
+                   bool *matched, struct matrix *out, struct matrix_error *err);
+
+/* Every combination the exclude entries leave, in order, added to `out`. */
+static int product_walk(struct product *p, const struct expr_value *m, const struct expr_value *include,
+                        bool *matched, struct matrix *out, struct matrix_error *err)
+{
+    size_t *at = calloc(p->n_vectors, sizeof(*at)), depth = 0;
+    int rc = 0;
+
+    if (!at)
+        return out_of_memory(err);
+    /* at[depth] is the value being tried at depth; entered, unless it is past the end */
+    while (rc == 0) {
+        bool excluded;
+
+        if (at[depth] == expr_len(p->vectors[depth].values)) {
+            if (depth == 0)
+                break;
+            at[depth] = 0;
+            product_leave(p, --depth);
+            at[depth]++;
+            continue;
+        }
+        if (p->steps > MATRIX_MAX_STEPS) {
+            rc = fail(err, NULL, -1, "applying exclude to the matrix takes more than %d steps (fanout's "
+                      "limit): most of its combinations are excluded one by one; list the jobs "
+                      "with include instead", MATRIX_MAX_STEPS);
+            break;
+        }
+        excluded = product_enter(p, depth, at[depth]);
+        if (!excluded && depth + 1 < p->n_vectors) {
+            at[++depth] = 0;
+            continue;
+        }
+        if (!excluded)
+            rc = add_row(m, include, product_row(p, at), matched, out, err);
+        product_leave(p, depth);
+        at[depth]++;
+    }
+    free(at);
+    return rc;
 }
 
 /* `row` with the extras of every include entry whose filter matches it. */
@@ -356,13 +462,29 @@ static struct expr_value *include_row(const struct expr_value *m, const struct e
     return row;
 }
 
+/* Adds a row of the product with its include extras; takes `row` (NULL: out of memory). */
+static int add_row(const struct expr_value *m, const struct expr_value *include, struct expr_value *row,
+                   bool *matched, struct matrix *out, struct matrix_error *err)
+{
+    struct shown s = {0};
+
+    /* The name shows the product's values, before the extras. */
+    if (!row || shown_leaves(&s, row) != 0 || !with_extras(m, include, row, matched)) {
+        shown_free(&s);
+        expr_unref(row);
+        return out_of_memory(err);
+    }
+    return rows_add(out, row, s, err);
+}
+
 int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_error *err)
 {
     const struct expr_value *include = expr_get(m, "include", 7);
     const struct expr_value *exclude = expr_get(m, "exclude", 7);
-    struct expr_value **rows = NULL;
+    struct product p = {0};
     bool *matched = NULL;
-    size_t n = 0, r = 0, n_include;
+    unsigned long long size;
+    size_t n_include;
 
     memset(out, 0, sizeof(*out));
     memset(err, 0, sizeof(*err));
@@ -374,31 +496,18 @@ int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_
     if (include && check_entries(m, "include", include, false, err) != 0)
         return -1;
     n_include = include ? expr_len(include) : 0;
-    if (product(m, exclude, &rows, &n, err) != 0)
-        return -1;
-    if (n == 0 && n_include == 0) {
-        free(rows);
-        return fail(err, NULL, -1, "the matrix must define at least one vector (or a non-empty include)");
+    if (product_vectors(&p, m, &size, err) != 0)
+        goto fail;
+    if (size == 0 && n_include == 0) {
+        fail(err, NULL, -1, "the matrix must define at least one vector (or a non-empty include)");
+        goto fail;
     }
     if (!(matched = calloc(n_include ? n_include : 1, sizeof(*matched)))) {
         out_of_memory(err);
         goto fail;
     }
-    for (; r < n; r++) {
-        struct shown s = {0};
-        struct expr_value *row = rows[r];
-
-        rows[r] = NULL;
-        /* The name shows the product's values, before the extras. */
-        if (shown_leaves(&s, row) != 0 || !with_extras(m, include, row, matched)) {
-            shown_free(&s);
-            expr_unref(row);
-            out_of_memory(err);
-            goto fail;
-        }
-        if (rows_add(out, row, s, err) != 0)
-            goto fail;
-    }
+    if (size && (product_excludes(&p, exclude, err) != 0 || product_walk(&p, m, include, matched, out, err) != 0))
+        goto fail;
     for (size_t e = 0; e < n_include; e++) {
         struct shown s = {0};
         struct expr_value *row;
@@ -414,13 +523,11 @@ int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_
         if (rows_add(out, row, s, err) != 0)
             goto fail;
     }
-    free(rows);
+    product_free(&p);
     free(matched);
     return 0;
 fail:
-    for (; r < n; r++)
-        expr_unref(rows[r]);
-    free(rows);
+    product_free(&p);
     free(matched);
     matrix_free(out);
     return -1;

@@ -205,6 +205,142 @@ START_TEST(limit_is_inclusive)
 }
 END_TEST
 
+/* Eight vectors of ten values (10^8 combinations) whose excludes leave 100: GitHub
+ * applies its limit of 256 after exclude, and so does fanout, without walking them all. */
+START_TEST(exclude_applies_before_the_limit)
+{
+    char yaml[4096];
+    size_t o = 0;
+    struct expr_value *m;
+    struct matrix rows;
+    struct matrix_error err;
+    char *t;
+
+    for (char v = 'a'; v <= 'h'; v++)
+        o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "%c: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n", v);
+    o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "exclude:\n");
+    for (char v = 'c'; v <= 'h'; v++) {
+        for (int i = 1; i < 10; i++)
+            o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "  - {%c: %d}\n", v, i);
+    }
+    m = matrix_of(yaml);
+    ck_assert_int_eq(matrix_expand(m, &rows, &err), 0);
+    ck_assert_uint_eq(rows.n, 100);
+    t = row_text(&rows.rows[0]);
+    ck_assert_str_eq(t, "a=0,b=0,c=0,d=0,e=0,f=0,g=0,h=0");
+    free(t);
+    t = row_text(&rows.rows[37]);
+    ck_assert_str_eq(t, "a=3,b=7,c=0,d=0,e=0,f=0,g=0,h=0");
+    free(t);
+    matrix_free(&rows);
+    expr_unref(m);
+}
+END_TEST
+
+/* The same order and rows as the plain definition (every combination, first vector
+ * slowest, those matching an exclude entry on all its keys left out), on random matrices:
+ * entries on any vectors, in any order, partial, overlapping. */
+START_TEST(exclude_agrees_with_the_definition)
+{
+    unsigned seed = 12345;
+
+    for (int round = 0; round < 300; round++) {
+        int nv = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 4, sizes[4], n_ex, ex[8][4];
+        char yaml[2048];
+        size_t o = 0, want_n = 0, total = 1;
+        struct expr_value *m;
+        struct matrix rows;
+        struct matrix_error err;
+
+        for (int v = 0; v < nv; v++) {
+            sizes[v] = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 4;
+            total *= (size_t)sizes[v];
+            o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "v%d: [", v);
+            for (int i = 0; i < sizes[v]; i++)
+                o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "%s%d", i ? ", " : "", i);
+            o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "]\n");
+        }
+        n_ex = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 8;
+        if (n_ex)
+            o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "exclude:\n");
+        for (int e = 0; e < n_ex; e++) {
+            bool any = false;
+
+            o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "  - {");
+            for (int v = 0; v < nv; v++) {
+                /* -1: the entry does not name v (but every entry names one) */
+                ex[e][v] = (int)((seed = seed * 1103515245u + 12345u) >> 16) % (sizes[v] + 1) - 1;
+                if (v == nv - 1 && !any && ex[e][v] < 0)
+                    ex[e][v] = 0;
+                if (ex[e][v] >= 0)
+                    o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "%sv%d: %d", any ? ", " : "", v, ex[e][v]);
+                any |= ex[e][v] >= 0;
+            }
+            o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "}\n");
+        }
+        m = matrix_of(yaml);
+        ck_assert_int_eq(matrix_expand(m, &rows, &err), 0);
+        for (size_t c = 0; c < total; c++) {
+            int at[4];
+            size_t rest = c;
+            bool excluded = false;
+
+            for (int v = nv - 1; v >= 0; v--) {
+                at[v] = (int)(rest % (size_t)sizes[v]);
+                rest /= (size_t)sizes[v];
+            }
+            for (int e = 0; e < n_ex && !excluded; e++) {
+                excluded = true;
+                for (int v = 0; v < nv; v++)
+                    excluded &= ex[e][v] < 0 || ex[e][v] == at[v];
+            }
+            if (excluded)
+                continue;
+            ck_assert_uint_lt(want_n, rows.n);
+            for (int v = 0; v < nv; v++)
+                ck_assert_int_eq((int)expr_number_value(expr_member(rows.rows[want_n].values, (size_t)v)), at[v]);
+            want_n++;
+        }
+        ck_assert_msg(rows.n == want_n, "%s: %zu rows, want %zu", yaml, rows.n, want_n);
+        matrix_free(&rows);
+        expr_unref(m);
+    }
+}
+END_TEST
+
+/* Includes that match no row are jobs too: 256 rows and one more is over the limit. */
+START_TEST(limit_counts_appended_includes)
+{
+    expect_error("a: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]\n"
+                 "b: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]\n"
+                 "include:\n  - {a: 99, b: 99}\n",
+                 "the matrix generates more than 256 jobs (GitHub's limit)", NULL, -1);
+}
+END_TEST
+
+/* GitHub counts the combinations in a 32-bit integer; fanout bounds the work of exclude:
+ * a product excluded one combination at a time on its last vector stops there. */
+START_TEST(product_and_work_bounds)
+{
+    char yaml[4096];
+    size_t o = 0;
+
+    for (char v = 'a'; v <= 'j'; v++)
+        o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "%c: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n", v);
+    expect_error(yaml, "the matrix has more than 2147483647 combinations before exclude "
+                 "(GitHub counts them in a 32-bit integer and fails)", NULL, -1);
+    o = 0;
+    for (char v = 'a'; v <= 'h'; v++)
+        o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "%c: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n", v);
+    o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "exclude:\n");
+    for (int i = 0; i < 10; i++)
+        o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "  - {h: %d}\n", i);
+    expect_error(yaml, "applying exclude to the matrix takes more than 16777216 steps (fanout's limit): "
+                 "most of its combinations are excluded one by one; list the jobs with include instead",
+                 NULL, -1);
+}
+END_TEST
+
 Suite *matrix_suite(void)
 {
     Suite *s = suite_create("matrix");
@@ -218,6 +354,10 @@ Suite *matrix_suite(void)
     tcase_add_test(tc, name_values);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, limit_is_inclusive);
+    tcase_add_test(tc, exclude_applies_before_the_limit);
+    tcase_add_test(tc, exclude_agrees_with_the_definition);
+    tcase_add_test(tc, limit_counts_appended_includes);
+    tcase_add_test(tc, product_and_work_bounds);
     suite_add_tcase(s, tc);
     return s;
 }
