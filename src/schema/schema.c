@@ -18,7 +18,14 @@
 #define METASCHEMA_URI "http://json-schema.org/draft-07/schema"
 #define MAX_DEPTH 256       /* nested validation (a $ref loop that makes no progress) */
 #define MAX_COMPILE_DEPTH 2000 /* nested compile() calls */
-#define MATCH_LIMIT 1000000 /* pcre2 backtracking: a hostile pattern fails, not hangs */
+#define MATCH_LIMIT 1000000 /* pcre2 backtracking: a hostile pattern stops, not hangs */
+/* The JIT's stack for one match. A repeated group such as SchemaStore's `(.|[\r\n])*`
+ * takes about 20 bytes a character, and PCRE2's default of 32 KiB stopped at ~1,000
+ * characters (a 1.4 KB `matrix: ${{ fromJSON('...') }}` was a false finding): 32 MiB
+ * holds the longest scalar fanout reads (SOURCE_MAX_TOKEN, 1 MiB). It is reserved, and
+ * only what a match uses is touched. */
+#define JIT_STACK_MAX (32u << 20)
+#define HEAP_LIMIT_KIB (64u << 10) /* the interpreter's, for a pattern the JIT cannot take */
 
 enum {
     T_NULL = 1, T_BOOLEAN = 2, T_OBJECT = 4, T_ARRAY = 8, T_NUMBER = 16, T_STRING = 32,
@@ -34,6 +41,7 @@ struct prop {
 struct pattern_prop {
     pcre2_code *re;
     pcre2_match_data *md;
+    const char *src; /* the key that holds the pattern, for messages */
     struct schema_node *schema;
 };
 
@@ -1029,6 +1037,7 @@ static int compile_object_keywords(struct schema *s, struct schema_node *sn, str
             return -1;
         for (; i < count; i++) {
             sn->pprops[i].re = compile_pattern(s, ynode_key(v, i));
+            sn->pprops[i].src = ynode_scalar(ynode_key(v, i), NULL);
             if (sn->pprops[i].re)
                 sn->pprops[i].md = pcre2_match_data_create_from_pattern(sn->pprops[i].re, NULL);
             sn->pprops[i].schema = compile(s, ynode_value(v, i));
@@ -1519,7 +1528,7 @@ const struct schema_node *schema_property(const struct schema_node *sn, const ch
     return NULL;
 }
 
-static bool matches(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len);
+static int match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len);
 
 const struct schema_node *schema_member(const struct schema_node *sn, const char *key, size_t len,
                                         bool *allowed, bool *streamable)
@@ -1537,7 +1546,13 @@ const struct schema_node *schema_member(const struct schema_node *sn, const char
     if ((p = find_prop(sn, key, len)) != NULL)
         found = p->schema;
     for (size_t i = 0; i < sn->n_pprops; i++) {
-        if (sn->pprops[i].re && matches(sn->pprops[i].re, sn->pprops[i].md, key, len)) {
+        int m = sn->pprops[i].re ? match(sn->pprops[i].re, sn->pprops[i].md, key, len) : 0;
+
+        if (m < 0) {
+            *streamable = false; /* undecided: the whole object's check says so */
+            return NULL;
+        }
+        if (m) {
             if (found) {
                 *streamable = false; /* two schemas apply: validate the whole object */
                 return NULL;
@@ -1590,11 +1605,20 @@ struct errors {
     bool oom;
 };
 
+/* A pattern PCRE2 gave up on (a limit): neither a match nor a failed one. */
+struct undecided {
+    struct ynode *at;    /* the value (a key, for patternProperties); NULL: none yet */
+    const char *pattern;
+    int rc;              /* PCRE2's error */
+    char *path;          /* the instance path, when it was being built */
+};
+
 struct vctx {
     struct errors *errs;  /* NULL: only validity is wanted */
     char *path;           /* the instance path being built */
     size_t path_len, path_cap;
     unsigned depth, nesting;
+    struct undecided undecided; /* the first, also from quiet checks */
 };
 
 static void errors_truncate(struct errors *e, size_t n)
@@ -1751,14 +1775,32 @@ static void describe_value(struct ynode *n, char *out, size_t cap)
 static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode *n);
 
 /* One match context for every pattern: a backtracking limit, so that a hostile pattern
- * fails instead of hanging. Made on first use, kept for the process. */
+ * stops instead of hanging, and a JIT stack for long values. Made on first use, kept
+ * for the process. */
 static pcre2_match_context *match_context(void)
 {
     static pcre2_match_context *mctx;
+    static pcre2_jit_stack *stack;
 
-    if (!mctx && (mctx = pcre2_match_context_create(NULL)) != NULL)
+    if (!mctx && (mctx = pcre2_match_context_create(NULL)) != NULL) {
         pcre2_set_match_limit(mctx, MATCH_LIMIT);
+        pcre2_set_heap_limit(mctx, HEAP_LIMIT_KIB);
+        if ((stack = pcre2_jit_stack_create(32u << 10, JIT_STACK_MAX, NULL)) != NULL)
+            pcre2_jit_stack_assign(mctx, NULL, stack);
+    }
     return mctx;
+}
+
+/* Keeps the first pattern PCRE2 gave up on; the value counts as matching it (a limit
+ * hit is no evidence against the value) and the check says it was not made. */
+static void undecided(struct vctx *c, struct ynode *at, const char *pattern, int rc)
+{
+    if (c->undecided.at)
+        return;
+    c->undecided.at = at;
+    c->undecided.pattern = pattern;
+    c->undecided.rc = rc;
+    c->undecided.path = c->errs ? strndup(c->path, c->path_len) : NULL;
 }
 
 /* Whether validation can stop: it failed and nobody collects the errors (a quiet
@@ -1780,10 +1822,13 @@ static bool check_quietly(struct vctx *c, const struct schema_node *sn, struct y
     return ok;
 }
 
-/* Errors such as PCRE2_ERROR_MATCHLIMIT count as "does not match". */
-static bool matches(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len)
+/* 1: `s` matches, 0: it does not, else PCRE2's error (a limit, out of memory): not a
+ * failed match. */
+static int match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len)
 {
-    return md && pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) >= 0;
+    int rc = md ? pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) : PCRE2_ERROR_NOMEMORY;
+
+    return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
 }
 
 static bool validate_object(struct vctx *c, const struct schema_node *sn, struct ynode *n)
@@ -1833,7 +1878,11 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
             return false;
         }
         for (size_t i = 0; i < sn->n_pprops; i++) {
-            if (sn->pprops[i].re && matches(sn->pprops[i].re, sn->pprops[i].md, key, len)) {
+            int m = sn->pprops[i].re ? match(sn->pprops[i].re, sn->pprops[i].md, key, len) : 0;
+
+            if (m < 0)
+                undecided(c, k, sn->pprops[i].src, m);
+            if (m) {
                 covered = true;
                 ok = validate(c, sn->pprops[i].schema, v) && ok;
             }
@@ -1986,9 +2035,13 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
             ok = false;
             fail(c, "maxLength", n, "must be at most %lld characters long, is %zu", sn->max_length, chars);
         }
-        if (sn->pattern && !matches(sn->pattern, sn->pattern_md, t, len)) {
+        int m = sn->pattern ? match(sn->pattern, sn->pattern_md, t, len) : 1;
+
+        if (m == 0) {
             ok = false;
             fail(c, "pattern", n, "must match the pattern '%s'", sn->pattern_src);
+        } else if (m < 0) {
+            undecided(c, n, sn->pattern_src, m);
         }
     }
     return ok;
@@ -2230,6 +2283,29 @@ static int by_specificity(const void *pa, const void *pb)
     return x.col < y.col ? -1 : x.col > y.col;
 }
 
+/* The pattern PCRE2 gave up on, as an error of its own: neither "does not match" nor a
+ * silent pass. */
+static void report_undecided(struct vctx *c)
+{
+    struct undecided *u = &c->undecided;
+    PCRE2_UCHAR why[120];
+    size_t len = 0;
+    const char *t = ynode_scalar(u->at, &len);
+
+    if (u->path) {
+        free(c->path);
+        c->path = u->path;
+        u->path = NULL;
+        c->path_len = c->path_cap = strlen(c->path);
+        c->depth = 0;
+        for (const char *p = c->path; *p; p++)
+            c->depth += *p == '/';
+    }
+    pcre2_get_error_message(u->rc, why, sizeof(why));
+    fail(c, "pattern", u->at, "not checked against the pattern '%s': PCRE2 gave up on the "
+         "%zu-character value (%s)", u->pattern, t ? utf8_length(t, len) : 0, (const char *)why);
+}
+
 size_t schema_validate(const struct schema_node *sn, struct ynode *instance, const char *path,
                        schema_error_fn fn, void *user)
 {
@@ -2248,6 +2324,8 @@ size_t schema_validate(const struct schema_node *sn, struct ynode *instance, con
     for (const char *p = c.path; *p; p++)
         c.depth += *p == '/';
     validate(&c, sn, instance);
+    if (c.undecided.at)
+        report_undecided(&c);
     if (errs.n)
         qsort(errs.v, errs.n, sizeof(*errs.v), by_specificity);
     for (size_t i = 0; i < errs.n; i++) {
@@ -2260,12 +2338,15 @@ size_t schema_validate(const struct schema_node *sn, struct ynode *instance, con
     errors_truncate(&errs, 0);
     free(errs.v);
     free(c.path);
+    free(c.undecided.path);
     return n;
 }
 
 bool schema_is_valid(const struct schema_node *sn, struct ynode *instance)
 {
     struct vctx c = {.errs = NULL};
+    bool ok = validate(&c, sn, instance);
 
-    return validate(&c, sn, instance);
+    free(c.undecided.path);
+    return ok && !c.undecided.at; /* a check not made is not a pass */
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/bundled.h"
 #include "fanout/schema.h"
 #include "unit.h"
 
@@ -135,9 +136,128 @@ START_TEST(ecma_patterns)
     ck_assert_uint_eq(c.n, 1);
     c = check("{\"pattern\": \"^\\\\u0041$\"}", "A");
     ck_assert_uint_eq(c.n, 0);
-    /* a catastrophic pattern fails instead of hanging */
+    /* a catastrophic pattern stops instead of hanging, and says it did not decide */
     c = check("{\"pattern\": \"^(a+)+$\"}", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab");
+    ck_assert_str_eq(c.text, ": not checked against the pattern '^(a+)+$': PCRE2 gave up on the 40-character "
+                             "value (match limit exceeded) [pattern]\n");
+}
+END_TEST
+
+/* A pattern PCRE2 gives up on is not a failed match: inside oneOf it is the one message
+ * (it was a false "does not match any of the 2 allowed forms"), in patternProperties too. */
+START_TEST(undecided_pattern_is_its_own_message)
+{
+    struct collected c;
+
+    c = check("{\"oneOf\": [{\"type\": \"object\"}, {\"type\": \"string\", \"pattern\": \"^(a+)+$\"}]}",
+              "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab");
     ck_assert_uint_eq(c.n, 1);
+    ck_assert_ptr_nonnull(strstr(c.text, ": not checked against the pattern '^(a+)+$'"));
+    c = check("{\"patternProperties\": {\"^(a+)+$\": {\"type\": \"integer\"}}, \"additionalProperties\": false}",
+              "{aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab: 1}");
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_ptr_nonnull(strstr(c.text, "not checked against the pattern"));
+}
+END_TEST
+
+/* A long value for each pattern of the bundled schemas, built to match: head, `unit`
+ * repeated, tail. */
+static const struct {
+    const char *pattern, *head, *unit, *tail;
+} long_values[] = {
+    {"^[a-zA-Z0-9_\\-:${}.,]+$", "", "a", ""},
+    {"^(0|[1-9][0-9]*)$", "", "1", ""},
+    {"^[1-9][0-9]*$", "", "1", ""},
+    {"^[a-zA-Z0-9_]+$", "", "a", ""},
+    {"^\\$\\{\\{(.|[\r\n])*\\}\\}$", "${{ fromJSON('", "{\"a\": 1},\n", "') }}"},
+    {"^.*\\$\\{\\{(.|[\r\n])*\\}\\}.*$", "echo ${{ ", "a }} ${{ b\n", " }} done"},
+    {"^[_a-zA-Z][a-zA-Z0-9_-]*$", "", "a", ""},
+    {"^\\d+(\\.\\d+|\\*)?$", "", "1", ".2"},
+    {"^(in|ex)clude$", "include", "", ""},
+    {"^(.+\\/)+(.+)\\.(ya?ml)(@.+)?$", "./", "a/", "x.yml@v1"},
+    {"^branches(-ignore)?$", "branches-ignore", "", ""},
+};
+
+/* Checks `pattern` (of a bundled schema) against its long value. */
+static void check_long_value(const char *pattern)
+{
+    size_t t = 0;
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct ynode_doc *sdoc = ynode_doc_create(), *idoc = ynode_doc_create();
+    struct ypos pos = {0, 1, 1};
+    struct ynode *root = ynode_new_map(sdoc, pos), *value;
+    struct schema *s;
+    struct collected c = {{0}, 0};
+    size_t want = 900000, o, ulen; /* below SOURCE_MAX_TOKEN, the longest scalar read */
+    char *text;
+
+    while (t < sizeof(long_values) / sizeof(long_values[0]) && strcmp(long_values[t].pattern, pattern))
+        t++;
+    ck_assert_msg(t < sizeof(long_values) / sizeof(long_values[0]),
+                  "bundled pattern '%s' has no long value in this test", pattern);
+    ck_assert_int_eq(ynode_set(sdoc, root, "pattern", ynode_new_string(sdoc, pattern, strlen(pattern), pos)), 0);
+    ynode_doc_set_root(sdoc, root);
+    ck_assert_ptr_nonnull(s = schema_compile(sdoc, "long.json", d));
+    text = malloc(want + 64);
+    o = (size_t)sprintf(text, "%s", long_values[t].head);
+    ulen = strlen(long_values[t].unit);
+    while (ulen && o + ulen < want) {
+        memcpy(text + o, long_values[t].unit, ulen);
+        o += ulen;
+    }
+    o += (size_t)sprintf(text + o, "%s", long_values[t].tail);
+    value = ynode_new_string(idoc, text, o, pos);
+    schema_validate(schema_root(s), value, "", collect, &c);
+    ck_assert_msg(c.n == 0, "'%s' on %zu bytes: %s", pattern, o, c.text);
+    free(text);
+    ynode_doc_destroy(idoc);
+    schema_free(s);
+    diag_destroy(d);
+}
+
+/* The patterns of a bundled schema's tree: `pattern` values and `patternProperties`
+ * keys, wherever a subschema can be (not inside enum, const, default or examples data;
+ * under properties and definitions only the values are subschemas). */
+static void each_bundled_pattern(const struct ynode *n, size_t *found)
+{
+    if (ynode_is_seq(n)) {
+        for (size_t i = 0; i < ynode_len(n); i++)
+            each_bundled_pattern(ynode_item(n, i), found);
+        return;
+    }
+    for (size_t i = 0; ynode_is_map(n) && i < ynode_len(n); i++) {
+        const struct ynode *k = ynode_key(n, i), *v = ynode_value(n, i);
+
+        if (ynode_scalar_is(k, "pattern") && ynode_is_scalar(v)) {
+            check_long_value(ynode_scalar(v, NULL));
+            (*found)++;
+        } else if (ynode_scalar_is(k, "properties") || ynode_scalar_is(k, "definitions") ||
+                   ynode_scalar_is(k, "patternProperties") || ynode_scalar_is(k, "dependencies")) {
+            for (size_t j = 0; ynode_is_map(v) && j < ynode_len(v); j++) {
+                if (ynode_scalar_is(k, "patternProperties")) {
+                    check_long_value(ynode_scalar(ynode_key(v, j), NULL));
+                    (*found)++;
+                }
+                each_bundled_pattern(ynode_value(v, j), found);
+            }
+        } else if (!ynode_scalar_is(k, "enum") && !ynode_scalar_is(k, "const") &&
+                   !ynode_scalar_is(k, "default") && !ynode_scalar_is(k, "examples")) {
+            each_bundled_pattern(v, found);
+        }
+    }
+}
+
+/* No bundled pattern leaves a long real value undecided: SchemaStore's `(.|[\r\n])*`
+ * ran out of PCRE2's JIT stack at about 1,000 characters. */
+START_TEST(bundled_patterns_decide_long_values)
+{
+    static const char *const names[] = {"buildkite-rendered", "github-workflow", "testarea",
+                                        "json-schema-draft-07"};
+    size_t found = 0;
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        each_bundled_pattern(bundled_schema(names[i]), &found);
+    ck_assert_uint_ge(found, 16);
 }
 END_TEST
 
@@ -250,6 +370,8 @@ Suite *schema_suite(void)
     tcase_add_test(tc, closest_branch);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, ecma_patterns);
+    tcase_add_test(tc, undecided_pattern_is_its_own_message);
+    tcase_add_test(tc, bundled_patterns_decide_long_values);
     tcase_add_test(tc, refs_and_ids);
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, recursion_through_properties);
