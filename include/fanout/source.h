@@ -43,6 +43,12 @@ void source_progress(struct source *src, unsigned line, unsigned col);
  * more and no less). What was checked must be what is rendered. */
 bool source_changed(const struct source *src);
 
+/* The input again from the start of line `line` (1-based), at most `max` bytes, without
+ * disturbing a read in progress: for a message's exact position inside a scalar.
+ * Malloc'd (NUL-terminated, *len bytes); NULL when the input has no such line or cannot
+ * be read again this way (text in memory). */
+char *source_lines(struct source *src, unsigned line, size_t max, size_t *len);
+
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */
 void source_detach(struct source *src);
 

@@ -164,6 +164,21 @@ const char *ynode_get_any(const struct ynode *map, const char *const *keys, stru
  * the scalar's own position for anything else. */
 struct ypos ynode_text_pos(const struct ynode *n, size_t offset);
 
+/* The same for any scalar the input wrote, followed through the input's bytes `raw`
+ * (`len` of them, from the start of line ynode_raw_line(n)): YAML's line folding,
+ * escapes, `''`, and a block scalar's indentation (from its first line with content,
+ * or its indentation indicator counted from its header line's indentation). The
+ * scalar's own position when `raw` does not hold the text as parsed (the file changed,
+ * a scalar fanout made). */
+struct ypos ynode_text_pos_raw(const struct ynode *n, size_t offset, const char *raw, size_t len);
+
+/* The line ynode_text_pos_raw's `raw` starts at: a block scalar's header line (the line
+ * before its position), else the scalar's own line. */
+static inline unsigned ynode_raw_line(const struct ynode *n)
+{
+    return n->pos.line - (n->style == YNODE_LITERAL || n->style == YNODE_FOLDED);
+}
+
 /* Number of nodes in the tree under `n` (n included). */
 size_t ynode_tree_size(const struct ynode *n);
 

@@ -159,18 +159,19 @@ static void out_of_memory(struct job *j, const struct ynode *at)
     error_at(j, at, "internal", "out of memory");
 }
 
-/* Where an error in an expression is: at its offset when the scalar is plain and holds
- * no line break (offsets are then columns; a plain scalar folded over several lines is
- * the one case this misplaces), else at the scalar. */
+/* Where an error in an expression is: the line and column of its offset in the scalar,
+ * followed through the input's bytes (block scalars, folded lines, quotes and escapes);
+ * at the scalar when those cannot be read again or no longer hold it. */
 static void expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e)
 {
-    struct ypos p = ynode_pos(at);
+    struct ypos p = ynode_text_pos(at, e->offset);
     size_t len;
-    const char *text = ynode_scalar(at, &len);
+    char *raw = NULL;
 
-    if (text && p.line && (at->style == YNODE_PLAIN) && !memchr(text, '\n', len) &&
-        e->offset <= len)
-        p.col += (unsigned)e->offset;
+    if (!at->verbatim && ynode_pos(at).line && at->style != YNODE_MADE &&
+        (raw = source_lines(j->ctx->sources[p.file], ynode_raw_line(at), SOURCE_MAX_TOKEN + 4096, &len)))
+        p = ynode_text_pos_raw(at, e->offset, raw, len);
+    free(raw);
     diag_report(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files[p.file], p.line, p.col,
                 "expression", "%s", e->message);
     j->failed = 1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fanout/strhash.h"
 
@@ -456,6 +457,33 @@ void source_progress(struct source *src, unsigned line, unsigned col)
     src->unbroken = 0;
     src->progress_line = line;
     src->progress_col = col;
+}
+
+char *source_lines(struct source *src, unsigned line, size_t max, size_t *len)
+{
+    int fd = fileno(src->fp);
+    char *buf = fd >= 0 && line ? malloc(max + 1) : NULL;
+    off_t at = 0, start = -1;
+    ssize_t n;
+
+    *len = 0;
+    /* pread: the stream's own position and buffer stay as they are */
+    while (buf && start < 0 && (n = pread(fd, buf, max, at)) > 0) {
+        for (ssize_t i = 0; i < n && start < 0; i++) {
+            if (line == 1)
+                start = at + i;
+            else if (buf[i] == '\n')
+                line--;
+        }
+        at += n;
+    }
+    if (buf && start >= 0 && (n = pread(fd, buf, max, start)) > 0) {
+        *len = (size_t)n;
+        buf[n] = '\0';
+        return buf;
+    }
+    free(buf);
+    return NULL;
 }
 
 bool source_changed(const struct source *src)

@@ -247,6 +247,258 @@ struct ypos ynode_text_pos(const struct ynode *n, size_t offset)
     return pos;
 }
 
+/* ---- positions through the input's bytes ---- */
+
+struct raw_walk {
+    const char *raw, *end;
+    const char *at; /* the byte reached */
+};
+
+static bool is_break(char c)
+{
+    return c == '\n' || c == '\r';
+}
+
+/* Past one line break (\n, \r\n or \r). */
+static const char *past_break(const char *p, const char *end)
+{
+    if (p < end && *p == '\r')
+        p++;
+    if (p < end && *p == '\n')
+        p++;
+    return p;
+}
+
+static const char *line_end(const char *p, const char *end)
+{
+    while (p < end && !is_break(*p))
+        p++;
+    return p;
+}
+
+static bool blank_to_break(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p == end || is_break(*p);
+}
+
+/* Bytes of the UTF-8 encoding of `cp`. */
+static size_t utf8_bytes(unsigned long cp)
+{
+    return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+/* A double-quoted escape at p (the backslash): its length in the input, the bytes it
+ * makes in *made; 0 when it is not one. */
+static size_t escape_len(const char *p, const char *end, size_t *made)
+{
+    static const char simple[] = "0abt\tnvfre \"/\\";
+    size_t hex = 0;
+    unsigned long cp = 0;
+
+    if (end - p < 2)
+        return 0;
+    switch (p[1]) {
+    case 'x': hex = 2; break;
+    case 'u': hex = 4; break;
+    case 'U': hex = 8; break;
+    case 'N': case '_': *made = 2; return 2; /* U+0085, U+00A0 */
+    case 'L': case 'P': *made = 3; return 2; /* U+2028, U+2029 */
+    default:
+        *made = 1;
+        return p[1] && strchr(simple, p[1]) ? 2 : 0;
+    }
+    if ((size_t)(end - p) < 2 + hex)
+        return 0;
+    for (size_t i = 0; i < hex; i++) {
+        char c = p[2 + i];
+        int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+
+        if (d < 0)
+            return 0;
+        cp = cp * 16 + (unsigned long)d;
+    }
+    *made = utf8_bytes(cp);
+    return 2 + hex;
+}
+
+/* A flow scalar (plain, single- or double-quoted) from `w->at`: follows `offset` bytes
+ * of `text`. False when the input does not hold the text. */
+static bool walk_flow(struct raw_walk *w, int style, const char *text, size_t offset)
+{
+    const char *p = w->at, *end = w->end;
+    size_t i = 0;
+
+    while (i < offset) {
+        if (p >= end)
+            return false;
+        if (is_break(*p)) {
+            size_t empty = 0;
+
+            /* a line break folds: into one space, or into a \n per empty line after it */
+            for (p = past_break(p, end);; p = past_break(p, end), empty++) {
+                while (p < end && (*p == ' ' || *p == '\t'))
+                    p++;
+                if (p >= end || !is_break(*p))
+                    break;
+            }
+            if (text[i] != (empty ? '\n' : ' '))
+                return false;
+            i += empty ? empty : 1;
+        } else if ((*p == ' ' || *p == '\t') && blank_to_break(p, end)) {
+            p = line_end(p, end); /* white space before a break is not in the text */
+        } else if (style == YNODE_SINGLE_QUOTED && *p == '\'' && p + 1 < end && p[1] == '\'') {
+            p += 2;
+            i++;
+        } else if (style == YNODE_DOUBLE_QUOTED && *p == '\\' && p + 1 < end && is_break(p[1])) {
+            /* an escaped line break: nothing, and the next line's indentation goes */
+            for (p = past_break(p + 1, end); p < end && (*p == ' ' || *p == '\t'); p++)
+                ;
+        } else if (style == YNODE_DOUBLE_QUOTED && *p == '\\') {
+            size_t made, n = escape_len(p, end, &made);
+
+            if (!n)
+                return false;
+            p += n;
+            i += made;
+        } else {
+            if (*p != text[i])
+                return false;
+            p++;
+            i++;
+        }
+    }
+    w->at = p;
+    return true;
+}
+
+/* A literal or folded block scalar: w->at is at the start of its header line. */
+static bool walk_block(struct raw_walk *w, int style, const char *text, size_t offset)
+{
+    const char *p = w->at, *end = w->end, *header = line_end(p, end), *ind = NULL;
+    size_t indent = 0, i = 0, blanks = 0;
+    bool first = true, prev_more = false;
+
+    /* the header: `|` or `>`, then an indentation digit and a chomping sign in any
+     * order, then white space or a comment */
+    for (const char *q = p; q < header && !ind; q++) {
+        const char *r = q + 1;
+
+        if (*q != (style == YNODE_LITERAL ? '|' : '>'))
+            continue;
+        while (r < header && (*r == '+' || *r == '-' || (*r >= '1' && *r <= '9')))
+            r++;
+        if (r == header || *r == ' ' || *r == '\t')
+            ind = q;
+    }
+    if (!ind)
+        return false;
+    for (const char *q = ind + 1; q < header && *q != ' ' && *q != '\t'; q++) {
+        if (*q >= '1' && *q <= '9') {
+            /* counted from the indentation of the node that holds the scalar: the
+             * header line's, and its `- ` entries but the one the scalar is */
+            const char *s = p;
+
+            while (s < ind && (*s == ' ' || (*s == '-' && s + 1 < ind && s[1] == ' ')))
+                s++;
+            if (s == ind && s - p >= 2 && s[-2] == '-')
+                s -= 2;
+            indent = (size_t)(s - p) + (size_t)(*q - '0');
+        }
+    }
+    p = past_break(header, end);
+    if (!indent) { /* the first line with content */
+        for (const char *q = p; q < end;) {
+            const char *e = line_end(q, end), *s = q;
+
+            while (s < e && *s == ' ')
+                s++;
+            if (s < e) {
+                indent = (size_t)(s - q);
+                break;
+            }
+            q = past_break(e, end);
+        }
+    }
+    if (!indent)
+        return false;
+    while (p < end) {
+        const char *e = line_end(p, end), *content = p + indent;
+        bool blank = blank_to_break(p, e) && (size_t)(e - p) <= indent, more;
+        size_t sep = 0, n;
+
+        if (blank) {
+            blanks++;
+            p = past_break(e, end);
+            continue;
+        }
+        for (const char *q = p; q < content; q++) {
+            if (q >= e || *q != ' ')
+                return false; /* less indented: the scalar ended */
+        }
+        more = *content == ' ' || *content == '\t';
+        if (first)
+            sep = blanks;
+        else if (style == YNODE_LITERAL || more || prev_more)
+            sep = blanks + 1;
+        else
+            sep = blanks ? blanks : 1;
+        if (offset < i + sep) /* in the line breaks before this line: at its start */
+            offset = i + sep;
+        i += sep;
+        n = (size_t)(e - content);
+        if (offset <= i + n) {
+            if (memcmp(content, text + i, offset - i) != 0)
+                return false;
+            w->at = content + (offset - i);
+            return true;
+        }
+        if (memcmp(content, text + i, n) != 0)
+            return false;
+        i += n;
+        first = false;
+        prev_more = more;
+        blanks = 0;
+        p = past_break(e, end);
+    }
+    return false;
+}
+
+struct ypos ynode_text_pos_raw(const struct ynode *n, size_t offset, const char *raw, size_t len)
+{
+    struct ypos pos = ynode_pos(n), at = pos;
+    struct raw_walk w = {raw, raw + len, raw};
+    const char *line = raw;
+    bool ok;
+
+    if (!ynode_is_scalar(n) || n->style == YNODE_MADE || !pos.line || offset > n->u.scalar.len)
+        return pos;
+    if (n->style == YNODE_LITERAL || n->style == YNODE_FOLDED) {
+        ok = walk_block(&w, n->style, n->u.scalar.text, offset);
+        at.line = pos.line - 1;
+    } else {
+        /* to the scalar's column (in characters) on its line */
+        for (unsigned col = 1; col < pos.col && w.at < w.end && !is_break(*w.at);) {
+            w.at++;
+            col += w.at == w.end || ((unsigned char)*w.at & 0xC0) != 0x80;
+        }
+        ok = walk_flow(&w, n->style, n->u.scalar.text, offset);
+    }
+    if (!ok)
+        return pos;
+    for (const char *p = raw; p < w.at; p++) {
+        if (*p == '\n' || (*p == '\r' && (p + 1 == w.at || p[1] != '\n'))) {
+            at.line++;
+            line = p + 1;
+        }
+    }
+    at.col = 1;
+    for (const char *p = line; p < w.at; p++)
+        at.col += ((unsigned char)*p & 0xC0) != 0x80;
+    return at;
+}
+
 struct ynode *ynode_rewrite_scalars(struct ynode_doc *doc, struct ynode *n, ynode_scalar_fn fn, void *user)
 {
     struct ynode *copy = NULL;

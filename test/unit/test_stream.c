@@ -212,6 +212,79 @@ START_TEST(validator_stream_and_whole)
 }
 END_TEST
 
+/* Where the text `what` (first found) of key `key`'s value is written, through the input
+ * itself (raw from the line ynode_raw_line gives); "line:col". */
+static char *pos_through_input(const char *yaml, const char *key, const char *what)
+{
+    struct ynode_doc *doc = doc_from(yaml);
+    const struct ynode *n = ynode_get(ynode_doc_root(doc), key), *text_node;
+    const char *text, *raw = yaml, *found;
+    struct ypos p;
+    char *out = malloc(32);
+
+    if (ynode_is_seq(n)) /* a sequence: its first entry's `run` */
+        n = ynode_get(ynode_item(n, 0), "run");
+    text_node = n;
+    ck_assert_ptr_nonnull(text = ynode_scalar(text_node, NULL));
+    ck_assert_ptr_nonnull(found = strstr(text, what));
+    for (unsigned line = 1; line < ynode_raw_line(n); line++)
+        raw = strchr(raw, '\n') + 1;
+    p = ynode_text_pos_raw(n, (size_t)(found - text), raw, strlen(raw));
+    snprintf(out, 32, "%u:%u", p.line, p.col);
+    ynode_doc_destroy(doc);
+    return out;
+}
+
+static void expect_pos(const char *yaml, const char *key, const char *what, const char *want)
+{
+    char *got = pos_through_input(yaml, key, what);
+
+    ck_assert_msg(!strcmp(got, want), "%s in %s: %s, want %s", what, yaml, got, want);
+    free(got);
+}
+
+/* A byte of a scalar's text is found where the input wrote it, in every style: block
+ * scalars by their indentation (found, or given), folded lines, quotes, escapes. */
+START_TEST(text_positions_through_the_input)
+{
+    /* literal: line for line, less the indentation */
+    expect_pos("a: 1\nrun: |\n  one\n\n    two X\n  end\n", "run", "X", "5:9");
+    /* a literal block's first line empty */
+    expect_pos("run: |-\n\n   X\n", "run", "X", "3:4");
+    /* an indentation indicator, in a mapping and as a sequence entry's mapping value */
+    expect_pos("run: |2\n    x\n  X\n", "run", "X", "3:3");
+    expect_pos("k:\n  - run: |1\n       x\n     X\n", "k", "X", "4:6");
+    /* folded: a single line break is a space, an empty line a \n, more indented lines
+     * keep theirs */
+    expect_pos("run: >\n  one\n  two\n\n  three\n    more X\n", "run", "X", "6:10");
+    expect_pos("run: >-\n  one two\n  X\n", "run", "X", "3:3");
+    /* plain over lines: a break and the next line's indentation are one space */
+    expect_pos("if: a &&   \n    b &&\n\n    X\n", "if", "X", "4:5");
+    /* single quotes: '' is one quote; double quotes: escapes and an escaped break */
+    expect_pos("run: 'it''s\n   X'\n", "run", "X", "2:4");
+    expect_pos("run: \"\\u00e9\\t\\x41\\\\ X\"\n", "run", "X", "1:22");
+    expect_pos("run: \"a \\\n      b X\"\n", "run", "X", "2:9");
+    /* columns count characters; CR LF is one break */
+    expect_pos("run: \"\xc3\xa9\xc3\xa9 X\"\n", "run", "X", "1:10");
+    expect_pos("run: |\r\n  one\r\n  two X\r\n", "run", "X", "3:7");
+}
+END_TEST
+
+/* Input that does not hold the text as parsed (the file changed since): the scalar's own
+ * position, never a guess. */
+START_TEST(text_positions_need_the_same_input)
+{
+    struct ynode_doc *doc = doc_from("run: |\n  one\n  two X\n");
+    const struct ynode *n = ynode_get(ynode_doc_root(doc), "run");
+    static const char other[] = "run: |\n  one\n  tw0 X\n";
+    struct ypos p = ynode_text_pos_raw(n, 8, other, strlen(other));
+
+    ck_assert_uint_eq(p.line, ynode_pos(n).line);
+    ck_assert_uint_eq(p.col, ynode_pos(n).col);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
 Suite *stream_suite(void)
 {
     Suite *s = suite_create("stream");
@@ -222,6 +295,8 @@ Suite *stream_suite(void)
     tcase_add_test(tc, duplicate_keys_far_apart);
     tcase_add_test(tc, step_kinds);
     tcase_add_test(tc, validator_stream_and_whole);
+    tcase_add_test(tc, text_positions_through_the_input);
+    tcase_add_test(tc, text_positions_need_the_same_input);
     suite_add_tcase(s, tc);
     return s;
 }
