@@ -704,11 +704,17 @@ static int callee_missing(struct job *j, const struct ynode *id, const struct yn
 
     if (real && len >= wlen && !strcmp(real + len - wlen, workflows) &&
         (where = malloc(len + strlen(path) + 1)) != NULL) {
+        bool found;
+
         sprintf(where, "%.*s/%s", (int)(len - wlen), real, path + 2);
-        if (stat(where, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
-            rc = -1, error_at(j, uses, "reusable-workflow", "%s does not exist: GitHub fails the run", path);
-        else if (rc == 0 && S_ISDIR(st.st_mode))
-            rc = -1, error_at(j, uses, "reusable-workflow", "%s is a directory, not a workflow file", path);
+        found = stat(where, &st) == 0;
+        if (!found && (errno == ENOENT || errno == ENOTDIR)) {
+            error_at(j, uses, "reusable-workflow", "%s does not exist: GitHub fails the run", path);
+            rc = -1;
+        } else if (found && S_ISDIR(st.st_mode)) {
+            error_at(j, uses, "reusable-workflow", "%s is a directory, not a workflow file", path);
+            rc = -1;
+        }
     }
     free(where);
     free(real);

@@ -244,8 +244,8 @@ struct product {
 
 static void product_free(struct product *p)
 {
-    for (size_t v = 0; p->tests && v < p->n_vectors; v++) {
-        for (size_t t = 0; t < p->n_tests[v]; t++)
+    for (size_t v = 0; p->tests && p->n_tests && v < p->n_vectors; v++) {
+        for (size_t t = 0; p->tests[v] && t < p->n_tests[v]; t++)
             free(p->tests[v][t].ok);
         free(p->tests[v]);
     }
@@ -287,40 +287,51 @@ static int product_vectors(struct product *p, const struct expr_value *m, unsign
     return 0;
 }
 
-/* Each exclude entry's keys as tables of the values they match. */
+static int over_budget(struct matrix_error *err)
+{
+    return fail(err, NULL, -1, "applying exclude to the matrix takes more than %d steps (fanout's "
+                "limit): most of its combinations are excluded one by one; list the jobs with "
+                "include instead", MATRIX_MAX_STEPS);
+}
+
+/* Each exclude entry's keys as tables of the values they match (counted against the
+ * work bound too: many entries on long vectors). */
 static int product_excludes(struct product *p, const struct expr_value *exclude, struct matrix_error *err)
 {
     size_t entries = exclude ? expr_len(exclude) : 0;
 
-    p->tests = calloc(p->n_vectors ? p->n_vectors : 1, sizeof(*p->tests));
-    p->n_tests = calloc(p->n_vectors ? p->n_vectors : 1, sizeof(*p->n_tests));
+    p->tests = calloc(p->n_vectors, sizeof(*p->tests));
+    p->n_tests = calloc(p->n_vectors, sizeof(*p->n_tests));
     p->last = calloc(entries ? entries : 1, sizeof(*p->last));
     p->dropped_at = malloc((entries ? entries : 1) * sizeof(*p->dropped_at));
     if (!p->tests || !p->n_tests || !p->last || !p->dropped_at)
         return out_of_memory(err);
+    /* how many keys name each vector, then the tables */
     for (size_t e = 0; e < entries; e++) {
-        const struct expr_value *entry = expr_item(exclude, e);
-
+        for (size_t v = 0; v < p->n_vectors; v++)
+            p->n_tests[v] += expr_get(expr_item(exclude, e), p->vectors[v].key, p->vectors[v].len) != NULL;
+    }
+    for (size_t v = 0; v < p->n_vectors; v++) {
+        if (p->n_tests[v] && !(p->tests[v] = calloc(p->n_tests[v], sizeof(*p->tests[v]))))
+            return out_of_memory(err);
+        p->n_tests[v] = 0;
+    }
+    for (size_t e = 0; e < entries; e++) {
         p->dropped_at[e] = SIZE_MAX;
         for (size_t v = 0; v < p->n_vectors; v++) {
-            const struct expr_value *want = expr_get(entry, p->vectors[v].key, p->vectors[v].len);
+            const struct expr_value *want = expr_get(expr_item(exclude, e), p->vectors[v].key, p->vectors[v].len);
             size_t n = expr_len(p->vectors[v].values);
-            struct exclude_test *grown;
             bool *ok;
 
             if (!want)
                 continue;
+            if ((p->steps += n) > MATRIX_MAX_STEPS)
+                return over_budget(err);
             if (!(ok = malloc(n * sizeof(*ok))))
                 return out_of_memory(err);
             for (size_t i = 0; i < n; i++)
                 ok[i] = matches(expr_item(p->vectors[v].values, i), want);
-            p->steps += n;
-            if (!(grown = realloc(p->tests[v], (p->n_tests[v] + 1) * sizeof(*grown)))) {
-                free(ok);
-                return out_of_memory(err);
-            }
-            p->tests[v] = grown;
-            grown[p->n_tests[v]++] = (struct exclude_test){e, ok};
+            p->tests[v][p->n_tests[v]++] = (struct exclude_test){e, ok};
             p->last[e] = v;
         }
     }
@@ -398,9 +409,7 @@ static int product_walk(struct product *p, const struct expr_value *m, const str
             continue;
         }
         if (p->steps > MATRIX_MAX_STEPS) {
-            rc = fail(err, NULL, -1, "applying exclude to the matrix takes more than %d steps (fanout's "
-                      "limit): most of its combinations are excluded one by one; list the jobs "
-                      "with include instead", MATRIX_MAX_STEPS);
+            rc = over_budget(err);
             break;
         }
         excluded = product_enter(p, depth, at[depth]);

@@ -374,7 +374,7 @@ static bool walk_flow(struct raw_walk *w, int style, const char *text, size_t of
 }
 
 /* A literal or folded block scalar: w->at is at the start of its header line. */
-static bool walk_block(struct raw_walk *w, int style, const char *text, size_t offset)
+static bool walk_block(struct raw_walk *w, int style, const char *text, size_t text_len, size_t offset)
 {
     const char *p = w->at, *end = w->end, *header = line_end(p, end), *ind = NULL;
     size_t indent = 0, i = 0, blanks = 0;
@@ -454,7 +454,7 @@ static bool walk_block(struct raw_walk *w, int style, const char *text, size_t o
             w->at = content + (offset - i);
             return true;
         }
-        if (memcmp(content, text + i, n) != 0)
+        if (i + n > text_len || memcmp(content, text + i, n) != 0)
             return false;
         i += n;
         first = false;
@@ -475,7 +475,7 @@ struct ypos ynode_text_pos_raw(const struct ynode *n, size_t offset, const char 
     if (!ynode_is_scalar(n) || n->style == YNODE_MADE || !pos.line || offset > n->u.scalar.len)
         return pos;
     if (n->style == YNODE_LITERAL || n->style == YNODE_FOLDED) {
-        ok = walk_block(&w, n->style, n->u.scalar.text, offset);
+        ok = walk_block(&w, n->style, n->u.scalar.text, n->u.scalar.len, offset);
         at.line = pos.line - 1;
     } else {
         /* to the scalar's column (in characters) on its line */

@@ -341,6 +341,26 @@ START_TEST(product_and_work_bounds)
 }
 END_TEST
 
+/* Many exclude entries on a long vector: their tables count against the bound too. */
+START_TEST(exclude_tables_are_bounded)
+{
+    size_t cap = 1 << 17, o = 0;
+    char *yaml = malloc(cap);
+
+    o += (size_t)snprintf(yaml + o, cap - o, "a: [0");
+    for (int i = 1; i < 4096; i++)
+        o += (size_t)snprintf(yaml + o, cap - o, ", %d", i);
+    o += (size_t)snprintf(yaml + o, cap - o, "]\nexclude:\n");
+    for (int i = 0; i < 5000; i++)
+        o += (size_t)snprintf(yaml + o, cap - o, "  - {a: %d}\n", i);
+    ck_assert_uint_lt(o, cap - 1);
+    expect_error(yaml, "applying exclude to the matrix takes more than 16777216 steps (fanout's limit): "
+                 "most of its combinations are excluded one by one; list the jobs with include instead",
+                 NULL, -1);
+    free(yaml);
+}
+END_TEST
+
 Suite *matrix_suite(void)
 {
     Suite *s = suite_create("matrix");
@@ -358,6 +378,7 @@ Suite *matrix_suite(void)
     tcase_add_test(tc, exclude_agrees_with_the_definition);
     tcase_add_test(tc, limit_counts_appended_includes);
     tcase_add_test(tc, product_and_work_bounds);
+    tcase_add_test(tc, exclude_tables_are_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
