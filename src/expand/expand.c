@@ -109,7 +109,8 @@ static const char *label_field(const struct ynode *step, enum bk_kind kind)
 }
 
 /* Whether the step's own env (a trigger's: its build's) sets BUILDKITE_PARALLEL_JOB, as
- * every job of a rendered parallel step does. */
+ * every job of a rendered parallel step does: its label is final, so a `%N` in it is a
+ * literal one (a `%%N` filled), shown as written. */
 static bool sets_shard_env(const struct ynode *step, enum bk_kind kind)
 {
     const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step;
@@ -126,7 +127,7 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
     long at;
     struct ypos pos;
 
-    if (!t || ctx->allow_placeholders || (at = ph_label_find(t, len)) < 0)
+    if (!t || ctx->allow_placeholders || sets_shard_env(step, kind) || (at = ph_label_find(t, len)) < 0)
         return 0;
     pos = ynode_text_pos(label, (size_t)at);
     /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run
