@@ -21,6 +21,7 @@ static const struct {
     {"alias", "an undefined or recursive alias"},
     {"alias-budget", "an alias bomb"},
     {"merge", "a << merge of something other than mappings"},
+    {"tag", "a YAML tag other than a core-schema one, or a value it does not fit"},
     {"depth", "nesting deeper than 64, more than 20,000 keys in a mapping"},
     {"io", "a file that cannot be read or written"},
     {"symlink-loop", "a directory link back up the tree"},
