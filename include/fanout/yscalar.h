@@ -14,7 +14,7 @@ enum yscalar_type yscalar_type(const char *s, size_t len);
 
 /* A finite core-schema float (or integer) s[0..len) written the one way every YAML 1.1
  * and 1.2 reader and JSON read as the same float: [-]D+.D+(e[-+]D+)? (`3` -> `3.0`, `.5` ->
- * `0.5`, `+1e3` -> `1.0e+3`). Writes at most len + 5 bytes and a NUL to out; its length. */
+ * `0.5`, `+1e3` -> `1.0e+3`). Writes at most len + 3 bytes and a NUL to out; its length. */
 size_t yscalar_float_canonical(const char *s, size_t len, char *out);
 
 /* True when a plain scalar with this text would not be read back as this string by a

@@ -558,7 +558,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     } else if (tag == TAG_FLOAT && !memchr(t, 'n', len) && !memchr(t, 'N', len)) {
         /* finite (.inf and .nan have an n) */
         n = ynode_new_scalar(doc, t, len, style, pos);
-        if (n && (text = ynode_doc_alloc(doc, len + 6)) != NULL) {
+        if (n && (text = ynode_doc_alloc(doc, len + 4)) != NULL) {
             n->u.scalar.text = text;
             n->u.scalar.len = yscalar_float_canonical(t, len, text);
         } else {

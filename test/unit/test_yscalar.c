@@ -231,7 +231,7 @@ START_TEST(float_canonical)
             if (!oracle_matches(&o, core, in, len) && !oracle_matches(&o, int_, in, len))
                 continue;
             n = yscalar_float_canonical(in, len, out);
-            if (n > len + 5 || !oracle_matches(&o, canon, out, n) || !oracle_matches(&o, yaml11, out, n) ||
+            if (n > len + 3 || !oracle_matches(&o, canon, out, n) || !oracle_matches(&o, yaml11, out, n) ||
                 yscalar_type(out, n) != YS_FLOAT || strtod(out, NULL) != strtod(in, NULL))
                 ck_abort_msg("'%s' written '%s'", in, out);
         }
