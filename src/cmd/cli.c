@@ -538,7 +538,21 @@ static void taken_names(const struct cmd_entry *cmd, int except,
     names[n] = NULL;
 }
 
-/* "unknown option for this command: --platfrom (did you mean --platform?)" */
+/* The argument getopt refused with '?'. An unknown long option is behind optind; so is
+ * an unknown short option that was the last character of its argument, but one inside
+ * an argument leaves optind on that argument (`-shard-id=x` fails at its `s`). */
+static const char *refused_argument(char **argv)
+{
+    const char *last = argv[optind - 1];
+    size_t len = strlen(last);
+
+    if (!optopt || (last[0] == '-' && last[1] != '-' && len > 1 && (unsigned char)last[len - 1] == optopt))
+        return last;
+    return argv[optind];
+}
+
+/* "unknown option for render (did you mean --platform?): --platfrom"; without a near
+ * option, how to pass an operand that starts with '-' (`fanout expr -- '-1 == -1'`). */
 static int unknown_option(const struct cmd_entry *cmd, const char *arg)
 {
     const char *names[sizeof(long_options) / sizeof(long_options[0])], *near, *word;
@@ -552,7 +566,8 @@ static int unknown_option(const struct cmd_entry *cmd, const char *arg)
     if (near)
         snprintf(what, sizeof(what), "unknown option for %s (did you mean --%s?):", cmd->name, near);
     else
-        snprintf(what, sizeof(what), "unknown option for %s:", cmd->name);
+        snprintf(what, sizeof(what), "unknown option for %s (an operand that starts with '-' goes after '--'):",
+                 cmd->name);
     return cmd_usage_error(what, arg);
 }
 
@@ -574,7 +589,7 @@ static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **ar
         if (opt == ':')
             return cmd_usage_error("this option needs a value:", argv[optind - 1]);
         if (opt == '?')
-            return unknown_option(cmd, argv[optind - 1]);
+            return unknown_option(cmd, refused_argument(argv));
         if (!takes(cmd, opt)) {
             /* named as recognized: argv[optind - 1] may be its value (`--format json`) */
             if (index >= 0)
