@@ -56,10 +56,20 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, const char *rule,
                   const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
 
-/* `s` as a JSON string literal; `s` with GitHub workflow-command escapes (% CR LF).
- * Shared by every writer of these formats. */
+/* Text from the input or the command line, written so that it stays on its line and
+ * nothing in it acts on a terminal or a CI log: control characters (C0, DEL, C1, the
+ * Unicode line separators and bidirectional overrides) and bytes that are not UTF-8 are
+ * escaped, and what the GitHub runner would take for a workflow command is broken.
+ * Shared by every writer of these formats:
+ * - a JSON string literal (\n, \uNNNN; bad bytes as U+FFFD; `##[` as `##\u005b`);
+ * - workflow-command data and property values, with GitHub's own escapes (% CR LF; a
+ *   property also : and ,), other controls as in text;
+ * - plain text (\n \r \t \xNN \uNNNN; `##[` as `##\x5B`); `line_start`: `s` begins a
+ *   line, where `::` after white space becomes `\x3A:`. */
 void diag_write_json_string(FILE *out, const char *s);
 void diag_write_github_escaped(FILE *out, const char *s);
+void diag_write_github_property(FILE *out, const char *s);
+void diag_write_text(FILE *out, const char *s, bool line_start);
 
 void diag_set_policy(struct diag *d, const struct diag_policy *p);
 

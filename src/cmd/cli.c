@@ -149,9 +149,17 @@ int cmd_usage_error(const char *what, const char *arg)
 {
     if (held_usage_error)
         snprintf(held_usage_error, held_usage_error_size, "%s%s%s", what, arg ? " " : "", arg ? arg : "");
-    else
-        fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout %s%s--help'.\n", what, arg ? " " : "",
-                arg ? arg : "", usage_command ? usage_command : "", usage_command ? " " : "");
+    else {
+        /* the argument as given, on its line (it may come from anywhere) */
+        fputs("fanout: error: ", stderr);
+        diag_write_text(stderr, what, false);
+        if (arg) {
+            fputc(' ', stderr);
+            diag_write_text(stderr, arg, false);
+        }
+        fprintf(stderr, "\nTry 'fanout %s%s--help'.\n", usage_command ? usage_command : "",
+                usage_command ? " " : "");
+    }
     return CMD_EXIT_USAGE;
 }
 

@@ -89,7 +89,9 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
             rc = DIAG_INPUT;
             goto done;
         }
-        fprintf(stderr, "fanout: wrote %s\n", rendered);
+        fputs("fanout: wrote ", stderr);
+        diag_write_text(stderr, rendered, false);
+        fputc('\n', stderr);
         goto done;
     }
     new_name = malloc(strlen(rendered) + sizeof(" (rendered now)"));
