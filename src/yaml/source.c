@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fanout/output.h"
 #include "fanout/strhash.h"
 
 /* Incremental UTF-8 checker; the state survives between reads. Positions are not
@@ -357,6 +358,8 @@ struct source *source_open(const char *path, struct diag *d)
         diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "is a directory");
         goto fail;
     }
+    if (output_check_input(fileno(raw), src->name, d) != 0)
+        goto fail;
     if (S_ISREG(sb.st_mode) && !is_stdin) {
         src->fp = raw;
     } else {
