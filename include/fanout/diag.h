@@ -26,13 +26,22 @@ struct diag_rule_level {
     enum diag_level level;
 };
 
+/* The line a message points at, for the snippet under a text message: at most
+ * DIAG_EXCERPT_CHARS characters of it, around the column. */
+#define DIAG_EXCERPT_CHARS 160
+struct diag_excerpt {
+    char text[4 * DIAG_EXCERPT_CHARS + 1]; /* NUL-terminated, as read (escaped when shown) */
+    size_t caret;                          /* the byte of `text` the column is at */
+};
+
 /* What a run's messages show, shared by every diag of the run (the caller keeps it
  * alive): -q (errors only), each rule's level, and for the text format colour and the
- * source line with a caret under the column. */
+ * source line with a caret under the column, which `excerpt` finds (false: none). */
 struct diag_policy {
     bool quiet, color, snippets;
     const struct diag_rule_level *levels;
     size_t n_levels;
+    bool (*excerpt)(const char *file, unsigned line, unsigned col, struct diag_excerpt *out);
 };
 
 /* Messages go to `out` (normally stderr). */

@@ -257,18 +257,16 @@ static enum diag_level level_of(const struct diag_policy *p, const char *rule)
     return DIAG_LEVEL_DEFAULT;
 }
 
-/* At most this many snippets a run: each reads its file from the start. */
+/* At most this many snippets a run: each may read its file from the start. */
 #define DIAG_MAX_SNIPPETS 100
-#define SNIPPET_WIDTH 160
 
-/* The characters of text[from..) up to the byte `to`, as they are shown escaped: where
- * the caret goes. */
+/* How many characters the first `to` bytes of `text` take once escaped: where the caret
+ * goes. */
 static size_t shown_width(const char *text, size_t to)
 {
-    char *shown = NULL;
+    char *shown = NULL, *prefix = strndup(text, to);
     size_t len = 0, width = 0;
     FILE *m = open_memstream(&shown, &len);
-    char *prefix = strndup(text, to);
 
     if (m && prefix)
         diag_write_text(m, prefix, true);
@@ -281,55 +279,19 @@ static size_t shown_width(const char *text, size_t to)
     return width;
 }
 
-/* The source line under a text message, escaped, with a caret under the column: at
- * most SNIPPET_WIDTH characters of it, around the column. From the file itself (so not
- * for stdin, and not past the first 100 messages). */
+/* The source line under a text message, escaped, with a caret under the column. */
 static void write_snippet(struct diag *d, const char *file, unsigned line, unsigned col)
 {
-    FILE *f;
-    char *text = NULL;
-    size_t cap = 0, from = 0, caret, chars = 1;
-    ssize_t len = -1;
+    struct diag_excerpt ex;
 
-    if (!line || !strcmp(file, "-") || !strcmp(file, "<stdin>") || d->snippets >= DIAG_MAX_SNIPPETS ||
-        !(f = fopen(file, "r")))
+    if (!line || d->snippets >= DIAG_MAX_SNIPPETS || !d->policy->excerpt ||
+        !d->policy->excerpt(file, line, col, &ex))
         return;
     d->snippets++;
-    for (unsigned n = 0; n < line && (len = getline(&text, &cap, f)) >= 0; n++)
-        ;
-    fclose(f);
-    if (len < 0) {
-        free(text);
-        return;
-    }
-    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-        len--;
-    text[len] = '\0';
-    /* the window, in characters: from column col - SNIPPET_WIDTH / 2 when col is past
-     * SNIPPET_WIDTH, SNIPPET_WIDTH of them */
-    for (size_t i = 0; i < (size_t)len && col > SNIPPET_WIDTH && chars < col - SNIPPET_WIDTH / 2; i++) {
-        if (((unsigned char)text[i + 1] & 0xc0) != 0x80) {
-            chars++;
-            from = i + 1;
-        }
-    }
-    caret = col ? (size_t)len : from; /* past the end when the column is */
-    for (size_t i = from, k = chars; i < (size_t)len; i++) {
-        if (((unsigned char)text[i] & 0xc0) == 0x80)
-            continue;
-        if (k == col)
-            caret = i;
-        if (k++ == chars + SNIPPET_WIDTH) {
-            text[i] = '\0';
-            caret = caret < i ? caret : i;
-            break;
-        }
-    }
     fputs("  ", d->out);
-    diag_write_text(d->out, text + from, true);
-    fprintf(d->out, "\n  %*s", (int)shown_width(text + from, caret - from), "");
+    diag_write_text(d->out, ex.text, true);
+    fprintf(d->out, "\n  %*s", (int)shown_width(ex.text, ex.caret), "");
     fputs(d->policy->color ? "\033[1;32m^\033[0m\n" : "^\n", d->out);
-    free(text);
 }
 
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,

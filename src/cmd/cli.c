@@ -757,6 +757,7 @@ static void finish_options(struct cli *c)
     /* colour only on a terminal (never into files or pipes), and not under NO_COLOR */
     c->policy.color = c->color == 1 || (c->color == 0 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
     c->policy.snippets = !c->no_snippet && c->errors == DIAG_TEXT;
+    c->policy.excerpt = source_excerpt;
 }
 
 /* A cli with nothing given yet (contexts kept: the same options fill them again). */
