@@ -69,6 +69,7 @@ static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
     if (m) {
         p.line = (unsigned)m->line + 1;
         p.col = (unsigned)m->column + 1;
+        source_position(s->src, &p.line, &p.col);
     }
     return p;
 }
@@ -99,10 +100,12 @@ static void report_parser_error(struct stream *s)
     if (source_failed(s->src))
         return; /* the reader already reported the bad byte that stopped the parser */
     while ((err = fy_diag_errors_iterate(s->fydiag, &it)) != NULL) {
+        unsigned line = (unsigned)err->line, col = (unsigned)err->column;
+
         if (err->type != FYET_ERROR)
             continue;
-        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), (unsigned)err->line,
-                    (unsigned)err->column, "yaml", "%s", err->msg);
+        source_position(s->src, &line, &col);
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), line, col, "yaml", "%s", err->msg);
         return;
     }
     diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), 0, 0, "yaml",
