@@ -59,8 +59,13 @@ for dir in "$ROOT"/fixtures/*/; do
         fi
     fi
     if [ $ok = 1 ] && [ "$rc" = 0 ] && [ -f "$dir/expected.yaml" ] && head -c1 "$dir/expected.yaml" | grep -qv '{'; then
-        "$FANOUT" render --no-validate --allow-placeholders "$dir/expected.yaml" >"$tmp/again" 2>"$tmp/again.err"
-        cmp -s "$dir/expected.yaml" "$tmp/again" || { failed "$name" "rendering is not a fixed point:"; diff -u "$dir/expected.yaml" "$tmp/again" | head -20; ok=0; }
+        # A rendering's labels are final: a literal `%N` in a rendered shard (from `%%N`)
+        # is no placeholder, so only a case that accepts placeholders re-renders with it.
+        again_opts=--no-validate
+        case " $cmd " in *" --allow-placeholders "*) again_opts="$again_opts --allow-placeholders" ;; esac
+        # shellcheck disable=SC2086  # again_opts is a word list on purpose
+        "$FANOUT" render $again_opts "$dir/expected.yaml" >"$tmp/again" 2>"$tmp/again.err"
+        cmp -s "$dir/expected.yaml" "$tmp/again" || { failed "$name" "rendering is not a fixed point:"; diff -u "$dir/expected.yaml" "$tmp/again" | head -20; cat "$tmp/again.err"; ok=0; }
     fi
     [ $ok = 1 ] && pass=$((pass + 1))
 done

@@ -26,13 +26,22 @@ struct diag_rule_level {
     enum diag_level level;
 };
 
+/* The line a message points at, for the snippet under a text message: at most
+ * DIAG_EXCERPT_CHARS characters of it, around the column. */
+#define DIAG_EXCERPT_CHARS 160
+struct diag_excerpt {
+    char text[4 * DIAG_EXCERPT_CHARS + 1]; /* NUL-terminated, as read (escaped when shown) */
+    size_t caret;                          /* the byte of `text` the column is at */
+};
+
 /* What a run's messages show, shared by every diag of the run (the caller keeps it
  * alive): -q (errors only), each rule's level, and for the text format colour and the
- * source line with a caret under the column. */
+ * source line with a caret under the column, which `excerpt` finds (false: none). */
 struct diag_policy {
     bool quiet, color, snippets;
     const struct diag_rule_level *levels;
     size_t n_levels;
+    bool (*excerpt)(const char *file, unsigned line, unsigned col, struct diag_excerpt *out);
 };
 
 /* Messages go to `out` (normally stderr). */
@@ -56,10 +65,20 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, const char *rule,
                   const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
 
-/* `s` as a JSON string literal; `s` with GitHub workflow-command escapes (% CR LF).
- * Shared by every writer of these formats. */
+/* Text from the input or the command line, written so that it stays on its line and
+ * nothing in it acts on a terminal or a CI log: control characters (C0, DEL, C1, the
+ * Unicode line separators and bidirectional overrides) and bytes that are not UTF-8 are
+ * escaped, and what the GitHub runner would take for a workflow command is broken.
+ * Shared by every writer of these formats:
+ * - a JSON string literal (\n, \uNNNN; bad bytes as U+FFFD; `##[` as `##\u005b`);
+ * - workflow-command data and property values, with GitHub's own escapes (% CR LF; a
+ *   property also : and ,), other controls as in text;
+ * - plain text (\n \r \t \xNN \uNNNN; `##[` as `##\x5B`); `line_start`: `s` begins a
+ *   line, where `::` after white space becomes `\x3A:`. */
 void diag_write_json_string(FILE *out, const char *s);
 void diag_write_github_escaped(FILE *out, const char *s);
+void diag_write_github_property(FILE *out, const char *s);
+void diag_write_text(FILE *out, const char *s, bool line_start);
 
 void diag_set_policy(struct diag *d, const struct diag_policy *p);
 

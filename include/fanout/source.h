@@ -1,8 +1,11 @@
 /* source: one input (a file, a pipe or stdin) that can be read more than once.
- * Non-seekable inputs are spooled to an unlinked temporary file. Every byte handed to
- * the YAML parser is checked first: strict UTF-8, no NUL, a byte order mark only at the
- * start, and only whole characters, because libfyaml 0.7.12 silently stops at such
- * bytes and hangs on some of them. Every file fanout reads goes through these checks. */
+ * Non-seekable inputs are kept in an unlinked temporary file as they are read (the
+ * first read checks them as it goes; later reads come from the file), up to
+ * SOURCE_MAX_SPOOL. Every byte handed on is checked first: strict UTF-8, no NUL, a byte
+ * order mark only at the start, and only whole characters, because libfyaml 0.7.12
+ * silently stops at such bytes and hangs on some of them. Every file fanout reads goes
+ * through these checks. What was read is where a message's excerpt comes from
+ * (source_excerpt): an input is never opened twice. */
 #ifndef FANOUT_SOURCE_H
 #define FANOUT_SOURCE_H
 
@@ -28,14 +31,39 @@ const char *source_name(const struct source *src);
 /* Rewinds the input and makes it the parser's input. 0 on success. */
 int source_attach(struct source *src, struct fy_parser *fyp);
 
+/* Reading without the parser (a list of lines): source_rewind starts from the first
+ * byte (0 on success); source_read gives up to `cap` checked bytes, ending on a
+ * character boundary, and 0 at the end of the input or after an error (reported;
+ * source_failed tells which). Not to be mixed with an attached parser. */
+int source_rewind(struct source *src);
+size_t source_read(struct source *src, char *buf, size_t cap);
+
+/* The most of a non-seekable input (a pipe, stdin, a device) kept to be read again:
+ * past it the input is refused (`size`), so that endless input (`yes | fanout render
+ * -`) ends. A regular file has no such limit. source_set_spool_limit changes it for
+ * one source (a reader that needs less). */
+#define SOURCE_MAX_SPOOL (1ull << 30)
+void source_set_spool_limit(struct source *src, uint64_t bytes);
+
 /* The most input the parser may take in without producing an event: libfyaml keeps a
  * token in a buffer that grows 4 KiB at a time, which costs quadratic time where
  * realloc copies (under ASan: 30 s for a 10 MB scalar). Past it, the input is refused. */
 #define SOURCE_MAX_TOKEN (1u << 20)
 
-/* The parser produced an event that ends at line:col (1-based): the count towards
- * SOURCE_MAX_TOKEN starts again, and a token too long is reported from there. */
+/* The parser produced an event that ends at line:col (1-based, as the parser counts):
+ * the count towards SOURCE_MAX_TOKEN starts again, and a token too long is reported
+ * from there. */
 void source_progress(struct source *src, unsigned line, unsigned col);
+
+/* A position as the parser counts it (1-based) made the input's own: the parser may be
+ * handed a `--- ` the input does not hold, before a document that begins with `{` or
+ * `[`, so that libfyaml streams it instead of holding its line whole. */
+void source_position(const struct source *src, unsigned *line, unsigned *col);
+
+/* The excerpt of `file` (a source's name) around line:col, from what an open source of
+ * that name read (a spooled pipe included), else from a regular file of that name,
+ * never blocking; false when there is none. A diag_policy's `excerpt`. */
+bool source_excerpt(const char *file, unsigned line, unsigned col, struct diag_excerpt *out);
 
 /* Whether two reads of the input disagreed: every read is hashed, and where it reaches
  * what an earlier read handed to the parser, the two hashes must agree (a read that
@@ -43,10 +71,10 @@ void source_progress(struct source *src, unsigned line, unsigned col);
  * more and no less). What was checked must be what is rendered. */
 bool source_changed(const struct source *src);
 
-/* The input again from the start of line `line` (1-based), at most `max` bytes, without
- * disturbing a read in progress: for a message's exact position inside a scalar.
- * Malloc'd (NUL-terminated, *len bytes); NULL when the input has no such line or cannot
- * be read again this way (text in memory). */
+/* What was read of the input again from the start of line `line` (1-based), at most
+ * `max` bytes, without disturbing a read in progress: for a message's exact position
+ * inside a scalar. Malloc'd (NUL-terminated, *len bytes); NULL when the input has no
+ * such line. */
 char *source_lines(struct source *src, unsigned line, size_t max, size_t *len);
 
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */

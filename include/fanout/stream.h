@@ -2,7 +2,8 @@
  * Each step (and each other top-level pair) is built from parser events into its own
  * small ynode document, which the caller owns and destroys: memory stays bounded by the
  * largest step. Aliases are resolved into copies (with a node budget), `<<` merge keys
- * are applied, anchors are dropped, so callers see plain trees. */
+ * are applied, anchors are dropped, YAML core-schema tags are applied to the types of
+ * the nodes they tag (others are refused, rule `tag`), so callers see plain trees. */
 #ifndef FANOUT_STREAM_H
 #define FANOUT_STREAM_H
 

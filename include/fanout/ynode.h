@@ -2,7 +2,8 @@
  * its nodes, their texts and their child arrays are allocated; destroying the document
  * frees them all at once. Nodes carry their position in the input and how a scalar was
  * written, which decides its type: plain scalars are typed by YAML's rules, quoted and
- * block scalars and the strings fanout makes are strings.
+ * block scalars and the strings fanout makes are strings. (The stream applies a YAML
+ * core-schema tag as it reads a scalar: `!!str 1` is quoted, `!!int "3"` plain.)
  *
  * The stream builds one small document per step straight from parser events; expansion
  * edits it in place (a shard is a shallow copy sharing the fields it does not change);

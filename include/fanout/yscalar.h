@@ -12,6 +12,11 @@ enum yscalar_type { YS_NULL, YS_BOOL, YS_INT, YS_FLOAT, YS_STRING };
 /* The core-schema type of a plain scalar with this text. */
 enum yscalar_type yscalar_type(const char *s, size_t len);
 
+/* A finite core-schema float (or integer) s[0..len) written the one way every YAML 1.1
+ * and 1.2 reader and JSON read as the same float: [-]D+.D+(e[-+]D+)? (`3` -> `3.0`, `.5` ->
+ * `0.5`, `+1e3` -> `1.0e+3`). Writes at most len + 3 bytes and a NUL to out; its length. */
+size_t yscalar_float_canonical(const char *s, size_t len, char *out);
+
 /* True when a plain scalar with this text would not be read back as this string by a
  * YAML 1.1 or 1.2 reader (a null, bool, number, date, merge key ...). */
 bool yscalar_misread(const char *s, size_t len);

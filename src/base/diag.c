@@ -1,6 +1,7 @@
 #include "fanout/diag.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,43 +98,142 @@ void diag_set_muted(struct diag *d, bool muted)
     d->muted = muted;
 }
 
-void diag_write_json_string(FILE *out, const char *s)
+/* The well-formed UTF-8 character at s (NUL-terminated): its length and code point; 0
+ * when the bytes there are not one (a NUL continuation byte stops the look). */
+static size_t utf8_char(const unsigned char *s, uint32_t *cp)
 {
-    fputc('"', out);
+    unsigned char c = s[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    uint32_t v = n == 1 ? c : n == 2 ? c & 0x1fu : n == 3 ? c & 0x0fu : c & 0x07u;
+
+    for (size_t k = 1; k < n; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (s[k] & 0x3fu);
+    }
+    if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (n == 4 && (v < 0x10000 || v > 0x10ffff)))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+/* What a terminal or a log viewer would act on rather than show: C0 controls, DEL, C1
+ * controls (U+009B is a CSI), the line and paragraph separators (a new line to some
+ * viewers) and the bidirectional overrides and isolates (text shown in another order). */
+static bool is_control(uint32_t cp)
+{
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* How a message's text is written, one character at a time. */
+enum escape_mode {
+    ESC_TEXT,            /* \n \r \t \xNN (a byte that is not UTF-8 too), \uNNNN */
+    ESC_JSON,            /* a JSON string's body; bytes that are not UTF-8 as U+FFFD */
+    ESC_GITHUB_DATA,     /* GitHub's escapeData: % CR LF; other controls as in text */
+    ESC_GITHUB_PROPERTY, /* escapeProperty: also : and , */
+};
+
+/* Writes the character at s (one byte when it is not UTF-8) as `mode` wants it; returns
+ * its length. The escapes of workflow commands are those of actions/toolkit's
+ * packages/core/src/command.ts (escapeData, escapeProperty), which the runner undoes. */
+static size_t write_char(FILE *out, const char *s, enum escape_mode mode)
+{
+    unsigned char c = (unsigned char)*s;
+    uint32_t cp;
+    size_t n = utf8_char((const unsigned char *)s, &cp);
+
+    if (mode >= ESC_GITHUB_DATA && (c == '%' || c == '\r' || c == '\n' ||
+                                   (mode == ESC_GITHUB_PROPERTY && (c == ':' || c == ','))))
+        fprintf(out, "%%%02X", c);
+    else if (mode == ESC_JSON && (c == '"' || c == '\\'))
+        fprintf(out, "\\%c", c);
+    else if (n == 0)
+        fprintf(out, mode == ESC_JSON ? "\\ufffd" : "\\x%02X", c);
+    else if (!is_control(cp))
+        fwrite(s, 1, n, out);
+    else if (c == '\n' || c == '\r' || c == '\t')
+        fprintf(out, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+    else if (cp < 0x80 && mode != ESC_JSON)
+        fprintf(out, "\\x%02X", c);
+    else
+        fprintf(out, "\\u%04x", (unsigned)cp);
+    return n ? n : 1;
+}
+
+/* The GitHub runner takes a line for a workflow command when it starts with `::` after
+ * white space (actions/runner ActionCommand.TryParseV2, .NET's TrimStart), or when it
+ * holds `##[` anywhere (the legacy form, TryParse): the length of the white space at s
+ * (ASCII and Unicode spaces alike), and whether `::` follows it. */
+static size_t leading_space(const char *s, bool *command)
+{
+    size_t at = 0, n;
+    uint32_t cp;
+
+    while ((n = utf8_char((const unsigned char *)s + at, &cp)) > 0 &&
+           (cp == ' ' || cp == 0x85 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) ||
+            cp == 0x202f || cp == 0x205f || cp == 0x3000))
+        at += n;
+    *command = s[at] == ':' && s[at + 1] == ':';
+    return at;
+}
+
+/* `s` in `mode`, with no character a terminal or the runner acts on. `line_start`: `s`
+ * begins a line (text), where a `::` after white space would be a workflow command. */
+static void write_escaped(FILE *out, const char *s, enum escape_mode mode, bool line_start)
+{
+    bool command = false;
+
+    if (line_start) {
+        size_t space = leading_space(s, &command);
+
+        fwrite(s, 1, space, out);
+        s += space;
+        if (command) {
+            fputs("\\x3A", out);
+            s++;
+        }
+    }
     while (*s) {
         size_t plain = 0; /* written as they are, in one piece (a million ids per report) */
         unsigned char c;
 
-        while ((c = (unsigned char)s[plain]) >= 0x20 && c != '"' && c != '\\')
+        while ((c = (unsigned char)s[plain]) >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '%' &&
+               c != ':' && c != ',' && c != '#')
             plain++;
         fwrite(s, 1, plain, out);
         s += plain;
-        if (!(c = (unsigned char)*s))
+        if (!*s)
             break;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", out);
-        else
-            fprintf(out, "\\u%04x", c);
-        s++;
+        if (s[0] == '#' && s[1] == '#' && s[2] == '[' && mode <= ESC_JSON) {
+            fputs(mode == ESC_JSON ? "##\\u005b" : "##\\x5B", out);
+            s += 3;
+            continue;
+        }
+        s += write_char(out, s, mode);
     }
+}
+
+void diag_write_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    write_escaped(out, s, ESC_JSON, false);
     fputc('"', out);
 }
 
-/* GitHub workflow commands end the message at a newline and treat % specially. */
 void diag_write_github_escaped(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '%')
-            fputs("%25", out);
-        else if (*s == '\n')
-            fputs("%0A", out);
-        else if (*s == '\r')
-            fputs("%0D", out);
-        else
-            fputc(*s, out);
-    }
+    write_escaped(out, s, ESC_GITHUB_DATA, false);
+}
+
+void diag_write_github_property(FILE *out, const char *s)
+{
+    write_escaped(out, s, ESC_GITHUB_PROPERTY, false);
+}
+
+void diag_write_text(FILE *out, const char *s, bool line_start)
+{
+    write_escaped(out, s, ESC_TEXT, line_start);
 }
 
 void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
@@ -157,69 +257,41 @@ static enum diag_level level_of(const struct diag_policy *p, const char *rule)
     return DIAG_LEVEL_DEFAULT;
 }
 
-/* Whether s[0..n) starts with a well-formed UTF-8 character (ASCII included); *i is
- * moved to its last byte. */
-static bool utf8_ok(const char *s, size_t n, ssize_t *i)
-{
-    unsigned char c = (unsigned char)s[0];
-    size_t more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 4;
+/* At most this many snippets a run: each may read its file from the start. */
+#define DIAG_MAX_SNIPPETS 100
 
-    if (more == 4 || more >= n || (c >= 0x80 && c < 0xc2))
-        return more == 0;
-    for (size_t k = 1; k <= more; k++) {
-        if (((unsigned char)s[k] & 0xc0) != 0x80)
-            return false;
+/* How many characters the first `to` bytes of `text` take once escaped: where the caret
+ * goes. */
+static size_t shown_width(const char *text, size_t to)
+{
+    char *shown = NULL, *prefix = strndup(text, to);
+    size_t len = 0, width = 0;
+    FILE *m = open_memstream(&shown, &len);
+
+    if (m && prefix)
+        diag_write_text(m, prefix, true);
+    if (m && fclose(m) == 0) {
+        for (size_t i = 0; i < len; i++)
+            width += ((unsigned char)shown[i] & 0xc0) != 0x80;
     }
-    *i += (ssize_t)more;
-    return true;
+    free(prefix);
+    free(shown);
+    return width;
 }
 
-/* At most this many snippets a run: each reads its file from the start. */
-#define DIAG_MAX_SNIPPETS 100
-#define SNIPPET_WIDTH 160
-
-/* The source line under a text message, with a caret under the column: from the file
- * itself (so not for stdin, and not past the first 100 messages). */
+/* The source line under a text message, escaped, with a caret under the column. */
 static void write_snippet(struct diag *d, const char *file, unsigned line, unsigned col)
 {
-    FILE *f;
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t len = -1;
-    size_t from = 0;
+    struct diag_excerpt ex;
 
-    if (!line || !strcmp(file, "-") || !strcmp(file, "<stdin>") || d->snippets >= DIAG_MAX_SNIPPETS ||
-        !(f = fopen(file, "r")))
+    if (!line || d->snippets >= DIAG_MAX_SNIPPETS || !d->policy->excerpt ||
+        !d->policy->excerpt(file, line, col, &ex))
         return;
     d->snippets++;
-    for (unsigned n = 0; n < line && (len = getline(&text, &cap, f)) >= 0; n++)
-        ;
-    fclose(f);
-    if (len < 0) {
-        free(text);
-        return;
-    }
-    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-        len--;
-    /* a line that is not clean text (the bytes an error is about) is not echoed */
-    for (ssize_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)text[i];
-
-        if ((c < 0x20 && c != '\t') || c == 0x7f || !utf8_ok(text + i, (size_t)(len - i), &i)) {
-            free(text);
-            return;
-        }
-    }
-    if (col > SNIPPET_WIDTH)
-        from = col - SNIPPET_WIDTH / 2;
-    if ((size_t)len > from + SNIPPET_WIDTH)
-        len = (ssize_t)(from + SNIPPET_WIDTH);
-    fprintf(d->out, "  %.*s\n  ", (int)((size_t)len - from), text + from);
-    /* tabs kept, so the caret lines up however they are shown */
-    for (size_t i = from; col && i + 1 < col && i < (size_t)len; i++)
-        fputc(text[i] == '\t' ? '\t' : ' ', d->out);
+    fputs("  ", d->out);
+    diag_write_text(d->out, ex.text, true);
+    fprintf(d->out, "\n  %*s", (int)shown_width(ex.text, ex.caret), "");
     fputs(d->policy->color ? "\033[1;32m^\033[0m\n" : "^\n", d->out);
-    free(text);
 }
 
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
@@ -258,7 +330,8 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
 
     switch (d->format) {
     case DIAG_GITHUB:
-        fprintf(d->out, "::%s file=%s", sev == DIAG_NOTE ? "notice" : word, file);
+        fprintf(d->out, "::%s file=", sev == DIAG_NOTE ? "notice" : word);
+        diag_write_github_property(d->out, file);
         if (line)
             fprintf(d->out, ",line=%u,col=%u", line, col);
         fputs("::", d->out);
@@ -278,11 +351,11 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         break;
     case DIAG_TEXT:
         fprintf(d->out, "%s", color ? "\033[1m" : "");
+        diag_write_text(d->out, file, true);
         if (line)
-            fprintf(d->out, "%s:%u:%u: ", file, line, col);
-        else
-            fprintf(d->out, "%s: ", file);
-        fprintf(d->out, "%s%s:%s %s", color ? colors[sev] : "", word, color ? "\033[0m" : "", msg);
+            fprintf(d->out, ":%u:%u", line, col);
+        fprintf(d->out, ": %s%s:%s ", color ? colors[sev] : "", word, color ? "\033[0m" : "");
+        diag_write_text(d->out, msg, false);
         if (rule)
             fprintf(d->out, color ? " \033[2m[%s]\033[0m" : " [%s]", rule);
         fputc('\n', d->out);

@@ -149,9 +149,17 @@ int cmd_usage_error(const char *what, const char *arg)
 {
     if (held_usage_error)
         snprintf(held_usage_error, held_usage_error_size, "%s%s%s", what, arg ? " " : "", arg ? arg : "");
-    else
-        fprintf(stderr, "fanout: error: %s%s%s\nTry 'fanout %s%s--help'.\n", what, arg ? " " : "",
-                arg ? arg : "", usage_command ? usage_command : "", usage_command ? " " : "");
+    else {
+        /* the argument as given, on its line (it may come from anywhere) */
+        fputs("fanout: error: ", stderr);
+        diag_write_text(stderr, what, false);
+        if (arg) {
+            fputc(' ', stderr);
+            diag_write_text(stderr, arg, false);
+        }
+        fprintf(stderr, "\nTry 'fanout %s%s--help'.\n", usage_command ? usage_command : "",
+                usage_command ? " " : "");
+    }
     return CMD_EXIT_USAGE;
 }
 
@@ -538,7 +546,21 @@ static void taken_names(const struct cmd_entry *cmd, int except,
     names[n] = NULL;
 }
 
-/* "unknown option for this command: --platfrom (did you mean --platform?)" */
+/* The argument getopt refused with '?'. An unknown long option is behind optind; so is
+ * an unknown short option that was the last character of its argument, but one inside
+ * an argument leaves optind on that argument (`-shard-id=x` fails at its `s`). */
+static const char *refused_argument(char **argv)
+{
+    const char *last = argv[optind - 1];
+    size_t len = strlen(last);
+
+    if (!optopt || (last[0] == '-' && last[1] != '-' && len > 1 && (unsigned char)last[len - 1] == optopt))
+        return last;
+    return argv[optind];
+}
+
+/* "unknown option for render (did you mean --platform?): --platfrom"; without a near
+ * option, how to pass an operand that starts with '-' (`fanout expr -- '-1 == -1'`). */
 static int unknown_option(const struct cmd_entry *cmd, const char *arg)
 {
     const char *names[sizeof(long_options) / sizeof(long_options[0])], *near, *word;
@@ -552,7 +574,8 @@ static int unknown_option(const struct cmd_entry *cmd, const char *arg)
     if (near)
         snprintf(what, sizeof(what), "unknown option for %s (did you mean --%s?):", cmd->name, near);
     else
-        snprintf(what, sizeof(what), "unknown option for %s:", cmd->name);
+        snprintf(what, sizeof(what), "unknown option for %s (an operand that starts with '-' goes after '--'):",
+                 cmd->name);
     return cmd_usage_error(what, arg);
 }
 
@@ -574,7 +597,7 @@ static int parse(struct cli *c, const struct cmd_entry *cmd, int argc, char **ar
         if (opt == ':')
             return cmd_usage_error("this option needs a value:", argv[optind - 1]);
         if (opt == '?')
-            return unknown_option(cmd, argv[optind - 1]);
+            return unknown_option(cmd, refused_argument(argv));
         if (!takes(cmd, opt)) {
             /* named as recognized: argv[optind - 1] may be its value (`--format json`) */
             if (index >= 0)
@@ -734,6 +757,7 @@ static void finish_options(struct cli *c)
     /* colour only on a terminal (never into files or pipes), and not under NO_COLOR */
     c->policy.color = c->color == 1 || (c->color == 0 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
     c->policy.snippets = !c->no_snippet && c->errors == DIAG_TEXT;
+    c->policy.excerpt = source_excerpt;
 }
 
 /* A cli with nothing given yet (contexts kept: the same options fill them again). */

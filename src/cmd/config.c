@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fanout/rules.h"
@@ -109,15 +110,18 @@ static int check_shape(const struct config *c, struct diag *d)
     return 0;
 }
 
-/* .fanout.yml from here up to the repository root (malloc'd path), or NULL. */
+/* .fanout.yml from here up to the repository root (malloc'd path), or NULL. Anything
+ * of that name is the config, a link that leads nowhere (or in a loop) and a directory
+ * too: reading it then fails (exit 2), rather than the run going on without it. */
 static char *discover(void)
 {
     char prefix[3 * MAX_LEVELS_UP + 1] = "", path[sizeof(prefix) + sizeof(CONFIG_NAME) + 8];
     char here[PATH_MAX], *real;
+    struct stat sb;
 
     for (int up = 0; up < MAX_LEVELS_UP; up++) {
         snprintf(path, sizeof(path), "%s" CONFIG_NAME, prefix);
-        if (access(path, F_OK) == 0)
+        if (lstat(path, &sb) == 0)
             return strdup(path);
         snprintf(path, sizeof(path), "%s.git", prefix);
         if (access(path, F_OK) == 0)

@@ -21,6 +21,7 @@ static const struct {
     {"alias", "an undefined or recursive alias"},
     {"alias-budget", "an alias bomb"},
     {"merge", "a << merge of something other than mappings"},
+    {"tag", "a YAML tag other than a core-schema one, or a value it does not fit"},
     {"depth", "nesting deeper than 64, more than 20,000 keys in a mapping"},
     {"io", "a file that cannot be read or written"},
     {"symlink-loop", "a directory link back up the tree"},
@@ -39,6 +40,8 @@ static const struct {
     {"matrix-context", "workflows: a job-level if: on matrix or strategy"},
     {"matrix-unknown", "workflows: a matrix that needs contexts not given"},
     {"job-id", "workflows: a bad job id"},
+    {"job-shape", "workflows: a job that is not a mapping"},
+    {"needs", "workflows: a needs entry that is not a job id"},
     {"unknown-needs", "workflows: needs names no job"},
     {"expression", "a GitHub expression that does not parse or fails"},
     {"reusable-workflow", "workflows: a call to a reusable workflow that cannot be inlined"},
@@ -51,13 +54,13 @@ static const struct {
     {"job-limit", "more jobs than Buildkite accepts per upload or build"},
 };
 
-/* The JSON Schema keywords a schema violation is named by. */
+/* The JSON Schema keywords a schema violation is named by ($ref: nesting too deep). */
 static const char *const keywords[] = {
-    "required", "additionalProperties", "properties", "patternProperties", "propertyNames",
-    "pattern", "enum", "const", "anyOf", "oneOf", "allOf", "not", "if", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "minItems",
-    "maxItems", "uniqueItems", "contains", "items", "additionalItems", "minProperties",
-    "maxProperties", "dependencies", "format", "false", NULL};
+    "$ref", "required", "additionalProperties", "properties", "patternProperties",
+    "propertyNames", "pattern", "enum", "const", "anyOf", "oneOf", "allOf", "not", "if",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+    "maxLength", "minItems", "maxItems", "uniqueItems", "contains", "items", "additionalItems",
+    "minProperties", "maxProperties", "dependencies", "format", "false", NULL};
 
 static const char *const *names(void)
 {

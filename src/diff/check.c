@@ -1,8 +1,11 @@
 #include "fanout/check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fanout/output.h"
 #include "fanout/textdiff.h"
@@ -28,15 +31,13 @@ static int same_bytes(FILE *a, FILE *b, bool *same)
     return ferror(a) || ferror(b) ? -1 : 0;
 }
 
-/* Replaces `path` (atomically, its mode kept) with the contents of `from`. */
-static int write_copy(FILE *from, const char *path, struct diag *d)
+/* Copies the contents of `from` into the output and commits it (atomically, the old
+ * file's mode kept). */
+static int write_copy(FILE *from, struct output *o)
 {
-    struct output *o = output_open(path, d);
     char buf[65536];
     size_t n;
 
-    if (!o)
-        return -1;
     if (fseeko(from, 0, SEEK_SET) != 0) {
         output_abort(o);
         return -1;
@@ -48,18 +49,65 @@ static int write_copy(FILE *from, const char *path, struct diag *d)
     return output_commit(o);
 }
 
+/* A committed rendering is a file: a FIFO would hang the compare, a device cannot be
+ * replaced. */
+static void not_regular(const char *rendered, mode_t mode, struct diag *d)
+{
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io",
+                "is %s, not a regular file: check compares the sources' rendering with a committed file",
+                S_ISFIFO(mode) ? "a FIFO" : S_ISDIR(mode) ? "a directory" : S_ISSOCK(mode) ? "a socket" : "a device");
+}
+
+/* The committed rendering, for reading: NULL after reporting, or *missing and /dev/null.
+ * Opened without blocking and checked to be a regular file once open, so that a FIFO
+ * that takes its place meanwhile cannot hang the check. */
+static FILE *open_committed(const char *rendered, bool *missing, struct diag *d)
+{
+    int fd = open(rendered, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    struct stat sb;
+    FILE *fp;
+
+    if (fd < 0 && errno == ENOENT) {
+        *missing = true;
+        return fopen("/dev/null", "rb");
+    }
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
+    } else if (!S_ISREG(sb.st_mode)) {
+        not_regular(rendered, sb.st_mode, d);
+    } else if ((fp = fdopen(fd, "rb")) != NULL) {
+        return fp;
+    } else {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
+    }
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
 int check_one(const char *const *sources, size_t n, const char *rendered,
               const struct render_opts *opts, bool write, const char *fix, FILE *out, struct diag *d)
 {
     struct render_opts o = *opts;
-    FILE *fresh = tmpfile(), *old = NULL;
+    FILE *fresh = NULL, *old = NULL;
+    struct output *target = NULL;
+    struct stat sb;
     char *new_name = NULL;
     bool missing = false, same = false;
-    int rc;
+    int rc = DIAG_INPUT;
 
-    if (!fresh) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io", "cannot create a temporary file");
+    /* Refused before anything is rendered: what is not a regular file; with --write the
+     * target is open first, so that a source that is the target is refused when it is
+     * opened. */
+    if (stat(rendered, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        not_regular(rendered, sb.st_mode, d);
         return DIAG_INPUT;
+    }
+    if (write && !(target = output_open(rendered, d)))
+        return DIAG_INPUT;
+    if (!(fresh = tmpfile())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io", "cannot create a temporary file");
+        goto done;
     }
     /* the rendering goes to a temporary file, whatever its size */
     o.output = NULL;
@@ -67,29 +115,27 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     rc = render_paths(sources, n, &o, d);
     if (rc != 0 || fflush(fresh) != 0)
         goto done;
-    old = fopen(rendered, "rb");
-    if (!old && errno == ENOENT) {
-        missing = true;
-        old = fopen("/dev/null", "rb");
-    }
-    if (!old) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
-        rc = DIAG_INPUT;
+    rc = DIAG_INPUT;
+    if (!(old = open_committed(rendered, &missing, d)))
         goto done;
-    }
     if (same_bytes(old, fresh, &same) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot read: %s", strerror(errno));
-        rc = DIAG_INPUT;
         goto done;
     }
+    rc = 0;
     if (same && !missing)
         goto done;
     if (write) {
-        if (write_copy(fresh, rendered, d) != 0) {
+        struct output *committing = target;
+
+        target = NULL;
+        if (write_copy(fresh, committing) != 0) {
             rc = DIAG_INPUT;
             goto done;
         }
-        fprintf(stderr, "fanout: wrote %s\n", rendered);
+        fputs("fanout: wrote ", stderr);
+        diag_write_text(stderr, rendered, false);
+        fputc('\n', stderr);
         goto done;
     }
     new_name = malloc(strlen(rendered) + sizeof(" (rendered now)"));
@@ -103,10 +149,12 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale", "%s; run '%s' to update it",
                 missing ? "does not exist" : "is stale", fix);
 done:
+    output_abort(target); /* fresh, or failed: the committed file stays as it was */
     free(new_name);
     if (old)
         fclose(old);
-    fclose(fresh);
+    if (fresh)
+        fclose(fresh);
     return rc;
 }
 

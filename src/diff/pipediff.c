@@ -1233,17 +1233,6 @@ static char *line_of(const struct finding *f)
     return line;
 }
 
-/* A GitHub workflow command's property value (',' and ':' end one). */
-static void github_property(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '%' || *s == '\r' || *s == '\n' || *s == ':' || *s == ',')
-            fprintf(out, "%%%02X", (unsigned char)*s);
-        else
-            fputc(*s, out);
-    }
-}
-
 /* Markdown: `s` as code, fenced with two backticks when it holds one. */
 static void md_code(FILE *md, const char *s)
 {
@@ -1386,14 +1375,14 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         fputs("::notice ", r->out);
         if (f->part[P_FILE]) {
             fputs("file=", r->out);
-            github_property(r->out, f->part[P_FILE]);
+            diag_write_github_property(r->out, f->part[P_FILE]);
             fprintf(r->out, ",line=%u,", f->line);
         }
         fputs("title=", r->out);
-        github_property(r->out, "fanout diff: ");
-        github_property(r->out, f->part[P_KIND]);
+        diag_write_github_property(r->out, "fanout diff: ");
+        diag_write_github_property(r->out, f->part[P_KIND]);
         fputc(' ', r->out);
-        github_property(r->out, f->part[P_ID]);
+        diag_write_github_property(r->out, f->part[P_ID]);
         fputs("::", r->out);
         diag_write_github_escaped(r->out, line);
         if (f->part[P_MORE]) {

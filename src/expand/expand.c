@@ -108,6 +108,16 @@ static const char *label_field(const struct ynode *step, enum bk_kind kind)
     return ynode_is_scalar(v) ? name : NULL;
 }
 
+/* Whether the step's own env (a trigger's: its build's) sets BUILDKITE_PARALLEL_JOB, as
+ * every job of a rendered parallel step does: its label is final, so a `%N` in it is a
+ * literal one (a `%%N` filled), shown as written. */
+static bool sets_shard_env(const struct ynode *step, enum bk_kind kind)
+{
+    const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step;
+
+    return ynode_has(ynode_get(holder, "env"), "BUILDKITE_PARALLEL_JOB");
+}
+
 static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     const char *field = label_field(step, kind);
@@ -117,7 +127,7 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
     long at;
     struct ypos pos;
 
-    if (!t || ctx->allow_placeholders || (at = ph_label_find(t, len)) < 0)
+    if (!t || ctx->allow_placeholders || sets_shard_env(step, kind) || (at = ph_label_find(t, len)) < 0)
         return 0;
     pos = ynode_text_pos(label, (size_t)at);
     /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run
@@ -147,15 +157,16 @@ static const struct ynode *shard_variable_user(const struct ynode *n)
     return found;
 }
 
-/* A step without parallelism that reads BUILDKITE_PARALLEL_JOB(_COUNT): Buildkite leaves
- * them unset, unless the step's env sets them (a rendered shard does). */
+/* A step without parallelism (of any type; a matrix step's jobs are no parallel jobs)
+ * that reads BUILDKITE_PARALLEL_JOB(_COUNT): Buildkite leaves them unset, unless the
+ * step's env sets them (a rendered shard does). */
 static void check_shard_variables(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     static const char *const fields[] = {"command", "commands", "env", "plugins"};
-    const struct ynode *env = ynode_get(step, "env"), *user = NULL;
+    const struct ynode *user = NULL;
     struct ypos p;
 
-    if (kind != BK_COMMAND || ynode_has(env, "BUILDKITE_PARALLEL_JOB"))
+    if (sets_shard_env(step, kind))
         return;
     for (size_t i = 0; !user && i < sizeof(fields) / sizeof(fields[0]); i++)
         user = shard_variable_user(ynode_get(step, fields[i]));
@@ -163,7 +174,9 @@ static void check_shard_variables(const struct expand_ctx *ctx, const struct yno
         return;
     p = ynode_pos(user);
     diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "shard-variables",
-                "BUILDKITE_PARALLEL_JOB is read by a step without parallelism: Buildkite does not set it");
+                "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
+                ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
+                                          : "step without parallelism");
 }
 
 /* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
@@ -433,6 +446,7 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
         goto done;
     }
     check_placeholders(ctx, step, kind);
+    check_shard_variables(ctx, step, kind);
     jobs = bkm_jobs(m);
     if (!jobs) {
         struct ypos p = ynode_pos(mnode);

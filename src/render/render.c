@@ -47,6 +47,8 @@ struct run {
     size_t scoped_cap;
     const struct render_sink *sink; /* the caller's, or `spooled` */
     struct render_sink spooled;     /* the default: the emitter's text into `spool` */
+    struct output *out;             /* where `spool` goes: -o FILE, stdout; NULL: opts->stream */
+    FILE *to;
     FILE *spool;
     struct emitter *spool_em;
     struct validator *out_check; /* the rendering against buildkite-rendered, or NULL */
@@ -511,27 +513,31 @@ static void spool_reset(void *user)
     r->spool_em = r->spool ? emit_create(r->spool, r->opts->format, r->dialect->layout) : NULL;
 }
 
-/* Where the rendering goes: the caller's stream, or `-o FILE` through a temporary file. */
-static int open_target(struct run *r, struct output **out, FILE **to)
+/* Where the rendering goes: the caller's stream, or `-o FILE` through a temporary file.
+ * Opened before the inputs: an input that is the output is refused, and a closed or
+ * unwritable output is found before any work. */
+static int open_target(struct run *r)
 {
-    *out = NULL;
-    *to = r->opts->stream;
-    if (!*to) {
-        if (!(*out = output_open(r->opts->output, r->diag)))
+    r->to = r->opts->stream;
+    if (!r->to) {
+        if (!(r->out = output_open(r->opts->output, r->diag)))
             return -1;
-        *to = output_stream(*out);
+        r->to = output_stream(r->out);
     }
     return 0;
 }
 
 /* Commits the rendering when it is complete; a failed write is reported by the output
  * (what failed and why); otherwise the rendering failed and `-o FILE` stays as it was. */
-static int close_target(struct run *r, struct output *out, FILE *to, bool rendered)
+static int close_target(struct run *r, bool rendered)
 {
-    if (rendered || ferror(to)) {
+    struct output *out = r->out;
+
+    r->out = NULL;
+    if (rendered || ferror(r->to)) {
         if (out)
             return output_commit(out);
-        return ferror(to) ? -1 : 0;
+        return ferror(r->to) ? -1 : 0;
     }
     diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
                 0, 0, "io", "rendering failed; nothing was written");
@@ -542,19 +548,15 @@ static int close_target(struct run *r, struct output *out, FILE *to, bool render
 /* The spool written by pass 1 is the rendering: copy it out. */
 static int copy_spool(struct run *r)
 {
-    struct output *out;
-    FILE *to;
     char buf[65536];
     size_t n;
     bool ok;
 
-    if (open_target(r, &out, &to) != 0)
-        return -1;
     emit_finish(r->spool_em);
     ok = emit_error(r->spool_em) == 0 && fflush(r->spool) == 0 && fseek(r->spool, 0, SEEK_SET) == 0;
     while (ok && (n = fread(buf, 1, sizeof(buf), r->spool)) > 0)
-        ok = fwrite(buf, 1, n, to) == n;
-    return close_target(r, out, to, ok && !ferror(r->spool));
+        ok = fwrite(buf, 1, n, r->to) == n;
+    return close_target(r, ok && !ferror(r->spool));
 }
 
 /* Whether every read of each input read the same (a file may be rewritten between two:
@@ -623,6 +625,8 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
         goto done;
     }
+    if (!opts->sink && open_target(&r) != 0)
+        goto done;
     for (size_t i = 0; i < n; i++) {
         r.sources[i] = source_open(paths[i], d);
         if (!r.sources[i])
@@ -690,6 +694,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
             opts->stats->passes = one_pass ? 1 : 2;
     }
 done:
+    output_abort(r.out); /* the run failed: -o FILE stays as it was */
     shardmap_destroy(r.early);
     emit_destroy(r.spool_em);
     if (r.spool)

@@ -386,8 +386,8 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
         if (v->kind == V_NUMBER)
             continue;
         if (v->kind == V_UNSET)
-            put(&t, "%.*s but the %s does not fan out: the variable is not set", (int)v->flag_len,
-                v->flag, c->dl->job_noun);
+            put(&t, "%.*s but the %s has no %s: the variable is not set", (int)v->flag_len, v->flag,
+                c->dl->job_noun, c->dl->fanout_field);
         else
             put(&t, "%.*s is only known when the job runs: coverage not verified", (int)v->flag_len,
                 v->flag);

@@ -1,6 +1,7 @@
 #include "fanout/source.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libfyaml.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fanout/output.h"
 #include "fanout/strhash.h"
 
 /* Incremental UTF-8 checker; the state survives between reads. Positions are not
@@ -28,9 +30,25 @@ struct utf8_state {
  * incomplete sequences at the end of its input (`%` followed by 0xC3, upstream #101). */
 #define READ_BUFFER 65536
 
+/* What there is of an input to read again, from any offset: a regular file, the spool
+ * of one that is not (as far as it was read), or a text in memory. */
+struct stored {
+    int fd;           /* -1: `text` */
+    const char *text;
+    uint64_t size;    /* how much there is; UINT64_MAX: up to the file's own end */
+};
+
+/* Where the parser is handed `--- ` first (see decide_prefix). */
+enum prefix { PREFIX_UNDECIDED, PREFIX_NONE, PREFIX_PENDING, PREFIX_HANDED };
+
 struct source {
     char *name;
-    FILE *fp;
+    struct stored bytes;
+    FILE *spool;       /* a non-seekable input's temporary file; NULL: none */
+    int raw;           /* a non-seekable input, until its end is read; -1: none (any more) */
+    bool own_fd, own_raw; /* bytes.fd, raw are ours to close (not stdin's) */
+    uint64_t spool_limit;
+    uint64_t next;     /* the offset of the next byte fetched */
     struct diag *diag;
     struct utf8_state st;
     /* buf[pos, ready): checked, not yet handed on; buf[ready, end): the start of a
@@ -47,7 +65,16 @@ struct source {
     size_t unbroken; /* bytes handed on since the parser last made progress */
     unsigned progress_line, progress_col; /* where it was then */
     bool failed;
+    enum prefix prefix;
+    size_t prefix_at;        /* in buf: where `--- ` goes */
+    unsigned prefixed_line;  /* the line it went on (its columns are 4 more to libfyaml); 0: none */
+    unsigned mark_line;      /* the excerpt last taken: its line, and where that begins */
+    uint64_t mark_offset;
+    struct source *older, *newer; /* the open sources, newest first (`live`) */
 };
+
+/* Every open source, newest first: a message's excerpt is read from what was read. */
+static struct source *live;
 
 static void utf8_reset(struct utf8_state *st)
 {
@@ -131,18 +158,55 @@ static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, 
     return i;
 }
 
-/* Line and column (1-based, in characters; a BOM at the start takes none) of `offset`
- * in the bytes that next(user, buf, cap) hands out from the start of the input. */
-static void position_of(uint64_t offset, size_t (*next)(void *, unsigned char *, size_t),
-                        void *user, unsigned *line, unsigned *col)
+/* Up to `cap` bytes at `off` of what there is of the input: 0 at its end, -1 on a read
+ * error (errno set). */
+static ssize_t stored_read(const struct stored *s, void *buf, size_t cap, uint64_t off)
 {
+    ssize_t n;
+
+    if (off >= s->size)
+        return 0;
+    if (cap > s->size - off)
+        cap = (size_t)(s->size - off);
+    if (s->fd < 0) {
+        memcpy(buf, s->text + off, cap);
+        return (ssize_t)cap;
+    }
+    do
+        n = pread(s->fd, buf, cap, (off_t)off);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+/* Reads on from an offset, for position_of. */
+struct cursor {
+    const struct stored *s;
+    uint64_t off;
+};
+
+static size_t next_from_stored(void *user, unsigned char *buf, size_t cap)
+{
+    struct cursor *c = user;
+    ssize_t n = stored_read(c->s, buf, cap, c->off);
+
+    if (n <= 0)
+        return 0;
+    c->off += (uint64_t)n;
+    return (size_t)n;
+}
+
+/* Line and column (1-based, in characters; a BOM at the start takes none) of `offset`
+ * in what `s` holds. */
+static void position_of(uint64_t offset, const struct stored *s, unsigned *line, unsigned *col)
+{
+    struct cursor c = {s, 0};
     unsigned char buf[8192];
     uint64_t at = 0;
     size_t n;
 
     *line = 1;
     *col = 1;
-    while (at < offset && (n = next(user, buf, sizeof(buf))) > 0) {
+    while (at < offset && (n = next_from_stored(&c, buf, sizeof(buf))) > 0) {
         for (size_t i = 0; i < n && at < offset; i++, at++) {
             if (buf[i] == '\n') {
                 (*line)++;
@@ -152,27 +216,6 @@ static void position_of(uint64_t offset, size_t (*next)(void *, unsigned char *,
             }
         }
     }
-}
-
-struct memory_bytes {
-    const unsigned char *p;
-    size_t left;
-};
-
-static size_t next_from_memory(void *user, unsigned char *buf, size_t cap)
-{
-    struct memory_bytes *m = user;
-    size_t n = m->left < cap ? m->left : cap;
-
-    memcpy(buf, m->p, n);
-    m->p += n;
-    m->left -= n;
-    return n;
-}
-
-static size_t next_from_file(void *user, unsigned char *buf, size_t cap)
-{
-    return fread(buf, 1, cap, user);
 }
 
 /* Runs the checker over a whole buffer. True when clean; else *at is the offset where
@@ -193,13 +236,13 @@ bool source_check_utf8(const unsigned char *buf, size_t len, size_t *bad, unsign
                        unsigned *col)
 {
     struct utf8_state st;
-    struct memory_bytes m = {buf, len};
+    struct stored m = {-1, (const char *)buf, len};
     size_t good;
     uint64_t at;
     bool ok = check_buffer(&st, buf, len, &good, &at);
     unsigned l, c;
 
-    position_of(at, next_from_memory, &m, &l, &c);
+    position_of(at, &m, &l, &c);
     if (bad)
         *bad = st.bom ? (size_t)at : good;
     if (line)
@@ -226,23 +269,88 @@ static void report_utf8(struct diag *d, const char *name, const struct utf8_stat
 }
 
 /* Reports the bad character that starts at src->st.char_start: its position is found by
- * reading the input again from the start (errors are rare, reading is cheap). */
+ * reading the input again from the start (errors are rare, reading is cheap; a spooled
+ * input holds the bad byte already). */
 static void report_bad_byte(struct source *src, unsigned char c, bool at_eof)
 {
-    unsigned line = 0, col = 0;
-    long back = ftell(src->fp);
+    unsigned line, col;
 
     src->failed = true;
-    if (fseek(src->fp, 0, SEEK_SET) == 0)
-        position_of(src->st.char_start, next_from_file, src->fp, &line, &col);
-    if (back >= 0)
-        fseek(src->fp, back, SEEK_SET);
+    position_of(src->st.char_start, &src->bytes, &line, &col);
     report_utf8(src->diag, src->name, &src->st, line, col, c, at_eof);
+}
+
+static void fail_io(struct source *src, const char *what)
+{
+    src->failed = true;
+    diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "%s: %s", what, strerror(errno));
+}
+
+/* Appends n bytes to the spool of a non-seekable input, within its limit. */
+static int spool_append(struct source *src, const char *p, size_t n)
+{
+    int fd = fileno(src->spool);
+
+    if (src->bytes.size + n > src->spool_limit) {
+        src->failed = true;
+        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "size",
+                    "more than %llu MiB from a pipe or device: such input is kept in a temporary file "
+                    "while it is read (to be read twice), up to that much",
+                    (unsigned long long)(src->spool_limit >> 20));
+        return -1;
+    }
+    for (size_t done = 0; done < n;) {
+        ssize_t w = pwrite(fd, p + done, n - done, (off_t)(src->bytes.size + done));
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fail_io(src, "cannot write a temporary file");
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    src->bytes.size += n;
+    return 0;
+}
+
+/* Up to `cap` more bytes of the input, from src->next: what is stored, and past that
+ * (a non-seekable input read for the first time) from the input itself, spooled as it
+ * comes, so that every check runs while it is read. A regular file is read on from its
+ * offset (rewound by source_rewind), which shows how far a read got. 0 at the end, -1
+ * after reporting. */
+static ssize_t fetch(struct source *src, char *buf, size_t cap)
+{
+    ssize_t n;
+
+    if (src->own_fd) {
+        do
+            n = read(src->bytes.fd, buf, cap);
+        while (n < 0 && errno == EINTR);
+    } else if (src->raw < 0 || src->next < src->bytes.size) {
+        n = stored_read(&src->bytes, buf, cap, src->next);
+    } else {
+        do
+            n = read(src->raw, buf, cap);
+        while (n < 0 && errno == EINTR);
+        if (n == 0 && src->own_raw)
+            close(src->raw);
+        if (n == 0)
+            src->raw = -1;
+        if (n > 0 && spool_append(src, buf, (size_t)n) != 0)
+            return -1;
+    }
+    if (n < 0) {
+        fail_io(src, "read error");
+        return -1;
+    }
+    src->next += (uint64_t)n;
+    return n;
 }
 
 /* Refills src->buf with checked bytes that end on a character boundary (an incomplete
  * last character stays in the buffer for the next refill). False at the end of the
- * input or after a bad byte (reported). */
+ * input or after an error (reported). */
 static bool refill(struct source *src)
 {
     size_t keep = src->end - src->ready; /* the start of an incomplete character */
@@ -252,18 +360,15 @@ static bool refill(struct source *src)
     src->ready = 0;
     src->end = keep;
     while (src->ready == 0) {
-        size_t n = fread(src->buf + src->end, 1, READ_BUFFER - src->end, src->fp), good, complete;
+        ssize_t got = fetch(src, src->buf + src->end, READ_BUFFER - src->end);
+        size_t n, good, complete;
 
-        if (n == 0) {
-            if (ferror(src->fp)) {
-                src->failed = true;
-                diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io",
-                            "read error: %s", strerror(errno));
-            } else if (src->st.need) {
+        if (got <= 0) {
+            if (got == 0 && src->st.need)
                 report_bad_byte(src, 0, true);
-            }
             return false;
         }
+        n = (size_t)got;
         uint64_t base = src->st.offset - src->end; /* stream offset of buf[0] */
 
         good = utf8_run(&src->st, (const unsigned char *)src->buf + src->end, n, &complete);
@@ -281,6 +386,62 @@ static bool refill(struct source *src)
         src->end += n;
     }
     return true;
+}
+
+/* Whether there are checked bytes to hand on (false: the end, or an error reported). */
+static bool have_bytes(struct source *src)
+{
+    return src->pos < src->ready || (!src->failed && refill(src));
+}
+
+size_t source_read(struct source *src, char *buf, size_t cap)
+{
+    size_t n;
+
+    if (!have_bytes(src))
+        return 0;
+    n = src->ready - src->pos;
+    if (n > cap)
+        n = cap;
+    memcpy(buf, src->buf + src->pos, n);
+    src->pos += n;
+    return n;
+}
+
+/* libfyaml 0.7.12 takes a flow collection that begins a line of block context (a JSON
+ * document's `{`) for a possible key of a block mapping, and reads up to the end of the
+ * line to know: a one-line JSON document is held whole, tokens and all (150 MB for
+ * 2.6 MB). After `--- ` on the same line no key can begin, and it streams. So when the
+ * first thing in the input (after a BOM, blank lines and comments, within the first
+ * read) is `{` or `[`, the parser is handed `--- ` at the start of its line, which means
+ * the same document; that line's columns are given back 4 less (source_position). */
+static void decide_prefix(struct source *src)
+{
+    const char *p = src->buf;
+    size_t i = 0, line_start = 0;
+    unsigned line = 1;
+
+    src->prefix = PREFIX_NONE;
+    if (src->ready >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+        i = line_start = 3;
+    while (i < src->ready) {
+        if (p[i] == '\n') {
+            line++;
+            line_start = ++i;
+        } else if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r') {
+            i++;
+        } else if (p[i] == '#') {
+            while (i < src->ready && p[i] != '\n')
+                i++;
+        } else {
+            if (p[i] == '{' || p[i] == '[') {
+                src->prefix = PREFIX_PENDING;
+                src->prefix_at = line_start;
+                src->prefixed_line = line;
+            }
+            return;
+        }
+    }
 }
 
 /* The bytes handed on, hashed; where they reach what an earlier read saw, the two
@@ -314,10 +475,11 @@ static void remember_read(struct source *src)
  * (reported), which libfyaml takes as the end. */
 static ssize_t read_checked(void *user, void *buf, size_t count)
 {
+    static const char prefix[] = "--- ";
     struct source *src = user;
     size_t n;
 
-    if (src->pos == src->ready && (src->failed || !refill(src))) {
+    if (!have_bytes(src)) {
         if (!src->failed && !src->at_end) {
             src->at_end = true;
             src->changed |= src->handed < src->seen; /* shorter than an earlier read */
@@ -326,111 +488,105 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
         }
         return 0;
     }
-    n = src->ready - src->pos;
-    if (n > count)
-        n = count;
+    if (src->prefix == PREFIX_UNDECIDED)
+        decide_prefix(src);
+    if (src->prefix == PREFIX_PENDING && src->pos == src->prefix_at && count >= sizeof(prefix) - 1) {
+        src->prefix = PREFIX_HANDED;
+        memcpy(buf, prefix, sizeof(prefix) - 1);
+        return sizeof(prefix) - 1;
+    }
+    if (src->prefix == PREFIX_PENDING && count > src->prefix_at - src->pos)
+        count = src->prefix_at - src->pos;
+    n = src->ready - src->pos < count ? src->ready - src->pos : count;
     if (src->unbroken + n > SOURCE_MAX_TOKEN) {
         src->failed = true;
         diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, src->progress_line,
                     src->progress_col, "size",
-                    "more than %u MiB of input without a YAML token boundary (a scalar, comment "
-                    "or blank run that long)", SOURCE_MAX_TOKEN >> 20);
+                    "more than %u MiB of input without a YAML event: one scalar, comment or blank run "
+                    "that long, or a flow collection on one line inside a block collection (libfyaml "
+                    "reads such a line whole)", SOURCE_MAX_TOKEN >> 20);
         return 0;
     }
     src->unbroken += n;
-    memcpy(buf, src->buf + src->pos, n);
+    source_read(src, buf, n);
     digest_add(src, buf, n);
-    src->pos += n;
     return (ssize_t)n;
 }
 
-/* Copies a non-seekable stream into an unlinked temporary file. */
-static FILE *spool(FILE *in, const char *name, struct diag *d)
+static struct source *source_new(const char *name, struct diag *d)
 {
-    char buf[65536];
-    size_t n;
-    FILE *tmp = tmpfile();
+    struct source *src = calloc(1, sizeof(*src));
 
-    if (!tmp) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "io",
-                    "cannot create a temporary file: %s", strerror(errno));
+    if (!src || !(src->name = strdup(name))) {
+        free(src);
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "internal", "out of memory");
         return NULL;
     }
-    while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
-        if (fwrite(buf, 1, n, tmp) != n)
-            goto fail;
-    }
-    if (ferror(in) || fflush(tmp) != 0)
-        goto fail;
-    return tmp;
-fail:
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "io", "cannot read input: %s",
-                strerror(errno));
-    fclose(tmp);
-    return NULL;
+    src->diag = d;
+    src->bytes.fd = src->raw = -1;
+    src->spool_limit = SOURCE_MAX_SPOOL;
+    src->older = live;
+    if (live)
+        live->newer = src;
+    live = src;
+    return src;
 }
 
 struct source *source_open(const char *path, struct diag *d)
 {
-    struct source *src = calloc(1, sizeof(*src));
-    struct stat sb;
     bool is_stdin = strcmp(path, "-") == 0;
-    FILE *raw = NULL;
+    struct source *src = source_new(is_stdin ? "<stdin>" : path, d);
+    int fd = -1;
+    struct stat sb;
 
     if (!src)
         return NULL;
-    src->diag = d;
-    src->name = strdup(is_stdin ? "<stdin>" : path);
-    if (!src->name)
-        goto fail;
-    raw = is_stdin ? stdin : fopen(path, "rb");
-    if (!raw) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot open: %s",
-                    strerror(errno));
+    fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot open: %s", strerror(errno));
         goto fail;
     }
-    if (fstat(fileno(raw), &sb) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot stat: %s",
-                    strerror(errno));
+    if (fstat(fd, &sb) != 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot stat: %s", strerror(errno));
         goto fail;
     }
     if (S_ISDIR(sb.st_mode)) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "is a directory");
         goto fail;
     }
+    if (output_check_input(fd, src->name, d) != 0)
+        goto fail;
     if (S_ISREG(sb.st_mode) && !is_stdin) {
-        src->fp = raw;
-    } else {
-        src->fp = spool(raw, src->name, d);
-        if (!is_stdin)
-            fclose(raw);
-        if (!src->fp)
-            goto fail_no_raw;
+        src->bytes.fd = fd;
+        src->bytes.size = UINT64_MAX;
+        src->own_fd = true;
+        return src;
     }
+    /* a pipe, stdin, a device: kept in a temporary file as it is read */
+    if (!(src->spool = tmpfile())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot create a temporary file: %s",
+                    strerror(errno));
+        goto fail;
+    }
+    src->bytes.fd = fileno(src->spool);
+    src->raw = fd;
+    src->own_raw = !is_stdin;
     return src;
 fail:
-    if (raw && !is_stdin)
-        fclose(raw);
-fail_no_raw:
-    free(src->name);
-    free(src);
+    if (fd >= 0 && !is_stdin)
+        close(fd);
+    source_close(src);
     return NULL;
 }
 
 struct source *source_open_text(const char *name, const char *text, size_t len, struct diag *d)
 {
-    struct source *src = calloc(1, sizeof(*src));
+    struct source *src = source_new(name, d);
 
-    /* fmemopen refuses an empty buffer */
-    if (!src || !(src->name = strdup(name)) ||
-        !(src->fp = len ? fmemopen((void *)text, len, "rb") : fopen("/dev/null", "rb"))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "internal", "out of memory");
-        if (src)
-            free(src->name);
-        free(src);
-        return NULL;
+    if (src) {
+        src->bytes.text = text;
+        src->bytes.size = len;
     }
-    src->diag = d;
     return src;
 }
 
@@ -438,8 +594,18 @@ void source_close(struct source *src)
 {
     if (!src)
         return;
-    if (src->fp)
-        fclose(src->fp);
+    if (src->older)
+        src->older->newer = src->newer;
+    if (src->newer)
+        src->newer->older = src->older;
+    else
+        live = src->older;
+    if (src->own_fd)
+        close(src->bytes.fd);
+    if (src->raw >= 0 && src->own_raw)
+        close(src->raw);
+    if (src->spool)
+        fclose(src->spool);
     free(src->buf);
     free(src->name);
     free(src);
@@ -454,41 +620,47 @@ void source_detach(struct source *src)
 
 void source_progress(struct source *src, unsigned line, unsigned col)
 {
+    source_position(src, &line, &col);
     src->unbroken = 0;
     src->progress_line = line;
     src->progress_col = col;
 }
 
+void source_position(const struct source *src, unsigned *line, unsigned *col)
+{
+    if (src->prefix == PREFIX_HANDED && *line == src->prefixed_line)
+        *col = *col > 4 ? *col - 4 : 1;
+}
+
+bool source_changed(const struct source *src)
+{
+    return src->changed;
+}
+
 char *source_lines(struct source *src, unsigned line, size_t max, size_t *len)
 {
-    int fd = fileno(src->fp);
-    char *buf = fd >= 0 && line ? malloc(max + 1) : NULL;
-    off_t at = 0, start = -1;
-    ssize_t n;
+    char *buf = line ? malloc(max + 1) : NULL;
+    uint64_t at = 0, start = UINT64_MAX;
+    ssize_t n = 0;
 
     *len = 0;
-    /* pread: the stream's own position and buffer stay as they are */
-    while (buf && start < 0 && (n = pread(fd, buf, max, at)) > 0) {
-        for (ssize_t i = 0; i < n && start < 0; i++) {
+    /* stored_read: what was read, from any offset; a read in progress goes on as it was */
+    while (buf && start == UINT64_MAX && (n = stored_read(&src->bytes, buf, max, at)) > 0) {
+        for (ssize_t i = 0; i < n && start == UINT64_MAX; i++) {
             if (line == 1)
-                start = at + i;
+                start = at + (uint64_t)i;
             else if (buf[i] == '\n')
                 line--;
         }
-        at += n;
+        at += (uint64_t)n;
     }
-    if (buf && start >= 0 && (n = pread(fd, buf, max, start)) > 0) {
+    if (buf && start != UINT64_MAX && (n = stored_read(&src->bytes, buf, max, start)) > 0) {
         *len = (size_t)n;
         buf[n] = '\0';
         return buf;
     }
     free(buf);
     return NULL;
-}
-
-bool source_changed(const struct source *src)
-{
-    return src->changed;
 }
 
 const char *source_name(const struct source *src)
@@ -501,19 +673,24 @@ bool source_failed(const struct source *src)
     return src->failed;
 }
 
-int source_attach(struct source *src, struct fy_parser *fyp)
+void source_set_spool_limit(struct source *src, uint64_t bytes)
+{
+    src->spool_limit = bytes;
+}
+
+int source_rewind(struct source *src)
 {
     /* Not zeroed, and only while read: a render opens all of its inputs at once. */
     if (!src->buf && !(src->buf = malloc(READ_BUFFER))) {
         diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "internal", "out of memory");
         return -1;
     }
-    if (fseek(src->fp, 0, SEEK_SET) != 0) {
-        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io",
-                    "cannot rewind: %s", strerror(errno));
+    if (src->own_fd && lseek(src->bytes.fd, 0, SEEK_SET) != 0) {
+        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot rewind: %s",
+                    strerror(errno));
         return -1;
     }
-    clearerr(src->fp);
+    src->next = 0;
     utf8_reset(&src->st);
     src->pos = src->ready = src->end = 0;
     src->unbroken = 0;
@@ -523,7 +700,91 @@ int source_attach(struct source *src, struct fy_parser *fyp)
     src->handed = 0;
     src->at_end = false;
     src->failed = false;
+    src->prefix = PREFIX_UNDECIDED;
+    return 0;
+}
+
+int source_attach(struct source *src, struct fy_parser *fyp)
+{
+    if (source_rewind(src) != 0)
+        return -1;
     return fy_parser_set_input_callback(fyp, src, read_checked);
+}
+
+/* ---- excerpts: the line under a message, from what was read ---- */
+
+/* The excerpt of line:col from `s`, starting the search at the line and offset that
+ * *mark says (updated). Reads at most the line's first col + DIAG_EXCERPT_CHARS
+ * characters, a buffer at a time: a 150 MB line costs no memory. */
+static bool excerpt_from(const struct stored *s, unsigned line, unsigned col, unsigned *mark_line,
+                         uint64_t *mark_offset, struct diag_excerpt *out)
+{
+    char buf[16384];
+    uint64_t off = 0;
+    unsigned at_line = 1, first = col > DIAG_EXCERPT_CHARS ? col - DIAG_EXCERPT_CHARS / 2 : 1, k = 0;
+    size_t len = 0;
+    ssize_t n = 0;
+    bool done = false;
+
+    if (*mark_line && *mark_line <= line) {
+        at_line = *mark_line;
+        off = *mark_offset;
+    }
+    while (at_line < line) {
+        const char *p = buf, *nl;
+
+        if ((n = stored_read(s, buf, sizeof(buf), off)) <= 0)
+            return false;
+        while (at_line < line && (nl = memchr(p, '\n', (size_t)(buf + n - p))) != NULL) {
+            at_line++;
+            p = nl + 1;
+        }
+        off += (uint64_t)(at_line < line ? n : p - buf);
+    }
+    *mark_line = line;
+    *mark_offset = off;
+    if (off == 0 && stored_read(s, buf, 3, 0) == 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+        off = 3; /* a BOM takes no column */
+    out->caret = SIZE_MAX;
+    while (!done && (n = stored_read(s, buf, sizeof(buf), off)) > 0) {
+        for (ssize_t i = 0; i < n && !done; i++) {
+            unsigned char c = (unsigned char)buf[i];
+
+            if ((c & 0xC0) != 0x80 && ++k == col)
+                out->caret = len;
+            done = c == '\n' || c == '\0' || k >= first + DIAG_EXCERPT_CHARS || len == sizeof(out->text) - 1;
+            if (k >= first && !done)
+                out->text[len++] = (char)c;
+        }
+        off += (uint64_t)n;
+    }
+    if (len && out->text[len - 1] == '\r') /* of a CR LF */
+        len--;
+    out->text[len] = '\0';
+    if (out->caret > len)
+        out->caret = col ? len : 0;
+    return n >= 0;
+}
+
+bool source_excerpt(const char *file, unsigned line, unsigned col, struct diag_excerpt *out)
+{
+    struct stat sb;
+    struct stored s = {-1, NULL, UINT64_MAX};
+    unsigned mark_line = 0;
+    uint64_t mark_offset = 0;
+    bool ok;
+
+    for (struct source *src = live; src; src = src->older) {
+        if (!strcmp(src->name, file))
+            return excerpt_from(&src->bytes, line, col, &src->mark_line, &src->mark_offset, out);
+    }
+    /* A file read some other way (a tests list): only a regular file, which cannot
+     * block, and only its first excerpts cost a read from the start. */
+    if ((s.fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+        return false;
+    ok = fstat(s.fd, &sb) == 0 && S_ISREG(sb.st_mode) && excerpt_from(&s, line, col, &mark_line, &mark_offset, out);
+    close(s.fd);
+    return ok;
 }
 
 char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
@@ -572,10 +833,10 @@ char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
         uint64_t at;
 
         if (!check_buffer(&st, (const unsigned char *)buf, *len, &good, &at)) {
-            struct memory_bytes m = {(const unsigned char *)buf, *len};
+            struct stored m = {-1, buf, *len};
             unsigned line, col;
 
-            position_of(at, next_from_memory, &m, &line, &col);
+            position_of(at, &m, &line, &col);
             report_utf8(d, path, &st, line, col, good < *len ? (unsigned char)buf[good] : 0,
                         good == *len);
             free(buf);

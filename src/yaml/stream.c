@@ -1,11 +1,14 @@
 #include "fanout/stream.h"
 
 #include <libfyaml.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
+#include "fanout/yscalar.h"
 
 enum state {
     ST_STREAM,   /* between documents */
@@ -66,6 +69,7 @@ static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
     if (m) {
         p.line = (unsigned)m->line + 1;
         p.col = (unsigned)m->column + 1;
+        source_position(s->src, &p.line, &p.col);
     }
     return p;
 }
@@ -96,10 +100,12 @@ static void report_parser_error(struct stream *s)
     if (source_failed(s->src))
         return; /* the reader already reported the bad byte that stopped the parser */
     while ((err = fy_diag_errors_iterate(s->fydiag, &it)) != NULL) {
+        unsigned line = (unsigned)err->line, col = (unsigned)err->column;
+
         if (err->type != FYET_ERROR)
             continue;
-        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), (unsigned)err->line,
-                    (unsigned)err->column, "yaml", "%s", err->msg);
+        source_position(s->src, &line, &col);
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), line, col, "yaml", "%s", err->msg);
         return;
     }
     diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), 0, 0, "yaml",
@@ -358,16 +364,159 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
     return 0;
 }
 
+/* The YAML core-schema tags (YAML 1.2, 10.3), the only ones fanout reads: each decides
+ * the type of what it tags, as every reader of the rendering must see it. Other tags
+ * (`!foo`, `!`, `!!binary`, a `%TAG` that renames `!!`) are refused: readers disagree
+ * on them, and a rendering could not keep them. */
+enum tag { TAG_NONE, TAG_STR, TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_NULL, TAG_SEQ, TAG_MAP };
+
+static const struct {
+    const char *name; /* as resolved: `!!int` and `!<tag:yaml.org,2002:int>` alike */
+    enum tag tag;
+    const char *needs; /* what the tagged node must be, for a message */
+} core_tags[] = {
+    {"tag:yaml.org,2002:str", TAG_STR, "a scalar"},
+    {"tag:yaml.org,2002:int", TAG_INT, "an integer (12, -3; 0o17, 0x1F below 2^64)"},
+    {"tag:yaml.org,2002:float", TAG_FLOAT, "a number (1.5, -3, 2e6, .inf, .nan)"},
+    {"tag:yaml.org,2002:bool", TAG_BOOL, "true or false"},
+    {"tag:yaml.org,2002:null", TAG_NULL, "null, ~ or nothing"},
+    {"tag:yaml.org,2002:seq", TAG_SEQ, "a list"},
+    {"tag:yaml.org,2002:map", TAG_MAP, "a mapping"},
+};
+
+static struct fy_token *event_tag(struct fy_event *fye)
+{
+    switch (fye->type) {
+    case FYET_SCALAR:
+        return fye->scalar.tag;
+    case FYET_MAPPING_START:
+        return fye->mapping_start.tag;
+    case FYET_SEQUENCE_START:
+        return fye->sequence_start.tag;
+    default:
+        return NULL;
+    }
+}
+
+/* [-+]?[0-9]+: an integer a !!float may be written as (not 0x1F, 0o17). */
+static bool is_decimal(const char *t, size_t len)
+{
+    size_t sign = len && (t[0] == '-' || t[0] == '+');
+
+    return len > sign && strspn(t + sign, "0123456789") == len - sign;
+}
+
+/* The value of a !!int written 0x1F or 0o17 (YAML 1.1 readers take 0o17 for a string;
+ * decimal reads alike everywhere): 1 and *v, 0 for another form, -1 past 64 bits. */
+static int based_int(const char *t, size_t len, unsigned long long *v)
+{
+    unsigned base = len > 2 && t[0] == '0' ? (t[1] == 'x' ? 16 : t[1] == 'o' ? 8 : 0) : 0;
+
+    if (!base)
+        return 0;
+    *v = 0;
+    for (size_t i = 2; i < len; i++) {
+        unsigned d = t[i] <= '9' ? (unsigned)(t[i] - '0') : (unsigned)((t[i] | 0x20) - 'a' + 10);
+
+        if (*v > (ULLONG_MAX - d) / base)
+            return -1;
+        *v = *v * base + d;
+    }
+    return 1;
+}
+
+/* A decimal integer with a leading zero: 010 is 8 to YAML 1.1 readers (PyYAML) and 10
+ * to YAML 1.2 ones, so a !!int cannot say which; a plain one is kept as written. */
+static bool leading_zero(const char *t, size_t len)
+{
+    size_t sign = len && (t[0] == '-' || t[0] == '+');
+
+    return is_decimal(t, len) && len > sign + 1 && t[sign] == '0';
+}
+
+/* Whether a core-schema tag fits the node of `fye`: a scalar's text must read as a plain
+ * scalar of the tag's type would. */
+static bool tag_fits(enum tag tag, struct fy_event *fye)
+{
+    size_t len = 0;
+    const char *t;
+    enum yscalar_type type;
+
+    if (fye->type != FYET_SCALAR)
+        return tag == (fye->type == FYET_MAPPING_START ? TAG_MAP : TAG_SEQ);
+    if (tag == TAG_STR)
+        return true;
+    if (!(t = fy_token_get_text(fye->scalar.value, &len)))
+        t = "", len = 0;
+    type = yscalar_type(t, len);
+    switch (tag) {
+    case TAG_INT:
+        return type == YS_INT && based_int(t, len, &(unsigned long long){0}) >= 0 &&
+               !leading_zero(t, len);
+    case TAG_FLOAT:
+        return type == YS_FLOAT || is_decimal(t, len);
+    case TAG_BOOL:
+        return type == YS_BOOL;
+    case TAG_NULL:
+        return type == YS_NULL;
+    default:
+        return false;
+    }
+}
+
+/* The core-schema tag of the node that starts with `fye` (TAG_NONE when untagged), or
+ * -1 after reporting, at the tag, a tag fanout does not read or one the node does not
+ * fit. */
+static int check_tag(struct stream *s, struct fy_event *fye)
+{
+    struct fy_token *tok = event_tag(fye);
+    const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
+    struct ypos pos = event_pos(s, fye);
+    size_t len = 0, hlen = 0, slen = 0;
+    const char *name = tok ? fy_token_get_text(tok, &len) : NULL, *handle, *suffix, *t;
+    char shown[128]; /* as written: !!int, !<tag:yaml.org,2002:int>, !e!foo */
+
+    if (!tok)
+        return TAG_NONE;
+    if (m) {
+        pos.line = (unsigned)m->line + 1;
+        pos.col = (unsigned)m->column + 1;
+    }
+    handle = fy_tag_token_handle(tok, &hlen);
+    suffix = fy_tag_token_suffix(tok, &slen);
+    snprintf(shown, sizeof(shown), "%s%.*s%.*s%s", hlen ? "" : "!<", (int)hlen, hlen ? handle : "",
+             (int)(slen > 100 ? 100 : slen), suffix ? suffix : "", hlen ? "" : ">");
+    for (size_t i = 0; name && i < sizeof(core_tags) / sizeof(core_tags[0]); i++) {
+        if (strlen(core_tags[i].name) != len || memcmp(core_tags[i].name, name, len) != 0)
+            continue;
+        if (tag_fits(core_tags[i].tag, fye))
+            return (int)core_tags[i].tag;
+        if (fye->type == FYET_SCALAR && core_tags[i].tag != TAG_SEQ && core_tags[i].tag != TAG_MAP) {
+            if (!(t = fy_token_get_text(fye->scalar.value, &len)))
+                t = "", len = 0;
+            if (core_tags[i].tag == TAG_INT && leading_zero(t, len))
+                report(s, pos, "tag", "tag '%s' on '%.*s': a leading zero is ambiguous (YAML 1.1 "
+                       "readers such as PyYAML read 010 as 8, YAML 1.2 readers as 10)", shown,
+                       (int)(len > 100 ? 100 : len), t);
+            else
+                report(s, pos, "tag", "tag '%s' needs %s, got '%.*s'", shown, core_tags[i].needs,
+                       (int)(len > 100 ? 100 : len), t);
+        } else {
+            report(s, pos, "tag", "tag '%s' needs %s, got a %s", shown, core_tags[i].needs,
+                   fye->type == FYET_SCALAR ? "scalar" : fye->type == FYET_MAPPING_START ? "mapping" : "list");
+        }
+        return -1;
+    }
+    /* a handle that a %TAG directive names: what it stands for too */
+    hlen = hlen > 1 && name && (len < 18 || memcmp(name, "tag:yaml.org,2002:", 18) != 0) ? len : 0;
+    report(s, pos, "tag", "unknown tag '%s'%s%.*s%s: fanout reads the YAML core-schema tags only "
+           "(!!str, !!int, !!float, !!bool, !!null, !!seq, !!map)", shown, hlen ? " (" : "",
+           (int)(hlen > 100 ? 100 : hlen), hlen ? name : "", hlen ? ")" : "");
+    return -1;
+}
+
 static enum ynode_style style_of(struct fy_event *fye)
 {
-    /* `!!str 0123` is a string, however it is written. */
-    if (fye->scalar.tag) {
-        size_t len;
-        const char *tag = fy_token_get_text(fye->scalar.tag, &len);
-
-        if (tag && len == 22 && memcmp(tag, "tag:yaml.org,2002:str", 21) == 0)
-            return YNODE_DOUBLE_QUOTED;
-    }
     switch (fy_token_scalar_style(fye->scalar.value)) {
     case FYSS_SINGLE_QUOTED:
         return YNODE_SINGLE_QUOTED;
@@ -382,19 +531,50 @@ static enum ynode_style style_of(struct fy_event *fye)
     }
 }
 
+/* The scalar of `fye`, typed by its tag when it has one: a !!str is a string however it
+ * is written, and a value tagged with another scalar type is the plain scalar that
+ * every reader reads as that type (the tag has checked that it is one): a finite
+ * !!float in the one form YAML 1.1, 1.2 and JSON agree on (`3` -> `3.0`), a !!int in
+ * hex or octal in decimal. NULL after an error. */
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
                                  struct ypos pos)
 {
     size_t len = 0;
     const char *t = fy_token_get_text(fye->scalar.value, &len);
-    struct ynode *n = ynode_new_scalar(doc, t ? t : "", t ? len : 0, style_of(fye), pos);
+    int tag = check_tag(s, fye);
+    enum ynode_style style = style_of(fye);
     const struct fy_mark *start = fy_event_start_mark(fye), *end = fy_event_end_mark(fye);
+    unsigned long long v;
+    char num[24], *text;
+    struct ynode *n;
 
+    if (tag < 0)
+        return NULL;
+    if (!t)
+        t = "", len = 0;
+    if (tag == TAG_STR && style == YNODE_PLAIN)
+        style = YNODE_DOUBLE_QUOTED;
+    else if (tag != TAG_NONE && tag != TAG_STR)
+        style = YNODE_PLAIN;
+    if (tag == TAG_INT && based_int(t, len, &v) > 0) {
+        n = ynode_new_scalar(doc, num, (size_t)snprintf(num, sizeof(num), "%llu", v), style, pos);
+    } else if (tag == TAG_FLOAT && !memchr(t, 'n', len) && !memchr(t, 'N', len)) {
+        /* finite (.inf and .nan have an n) */
+        n = ynode_new_scalar(doc, t, len, style, pos);
+        if (n && (text = ynode_doc_alloc(doc, len + 4)) != NULL) {
+            n->u.scalar.text = text;
+            n->u.scalar.len = yscalar_float_canonical(t, len, text);
+        } else {
+            n = NULL;
+        }
+    } else {
+        n = ynode_new_scalar(doc, t, len, style, pos);
+        /* libfyaml's marks of a quoted scalar are inside its quotes */
+        if (n && start && end && start->line == end->line && end->input_pos - start->input_pos == len)
+            n->verbatim = 1;
+    }
     if (!n)
         report_oom(s, pos);
-    /* libfyaml's marks of a quoted scalar are inside its quotes */
-    else if (start && end && start->line == end->line && end->input_pos - start->input_pos == len)
-        n->verbatim = 1;
     return n;
 }
 
@@ -429,6 +609,8 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
                 report(s, pos, "depth", "nesting deeper than %d levels", STREAM_MAX_DEPTH);
                 break;
             }
+            if (check_tag(s, fye) < 0)
+                break;
             node = fye->type == FYET_MAPPING_START ? ynode_new_map(doc, pos) : ynode_new_seq(doc, pos);
             if (!node) {
                 report_oom(s, pos);
@@ -713,6 +895,10 @@ int stream_next(struct stream *s, struct stream_item *item)
             strset_clear(s->top_keys);
             continue;
         case ST_ROOT:
+            if (check_tag(s, fye) < 0) {
+                fy_parser_event_free(s->fyp, fye);
+                return fail(s);
+            }
             /* DOC_START is reported once the root is known: an empty document (a
              * trailing `---`, a file of comments) yields no items at all. */
             if (fye->type == FYET_MAPPING_START) {
@@ -760,6 +946,10 @@ int stream_next(struct stream *s, struct stream_item *item)
                 report(s, pos, "pipeline-shape", "%s", "top-level keys must be scalars");
                 return fail(s);
             }
+            if (check_tag(s, fye) < 0) {
+                fy_parser_event_free(s->fyp, fye);
+                return fail(s);
+            }
             key = fy_token_get_text(fye->scalar.value, &len);
             seen = strset_add(s->top_keys, key ? key : "", key ? len : 0);
             if (seen != 0) {
@@ -781,6 +971,10 @@ int stream_next(struct stream *s, struct stream_item *item)
                 val = next_event(s);
                 if (!val)
                     return fail(s);
+                if (check_tag(s, val) < 0) {
+                    fy_parser_event_free(s->fyp, val);
+                    return fail(s);
+                }
                 if (val->type != (s->shape->mapping ? FYET_MAPPING_START : FYET_SEQUENCE_START)) {
                     pos = event_pos(s, val);
                     fy_parser_event_free(s->fyp, val);

@@ -156,6 +156,40 @@ enum yscalar_type yscalar_type(const char *s, size_t len)
     return YS_STRING;
 }
 
+size_t yscalar_float_canonical(const char *t, size_t len, char *out)
+{
+    struct scan s = {t, t + len};
+    const char *digits;
+    size_t n = 0, k;
+
+    if (take(&s, '-'))
+        out[n++] = '-';
+    else
+        take(&s, '+');
+    digits = s.p;
+    if ((k = run(&s, is_digit)) == 0)
+        out[n++] = '0';
+    memcpy(out + n, digits, k);
+    n += k;
+    out[n++] = '.';
+    if (take(&s, '.') && (digits = s.p, k = run(&s, is_digit)) > 0) {
+        memcpy(out + n, digits, k);
+        n += k;
+    } else {
+        out[n++] = '0';
+    }
+    if (take(&s, 'e') || take(&s, 'E')) {
+        out[n++] = 'e';
+        out[n++] = take(&s, '-') ? '-' : (take(&s, '+'), '+');
+        digits = s.p;
+        k = run(&s, is_digit);
+        memcpy(out + n, digits, k);
+        n += k;
+    }
+    out[n] = '\0';
+    return n;
+}
+
 /* The words a YAML 1.1 or 1.2 reader takes for a null or a boolean. */
 static bool is_keyword(const char *s, size_t len)
 {

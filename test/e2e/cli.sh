@@ -22,6 +22,15 @@ set -e
 grep -qx "fanout: error: unknown option for this command: --format" err.txt
 "$FANOUT" render -o x.yml --schema s.json 2>err.txt >/dev/null || true
 grep -qx "fanout: error: unknown option for this command: --schema" err.txt
+# An unknown short option is named as given, not the argument before it, with the way to
+# pass an operand that starts with '-' (issue 26).
+"$FANOUT" expr --format=json '-shard-id=x' 2>err.txt >/dev/null && exit 1
+grep -qx "fanout: error: unknown option for expr (an operand that starts with '-' goes after '--'): -shard-id=x" err.txt
+"$FANOUT" expr '-1 == -1' 2>err.txt >/dev/null && exit 1
+grep -q ": -1 == -1\$" err.txt
+[ "$("$FANOUT" expr -- '-1 == -1')" = true ]
+"$FANOUT" render -qz x.yml 2>err.txt >/dev/null && exit 1
+grep -q ": -qz\$" err.txt
 # Each command has its own help.
 "$FANOUT" expr --help | grep -q -- '--matrix'
 ! "$FANOUT" render --help | grep -q -- '--rendered'

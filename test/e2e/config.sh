@@ -86,3 +86,18 @@ printf 'checks:\n  - sources: ci/sub/p.yml\n    rendered: ci/rendered.yml\n' >..
 "$FANOUT" check --write >/dev/null 2>&1
 [ -f ../rendered.yml ]
 "$FANOUT" check 2>/dev/null
+
+# a .fanout.yml that cannot be read is an error, not an absent config (issue 26)
+for kind in loop dangling directory; do
+    rm -rf ../../.fanout.yml
+    case $kind in
+    loop) ln -s .fanout.yml ../../.fanout.yml ;;
+    dangling) ln -s nowhere.yml ../../.fanout.yml ;;
+    directory) mkdir ../../.fanout.yml ;;
+    esac
+    set +e
+    "$FANOUT" render p.yml >/dev/null 2>err.txt
+    rc=$?
+    set -e
+    [ $rc = 2 ] && grep -q '\.fanout\.yml: error: .*\[io\]' err.txt || { echo "$kind: exit $rc"; cat err.txt; exit 1; }
+done

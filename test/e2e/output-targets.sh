@@ -43,7 +43,7 @@ rc=0; "$FANOUT" render -o l1 "$F/input.yaml" 2>err.txt || rc=$?
 [ "$rc" = 2 ] && grep -q 'Too many levels of symbolic links' err.txt
 # stdout closed, and a reader that goes away: a write error, exit 2
 rc=0; "$FANOUT" render "$F/input.yaml" >&- 2>err.txt || rc=$?
-[ "$rc" = 2 ] && grep -q '^<stdout>: error: write error: Bad file descriptor \[io\]$' err.txt
+[ "$rc" = 2 ] && grep -q '^<stdout>: error: standard output was closed when fanout started \[io\]$' err.txt
 awk 'BEGIN { print "steps:"; for (i = 0; i < 30000; i++) printf "  - command: step %d\n", i }' >big.yml
 { rc=0; "$FANOUT" render --no-validate big.yml 2>err.txt || rc=$?; echo $rc >rc.txt; } | head -c 1 >/dev/null
 rc=$(cat rc.txt)

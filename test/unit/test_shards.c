@@ -561,7 +561,7 @@ START_TEST(cov_bk_variable_without_parallelism)
 
     expect_coverage(&dialect_buildkite, docs, 1, 1,
                     "in.yaml:2:19: error: solo: --num-shards=$$BUILDKITE_PARALLEL_JOB_COUNT but "
-                    "the step does not fan out: the variable is not set [shard-coverage]\n");
+                    "the step has no parallelism: the variable is not set [shard-coverage]\n");
 }
 END_TEST
 

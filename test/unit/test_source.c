@@ -1,8 +1,10 @@
 #include <libfyaml.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fanout/source.h"
@@ -274,6 +276,107 @@ START_TEST(slurp_checks_like_the_reader)
 }
 END_TEST
 
+/* A non-seekable input is checked as it is read and kept only up to its limit: an
+ * endless valid stream ends with one `size` error once past it, having read little
+ * more than the limit (it was spooled whole before anything was checked). */
+START_TEST(spool_is_bounded)
+{
+    int fds[2];
+    pid_t child;
+    char path[64], *msgs = NULL, buf[4096];
+    size_t mlen, total = 0, n;
+    FILE *err = open_memstream(&msgs, &mlen);
+    struct diag *d = diag_create(err, DIAG_TEXT);
+    struct source *src;
+
+    ck_assert_int_eq(pipe(fds), 0);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        static const char line[] = "- command: x\n";
+
+        close(fds[0]);
+        while (write(fds[1], line, sizeof(line) - 1) > 0)
+            ;
+        _exit(0);
+    }
+    close(fds[1]);
+    snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+    src = source_open(path, d);
+    ck_assert_ptr_nonnull(src);
+    source_set_spool_limit(src, 1u << 20);
+    ck_assert_int_eq(source_rewind(src), 0);
+    while ((n = source_read(src, buf, sizeof(buf))) > 0)
+        total += n;
+    ck_assert(source_failed(src));
+    ck_assert_uint_le(total, 1u << 20);
+    fflush(err);
+    ck_assert_msg(strstr(msgs, "error: more than 1 MiB from a pipe or device") != NULL, "%s", msgs);
+    source_close(src);
+    close(fds[0]);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    diag_destroy(d);
+    fclose(err);
+    free(msgs);
+}
+END_TEST
+
+/* source_read hands on every byte, checked, and reads again from the start after a
+ * rewind; an excerpt comes from the same bytes. */
+START_TEST(read_and_excerpt)
+{
+    static const char text[] = "a: 1\nb: caf\xc3\xa9 # x\n";
+    char *msgs = NULL, got[64];
+    size_t mlen, n, len;
+    FILE *err = open_memstream(&msgs, &mlen);
+    struct diag *d = diag_create(err, DIAG_TEXT);
+    struct source *src = source_open_text("<excerpt-test>", text, sizeof(text) - 1, d);
+    struct diag_excerpt ex;
+
+    for (int pass = 0; pass < 2; pass++) {
+        ck_assert_int_eq(source_rewind(src), 0);
+        for (len = 0; (n = source_read(src, got + len, 3)) > 0;)
+            len += n;
+        ck_assert_uint_eq(len, sizeof(text) - 1);
+        ck_assert(!memcmp(got, text, len));
+    }
+    ck_assert(source_excerpt("<excerpt-test>", 2, 7, &ex));
+    ck_assert_str_eq(ex.text, "b: caf\xc3\xa9 # x");
+    ck_assert_uint_eq(ex.caret, 6); /* the 7th character, after one of two bytes */
+    ck_assert(!source_excerpt("<excerpt-test>", 3, 1, &ex) || ex.text[0] == '\0');
+    source_close(src);
+    ck_assert(!source_excerpt("<excerpt-test>", 1, 1, &ex)); /* closed, and no such file */
+    diag_destroy(d);
+    fclose(err);
+    free(msgs);
+}
+END_TEST
+
+/* A line longer than the window: the excerpt is DIAG_EXCERPT_CHARS characters around
+ * the column, whatever the line's length. */
+START_TEST(excerpt_window)
+{
+    size_t len = 1000000;
+    char *text = malloc(len + 1);
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct source *src;
+    struct diag_excerpt ex;
+
+    for (size_t i = 0; i < len; i++)
+        text[i] = (char)('a' + i % 26);
+    text[len] = '\n';
+    src = source_open_text("<window-test>", text, len + 1, d);
+    ck_assert(source_excerpt("<window-test>", 1, 500001, &ex));
+    ck_assert_uint_eq(strlen(ex.text), DIAG_EXCERPT_CHARS);
+    ck_assert_uint_eq(ex.caret, DIAG_EXCERPT_CHARS / 2);
+    ck_assert_int_eq(ex.text[ex.caret], text[500000]);
+    source_close(src);
+    diag_destroy(d);
+    free(text);
+}
+END_TEST
+
 Suite *source_suite(void)
 {
     Suite *s = suite_create("source");
@@ -288,6 +391,9 @@ Suite *source_suite(void)
     tcase_add_test(tc, reads_that_disagree_are_caught);
     tcase_add_test(tc, a_partial_read_is_compared_as_far_as_it_went);
     tcase_add_test(tc, slurp_checks_like_the_reader);
+    tcase_add_test(tc, spool_is_bounded);
+    tcase_add_test(tc, read_and_excerpt);
+    tcase_add_test(tc, excerpt_window);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fanout/yscalar.h"
@@ -193,6 +194,56 @@ START_TEST(scanners_agree_with_the_regexes)
 }
 END_TEST
 
+/* A finite float, or a decimal integer a !!float tags, in the one form YAML 1.1 and 1.2
+ * readers and JSON read alike, with the same value: every text of up to 6 characters
+ * over the characters of such numbers. */
+START_TEST(float_canonical)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"3", "3.0"}, {"-3", "-3.0"}, {"+3", "3.0"}, {"0", "0.0"}, {".5", "0.5"}, {"-.5", "-0.5"},
+        {"5.", "5.0"}, {"1.25", "1.25"}, {"1e3", "1.0e+3"}, {"+1E-3", "1.0e-3"},
+        {"2.5e+10", "2.5e+10"}, {"007.10", "007.10"},
+    };
+    static const char alphabet[] = "05-+.eE";
+    static const char canonical[] = "^-?[0-9]+\\.[0-9]+(?:e[-+][0-9]+)?$";
+    /* https://yaml.org/type/float.html, finite forms */
+    static const char float_1_1[] = "^[-+]?(?:[0-9][0-9_]*)?\\.[0-9.]*(?:[eE][-+][0-9]+)?$";
+    pcre2_code *core = oracle_compile(CORE_FLOAT), *canon = oracle_compile(canonical),
+               *yaml11 = oracle_compile(float_1_1), *int_ = oracle_compile("^[-+]?[0-9]+$");
+    struct oracle o = {.md = pcre2_match_data_create(4, NULL)};
+    char in[8], out[16];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = yscalar_float_canonical(cases[i].in, strlen(cases[i].in), out);
+
+        ck_assert_str_eq(out, cases[i].out);
+        ck_assert_uint_eq(n, strlen(cases[i].out));
+    }
+    for (size_t len = 1, total = 7; len <= 6; len++, total *= 7) {
+        for (size_t k = 0; k < total; k++) {
+            size_t v = k, n;
+
+            for (size_t i = 0; i < len; i++, v /= 7)
+                in[i] = alphabet[v % 7];
+            in[len] = '\0';
+            if (!oracle_matches(&o, core, in, len) && !oracle_matches(&o, int_, in, len))
+                continue;
+            n = yscalar_float_canonical(in, len, out);
+            if (n > len + 3 || !oracle_matches(&o, canon, out, n) || !oracle_matches(&o, yaml11, out, n) ||
+                yscalar_type(out, n) != YS_FLOAT || strtod(out, NULL) != strtod(in, NULL))
+                ck_abort_msg("'%s' written '%s'", in, out);
+        }
+    }
+    pcre2_code_free(core);
+    pcre2_code_free(canon);
+    pcre2_code_free(yaml11);
+    pcre2_code_free(int_);
+    pcre2_match_data_free(o.md);
+}
+END_TEST
+
 Suite *yscalar_suite(void)
 {
     Suite *s = suite_create("yscalar");
@@ -202,6 +253,7 @@ Suite *yscalar_suite(void)
     tcase_add_test(tc, misread_by_some_reader);
     tcase_add_test(tc, styles);
     tcase_add_test(tc, scanners_agree_with_the_regexes);
+    tcase_add_test(tc, float_canonical);
     suite_add_tcase(s, tc);
     return s;
 }
