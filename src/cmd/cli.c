@@ -482,7 +482,8 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
 
         errno = 0;
         v = strtoul(arg, &end, 10);
-        if (errno || *end || end == arg || !isdigit((unsigned char)arg[0]) || v < 1 || v > 100000)
+        if (errno || *end || end == arg || !isdigit((unsigned char)arg[0]) || v < 1 ||
+            v > SHARDPLAN_MAX_SHARDS)
             return cmd_usage_error("--shards/-n takes a number of shards from 1 to 100000:", arg);
         c->assign.count = (unsigned)v;
         return 0;
