@@ -7,7 +7,8 @@
 # /dev/null; the table shows the median CPU time (user + system), MB/s, the median peak
 # RSS and the ratio of the contender's CPU time to fanout's (above 1: fanout is faster).
 # Then fanout diff and check of 10 and 100 MB, shards assign of a million node ids (against
-# the same hashing in Python), and the expression engine's rate. The markdown table goes to bench/out/table.md,
+# the same hashing in Python), shards plan of a million timed ids (against the same LPT in
+# shards assign), a budget search on 200,000, and the expression engine's rate. The markdown table goes to bench/out/table.md,
 # from which tools/readme-bench.sh fills the README.
 set -eu
 OUT=bench/out
@@ -108,6 +109,20 @@ for run in $(seq "$RUNS"); do
     if command -v python3 >/dev/null 2>&1; then
         one "python3 hashlib (counts only)" "1M node ids" "$IDS_BYTES" 0 python3 -c "$PYSHARD" "$IDS"
     fi
+done
+
+# shards plan: an LPT plan of a million timed node ids into 8 shards, against the same
+# LPT in `shards assign` (whose report lists no ids), then the budget search on 200,000
+# durations (one test in a thousand nearly fills the budget: hashing fits no count).
+DUR="$OUT/durations-1m.tsv"
+[ -f "$DUR" ] || awk 'BEGIN { for (i = 0; i < 1000000; i++)
+    printf "tests/models/test_mod%d.py::test_case_%d[param%d-%d]\t%.3f\n", i % 997, i, i % 13, i, 1 + (i * 7919 % 1000) / 10 }' >"$DUR"
+BUDGET="$OUT/durations-200k.tsv"
+[ -f "$BUDGET" ] || awk 'BEGIN { for (i = 0; i < 200000; i++) printf "t%d\t%d\n", i, (i % 1000 == 0) ? 500 : 1 }' >"$BUDGET"
+for run in $(seq "$RUNS"); do
+    one "fanout shards plan -n 8" "1M durations" "$(wc -c <"$DUR")" 0 "$FANOUT" shards plan --durations "$DUR" -n 8
+    one "fanout shards assign --algo sglang-lpt@registry -n 8" "1M durations" "$(wc -c <"$DUR")" 0 "$FANOUT" shards assign --durations "$DUR" --algo sglang-lpt@registry -n 8
+    one "fanout shards assign --budget 501" "200k durations" "$(wc -c <"$BUDGET")" 1 "$FANOUT" shards assign --durations "$BUDGET" --budget 501
 done
 
 # Medians per input and contender, in the order they first ran; ratios to the input's

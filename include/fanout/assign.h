@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum assign_algo {
     ASSIGN_PYTEST_SHARD_012, /* "pytest-shard@0.1.2": SHA-256 of the UTF-8 node id, read
@@ -48,6 +49,15 @@ int assign_algo_find(const char *name);
  * cannot digest (MD5 in FIPS mode). */
 unsigned assign_shard_of(enum assign_algo a, const char *id, size_t len, unsigned shards);
 
+/* The same, and 128 bits of the id's digest in `key`: a key that tells ids apart, for
+ * free. */
+unsigned assign_shard_keyed(enum assign_algo a, const char *id, size_t len, unsigned shards,
+                            uint64_t key[2]);
+
+/* The most shards assign_run takes (a pytest-shard count below 2^29 lets a digest be
+ * reduced with one division). */
+#define ASSIGN_MAX_SHARDS ((1u << 29) - 1)
+
 /* One collected test. The caller fills id/len, seconds (>= 0; a test without a known
  * duration gets what the caller decided, e.g. the mean) and order (its collection index);
  * assign_run fills shard and seq. */
@@ -79,9 +89,20 @@ struct assign_test {
  * 4 shards).
  *
  * Returns the number of shards (>= 1; for ci-infra-contiguous, 1 with no tests), or -1
- * when out of memory, when `shards` is 0 for another algorithm, or when OpenSSL cannot
- * digest. */
+ * when out of memory, when `shards` is 0 or over ASSIGN_MAX_SHARDS for another
+ * algorithm, or when OpenSSL cannot digest. */
 long assign_run(enum assign_algo a, struct assign_test *tests, size_t n, unsigned shards,
                 double budget);
+
+/* The same in two steps, for trying many counts on one list (a budget search): what the
+ * assignment does not need the count for (the sort, the digests) is done once by
+ * assign_prepare, then each assign_prep_run fills shard and seq for one count. The tests
+ * stay the caller's and must not move in between. assign_prepare returns NULL when out
+ * of memory, when OpenSSL cannot digest, and for ci-infra-contiguous (it chooses its own
+ * count: assign_run). */
+struct assign_prep;
+struct assign_prep *assign_prepare(enum assign_algo a, struct assign_test *tests, size_t n);
+long assign_prep_run(struct assign_prep *p, unsigned shards);
+void assign_prep_free(struct assign_prep *p);
 
 #endif

@@ -114,8 +114,10 @@ int cmd_usage_error(const char *what, const char *arg);
  * errors are always kept), or all when `rule` is NULL. For validate and `shards check`. */
 int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, const char *rule);
 
-/* shards assign and plan: the inputs and counts they need, or a usage error (2). */
-int cmd_shards_usage(const struct cli *c, bool count_needed);
+/* shards assign and plan: the inputs and counts they need, and no option that would not
+ * apply, or a usage error (2). `times_shown`: the report shows each shard's time (the
+ * overhead applies to it, as to a budget). */
+int cmd_shards_usage(const struct cli *c, bool count_needed, bool times_shown);
 
 /* Runs `fn` on the operands as files (directories expanded; none: stdin). */
 int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,

@@ -15,6 +15,9 @@
 
 enum shardplan_format { SHARDPLAN_TEXT, SHARDPLAN_JSON, SHARDPLAN_MARKDOWN };
 
+/* The most shards a command takes (-n) or plans for a budget. */
+#define SHARDPLAN_MAX_SHARDS 100000u
+
 struct assign_opts {
     const char *tests;     /* the collected node ids; NULL: the durations' tests, in order */
     const char *durations; /* NULL: none */

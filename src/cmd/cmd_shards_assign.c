@@ -5,13 +5,18 @@
 #include "fanout/assign.h"
 #include "fanout/cmd.h"
 
-int cmd_shards_usage(const struct cli *c, bool count_needed)
+int cmd_shards_usage(const struct cli *c, bool count_needed, bool times_shown)
 {
     if (!c->assign.tests && !c->assign.durations)
         return cmd_usage_error("give the collected tests (--tests FILE) or their durations "
                                "(--durations FILE)", NULL);
     if (c->assign.suite && !c->assign.durations)
         return cmd_usage_error("--suite picks rows of the --durations table", NULL);
+    if (c->assign.prefix && !c->assign.tests)
+        return cmd_usage_error("--nodeid-prefix is prepended to the ids of --tests", NULL);
+    if (c->assign.overhead > 0 && !times_shown && c->assign.budget <= 0)
+        return cmd_usage_error("--overhead counts against --budget (and in shards assign's times "
+                               "with --durations)", NULL);
     if (count_needed && !c->assign.count && c->assign.budget <= 0)
         return cmd_usage_error("give the number of shards (-n N) or a time budget (--budget TIME)", NULL);
     return 0;
@@ -19,7 +24,7 @@ int cmd_shards_usage(const struct cli *c, bool count_needed)
 
 static int exec_shards_assign(struct cli *c, char **operands, int n, struct diag *d)
 {
-    int rc = cmd_shards_usage(c, c->assign.algo != ASSIGN_CONTIGUOUS);
+    int rc = cmd_shards_usage(c, c->assign.algo != ASSIGN_CONTIGUOUS, c->assign.durations != NULL);
 
     (void)operands;
     (void)n;

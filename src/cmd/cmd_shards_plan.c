@@ -3,7 +3,7 @@
 
 static int exec_shards_plan(struct cli *c, char **operands, int n, struct diag *d)
 {
-    int rc = cmd_shards_usage(c, true);
+    int rc = cmd_shards_usage(c, true, false);
 
     (void)operands;
     (void)n;

@@ -30,6 +30,7 @@ static const struct {
     {"contexts", "a --contexts file that is not a mapping"},
     {"shard-coverage", "test-runner shard flags that do not cover every shard once"},
     {"shard-variables", "BUILDKITE_PARALLEL_JOB read by a step without parallelism"},
+    {"shards-budget", "shards assign/plan: the time budget cannot be met"},
     {"shards-input", "shards assign/plan: a bad tests or durations file"},
     {"testarea", "test-area input: an unknown field, a wrong type, a bad mirror"},
     {"testarea-ignored", "test-area input: a field vLLM's generator does not read"},

@@ -172,7 +172,12 @@ static int rows_add(struct matrix *out, struct expr_value *values, struct shown 
         return fail(err, NULL, -1, "the matrix generates more than %d jobs (GitHub's limit)",
                     MATRIX_MAX_JOBS);
     }
-    if (!values || !(grown = realloc(out->rows, (out->n + 1) * sizeof(*grown)))) {
+    /* the rows double when their number is a power of two */
+    if (values && !(out->n & (out->n - 1)))
+        grown = realloc(out->rows, (out->n ? 2 * out->n : 1) * sizeof(*grown));
+    else if (values)
+        grown = out->rows;
+    if (!grown) {
         shown_free(&s);
         expr_unref(values);
         return out_of_memory(err);

@@ -640,7 +640,9 @@ static int prewalk(struct schema *s, struct ynode *n, const char *base)
 /* Adds a schema document; its root's base is `uri` (or its own $id). */
 static int add_doc(struct schema *s, struct ynode_doc *fyd, const char *uri)
 {
-    struct doc *d = realloc(s->docs, (s->n_docs + 1) * sizeof(*d));
+    /* the list doubles when its length is a power of two */
+    struct doc *d = s->n_docs & (s->n_docs - 1) ? s->docs
+                    : realloc(s->docs, (s->n_docs ? 2 * s->n_docs : 1) * sizeof(*d));
     struct ynode *root = ynode_doc_root(fyd);
     struct ynode *id = ynode_get(root, "$id");
     char *base, *idtext = id ? text_of(id) : NULL;

@@ -56,44 +56,74 @@ int assign_algo_find(const char *name)
 
 /* --- pytest-shard ------------------------------------------------------------------- */
 
-unsigned assign_shard_of(enum assign_algo a, const char *id, size_t len, unsigned shards)
-{
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned dlen = 0;
-    uint64_t r = 0; /* r < shards < 2^32, so r * 256 + 255 cannot overflow */
-    bool sha = a == ASSIGN_PYTEST_SHARD_012;
+#define DIGEST_MAX 32 /* SHA-256's; MD5's is 16 */
+#define WORDS (DIGEST_MAX / 4)
 
-    if ((!sha && a != ASSIGN_PYTEST_SHARD_011) || shards == 0)
-        return ASSIGN_NOWHERE;
-    if (!EVP_Digest(id, len, d, &dlen, sha ? EVP_sha256() : EVP_md5(), NULL))
-        return ASSIGN_NOWHERE; /* e.g. MD5 refused by a FIPS-mode OpenSSL */
-    /* 0.1.2 reads the digest little-endian (d[0] least significant), 0.1.1 big-endian
-     * (its hex digest as a number): Horner's rule from the most significant byte. */
-    for (unsigned i = 0; i < dlen; i++)
-        r = (r * 256 + d[sha ? dlen - 1 - i : i]) % shards;
+/* A node id's digest. The implementations are fetched once: EVP_Digest with EVP_sha256()
+ * looks the implementation up in the provider on every call, which was a third of the
+ * time of `shards assign` on a million ids. False when OpenSSL cannot digest (MD5 is
+ * refused by a FIPS-mode OpenSSL). */
+static bool digest(bool sha, const char *id, size_t len, unsigned char *d, unsigned *dlen)
+{
+    static EVP_MD *md[2];
+    static EVP_MD_CTX *ctx;
+
+    if (!md[sha] && !(md[sha] = EVP_MD_fetch(NULL, sha ? "SHA256" : "MD5", NULL)))
+        return false;
+    if (!ctx && !(ctx = EVP_MD_CTX_new()))
+        return false;
+    return EVP_DigestInit_ex2(ctx, md[sha], NULL) && EVP_DigestUpdate(ctx, id, len) &&
+           EVP_DigestFinal_ex(ctx, d, dlen);
+}
+
+/* The digest as the number the runner reads, in 32-bit words, least significant first:
+ * 0.1.2 reads it little-endian (d[0] least significant), 0.1.1 big-endian (its hex
+ * digest as a number). Words past the digest are 0. */
+static void digest_words(bool sha, const unsigned char *d, unsigned dlen, uint32_t *w)
+{
+    for (unsigned k = 0; k < WORDS; k++) {
+        const unsigned char *b;
+
+        if (4 * k >= dlen) {
+            w[k] = 0;
+            continue;
+        }
+        b = sha ? d + 4 * k : d + dlen - 4 - 4 * k;
+        w[k] = sha ? (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0]
+                   : (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    }
+}
+
+/* The number mod `shards`, by Horner's rule from the most significant word: r < shards
+ * < 2^32, so r * 2^32 + a word cannot overflow. */
+static unsigned words_mod(const uint32_t *w, unsigned shards)
+{
+    uint64_t r = 0;
+
+    for (unsigned k = WORDS; k-- > 0;)
+        r = (r << 32 | w[k]) % shards;
     return (unsigned)r;
 }
 
-/* Every test's shard from its id; each shard runs its tests in collection order. */
-static long by_hash(enum assign_algo a, struct assign_test *tests, size_t n, unsigned shards)
+unsigned assign_shard_keyed(enum assign_algo a, const char *id, size_t len, unsigned shards,
+                            uint64_t key[2])
 {
-    size_t *next = calloc(shards, sizeof(*next));
-    long rc = shards;
+    unsigned char d[DIGEST_MAX];
+    uint32_t w[WORDS];
+    unsigned dlen = 0;
+    bool sha = a == ASSIGN_PYTEST_SHARD_012;
 
-    if (!next)
-        return -1;
-    for (size_t i = 0; i < n && rc > 0; i++) {
-        unsigned s = assign_shard_of(a, tests[i].id, tests[i].len, shards);
+    if ((!sha && a != ASSIGN_PYTEST_SHARD_011) || shards == 0 || !digest(sha, id, len, d, &dlen))
+        return ASSIGN_NOWHERE;
+    if (key)
+        memcpy(key, d, 2 * sizeof(*key)); /* both digests have 16 bytes or more */
+    digest_words(sha, d, dlen, w);
+    return words_mod(w, shards);
+}
 
-        if (s == ASSIGN_NOWHERE) {
-            rc = -1;
-        } else {
-            tests[i].shard = s;
-            tests[i].seq = next[s]++;
-        }
-    }
-    free(next);
-    return rc;
+unsigned assign_shard_of(enum assign_algo a, const char *id, size_t len, unsigned shards)
+{
+    return assign_shard_keyed(a, id, len, shards, NULL);
 }
 
 /* --- sorting ------------------------------------------------------------------------ */
@@ -240,10 +270,8 @@ static bool bin_less(const struct bin *a, const struct bin *b)
     return a->sum < b->sum || (a->sum == b->sum && a->index < b->index);
 }
 
-static void bin_sift_down(struct bin *h, size_t n)
+static void bin_sift_down(struct bin *h, size_t n, size_t i)
 {
-    size_t i = 0;
-
     for (;;) {
         size_t l = 2 * i + 1, m = i;
         struct bin tmp;
@@ -262,59 +290,44 @@ static void bin_sift_down(struct bin *h, size_t n)
 }
 
 /* Gives each test in `k`'s order to the bin with the smallest running sum; with
- * `seq_now`, seq is the order of assignment, else it is left for the caller. */
-static int lpt(const struct key *k, size_t n, unsigned shards, bool seq_now)
+ * `seq_now`, seq is the order of assignment (counted in `next`), else it is left for the
+ * caller. `h` has room for `shards` bins. */
+static void lpt(const struct key *k, size_t n, unsigned shards, bool seq_now, struct bin *h, size_t *next)
 {
-    struct bin *h = malloc(shards * sizeof(*h));
-    size_t *next = seq_now ? calloc(shards, sizeof(*next)) : NULL;
+    size_t i = 0;
 
-    if (!h || (seq_now && !next)) {
-        free(h);
-        free(next);
-        return -1;
+    if (seq_now)
+        memset(next, 0, shards * sizeof(*next));
+    /* While there are empty shards and the tests take time, the lowest empty one is the
+     * lightest: test i goes to shard i, and the heap is built once after (the smallest
+     * (sum, index) is the same whichever heap holds them). */
+    for (; i < n && i < shards && k[i].t->seconds > 0; i++) {
+        k[i].t->shard = (unsigned)i;
+        if (seq_now)
+            k[i].t->seq = next[i]++;
+        h[i] = (struct bin){k[i].t->seconds, (unsigned)i};
     }
-    for (unsigned i = 0; i < shards; i++)
-        h[i] = (struct bin){0.0, i}; /* equal sums in index order: already a heap */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t b = i; b < shards; b++)
+        h[b] = (struct bin){0.0, (unsigned)b};
+    for (size_t b = shards / 2; i && b-- > 0;)
+        bin_sift_down(h, shards, b);
+    for (; i < n; i++) {
         struct assign_test *t = k[i].t;
 
         t->shard = h[0].index;
         if (seq_now)
             t->seq = next[t->shard]++;
         h[0].sum += t->seconds;
-        bin_sift_down(h, shards);
+        bin_sift_down(h, shards, 0);
     }
-    free(h);
-    free(next);
-    return 0;
 }
 
-/* Numbers each shard's tests in array (collection) order. */
-static int seq_in_collection_order(struct assign_test *tests, size_t n, unsigned shards)
+/* Numbers each shard's tests in array (collection) order, counting in `next`. */
+static void seq_in_collection_order(struct assign_test *tests, size_t n, unsigned shards, size_t *next)
 {
-    size_t *next = calloc(shards, sizeof(*next));
-
-    if (!next)
-        return -1;
+    memset(next, 0, shards * sizeof(*next));
     for (size_t i = 0; i < n; i++)
         tests[i].seq = next[tests[i].shard]++;
-    free(next);
-    return 0;
-}
-
-static long sorted_lpt(struct assign_test *tests, size_t n, unsigned shards, bool by_name,
-                       int (*cmp)(const void *, const void *), bool collection_seq)
-{
-    struct key *k = sorted_keys(tests, n, by_name, cmp);
-    int rc;
-
-    if (!k)
-        return -1;
-    rc = lpt(k, n, shards, !collection_seq);
-    free(k);
-    if (rc == 0 && collection_seq)
-        rc = seq_in_collection_order(tests, n, shards);
-    return rc ? -1 : (long)shards;
 }
 
 /* --- pytest-split duration_based_chunks --------------------------------------------- */
@@ -344,7 +357,7 @@ static double python_sum(const struct assign_test *tests, size_t n)
 /* Walks in collection order and moves to the next group, before adding a test, once the
  * current group's sum has reached total/N. Upstream indexes past the last group when
  * rounding (or zero durations) leave tests over; the last group takes them. */
-static long chunks(struct assign_test *tests, size_t n, unsigned shards)
+static void chunks(struct assign_test *tests, size_t n, unsigned shards)
 {
     double per_group = python_sum(tests, n) / shards, sum = 0.0;
     unsigned g = 0;
@@ -360,23 +373,17 @@ static long chunks(struct assign_test *tests, size_t n, unsigned shards)
         tests[i].seq = seq++;
         sum += tests[i].seconds;
     }
-    return shards;
 }
 
 /* --- bktec's fallback ------------------------------------------------------------- */
 
-static long round_robin(struct assign_test *tests, size_t n, unsigned shards)
+/* `k` sorted by bytes: the i-th to shard i mod N. */
+static void round_robin(const struct key *k, size_t n, unsigned shards)
 {
-    struct key *k = sorted_keys(tests, n, false, bytes_cmp);
-
-    if (!k)
-        return -1;
     for (size_t i = 0; i < n; i++) {
         k[i].t->shard = (unsigned)(i % shards);
         k[i].t->seq = i / shards;
     }
-    free(k);
-    return shards;
 }
 
 /* --- ci-infra runtime_shard.py ------------------------------------------------------ */
@@ -542,38 +549,159 @@ cleanup:
     return rc;
 }
 
-/* --- the entry point ---------------------------------------------------------------- */
+/* --- the entry points ---------------------------------------------------------------- */
+
+/* What an assignment does not need the count for, done once: the order the tests are
+ * dealt in, or each id's digest. A budget search tries many counts on it. */
+struct assign_prep {
+    enum assign_algo algo;
+    struct assign_test *tests;
+    size_t n;
+    struct key *keys;       /* sorted, for the algorithms that deal in an order */
+    uint32_t *words;        /* pytest-shard: each id's digest, WORDS words per test */
+    struct bin *heap;       /* LPT's bins, and the tests per shard so far: room for */
+    size_t *next;
+    unsigned room;          /* this many shards, kept from one count to the next */
+};
+
+struct assign_prep *assign_prepare(enum assign_algo a, struct assign_test *tests, size_t n)
+{
+    struct assign_prep *p = calloc(1, sizeof(*p));
+    bool sha = a == ASSIGN_PYTEST_SHARD_012;
+    bool ok = p != NULL;
+
+    if (!p || a == ASSIGN_CONTIGUOUS || (unsigned)a >= ASSIGN_N_ALGOS) {
+        free(p);
+        return NULL;
+    }
+    *p = (struct assign_prep){a, tests, n, NULL, NULL, NULL, NULL, 0};
+    switch (a) {
+    case ASSIGN_PYTEST_SHARD_012:
+    case ASSIGN_PYTEST_SHARD_011:
+        ok = (p->words = malloc((n ? n : 1) * WORDS * sizeof(*p->words))) != NULL;
+        for (size_t i = 0; ok && i < n; i++) {
+            unsigned char d[DIGEST_MAX];
+            unsigned dlen;
+
+            if ((ok = digest(sha, tests[i].id, tests[i].len, d, &dlen)))
+                digest_words(sha, d, dlen, p->words + i * WORDS);
+        }
+        break;
+    case ASSIGN_SPLIT_LEAST:
+        ok = (p->keys = sorted_keys(tests, n, true, least_cmp)) != NULL;
+        break;
+    case ASSIGN_LPT_LEGACY:
+        ok = (p->keys = sorted_keys(tests, n, false, legacy_cmp)) != NULL;
+        break;
+    case ASSIGN_LPT_REGISTRY:
+        ok = (p->keys = sorted_keys(tests, n, false, registry_cmp)) != NULL;
+        break;
+    case ASSIGN_ROUND_ROBIN:
+        ok = (p->keys = sorted_keys(tests, n, false, bytes_cmp)) != NULL;
+        break;
+    default: /* duration_based_chunks walks the tests in collection order */
+        break;
+    }
+    if (!ok) {
+        assign_prep_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void assign_prep_free(struct assign_prep *p)
+{
+    if (!p)
+        return;
+    free(p->keys);
+    free(p->words);
+    free(p->heap);
+    free(p->next);
+    free(p);
+}
+
+/* Every test's shard from its digest's words, one division a test: with c_k = 2^(32k)
+ * mod N, the sum of w_k * c_k is the number mod N, and eight terms under 2^32 * N stay
+ * under 2^64 (N < 2^29; a budget search tries many counts). */
+static void hash_shards(struct assign_prep *p, unsigned shards)
+{
+    uint64_t c[WORDS];
+
+    c[0] = 1 % shards;
+    for (unsigned k = 1; k < WORDS; k++)
+        c[k] = (c[k - 1] << 32) % shards;
+    for (size_t i = 0; i < p->n; i++) {
+        const uint32_t *w = p->words + i * WORDS;
+        uint64_t sum = 0;
+
+        for (unsigned k = 0; k < WORDS; k++)
+            sum += w[k] * c[k];
+        p->tests[i].shard = (unsigned)(sum % shards);
+    }
+}
+
+long assign_prep_run(struct assign_prep *p, unsigned shards)
+{
+    struct assign_test *t = p->tests;
+
+    if (shards == 0 || shards > ASSIGN_MAX_SHARDS)
+        return -1;
+    if (shards > p->room) {
+        struct bin *heap = realloc(p->heap, shards * sizeof(*heap));
+        size_t *next = heap ? realloc(p->next, shards * sizeof(*next)) : NULL;
+
+        if (heap)
+            p->heap = heap;
+        if (!next)
+            return -1;
+        p->next = next;
+        p->room = shards;
+    }
+    switch (p->algo) {
+    case ASSIGN_PYTEST_SHARD_012:
+    case ASSIGN_PYTEST_SHARD_011:
+        hash_shards(p, shards);
+        seq_in_collection_order(t, p->n, shards, p->next);
+        break;
+    case ASSIGN_SPLIT_LEAST:
+        lpt(p->keys, p->n, shards, false, p->heap, p->next);
+        seq_in_collection_order(t, p->n, shards, p->next);
+        break;
+    case ASSIGN_SPLIT_CHUNKS:
+        chunks(t, p->n, shards);
+        break;
+    case ASSIGN_LPT_LEGACY:
+        if (shards > p->n) {
+            /* run_suite.py returns no files at all when asked for more partitions */
+            for (size_t i = 0; i < p->n; i++) {
+                t[i].shard = ASSIGN_NOWHERE;
+                t[i].seq = 0;
+            }
+            break;
+        }
+        lpt(p->keys, p->n, shards, true, p->heap, p->next);
+        break;
+    case ASSIGN_LPT_REGISTRY:
+        lpt(p->keys, p->n, shards, true, p->heap, p->next);
+        break;
+    default: /* ASSIGN_ROUND_ROBIN: assign_prepare refuses ci-infra-contiguous */
+        round_robin(p->keys, p->n, shards);
+        break;
+    }
+    return (long)shards;
+}
 
 long assign_run(enum assign_algo a, struct assign_test *tests, size_t n, unsigned shards,
                 double budget)
 {
+    struct assign_prep *p;
+    long rc;
+
     if (a == ASSIGN_CONTIGUOUS)
         return contiguous(tests, n, shards, budget);
-    if (shards == 0)
+    if (shards == 0 || shards > ASSIGN_MAX_SHARDS || !(p = assign_prepare(a, tests, n)))
         return -1;
-    switch (a) {
-    case ASSIGN_PYTEST_SHARD_012:
-    case ASSIGN_PYTEST_SHARD_011:
-        return by_hash(a, tests, n, shards);
-    case ASSIGN_SPLIT_LEAST:
-        return sorted_lpt(tests, n, shards, true, least_cmp, true);
-    case ASSIGN_SPLIT_CHUNKS:
-        return chunks(tests, n, shards);
-    case ASSIGN_LPT_LEGACY:
-        if (shards > n) {
-            /* run_suite.py returns no files at all when asked for more partitions */
-            for (size_t i = 0; i < n; i++) {
-                tests[i].shard = ASSIGN_NOWHERE;
-                tests[i].seq = 0;
-            }
-            return shards;
-        }
-        return sorted_lpt(tests, n, shards, false, legacy_cmp, false);
-    case ASSIGN_LPT_REGISTRY:
-        return sorted_lpt(tests, n, shards, false, registry_cmp, false);
-    case ASSIGN_ROUND_ROBIN:
-        return round_robin(tests, n, shards);
-    default:
-        return -1;
-    }
+    rc = assign_prep_run(p, shards);
+    assign_prep_free(p);
+    return rc;
 }

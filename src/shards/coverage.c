@@ -1,6 +1,7 @@
 /* coverage: the rule shard-coverage over a rendering's jobs (include/fanout/coverage.h). */
 #include "fanout/coverage.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,8 +10,10 @@
 
 #define MAX_LISTED 8 /* shards a finding names; the rest are counted */
 #define RULE "shard-coverage"
+/* Digits of a flag's number that an unsigned long holds exactly, with room for base + n */
+#define NUMBER_DIGITS (ULONG_MAX > 0xffffffffUL ? 18 : 9)
 
-enum vkind { V_ABSENT, V_NUMBER, V_UNSET, V_UNKNOWN };
+enum vkind { V_ABSENT, V_NUMBER, V_HUGE, V_UNSET, V_UNKNOWN };
 
 /* A flag's value in one job, resolved. */
 struct value {
@@ -104,11 +107,15 @@ static struct value resolve(const struct coverage *c, const struct job *j, const
     struct value out = {V_UNKNOWN, 0, NULL, flag_len, {0, 0, 0}};
     const char *var = is_count ? c->dl->shard_count_variable : c->dl->shard_index_variable;
 
-    if (!v)
+    if (!v) {
         out.kind = V_ABSENT;
-    else if (len && len <= 9 && strspn(v, "0123456789") >= len) {
-        out.kind = V_NUMBER;
-        for (size_t i = 0; i < len; i++) /* the value ends where the match did */
+    } else if (len && strspn(v, "0123456789") >= len) {
+        size_t z = 0;
+
+        while (z + 1 < len && v[z] == '0') /* 0004 is 4 to the runners' int() */
+            z++;
+        out.kind = len - z > NUMBER_DIGITS ? V_HUGE : V_NUMBER;
+        for (size_t i = z; out.kind == V_NUMBER && i < len; i++) /* the value ends where the match did */
             out.n = out.n * 10 + (unsigned long)(v[i] - '0');
     }
     else if (names_variable(v, len, var) && j->parallel)
@@ -378,6 +385,16 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
             shardflags_noun(c->flags, runner), per_job[j]->count.kind == V_ABSENT ? "count" : "index",
             shardflags_name(c->flags, runner));
         report_at(c, have->at, DIAG_ERROR, &t);
+        return true;
+    }
+    for (size_t j = 0; j < c->n_jobs; j++) {
+        const struct value *v = per_job[j]->count.kind == V_HUGE ? &per_job[j]->count : &per_job[j]->index;
+
+        if (v->kind != V_HUGE)
+            continue;
+        put(&t, "%.*s is out of range (a %s number of more than %d digits)", (int)v->flag_len, v->flag,
+            shardflags_noun(c->flags, runner), NUMBER_DIGITS);
+        report_at(c, v->at, DIAG_ERROR, &t);
         return true;
     }
     for (size_t j = 0; j < c->n_jobs; j++) {

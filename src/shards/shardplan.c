@@ -20,8 +20,13 @@
 #include "fanout/ynode.h"
 
 #define MAX_ID (64u << 10)      /* a node id longer than this is not one */
-#define MAX_SEARCH 10000u       /* shard counts tried for a budget */
-#define MAX_SEARCH_WORK 4000000u /* and tests assigned in all, so a long list cannot hang it */
+/* The duration-based algorithms hold the list in memory: at most this many tests (or
+ * durations) and bytes of ids. */
+#define MAX_TESTS 4000000u
+#define MAX_TEXT (512u << 20)
+/* A budget search tries counts one by one while that places at most this many tests in
+ * all, then bisects: exact for the lists people have, O(n log n) for any. */
+#define MAX_LINEAR_WORK 1000000u
 #define BAR_WIDTH 40
 #define UNSTABLE_SHOWN 3
 #define SPOOL_BUDGET (4u << 20) /* assignment records in memory before they spill */
@@ -30,6 +35,21 @@
  * dict repr, a float repr, an object repr): pytest-shard then puts the test in another
  * shard on each machine. */
 #define UNSTABLE_RE "0x[0-9a-fA-F]{6,}|object at |[{}]|\\d\\.\\d{7,}|<[^>]*>"
+
+static int input_error(struct diag *d, const char *file, unsigned line, const char *msg)
+{
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, line, line ? 1 : 0, "shards-input", "%s", msg);
+    return -1;
+}
+
+/* A list past what is held in memory. */
+static int too_many(struct diag *d, const char *file, unsigned line)
+{
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, line, line ? 1 : 0, "shards-input",
+                "more than %u tests or %u MiB of node ids: the duration-based algorithms hold "
+                "the list in memory", MAX_TESTS, MAX_TEXT >> 20);
+    return -1;
+}
 
 /* ---- durations: node id -> seconds, by two 64-bit hashes of the id ---- */
 
@@ -101,16 +121,20 @@ struct tests {
     size_t len, text_cap;
 };
 
-static int tests_add(struct tests *ts, const char *prefix, const char *id, size_t len)
+/* Adds line `line` of `file`: 0, or -1 after an error (reported). */
+static int tests_add(struct tests *ts, const char *prefix, const char *id, size_t len, struct diag *d,
+                     const char *file, unsigned line)
 {
     size_t pl = prefix ? strlen(prefix) : 0;
 
+    if (ts->n == MAX_TESTS || ts->len + pl + len + 1 > MAX_TEXT)
+        return too_many(d, file, line);
     if (ts->n == ts->cap) {
         size_t cap = ts->cap ? ts->cap * 2 : 1024;
         struct assign_test *t = realloc(ts->t, cap * sizeof(*t));
 
         if (!t)
-            return -1;
+            return input_error(d, file, 0, "out of memory");
         ts->t = t;
         ts->cap = cap;
     }
@@ -121,7 +145,7 @@ static int tests_add(struct tests *ts, const char *prefix, const char *id, size_
         while (ts->len + pl + len + 1 > cap)
             cap *= 2;
         if (!(text = realloc(ts->text, cap)))
-            return -1;
+            return input_error(d, file, 0, "out of memory");
         ts->text = text;
         ts->text_cap = cap;
     }
@@ -151,18 +175,17 @@ static void tests_free(struct tests *ts)
 
 /* ---- reading ---- */
 
-static int input_error(struct diag *d, const char *file, unsigned line, const char *msg)
-{
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, line, line ? 1 : 0, "shards-input", "%s", msg);
-    return -1;
-}
+/* The lines of a text file, read through a buffer of a fixed size: a line longer than
+ * MAX_ID, or a NUL byte, is an error as soon as it is read (`--tests /dev/zero` grew a
+ * line without end). */
+#define LINES_BUF (4 * (MAX_ID + 2))
 
-/* One line of a text file, without its line break; 0 at the end, -1 after an error. */
 struct lines {
     FILE *f;
     const char *name;
     char *buf;
-    size_t cap;
+    size_t start, end; /* the unread part of buf */
+    bool eof;
     unsigned line;
 };
 
@@ -175,6 +198,12 @@ static int lines_open(struct lines *l, const char *path, struct diag *d)
         diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
         return -1;
     }
+    if (!(l->buf = malloc(LINES_BUF))) {
+        if (l->f != stdin)
+            fclose(l->f);
+        l->f = NULL;
+        return input_error(d, path, 0, "out of memory");
+    }
     return 0;
 }
 
@@ -185,25 +214,48 @@ static void lines_close(struct lines *l)
     free(l->buf);
 }
 
+/* One line, without its line break: 1, 0 at the end, -1 after an error (reported). */
 static int lines_next(struct lines *l, const char **text, size_t *len, struct diag *d)
 {
-    ssize_t n = getline(&l->buf, &l->cap, l->f);
-    size_t bad;
+    char *nl;
+    size_t n, bad;
     unsigned bad_line, bad_col;
 
-    if (n < 0)
-        return ferror(l->f) ? input_error(d, l->name, 0, "read error") : 0;
+    while (!(nl = memchr(l->buf + l->start, '\n', l->end - l->start))) {
+        size_t got;
+
+        if (memchr(l->buf + l->start, '\0', l->end - l->start))
+            return input_error(d, l->name, l->line + 1, "a NUL byte: not a text file");
+        if (l->end - l->start > MAX_ID + 1) /* the id and a '\r' */
+            return input_error(d, l->name, l->line + 1, "a line longer than 64 KiB is not a node id");
+        if (l->eof)
+            break;
+        memmove(l->buf, l->buf + l->start, l->end - l->start);
+        l->end -= l->start;
+        l->start = 0;
+        got = fread(l->buf + l->end, 1, LINES_BUF - l->end, l->f);
+        l->end += got;
+        if (got == 0) {
+            if (ferror(l->f))
+                return input_error(d, l->name, 0, "read error");
+            l->eof = true;
+        }
+    }
+    if (!nl && l->start == l->end)
+        return 0;
+    *text = l->buf + l->start;
+    n = (nl ? (size_t)(nl - *text) : l->end - l->start);
+    l->start += n + (nl != NULL);
     l->line++;
-    while (n > 0 && (l->buf[n - 1] == '\n' || l->buf[n - 1] == '\r'))
+    while (n > 0 && (*text)[n - 1] == '\r')
         n--;
-    if (memchr(l->buf, '\0', (size_t)n))
+    if (memchr(*text, '\0', n))
         return input_error(d, l->name, l->line, "a NUL byte: not a text file");
-    if (!source_check_utf8((const unsigned char *)l->buf, (size_t)n, &bad, &bad_line, &bad_col))
-        return input_error(d, l->name, l->line, "not UTF-8 (node ids are hashed as UTF-8)");
-    if ((size_t)n > MAX_ID)
+    if (n > MAX_ID)
         return input_error(d, l->name, l->line, "a line longer than 64 KiB is not a node id");
-    *text = l->buf;
-    *len = (size_t)n;
+    if (!source_check_utf8((const unsigned char *)*text, n, &bad, &bad_line, &bad_col))
+        return input_error(d, l->name, l->line, "not UTF-8 (node ids are hashed as UTF-8)");
+    *len = n;
     return 1;
 }
 
@@ -224,7 +276,7 @@ static bool is_node_id(const char *t, size_t len)
     return true;
 }
 
-typedef int (*test_fn)(void *user, const char *id, size_t len);
+typedef int (*test_fn)(void *user, const char *id, size_t len, unsigned line);
 
 static int each_test(const char *path, test_fn fn, void *user, struct diag *d)
 {
@@ -236,7 +288,7 @@ static int each_test(const char *path, test_fn fn, void *user, struct diag *d)
     if (lines_open(&l, path, d) != 0)
         return -1;
     while ((rc = lines_next(&l, &t, &len, d)) > 0)
-        if (is_node_id(t, len) && (rc = fn(user, t, len)) != 0)
+        if (is_node_id(t, len) && (rc = fn(user, t, len, l.line)) != 0)
             break;
     lines_close(&l);
     return rc < 0 ? -1 : 0;
@@ -268,9 +320,11 @@ static int add_duration(struct reading *r, const char *id, size_t len, double v,
 {
     if (v < 0)
         return input_error(r->d, r->name, line, "a duration is a number of seconds (0 or more)");
-    if (dur_put(r->durations, id, len, v) != 0 || (r->order && tests_add(r->order, NULL, id, len) != 0))
+    if (r->durations->n == MAX_TESTS)
+        return too_many(r->d, r->name, line);
+    if (dur_put(r->durations, id, len, v) != 0)
         return input_error(r->d, r->name, 0, "out of memory");
-    return 0;
+    return r->order ? tests_add(r->order, NULL, id, len, r->d, r->name, line) : 0;
 }
 
 /* pytest-split's .test_durations: {"id": seconds, ...}, or the legacy [["id", seconds], ...]. */
@@ -403,6 +457,9 @@ static int read_durations(struct reading *r)
     while (c == ' ' || c == '\n' || c == '\t' || c == '\r')
         c = fgetc(f);
     fclose(f);
+    if ((c == '{' || c == '[') && r->suite)
+        return input_error(r->d, r->name, 1, "--suite picks the rows of a table with a `suite` column; "
+                                             "pytest-split's JSON durations have no suites");
     return c == '{' || c == '[' ? read_json_durations(r) : read_tsv_durations(r);
 }
 
@@ -423,10 +480,14 @@ static int list_rec_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-struct proof_rec { /* which shard runs a test, by its id's hashes */
-    uint64_t h1, h2;
-    uint32_t shard;
+/* Which shard runs a test, by 96 bits of a key of its id: the first 64 bits, then 32
+ * more above the shard (16 bytes sort faster than 24; two of a million ids agree in 96
+ * bits with a chance of 1 in 10^16). */
+struct proof_rec {
+    uint64_t h1, h2_shard;
 };
+
+#define PROOF_ID(p) ((p)->h2_shard >> 32)
 
 static int proof_rec_cmp(const void *a, const void *b)
 {
@@ -434,9 +495,7 @@ static int proof_rec_cmp(const void *a, const void *b)
 
     if (x->h1 != y->h1)
         return x->h1 < y->h1 ? -1 : 1;
-    if (x->h2 != y->h2)
-        return x->h2 < y->h2 ? -1 : 1;
-    return x->shard < y->shard ? -1 : x->shard > y->shard;
+    return x->h2_shard < y->h2_shard ? -1 : x->h2_shard > y->h2_shard;
 }
 
 struct shard_sum {
@@ -453,7 +512,8 @@ struct result {
     double mean_fill; /* what a test without a duration counts */
     double overhead, total, longest;
     struct xsort *lists; /* list_rec, when the report lists the tests */
-    FILE *spool;         /* their ids */
+    const char *text;    /* their ids, when the tests are in memory (list_rec.off is in it) */
+    FILE *spool;         /* else their ids, written as they come */
     uint64_t spool_len;
     char *window;        /* a piece of the spool read back: a shard's ids come in file order */
     uint64_t window_off;
@@ -465,11 +525,15 @@ struct result {
     char *unstable_shown[UNSTABLE_SHOWN];
     /* --budget */
     double budget;
-    long need, need_lpt; /* shards that fit (0: none does) */
+    double least;         /* ceil(total / (budget - overhead)): no fewer shards fit */
+    unsigned searched_to; /* the largest count the search tried (0: no search) */
+    long need, need_lpt;  /* shards that fit (0: none up to searched_to) */
     const char *too_long; /* a test longer than the budget on its own */
 };
 
-static int result_init(struct result *r, const struct assign_opts *o, bool lists)
+/* With `lists`, the report lists each shard's tests: their ids are in `text` (the tests
+ * in memory), or are spooled as they come (NULL). */
+static int result_init(struct result *r, const struct assign_opts *o, bool lists, const char *text)
 {
     int code;
     PCRE2_SIZE at;
@@ -485,9 +549,10 @@ static int result_init(struct result *r, const struct assign_opts *o, bool lists
     r->unstable_md = r->unstable_re ? pcre2_match_data_create_from_pattern(r->unstable_re, NULL) : NULL;
     if (lists) {
         r->lists = xsort_create(sizeof(struct list_rec), list_rec_cmp, SPOOL_BUDGET);
-        r->spool = tmpfile();
+        r->text = text;
+        r->spool = text ? NULL : tmpfile();
     }
-    return r->proof && r->unstable_md && (!lists || (r->lists && r->spool)) ? 0 : -1;
+    return r->proof && r->unstable_md && (!lists || (r->lists && (text || r->spool))) ? 0 : -1;
 }
 
 static int result_shards(struct result *r, unsigned count)
@@ -512,11 +577,13 @@ static void result_free(struct result *r)
 }
 
 /* One collected test, its duration (< 0: unknown) and the shard it went to
- * (ASSIGN_NOWHERE: none). */
+ * (ASSIGN_NOWHERE: none). `key` tells ids apart (NULL: hashed here); every test of a run
+ * gets its key the same way. */
 static int result_add(struct result *r, const char *id, size_t len, unsigned shard, size_t seq,
-                      double seconds)
+                      double seconds, const uint64_t *key)
 {
     struct proof_rec p;
+    uint64_t h[2];
     const char *params = memchr(id, '[', len); /* only parametrize ids vary */
 
     r->collected++;
@@ -532,16 +599,20 @@ static int result_add(struct result *r, const char *id, size_t len, unsigned sha
     else
         r->shards[shard].untimed++;
     r->shards[shard].tests++;
-    strhash_pair(id, len, &p.h1, &p.h2);
-    p.shard = shard;
+    if (!key) {
+        strhash_pair(id, len, &h[0], &h[1]);
+        key = h;
+    }
+    p.h1 = key[0];
+    p.h2_shard = (key[1] & ~(uint64_t)UINT32_MAX) | shard;
     if (xsort_add(r->proof, &p) != 0)
         return -1;
     if (r->lists) {
-        struct list_rec l = {shard, seq, r->spool_len, (uint32_t)len};
+        struct list_rec l = {shard, seq, r->text ? (uint64_t)(id - r->text) : r->spool_len, (uint32_t)len};
 
-        if (fwrite(id, 1, len, r->spool) != len || xsort_add(r->lists, &l) != 0)
+        if ((!r->text && fwrite(id, 1, len, r->spool) != len) || xsort_add(r->lists, &l) != 0)
             return -1;
-        r->spool_len += len;
+        r->spool_len += r->text ? 0 : len;
     }
     return 0;
 }
@@ -556,11 +627,11 @@ static int result_prove(struct result *r)
     if (xsort_finish(r->proof) != 0)
         return -1;
     while ((p = xsort_next(r->proof)) != NULL) {
-        if (prev && p->h1 == last.h1 && p->h2 == last.h2) {
-            if (p->shard != last.shard && !counted) {
+        if (prev && p->h1 == last.h1 && PROOF_ID(p) == PROOF_ID(&last)) {
+            if (p->h2_shard != last.h2_shard && !counted) {
                 r->overlaps++;
                 counted = true;
-            } else if (p->shard == last.shard) {
+            } else if (p->h2_shard == last.h2_shard) {
                 r->duplicates++;
             }
         } else {
@@ -587,42 +658,72 @@ static double makespan(const struct result *r)
     return m;
 }
 
+/* Why the budget is not met, into `buf`; false when it is (or there is none). */
+static bool budget_unmet(const struct result *r, char *buf, size_t cap)
+{
+    if (r->budget <= 0)
+        return false;
+    if (r->overhead >= r->budget)
+        snprintf(buf, cap, "the overhead alone takes %.1f s", r->overhead);
+    else if (r->longest + r->overhead > r->budget)
+        snprintf(buf, cap, "%s alone takes %.1f s", r->too_long, r->longest);
+    else if (r->least > SHARDPLAN_MAX_SHARDS)
+        snprintf(buf, cap, "the tests take %.1f s: at least %.0f shards, more than %u", r->total, r->least,
+                 SHARDPLAN_MAX_SHARDS);
+    else if (makespan(r) <= r->budget + 1e-9)
+        return false;
+    else if (!r->need && r->searched_to)
+        snprintf(buf, cap, "%s fits in no count up to %u (%u shards take %.1f s)",
+                 assign_algo_info(r->algo)->name, r->searched_to, r->count, makespan(r));
+    else
+        snprintf(buf, cap, "%u shards take %.1f s", r->count, makespan(r));
+    return true;
+}
+
 /* ---- the two ways through: streamed (per-test algorithms) and in memory ---- */
 
 struct streaming {
     const struct assign_opts *o;
     struct result *r;
     const struct durations *dur;
+    struct diag *d;
     char *buf; /* prefix + id */
-    double known_sum;
+    double known_sum, known_max;
     size_t known;
 };
 
-static int on_streamed(void *user, const char *id, size_t len)
+static int on_streamed(void *user, const char *id, size_t len, unsigned line)
 {
     struct streaming *st = user;
     size_t pl = st->o->prefix ? strlen(st->o->prefix) : 0;
     const struct dslot *slot;
     double seconds = -1;
+    uint64_t key[2];
+    unsigned shard;
 
+    (void)line;
     memcpy(st->buf + pl, id, len);
     slot = st->dur ? dur_find(st->dur, st->buf, pl + len) : NULL;
     if (slot && slot->used) {
         seconds = slot->seconds;
         st->known_sum += seconds;
+        st->known_max = seconds > st->known_max ? seconds : st->known_max;
         st->known++;
     }
-    return result_add(st->r, st->buf, pl + len,
-                      assign_shard_of(st->r->algo, st->buf, pl + len, st->r->count), st->r->collected,
-                      seconds);
+    shard = assign_shard_keyed(st->r->algo, st->buf, pl + len, st->r->count, key);
+    if (result_add(st->r, st->buf, pl + len, shard, st->r->collected, seconds, key) != 0)
+        return input_error(st->d, "fanout", 0, "out of memory or temporary space");
+    return 0;
 }
 
-/* A list of any length, one id at a time: memory does not grow with it. */
+/* A list of any length, one id at a time: memory does not grow with it. The total and
+ * the longest test are known at the end (a test without a duration counts the mean). */
 static int assign_streamed(const struct assign_opts *o, struct result *r, const struct durations *dur,
                            struct diag *d)
 {
     size_t pl = o->prefix ? strlen(o->prefix) : 0;
-    struct streaming st = {o, r, dur, malloc(pl + MAX_ID + 1), 0, 0};
+    struct streaming st = {o, r, dur, d, malloc(pl + MAX_ID + 1), 0, 0, 0};
+    size_t untimed;
     int rc;
 
     if (!st.buf)
@@ -631,6 +732,9 @@ static int assign_streamed(const struct assign_opts *o, struct result *r, const 
         memcpy(st.buf, o->prefix, pl);
     rc = each_test(o->tests, on_streamed, &st, d);
     r->mean_fill = st.known ? st.known_sum / (double)st.known : 1.0;
+    untimed = r->collected - st.known;
+    r->total = st.known_sum + (double)untimed * r->mean_fill;
+    r->longest = untimed && r->mean_fill > st.known_max ? r->mean_fill : st.known_max;
     free(st.buf);
     return rc;
 }
@@ -666,14 +770,15 @@ static void fill_seconds(struct tests *ts, const struct durations *dur, struct r
 
 struct collecting {
     struct tests *ts;
-    const char *prefix;
+    const char *prefix, *file;
+    struct diag *d;
 };
 
-static int add_collected(void *user, const char *id, size_t len)
+static int add_collected(void *user, const char *id, size_t len, unsigned line)
 {
     struct collecting *c = user;
 
-    return tests_add(c->ts, c->prefix, id, len);
+    return tests_add(c->ts, c->prefix, id, len, c->d, c->file, line);
 }
 
 /* The largest shard's tests' time of an assignment into `count` shards. */
@@ -690,49 +795,76 @@ static double assignment_span(const struct assign_test *t, size_t n, unsigned co
     return m;
 }
 
-/* The fewest shards whose tests fit in `avail` seconds each (0: none up to the search's
- * end: MAX_SEARCH counts, or MAX_SEARCH_WORK tests assigned), for algorithm `a`. */
-static long fewest_shards(enum assign_algo a, const struct tests *ts, double total, double avail,
-                          unsigned max_shards)
+/* Does the assignment into `count` shards fit `avail` seconds a shard? -1 when out of
+ * memory. */
+static int fits(struct assign_prep *p, const struct tests *ts, unsigned count, double avail, double *sums)
 {
-    struct assign_test *scratch;
-    unsigned lo = (unsigned)fmax(1.0, ceil(total / avail - 1e-9));
-    double *sums = NULL;
-    long found = 0;
+    if (assign_prep_run(p, count) < 0)
+        return -1;
+    return assignment_span(ts->t, ts->n, count, sums) <= avail + 1e-9;
+}
+
+/* The fewest shards from `lo` to `hi` whose tests fit in `avail` seconds each, for
+ * algorithm `a` (0: none does; -1: out of memory). Counts are tried one by one while
+ * that places at most MAX_LINEAR_WORK tests; past that from `sure` (a count known to
+ * fit, or 0) or by a step that doubles until a count fits, then bisection finds one
+ * whose predecessor does not (neither hashing nor LPT is monotone in the count, so a
+ * smaller one may fit by chance). Each try is one O(n log n) assignment at most: the
+ * sort or the digests are done once. */
+static long fewest_shards(enum assign_algo a, struct tests *ts, unsigned lo, unsigned hi, unsigned sure,
+                          double avail, unsigned max_shards)
+{
+    size_t linear = ts->n ? MAX_LINEAR_WORK / ts->n : 0;
+    unsigned bad, good = 0, step;
+    struct assign_prep *p;
+    double *sums;
+    int f = 0;
 
     if (!ts->n) /* nothing to run fits anywhere */
         return 1;
-    if (!(scratch = malloc(ts->n * sizeof(*scratch))))
-        return -1;
     if (a == ASSIGN_CONTIGUOUS) { /* it chooses its count from the budget itself */
-        memcpy(scratch, ts->t, ts->n * sizeof(*scratch));
-        found = assign_run(a, scratch, ts->n, max_shards, avail);
-        if (found > 0 && (sums = malloc((size_t)found * sizeof(*sums))) &&
-            assignment_span(scratch, ts->n, (unsigned)found, sums) > avail + 1e-9)
+        long found = assign_run(a, ts->t, ts->n, max_shards, avail);
+
+        if (found <= 0 || !(sums = malloc((size_t)found * sizeof(*sums))))
+            return -1;
+        if (assignment_span(ts->t, ts->n, (unsigned)found, sums) > avail + 1e-9)
             found = 0;
-        goto done;
+        free(sums);
+        return found;
     }
-    if (!(sums = malloc(((size_t)lo + MAX_SEARCH) * sizeof(*sums)))) {
-        found = -1;
+    p = assign_prepare(a, ts->t, ts->n);
+    sums = malloc((size_t)hi * sizeof(*sums));
+    if (!p || !sums)
         goto done;
+    for (bad = lo - 1; bad < hi && bad + 1 - lo < (linear ? linear : 1); bad++)
+        if ((f = fits(p, ts, bad + 1, avail, sums)) != 0) {
+            good = bad + 1;
+            goto done;
+        }
+    for (step = (unsigned)(linear ? linear : 1); bad < hi && !good; step *= 2) {
+        unsigned n = sure > bad ? sure : hi - bad > step ? bad + step : hi;
+
+        if ((f = fits(p, ts, n, avail, sums)) < 0)
+            goto done;
+        if (f)
+            good = n;
+        else
+            bad = n;
     }
-    for (unsigned n = lo; n < lo + MAX_SEARCH && n <= (ts->n > lo ? ts->n : lo) &&
-                          (size_t)(n - lo) * ts->n <= MAX_SEARCH_WORK;
-         n++) {
-        memcpy(scratch, ts->t, ts->n * sizeof(*scratch));
-        if (assign_run(a, scratch, ts->n, n, avail) < 0) {
-            found = -1;
-            break;
-        }
-        if (assignment_span(scratch, ts->n, n, sums) <= avail + 1e-9) {
-            found = n;
-            break;
-        }
+    while (good && good - bad > 1) {
+        unsigned mid = bad + (good - bad) / 2;
+
+        if ((f = fits(p, ts, mid, avail, sums)) < 0)
+            goto done;
+        if (f)
+            good = mid;
+        else
+            bad = mid;
     }
 done:
+    assign_prep_free(p);
     free(sums);
-    free(scratch);
-    return found;
+    return !p || !sums || f < 0 ? -1 : (long)good;
 }
 
 /* ---- the inputs, read ---- */
@@ -756,7 +888,7 @@ static int read_inputs(const struct assign_opts *o, struct inputs *in, bool test
         in->have_durations = true;
     }
     if (o->tests && tests_in_memory) {
-        struct collecting c = {&in->ts, o->prefix};
+        struct collecting c = {&in->ts, o->prefix, o->tests, d};
 
         if (each_test(o->tests, add_collected, &c, d) != 0)
             return -1;
@@ -775,25 +907,28 @@ static void inputs_free(struct inputs *in)
 
 #define WINDOW (256u << 10)
 
-/* A listed test's id, NUL-terminated, into `id` (MAX_ID + 1 bytes). Each shard's ids lie
- * in increasing file order, so a window read ahead serves most of them. */
-static int spool_read(struct result *r, const struct list_rec *l, char *id)
+/* A listed test's id, NUL-terminated: in the tests' text, or read back from the spool
+ * into `buf` (MAX_ID + 1 bytes). The streamed tests of a shard lie in increasing spool
+ * order, so a window read ahead serves most of them. NULL when reading fails. */
+static const char *listed_id(struct result *r, const struct list_rec *l, char *buf)
 {
+    if (r->text)
+        return r->text + l->off;
     if (l->off < r->window_off || l->off + l->len > r->window_off + r->window_len) {
         ssize_t got;
 
         if ((!r->window && !(r->window = malloc(WINDOW))) || fflush(r->spool) != 0)
-            return -1;
+            return NULL;
         got = pread(fileno(r->spool), r->window, WINDOW, (off_t)l->off);
         if (got < (ssize_t)l->len)
-            return -1;
+            return NULL;
         r->window_off = l->off;
         r->window_len = (size_t)got;
     }
     if (l->len) /* an empty id may come before any window was read */
-        memcpy(id, r->window + (l->off - r->window_off), l->len);
-    id[l->len] = '\0';
-    return 0;
+        memcpy(buf, r->window + (l->off - r->window_off), l->len);
+    buf[l->len] = '\0';
+    return buf;
 }
 
 /* As JSON.stringify writes it: the shortest digits that read back, no exponent for the
@@ -840,7 +975,7 @@ static int write_json(struct result *r, FILE *out)
     const struct list_rec *l;
     char *id = malloc(MAX_ID + 1);
 
-    if (!id || (r->lists && (xsort_finish(r->lists) != 0 || fflush(r->spool) != 0))) {
+    if (!id || (r->lists && xsort_finish(r->lists) != 0)) {
         free(id);
         return -1;
     }
@@ -855,10 +990,12 @@ static int write_json(struct result *r, FILE *out)
 
         fprintf(out, "%s\n  {\"index\": %u, \"tests\": [", s ? "," : "", s + first_index(r));
         for (; l && l->shard == s; l = xsort_next(r->lists), first = false) {
-            if (spool_read(r, l, id) != 0)
+            const char *t = listed_id(r, l, id);
+
+            if (!t)
                 goto fail;
             fputs(first ? "" : ", ", out);
-            diag_write_json_string(out, id);
+            diag_write_json_string(out, t);
         }
         fputs("], \"seconds\": ", out);
         json_time(out, r, shard_time(r, s));
@@ -880,6 +1017,11 @@ static int write_json(struct result *r, FILE *out)
         r->need > 0 ? fprintf(out, "%ld", r->need) : fputs("null", out);
         fprintf(out, ", \"lpt_shards\": ");
         r->need_lpt > 0 ? fprintf(out, "%ld", r->need_lpt) : fputs("null", out);
+        fputs(", \"at_least\": ", out);
+        if (isfinite(r->least))
+            json_number(out, r->least);
+        else
+            fputs("null", out);
         fputs(", \"too_long\": ", out);
         if (r->longest + r->overhead > r->budget)
             diag_write_json_string(out, r->too_long);
@@ -922,21 +1064,24 @@ static void bar(FILE *out, double fraction, bool color, bool longest)
 
 static void write_budget_line(const struct result *r, FILE *out, const char *eol)
 {
+    char why[1024];
+
     if (r->budget <= 0)
         return;
     fprintf(out, "budget %.1f s per shard (overhead %.1f s included): ", r->budget, r->overhead);
-    if (r->longest + r->overhead > r->budget)
-        fprintf(out, "impossible: %s alone takes %.1f s%s", r->too_long, r->longest, eol);
-    else {
-        if (r->need > 0)
-            fprintf(out, "%s needs %ld shards", assign_algo_info(r->algo)->name, r->need);
-        else
-            fprintf(out, "%s fits in none of the counts tried", assign_algo_info(r->algo)->name);
-        if (r->need_lpt > 0)
-            fprintf(out, ", LPT needs %ld%s", r->need_lpt, eol);
-        else
-            fprintf(out, ", LPT in none of the counts tried%s", eol);
+    if (!r->searched_to) {
+        budget_unmet(r, why, sizeof(why));
+        fprintf(out, "cannot be met: %s%s", why, eol);
+        return;
     }
+    if (r->need > 0)
+        fprintf(out, "%s needs %ld shards", assign_algo_info(r->algo)->name, r->need);
+    else
+        fprintf(out, "%s fits in no count up to %u", assign_algo_info(r->algo)->name, r->searched_to);
+    if (r->need_lpt > 0)
+        fprintf(out, ", LPT needs %ld%s", r->need_lpt, eol);
+    else
+        fprintf(out, ", LPT in no count up to %u%s", r->searched_to, eol);
 }
 
 static void write_text(const struct result *r, FILE *out, bool color)
@@ -1027,36 +1172,83 @@ static int assign_listed(struct result *r, struct tests *ts, unsigned count, dou
     if (got < 0 || result_shards(r, (unsigned)got) != 0)
         return -1;
     for (size_t i = 0; i < ts->n; i++)
-        if (result_add(r, ts->t[i].id, ts->t[i].len, ts->t[i].shard, ts->t[i].seq, ts->t[i].seconds) != 0)
+        if (result_add(r, ts->t[i].id, ts->t[i].len, ts->t[i].shard, ts->t[i].seq, ts->t[i].seconds,
+                       NULL) != 0)
             return -1;
     return 0;
 }
 
-/* The budget's answers (r->need, r->need_lpt) and the count to report at. */
-static int answer_budget(const struct assign_opts *o, struct result *r, const struct tests *ts, unsigned *count)
+/* Does the algorithm give each test to the lightest shard (LPT and pytest-split's
+ * least_duration)? */
+static bool lightest_first(enum assign_algo a)
+{
+    return a == ASSIGN_LPT_REGISTRY || a == ASSIGN_LPT_LEGACY || a == ASSIGN_SPLIT_LEAST;
+}
+
+/* The budget's answers (r->least, r->need, r->need_lpt) and the count to report at:
+ * -n, else the fewest that fit, else the bound (at most one shard per test). */
+static int answer_budget(const struct assign_opts *o, struct result *r, struct tests *ts, unsigned *count)
 {
     double avail = o->budget - o->overhead;
+    double most = fmin(SHARDPLAN_MAX_SHARDS, ts->n > 1 ? (double)ts->n : 1.0);
 
     *count = o->count;
     if (o->budget <= 0)
         return 0;
-    if (avail > 0 && r->longest <= avail) {
-        r->need = fewest_shards(r->algo, ts, r->total, avail, o->count);
-        r->need_lpt = fewest_shards(ASSIGN_LPT_REGISTRY, ts, r->total, avail, o->count);
+    r->least = avail > 0 ? fmax(1.0, ceil(r->total / avail - 1e-9)) : INFINITY;
+    if (avail > 0 && r->longest <= avail && r->least <= SHARDPLAN_MAX_SHARDS) {
+        unsigned lo = (unsigned)r->least;
+        /* LPT puts each test on the lightest shard, which holds at most total / N: so
+         * every shard ends within total / N + the longest test, and with N >= tests each
+         * test has its own */
+        double bound = avail > r->longest ? ceil(r->total / (avail - r->longest)) : INFINITY;
+        unsigned sure;
+
+        r->searched_to = ts->n > lo ? (unsigned)fmin(SHARDPLAN_MAX_SHARDS, (double)ts->n) : lo;
+        sure = (unsigned)fmin(r->searched_to, fmax(lo, bound));
+        r->need = fewest_shards(r->algo, ts, lo, r->searched_to, lightest_first(r->algo) ? sure : 0, avail,
+                                o->count);
+        r->need_lpt = r->algo == ASSIGN_LPT_REGISTRY
+                          ? r->need
+                          : fewest_shards(ASSIGN_LPT_REGISTRY, ts, lo, r->searched_to, sure, avail, o->count);
         if (r->need < 0 || r->need_lpt < 0)
             return -1;
     }
     if (!*count)
-        *count = r->need > 0 ? (unsigned)r->need
-                 : (unsigned)fmax(1.0, avail > 0 ? ceil(r->total / avail - 1e-9) : 1.0);
+        *count = r->need > 0 ? (unsigned)r->need : (unsigned)fmin(r->least, most);
     return 0;
+}
+
+/* Durations near the largest double add up to infinity, which no report can show: an
+ * input error (reported), before anything is written. */
+static bool times_overflow(const struct result *r, const struct assign_opts *o, struct diag *d)
+{
+    double sum = r->overhead + r->total;
+
+    for (unsigned s = 0; s < r->count; s++)
+        sum += shard_time(r, s);
+    if (isfinite(sum))
+        return false;
+    input_error(d, o->durations ? o->durations : "fanout", 0,
+                "the durations (and overhead) add up to more than a number of seconds can hold");
+    return true;
+}
+
+/* The budget's finding, after the report. */
+static void report_budget(const struct result *r, const struct assign_opts *o, struct diag *d)
+{
+    char why[1024];
+
+    if (budget_unmet(r, why, sizeof(why)))
+        diag_report(d, DIAG_ERROR, DIAG_FINDING, o->durations ? o->durations : o->tests, 0, 0,
+                    "shards-budget", "the budget of %.1f s per shard cannot be met: %s", r->budget, why);
 }
 
 static int exit_code(const struct result *r)
 {
-    bool over = r->budget > 0 && (r->longest + r->overhead > r->budget || makespan(r) > r->budget + 1e-9);
+    char why[1024];
 
-    return r->covered != r->collected || r->overlaps || over ? 1 : 0;
+    return r->covered != r->collected || r->overlaps || budget_unmet(r, why, sizeof(why)) ? 1 : 0;
 }
 
 int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, FILE *out,
@@ -1071,7 +1263,7 @@ int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, 
 
     if (read_inputs(o, &in, !streamed, d) != 0)
         goto done_inputs;
-    if (result_init(&r, o, format == SHARDPLAN_JSON) != 0)
+    if (result_init(&r, o, format == SHARDPLAN_JSON, streamed ? NULL : in.ts.text) != 0)
         goto oom;
     r.timed = in.have_durations;
     if (streamed) {
@@ -1087,6 +1279,8 @@ int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, 
     }
     if (result_prove(&r) != 0)
         goto oom;
+    if (times_overflow(&r, o, d))
+        goto done;
     if (format == SHARDPLAN_JSON) {
         if (write_json(&r, out) != 0)
             goto oom;
@@ -1095,6 +1289,7 @@ int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, 
     } else {
         write_text(&r, out, o->color);
     }
+    report_budget(&r, o, d);
     rc = exit_code(&r);
     goto done;
 oom:
@@ -1120,31 +1315,36 @@ int shardplan_plan(const struct assign_opts *o, FILE *out, struct diag *d)
     lpt.algo = ASSIGN_LPT_REGISTRY;
     if (read_inputs(&lpt, &in, true, d) != 0)
         goto done_inputs;
-    if (result_init(&r, &lpt, true) != 0 || !(id = malloc(MAX_ID + 1)))
+    if (result_init(&r, &lpt, true, in.ts.text) != 0 || !(id = malloc(MAX_ID + 1)))
         goto oom;
     r.timed = in.have_durations;
     fill_seconds(&in.ts, &in.dur, &r);
     if (answer_budget(&lpt, &r, &in.ts, &count) != 0 || assign_listed(&r, &in.ts, count, 0) != 0 ||
-        xsort_finish(r.lists) != 0 || fflush(r.spool) != 0)
+        result_prove(&r) != 0 || xsort_finish(r.lists) != 0)
         goto oom;
+    if (times_overflow(&r, o, d))
+        goto done;
     fprintf(out, "{\"partition_count\": %u, \"partitions\": [", r.count);
     l = xsort_next(r.lists);
     for (unsigned s = 0; s < r.count; s++) {
         fprintf(out, "%s\n  {\"part\": %u, \"items\": [", s ? "," : "", s);
         for (bool first = true; l && l->shard == s; l = xsort_next(r.lists), first = false) {
-            if (spool_read(&r, l, id) != 0)
+            const char *t = listed_id(&r, l, id);
+
+            if (!t)
                 goto oom;
             fputs(first ? "" : ", ", out);
-            diag_write_json_string(out, id);
+            diag_write_json_string(out, t);
         }
         fputs("], \"estimated_time\": ", out);
         json_number(out, r.shards[s].seconds);
         fputs("}", out);
     }
     fputs("\n]}\n", out);
-    rc = xsort_failed(r.lists) ? 2 : exit_code(&r);
-    if (rc == 2)
+    if (xsort_failed(r.lists))
         goto oom;
+    report_budget(&r, o, d);
+    rc = exit_code(&r);
     goto done;
 oom:
     diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io", "out of memory or temporary space");

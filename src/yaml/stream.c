@@ -313,7 +313,9 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
         return 0;
     }
     if (f->key_is_merge) {
-        struct ynode **m = realloc(f->merges, (f->n_merges + 1) * sizeof(*m));
+        /* the list doubles when its length is a power of two: a mapping may hold 20,000 */
+        struct ynode **m = f->n_merges & (f->n_merges - 1) ? f->merges
+                           : realloc(f->merges, (f->n_merges ? 2 * f->n_merges : 1) * sizeof(*m));
 
         if (!m) {
             report_oom(s, pos);

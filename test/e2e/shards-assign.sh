@@ -116,3 +116,25 @@ for f in files:
 got = json.load(open("chunks.json"))
 assert [s["tests"] for s in got["shards"]] == chunks, [len(s["tests"]) for s in got["shards"]]
 PY
+
+# Extreme durations: every JSON output parses as strict JSON (no NaN or Infinity), the
+# streamed path's lower bound counts the durations, and sums past the largest double are
+# an input error with nothing on stdout.
+strict='import json, sys
+def refuse(c): raise ValueError("not JSON: " + c)
+for f in sys.argv[1:]:
+    json.load(open(f, encoding="utf-8"), parse_constant=refuse)'
+printf 'a\t1e300\nb\t1e300\nc\t0\nd\t5e-324\n' > extreme.tsv
+cut -f1 extreme.tsv > extreme.txt
+"$FANOUT" shards assign --durations extreme.tsv -n 3 --format json > e1.json
+"$FANOUT" shards assign --durations extreme.tsv --tests extreme.txt -n 3 --format json > e2.json
+"$FANOUT" shards assign --durations extreme.tsv --budget 1e299 --format json > e3.json || [ $? = 1 ]
+"$FANOUT" shards plan --durations extreme.tsv -n 2 > e4.json
+python3 -c "$strict" e1.json e2.json e3.json e4.json
+python3 -c 'import json; d = json.load(open("e2.json")); assert d["lower_bound"] == 1e300, d["lower_bound"]'
+printf 'a\t1e308\nb\t1e308\n' > over.tsv
+for cmd in "assign --format json -n 2" "assign -n 1 --tests extreme.txt" "plan -n 1"; do
+    # shellcheck disable=SC2086  # cmd is a word list on purpose
+    if "$FANOUT" shards $cmd --durations over.tsv > over.out 2> over.err; then exit 1; else [ $? = 2 ]; fi
+    [ ! -s over.out ] && grep -q 'add up to more than' over.err
+done

@@ -200,6 +200,36 @@ START_TEST(pytest_shard_run)
 }
 END_TEST
 
+/* A list's shards for many counts, from digests computed once (one division a test),
+ * agree with assign_shard_of's (Horner's rule), which the tests above check against
+ * Python. No more than ASSIGN_MAX_SHARDS. */
+START_TEST(pytest_shard_prepared_counts)
+{
+    static const unsigned counts[] = {1, 2, 3, 7, 64, 1000, 99991, 100000, 1000003};
+    struct assign_test t[N_OF(python)];
+    const char *ids[N_OF(python)];
+
+    for (size_t i = 0; i < N_OF(python); i++)
+        ids[i] = python[i].id;
+    for (int a = ASSIGN_PYTEST_SHARD_012; a <= ASSIGN_PYTEST_SHARD_011; a++) {
+        struct assign_prep *p;
+
+        set_tests(t, N_OF(t), ids, NULL);
+        ck_assert_ptr_nonnull(p = assign_prepare((enum assign_algo)a, t, N_OF(t)));
+        for (size_t c = 0; c < N_OF(counts); c++) {
+            ck_assert_int_eq(assign_prep_run(p, counts[c]), (long)counts[c]);
+            for (size_t i = 0; i < N_OF(t); i++)
+                ck_assert_msg(t[i].shard ==
+                                  assign_shard_of((enum assign_algo)a, ids[i], strlen(ids[i]), counts[c]),
+                              "algo %d, N=%u, id %zu: %u", a, counts[c], i, t[i].shard);
+            expect_collection_seq(t, N_OF(t));
+        }
+        ck_assert_int_eq(assign_prep_run(p, ASSIGN_MAX_SHARDS + 1), -1);
+        assign_prep_free(p);
+    }
+}
+END_TEST
+
 /* Four files tie at 10 s over 3 partitions. legacy keeps their list order (c, b, a, d),
  * registry sorts them by path (a, b, c, d); both give ties between bins to the lowest
  * index and run a bin's files in the order it got them. */
@@ -266,6 +296,53 @@ START_TEST(lpt_more_shards_than_tests)
     set_tests(t, 3, lpt_ids, lpt_secs);
     ck_assert_int_eq(assign_run(ASSIGN_LPT_REGISTRY, t, 3, 4, 0), 4);
     expect(t, 3, by_path, zero);
+}
+END_TEST
+
+/* While shards are empty, the lowest empty one is the lightest: the tests that take time
+ * go to shards 0, 1, ... in turn; a test of 0 s leaves its shard at 0, so the next one
+ * joins it (Python's min over (sum, index) picks it again). Checked by hand against
+ * run_suite.py's rule: 5 -> 0, 3 -> 1, then a.py (0 s) -> 2 and b.py (0 s) -> 2. */
+START_TEST(lpt_empty_shards_and_zero_durations)
+{
+    static const char *const ids[] = {"b.py", "x.py", "a.py", "y.py"};
+    static const double secs[] = {0, 5, 0, 3};
+    static const unsigned shard[] = {2, 0, 2, 1};
+    static const size_t seq[] = {1, 0, 0, 0};
+    struct assign_test t[4];
+
+    set_tests(t, 4, ids, secs);
+    ck_assert_int_eq(assign_run(ASSIGN_LPT_REGISTRY, t, 4, 6, 0), 6);
+    expect(t, 4, shard, seq);
+}
+END_TEST
+
+/* One preparation serves every count, in any order, as a fresh run would. */
+START_TEST(lpt_prepared_counts)
+{
+    static const char *const ids[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
+    static const double secs[] = {4, 9, 0, 2, 9, 7, 1, 0, 3};
+    static const unsigned counts[] = {3, 1, 12, 2, 9, 4};
+    struct assign_test t[9], fresh[9];
+
+    for (int a = ASSIGN_SPLIT_LEAST; a <= ASSIGN_LPT_REGISTRY; a++) {
+        struct assign_prep *p;
+
+        if (a == ASSIGN_SPLIT_CHUNKS)
+            continue;
+        set_tests(t, 9, ids, secs);
+        ck_assert_ptr_nonnull(p = assign_prepare((enum assign_algo)a, t, 9));
+        for (size_t c = 0; c < N_OF(counts); c++) {
+            set_tests(fresh, 9, ids, secs);
+            ck_assert_int_eq(assign_run((enum assign_algo)a, fresh, 9, counts[c], 0), (long)counts[c]);
+            ck_assert_int_eq(assign_prep_run(p, counts[c]), (long)counts[c]);
+            for (size_t i = 0; i < 9; i++)
+                ck_assert_msg(t[i].shard == fresh[i].shard && t[i].seq == fresh[i].seq,
+                              "algo %d, N=%u, test %zu", a, counts[c], i);
+        }
+        assign_prep_free(p);
+    }
+    ck_assert_ptr_null(assign_prepare(ASSIGN_CONTIGUOUS, t, 9));
 }
 END_TEST
 
@@ -550,10 +627,13 @@ Suite *assign_suite(void)
     tcase_add_test(tc, pytest_shard_worked_examples);
     tcase_add_test(tc, pytest_shard_python_values);
     tcase_add_test(tc, pytest_shard_run);
+    tcase_add_test(tc, pytest_shard_prepared_counts);
     tcase_add_test(tc, lpt_legacy_ties_by_index);
     tcase_add_test(tc, lpt_registry_ties_by_path);
     tcase_add_test(tc, lpt_runs_in_assignment_order);
     tcase_add_test(tc, lpt_more_shards_than_tests);
+    tcase_add_test(tc, lpt_empty_shards_and_zero_durations);
+    tcase_add_test(tc, lpt_prepared_counts);
     tcase_add_test(tc, least_duration_ties_by_name);
     tcase_add_test(tc, least_duration_pytest_name_order);
     tcase_add_test(tc, least_duration_restores_order);
