@@ -7,7 +7,9 @@
 #  2. with node: the parser reads the cases again (a recorded verdict that no longer holds
 #     fails), every workflow of ../shared/corpus/realworld (MANIFEST kind gha),
 #     ../shared/corpus/sglang and SchemaStore's workflow tests: fanout accepts exactly the
-#     files the parser accepts; and the parser accepts every rendering fanout writes.
+#     files the parser accepts; so it does on 1,000 workflows generated from the schema
+#     (workflow/gen.mjs, seeded; the schema check alone); and the parser accepts every
+#     rendering fanout writes.
 # A disagreement listed in workflow/known-disagreements.tsv (path, reason) is shown, not
 # failed; a listed one that agrees again is pointed out. Usage: workflow.sh PATH/TO/fanout
 # The package is installed into build/npm/workflow-parser (WORKFLOW_NPM_DIR) when missing.
@@ -23,9 +25,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 
-# accepts or rejects, as `fanout validate` exits
+# accepts or rejects, as `fanout validate` exits; `crashed` for any other status (a
+# sanitizer's report, a signal)
 fanout_verdict() {
-    if "$fanout" validate "$1" >/dev/null 2>&1; then echo accepts; else echo rejects; fi
+    rc=0
+    "$fanout" validate "$1" >/dev/null 2>&1 || rc=$?
+    case $rc in 0) echo accepts ;; 1 | 2) echo rejects ;; *) echo "crashed($rc)" ;; esac
 }
 
 # Compares fanout with GitHub on each "NAME<TAB>FILE<TAB>GITHUB-VERDICT" line of $1 (NAME:
@@ -37,6 +42,7 @@ compare() {
     done <"$1" |
         awk -F '\t' -v known="$known" '
             BEGIN { while ((getline line <known) > 0) { split(line, f, "\t"); reason[f[1]] = f[2] } }
+            $3 ~ /^crashed/ { print "  " $1 ": fanout " $3 >"/dev/stderr"; bad++; next }
             $2 == $3 { agree++; if ($1 in reason) print "  " $1 ": agrees now; remove it from the known list" >"/dev/stderr"; next }
             $1 in reason { listed++; next }
             { print "  " $1 ": GitHub " $2 ", fanout " $3 >"/dev/stderr"; bad++ }
@@ -87,14 +93,35 @@ set -- $(compare "$tmp/corpus.tsv")
 [ "$3" = 0 ] || failed=1
 echo "workflow conformance: fanout validate and GitHub's parser $want agree on $1 of $(wc -l <"$tmp/corpus.tsv") real workflows ($2 known disagreements)"
 
-# 2c. GitHub's parser accepts what fanout renders
+# 2c. generated workflows, against the schema alone, all in one run of fanout
+mkdir "$tmp/gen"
+node "$here/workflow/gen.mjs" "$root/schemas/github-workflow-v1.json" "$tmp/gen" "${WORKFLOW_GENERATED:-1000}" 1
+ls "$tmp"/gen/*.yml >"$tmp/gen.files"
+rc=0
+"$fanout" validate --dialect gha --schema github-workflow-v1 --no-snippet $(cat "$tmp/gen.files") \
+    >/dev/null 2>"$tmp/gen.err" || rc=$?
+[ "$rc" -le 2 ] || { echo "  fanout validate of the generated workflows: exit $rc" >&2; tail -5 "$tmp/gen.err" >&2; failed=1; }
+awk -F : '/: error: / { print $1 }' "$tmp/gen.err" | sort -u >"$tmp/gen.rejected"
+oracle <"$tmp/gen.files" | paste "$tmp/gen.files" - |
+    awk -F '\t' -v rejected="$tmp/gen.rejected" '
+        BEGIN { while ((getline f <rejected) > 0) no[f] = 1 }
+        { github = substr($2, 1, 7); fanout = ($1 in no) ? "rejects" : "accepts"; n++
+          if (github == fanout) { agree++; if (fanout == "accepts") ok++ } else print "  " $1 ": GitHub " $2 ", fanout " fanout >"/dev/stderr" }
+        END { printf "workflow conformance: %d of %d generated workflows agree (%d accepted by both)\n", agree, n, ok
+              exit agree != n }' || failed=1
+
+# 2d. GitHub's parser accepts what fanout renders
 n=0
 : >"$tmp/renderings"
 while IFS='	' read -r name file github; do
     n=$((n + 1))
-    if "$fanout" render "$file" -o "$tmp/r$n.yml" >/dev/null 2>&1; then
-        printf '%s\t%s\n' "$name" "$tmp/r$n.yml" >>"$tmp/renderings"
-    fi
+    rc=0
+    "$fanout" render "$file" -o "$tmp/r$n.yml" >/dev/null 2>&1 || rc=$?
+    case $rc in
+    0) printf '%s\t%s\n' "$name" "$tmp/r$n.yml" >>"$tmp/renderings" ;;
+    1 | 2) ;;
+    *) echo "  fanout render $name: exit $rc" >&2; failed=1 ;;
+    esac
 done <"$tmp/corpus.tsv"
 cut -f2 "$tmp/renderings" | oracle | paste "$tmp/renderings" - >"$tmp/rendered.tsv"
 awk -F '\t' '$3 != "accepts" { print "  the rendering of " $1 ": " $3; n++ } END { exit n > 0 }' \
