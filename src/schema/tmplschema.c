@@ -58,6 +58,7 @@ struct ctx_item {
 };
 
 #define MAX_CTX_ITEMS 64
+#define CHECKED_SLOTS 4096
 /* The mappings of one one-of (a step has six kinds) */
 #define MAX_BRANCHES 16
 
@@ -75,6 +76,13 @@ struct tmplschema {
         struct expr_function *functions;
     } *names;
     size_t n_names, cap_names;
+    /* expressions found valid, by two hashes of their text and the context set (h2 with
+     * its low bit set marks a used slot): a rendering repeats its input's expressions
+     * in every job of a matrix. Emptied when three quarters full. */
+    struct checked {
+        uint64_t h1, h2, set;
+    } *checked;
+    size_t n_checked;
     struct diag *diag; /* compiling only */
     bool failed;
 };
@@ -657,6 +665,7 @@ void tmplschema_free(struct tmplschema *s)
         free(s->names[i].functions);
     }
     free(s->names);
+    free(s->checked);
     free(s->defs);
     free(s->name);
     free(s);
@@ -1077,21 +1086,64 @@ static bool literal_expression(const char *e, size_t len, struct token *tk)
     return true;
 }
 
+/* Whether expression `e` was found valid with context set `set` before; *out is its
+ * entry, for checked_add when it is found valid now. */
+static bool checked_before(const struct tmplschema *cs, const char *e, size_t len, uint64_t set,
+                           struct checked *out)
+{
+    struct tmplschema *s = (struct tmplschema *)cs; /* a cache, not part of its meaning */
+    size_t i;
+
+    strhash_pair(e, len, &out->h1, &out->h2);
+    out->h2 |= 1;
+    out->set = set;
+    if (!s->checked || s->n_checked * 4 >= CHECKED_SLOTS * 3) {
+        free(s->checked);
+        s->checked = calloc(CHECKED_SLOTS, sizeof(*s->checked));
+        s->n_checked = 0;
+        if (!s->checked)
+            return false;
+    }
+    for (i = out->h1 & (CHECKED_SLOTS - 1); s->checked[i].h2; i = (i + 1) & (CHECKED_SLOTS - 1)) {
+        if (s->checked[i].h1 == out->h1 && s->checked[i].h2 == out->h2 && s->checked[i].set == set)
+            return true;
+    }
+    return false;
+}
+
+static void checked_add(const struct tmplschema *cs, const struct checked *c)
+{
+    struct tmplschema *s = (struct tmplschema *)cs;
+    size_t i;
+
+    if (!s->checked)
+        return;
+    for (i = c->h1 & (CHECKED_SLOTS - 1); s->checked[i].h2; i = (i + 1) & (CHECKED_SLOTS - 1))
+        ;
+    s->checked[i] = *c;
+    s->n_checked++;
+}
+
 /* One expression text (between `${{` and `}}`, at byte `at` of the scalar) checked
  * against the contexts of `t`. 0, or -1 after reporting. */
 static int check_expression(struct reader *r, const struct ynode *n, size_t at, const char *e, size_t len,
                             uint64_t contexts)
 {
-    const struct expr_names *names = names_for(r->s, contexts);
+    const struct expr_names *names;
     struct expr_error err;
+    struct checked key;
     bool not_here;
 
-    if (!names) {
+    if (checked_before(r->s, e, len, contexts, &key))
+        return 0;
+    if (!(names = names_for(r->s, contexts))) {
         report(r, TMPL_EXPRESSION, n, at, "out of memory");
         return -1;
     }
-    if (expr_check(e, len, names, &not_here, &err) == 0)
+    if (expr_check(e, len, names, &not_here, &err) == 0) {
+        checked_add(r->s, &key);
         return 0;
+    }
     if (!not_here) {
         report(r, TMPL_EXPRESSION, n, at + err.offset, "%s", err.message);
         return -1;
@@ -1293,30 +1345,28 @@ static void validate_scalar(struct reader *r, const struct ynode *n, const struc
 /* ---- keys ---- */
 
 /* The keys of one mapping, compared as GitHub does (upper-cased), by two hashes. A
- * streamed mapping outlives its pairs' trees: each key's text and line are kept. */
+ * streamed mapping outlives its pairs' trees: it keeps copies of its keys' texts. */
 #define KEYSET_INLINE 16
 
 struct keyset {
     struct keyslot {
         uint64_t h1, h2;
-        size_t text, len; /* in `texts` */
+        const char *text; /* the key as written (owned when `copies`) */
+        size_t len;
         unsigned line;
-        bool used;
     } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
     size_t n, cap; /* cap: a power of two, or 0 */
-    char *texts, inline_texts[256];
-    size_t texts_len, texts_cap;
+    bool copies;
 };
 
 static void keyset_free(struct keyset *k)
 {
+    for (size_t i = 0; k->copies && i < k->cap; i++)
+        free((char *)k->slots[i].text);
     if (k->slots != k->inline_slots)
         free(k->slots);
-    if (k->texts != k->inline_texts)
-        free(k->texts);
     k->slots = NULL;
-    k->texts = NULL;
-    k->n = k->cap = k->texts_len = k->texts_cap = 0;
+    k->n = k->cap = 0;
 }
 
 /* The two hashes of `text` in upper case (JavaScript's toUpperCase, one-to-one
@@ -1348,7 +1398,7 @@ static struct keyslot *keyset_slot(struct keyslot *slots, size_t cap, uint64_t h
 {
     size_t i = h1 & (cap - 1);
 
-    while (slots[i].used && !(slots[i].h1 == h1 && slots[i].h2 == h2))
+    while (slots[i].text && !(slots[i].h1 == h1 && slots[i].h2 == h2))
         i = (i + 1) & (cap - 1);
     return &slots[i];
 }
@@ -1357,42 +1407,19 @@ static bool keyset_has(const struct keyset *k, const char *text, size_t len)
 {
     uint64_t h1, h2;
 
-    return k->cap && key_hash(text, len, &h1, &h2) && keyset_slot(k->slots, k->cap, h1, h2)->used;
-}
-
-/* Room for `len` more bytes of key text. */
-static bool keyset_reserve(struct keyset *k, size_t len)
-{
-    size_t cap;
-    char *grown;
-
-    if (!k->texts) {
-        k->texts = k->inline_texts;
-        k->texts_cap = sizeof(k->inline_texts);
-    }
-    if (k->texts_len + len <= k->texts_cap)
-        return true;
-    cap = (k->texts_len + len) * 2;
-    grown = k->texts == k->inline_texts ? malloc(cap) : realloc(k->texts, cap);
-    if (!grown)
-        return false;
-    if (k->texts == k->inline_texts)
-        memcpy(grown, k->inline_texts, k->texts_len);
-    k->texts = grown;
-    k->texts_cap = cap;
-    return true;
+    return k->cap && key_hash(text, len, &h1, &h2) && keyset_slot(k->slots, k->cap, h1, h2)->text;
 }
 
 /* Adds key `text` written at `line`; when one equal in upper case was there, false
- * with its slot in *seen (its text at k->texts + (*seen)->text). *oom set when out of
- * memory. */
+ * with its slot in *seen. *oom set when out of memory. */
 static bool keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, const struct keyslot **seen,
                        bool *oom)
 {
     uint64_t h1, h2;
     struct keyslot *slot;
+    char *copy = NULL;
 
-    if (!key_hash(text, len, &h1, &h2) || !keyset_reserve(k, len)) {
+    if (!key_hash(text, len, &h1, &h2) || (k->copies && !(copy = malloc(len + 1)))) {
         *oom = true;
         return false;
     }
@@ -1405,11 +1432,12 @@ static bool keyset_add(struct keyset *k, const char *text, size_t len, unsigned 
         struct keyslot *old = k->slots, *slots = calloc(cap, sizeof(*slots));
 
         if (!slots) {
+            free(copy);
             *oom = true;
             return false;
         }
         for (size_t j = 0; j < cap / 2; j++) {
-            if (old[j].used)
+            if (old[j].text)
                 *keyset_slot(slots, cap, old[j].h1, old[j].h2) = old[j];
         }
         if (old != k->inline_slots)
@@ -1418,13 +1446,16 @@ static bool keyset_add(struct keyset *k, const char *text, size_t len, unsigned 
         k->cap = cap;
     }
     slot = keyset_slot(k->slots, k->cap, h1, h2);
-    if (slot->used) {
+    if (slot->text) {
+        free(copy);
         *seen = slot;
         return false;
     }
-    memcpy(k->texts + k->texts_len, text, len);
-    *slot = (struct keyslot){h1, h2, k->texts_len, len, line, true};
-    k->texts_len += len;
+    if (copy) {
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+    }
+    *slot = (struct keyslot){h1, h2, copy ? copy : text, len, line};
     k->n++;
     return true;
 }
@@ -1479,13 +1510,20 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
 {
     char exp[700];
 
-    memset(m, 0, sizeof(*m));
+    /* field by field: the key set's inline slots are cleared only when used */
     m->r = r;
     m->t = t;
     m->at = at;
     m->errors_at_begin = r->errors;
+    m->expr_key = m->refused = false;
+    m->typo_for = NULL;
+    m->keys.slots = NULL;
+    m->keys.n = m->keys.cap = 0;
+    m->keys.copies = false;
     m->n_defs = defs_of_kind(t.def, D_MAPPING, m->defs, MAX_BRANCHES);
     if (!m->n_defs) {
+        m->loose = NULL;
+        m->all_loose = false;
         m->refused = true;
         report(r, TMPL_VALUE, at, SIZE_MAX, "%s, got a mapping", expected(t, exp, sizeof(exp)));
         return;
@@ -1570,7 +1608,7 @@ static bool mapping_pair(struct tmpl_mapping *m, const struct ynode *key, const 
         return true;
     }
     if (tk.len && !keyset_add(&m->keys, tk.text, tk.len, ynode_pos(key).line, &seen, &oom) && !oom) {
-        const char *was = m->keys.texts + seen->text;
+        const char *was = seen->text;
 
         /* The same text twice is the YAML reader's error (duplicate-key), or in a
          * rendering the key index's (key-collision): only the case is this check's. */
@@ -1713,7 +1751,7 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
 static void reader_init(struct reader *r, const struct tmplschema *s, const char *path, tmpl_error_fn fn,
                         void *user)
 {
-    memset(r, 0, sizeof(*r));
+    r->errors = 0;
     r->s = s;
     r->fn = fn;
     r->user = user;
@@ -1743,6 +1781,7 @@ struct tmpl_mapping *tmpl_mapping_begin(const struct tmplschema *s, struct tmpl_
     mapping_begin(m, &r, t, at);
     m->own = r;
     m->r = &m->own;
+    m->keys.copies = true; /* its pairs' trees go before it does */
     return m;
 }
 
