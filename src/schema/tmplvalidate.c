@@ -75,8 +75,9 @@ void tmplvalidate_destroy(struct tmplvalidate *v)
 {
     if (!v)
         return;
-    tmpl_mapping_end(v->items);
-    tmpl_mapping_end(v->top);
+    /* a document the stream did not finish (its error is reported): nothing to add */
+    tmpl_mapping_drop(v->items);
+    tmpl_mapping_drop(v->top);
     free(v);
 }
 
