@@ -129,11 +129,13 @@ e2e: $(BUILD)/fanout
 	FANOUT=$(BUILD)/fanout sh test/e2e.sh
 
 # The official JSON Schema test suite (draft7), against the validator; the expression
-# engine against GitHub's own evaluator (@actions/expressions from npm; skipped, with a
-# message, without node).
-conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver
+# engine against GitHub's own evaluator (@actions/expressions from npm) and `validate`
+# against GitHub's workflow parser (@actions/workflow-parser; its hand-made cases run
+# without node, the rest is skipped, with a message, without node).
+conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/fanout
 	./$(BUILD)/schema-suite $(SUITE)
 	sh test/conformance/expr.sh ./$(BUILD)/expr-driver
+	sh test/conformance/workflow.sh ./$(BUILD)/fanout
 
 # Every case of test/hostile/cases.tsv, each within 10 s.
 hostile: $(BUILD)/fanout
@@ -146,6 +148,7 @@ asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(ASAN)/expr-driver $(pat
 	$(SANENV) FANOUT=$(ASAN)/fanout sh test/e2e.sh
 	$(SANENV) ./$(ASAN)/schema-suite $(SUITE) | tail -n 1
 	$(SANENV) sh test/conformance/expr.sh ./$(ASAN)/expr-driver
+	$(SANENV) sh test/conformance/workflow.sh ./$(ASAN)/fanout
 	$(SANENV) FANOUT=$(ASAN)/fanout sh test/hostile/run.sh
 	@for t in $(FUZZ_TARGETS); do \
 	  set -- test/fuzz/regressions/$$t/*; [ -e "$$1" ] || continue; \

@@ -62,6 +62,9 @@ char *expr_to_json(const struct expr_value *v);
  * same double, without an exponent from 1e-6 to 1e21 (also what JSON.stringify writes);
  * its length. */
 size_t expr_js_number(double d, char buf[EXPR_NUMBUF]);
+/* JavaScript's toUpperCase() of UTF-8 text by its one-to-one mappings (the case
+ * GitHub's parsers compare keys in); malloc'd, NUL-terminated, or NULL. */
+char *expr_upper(const char *s, size_t len, size_t *out_len);
 /* fromJSON. NULL with *error set (malloc'd) on invalid JSON or out of memory. JSON.parse's
  * grammar exactly; of keys that differ only in case the first spelling stays, with the
  * last value written in that spelling; nesting deeper than 1,000 is refused. */
@@ -102,6 +105,29 @@ struct expr;
  * than 21,000 characters, invalid UTF-8...). */
 struct expr *expr_parse(const char *text, size_t len, struct expr_error *err);
 void expr_free(struct expr *e);
+
+/* What an expression may name where it is written, as GitHub's workflow parser is told
+ * it for a key (a definition's `context` list in its schema): named-values, and the
+ * functions beyond the built-in ones (contains startsWith endsWith format join toJSON
+ * fromJSON case) with their argument counts. */
+struct expr_function {
+    const char *name;
+    unsigned min, max;
+};
+
+struct expr_names {
+    const char *const *contexts;
+    size_t n_contexts;
+    const struct expr_function *functions;
+    size_t n_functions;
+};
+
+/* Parses `text` as GitHub's parser does when given `names` (only names GitHub defines
+ * can be allowed: a context or function outside expr_parse's stays an error). 0, or -1
+ * with *err set; *not_here tells that the error is a named-value or function GitHub
+ * defines but `names` does not allow. */
+int expr_check(const char *text, size_t len, const struct expr_names *names, bool *not_here,
+               struct expr_error *err);
 
 /* True when the expression refers to context `name` (`matrix`, ...). */
 bool expr_uses_context(const struct expr *e, const char *name);

@@ -25,13 +25,22 @@ void validator_item(struct validator *v, const struct stream_item *item);
 
 unsigned validator_errors(const struct validator *v);
 
-/* A bundled schema (schemas/<name>.json: "buildkite-rendered", "testarea",
- * "json-schema-draft-07"), compiled once per process and kept. NULL after reporting. */
+/* A bundled JSON Schema (schemas/<name>.json: "buildkite-rendered", "testarea",
+ * "github-workflow", "json-schema-draft-07"), compiled once per process and kept. NULL
+ * after reporting. */
 const struct schema *validate_bundled_schema(const char *name, struct diag *d);
 
 /* A schema by file path, or by the name of a bundled one. A schema read from a file is
  * also put in *owned, for the caller to free. NULL after reporting. */
 const struct schema *validate_load_schema(const char *spec, struct diag *d, struct schema **owned);
+
+/* A validator for the schema `spec` names: a file, or a bundled schema of either language
+ * (JSON Schema, or GitHub's template schema "github-workflow-v1", tmplvalidate.h).
+ * Problems of the schema go to `d`, violations to `out`; a schema read from a file is put
+ * in *owned for the caller to free after the validator. NULL after reporting. */
+struct validator *validator_open(const char *spec, const struct stream_shape *shape, struct diag *d,
+                                 struct diag *out, const char *const *files, enum diag_class cls,
+                                 struct schema **owned);
 
 struct dialect;
 

@@ -1,4 +1,4 @@
-/* fanout validate: the inputs against a JSON Schema. */
+/* fanout validate: the inputs against a schema (JSON Schema, or GitHub's workflow schema). */
 #include <string.h>
 
 #include "fanout/cmd.h"
@@ -31,13 +31,14 @@ static const enum cmd_option options[] = {OPT_SCHEMA, OPT_DIALECT, OPT_CONFIG, C
 const struct cmd_entry cmd_validate_entry = {
     .name = "validate",
     .synopsis = "validate [--schema FILE|NAME] [options] [FILE...|DIR...|-]",
-    .help = "Checks every document against a JSON Schema (draft-07) and prints one line per\n"
-            "violation. Default schema: the input dialect's (testarea, github-workflow,\n"
-            "buildkite-rendered); with it, the shard-coverage findings too (as `shards check`).\n"
+    .help = "Checks every document against a schema and prints one line per violation.\n"
+            "Default schema: the input dialect's (testarea, github-workflow-v1: GitHub's own\n"
+            "workflow schema, buildkite-rendered); with it, the shard-coverage findings too\n"
+            "(as `shards check`).\n"
             "\n"
-            "      --schema FILE|NAME     a schema file (JSON or YAML) or a bundled one:\n"
-            "                             buildkite-rendered, testarea, github-workflow,\n"
-            "                             json-schema-draft-07\n",
+            "      --schema FILE|NAME     a JSON Schema file (JSON or YAML) or a bundled schema:\n"
+            "                             buildkite-rendered, testarea, github-workflow-v1,\n"
+            "                             github-workflow (SchemaStore's), json-schema-draft-07\n",
     .options = options,
     .formats = NULL,
     .min_operands = 0,

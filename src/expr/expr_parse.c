@@ -373,6 +373,10 @@ struct parser {
     unsigned depth;
     struct expr *e;
     struct expr_error *err;
+    /* expr_check: what the place allows (NULL: every context and function GitHub has),
+     * and where to say that a refused name is one GitHub has elsewhere. */
+    const struct expr_names *names;
+    bool *not_here;
 };
 
 enum error_kind {
@@ -642,6 +646,44 @@ static const char *find_context(const char *s, size_t len)
     return NULL;
 }
 
+static bool same_word(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+
+        if (x != y)
+            return false;
+        if (!x)
+            return true;
+    }
+}
+
+static bool names_context(const struct expr_names *names, const char *name)
+{
+    for (size_t i = 0; i < names->n_contexts; i++) {
+        if (same_word(names->contexts[i], name))
+            return true;
+    }
+    return false;
+}
+
+/* GitHub's parser keeps the last entry of a name (a Map set in list order). */
+static bool names_function(const struct expr_names *names, const char *name, unsigned *min,
+                           unsigned *max)
+{
+    bool found = false;
+
+    for (size_t i = 0; i < names->n_functions; i++) {
+        if (same_word(names->functions[i].name, name)) {
+            *min = names->functions[i].min;
+            *max = names->functions[i].max;
+            found = true;
+        }
+    }
+    return found;
+}
+
 static struct expr_node *call(struct parser *p, bool *postfix)
 {
     const struct token *id;
@@ -649,6 +691,7 @@ static struct expr_node *call(struct parser *p, bool *postfix)
     struct list args = {0};
     const char *name;
     int fn;
+    unsigned min, max;
 
     if (!check(p, T_IDENT))
         return primary(p, postfix);
@@ -656,6 +699,10 @@ static struct expr_node *call(struct parser *p, bool *postfix)
     *postfix = true;
     if (!match(p, T_LPAREN)) {
         name = find_context(p->s + id->start, id->end - id->start);
+        if (name && p->names && !names_context(p->names, name)) {
+            *p->not_here = true;
+            name = NULL;
+        }
         if (!name)
             return error_at(p, ERR_CONTEXT, id);
         node = new_node(p, EN_CTX, id->start, 0);
@@ -679,11 +726,19 @@ static struct expr_node *call(struct parser *p, bool *postfix)
         }
     }
     fn = find_function(p->s + id->start, id->end - id->start);
+    min = fn < 0 ? 0 : expr_fns[fn].min;
+    max = fn < 0 ? 0 : expr_fns[fn].max;
+    /* Past the built-in ones (contains ... case), a function is the place's to allow,
+     * with its argument counts (`failure(0,MAX)` in a job's if:). */
+    if (fn > EF_CASE && p->names && !names_function(p->names, expr_fns[fn].name, &min, &max)) {
+        *p->not_here = true;
+        fn = -1;
+    }
     if (fn < 0) {
         error_at(p, ERR_FUNCTION, id);
-    } else if (args.n < expr_fns[fn].min) {
+    } else if (args.n < min) {
         error_at(p, ERR_FEW, id);
-    } else if (args.n > expr_fns[fn].max) {
+    } else if (args.n > max) {
         error_at(p, ERR_MANY, id);
     } else if (fn == EF_CASE && args.n % 2 == 0) {
         error_at(p, ERR_EVEN, id);
@@ -856,10 +911,11 @@ static struct expr_node *expression(struct parser *p)
     return e;
 }
 
-struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
+static struct expr *parse(const char *text, size_t len, const struct expr_names *names,
+                          bool *not_here, struct expr_error *err)
 {
     struct lexer l = {text, len, 0, NULL, 0, 0, err};
-    struct parser p = {text, NULL, 0, 0, NULL, err};
+    struct parser p = {text, NULL, 0, 0, NULL, err, names, not_here};
     struct expr *e = NULL;
 
     if (lex(&l) != 0)
@@ -888,6 +944,22 @@ fail:
     free(l.t);
     expr_free(e);
     return NULL;
+}
+
+struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
+{
+    return parse(text, len, NULL, NULL, err);
+}
+
+int expr_check(const char *text, size_t len, const struct expr_names *names, bool *not_here,
+               struct expr_error *err)
+{
+    struct expr *e;
+
+    *not_here = false;
+    e = parse(text, len, names, not_here, err);
+    expr_free(e);
+    return e ? 0 : -1;
 }
 
 void expr_free(struct expr *e)

@@ -255,6 +255,11 @@ char *expr_fold_copy(const char *s, size_t len, bool upper, size_t *out_len)
     return out;
 }
 
+char *expr_upper(const char *s, size_t len, size_t *out_len)
+{
+    return expr_fold_copy(s, len, true, out_len);
+}
+
 /* The order of JavaScript's `<` on strings: UTF-16 code units. */
 static uint32_t utf16_key(uint32_t cp)
 {

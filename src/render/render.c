@@ -430,28 +430,24 @@ static int first_pass(struct run *r)
     return rc;
 }
 
-/* Loads the bundled schemas the run validates against. */
+/* The validator of bundled schema `name`, its findings held in a diag of their own. */
+static struct validator *open_check(struct run *r, const char *name, struct diag **findings)
+{
+    struct schema *owned; /* bundled: never set */
+
+    *findings = diag_create_buffered_like(r->diag);
+    return *findings ? validator_open(name, r->dialect->shape, r->diag, *findings, r->names, DIAG_FINDING, &owned)
+                     : NULL;
+}
+
+/* Opens the checks of input and rendering against the dialect's bundled schemas. */
 static int load_schemas(struct run *r)
 {
-    const char *in_name = r->dialect->input_schema;
-    const struct schema *rendered = validate_bundled_schema(r->dialect->rendered_schema, r->diag);
-    const struct schema *dialect = in_name ? validate_bundled_schema(in_name, r->diag) : NULL;
-
-    if (!rendered || (in_name && !dialect))
+    if (!(r->out_check = open_check(r, r->dialect->rendered_schema, &r->out_findings)))
         return -1;
-    r->out_findings = diag_create_buffered_like(r->diag);
-    r->out_check = r->out_findings ? validator_create(rendered, r->dialect->shape, r->out_findings, r->names,
-                                                      DIAG_FINDING)
-                                   : NULL;
-    if (!r->out_check)
-        return -1;
-    if (!dialect)
+    if (!r->dialect->input_schema)
         return 0;
-    r->in_findings = diag_create_buffered_like(r->diag);
-    r->in_check = r->in_findings ? validator_create(dialect, r->dialect->shape, r->in_findings, r->names,
-                                                     DIAG_FINDING)
-                                 : NULL;
-    return r->in_check ? 0 : -1;
+    return (r->in_check = open_check(r, r->dialect->input_schema, &r->in_findings)) ? 0 : -1;
 }
 
 /* ---- pass 2: the rendering ---- */

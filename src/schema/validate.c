@@ -9,6 +9,7 @@
 #include "fanout/source.h"
 #include "fanout/strset.h"
 #include "fanout/dialect.h"
+#include "fanout/tmplvalidate.h"
 #include "fanout/ynode.h"
 
 struct validator {
@@ -31,6 +32,7 @@ struct validator {
     struct ypos items_pos;      /* where the items' container starts */
     struct ynode_doc *whole;    /* assembling: the document so far */
     struct ynode *whole_steps;
+    struct tmplvalidate *tmpl;  /* a template schema (GitHub's workflow schema) reads it all */
 };
 
 static void report(void *user, const struct schema_error *e)
@@ -78,6 +80,7 @@ void validator_destroy(struct validator *v)
 {
     if (!v)
         return;
+    tmplvalidate_destroy(v->tmpl);
     ynode_doc_destroy(v->whole);
     strset_destroy(v->seen);
     strset_destroy(v->members);
@@ -86,7 +89,7 @@ void validator_destroy(struct validator *v)
 
 unsigned validator_errors(const struct validator *v)
 {
-    return v->errors;
+    return v->tmpl ? tmplvalidate_errors(v->tmpl) : v->errors;
 }
 
 static void pair_path(char *buf, size_t cap, const char *key, size_t len)
@@ -282,6 +285,10 @@ static int assemble(struct validator *v, const struct stream_item *item)
 
 void validator_item(struct validator *v, const struct stream_item *item)
 {
+    if (v->tmpl) {
+        tmplvalidate_item(v->tmpl, item);
+        return;
+    }
     if (item->kind == STREAM_DOC_START) {
         v->doc_pos = item->pos;
         v->step_index = 0;
@@ -357,22 +364,52 @@ const struct schema *validate_bundled_schema(const char *name, struct diag *d)
     return cache[cached++].schema;
 }
 
+static bool is_file(const char *spec)
+{
+    FILE *fp = fopen(spec, "rb");
+
+    if (fp)
+        fclose(fp);
+    return fp != NULL;
+}
+
 const struct schema *validate_load_schema(const char *spec, struct diag *d, struct schema **owned)
 {
     const struct schema *bundled;
-    FILE *fp = fopen(spec, "rb");
 
     *owned = NULL;
-    if (fp) {
-        fclose(fp);
+    if (is_file(spec))
         return *owned = schema_load_file(spec, d);
-    }
     bundled = bundled_schema(spec) ? validate_bundled_schema(spec, d) : NULL;
     if (!bundled && !diag_has_input_error(d))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "io",
                     "no such schema file, nor a bundled schema of that name "
-                    "(buildkite-rendered, testarea, json-schema-draft-07)");
+                    "(buildkite-rendered, testarea, github-workflow-v1, github-workflow, "
+                    "json-schema-draft-07)");
     return bundled;
+}
+
+struct validator *validator_open(const char *spec, const struct stream_shape *shape, struct diag *d,
+                                 struct diag *out, const char *const *files, enum diag_class cls,
+                                 struct schema **owned)
+{
+    const char *root = tmplvalidate_root(spec);
+    const struct schema *sch;
+    const struct tmplschema *ts;
+    struct validator *v;
+
+    *owned = NULL;
+    if (!root || is_file(spec)) {
+        sch = validate_load_schema(spec, d, owned);
+        return sch ? validator_create(sch, shape, out, files, cls) : NULL;
+    }
+    if (!(ts = tmplschema_bundled(spec, d)) || !(v = calloc(1, sizeof(*v))))
+        return NULL;
+    if (!(v->tmpl = tmplvalidate_create(ts, root, shape, out, files, cls))) {
+        free(v);
+        return NULL;
+    }
+    return v;
 }
 
 static int validate_source(struct source *src, unsigned file, const struct stream_shape *shape,
@@ -402,7 +439,6 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
 {
     struct source **sources = calloc(n ? n : 1, sizeof(*sources));
     const char **names = calloc(n ? n : 1, sizeof(*names));
-    const struct schema *sch = NULL;
     struct schema *owned = NULL;
     struct validator *v = NULL;
     size_t opened = 0;
@@ -419,10 +455,7 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
         dialect = n > 0 ? dialect_detect(sources[0], d) : &dialect_buildkite;
     if (!schema)
         schema = dialect->input_schema ? dialect->input_schema : dialect->rendered_schema;
-    sch = validate_load_schema(schema, d, &owned);
-    if (!sch)
-        goto done;
-    v = validator_create(sch, dialect->shape, d, names, DIAG_FINDING);
+    v = validator_open(schema, dialect->shape, d, d, names, DIAG_FINDING, &owned);
     if (!v)
         goto done;
     for (size_t i = 0; i < n; i++) {

@@ -8,7 +8,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SHARED="$ROOT/../shared"
 mkdir -p "$dir"
 inputs() { # every YAML file we can learn from
-    find "$ROOT/fixtures" -name '*.y*ml' -size -64k
+    find "$ROOT/fixtures" "$ROOT/test/conformance/workflow/cases" -name '*.y*ml' -size -64k
     [ -d "$SHARED/corpus" ] && find "$SHARED/corpus/vllm" "$SHARED/corpus/sglang" \
         "$SHARED/corpus/buildkite-schema-tests" -name '*.y*ml' -size -64k
     true
@@ -22,7 +22,7 @@ render)
         # options byte: auto dialect; test-area files also with the dialect forced
         { printf '\000'; cat "$f"; } | emit "$f"
         case "$f" in */test_areas/*|*/ta-*) { printf '\002'; cat "$f"; } | emit "$f-testarea" ;; esac
-        case "$f" in */sglang/*|*/gha-*) { printf '\003'; cat "$f"; } | emit "$f-gha" ;; esac
+        case "$f" in */sglang/*|*/gha-*|*/workflow/cases/*) { printf '\003'; cat "$f"; } | emit "$f-gha" ;; esac
     done
     ;;
 schema)

@@ -1,0 +1,167 @@
+#include "fanout/tmplvalidate.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tmplvalidate {
+    const struct tmplschema *schema;
+    struct tmpl_type root;
+    const struct stream_shape *shape;
+    struct diag *diag;
+    const char *const *files;
+    enum diag_class cls;
+    unsigned errors;
+    /* the current document: its top-level mapping and its items' mapping, read a pair
+     * at a time; nodes that stand for them in messages (no tree holds them whole) */
+    struct tmpl_mapping *top, *items;
+    struct ynode top_at, items_at;
+    char items_path[256];
+};
+
+/* Each bundled template schema and the definition a document is read as (GitHub's
+ * parser reads a workflow as workflow-root-strict: workflow-constants.ts). */
+static const struct {
+    const char *schema, *root;
+} roots[] = {
+    {"github-workflow-v1", "workflow-root-strict"},
+};
+
+const char *tmplvalidate_root(const char *name)
+{
+    for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+        if (!strcmp(roots[i].schema, name))
+            return roots[i].root;
+    }
+    return NULL;
+}
+
+static void report(void *user, const struct tmpl_error *e)
+{
+    static const char *const rules[] = {
+        [TMPL_KEY] = "workflow-key",         [TMPL_REQUIRED] = "workflow-required",
+        [TMPL_VALUE] = "workflow-value",     [TMPL_CONTEXT] = "workflow-context",
+        [TMPL_EXPRESSION] = "expression",    [TMPL_DUPLICATE] = "duplicate-key",
+    };
+    struct tmplvalidate *v = user;
+    struct ypos p = e->offset == SIZE_MAX ? ynode_pos(e->at) : ynode_text_pos(e->at, e->offset);
+    enum diag_class cls = e->problem == TMPL_EXPRESSION || e->problem == TMPL_DUPLICATE ? DIAG_INPUT : v->cls;
+
+    diag_report(v->diag, DIAG_ERROR, cls, v->files[p.file], p.line, p.col, rules[e->problem], "%s", e->message);
+    v->errors++;
+}
+
+struct tmplvalidate *tmplvalidate_create(const struct tmplschema *s, const char *root,
+                                         const struct stream_shape *shape, struct diag *d,
+                                         const char *const *files, enum diag_class cls)
+{
+    struct tmplvalidate *v = calloc(1, sizeof(*v));
+
+    if (!v)
+        return NULL;
+    v->schema = s;
+    v->shape = shape ? shape : stream_steps_shape;
+    v->diag = d;
+    v->files = files;
+    v->cls = cls;
+    if (!tmplschema_type(s, root, &v->root)) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void tmplvalidate_destroy(struct tmplvalidate *v)
+{
+    if (!v)
+        return;
+    /* a document the stream did not finish (its error is reported): nothing to add */
+    tmpl_mapping_drop(v->items);
+    tmpl_mapping_drop(v->top);
+    free(v);
+}
+
+unsigned tmplvalidate_errors(const struct tmplvalidate *v)
+{
+    return v->errors;
+}
+
+static void out_of_memory(struct tmplvalidate *v, struct ypos p)
+{
+    diag_report(v->diag, DIAG_ERROR, DIAG_INPUT, v->files[p.file], p.line, p.col, "internal", "out of memory");
+    v->errors++;
+}
+
+/* A node standing for a mapping no tree holds whole, at `pos`. */
+static void stand_in(struct ynode *n, struct ypos pos)
+{
+    memset(n, 0, sizeof(*n));
+    n->kind = YNODE_MAP;
+    n->pos = pos;
+}
+
+static void items_start(struct tmplvalidate *v, const struct stream_item *item)
+{
+    struct ynode key;
+    struct tmpl_type t;
+    const char *name = item->items_key ? item->items_key : v->shape->key;
+
+    stand_in(&v->items_at, item->pos);
+    if (item->bare) {
+        /* a document that is a bare list (a Buildkite shape): a sequence at the root */
+        tmpl_mapping_drop(v->top);
+        v->top = NULL;
+        diag_report(v->diag, DIAG_ERROR, v->cls, v->files[item->pos.file], item->pos.line, item->pos.col,
+                    "workflow-value", "(root): expected a mapping, got a sequence");
+        v->errors++;
+        return;
+    }
+    stand_in(&key, item->pos);
+    key.kind = YNODE_SCALAR;
+    key.u.scalar.text = name;
+    key.u.scalar.len = strlen(name);
+    if (!v->top || !tmpl_mapping_pair(v->top, &key, NULL, &t))
+        return;
+    v->items_path[0] = '/';
+    snprintf(v->items_path + 1, sizeof(v->items_path) - 1, "%s", name);
+    v->items = tmpl_mapping_begin(v->schema, t, &v->items_at, v->items_path, report, v);
+    if (!v->items)
+        out_of_memory(v, item->pos);
+}
+
+void tmplvalidate_item(struct tmplvalidate *v, const struct stream_item *item)
+{
+    struct ynode *pair = item->doc ? ynode_doc_root(item->doc) : NULL;
+
+    switch (item->kind) {
+    case STREAM_DOC_START:
+        tmpl_mapping_end(v->top);
+        stand_in(&v->top_at, item->pos);
+        v->top = tmpl_mapping_begin(v->schema, v->root, &v->top_at, "", report, v);
+        if (!v->top)
+            out_of_memory(v, item->pos);
+        break;
+    case STREAM_PAIR:
+        if (v->top && ynode_len(pair) == 1)
+            tmpl_mapping_pair(v->top, ynode_key(pair, 0), ynode_value(pair, 0), NULL);
+        break;
+    case STREAM_STEPS_START:
+        items_start(v, item);
+        break;
+    case STREAM_STEP:
+        /* a job as read, or the jobs a rendering made of it (a matrix job's) */
+        for (size_t i = 0; v->items && ynode_is_map(pair) && i < ynode_len(pair); i++)
+            tmpl_mapping_pair(v->items, ynode_key(pair, i), ynode_value(pair, i), NULL);
+        break;
+    case STREAM_STEPS_END:
+        tmpl_mapping_end(v->items);
+        v->items = NULL;
+        break;
+    case STREAM_DOC_END:
+        tmpl_mapping_end(v->items);
+        v->items = NULL;
+        tmpl_mapping_end(v->top);
+        v->top = NULL;
+        break;
+    }
+}

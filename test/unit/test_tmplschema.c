@@ -1,0 +1,346 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/tmplschema.h"
+#include "unit.h"
+
+struct collected {
+    char text[4096];
+    size_t n;
+};
+
+static const char *const problem_names[] = {"key", "required", "value", "context", "expression", "duplicate"};
+
+static void collect(void *user, const struct tmpl_error *e)
+{
+    struct collected *c = user;
+    size_t o = strlen(c->text);
+    struct ypos p = e->offset == SIZE_MAX ? ynode_pos(e->at) : ynode_text_pos(e->at, e->offset);
+
+    snprintf(c->text + o, sizeof(c->text) - o, "%u:%u %s [%s]\n", p.line, p.col, e->message,
+             problem_names[e->problem]);
+    c->n++;
+}
+
+static const struct tmplschema *workflow_schema(void)
+{
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    const struct tmplschema *s = tmplschema_bundled("github-workflow-v1", d);
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(diag_errors(d), 0);
+    diag_destroy(d);
+    return s;
+}
+
+/* Validates YAML `text` as definition `type` of schema `s`. */
+static struct collected check_as(const struct tmplschema *s, const char *type, const char *text)
+{
+    struct ynode_doc *doc = doc_from(text);
+    struct collected c = {{0}, 0};
+    struct tmpl_type t;
+
+    ck_assert(tmplschema_type(s, type, &t));
+    ck_assert_uint_eq(tmpl_validate(s, t, ynode_doc_root(doc), "", collect, &c), c.n);
+    ynode_doc_destroy(doc);
+    return c;
+}
+
+static struct collected check(const char *workflow)
+{
+    return check_as(workflow_schema(), "workflow-root-strict", workflow);
+}
+
+/* A schema from YAML text, which it points into (*doc, freed by the caller after the
+ * schema); NULL with the compile errors in `errors`. */
+static struct tmplschema *compile(const char *text, struct ynode_doc **doc, char *errors, size_t cap)
+{
+    FILE *out = fmemopen(errors, cap, "w");
+    struct diag *d = diag_create(out, DIAG_TEXT);
+    struct diag_policy quiet = {.snippets = false};
+    struct tmplschema *s;
+
+    *doc = doc_from(text);
+    diag_set_policy(d, &quiet);
+    s = tmplschema_compile(ynode_doc_root(*doc), "t.json", d);
+    diag_destroy(d);
+    fclose(out);
+    return s;
+}
+
+/* Where GitHub allows matrix, strategy and the rest (workflow-v1.0.json's `context`
+ * lists joined down the keys): the table the GitHub dialect substitutes by. */
+START_TEST(contexts_by_key)
+{
+    static const struct {
+        const char *path; /* keys; [] for a sequence item */
+        const char *name;
+        bool allowed;
+    } cases[] = {
+        {"jobs/j/runs-on", "matrix", true},
+        {"jobs/j/runs-on/group", "matrix", true},
+        {"jobs/j/outputs/o", "matrix", true},
+        {"jobs/j/defaults/run/shell", "matrix", true},
+        {"jobs/j/defaults/run/working-directory", "strategy", true},
+        {"jobs/j/steps/[]/shell", "matrix", false},
+        {"jobs/j/steps/[]/uses", "matrix", false},
+        {"jobs/j/steps/[]/id", "matrix", false},
+        {"jobs/j/steps/[]/run", "matrix", true},
+        {"jobs/j/steps/[]/working-directory", "matrix", true},
+        {"jobs/j/steps/[]/env/E", "matrix", true},
+        {"jobs/j/steps/[]/with/w", "strategy", true},
+        {"jobs/j/steps/[]/if", "matrix", true},
+        {"jobs/j/steps/[]/if", "secrets", false},
+        {"jobs/j/steps/[]/if", "hashFiles", true},
+        {"jobs/j/steps/[]/name", "matrix", true},
+        {"jobs/j/steps/[]/timeout-minutes", "matrix", true},
+        {"jobs/j/steps/[]/continue-on-error", "matrix", true},
+        {"jobs/j/strategy/fail-fast", "matrix", false},
+        {"jobs/j/strategy/max-parallel", "matrix", false},
+        {"jobs/j/strategy/max-parallel", "needs", true},
+        {"jobs/j/strategy/matrix/v/[]", "matrix", false},
+        {"jobs/j/if", "matrix", false},
+        {"jobs/j/if", "failure", true},
+        {"jobs/j/name", "matrix", true},
+        {"jobs/j/timeout-minutes", "strategy", true},
+        {"jobs/j/continue-on-error", "matrix", true},
+        {"jobs/j/env/E", "matrix", true},
+        {"jobs/j/env/E", "secrets", true},
+        {"jobs/j/env/E", "steps", false},
+        {"jobs/j/container/image", "matrix", true},
+        {"jobs/j/container/credentials/password", "secrets", true},
+        {"jobs/j/container/credentials/password", "matrix", true},
+        {"jobs/j/services/db/image", "matrix", true},
+        {"jobs/j/environment/url", "steps", true},
+        {"jobs/j/environment/url", "secrets", false},
+        {"jobs/j/concurrency/group", "matrix", true},
+        {"jobs/j/uses", "matrix", false},
+        {"jobs/j/with/w", "matrix", true},
+        {"jobs/j/secrets/s", "secrets", true},
+        {"jobs/j/needs", "needs", false},
+        {"run-name", "matrix", false},
+        {"run-name", "inputs", true},
+        {"env/E", "matrix", false},
+        {"env/E", "secrets", true},
+        {"concurrency", "matrix", false},
+        {"defaults/run/shell", "matrix", false},
+        {"name", "github", false},
+        {"on/workflow_call/outputs/o/value", "jobs", true},
+    };
+    const struct tmplschema *s = workflow_schema();
+    struct tmpl_type root, t;
+
+    ck_assert(tmplschema_type(s, "workflow-root-strict", &root));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char copy[128], *keys[8], *save = NULL;
+        size_t n = 0;
+
+        snprintf(copy, sizeof(copy), "%s", cases[i].path);
+        for (char *k = strtok_r(copy, "/", &save); k && n < 8; k = strtok_r(NULL, "/", &save))
+            keys[n++] = strcmp(k, "[]") ? k : NULL;
+        ck_assert_msg(tmpl_type_at(root, (const char *const *)keys, n, &t), "%s: no such key path", cases[i].path);
+        ck_assert_msg(tmpl_type_allows(s, t, cases[i].name) == cases[i].allowed, "%s: %s", cases[i].path,
+                      cases[i].name);
+    }
+    /* keys GitHub does not have, and a sequence where a mapping is */
+    ck_assert(!tmpl_type_at(root, (const char *const[]){"jobs", "j", "runs_on"}, 3, &t));
+    ck_assert(!tmpl_type_at(root, (const char *const[]){"env", NULL}, 2, &t));
+}
+END_TEST
+
+START_TEST(messages)
+{
+    struct collected c;
+
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - runn: echo\n");
+    ck_assert_str_eq(c.text, "6:9 /jobs/a/steps/0: unexpected key 'runn', did you mean 'run'? [key]\n");
+    c = check("on: push\njobs:\n  a:\n    steps: []\n");
+    ck_assert_str_eq(c.text, "4:5 /jobs/a: missing required key 'runs-on' [required]\n");
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - name: x\n");
+    ck_assert_str_eq(c.text, "6:9 /jobs/a/steps/0: not enough keys to tell which kind of 'steps-item' this is: "
+                             "add one of run, uses [required]\n");
+    c = check("on: push\npermissions: {contents: wirte}\njobs: {}\n");
+    ck_assert_str_eq(c.text, "2:25 /permissions/contents: expected one of: 'read', 'write', 'none', got string "
+                             "'wirte', did you mean 'write'? [value]\n");
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    timeout-minutes: 5m\n    steps: []\n");
+    ck_assert_str_eq(c.text, "5:22 /jobs/a/timeout-minutes: expected a number (or a ${{ }} expression), got "
+                             "string '5m' [value]\n");
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: x\n        shell: ${{ matrix.s }}\n");
+    ck_assert_str_eq(c.text, "7:20 /jobs/a/steps/0/shell: context 'matrix' is not available in this key "
+                             "(it has none) [context]\n");
+    c = check("on: push\nenv: {A: 1, a: 2}\njobs: {}\n");
+    ck_assert_str_eq(c.text, "2:13 /env: 'a' is already defined (as 'A' at line 2; GitHub compares keys without "
+                             "regard to case) [duplicate]\n");
+    c = check("on: push\njobs:\n  a:\n    runs-on: ${{ x }\n    steps: []\n");
+    ck_assert_str_eq(c.text, "4:14 /jobs/a/runs-on: the expression is not closed: '${{' without a closing '}}' "
+                             "[expression]\n");
+    /* one line per problem: the expression's, not the type error it would cause */
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    strategy: {max-parallel: '${{ matrix.n }}'}\n"
+              "    steps: []\n");
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_ptr_nonnull(strstr(c.text, "context 'matrix' is not available"));
+}
+END_TEST
+
+/* How a scalar reads: typed by YAML 1.2, a literal read as a string where one is
+ * expected, `${{ 'x' }}` alone the string x, a whole expression any value. */
+START_TEST(scalars)
+{
+    struct collected c;
+
+    c = check("on: push\njobs:\n  a:\n    runs-on: 5\n    name: true\n    timeout-minutes: 0x1F\n"
+              "    continue-on-error: ${{ 'true' }}\n    strategy: ${{ fromJSON(inputs.s) }}\n    steps: []\n");
+    ck_assert_str_eq(c.text, "7:24 /jobs/a/continue-on-error: expected a boolean (or a ${{ }} expression), got "
+                             "string 'true' [value]\n");
+    c = check("on: push\njobs:\n  a:\n    runs-on:\n    name:\n    steps: []\n");
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_ptr_nonnull(strstr(c.text, "/jobs/a/runs-on: expected one of: a non-empty string, a sequence, a "
+                                         "mapping (or a ${{ }} expression), got null"));
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    continue-on-error: yes\n    steps: []\n");
+    ck_assert_ptr_nonnull(strstr(c.text, "got string 'yes'"));
+    c = check("on: {create: {x: 1}}\njobs: {}\n");
+    ck_assert_str_eq(c.text, "1:14 /on/create: expected null, got a mapping [value]\n");
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    env: ${{ insert }}\n    steps: []\n");
+    ck_assert_ptr_nonnull(strstr(c.text, "'${{ insert }}' is only allowed as a key [expression]"));
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    env:\n      ${{ insert }}: ${{ vars.E }}\n"
+              "      ${{ github.x }}: y\n    steps: []\n");
+    ck_assert_uint_eq(c.n, 0);
+}
+END_TEST
+
+/* A schema that does not compile names its problem at the node. */
+START_TEST(bad_schemas)
+{
+    static const struct {
+        const char *schema, *error;
+    } cases[] = {
+        {"{version: v, definitions: {a: {mapping: {properties: {x: nope}}}}}",
+         "schema definition 'nope' not found (used by 'a')"},
+        {"{version: v, definitions: {a: {context: [x, X], string: {}}}}", "duplicate context item 'X'"},
+        {"{version: v, definitions: {s1: {sequence: {item-type: string}}, s2: {sequence: {item-type: string}},"
+         " a: {one-of: [s1, s2]}}}",
+         "'a' refers to more than one definition of type 'sequence'"},
+        {"{version: v, definitions: {a: {string: {constant: x, require-non-empty: true}}}}",
+         "'a': 'constant' and 'require-non-empty' cannot both be set"},
+        {"{version: v, definitions: {a: {mapping: {loose-key-type: string}}}}",
+         "'loose-key-type' is defined but 'loose-value-type' is not on 'a'"},
+        {"{version: v, definitions: {a: {strng: {}}}}", "unexpected key 'strng' in definition 'a'"},
+        {"{version: v, definitions: {a: {mapping: {properties: {x: {required: true}}}}}}",
+         "type not specified for the property 'x' on 'a'"},
+        {"{version: v, definitions: {c: {context: [x], string: {}}, a: {one-of: [c, 'null']}}}",
+         "'a' is a one-of definition and references 'c', which defines context"},
+        {"{version: v, definitions: {'1a': {string: {}}}}", "invalid definition name '1a'"},
+        {"{version: v, definitions: {a: {string: {}}, b: {one-of: [a, string]}}}",
+         "'b' refers to more than one string, but some do not set 'constant'"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char errors[1024] = "";
+        struct ynode_doc *doc;
+
+        ck_assert_msg(!compile(cases[i].schema, &doc, errors, sizeof(errors)), "case %zu compiled", i);
+        ynode_doc_destroy(doc);
+        ck_assert_msg(strstr(errors, cases[i].error) && strstr(errors, "[schema]"), "case %zu: %s", i, errors);
+    }
+}
+END_TEST
+
+/* A key's contexts join its parent's; a function it lists again with other argument
+ * counts replaces the parent's (GitHub's parser keeps the last of a name). Constants
+ * with ignore-case, allowed-values and loose keys. */
+START_TEST(small_schema)
+{
+    char errors[1024] = "";
+    struct ynode_doc *doc;
+    struct tmplschema *s = compile("{version: v, definitions: {"
+                                   " root: {context: [github, 'hashFiles(0,0)'], mapping: {properties: {"
+                                   "   x: {type: x, required: true}, y: string, k: kind, l: level, m: loose}}},"
+                                   " x: {context: [vars, 'hashfiles(1,MAX)'], string: {}},"
+                                   " kind: {string: {constant: Fast, ignore-case: true}},"
+                                   " level: {allowed-values: [low, high]},"
+                                   " loose: {mapping: {loose-key-type: non-empty-string, loose-value-type: number}},"
+                                   " non-empty-string: {string: {require-non-empty: true}}}}",
+                                   &doc, errors, sizeof(errors));
+    struct tmpl_type root, x, y;
+    struct collected c;
+
+    ck_assert_msg(s != NULL, "%s", errors);
+    ck_assert(tmplschema_type(s, "root", &root));
+    ck_assert(tmpl_type_child(root, "x", 1, &x) && tmpl_type_child(root, "y", 1, &y));
+    ck_assert(tmpl_type_allows(s, x, "github") && tmpl_type_allows(s, x, "VARS") &&
+              tmpl_type_allows(s, x, "hashFiles"));
+    ck_assert(tmpl_type_allows(s, y, "github") && !tmpl_type_allows(s, y, "vars"));
+    c = check_as(s, "root", "{x: '${{ hashFiles(1, 2) && github && vars }}', y: '${{ hashFiles() }}', k: FAST,"
+                            " l: high, m: {n: 1}}");
+    ck_assert_msg(c.n == 0, "%s", c.text);
+    c = check_as(s, "root", "{x: '${{ hashFiles() }}', y: '${{ hashFiles(1) }}', k: slow, l: mid, m: {'': 1, n: x}}");
+    ck_assert_str_eq(c.text, "1:10 /x: Too few parameters supplied: 'hashFiles' [expression]\n"
+                             "1:35 /y: Too many parameters supplied: 'hashFiles' [expression]\n"
+                             "1:56 /k: expected 'Fast' (or a ${{ }} expression), got string 'slow' [value]\n"
+                             "1:65 /l: expected one of: 'low', 'high' (or a ${{ }} expression), got string "
+                             "'mid' [value]\n"
+                             "1:75 /m/: expected a non-empty string (or a ${{ }} expression), got string '' "
+                             "[value]\n"
+                             "1:84 /m/n: expected a number (or a ${{ }} expression), got string 'x' [value]\n");
+    c = check_as(s, "root", "{x: '${{ github }}', y: '${{ vars }}'}");
+    ck_assert_str_eq(c.text, "1:30 /y: context 'vars' is not available in this key (it has github, hashFiles()) "
+                             "[context]\n");
+    c = check_as(s, "root", "{y: z}");
+    ck_assert_str_eq(c.text, "1:1 (root): missing required key 'x' [required]\n");
+    tmplschema_free(s);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
+/* A mapping read a pair at a time says what the whole tree does, each pair's tree gone
+ * before the next arrives (as the stream hands them over: the mapping keeps what it
+ * needs of earlier keys, such as the text and line a duplicate is told by). */
+START_TEST(streaming)
+{
+    static const char *const pairs[] = {"on: push\n", "\nenv: {A: 1}\n", "\n\nEnv: {}\n"};
+    static const char *const job = "\n\n\n\n  a:\n    runs_on: x\n    steps: []\n";
+    const struct tmplschema *s = workflow_schema();
+    struct collected whole = check("on: push\nenv: {A: 1}\nEnv: {}\njobs:\n  a:\n    runs_on: x\n    steps: []\n");
+    struct collected streamed = {{0}, 0};
+    struct tmpl_type t, jobs_type;
+    struct tmpl_mapping *m, *jobs;
+    struct ynode at = {.kind = YNODE_MAP, .pos = {0, 1, 1}}, jobs_key = at, jobs_at = at;
+    struct ynode_doc *doc;
+
+    ck_assert(tmplschema_type(s, "workflow-root-strict", &t));
+    m = tmpl_mapping_begin(s, t, &at, "", collect, &streamed);
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        doc = doc_from(pairs[i]);
+        tmpl_mapping_pair(m, ynode_key(ynode_doc_root(doc), 0), ynode_value(ynode_doc_root(doc), 0), NULL);
+        ynode_doc_destroy(doc);
+    }
+    jobs_key.kind = YNODE_SCALAR;
+    jobs_key.u.scalar.text = "jobs";
+    jobs_key.u.scalar.len = 4;
+    ck_assert(tmpl_mapping_pair(m, &jobs_key, NULL, &jobs_type));
+    jobs = tmpl_mapping_begin(s, jobs_type, &jobs_at, "/jobs", collect, &streamed);
+    doc = doc_from(job);
+    tmpl_mapping_pair(jobs, ynode_key(ynode_doc_root(doc), 0), ynode_value(ynode_doc_root(doc), 0), NULL);
+    ynode_doc_destroy(doc);
+    ck_assert_uint_eq(tmpl_mapping_end(jobs), 1);
+    ck_assert_uint_eq(tmpl_mapping_end(m), 1);
+    ck_assert_str_eq(streamed.text, whole.text);
+    ck_assert_ptr_nonnull(strstr(streamed.text, "3:1 (root): 'Env' is already defined (as 'env' at line 2;"));
+}
+END_TEST
+
+Suite *tmplschema_suite(void)
+{
+    Suite *s = suite_create("tmplschema");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, contexts_by_key);
+    tcase_add_test(tc, messages);
+    tcase_add_test(tc, scalars);
+    tcase_add_test(tc, bad_schemas);
+    tcase_add_test(tc, small_schema);
+    tcase_add_test(tc, streaming);
+    suite_add_tcase(s, tc);
+    return s;
+}
