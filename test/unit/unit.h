@@ -27,6 +27,7 @@ Suite *shards_suite(void);
 Suite *bkmatrix_suite(void);
 Suite *suggest_suite(void);
 Suite *shellword_suite(void);
+Suite *interpolate_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 /* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */
