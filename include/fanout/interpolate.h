@@ -36,14 +36,15 @@ struct interp_error {
 
 enum interp_rc {
     INTERP_OK = 0,
-    INTERP_FAILED = -1, /* *err says why */
-    INTERP_NOMEM = -2,
+    INTERP_FAILED = -1, /* *err says why: the agent fails too */
+    INTERP_LIMIT = -2,  /* *err says which of fanout's limits the text is past */
+    INTERP_NOMEM = -3,
 };
 
 /* The agent's Interpolate(env, s): every expansion replaced, every escape resolved to `$`.
  * *out is malloc'd (NUL-terminated, *out_len bytes). Errors, as the agent's: a token that
  * does not parse (reported even in a default that is not used), `${VAR?msg}` with VAR
- * unset, and past the limits above. */
+ * unset; INTERP_LIMIT past the limits above. */
 int interp_expand(const char *s, size_t len, interp_lookup_fn lookup, void *user, char **out,
                   size_t *out_len, struct interp_error *err);
 
@@ -68,7 +69,8 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
  * when the text has no expansion, does not parse, or out of memory. */
 char *interp_glob(const char *s, size_t len);
 
-/* True when s[0..len) has `$` or `\`, without which interpolation changes nothing. */
+/* True when s[0..len) has an expansion, without which interpolation changes nothing
+ * (its escapes are kept) and cannot fail. */
 bool interp_needed(const char *s, size_t len);
 
 #endif

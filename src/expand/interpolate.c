@@ -209,7 +209,7 @@ struct parser {
     bool unknown;          /* the current top-level item needs an unknown variable */
     size_t unknown_at, unknown_len;
     /* the first parse error, and the first expansion error (a parse error wins) */
-    bool parse_failed, eval_failed, nomem;
+    bool parse_failed, eval_failed, nomem, limit;
     struct interp_error *err, eval_err;
 };
 
@@ -337,7 +337,8 @@ static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, 
     if (has_length && length >= 0) {
         /* Go's int wraps around here and the agent panics: the upload fails */
         if (length > INT64_MAX - from) {
-            parse_error(p, at, "substring length %lld overflows (buildkite-agent crashes on it)", length);
+            parse_error(p, at, "substring length %lld overflows (the agent's int wraps around and "
+                        "it panics)", length);
             return;
         }
         to = from + length;
@@ -414,6 +415,7 @@ static void parse_brace(struct parser *p, size_t at, struct buf *out)
     p->pos += size;
     if (++p->depth > INTERP_MAX_DEPTH) {
         parse_error(p, at, "expansions nested more than %d deep", INTERP_MAX_DEPTH);
+        p->limit = true;
         return;
     }
     if (r == ':' && (p->pos == p->len || p->s[p->pos] != '-'))
@@ -525,12 +527,12 @@ static int run(struct parser *p, struct buf *out, struct interp_error *err)
     if (p->nomem || (out && out->nomem))
         return INTERP_NOMEM;
     if (p->parse_failed)
-        return INTERP_FAILED;
+        return p->limit ? INTERP_LIMIT : INTERP_FAILED;
     if (out && out->too_long) {
         err->offset = 0;
         snprintf(err->message, sizeof(err->message), "interpolates to more than %u bytes",
                  INTERP_MAX_OUTPUT);
-        return INTERP_FAILED;
+        return INTERP_LIMIT;
     }
     if (p->eval_failed) {
         *err = p->eval_err;
@@ -636,9 +638,10 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
     if (rc == INTERP_OK && (!ok || b.nomem))
         rc = INTERP_NOMEM;
     if (rc == INTERP_OK && b.too_long) {
+        err->offset = 0;
         snprintf(err->message, sizeof(err->message), "interpolates to more than %u bytes",
                  INTERP_MAX_OUTPUT);
-        rc = INTERP_FAILED;
+        rc = INTERP_LIMIT;
     }
     /* The agent must read the result as meant: the same escapes and expansions where they
      * were put, and only those; then it reads the text between them as it is. It does not
@@ -650,7 +653,7 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
         struct interp_error ignored;
 
         rc = run(&check, NULL, &ignored);
-        if (rc == INTERP_FAILED || (rc == INTERP_OK && !same_specials(&got, &want)))
+        if (rc == INTERP_FAILED || rc == INTERP_LIMIT || (rc == INTERP_OK && !same_specials(&got, &want)))
             changed = false, rc = INTERP_OK;
     }
     if (rc == INTERP_OK && changed) {
@@ -700,5 +703,31 @@ char *interp_glob(const char *s, size_t len)
 
 bool interp_needed(const char *s, size_t len)
 {
-    return memchr(s, '$', len) != NULL;
+    const char *end = s + len, *p = s;
+    size_t size;
+
+    /* parse_expression's choice at each `$` (found with memchr): `\\` pairs from where
+     * a run of them starts, so an odd run before the `$` makes the escape `\$` */
+    while ((p = memchr(p, '$', (size_t)(end - p))) != NULL) {
+        size_t run = 0;
+
+        while (p - run > s && p[-1 - (long)run] == '\\')
+            run++;
+        if (run % 2 == 1) {
+            p++;
+        }
+        else if (p + 1 == end) {
+            return false;
+        }
+        else if (p[1] == '$' || p[1] == '(') {
+            p += 2;
+        }
+        else if (p[1] == '{' || is_letter(decode_rune(p + 1, (size_t)(end - p - 1), &size))) {
+            return true;
+        }
+        else {
+            p++;
+        }
+    }
+    return false;
 }

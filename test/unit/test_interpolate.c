@@ -322,8 +322,7 @@ START_TEST(nesting_limit)
     *p++ = 'y';
     memset(p, '}', depth);
     s[len] = '\0';
-    out = expand(NULL, s, &err);
-    ck_assert_ptr_null(out);
+    ck_assert_int_eq(interp_expand(s, len, lookup, &(struct env){0}, &out, &depth, &err), INTERP_LIMIT);
     ck_assert_msg(strstr(err.message, "nested more than 64 deep"), "%s", err.message);
     ck_assert_uint_eq(err.offset, 64 * 6);
     /* at the limit it works: each level's default adds its "x" */
@@ -356,8 +355,8 @@ START_TEST(output_limit)
     for (size_t i = 0; i < refs; i++)
         memcpy(s + 2 * i, "$A", 2);
     s[refs * 2] = '\0';
-    out = expand(env, s, &err);
-    ck_assert_ptr_null(out);
+    ck_assert_int_eq(interp_expand(s, refs * 2, lookup, &(struct env){env, false, 0, NULL}, &out, &value, &err),
+                     INTERP_LIMIT);
     ck_assert_msg(strstr(err.message, "more than 4194304 bytes"), "%s", err.message);
     s[8] = '\0'; /* four of them fit */
     out = expand(env, s, &err);
@@ -501,6 +500,8 @@ START_TEST(partial_random)
         text[n] = '\0';
         partial_env = &e;
         rc = interp_partial(text, n, partial_lookup, NULL, NULL, &out, &len, &err);
+        /* interp_needed's shortcut: no expansion, nothing to change, nothing to fail */
+        ck_assert_msg(interp_needed(text, n) || (rc == INTERP_OK && !out), "%s: needed", text);
         direct = expand(later, text, &err);
         /* an unknown variable may be the one a ${VAR?} needs: only then may they differ */
         if (rc != INTERP_OK) {
@@ -546,8 +547,14 @@ START_TEST(globs)
     free(g);
     ck_assert_ptr_null(interp_glob("no expansion $$X", 16));
     ck_assert_ptr_null(interp_glob("bad ${", 6));
-    ck_assert(interp_needed("a$", 2));
+    /* an expansion, or only escapes and text (nothing to do, nothing can fail) */
+    ck_assert(interp_needed("a$B", 3));
+    ck_assert(interp_needed("${", 2));
+    ck_assert(interp_needed("\\\\$B", 4));
+    ck_assert(interp_needed("$é", 3));
+    ck_assert(!interp_needed("a$", 2));
     ck_assert(!interp_needed("a\\b", 3));
+    ck_assert(!interp_needed("$$B \\$B $(b) $1 $_ $\\$B", 24));
 }
 END_TEST
 
