@@ -19,8 +19,9 @@
 #include "fanout/diag.h"
 #include "fanout/stream.h"
 
-/* Text a run's interpolation may add to its input (past it: an interpolation bomb). */
-#define BKINTERP_MAX_GROWTH (64u << 20)
+/* Text a pass's interpolation may add beyond the length of the strings it read (past
+ * it: an interpolation bomb). */
+#define BKINTERP_MAX_GROWTH (4u << 20)
 /* Notes about variables not given, one per variable; past it, one note says so. */
 #define BKINTERP_MAX_NOTES 100
 /* Keys only known at upload that a depends_on may name, and their pattern's length. */

@@ -399,7 +399,7 @@ struct bkinterp {
     size_t notes;
     struct varmap doc_used; /* the names a document's steps read, until its env */
     bool in_steps, late_env_warned;
-    size_t growth;          /* bytes interpolation added in this pass */
+    size_t growth, walked;  /* bytes interpolation added in this pass, and read */
     char **patterns;        /* keys only known at upload, as interp_glob patterns */
     size_t n_patterns;
     unsigned long long match_budget;
@@ -436,7 +436,7 @@ void bkinterp_begin(struct bkinterp *b, struct diag *d, const char *const *names
 {
     b->diag = d;
     b->names = names;
-    b->growth = 0;
+    b->growth = b->walked = 0;
     b->in_steps = false;
     varmap_clear(&b->doc_used);
     /* out of memory here leaves fewer variables known: they are kept as written */
@@ -527,29 +527,36 @@ static void on_unknown(void *user, const char *name, size_t name_len, size_t nam
         report(w, DIAG_NOTE, DIAG_FINDING, at, "interpolation",
                "%.*s is not given: '%.*s%s' is kept as written, for buildkite-agent pipeline upload "
                "to fill in (--env %.*s=VALUE gives it)", (int)name_len, name,
-               (int)(len > 60 ? 60 : len), w->scalar->u.scalar.text + at, len > 60 ? "..." : "",
+               interp_shown(w->scalar->u.scalar.text + at, len, 60), w->scalar->u.scalar.text + at, len > 60 ? "..." : "",
                (int)name_len, name);
 }
 
-/* text[0..len) with each byte that is not UTF-8 as U+FFFD (a substring may cut a
- * character; the agent's JSON encoder writes U+FFFD for it). malloc'd, or NULL. */
-static char *valid_utf8(const char *text, size_t len, size_t *out_len)
+/* `text` (malloc'd, taken) with each byte that is not UTF-8 as U+FFFD: a substring may
+ * cut a character, and the agent's JSON encoder writes U+FFFD for it. NULL when out of
+ * memory. */
+static char *valid_utf8(char *text, size_t len, size_t *out_len)
 {
-    char *out = malloc(len * 3 + 1);
+    char *out, *from = text;
     size_t n = 0, bad;
 
-    if (!out)
+    *out_len = len;
+    if (source_check_utf8((const unsigned char *)text, len, &bad, NULL, NULL))
+        return text;
+    if (!(out = malloc(len * 3 + 1))) {
+        free(text);
         return NULL;
-    while (len && !source_check_utf8((const unsigned char *)text, len, &bad, NULL, NULL)) {
-        memcpy(out + n, text, bad);
+    }
+    while (len && !source_check_utf8((const unsigned char *)from, len, &bad, NULL, NULL)) {
+        memcpy(out + n, from, bad);
         memcpy(out + n + bad, "\xEF\xBF\xBD", 3);
         n += bad + 3;
-        text += bad + 1;
+        from += bad + 1;
         len -= bad + 1;
     }
-    memcpy(out + n, text, len);
+    memcpy(out + n, from, len);
     *out_len = n + len;
     out[*out_len] = '\0';
+    free(text);
     return out;
 }
 
@@ -564,6 +571,7 @@ static int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
     int rc;
 
     w->unknown = false;
+    w->b->walked += len;
     if (!t || !interp_needed(t, len))
         return 0;
     w->scalar = n;
@@ -577,16 +585,15 @@ static int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
     if (rc == INTERP_OK && !out)
         return 0;
     cleaned = rc == INTERP_OK ? valid_utf8(out, out_len, &clean_len) : NULL;
-    free(out);
     if (!cleaned) {
         report(w, DIAG_ERROR, DIAG_INPUT, 0, "internal", "out of memory");
         return -1;
     }
     w->b->growth += clean_len > len ? clean_len - len : 0;
-    if (w->b->growth > BKINTERP_MAX_GROWTH) {
+    if (w->b->growth > BKINTERP_MAX_GROWTH + w->b->walked) {
         free(cleaned);
-        report(w, DIAG_ERROR, DIAG_INPUT, 0, "interpolation", "interpolation makes the input more "
-               "than %u MiB longer (an interpolation bomb?)", BKINTERP_MAX_GROWTH >> 20);
+        report(w, DIAG_ERROR, DIAG_INPUT, 0, "interpolation", "interpolation adds more than %u MiB "
+               "and more than the strings it read (an interpolation bomb?)", BKINTERP_MAX_GROWTH >> 20);
         return -1;
     }
     /* A plain scalar stays plain when it still reads as what it spells (`parallelism: $N`
@@ -681,7 +688,7 @@ static int check_keys(struct walk *w, const struct ynode *map)
         else if (v->state == VAR_SET) {
             w->scalar = ynode_key(map, i);
             report(w, DIAG_ERROR, DIAG_INPUT, 0, "duplicate-key",
-                   "key '%.*s' twice in this mapping once interpolated", (int)(len > 60 ? 60 : len), k);
+                   "key '%.*s' twice in this mapping once interpolated", interp_shown(k, len, 60), k);
             rc = -1;
         }
         else {
@@ -726,16 +733,20 @@ static int interp_env(struct walk *w, struct ynode *env)
             report(w, used->state == VAR_SET ? DIAG_WARNING : DIAG_NOTE, DIAG_FINDING, 0, "interpolation",
                    "the top-level env sets %.*s after steps that use it: buildkite-agent applies env "
                    "before the steps, fanout reads in order, so %s (move env above steps)",
-                   (int)(klen > 60 ? 60 : klen), k,
+                   interp_shown(k, klen, 60), k,
                    used->state == VAR_SET ? "the steps above got the value given to fanout instead"
                                           : "the steps above keep it as written");
         }
         v = value_unknown ? NULL : ynode_scalar(p->value, &vlen);
-        /* the value the agent sets: the text interpolated, escapes and all */
+        /* the value the agent sets: the text interpolated, escapes and all (without a
+         * `$`, the text) */
         w->recording = false;
-        rc = v ? interp_expand(v, vlen, lookup, w, &value, &len, &err) : INTERP_OK;
+        rc = v && memchr(v, '$', vlen) ? interp_expand(v, vlen, lookup, w, &value, &len, &err) : INTERP_OK;
         w->recording = true;
-        if (rc == INTERP_NOMEM || varmap_set(&b->vars, k, klen, rc == INTERP_OK ? value : NULL, len) != 0) {
+        if (v && !value && rc == INTERP_OK)
+            value = strndup(v, len = vlen);
+        if (rc == INTERP_NOMEM || (v && !value && rc == INTERP_OK) ||
+            varmap_set(&b->vars, k, klen, rc == INTERP_OK ? value : NULL, len) != 0) {
             free(value);
             w->scalar = p->key;
             report(w, DIAG_ERROR, DIAG_INPUT, 0, "internal", "out of memory");

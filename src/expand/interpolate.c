@@ -136,27 +136,35 @@ struct buf {
     bool nomem, too_long;
 };
 
-static void buf_add(struct buf *b, const char *s, size_t n)
+/* Room for `n` more bytes (and the NUL), without growing past INTERP_MAX_OUTPUT. */
+static bool buf_reserve(struct buf *b, size_t n)
 {
+    size_t cap = b->cap ? b->cap : 64;
+    char *d;
+
     if (b->nomem || b->too_long)
-        return;
+        return false;
     if (n > INTERP_MAX_OUTPUT - b->len) {
         b->too_long = true;
-        return;
+        return false;
     }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        char *d;
+    if (b->len + n + 1 <= b->cap)
+        return true;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    if (!(d = realloc(b->data, cap))) {
+        b->nomem = true;
+        return false;
+    }
+    b->data = d;
+    b->cap = cap;
+    return true;
+}
 
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        if (!(d = realloc(b->data, cap))) {
-            b->nomem = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';
@@ -206,12 +214,15 @@ struct parser {
     bool unknown_is_unset; /* interp_expand */
     unsigned depth;
     struct items *items;   /* the top-level items, when wanted */
+    size_t next_dollar, next_backslash, next_brace; /* next_of's */
     bool unknown;          /* the current top-level item needs an unknown variable */
     size_t unknown_at, unknown_len;
     /* the first parse error, and the first expansion error (a parse error wins) */
     bool parse_failed, eval_failed, nomem, limit;
     struct interp_error *err, eval_err;
 };
+
+#define NO_NEXT .next_dollar = SIZE_MAX, .next_backslash = SIZE_MAX, .next_brace = SIZE_MAX
 
 static long peek(const struct parser *p, size_t *size)
 {
@@ -259,6 +270,18 @@ static size_t scan_until(struct parser *p, bool (*stop)(long r))
     while ((r = peek(p, &size)) != NO_RUNE && r != BAD_RUNE && !stop(r))
         p->pos += size;
     return start;
+}
+
+/* Where the next `c` is at or after the position (the end when none): found with memchr
+ * and kept until the position passes it, so that a text of megabytes is read once. */
+static size_t next_of(struct parser *p, char c, size_t *at)
+{
+    if (*at == SIZE_MAX || *at < p->pos) {
+        const char *f = memchr(p->s + p->pos, c, p->len - p->pos);
+
+        *at = f ? (size_t)(f - p->s) : p->len;
+    }
+    return *at;
 }
 
 static bool not_identifier(long r)
@@ -313,7 +336,7 @@ static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, 
     if (!go_atoi(p->s + start, p->pos - start, &offset)) {
         parse_error(p, at, "'%.*s' is not a substring offset (a whole number; the agent has no "
                     "'${VAR:?message}': '${VAR?message}' fails when VAR is unset)",
-                    (int)(p->pos - start > 40 ? 40 : p->pos - start), p->s + start);
+                    interp_shown(p->s + start, p->pos - start, 40), p->s + start);
         return;
     }
     if (peek(p, &size) != '}') {
@@ -323,7 +346,7 @@ static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, 
         start = scan_until(p, ends_length);
         if (!go_atoi(p->s + start, p->pos - start, &length)) {
             parse_error(p, at, "'%.*s' is not a substring length (a whole number)",
-                        (int)(p->pos - start > 40 ? 40 : p->pos - start), p->s + start);
+                        interp_shown(p->s + start, p->pos - start, 40), p->s + start);
             return;
         }
         has_length = true;
@@ -372,7 +395,7 @@ static void parse_word(struct parser *p, size_t at, size_t name, size_t n, char 
         p->eval_failed = true;
         p->eval_err.offset = at;
         snprintf(p->eval_err.message, sizeof(p->eval_err.message), "$%.*s: %.*s", (int)n, p->s + name,
-                 message.len ? (int)(message.len > 200 ? 200 : message.len) : 7,
+                 message.len ? interp_shown(message.data, message.len, 200) : 7,
                  message.len ? message.data : "not set");
     }
     free(message.data);
@@ -504,11 +527,15 @@ static void parse_expression(struct parser *p, bool in_brace, struct buf *out)
         }
         else {
             /* a rune, then the text up to a '$', a '\', or the brace's '}' */
+            size_t end;
+
             peek(p, &size);
             p->pos += size;
-            while (p->pos < p->len && p->s[p->pos] != '$' && p->s[p->pos] != '\\' &&
-                   !(in_brace && p->s[p->pos] == '}'))
-                p->pos++;
+            end = next_of(p, '$', &p->next_dollar);
+            end = next_of(p, '\\', &p->next_backslash) < end ? p->next_backslash : end;
+            if (in_brace && next_of(p, '}', &p->next_brace) < end)
+                end = p->next_brace;
+            p->pos = end < p->pos ? p->pos : end;
             if (out)
                 buf_add_text(out, p->s + at, p->pos - at);
         }
@@ -544,7 +571,8 @@ static int run(struct parser *p, struct buf *out, struct interp_error *err)
 int interp_expand(const char *s, size_t len, interp_lookup_fn lookup, void *user, char **out,
                   size_t *out_len, struct interp_error *err)
 {
-    struct parser p = {.s = s, .len = len, .lookup = lookup, .user = user, .unknown_is_unset = true};
+    struct parser p = {.s = s, .len = len, .lookup = lookup, .user = user, .unknown_is_unset = true,
+                       NO_NEXT};
     struct buf b = {0};
     int rc = run(&p, &b, err);
 
@@ -604,14 +632,19 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
                    void *user, char **out, size_t *out_len, struct interp_error *err)
 {
     struct items items = {0}, want = {0}, got = {0};
-    struct parser p = {.s = s, .len = len, .lookup = lookup, .user = user, .items = &items};
+    struct parser p = {.s = s, .len = len, .lookup = lookup, .user = user, .items = &items, NO_NEXT};
     struct buf values = {0}, b = {0};
     bool changed = false, ok = true;
     int rc;
 
     *out = NULL;
     *out_len = 0;
+    /* room up front: megabyte texts grow the buffers once, not a dozen times */
+    if (len < INTERP_MAX_OUTPUT)
+        buf_reserve(&values, len);
     rc = run(&p, &values, err);
+    if (rc == INTERP_OK && values.len + len < INTERP_MAX_OUTPUT)
+        buf_reserve(&b, values.len + len);
     for (size_t i = 0; rc == INTERP_OK && ok && i < items.n; i++) {
         const struct item *it = &items.v[i];
         const char *v = values.data + it->value;
@@ -624,15 +657,13 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
             continue;
         }
         changed = true;
-        for (size_t k = 0, start = 0; ok && k <= it->value_len; k++) {
-            if (k < it->value_len && v[k] != '$')
-                continue;
-            buf_add(&b, v + start, k - start);
-            if (k < it->value_len) {
-                ok = want_item(&want, ITEM_ESCAPE, b.len, b.len + 2);
-                buf_add(&b, "$$", 2);
-            }
-            start = k + 1;
+        for (const char *v_end = v + it->value_len, *d; ok && v <= v_end; v = d + 1) {
+            d = memchr(v, '$', (size_t)(v_end - v));
+            buf_add(&b, v, (size_t)((d ? d : v_end) - v));
+            if (!d)
+                break;
+            ok = want_item(&want, ITEM_ESCAPE, b.len, b.len + 2);
+            buf_add(&b, "$$", 2);
         }
     }
     if (rc == INTERP_OK && (!ok || b.nomem))
@@ -649,7 +680,7 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
      * meets a `$` (the escape `\$`). Then the text stays as written, which the agent
      * reads as the text. */
     if (rc == INTERP_OK && changed) {
-        struct parser check = {.s = b.data, .len = b.len, .lookup = all_unknown, .items = &got};
+        struct parser check = {.s = b.data, .len = b.len, .lookup = all_unknown, .items = &got, NO_NEXT};
         struct interp_error ignored;
 
         rc = run(&check, NULL, &ignored);
@@ -672,7 +703,7 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
 char *interp_glob(const char *s, size_t len)
 {
     struct items items = {0};
-    struct parser p = {.s = s, .len = len, .lookup = all_unknown, .items = &items};
+    struct parser p = {.s = s, .len = len, .lookup = all_unknown, .items = &items, NO_NEXT};
     struct interp_error err;
     struct buf b = {0};
     bool any = false;
@@ -699,6 +730,15 @@ char *interp_glob(const char *s, size_t len)
         return NULL;
     }
     return b.data;
+}
+
+int interp_shown(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return (int)len;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return (int)max;
 }
 
 bool interp_needed(const char *s, size_t len)

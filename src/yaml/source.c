@@ -192,7 +192,8 @@ bool source_check_utf8(const unsigned char *buf, size_t len, size_t *bad, unsign
     bool ok = check_buffer(&st, buf, len, &good, &at);
     unsigned l, c;
 
-    position_of(at, next_from_memory, &m, &l, &c);
+    if (line || col) /* a second walk over the buffer: only when asked */
+        position_of(at, next_from_memory, &m, &l, &c);
     if (bad)
         *bad = st.bom ? (size_t)at : good;
     if (line)
