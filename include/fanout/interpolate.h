@@ -48,10 +48,9 @@ enum interp_rc {
 int interp_expand(const char *s, size_t len, interp_lookup_fn lookup, void *user, char **out,
                   size_t *out_len, struct interp_error *err);
 
-/* Told of the unknown variable name[0..name_len) (at byte `name_at` of the text) that the
- * top-level expansion text[at..at+len) needs, which is kept as written. */
-typedef void (*interp_unknown_fn)(void *user, const char *name, size_t name_len, size_t name_at,
-                                  size_t at, size_t len);
+/* Told of the unknown variable name[0..name_len) that the top-level expansion
+ * text[at..at+len) needs, which is kept as written. */
+typedef void (*interp_unknown_fn)(void *user, const char *name, size_t name_len, size_t at, size_t len);
 
 /* For a text that buildkite-agent will interpolate again: each top-level expansion whose
  * value is known is replaced by that value with every `$` doubled, so that the agent gives

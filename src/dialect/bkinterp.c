@@ -505,12 +505,11 @@ static enum interp_var lookup(void *user, const char *name, size_t len, const ch
 }
 
 /* An expansion kept as written: a note the first time its variable is met. */
-static void on_unknown(void *user, const char *name, size_t name_len, size_t name_at, size_t at, size_t len)
+static void on_unknown(void *user, const char *name, size_t name_len, size_t at, size_t len)
 {
     struct walk *w = user;
     struct bkinterp *b = w->b;
 
-    (void)name_at;
     w->unknown = true;
     /* the shard variables have their own error (lookup) */
     if (is_shard_variable(name, name_len))

@@ -650,7 +650,7 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
         const char *v = values.data + it->value;
 
         if (it->kind == ITEM_EXPANSION && it->unknown && unknown)
-            unknown(user, s + it->name_at, it->name_len, it->name_at, it->at, it->end - it->at);
+            unknown(user, s + it->name_at, it->name_len, it->at, it->end - it->at);
         if (it->kind != ITEM_EXPANSION || it->unknown) {
             ok = it->kind == ITEM_TEXT || want_item(&want, it->kind, b.len, b.len + it->end - it->at);
             buf_add(&b, s + it->at, it->end - it->at);
