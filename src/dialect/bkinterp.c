@@ -687,7 +687,8 @@ static int check_keys(struct walk *w, const struct ynode *map)
         else if (v->state == VAR_SET) {
             w->scalar = ynode_key(map, i);
             report(w, DIAG_ERROR, DIAG_INPUT, 0, "duplicate-key",
-                   "key '%.*s' twice in this mapping once interpolated", interp_shown(k, len, 60), k);
+                   "key '%.*s' twice in this mapping once interpolated (buildkite-agent would keep "
+                   "only one of them)", interp_shown(k, len, 60), k);
             rc = -1;
         }
         else {
@@ -710,11 +711,11 @@ static int interp_env(struct walk *w, struct ynode *env)
         struct ynode_pair *p = &env->u.map.pairs[i];
         bool key_unknown, value_unknown;
         const struct var *used;
-        size_t klen, vlen, len = 0;
-        const char *k, *v;
+        size_t klen, len = 0;
+        const char *k, *set;
         char *value = NULL;
         struct interp_error err;
-        int rc;
+        int rc = INTERP_OK;
 
         if (interp_scalar(w, &p->key, true) != 0)
             return -1;
@@ -736,16 +737,16 @@ static int interp_env(struct walk *w, struct ynode *env)
                    used->state == VAR_SET ? "the steps above got the value given to fanout instead"
                                           : "the steps above keep it as written");
         }
-        v = value_unknown ? NULL : ynode_scalar(p->value, &vlen);
-        /* the value the agent sets: the text interpolated, escapes and all (without a
-         * `$`, the text) */
-        w->recording = false;
-        rc = v && memchr(v, '$', vlen) ? interp_expand(v, vlen, lookup, w, &value, &len, &err) : INTERP_OK;
-        w->recording = true;
-        if (v && !value && rc == INTERP_OK)
-            value = strndup(v, len = vlen);
-        if (rc == INTERP_NOMEM || (v && !value && rc == INTERP_OK) ||
-            varmap_set(&b->vars, k, klen, rc == INTERP_OK ? value : NULL, len) != 0) {
+        /* the value the agent sets: the text interpolated, escapes and all (without a `$`,
+         * the text itself); NULL: not known */
+        set = value_unknown ? NULL : ynode_scalar(p->value, &len);
+        if (set && memchr(set, '$', len)) {
+            w->recording = false;
+            rc = interp_expand(set, len, lookup, w, &value, &len, &err);
+            w->recording = true;
+            set = rc == INTERP_OK ? value : NULL;
+        }
+        if (rc == INTERP_NOMEM || varmap_set(&b->vars, k, klen, set, len) != 0) {
             free(value);
             w->scalar = p->key;
             report(w, DIAG_ERROR, DIAG_INPUT, 0, "internal", "out of memory");
