@@ -53,6 +53,10 @@ enum cmd_option {
     OPT_NO_SNIPPET,
     OPT_IGNORE_FIELD,
     OPT_EXIT_ZERO,
+    OPT_ENV = 500, /* upload-time interpolation (bkinterp.h) */
+    OPT_ENV_FILE,
+    OPT_ENV_FROM_ENVIRONMENT,
+    OPT_NO_INTERPOLATION,
 };
 
 struct config;
@@ -74,6 +78,7 @@ struct cli {
     unsigned mirror_options;
     struct diag_policy policy;   /* -q, --ignore, --color, --no-snippet, the config's severities */
     struct pd_opts diff;         /* --format, --ignore-field, --exit-zero */
+    struct bkinterp_vars *interp; /* --env, --env-file, --env-from-environment, --no-interpolation */
     /* what the repeatable options collected (policy.levels, render.known_keys and
      * diff.ignore_fields point into these) */
     struct diag_rule_level *levels;
@@ -105,7 +110,8 @@ extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_en
 #define CMD_RENDER_OPTIONS                                                                       \
     OPT_UPLOAD, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_DIALECT, OPT_PLATFORM,                   \
         OPT_MIRROR_PARALLELISM, OPT_NO_VALIDATE, OPT_VALIDATE, OPT_INPUT, OPT_VAR, OPT_GITHUB,   \
-        OPT_EVENT, OPT_CONTEXTS, OPT_KNOWN_KEY, CMD_MESSAGE_OPTIONS
+        OPT_EVENT, OPT_CONTEXTS, OPT_KNOWN_KEY, OPT_ENV, OPT_ENV_FILE, OPT_ENV_FROM_ENVIRONMENT,   \
+        OPT_NO_INTERPOLATION, CMD_MESSAGE_OPTIONS
 
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *what, const char *arg);

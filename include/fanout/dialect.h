@@ -29,6 +29,11 @@ struct dialect_input {
     unsigned platform;        /* test-area: enum ta_platform */
     unsigned mirror_parallelism; /* test-area: enum ta_mirror_parallelism */
     bool upload;
+    struct bkinterp *interp;  /* Buildkite: the run's upload-time interpolation (bkinterp.h) */
+    /* Applied to each item as read, before `observe` (0, or -1 after reporting); NULL:
+     * none. For dialect_files_open, set by the dialect that reads its files so. */
+    int (*transform)(void *user, struct stream_item *item);
+    void *transform_user;
 };
 
 /* Shown every input item as read, before the dialect turns it into output items (render

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fanout/bkinterp.h"
 #include "fanout/dialect.h"
 #include "fanout/diag.h"
 #include "fanout/emit.h"
@@ -72,6 +73,9 @@ struct render_opts {
     const struct expr_value *contexts; /* known expression contexts (workflows), or NULL */
     struct shardflags *shards; /* the runners whose shard flags are proved (coverage.h);
                                   NULL: no shard-coverage check */
+    /* Buildkite: the variables upload-time interpolation knows (bkinterp.h); NULL: none
+     * given, interpolation on */
+    const struct bkinterp_vars *interp;
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fanout/assign.h"
+#include "fanout/bkinterp.h"
 #include "fanout/cmd.h"
 #include "fanout/config.h"
 #include "fanout/dialect.h"
@@ -93,6 +94,16 @@ static const struct {
     {OPT_NO_SNIPPET, "      --no-snippet           no source line and caret under text messages\n"},
     {OPT_IGNORE_FIELD, "      --ignore-field NAME    leave field NAME out of the comparison (repeatable)\n"},
     {OPT_EXIT_ZERO, "      --exit-zero            exit 0 when the renderings differ (errors still exit 2)\n"},
+    {OPT_ENV, "      --env NAME=VALUE       Buildkite: a variable `pipeline upload` interpolates\n"
+              "                             ($NAME, ${NAME:-default}); one not given is kept as\n"
+              "                             written, with a note (repeatable)\n"},
+    {OPT_ENV_FILE, "      --env-file FILE        Buildkite: variables from NAME=VALUE lines (a .env\n"
+                   "                             file, the agent's $BUILDKITE_ENV_FILE)\n"},
+    {OPT_ENV_FROM_ENVIRONMENT, "      --env-from-environment\n"
+                               "                             Buildkite: fanout's own environment is the\n"
+                               "                             upload's (a variable not in it is unset)\n"},
+    {OPT_NO_INTERPOLATION, "      --no-interpolation     Buildkite: read the pipeline as written (the\n"
+                           "                             agent's `pipeline upload --no-interpolation`)\n"},
     {OPT_END, NULL},
 };
 
@@ -133,6 +144,10 @@ static const struct option long_options[] = {
     {"no-snippet", no_argument, NULL, OPT_NO_SNIPPET},
     {"ignore-field", required_argument, NULL, OPT_IGNORE_FIELD},
     {"exit-zero", no_argument, NULL, OPT_EXIT_ZERO},
+    {"env", required_argument, NULL, OPT_ENV},
+    {"env-file", required_argument, NULL, OPT_ENV_FILE},
+    {"env-from-environment", no_argument, NULL, OPT_ENV_FROM_ENVIRONMENT},
+    {"no-interpolation", no_argument, NULL, OPT_NO_INTERPOLATION},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -367,6 +382,33 @@ static int unknown_choice(const char *option, const char *const *names, const ch
     return cmd_usage_error(what, arg);
 }
 
+/* The options of upload-time interpolation, into c->interp (made on first use). */
+static int interp_option(struct cli *c, int opt, const char *arg)
+{
+    extern char **environ;
+    struct diag *d;
+    const char *bad;
+    int rc;
+
+    if (!c->interp && !(c->interp = bkinterp_vars_create()))
+        return cmd_usage_error("out of memory", NULL);
+    switch (opt) {
+    case OPT_ENV:
+        return (bad = bkinterp_vars_set(c->interp, arg)) ? cmd_usage_error(bad, arg) : 0;
+    case OPT_ENV_FILE:
+        if (!(d = diag_create(stderr, c->errors)))
+            return cmd_usage_error("out of memory", NULL);
+        rc = bkinterp_vars_read(c->interp, arg, d);
+        diag_destroy(d);
+        return rc == 0 ? 0 : CMD_EXIT_USAGE;
+    case OPT_ENV_FROM_ENVIRONMENT:
+        return bkinterp_vars_take_environment(c->interp, environ) == 0 ? 0 : cmd_usage_error("out of memory", NULL);
+    default:
+        bkinterp_vars_off(c->interp);
+        return 0;
+    }
+}
+
 /* "90", "90s", "5m", "1h30m", "2.5m": seconds. 0, or -1 when it is none of these. */
 static int parse_seconds(const char *arg, double *out)
 {
@@ -544,6 +586,11 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     case OPT_EXIT_ZERO:
         c->diff.exit_zero = true;
         return 0;
+    case OPT_ENV:
+    case OPT_ENV_FILE:
+    case OPT_ENV_FROM_ENVIRONMENT:
+    case OPT_NO_INTERPOLATION:
+        return interp_option(c, opt, arg);
     case OPT_END:
         break;
     }
@@ -768,6 +815,7 @@ static void finish_options(struct cli *c)
 {
     c->render.known_keys = c->known_keys;
     c->render.n_known_keys = c->n_known_keys;
+    c->render.interp = c->interp;
     c->diff.ignore_fields = c->ignore_fields;
     c->diff.n_ignore_fields = c->n_ignore_fields;
     c->policy.levels = c->levels;
@@ -786,6 +834,7 @@ static void cli_reset(struct cli *c)
     free(c->levels);
     free(c->known_keys);
     free(c->ignore_fields);
+    bkinterp_vars_destroy(c->interp);
     memset(c, 0, sizeof(*c));
     c->contexts = contexts;
     c->render.validate = true;

@@ -28,6 +28,8 @@ static const struct {
     {"stale", "check: the committed rendering is stale"},
     {"config", "a .fanout.yml that is not valid"},
     {"contexts", "a --contexts file that is not a mapping"},
+    {"env-file", "an --env-file line that is not NAME=VALUE"},
+    {"interpolation", "Buildkite: upload-time interpolation that fails, or a variable not given"},
     {"shard-coverage", "test-runner shard flags that do not cover every shard once"},
     {"shard-variables", "BUILDKITE_PARALLEL_JOB read by a step without parallelism"},
     {"shards-budget", "shards assign/plan: the time budget cannot be met"},

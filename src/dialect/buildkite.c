@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/bkinterp.h"
 #include "fanout/bkmatrix.h"
 #include "fanout/dialect.h"
 #include "fanout/suggest.h"
@@ -316,6 +317,20 @@ int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
     return rc;
 }
 
+/* The pipeline's files, each item interpolated as buildkite-agent pipeline upload would
+ * (bkinterp.h) before anything else sees it. */
+static struct dialect_reader *bk_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
+{
+    struct dialect_input own = *in;
+
+    if (in->interp) {
+        bkinterp_begin(in->interp, in->diag, in->names);
+        own.transform = bkinterp_item;
+        own.transform_user = in->interp;
+    }
+    return dialect_files_open(&own, observe, user);
+}
+
 static const char *const step_key_order[] = {
     "group", "wait", "waiter", "block", "input", "manual", "trigger", "label", "name",
     "key", "id", "identifier", "depends_on", "command", "commands", "env", "agents", NULL};
@@ -339,7 +354,7 @@ const struct dialect dialect_buildkite = {
     .bad_references_fail = false,
     .max_jobs_per_document = BK_JOBS_PER_UPLOAD,
     .max_jobs_total = BK_JOBS_PER_BUILD,
-    .open = dialect_files_open,
+    .open = bk_open,
     .next = dialect_files_next,
     .close = dialect_files_close,
     .expand = bk_expand,

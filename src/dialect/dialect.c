@@ -87,6 +87,11 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
                 return -1;
         }
         rc = stream_next(r->s, item);
+        if (rc > 0 && r->in.transform && r->in.transform(r->in.transform_user, item) != 0) {
+            ynode_doc_destroy(item->doc);
+            item->doc = NULL;
+            return -1;
+        }
         if (rc > 0 && r->observe)
             r->observe(r->user, item);
         if (rc != 0)

@@ -242,7 +242,8 @@ bool source_check_utf8(const unsigned char *buf, size_t len, size_t *bad, unsign
     bool ok = check_buffer(&st, buf, len, &good, &at);
     unsigned l, c;
 
-    position_of(at, &m, &l, &c);
+    if (line || col) /* a second walk over the buffer: only when asked */
+        position_of(at, &m, &l, &c);
     if (bad)
         *bad = st.bom ? (size_t)at : good;
     if (line)

@@ -29,6 +29,7 @@ Suite *suggest_suite(void);
 Suite *shellword_suite(void);
 Suite *render_suite(void);
 Suite *tmplschema_suite(void);
+Suite *interpolate_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 /* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */
