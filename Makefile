@@ -129,13 +129,15 @@ e2e: $(BUILD)/fanout
 	FANOUT=$(BUILD)/fanout sh test/e2e.sh
 
 # The official JSON Schema test suite (draft7), against the validator; the expression
-# engine against GitHub's own evaluator (@actions/expressions from npm) and `validate`
+# engine against GitHub's own evaluator (@actions/expressions from npm), `validate`
 # against GitHub's workflow parser (@actions/workflow-parser; its hand-made cases run
-# without node, the rest is skipped, with a message, without node).
+# without node, the rest is skipped, with a message, without node) and `render`'s matrix
+# jobs against a transcription of GitHub's MatrixBuilder (skipped without node).
 conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/fanout
 	./$(BUILD)/schema-suite $(SUITE)
 	sh test/conformance/expr.sh ./$(BUILD)/expr-driver
 	sh test/conformance/workflow.sh ./$(BUILD)/fanout
+	sh test/conformance/matrix.sh ./$(BUILD)/fanout
 
 # Every case of test/hostile/cases.tsv, each within 10 s.
 hostile: $(BUILD)/fanout
