@@ -84,4 +84,4 @@ if ! node --max-semi-space-size=64 "$here/matrix/compare.js" "$npm_dir" "$tmp/ca
     echo "matrix differential: the comparison disagrees with a rendering written from the oracle" >&2
     exit 1
 fi
-node --max-semi-space-size=64 "$here/matrix/compare.js" "$npm_dir" "$tmp/cases" "$tmp/out" "$here/matrix/known-disagreements.tsv" "${MATRIX_SHOW:-3}"
+node --max-semi-space-size=64 "$here/matrix/compare.js" "$npm_dir" "$tmp/cases" "$tmp/out" "$here/matrix/known-disagreements.tsv" "${MATRIX_SHOW:-2}"

@@ -18,7 +18,7 @@ import * as O from "./oracle.js";
 import { classes, hooksOf } from "./classes.js";
 
 const [npmDir, casesDir, renderDir, knownFile, showArg] = process.argv.slice(2);
-const SHOW = Number(showArg || 3);
+const SHOW = Number(showArg || 2);
 await O.load(npmDir);
 
 // ---- fanout's side ----
@@ -86,7 +86,7 @@ function check(id, names) {
     const wf = O.expandWorkflow(text(id), h);
     const [jobId, gh] = Object.entries(wf.jobs || {})[0] || [];
     const bad = [];
-    const add = (what, github, fanout, k) => bad.push({ id, what, github, fanout, k });
+    const add = (what, github, fanout, k, labels = ["GitHub", "fanout"]) => bad.push({ id, what, github, fanout, k, labels });
     if (refused.has(id)) {
         const r = refused.get(id);
         if (r.rc > 2) add("crash", "-", `exit ${r.rc}: ${r.message}`);
@@ -122,7 +122,7 @@ function check(id, names) {
         if (JSON.stringify(w.strategy) !== JSON.stringify(f.strategy))
             add("strategy", JSON.stringify(w.strategy), JSON.stringify(f.strategy), k);
         if (names.length === 0 && !f.github.error && f.github.configs.length === 1 && f.github.configs[0].name !== f.name)
-            add("rendering-name", `fanout shows ${f.name}`, `the rendering displays ${f.github.configs[0].name}`, k);
+            add("rendering-name", f.name, f.github.configs[0].name, k, ["fanout shows", "GitHub displays the rendering as"]);
     }
     return bad;
 }
@@ -228,8 +228,9 @@ for (const [cls, { cases, list }] of [...byClass].sort((a, b) => b[1].cases.size
     const tag = !k ? "NEW" : over ? `MORE than the ${k.max} listed` : "known";
     console.log(`  ${cls}: ${cases.size} cases, ${list.length} disagreements (${tag})`);
     for (const d of list.slice(0, over ? Math.max(SHOW, 5) : SHOW)) {
-        console.log(`    ${d.id}${d.k !== undefined ? " job " + d.k : ""} ${d.what}: GitHub ${clip(d.github)}`);
-        console.log(`    ${" ".repeat(d.id.length)}${d.k !== undefined ? "      " + " ".repeat(String(d.k).length) : ""} ${" ".repeat(d.what.length)}  fanout ${clip(d.fanout)}`);
+        const head = `    ${d.id}${d.k !== undefined ? " job " + d.k : ""} ${d.what}: `;
+        console.log(`${head}${d.labels[0]} ${clip(d.github)}`);
+        console.log(`${" ".repeat(head.length)}${d.labels[1]} ${clip(d.fanout)}`);
     }
 }
 for (const [cls, k] of known) {
