@@ -24,7 +24,7 @@ CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 # One folder per layer (docs/design.md); every module is src/<layer>/<module>.c.
 SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
-HDR     := $(wildcard include/fanout/*.h src/*/*.h)
+HDR     := $(wildcard include/fanout/*.h include/fanout/*.def src/*/*.h)
 TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
@@ -69,7 +69,7 @@ ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o
 
 # schemas/*.json compiled into the binary as trees, read at build time by tools/embed.c
 # with fanout's own reader (so no schema is parsed at run time).
-EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/ynode yaml/yscalar base/diag base/output base/strset base/strhash)
+EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/ynode yaml/yscalar base/diag base/rules base/suggest base/output base/strset base/strhash)
 $(BUILD)/embed: tools/embed.c $(EMBED_OBJ)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(EMBED_OBJ) $(DEPLIBS)
 

@@ -118,7 +118,7 @@ int cmd_usage_error(const char *what, const char *arg);
 
 /* The findings of the inputs, from a render that writes nothing: only `rule`'s (input
  * errors are always kept), or all when `rule` is NULL. For validate and `shards check`. */
-int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, const char *rule);
+int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, enum rule_id rule);
 
 /* shards assign and plan: the inputs and counts they need, and no option that would not
  * apply, or a usage error (2). `times_shown`: the report shows each shard's time (the

@@ -292,7 +292,7 @@ static int read_contexts(struct cli *c, const char *path)
     root = doc ? ynode_doc_root(doc) : NULL;
     if (!ynode_is_map(root)) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, path, ynode_pos(root).line, ynode_pos(root).col,
-                    "contexts", "must be a mapping of context name to value");
+                    RULE_CONTEXTS, "must be a mapping of context name to value");
         goto done;
     }
     rc = 0;
@@ -303,7 +303,7 @@ static int read_contexts(struct cli *c, const char *path)
         rc = expr_object_set(c->contexts, name, len, expr_from_ynode(ynode_value(root, i)));
     }
     if (rc != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_INTERNAL, "out of memory");
         rc = CMD_EXIT_USAGE;
     }
 done:
@@ -343,20 +343,21 @@ static int append_word(const char ***list, size_t *n, const char *word)
 }
 
 /* RULE's level (--ignore, the config's `rules`): a later word wins. */
-static int rule_level_set(struct cli *c, const char *rule, enum diag_level level, const char *what)
+static int rule_level_set(struct cli *c, const char *name, enum diag_level level, const char *what)
 {
+    enum rule_id rule = rules_find(name);
     void *items = c->levels;
     int rc;
 
-    if (!rules_known(rule)) {
+    if (rule == RULE_NONE) {
         char msg[160], phrase[SUGGEST_PHRASE_MAX];
 
         snprintf(msg, sizeof(msg), "%s: unknown rule%s (fanout help rules):", what,
-                 suggest_phrase(rules_suggest(rule), phrase));
-        return cmd_usage_error(msg, rule);
+                 suggest_phrase(rules_suggest(name), phrase));
+        return cmd_usage_error(msg, name);
     }
     for (size_t i = 0; i < c->n_levels; i++) {
-        if (!strcmp(c->levels[i].rule, rule)) {
+        if (c->levels[i].rule == rule) {
             c->levels[i].level = level;
             return 0;
         }
@@ -701,7 +702,7 @@ static int load_shard_rules(struct cli *c, const struct config *cfg, struct diag
     const struct ynode *list = config_section(cfg, "shards");
 
     if (!(c->shards = shardflags_create())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         return CMD_EXIT_USAGE;
     }
     if (!list || shardflags_configure(c->shards, list, config_path(cfg), d) == 0)
@@ -934,7 +935,7 @@ int cli_main(int argc, char **argv)
     rc = cmd->exec(&c, argv + optind, n, d);
     /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc < DIAG_INPUT) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, "io", "write error: %s",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, RULE_IO, "write error: %s",
                     strerror(errno));
         rc = DIAG_INPUT;
     }

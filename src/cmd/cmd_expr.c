@@ -53,11 +53,11 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
 
     (void)n;
     if (!contexts) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, RULE_INTERNAL, "out of memory");
         return DIAG_INPUT;
     }
     if (evaluate(operands[0], contexts, &res, &err) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 1, (unsigned)err.offset + 1, "expression",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 1, (unsigned)err.offset + 1, RULE_EXPRESSION,
                     "%s", err.message);
         rc = DIAG_INPUT;
     } else if (res.value) {
@@ -65,10 +65,10 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
         if (out)
             printf("%s\n", out);
         else
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, "internal", "out of memory");
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, RULE_INTERNAL, "out of memory");
     } else {
         printf("%s\n", res.residual);
-        diag_report(d, DIAG_NOTE, DIAG_FINDING, EXPR_FILE, 0, 0, "expression",
+        diag_report(d, DIAG_NOTE, DIAG_FINDING, EXPR_FILE, 0, 0, RULE_EXPRESSION,
                     "not fully known: depends on %s", res.unknown && *res.unknown ? res.unknown : "run-time values");
     }
     free(out);

@@ -117,10 +117,10 @@ static int call_record(struct gha_state *st, unsigned file, const char *caller, 
 }
 
 static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
-                       const char *rule, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+                       enum rule_id rule, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
-                       const char *rule, const char *fmt, va_list ap)
+                       enum rule_id rule, const char *fmt, va_list ap)
 {
     struct ypos p = ynode_pos(at);
 
@@ -130,10 +130,10 @@ static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode
         j->failed = 1;
 }
 
-static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void error_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void error_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
 {
     va_list ap;
 
@@ -142,10 +142,10 @@ static void error_at(struct job *j, const struct ynode *at, const char *rule, co
     va_end(ap);
 }
 
-static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
 {
     va_list ap;
 
@@ -156,7 +156,7 @@ static void warn_at(struct job *j, const struct ynode *at, const char *rule, con
 
 static void out_of_memory(struct job *j, const struct ynode *at)
 {
-    error_at(j, at, "internal", "out of memory");
+    error_at(j, at, RULE_INTERNAL, "out of memory");
 }
 
 /* Where an error in an expression is: the line and column of its offset in the scalar,
@@ -173,7 +173,7 @@ static void expr_error_at(struct job *j, const struct ynode *at, const struct ex
         p = ynode_text_pos_raw(at, e->offset, raw, len);
     free(raw);
     diag_report(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files[p.file], p.line, p.col,
-                "expression", "%s", e->message);
+                RULE_EXPRESSION, "%s", e->message);
     j->failed = 1;
 }
 
@@ -709,10 +709,10 @@ static int callee_missing(struct job *j, const struct ynode *id, const struct yn
         sprintf(where, "%.*s/%s", (int)(len - wlen), real, path + 2);
         found = stat(where, &st) == 0;
         if (!found && (errno == ENOENT || errno == ENOTDIR)) {
-            error_at(j, uses, "reusable-workflow", "%s does not exist: GitHub fails the run", path);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s does not exist: GitHub fails the run", path);
             rc = -1;
         } else if (found && S_ISDIR(st.st_mode)) {
-            error_at(j, uses, "reusable-workflow", "%s is a directory, not a workflow file", path);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is a directory, not a workflow file", path);
             rc = -1;
         }
     }
@@ -732,7 +732,7 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
     if (!st || stream_document(st, &doc) < 0)
         j->failed = 1;
     else if (!doc) /* an empty file, or only comments */
-        error_at(j, uses, "reusable-workflow", "%s is empty: no on.workflow_call and no jobs", path);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is empty: no on.workflow_call and no jobs", path);
     stream_close(st);
     if (j->failed) {
         ynode_doc_destroy(doc);
@@ -764,7 +764,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
         const char *k = ynode_scalar(ynode_key(with, i), NULL);
 
         if (k && !ynode_has(decl, k))
-            error_at(j, ynode_key(with, i), "reusable-workflow", "input '%s' is not defined in %s", k,
+            error_at(j, ynode_key(with, i), RULE_REUSABLE_WORKFLOW, "input '%s' is not defined in %s", k,
                      callee);
     }
     for (size_t i = 0; inputs && !*unknown && i < ynode_len(decl); i++) {
@@ -778,7 +778,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
             continue;
         if (!v && !(v = ynode_get(spec, "default"))) {
             if (ynode_scalar_is(ynode_get(spec, "required"), "true"))
-                error_at(j, with ? with : id, "reusable-workflow",
+                error_at(j, with ? with : id, RULE_REUSABLE_WORKFLOW,
                          "missing required input '%s' of %s", name, callee);
             continue;
         }
@@ -797,7 +797,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
         if (type && ((!strcmp(type, "boolean") && kind != EXPR_BOOL) ||
                      (!strcmp(type, "number") && kind != EXPR_NUMBER) ||
                      (!strcmp(type, "string") && (kind == EXPR_ARRAY || kind == EXPR_OBJECT)))) {
-            error_at(j, v, "reusable-workflow", "input '%s' of %s must be a %s", name, callee, type);
+            error_at(j, v, RULE_REUSABLE_WORKFLOW, "input '%s' of %s must be a %s", name, callee, type);
             expr_unref(value);
             continue;
         }
@@ -917,27 +917,27 @@ static int inline_call(struct job *j, struct ynode *items)
     unsigned budget = GHA_CALL_JOBS;
 
     if (!path || strncmp(path, "./", 2) != 0) {
-        warn_at(j, uses, "reusable-workflow", "not inlined: %s is not a local workflow", path ? path : "uses");
+        warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: %s is not a local workflow", path ? path : "uses");
         return 0;
     }
     if (ynode_get(ynode_get(job, "strategy"), "matrix")) {
-        warn_at(j, uses, "reusable-workflow", "not inlined: a call with a matrix is rendered as its calls");
+        warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: a call with a matrix is rendered as its calls");
         return 0;
     }
     if ((file = callee_file(j, id, path)) < 0) {
         if (callee_missing(j, id, uses, path) != 0)
             return -1;
-        warn_at(j, uses, "reusable-workflow", "not inlined: %s is not among the inputs' files", path);
+        warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: %s is not among the inputs' files", path);
         return 0;
     }
     if (j->depth >= GHA_CALL_DEPTH) {
-        error_at(j, uses, "reusable-workflow", "reusable workflows nest more than %d levels", GHA_CALL_DEPTH);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "reusable workflows nest more than %d levels", GHA_CALL_DEPTH);
         return -1;
     }
     /* The workflow being read is the first of the chain (its job ids carry its file). */
     for (unsigned d = 0; d <= j->depth; d++) {
         if ((d < j->depth ? j->calling[d] : (long)ynode_pos(id).file) == file) {
-            error_at(j, uses, "reusable-workflow", "%s calls itself (through the workflows it calls)", path);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s calls itself (through the workflows it calls)", path);
             return -1;
         }
     }
@@ -946,9 +946,9 @@ static int inline_call(struct job *j, struct ynode *items)
     on = ynode_get(ynode_doc_root(callee), "on");
     jobs = ynode_get(ynode_doc_root(callee), "jobs");
     if (!is_callable(on))
-        error_at(j, uses, "reusable-workflow", "%s is not a reusable workflow (it has no on.workflow_call)", path);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is not a reusable workflow (it has no on.workflow_call)", path);
     else if (!ynode_is_map(jobs) || ynode_len(jobs) == 0)
-        error_at(j, uses, "reusable-workflow", "called workflow %s defines no jobs", path);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "called workflow %s defines no jobs", path);
     if (j->failed) {
         ynode_doc_destroy(callee);
         return -1;
@@ -961,7 +961,7 @@ static int inline_call(struct job *j, struct ynode *items)
         if (j->failed)
             return -1;
         diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(uses).file],
-                    ynode_pos(uses).line, ynode_pos(uses).col, "reusable-workflow",
+                    ynode_pos(uses).line, ynode_pos(uses).col, RULE_REUSABLE_WORKFLOW,
                     "not inlined: an input of %s depends on run-time values", path);
         return 0;
     }
@@ -987,7 +987,7 @@ static int inline_call(struct job *j, struct ynode *items)
             break;
         }
         if (ynode_len(one) > *sub.budget) {
-            error_at(j, uses, "reusable-workflow", "the call becomes more than %d jobs", GHA_CALL_JOBS);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "the call becomes more than %d jobs", GHA_CALL_JOBS);
             break;
         }
         *sub.budget -= (unsigned)ynode_len(one);
@@ -1044,13 +1044,13 @@ static int expand_job(struct job *j, struct ynode *items)
     const char *text = ynode_scalar(id, &len);
 
     if (!text || !valid_job_id(text, len)) {
-        error_at(j, id, "job-id", "job id '%.*s' must start with a letter or '_' and contain only "
+        error_at(j, id, RULE_JOB_ID, "job id '%.*s' must start with a letter or '_' and contain only "
                  "letters, digits, '-' and '_' (at most %d characters)",
                  (int)(len > 100 ? 100 : len), text ? text : "", GHA_NAME_MAX - 1);
         return -1;
     }
     if (!ynode_is_map(job)) {
-        error_at(j, job, "job-shape", "job '%s' must be a mapping", text);
+        error_at(j, job, RULE_JOB_SHAPE, "job '%s' must be a mapping", text);
         return -1;
     }
     if (ynode_scalar(cond, NULL)) {
@@ -1065,7 +1065,7 @@ static int expand_job(struct job *j, struct ynode *items)
             return -1;
         }
         if (expr_uses_context(e, "matrix") || expr_uses_context(e, "strategy"))
-            error_at(j, cond, "matrix-context", "a job's if: cannot use matrix or strategy (GitHub "
+            error_at(j, cond, RULE_MATRIX_CONTEXT, "a job's if: cannot use matrix or strategy (GitHub "
                      "evaluates it before the matrix is expanded); move the condition to its steps");
         expr_free(e);
         if (j->failed)
@@ -1092,7 +1092,7 @@ static int expand_job(struct job *j, struct ynode *items)
         if (j->failed)
             return -1;
         diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(matrix).file],
-                    ynode_pos(matrix).line, ynode_pos(matrix).col, "matrix-unknown",
+                    ynode_pos(matrix).line, ynode_pos(matrix).col, RULE_MATRIX_UNKNOWN,
                     "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
                     "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
         free(unknown);
@@ -1101,7 +1101,7 @@ static int expand_job(struct job *j, struct ynode *items)
     if (is_explicit(m))
         return expand_explicit(j, id, job, m);
     if (matrix_expand(m, &rows, &merr) != 0) {
-        error_at(j, matrix_error_node(matrix, &merr), "matrix", "%s", merr.message);
+        error_at(j, matrix_error_node(matrix, &merr), RULE_MATRIX, "%s", merr.message);
         expr_unref(m);
         return -1;
     }
@@ -1170,7 +1170,7 @@ static int gha_references(const struct ynode *items, struct diag *d, const char 
             if (!t) {
                 struct ypos p = ynode_pos(n);
 
-                diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, "needs",
+                diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, RULE_NEEDS,
                             "needs entries must be job ids");
                 return -1;
             }

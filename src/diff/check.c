@@ -53,7 +53,7 @@ static int write_copy(FILE *from, struct output *o)
  * replaced. */
 static void not_regular(const char *rendered, mode_t mode, struct diag *d)
 {
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io",
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO,
                 "is %s, not a regular file: check compares the sources' rendering with a committed file",
                 S_ISFIFO(mode) ? "a FIFO" : S_ISDIR(mode) ? "a directory" : S_ISSOCK(mode) ? "a socket" : "a device");
 }
@@ -72,13 +72,13 @@ static FILE *open_committed(const char *rendered, bool *missing, struct diag *d)
         return fopen("/dev/null", "rb");
     }
     if (fd < 0 || fstat(fd, &sb) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO, "cannot open: %s", strerror(errno));
     } else if (!S_ISREG(sb.st_mode)) {
         not_regular(rendered, sb.st_mode, d);
     } else if ((fp = fdopen(fd, "rb")) != NULL) {
         return fp;
     } else {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO, "cannot open: %s", strerror(errno));
     }
     if (fd >= 0)
         close(fd);
@@ -106,7 +106,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     if (write && !(target = output_open(rendered, d)))
         return DIAG_INPUT;
     if (!(fresh = tmpfile())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io", "cannot create a temporary file");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file");
         goto done;
     }
     /* the rendering goes to a temporary file, whatever its size */
@@ -119,7 +119,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     if (!(old = open_committed(rendered, &missing, d)))
         goto done;
     if (same_bytes(old, fresh, &same) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot read: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
         goto done;
     }
     rc = 0;
@@ -146,7 +146,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     sprintf(new_name, "%s (rendered now)", rendered);
     rc = textdiff_files(out, missing ? "/dev/null" : rendered, old, new_name, fresh) < 0 ? DIAG_INPUT
                                                                                        : DIAG_FINDING;
-    diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale", "%s; run '%s' to update it",
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, RULE_STALE, "%s; run '%s' to update it",
                 missing ? "does not exist" : "is stale", fix);
 done:
     output_abort(target); /* fresh, or failed: the committed file stays as it was */
@@ -173,7 +173,7 @@ static int config_error(struct diag *d, const char *config, const struct ynode *
 {
     struct ypos p = ynode_pos(at);
 
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, config, p.line, p.col, "config", "%s", msg);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, config, p.line, p.col, RULE_CONFIG, "%s", msg);
     return 2;
 }
 

@@ -11,7 +11,7 @@
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
-static void input_error(const struct expand_ctx *ctx, const struct ynode *at, const char *rule,
+static void input_error(const struct expand_ctx *ctx, const struct ynode *at, enum rule_id rule,
                         const char *msg)
 {
     struct ypos p = ynode_pos(at);
@@ -21,7 +21,7 @@ static void input_error(const struct expand_ctx *ctx, const struct ynode *at, co
 
 static int out_of_memory(const struct expand_ctx *ctx, const struct ynode *at)
 {
-    input_error(ctx, at, "internal", "out of memory");
+    input_error(ctx, at, RULE_INTERNAL, "out of memory");
     return -1;
 }
 
@@ -36,7 +36,7 @@ static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *s
         return 0;
     if (kind != BK_COMMAND && kind != BK_TRIGGER) {
         snprintf(msg, sizeof(msg), "parallelism is not allowed on a %s step", bk_kind_name(kind));
-        input_error(ctx, v ? v : step, "parallelism", msg);
+        input_error(ctx, v ? v : step, RULE_PARALLELISM, msg);
         return -1;
     }
     if (!ynode_int(v, &n) || n < 1 || n > EXPAND_MAX_PARALLELISM) {
@@ -50,11 +50,11 @@ static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *s
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
                      EXPAND_MAX_PARALLELISM, ynode_is_map(v) ? "mapping" : "list");
-        input_error(ctx, v ? v : step, "parallelism", msg);
+        input_error(ctx, v ? v : step, RULE_PARALLELISM, msg);
         return -1;
     }
     if (ynode_has(step, "matrix")) {
-        input_error(ctx, v, "parallelism", "matrix and parallelism cannot be combined on one step");
+        input_error(ctx, v, RULE_PARALLELISM, "matrix and parallelism cannot be combined on one step");
         return -1;
     }
     return (long)n;
@@ -79,14 +79,14 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *
             char phrase[SUGGEST_PHRASE_MAX];
 
             diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                        "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,
+                        RULE_UNKNOWN_KEY, "unknown key '%.*s' in a %s step%s", SHORT(len), k,
                         bk_kind_name(kind), suggest_phrase(near, phrase));
             continue;
         }
         if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
             continue;
         diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,
+                    RULE_UNKNOWN_KEY, "unknown key '%.*s' in a %s step%s", SHORT(len), k,
                     bk_kind_name(kind), ctx->warned ? " (reported once per file)" : "");
     }
 }
@@ -134,11 +134,11 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
      * <label>") is not a step someone forgot to shard: shown as written, a warning. */
     if (kind != BK_COMMAND && kind != BK_TRIGGER)
         diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    "placeholder", "label placeholder '%%%c' in a %s step, which has no parallelism "
+                    RULE_PLACEHOLDER, "label placeholder '%%%c' in a %s step, which has no parallelism "
                     "(Buildkite shows it as written)", t[at + 1], bk_kind_name(kind));
     else
         diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    "placeholder", "label placeholder '%%%c' in a step without parallelism (Buildkite "
+                    RULE_PLACEHOLDER, "label placeholder '%%%c' in a step without parallelism (Buildkite "
                     "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
     return 0;
 }
@@ -173,7 +173,7 @@ static void check_shard_variables(const struct expand_ctx *ctx, const struct yno
     if (!user)
         return;
     p = ynode_pos(user);
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "shard-variables",
+    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[p.file], p.line, p.col, RULE_SHARD_VARIABLES,
                 "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
                 ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
                                           : "step without parallelism");
@@ -261,12 +261,12 @@ static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step
     const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step, *env;
 
     if (holder && !ynode_is_map(holder)) {
-        input_error(ctx, holder, "type", "build must be a mapping");
+        input_error(ctx, holder, RULE_TYPE, "build must be a mapping");
         return false;
     }
     env = ynode_get(holder, "env");
     if (env && !ynode_is_map(env)) {
-        input_error(ctx, env, "type", "env must be a mapping");
+        input_error(ctx, env, RULE_TYPE, "env must be a mapping");
         return false;
     }
     return true;
@@ -351,7 +351,7 @@ static int define_key(const struct expand_ctx *ctx, const struct ynode *step, un
         return 0;
     t = ynode_scalar(keynode, &len);
     if (!t) {
-        input_error(ctx, keynode ? keynode : step, "type", "key must be a string");
+        input_error(ctx, keynode ? keynode : step, RULE_TYPE, "key must be a string");
         return -1;
     }
     return ctx->on_key(ctx->user, t, len, shards, keynode->pos);
@@ -364,7 +364,7 @@ static int matrix_error(const struct expand_ctx *ctx, const struct bkm_error *er
 
     if (!err->at)
         return out_of_memory(ctx, step);
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, "matrix", "%s", err->msg);
+    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, RULE_MATRIX, "%s", err->msg);
     return -1;
 }
 
@@ -438,7 +438,7 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
     int rc = -1;
 
     if (kind != BK_COMMAND) {
-        input_error(ctx, mnode ? mnode : step, "matrix", "matrix is allowed only on a command step");
+        input_error(ctx, mnode ? mnode : step, RULE_MATRIX, "matrix is allowed only on a command step");
         return -1;
     }
     if (!(m = bkm_read(mnode, &err)) || bkm_check_tokens(m, step, &err) != 0) {
@@ -451,7 +451,7 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
     if (!jobs) {
         struct ypos p = ynode_pos(mnode);
 
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "matrix",
+        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col, RULE_MATRIX,
                     "every combination of the matrix is skipped: the step runs no job");
         for (size_t c = 0; c < bkm_combinations(m); c++) {
             if (tell_skipped(ctx, doc, step, kind, m, c, 0) != 0)
@@ -506,7 +506,7 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     long n;
 
     if (kind == BK_INVALID) {
-        input_error(ctx, step, "step-shape",
+        input_error(ctx, step, RULE_STEP_SHAPE,
                     ynode_is_scalar(step) ? "a step written as a string must be wait, block or input"
                                           : "a step must be a mapping");
         return -1;
@@ -517,7 +517,7 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
         struct ypos p = ynode_pos(step);
 
         diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col,
-                    "unknown-step", "cannot tell the step type (no command, wait, block, "
+                    RULE_UNKNOWN_STEP, "cannot tell the step type (no command, wait, block, "
                     "input, trigger or group key); it is kept as written");
     } else if (ctx->check_keys) {
         warn_unknown_keys(ctx, step, kind);
@@ -526,11 +526,11 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
         struct ynode *children = ynode_get(step, "steps");
 
         if (in_group) {
-            input_error(ctx, step, "group", "a group cannot contain another group");
+            input_error(ctx, step, RULE_GROUP, "a group cannot contain another group");
             return -1;
         }
         if (!ynode_is_seq(children) || !ynode_len(children)) {
-            input_error(ctx, children ? children : step, "group",
+            input_error(ctx, children ? children : step, RULE_GROUP,
                         "a group needs 'steps': a list of at least one step");
             return -1;
         }

@@ -218,7 +218,7 @@ static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos 
     }
     diag_report(r->diag, DIAG_ERROR, r->dialect->bad_references_fail ? DIAG_INPUT : DIAG_FINDING,
                 r->names[at.file], at.line, at.col,
-                "depends-cycle", "%s cycle: %s (%s cannot run these %ss)",
+                RULE_DEPENDS_CYCLE, "%s cycle: %s (%s cannot run these %ss)",
                 r->dialect->reference_field, text, r->dialect->platform, r->dialect->job_noun);
 }
 
@@ -229,7 +229,7 @@ static void report_cycles(struct run *r)
     if (!r->local_cycle && keyindex_forward_references(r->keys) == 0)
         return;
     if (depgraph_cycles(r->graph, RENDER_MAX_CYCLES, on_cycle, r) < 0)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "depends-cycle",
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_DEPENDS_CYCLE,
                     "%s cycles not checked: more than %u dependencies refer forward",
                     r->dialect->reference_field, DEPGRAPH_MAX_EDGES);
 }
@@ -325,26 +325,26 @@ static void report_key_problems(struct run *r)
 
         if (p->collision)
             diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, r->names[p->at.pos.file], p->at.pos.line,
-                        p->at.pos.col, "key-collision",
+                        p->at.pos.col, RULE_KEY_COLLISION,
                         "%s '%s' is already used by the %s at %s:%u:%u%s", dl->key_noun,
                         unscoped(p->at.key), dl->job_noun, r->names[p->first.pos.file],
                         p->first.pos.line, p->first.pos.col,
                         p->first.shards ? " (expanded into shards)" : "");
         else if (dl->bad_references_fail)
             diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[p->at.pos.file], p->at.pos.line,
-                        p->at.pos.col, "unknown-needs", "%s names '%s', which is not a %s of this "
+                        p->at.pos.col, RULE_UNKNOWN_NEEDS, "%s names '%s', which is not a %s of this "
                         "file (%s rejects the file)%s", dl->reference_field, unscoped(p->at.key),
                         dl->job_noun, dl->platform, p->more ? more_text(p->more) : "");
         else
             diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[p->at.pos.file],
-                        p->at.pos.line, p->at.pos.col, "dangling-depends-on",
+                        p->at.pos.line, p->at.pos.col, RULE_DANGLING_DEPENDS_ON,
                         "%s names '%s', which no rendered %s defines (%s fails "
                         "the build unless another upload defines it)%s", dl->reference_field,
                         unscoped(p->at.key), dl->job_noun, dl->platform,
                         p->more ? more_text(p->more) : "");
     }
     if (r->problems_dropped)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "key-collision",
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_KEY_COLLISION,
                     "%zu more key problems not shown", r->problems_dropped);
 }
 
@@ -393,7 +393,7 @@ static void check_job_limit(struct run *r, struct ypos pos)
 
     if (limit && r->jobs_in_doc > limit)
         diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[pos.file], pos.line, pos.col,
-                    "job-limit", "this document renders %zu jobs; %s accepts at most %u "
+                    RULE_JOB_LIMIT, "this document renders %zu jobs; %s accepts at most %u "
                     "per pipeline upload", r->jobs_in_doc, r->dialect->platform, limit);
     r->jobs_total += r->jobs_in_doc;
     r->jobs_in_doc = 0;
@@ -542,7 +542,7 @@ static int close_target(struct run *r, bool rendered)
         return ferror(r->to) ? -1 : 0;
     }
     diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
-                0, 0, "io", "rendering failed; nothing was written");
+                0, 0, RULE_IO, "rendering failed; nothing was written");
     output_abort(out);
     return -1;
 }
@@ -568,7 +568,7 @@ static bool inputs_unchanged(struct run *r)
 {
     for (size_t i = 0; i < r->n_sources; i++) {
         if (source_changed(r->sources[i])) {
-            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[i], 0, 0, "io",
+            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[i], 0, 0, RULE_IO,
                         "changed while it was being read; nothing was written");
             return false;
         }
@@ -587,7 +587,7 @@ static int second_pass(struct run *r)
     else
         r->sink->reset(r->sink->user);
     if (r->sink == &r->spooled && !r->spool_em) {
-        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
+        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
                     "cannot create a temporary file");
         return -1;
     }
@@ -600,7 +600,7 @@ static int second_pass(struct run *r)
         return -1;
     if (!ok) {
         diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
-                    0, 0, "io", "rendering failed (%s); nothing was written",
+                    0, 0, RULE_IO, "rendering failed (%s); nothing was written",
                     r->spool && ferror(r->spool) ? "cannot write a temporary file" : "out of memory");
         return -1;
     }
@@ -614,7 +614,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     int rc = 0;
 
     if (n > YPOS_MAX_FILES) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
                     "too many input files (%zu; at most %d)", n, YPOS_MAX_FILES);
         return DIAG_INPUT;
     }
@@ -624,7 +624,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     r.graph = depgraph_create(RENDER_GRAPH_BUDGET);
     r.warned = strset_create();
     if (!r.sources || !r.names || !r.keys || !r.graph || !r.warned) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
     if (!opts->sink && open_target(&r) != 0)
@@ -641,15 +641,15 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     if (opts->stats)
         opts->stats->dialect = r.dialect;
     if (!(r.interp = bkinterp_create(opts->interp))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
     if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
     if (opts->shards && !(r.coverage = coverage_create(opts->shards, r.dialect, d, r.names))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
     if (opts->validate && load_schemas(&r) != 0)
@@ -666,7 +666,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     /* A pass that stopped has said why; if it has not, what it fed the sink so far must
      * still not pass for the rendering. */
     if (first_pass(&r) != 0 && !r.failed_index && !diag_has_input_error(d))
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                     "rendering stopped (out of memory); nothing was written");
     if (!diag_has_input_error(d))
         inputs_unchanged(&r);
@@ -679,14 +679,14 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
             diag_flush_into(r.out_findings, d);
     }
     if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                     "cannot build the key index (out of memory or temporary space)");
     if (diag_has_input_error(d))
         goto done;
     report_key_problems(&r);
     report_cycles(&r);
     if (r.dialect->max_jobs_total && r.jobs_total > r.dialect->max_jobs_total)
-        diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "job-limit",
+        diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_JOB_LIMIT,
                     "renders %zu jobs; %s allows at most %u per build", r.jobs_total,
                     r.dialect->platform, r.dialect->max_jobs_total);
     if (diag_exit_code(d, opts->strict) == 0) {

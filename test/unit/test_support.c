@@ -19,7 +19,7 @@ static char *report_with(enum diag_format format)
     FILE *fp = open_memstream(&buf, &len);
     struct diag *d = diag_create(fp, format);
 
-    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 7, "rule-x", "bad \"%s\" 100%%", "v");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 7, RULE_DEPENDS_ON, "bad \"%s\" 100%%", "v");
     ck_assert_int_eq(diag_exit_code(d, false), 1);
     diag_destroy(d);
     fclose(fp);
@@ -30,10 +30,10 @@ START_TEST(diag_formats)
 {
     char *t = report_with(DIAG_TEXT), *g = report_with(DIAG_GITHUB), *j = report_with(DIAG_JSON);
 
-    ck_assert_str_eq(t, "p.yml:3:7: error: bad \"v\" 100% [rule-x]\n");
-    ck_assert_str_eq(g, "::error file=p.yml,line=3,col=7::bad \"v\" 100%25 [rule-x]\n");
+    ck_assert_str_eq(t, "p.yml:3:7: error: bad \"v\" 100% [depends-on]\n");
+    ck_assert_str_eq(g, "::error file=p.yml,line=3,col=7::bad \"v\" 100%25 [depends-on]\n");
     ck_assert_str_eq(j, "{\"file\":\"p.yml\",\"line\":3,\"col\":7,\"severity\":\"error\","
-                        "\"rule\":\"rule-x\",\"message\":\"bad \\\"v\\\" 100%\"}\n");
+                        "\"rule\":\"depends-on\",\"message\":\"bad \\\"v\\\" 100%\"}\n");
     free(t);
     free(g);
     free(j);
@@ -45,17 +45,17 @@ START_TEST(diag_exit_codes)
     struct diag *d = diag_create(stderr, DIAG_TEXT);
 
     diag_set_muted(d, true);
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, NULL, "muted");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, RULE_NONE, "muted");
     ck_assert_int_eq(diag_exit_code(d, true), 0);
     diag_set_muted(d, false);
     ck_assert_int_eq(diag_exit_code(d, false), 0);
     diag_destroy(d);
 
     d = diag_create(fopen("/dev/null", "w"), DIAG_TEXT);
-    diag_report(d, DIAG_WARNING, DIAG_FINDING, "x", 1, 1, NULL, "w");
+    diag_report(d, DIAG_WARNING, DIAG_FINDING, "x", 1, 1, RULE_NONE, "w");
     ck_assert_int_eq(diag_exit_code(d, false), 0);
     ck_assert_int_eq(diag_exit_code(d, true), 1);
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, NULL, "e");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, RULE_NONE, "e");
     ck_assert_int_eq(diag_exit_code(d, false), 2);
     diag_destroy(d);
 }
