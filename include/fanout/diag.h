@@ -58,6 +58,16 @@ struct diag *diag_create_buffered(enum diag_format format);
 struct diag *diag_create_buffered_like(const struct diag *like);
 void diag_flush_into(struct diag *from, struct diag *to);
 
+/* A place in the inputs: a file by its number (an index into the run's names), line and
+ * column (1-based; line 0: the whole file). */
+struct ypos {
+    unsigned file;
+    unsigned line;
+    unsigned col;
+};
+
+#define YPOS_MAX_FILES 4096
+
 /* line/col are 1-based; line 0 means "the whole file". `rule` may be RULE_NONE. */
 void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
                  const char *file, unsigned line, unsigned col, enum rule_id rule,
@@ -66,6 +76,14 @@ void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, enum rule_id rule,
                   const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
+
+/* diag_report at `at`, its file named by `files` (the run's names by file number). */
+void diag_at(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+             struct ypos at, enum rule_id rule, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+void diag_vat(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+              struct ypos at, enum rule_id rule, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 
 /* Text from the input or the command line, written so that it stays on its line and
  * nothing in it acts on a terminal or a CI log: control characters (C0, DEL, C1, the

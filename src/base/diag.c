@@ -247,6 +247,22 @@ void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
     va_end(ap);
 }
 
+void diag_at(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+             struct ypos at, enum rule_id rule, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    diag_vat(d, sev, cls, files, at, rule, fmt, ap);
+    va_end(ap);
+}
+
+void diag_vat(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+              struct ypos at, enum rule_id rule, const char *fmt, va_list ap)
+{
+    diag_vreport(d, sev, cls, files[at.file], at.line, at.col, rule, fmt, ap);
+}
+
 /* The level the policy gives `rule`'s findings. */
 static enum diag_level level_of(const struct diag_policy *p, enum rule_id rule)
 {

@@ -465,7 +465,7 @@ static void report(struct walk *w, enum diag_severity sev, enum diag_class cls, 
     va_list ap;
 
     va_start(ap, fmt);
-    diag_vreport(w->b->diag, sev, cls, w->b->names[p.file], p.line, p.col, rule, fmt, ap);
+    diag_vat(w->b->diag, sev, cls, w->b->names, p, rule, fmt, ap);
     va_end(ap);
 }
 

@@ -124,8 +124,8 @@ static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode
 {
     struct ypos p = ynode_pos(at);
 
-    diag_vreport(j->ctx->diag, sev, sev == DIAG_ERROR ? DIAG_INPUT : DIAG_FINDING,
-                 j->ctx->files[p.file], p.line, p.col, rule, fmt, ap);
+    diag_vat(j->ctx->diag, sev, sev == DIAG_ERROR ? DIAG_INPUT : DIAG_FINDING,
+             j->ctx->files, p, rule, fmt, ap);
     if (sev == DIAG_ERROR)
         j->failed = 1;
 }
@@ -172,8 +172,8 @@ static void expr_error_at(struct job *j, const struct ynode *at, const struct ex
         (raw = source_lines(j->ctx->sources[p.file], ynode_raw_line(at), SOURCE_MAX_TOKEN + 4096, &len)))
         p = ynode_text_pos_raw(at, e->offset, raw, len);
     free(raw);
-    diag_report(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files[p.file], p.line, p.col,
-                RULE_EXPRESSION, "%s", e->message);
+    diag_at(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files, p,
+            RULE_EXPRESSION, "%s", e->message);
     j->failed = 1;
 }
 
@@ -960,9 +960,8 @@ static int inline_call(struct job *j, struct ynode *items)
         ynode_doc_destroy(callee);
         if (j->failed)
             return -1;
-        diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(uses).file],
-                    ynode_pos(uses).line, ynode_pos(uses).col, RULE_REUSABLE_WORKFLOW,
-                    "not inlined: an input of %s depends on run-time values", path);
+        diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(uses), RULE_REUSABLE_WORKFLOW,
+                "not inlined: an input of %s depends on run-time values", path);
         return 0;
     }
     contexts = with_inputs(j->ctx->contexts, inputs);
@@ -1091,10 +1090,9 @@ static int expand_job(struct job *j, struct ynode *items)
     if (!m) {
         if (j->failed)
             return -1;
-        diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(matrix).file],
-                    ynode_pos(matrix).line, ynode_pos(matrix).col, RULE_MATRIX_UNKNOWN,
-                    "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
-                    "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
+        diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(matrix), RULE_MATRIX_UNKNOWN,
+                "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
+                "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
         free(unknown);
         return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
     }
@@ -1170,8 +1168,8 @@ static int gha_references(const struct ynode *items, struct diag *d, const char 
             if (!t) {
                 struct ypos p = ynode_pos(n);
 
-                diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, RULE_NEEDS,
-                            "needs entries must be job ids");
+                diag_at(d, DIAG_ERROR, DIAG_INPUT, files, p, RULE_NEEDS,
+                        "needs entries must be job ids");
                 return -1;
             }
             if ((rc = visit(user, t, len, ynode_pos(n))) != 0)

@@ -124,8 +124,8 @@ static int error_at(const struct testarea *ta, const struct ynode *at, const cha
     va_list ap;
 
     va_start(ap, fmt);
-    diag_vreport(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files[p.file], p.line, p.col, RULE_TESTAREA,
-                 fmt, ap);
+    diag_vat(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files, p, RULE_TESTAREA,
+             fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -274,11 +274,11 @@ static int check_fields(const struct testarea *ta, const struct ynode *map, cons
         if (f->ignored) {
             struct ypos p = ynode_pos(k);
 
-            diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col,
-                        RULE_TESTAREA_IGNORED, "vLLM's generator does not read '%s' (no such field "
-                        "in ci-infra's step model): %s", f->name,
-                        f->type == F_CMDS ? "under it the step runs no command (write commands)"
-                                          : "it has no effect on CI");
+            diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p,
+                    RULE_TESTAREA_IGNORED, "vLLM's generator does not read '%s' (no such field "
+                    "in ci-infra's step model): %s", f->name,
+                    f->type == F_CMDS ? "under it the step runs no command (write commands)"
+                                      : "it has no effect on CI");
         }
         if (f->type == F_PAR && !check_parallelism)
             continue;
@@ -678,10 +678,10 @@ static void mirror_parallelism(struct testarea *ta, struct ynode *amd, const str
     p = ynode_pos(own ? own : overrides);
     if (ta->opts.mirror_parallelism == TA_MIRROR_INHERIT) {
         if (mine != parents)
-            diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, RULE_MIRROR_PARALLELISM,
-                        "mirror.amd.parallelism is ignored by a generator without ci-infra#473 "
-                        "(--mirror-parallelism inherit): the AMD mirror runs %lld job%s, not %lld", parents,
-                        parents == 1 ? "" : "s", mine);
+            diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p, RULE_MIRROR_PARALLELISM,
+                    "mirror.amd.parallelism is ignored by a generator without ci-infra#473 "
+                    "(--mirror-parallelism inherit): the AMD mirror runs %lld job%s, not %lld", parents,
+                    parents == 1 ? "" : "s", mine);
         return;
     }
     if (ynode_is_null(own))
@@ -689,10 +689,10 @@ static void mirror_parallelism(struct testarea *ta, struct ynode *amd, const str
     else
         ynode_set(ta->amd, amd, "parallelism", ynode_copy(ta->amd, own));
     if (mine != parents)
-        diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, RULE_MIRROR_PARALLELISM,
-                    "the AMD mirror runs %lld job%s with ci-infra#473 (e006ba64, the mirror's value wins); "
-                    "a generator without it runs %lld (see --mirror-parallelism inherit)", mine,
-                    mine == 1 ? "" : "s", parents);
+        diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p, RULE_MIRROR_PARALLELISM,
+                "the AMD mirror runs %lld job%s with ci-infra#473 (e006ba64, the mirror's value wins); "
+                "a generator without it runs %lld (see --mirror-parallelism inherit)", mine,
+                mine == 1 ? "" : "s", parents);
 }
 
 /* source_file_dependencies of a mirror (buildkite_step.py _get_amd_mirror_effective_step):
@@ -795,8 +795,8 @@ static int add_step(struct testarea *ta, struct ynode *step, struct ynode_doc *i
         struct ypos p = ynode_pos(ynode_get(step, "group"));
 
         /* step.py parse_steps_from_yaml: a file's group is every step's */
-        diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, RULE_TESTAREA_IGNORED,
-                    "a step's group has no effect: the file's group is every step's");
+        diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p, RULE_TESTAREA_IGNORED,
+                "a step's group has no effect: the file's group is every step's");
         ynode_remove(step, "group");
     }
     if (ensure_key(ta, doc, step) != 0)
@@ -952,8 +952,8 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
         ynode_doc_destroy(item.doc);
     }
     if (rc == 0 && !group) {
-        diag_report(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files[start.file], start.line, start.col,
-                    RULE_TESTAREA, "a test-area file needs 'group' (its group label)");
+        diag_at(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files, start,
+                RULE_TESTAREA, "a test-area file needs 'group' (its group label)");
         rc = -1;
     }
     if (rc == 0) {

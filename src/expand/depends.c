@@ -29,7 +29,7 @@ static int bad_entry(struct diag *d, const char *const *files, const struct ynod
 {
     struct ypos p = ynode_pos(at);
 
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, RULE_DEPENDS_ON, "%s", msg);
+    diag_at(d, DIAG_ERROR, DIAG_INPUT, files, p, RULE_DEPENDS_ON, "%s", msg);
     return -1;
 }
 

@@ -11,17 +11,9 @@
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
-static void input_error(const struct expand_ctx *ctx, const struct ynode *at, enum rule_id rule,
-                        const char *msg)
-{
-    struct ypos p = ynode_pos(at);
-
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, rule, "%s", msg);
-}
-
 static int out_of_memory(const struct expand_ctx *ctx, const struct ynode *at)
 {
-    input_error(ctx, at, RULE_INTERNAL, "out of memory");
+    diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_INTERNAL, "out of memory");
     return -1;
 }
 
@@ -36,7 +28,8 @@ static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *s
         return 0;
     if (kind != BK_COMMAND && kind != BK_TRIGGER) {
         snprintf(msg, sizeof(msg), "parallelism is not allowed on a %s step", bk_kind_name(kind));
-        input_error(ctx, v ? v : step, RULE_PARALLELISM, msg);
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(v ? v : step), RULE_PARALLELISM,
+                "%s", msg);
         return -1;
     }
     if (!ynode_int(v, &n) || n < 1 || n > EXPAND_MAX_PARALLELISM) {
@@ -50,11 +43,13 @@ static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *s
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
                      EXPAND_MAX_PARALLELISM, ynode_is_map(v) ? "mapping" : "list");
-        input_error(ctx, v ? v : step, RULE_PARALLELISM, msg);
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(v ? v : step), RULE_PARALLELISM,
+                "%s", msg);
         return -1;
     }
     if (ynode_has(step, "matrix")) {
-        input_error(ctx, v, RULE_PARALLELISM, "matrix and parallelism cannot be combined on one step");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(v), RULE_PARALLELISM,
+                "matrix and parallelism cannot be combined on one step");
         return -1;
     }
     return (long)n;
@@ -78,16 +73,16 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *
         if ((near = bk_key_suggest(kind, k, len)) != NULL) {
             char phrase[SUGGEST_PHRASE_MAX];
 
-            diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                        RULE_UNKNOWN_KEY, "unknown key '%.*s' in a %s step%s", SHORT(len), k,
-                        bk_kind_name(kind), suggest_phrase(near, phrase));
+            diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
+                    "unknown key '%.*s' in a %s step%s", SHORT(len), k, bk_kind_name(kind),
+                    suggest_phrase(near, phrase));
             continue;
         }
         if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
             continue;
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    RULE_UNKNOWN_KEY, "unknown key '%.*s' in a %s step%s", SHORT(len), k,
-                    bk_kind_name(kind), ctx->warned ? " (reported once per file)" : "");
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
+                "unknown key '%.*s' in a %s step%s", SHORT(len), k, bk_kind_name(kind),
+                ctx->warned ? " (reported once per file)" : "");
     }
 }
 
@@ -133,13 +128,13 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
     /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run
      * <label>") is not a step someone forgot to shard: shown as written, a warning. */
     if (kind != BK_COMMAND && kind != BK_TRIGGER)
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    RULE_PLACEHOLDER, "label placeholder '%%%c' in a %s step, which has no parallelism "
-                    "(Buildkite shows it as written)", t[at + 1], bk_kind_name(kind));
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_PLACEHOLDER,
+                "label placeholder '%%%c' in a %s step, which has no parallelism "
+                "(Buildkite shows it as written)", t[at + 1], bk_kind_name(kind));
     else
-        diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    RULE_PLACEHOLDER, "label placeholder '%%%c' in a step without parallelism (Buildkite "
-                    "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, pos, RULE_PLACEHOLDER,
+                "label placeholder '%%%c' in a step without parallelism (Buildkite "
+                "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
     return 0;
 }
 
@@ -173,10 +168,10 @@ static void check_shard_variables(const struct expand_ctx *ctx, const struct yno
     if (!user)
         return;
     p = ynode_pos(user);
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[p.file], p.line, p.col, RULE_SHARD_VARIABLES,
-                "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
-                ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
-                                          : "step without parallelism");
+    diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, p, RULE_SHARD_VARIABLES,
+            "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
+            ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
+                                      : "step without parallelism");
 }
 
 /* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
@@ -261,12 +256,14 @@ static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step
     const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step, *env;
 
     if (holder && !ynode_is_map(holder)) {
-        input_error(ctx, holder, RULE_TYPE, "build must be a mapping");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(holder), RULE_TYPE,
+                "build must be a mapping");
         return false;
     }
     env = ynode_get(holder, "env");
     if (env && !ynode_is_map(env)) {
-        input_error(ctx, env, RULE_TYPE, "env must be a mapping");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(env), RULE_TYPE,
+                "env must be a mapping");
         return false;
     }
     return true;
@@ -351,7 +348,8 @@ static int define_key(const struct expand_ctx *ctx, const struct ynode *step, un
         return 0;
     t = ynode_scalar(keynode, &len);
     if (!t) {
-        input_error(ctx, keynode ? keynode : step, RULE_TYPE, "key must be a string");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(keynode ? keynode : step),
+                RULE_TYPE, "key must be a string");
         return -1;
     }
     return ctx->on_key(ctx->user, t, len, shards, keynode->pos);
@@ -364,7 +362,7 @@ static int matrix_error(const struct expand_ctx *ctx, const struct bkm_error *er
 
     if (!err->at)
         return out_of_memory(ctx, step);
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, RULE_MATRIX, "%s", err->msg);
+    diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, p, RULE_MATRIX, "%s", err->msg);
     return -1;
 }
 
@@ -438,7 +436,8 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
     int rc = -1;
 
     if (kind != BK_COMMAND) {
-        input_error(ctx, mnode ? mnode : step, RULE_MATRIX, "matrix is allowed only on a command step");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(mnode ? mnode : step), RULE_MATRIX,
+                "matrix is allowed only on a command step");
         return -1;
     }
     if (!(m = bkm_read(mnode, &err)) || bkm_check_tokens(m, step, &err) != 0) {
@@ -451,8 +450,8 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
     if (!jobs) {
         struct ypos p = ynode_pos(mnode);
 
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col, RULE_MATRIX,
-                    "every combination of the matrix is skipped: the step runs no job");
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_MATRIX,
+                "every combination of the matrix is skipped: the step runs no job");
         for (size_t c = 0; c < bkm_combinations(m); c++) {
             if (tell_skipped(ctx, doc, step, kind, m, c, 0) != 0)
                 goto done;
@@ -506,9 +505,9 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     long n;
 
     if (kind == BK_INVALID) {
-        input_error(ctx, step, RULE_STEP_SHAPE,
-                    ynode_is_scalar(step) ? "a step written as a string must be wait, block or input"
-                                          : "a step must be a mapping");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(step), RULE_STEP_SHAPE, "%s",
+                ynode_is_scalar(step) ? "a step written as a string must be wait, block or input"
+                : "a step must be a mapping");
         return -1;
     }
     if (!ynode_is_map(step))
@@ -516,9 +515,9 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     if (kind == BK_UNKNOWN) {
         struct ypos p = ynode_pos(step);
 
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col,
-                    RULE_UNKNOWN_STEP, "cannot tell the step type (no command, wait, block, "
-                    "input, trigger or group key); it is kept as written");
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_UNKNOWN_STEP,
+                "cannot tell the step type (no command, wait, block, "
+                "input, trigger or group key); it is kept as written");
     } else if (ctx->check_keys) {
         warn_unknown_keys(ctx, step, kind);
     }
@@ -526,12 +525,13 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
         struct ynode *children = ynode_get(step, "steps");
 
         if (in_group) {
-            input_error(ctx, step, RULE_GROUP, "a group cannot contain another group");
+            diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(step), RULE_GROUP,
+                    "a group cannot contain another group");
             return -1;
         }
         if (!ynode_is_seq(children) || !ynode_len(children)) {
-            input_error(ctx, children ? children : step, RULE_GROUP,
-                        "a group needs 'steps': a list of at least one step");
+            diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(children ? children : step),
+                    RULE_GROUP, "a group needs 'steps': a list of at least one step");
             return -1;
         }
         if (define_key(ctx, step, 0) != 0)

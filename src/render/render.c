@@ -216,10 +216,9 @@ static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos 
             i = n - 2, o += (size_t)snprintf(text + o, sizeof(text) - o, " -> ...");
         o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? " -> " : "", unscoped(keys[i]));
     }
-    diag_report(r->diag, DIAG_ERROR, r->dialect->bad_references_fail ? DIAG_INPUT : DIAG_FINDING,
-                r->names[at.file], at.line, at.col,
-                RULE_DEPENDS_CYCLE, "%s cycle: %s (%s cannot run these %ss)",
-                r->dialect->reference_field, text, r->dialect->platform, r->dialect->job_noun);
+    diag_at(r->diag, DIAG_ERROR, r->dialect->bad_references_fail ? DIAG_INPUT : DIAG_FINDING, r->names, at,
+            RULE_DEPENDS_CYCLE, "%s cycle: %s (%s cannot run these %ss)", r->dialect->reference_field, text,
+            r->dialect->platform, r->dialect->job_noun);
 }
 
 /* A cycle needs a reference to a later step, or one that a step makes to itself or to
@@ -324,24 +323,20 @@ static void report_key_problems(struct run *r)
         const struct dialect *dl = r->dialect;
 
         if (p->collision)
-            diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, r->names[p->at.pos.file], p->at.pos.line,
-                        p->at.pos.col, RULE_KEY_COLLISION,
-                        "%s '%s' is already used by the %s at %s:%u:%u%s", dl->key_noun,
-                        unscoped(p->at.key), dl->job_noun, r->names[p->first.pos.file],
-                        p->first.pos.line, p->first.pos.col,
-                        p->first.shards ? " (expanded into shards)" : "");
+            diag_at(r->diag, DIAG_ERROR, DIAG_FINDING, r->names, p->at.pos, RULE_KEY_COLLISION,
+                    "%s '%s' is already used by the %s at %s:%u:%u%s", dl->key_noun, unscoped(p->at.key),
+                    dl->job_noun, r->names[p->first.pos.file], p->first.pos.line, p->first.pos.col,
+                    p->first.shards ? " (expanded into shards)" : "");
         else if (dl->bad_references_fail)
-            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[p->at.pos.file], p->at.pos.line,
-                        p->at.pos.col, RULE_UNKNOWN_NEEDS, "%s names '%s', which is not a %s of this "
-                        "file (%s rejects the file)%s", dl->reference_field, unscoped(p->at.key),
-                        dl->job_noun, dl->platform, p->more ? more_text(p->more) : "");
+            diag_at(r->diag, DIAG_ERROR, DIAG_INPUT, r->names, p->at.pos, RULE_UNKNOWN_NEEDS,
+                    "%s names '%s', which is not a %s of this "
+                    "file (%s rejects the file)%s", dl->reference_field, unscoped(p->at.key), dl->job_noun,
+                    dl->platform, p->more ? more_text(p->more) : "");
         else
-            diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[p->at.pos.file],
-                        p->at.pos.line, p->at.pos.col, RULE_DANGLING_DEPENDS_ON,
-                        "%s names '%s', which no rendered %s defines (%s fails "
-                        "the build unless another upload defines it)%s", dl->reference_field,
-                        unscoped(p->at.key), dl->job_noun, dl->platform,
-                        p->more ? more_text(p->more) : "");
+            diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->names, p->at.pos, RULE_DANGLING_DEPENDS_ON,
+                    "%s names '%s', which no rendered %s defines (%s fails "
+                    "the build unless another upload defines it)%s", dl->reference_field,
+                    unscoped(p->at.key), dl->job_noun, dl->platform, p->more ? more_text(p->more) : "");
     }
     if (r->problems_dropped)
         diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_KEY_COLLISION,
@@ -392,9 +387,9 @@ static void check_job_limit(struct run *r, struct ypos pos)
     unsigned limit = r->dialect->max_jobs_per_document;
 
     if (limit && r->jobs_in_doc > limit)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[pos.file], pos.line, pos.col,
-                    RULE_JOB_LIMIT, "this document renders %zu jobs; %s accepts at most %u "
-                    "per pipeline upload", r->jobs_in_doc, r->dialect->platform, limit);
+        diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->names, pos, RULE_JOB_LIMIT,
+                "this document renders %zu jobs; %s accepts at most %u "
+                "per pipeline upload", r->jobs_in_doc, r->dialect->platform, limit);
     r->jobs_total += r->jobs_in_doc;
     r->jobs_in_doc = 0;
 }

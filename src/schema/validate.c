@@ -42,8 +42,8 @@ static void report(void *user, const struct schema_error *e)
 
     if (!p.line)
         p = v->doc_pos;
-    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, e->rule, "%s: %s",
-                e->path[0] ? e->path : "(root)", e->message);
+    diag_at(v->diag, DIAG_ERROR, v->cls, v->files, p, e->rule, "%s: %s", e->path[0] ? e->path : "(root)",
+            e->message);
     v->errors++;
 }
 
@@ -119,7 +119,7 @@ static void error_here(struct validator *v, struct ypos p, enum rule_id keyword,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, keyword, "%s", msg);
+    diag_at(v->diag, DIAG_ERROR, v->cls, v->files, p, keyword, "%s", msg);
     v->errors++;
 }
 
@@ -297,8 +297,7 @@ void validator_item(struct validator *v, const struct stream_item *item)
     }
     if (!v->streaming) {
         if (assemble(v, item) != 0) {
-            diag_report(v->diag, DIAG_ERROR, DIAG_INPUT, v->files[item->pos.file], item->pos.line,
-                        item->pos.col, RULE_INTERNAL, "out of memory");
+            diag_at(v->diag, DIAG_ERROR, DIAG_INPUT, v->files, item->pos, RULE_INTERNAL, "out of memory");
             v->errors++;
         }
         return;
@@ -319,9 +318,9 @@ void validator_item(struct validator *v, const struct stream_item *item)
         v->items_pos = item->pos;
         if (item->bare) {
             v->bare = true;
-            diag_report(v->diag, DIAG_ERROR, v->cls, v->files[item->pos.file], item->pos.line,
-                        item->pos.col, RULE_TYPE, "(root): must be object, got an array "
-                        "(a bare list of steps; write it under 'steps:')");
+            diag_at(v->diag, DIAG_ERROR, v->cls, v->files, item->pos, RULE_TYPE,
+                    "(root): must be object, got an array "
+                    "(a bare list of steps; write it under 'steps:')");
             v->errors++;
         }
         break;

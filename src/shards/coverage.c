@@ -178,7 +178,7 @@ static void put(struct text *t, const char *fmt, ...)
 
 static void report_at(struct coverage *c, struct ypos p, enum diag_severity sev, const struct text *t)
 {
-    diag_report(c->d, sev, DIAG_FINDING, c->files[p.file], p.line, p.col, RULE_SHARD_COVERAGE, "%s", t->buf);
+    diag_at(c->d, sev, DIAG_FINDING, c->files, p, RULE_SHARD_COVERAGE, "%s", t->buf);
 }
 
 /* At the fan-out's first job (a problem of no one flag). */

@@ -40,6 +40,23 @@ START_TEST(diag_formats)
 }
 END_TEST
 
+/* diag_at names the file of a position by its number in the run's names. */
+START_TEST(diag_at_position)
+{
+    static const char *const files[] = {"a.yml", "b.yml"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT);
+
+    diag_at(d, DIAG_WARNING, DIAG_FINDING, files, (struct ypos){1, 3, 7}, RULE_NONE, "w %d", 1);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "b.yml:3:7: warning: w 1\n");
+    free(buf);
+}
+END_TEST
+
 START_TEST(diag_exit_codes)
 {
     struct diag *d = diag_create(stderr, DIAG_TEXT);
@@ -215,6 +232,7 @@ Suite *support_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, diag_formats);
+    tcase_add_test(tc, diag_at_position);
     tcase_add_test(tc, diag_exit_codes);
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);
