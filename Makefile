@@ -22,9 +22,10 @@ DEPLIBS   = $(if $(and $(wildcard $(DEPLIBDIR)/libfyaml.a),$(wildcard $(DEPLIBDI
 CHECKCFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
-# One folder per layer (docs/design.md); every module is src/<layer>/<module>.c.
-SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
-HDR     := $(wildcard include/fanout/*.h include/fanout/*.def src/*/*.h)
+# One folder per layer (docs/design.md); every module is src/<layer>/<module>.c, a
+# dialect's src/dialect/<dialect>/<module>.c (its private headers beside it).
+SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c src/*/*/*.c))
+HDR     := $(wildcard include/fanout/*.h include/fanout/*.def src/*/*.h src/*/*/*.h)
 TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
@@ -89,10 +90,10 @@ $(ASAN)/fanout: $(ASAN_OBJ) $(ASAN)/cmd/main.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(DEPLIBS)
 
 $(BUILD)/unit: $(TESTSRC) $(OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS)
 
 $(ASAN)/unit: $(TESTSRC) $(ASAN_OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS)
 
 $(BUILD)/schema-suite: test/conformance/schema_suite.c $(OBJ) $(HDR)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fanout/buildkite.h"
-#include "fanout/interpolate.h"
+#include "interpolate.h"
 #include "fanout/source.h"
 #include "fanout/strhash.h"
 #include "fanout/yscalar.h"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/bkmatrix.h"
+#include "bkmatrix.h"
 #include "fanout/buildkite.h"
-#include "fanout/placeholder.h"
+#include "placeholder.h"
 #include "fanout/suggest.h"
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))

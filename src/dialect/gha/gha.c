@@ -13,7 +13,7 @@
 
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
-#include "fanout/matrix.h"
+#include "matrix.h"
 #include "fanout/source.h"
 #include "fanout/ynode.h"
 

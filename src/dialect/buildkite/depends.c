@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fanout/buildkite.h"
-#include "fanout/placeholder.h"
+#include "placeholder.h"
 
 /* The key node of one depends_on entry: a scalar, or the `step` of a mapping. */
 static const struct ynode *entry_key(const struct ynode *entry)

@@ -1,4 +1,4 @@
-#include "fanout/bkmatrix.h"
+#include "bkmatrix.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fanout/bkinterp.h"
-#include "fanout/bkmatrix.h"
+#include "bkmatrix.h"
 #include "fanout/dialect.h"
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
