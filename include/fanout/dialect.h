@@ -10,13 +10,61 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fanout/depends.h"
 #include "fanout/diag.h"
 #include "fanout/emit.h"
-#include "fanout/expand.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/ynode.h"
+
+struct expr_value;
+
+/* ---- what render tells a dialect, and what a dialect tells render ---- */
+
+/* Told about every key (or job id) the rendered jobs define. `shards` is N for the key
+ * of a job fanned out into N jobs (a valid reference, not a job of its own) and 0 for
+ * the key of an output job. Return non-zero to stop. */
+typedef int (*dialect_key_fn)(void *user, const char *key, size_t len, unsigned shards, struct ypos pos);
+
+/* Told about every job the platform would not create (a Buildkite matrix adjustment's
+ * `skip`): the job as it would have been, and why (true or a reason). For what
+ * compares renderings. Return non-zero to stop. */
+typedef int (*dialect_skipped_fn)(void *user, const struct ynode *job, const struct ynode *skip);
+
+/* Called for each key a reference between jobs (depends_on, needs) names. Return
+ * non-zero to stop. */
+typedef int (*dialect_visit_fn)(void *user, const char *key, size_t len, struct ypos pos);
+
+/* How many jobs the job keyed `key` was fanned out into; 0 leaves a reference to it as
+ * it is. Asked once per reference, in the order the `references` entry visits them. */
+typedef unsigned (*dialect_shards_fn)(void *user, const char *key, size_t len);
+
+/* An edge of the "waits for" graph: the job keyed `from` cannot finish before the job
+ * keyed `to` has (pos: where `to` is named). Return non-zero to stop. */
+typedef int (*dialect_edge_fn)(void *user, const char *from, size_t flen, const char *to, size_t tlen,
+                               struct ypos pos);
+
+/* What a dialect's expansion and rewriting are told about the run. */
+struct dialect_ctx {
+    struct diag *diag;
+    const char *const *files; /* file names by ypos.file, for messages */
+    size_t n_files;
+    bool upload;              /* for the platform's upload: keep what it fills in at run time */
+    bool allow_placeholders;  /* %N in a step without parallelism is not an error */
+    dialect_key_fn on_key;    /* may be NULL */
+    dialect_skipped_fn on_skipped; /* may be NULL */
+    void *user;
+    /* The jobs were made by a dialect that renders into this one's (test-area files into
+     * Buildkite steps) and that checked their keys itself: no unknown-key warnings. */
+    bool keys_checked;
+    /* Expression contexts known for the whole run (an object: `inputs`, `vars`,
+     * `github`...); NULL: none. For the dialects that evaluate expressions. */
+    const struct expr_value *contexts;
+    /* The dialect's own state for this run (state_create), or NULL. */
+    void *state;
+    /* The inputs by ypos.file, for a dialect that reads one again (a called workflow):
+     * each read is checked against the others (source_changed). */
+    struct source *const *sources;
+};
 
 /* What a dialect reads: the opened inputs, in order. */
 struct dialect_input {
@@ -25,7 +73,6 @@ struct dialect_input {
     struct source *const *sources;
     const char *const *names; /* by file number */
     size_t n;
-    struct strset *warned;    /* unknown keys reported in the current file; cleared per file */
     unsigned platform;        /* test-area: enum ta_platform */
     unsigned mirror_parallelism; /* test-area: enum ta_mirror_parallelism */
     bool upload;
@@ -101,16 +148,26 @@ struct dialect {
 
     /* Expands the jobs of an item in place (`items`: the root of a STEP item's document),
      * telling ctx->on_key about every key or job id defined. 0, or -1 after an input error. */
-    int (*expand)(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items);
+    int (*expand)(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items);
     /* The references between jobs (depends_on, needs): edges as written (before
      * expansion), written in one form, visited and rewritten to name every job of a
-     * fanned-out target; the same contracts as depends.h's functions. */
-    int (*edges)(const struct ynode *items, depends_edge_fn fn, void *user, bool *local_cycle);
+     * fanned-out target.
+     * `edges`: the edges of the items as written (before expansion: a fanned-out job is
+     * one node of the graph); *local_cycle is set when a job waits for itself or for
+     * the group it is in (the cycles that need no reference to a later job). 0, or what
+     * `fn` returned.
+     * `normalize`: references written in the one form the rendering's schema takes. 0,
+     * or -1 when out of memory.
+     * `references`: every reference of the expanded items, in order; a malformed one is
+     * reported as an input error (-1).
+     * `rewrite`: every reference to a fanned-out job made a reference to each of its
+     * jobs (asking `shards_of` in the order `references` visits them). 0, or -1 (OOM). */
+    int (*edges)(const struct ynode *items, dialect_edge_fn fn, void *user, bool *local_cycle);
     int (*normalize)(struct ynode_doc *doc, struct ynode *items);
     int (*references)(const struct ynode *items, struct diag *d, const char *const *files,
-                      depends_visit_fn visit, void *user);
-    int (*rewrite)(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
-                   depends_shards_fn shards_of, void *user);
+                      dialect_visit_fn visit, void *user);
+    int (*rewrite)(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
+                   dialect_shards_fn shards_of, void *user);
     /* What a dialect keeps across the items of one run (ctx->state), or NULL for none. */
     void *(*state_create)(void);
     void (*state_destroy)(void *state);
@@ -123,6 +180,15 @@ struct dialect {
 };
 
 extern const struct dialect dialect_buildkite, dialect_testarea, dialect_gha;
+
+/* What the dialects whose rendering is a Buildkite pipeline share with the Buildkite
+ * dialect (test-area files render into Buildkite steps): the step layout, Buildkite's
+ * default limits (docs: platform/limits), and whether Buildkite documents a key of a
+ * command step. */
+extern const struct emit_layout dialect_buildkite_layout;
+#define DIALECT_BUILDKITE_JOBS_PER_UPLOAD 500
+#define DIALECT_BUILDKITE_JOBS_PER_BUILD 4000
+bool dialect_buildkite_command_key(const char *key, size_t len);
 
 /* By name ("buildkite", "testarea", "gha"); NULL for any other. */
 const struct dialect *dialect_find(const char *name);

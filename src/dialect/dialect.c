@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/strset.h"
-
 static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_testarea,
                                                  &dialect_gha, NULL};
 
@@ -80,7 +78,6 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
         if (!r->s) {
             if (r->file == r->in.n)
                 return 0;
-            strset_clear(r->in.warned);
             r->s = stream_open_shaped(r->in.sources[r->file], (unsigned)r->file, r->in.shape,
                                       r->in.diag);
             if (!r->s)

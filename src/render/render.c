@@ -6,17 +6,14 @@
 #include <string.h>
 
 #include "fanout/coverage.h"
-#include "fanout/depends.h"
 #include "fanout/dialect.h"
 #include "fanout/depgraph.h"
-#include "fanout/expand.h"
 #include "fanout/inputs.h"
 #include "fanout/keyindex.h"
 #include "fanout/output.h"
 #include "fanout/shardmap.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
-#include "fanout/strset.h"
 #include "fanout/validate.h"
 
 struct run {
@@ -32,7 +29,6 @@ struct run {
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
     bool local_cycle;        /* a step named itself or its own group */
-    struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
     /* One pass when it can: pass 1 also feeds the rendering to the sink, rewriting
      * depends_on from the sharded keys seen so far (`early`). That rendering is right
@@ -77,7 +73,6 @@ static struct dialect_reader *reader_open(struct run *r, struct validator *in_ch
         .sources = r->sources,
         .names = r->names,
         .n = r->n_sources,
-        .warned = r->warned,
         .platform = r->opts->platform,
         .mirror_parallelism = r->opts->mirror_parallelism,
         .upload = r->opts->upload,
@@ -343,9 +338,9 @@ static void report_key_problems(struct run *r)
                     "%zu more key problems not shown", r->problems_dropped);
 }
 
-static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
+static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
 {
-    struct expand_ctx ctx = {
+    struct dialect_ctx ctx = {
         .diag = r->diag,
         .files = r->names,
         .n_files = r->n_sources,
@@ -354,7 +349,6 @@ static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
         .on_key = first_pass ? on_key : NULL,
         .on_skipped = r->sink->skipped ? on_skipped : NULL,
         .user = r,
-        .warned = r->warned,
         .contexts = r->opts->contexts,
         .state = r->dialect_state,
         .sources = r->sources,
@@ -366,7 +360,7 @@ static int check_step(struct run *r, struct stream_item *item)
 {
     const struct dialect *dl = r->dialect;
     struct ynode *items = ynode_doc_root(item->doc);
-    struct expand_ctx ctx = expand_ctx_for(r, true);
+    struct dialect_ctx ctx = dialect_ctx_for(r, true);
 
     /* Before expansion, while a fanned-out job is still one node of the graph. */
     if (dl->edges(items, on_edge, r, &r->local_cycle) != 0)
@@ -400,7 +394,7 @@ static int first_pass(struct run *r)
     struct stream_item item;
     struct ypos doc_pos = {0, 0, 0};
     int rc = reader ? 0 : -1, more;
-    struct expand_ctx ctx = expand_ctx_for(r, true);
+    struct dialect_ctx ctx = dialect_ctx_for(r, true);
 
     while (rc == 0 && (more = r->dialect->next(reader, &item)) != 0) {
         if (more < 0) {
@@ -465,7 +459,7 @@ static unsigned shards_of(void *user, const char *key, size_t len)
 static int feed_all(struct run *r)
 {
     const struct dialect *dl = r->dialect;
-    struct expand_ctx ctx = expand_ctx_for(r, false);
+    struct dialect_ctx ctx = dialect_ctx_for(r, false);
     struct dialect_reader *reader = reader_open(r, NULL);
     struct stream_item item;
     int rc = reader ? 0 : -1, more;
@@ -617,8 +611,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     r.names = calloc(n ? n : 1, sizeof(*r.names));
     r.keys = keyindex_create(RENDER_INDEX_BUDGET);
     r.graph = depgraph_create(RENDER_GRAPH_BUDGET);
-    r.warned = strset_create();
-    if (!r.sources || !r.names || !r.keys || !r.graph || !r.warned) {
+    if (!r.sources || !r.names || !r.keys || !r.graph) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
@@ -707,7 +700,6 @@ done:
     free(r.names);
     keyindex_destroy(r.keys);
     depgraph_destroy(r.graph);
-    strset_destroy(r.warned);
     free(r.problems);
     free(r.scoped);
     if (r.dialect_state)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
+#include "steps.h"
 #include "interpolate.h"
 #include "fanout/source.h"
 #include "fanout/strhash.h"

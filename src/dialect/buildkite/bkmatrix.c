@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
+#include "steps.h"
 #include "fanout/yscalar.h"
 
 #define SHORT(len) ((int)((len) > 60 ? 60 : (len)))

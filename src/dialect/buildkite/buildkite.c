@@ -1,187 +1,18 @@
-#include "fanout/buildkite.h"
-
+/* buildkite: the Buildkite dialect's entry: a pipeline's files read (and interpolated
+ * as `pipeline upload` does), its steps expanded, its jobs and their identity for diff. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fanout/bkinterp.h"
-#include "bkmatrix.h"
 #include "fanout/dialect.h"
-#include "fanout/suggest.h"
+#include "fanout/strset.h"
 #include "fanout/ynode.h"
 
-const char *const bk_label_keys[] = {"label", "name", NULL};
-const char *const bk_key_keys[] = {"key", "id", "identifier", NULL};
-
-/* A key name with its length: the lists are searched for every key of every step. */
-struct key {
-    const char *name;
-    size_t len;
-};
-
-#define K(s) {s, sizeof(s) - 1}
-
-static const struct key common_keys[] = {
-    K("key"), K("id"), K("identifier"), K("depends_on"), K("allow_dependency_failure"),
-    K("if"), K("branches"), K("label"), K("name"), K("type"), K("if_changed"), {NULL, 0}};
-static const struct key command_keys[] = {
-    K("command"), K("commands"), K("agents"), K("agent_query_rules"), K("env"),
-    K("plugins"), K("artifact_paths"), K("artifacts"), K("parallelism"), K("matrix"),
-    K("skip"), K("soft_fail"), K("retry"), K("timeout_in_minutes"), K("timeout"),
-    K("priority"), K("concurrency"), K("concurrency_group"), K("concurrency_method"),
-    K("cancel_on_build_failing"), K("notify"), K("secrets"), K("cache"), K("checkout"),
-    K("image"), K("signature"), {NULL, 0}};
-static const struct key wait_keys[] = {
-    K("wait"), K("waiter"), K("continue_on_failure"), {NULL, 0}};
-static const struct key block_keys[] = {
-    K("block"), K("input"), K("manual"), K("prompt"), K("fields"), K("blocked_state"),
-    K("allowed_teams"), {NULL, 0}};
-static const struct key trigger_keys[] = {
-    K("trigger"), K("build"), K("async"), K("skip"), K("soft_fail"), K("parallelism"),
-    {NULL, 0}};
-static const struct key group_keys[] = {
-    K("group"), K("steps"), K("notify"), K("skip"), {NULL, 0}};
-
-static bool in_list(const struct key *list, const char *key, size_t len)
-{
-    for (; list->name; list++) {
-        if (list->len == len && memcmp(list->name, key, len) == 0)
-            return true;
-    }
-    return false;
-}
-
-static bool has(const struct ynode *step, const char *key)
-{
-    return ynode_has(step, key);
-}
-
-static enum bk_kind kind_from_type(const struct ynode *type)
-{
-    static const struct {
-        const char *name;
-        enum bk_kind kind;
-    } types[] = {
-        {"command", BK_COMMAND}, {"script", BK_COMMAND}, {"wait", BK_WAIT},
-        {"waiter", BK_WAIT},     {"block", BK_BLOCK},    {"manual", BK_BLOCK},
-        {"input", BK_INPUT},     {"trigger", BK_TRIGGER}, {"group", BK_GROUP},
-    };
-
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        if (ynode_scalar_is(type, types[i].name))
-            return types[i].kind;
-    }
-    return BK_UNKNOWN;
-}
-
-enum bk_kind bk_step_kind(const struct ynode *step)
-{
-    if (!step)
-        return BK_INVALID;
-    if (ynode_is_scalar(step)) {
-        if (ynode_scalar_is(step, "wait") || ynode_scalar_is(step, "waiter"))
-            return BK_WAIT;
-        if (ynode_scalar_is(step, "block") || ynode_scalar_is(step, "manual"))
-            return BK_BLOCK;
-        if (ynode_scalar_is(step, "input"))
-            return BK_INPUT;
-        return BK_INVALID;
-    }
-    if (!ynode_is_map(step))
-        return BK_INVALID;
-    if (has(step, "type"))
-        return kind_from_type(ynode_get(step, "type"));
-    if (has(step, "command") || has(step, "commands") || has(step, "plugins"))
-        return BK_COMMAND;
-    if (has(step, "wait") || has(step, "waiter"))
-        return BK_WAIT;
-    if (has(step, "block") || has(step, "manual"))
-        return BK_BLOCK;
-    if (has(step, "input"))
-        return BK_INPUT;
-    if (has(step, "trigger"))
-        return BK_TRIGGER;
-    if (has(step, "group"))
-        return BK_GROUP;
-    return BK_UNKNOWN;
-}
-
-const char *bk_kind_name(enum bk_kind kind)
-{
-    switch (kind) {
-    case BK_COMMAND:
-        return "command";
-    case BK_WAIT:
-        return "wait";
-    case BK_BLOCK:
-        return "block";
-    case BK_INPUT:
-        return "input";
-    case BK_TRIGGER:
-        return "trigger";
-    case BK_GROUP:
-        return "group";
-    case BK_UNKNOWN:
-        return "unknown";
-    case BK_INVALID:
-        break;
-    }
-    return "invalid";
-}
-
-/* The keys of a step type's list, into names (NULL-terminated); their number. */
-static size_t list_names(const struct key *list, const char **names, size_t n)
-{
-    for (; list->name; list++)
-        names[n++] = list->name;
-    names[n] = NULL;
-    return n;
-}
-
-/* The keys a step type has besides the common ones; NULL for none (unknown, invalid). */
-static const struct key *kind_keys(enum bk_kind kind)
-{
-    switch (kind) {
-    case BK_COMMAND:
-        return command_keys;
-    case BK_WAIT:
-        return wait_keys;
-    case BK_BLOCK:
-    case BK_INPUT:
-        return block_keys;
-    case BK_TRIGGER:
-        return trigger_keys;
-    case BK_GROUP:
-        return group_keys;
-    case BK_UNKNOWN:
-    case BK_INVALID:
-        break;
-    }
-    return NULL;
-}
-
-const char *bk_key_suggest(enum bk_kind kind, const char *key, size_t len)
-{
-    const char *names[96];
-    size_t n = list_names(common_keys, names, 0);
-
-    if (kind_keys(kind))
-        list_names(kind_keys(kind), names, n);
-    return suggest_closest(key, len, names, suggest_limit(len));
-}
-
-bool bk_known_key(enum bk_kind kind, const char *key, size_t len)
-{
-    return in_list(common_keys, key, len) || (kind_keys(kind) && in_list(kind_keys(kind), key, len));
-}
-
-int bk_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
-{
-    struct expand_ctx own = *ctx;
-
-    own.check_keys = true;
-    return expand_steps(&own, doc, steps);
-}
+#include "bkmatrix.h"
+#include "depends.h"
+#include "expand.h"
+#include "steps.h"
 
 static unsigned env_number(const struct ynode *step, const char *name, bool *present)
 {
@@ -263,14 +94,14 @@ static const char *identify(const struct ynode *step, unsigned *part, unsigned p
     return t;
 }
 
-int bk_rewrite(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
-               depends_shards_fn shards_of, void *user)
+static int bk_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                      dialect_shards_fn shards_of, void *user)
 {
     (void)ctx;
     return depends_rewrite(doc, steps, shards_of, user);
 }
 
-long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
+static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
 {
     long jobs = 0;
 
@@ -307,7 +138,7 @@ long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
     return jobs;
 }
 
-int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
+static int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
 {
     static const char *const text_keys[] = {"command", "commands", "script", "env", NULL};
     int rc = 0;
@@ -335,13 +166,32 @@ static const char *const step_key_order[] = {
     "group", "wait", "waiter", "block", "input", "manual", "trigger", "label", "name",
     "key", "id", "identifier", "depends_on", "command", "commands", "env", "agents", NULL};
 
-const struct emit_layout bk_layout = {"steps", false, step_key_order, "steps"};
+const struct emit_layout dialect_buildkite_layout = {"steps", false, step_key_order, "steps"};
+
+static void *bk_state_create(void)
+{
+    struct bk_state *st = calloc(1, sizeof(*st));
+
+    if (st && !(st->warned = strset_create())) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+static void bk_state_destroy(void *state)
+{
+    struct bk_state *st = state;
+
+    strset_destroy(st->warned);
+    free(st);
+}
 
 const struct dialect dialect_buildkite = {
     .name = "buildkite",
     .description = "Buildkite pipeline",
     .shape = stream_steps_shape,
-    .layout = &bk_layout,
+    .layout = &dialect_buildkite_layout,
     .input_schema = NULL,
     .rendered_schema = "buildkite-rendered",
     .platform = "Buildkite",
@@ -352,16 +202,18 @@ const struct dialect dialect_buildkite = {
     .reference_field = "depends_on",
     .keys_per_file = false,
     .bad_references_fail = false,
-    .max_jobs_per_document = BK_JOBS_PER_UPLOAD,
-    .max_jobs_total = BK_JOBS_PER_BUILD,
+    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD,
+    .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,
     .open = bk_open,
     .next = dialect_files_next,
     .close = dialect_files_close,
-    .expand = bk_expand,
+    .expand = expand_steps,
     .edges = depends_edges,
     .normalize = depends_normalize,
     .references = depends_each,
     .rewrite = bk_rewrite,
+    .state_create = bk_state_create,
+    .state_destroy = bk_state_destroy,
     .each_job = bk_each_job,
     .each_text = bk_each_text,
     .shard_index_variable = "BUILDKITE_PARALLEL_JOB",

@@ -1,24 +1,26 @@
-#include "fanout/expand.h"
+#include "expand.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bkmatrix.h"
-#include "fanout/buildkite.h"
-#include "placeholder.h"
+#include "fanout/strset.h"
 #include "fanout/suggest.h"
+
+#include "bkmatrix.h"
+#include "placeholder.h"
+#include "steps.h"
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
-static int out_of_memory(const struct expand_ctx *ctx, const struct ynode *at)
+static int out_of_memory(const struct dialect_ctx *ctx, const struct ynode *at)
 {
     diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_INTERNAL, "out of memory");
     return -1;
 }
 
 /* Reads `parallelism`: 0 when absent, -1 after an error, else N in 1..1000. */
-static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     struct ynode *v = ynode_get(step, "parallelism");
     long long n;
@@ -55,8 +57,21 @@ static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *s
     return (long)n;
 }
 
-static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+/* Whether unknown key `k` was warned about before in `file` (a file's warnings are its
+ * own; a run reads the files in order). */
+static bool warned_before(struct bk_state *st, unsigned file, const char *k, size_t len)
 {
+    if (file != st->warned_file) {
+        strset_clear(st->warned);
+        st->warned_file = file;
+    }
+    return strset_add(st->warned, k, len) != 0;
+}
+
+static void warn_unknown_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+{
+    struct bk_state *st = ctx->state;
+
     for (size_t i = 0; i < ynode_len(step); i++) {
         const struct ynode *key = ynode_key(step, i);
         size_t len;
@@ -78,11 +93,11 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *
                     suggest_phrase(near, phrase));
             continue;
         }
-        if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
+        if (st && warned_before(st, pos.file, k, len))
             continue;
         diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
                 "unknown key '%.*s' in a %s step%s", SHORT(len), k, bk_kind_name(kind),
-                ctx->warned ? " (reported once per file)" : "");
+                st ? " (reported once per file)" : "");
     }
 }
 
@@ -113,7 +128,7 @@ static bool sets_shard_env(const struct ynode *step, enum bk_kind kind)
     return ynode_has(ynode_get(holder, "env"), "BUILDKITE_PARALLEL_JOB");
 }
 
-static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static int check_placeholders(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     const char *field = label_field(step, kind);
     const struct ynode *label = field ? ynode_get(step, field) : NULL;
@@ -155,7 +170,7 @@ static const struct ynode *shard_variable_user(const struct ynode *n)
 /* A step without parallelism (of any type; a matrix step's jobs are no parallel jobs)
  * that reads BUILDKITE_PARALLEL_JOB(_COUNT): Buildkite leaves them unset, unless the
  * step's env sets them (a rendered shard does). */
-static void check_shard_variables(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static void check_shard_variables(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     static const char *const fields[] = {"command", "commands", "env", "plugins"};
     const struct ynode *user = NULL;
@@ -251,7 +266,7 @@ static int set_shard_env(struct ynode_doc *doc, struct ynode *holder, const stru
 
 /* The mapping that holds a shard's env: the step, or `build` for a trigger. Reports
  * and returns false when the input gives `env` (or `build`) a type that cannot hold it. */
-static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static bool env_holder_ok(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step, *env;
 
@@ -271,7 +286,7 @@ static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step
 
 /* Gives `job` (a copy of `step`) the key `<key>-<index>` when the step has a key, and
  * tells on_key. 0, or -1 when out of memory or on_key stops. */
-static int set_job_key(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
+static int set_job_key(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
                        const struct ynode *step, unsigned index)
 {
     struct ynode *keynode = NULL;
@@ -292,7 +307,7 @@ static int set_job_key(const struct expand_ctx *ctx, struct ynode_doc *doc, stru
 
 /* Shard `index` of `count` of `step` (which has lost its parallelism): a shallow copy
  * with its own label, key, commands and env. NULL when out of memory or on_key stops. */
-static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *doc,
+static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc *doc,
                                 const struct ynode *step, enum bk_kind kind, unsigned index,
                                 unsigned count, const struct shard_nodes *nodes, struct ypos ppos)
 {
@@ -338,7 +353,7 @@ static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *
 }
 
 /* Tells on_key about the step's own key (N for a step about to be sharded). */
-static int define_key(const struct expand_ctx *ctx, const struct ynode *step, unsigned shards)
+static int define_key(const struct dialect_ctx *ctx, const struct ynode *step, unsigned shards)
 {
     struct ynode *keynode;
     size_t len;
@@ -356,7 +371,7 @@ static int define_key(const struct expand_ctx *ctx, const struct ynode *step, un
 }
 
 /* A matrix error: at the token inside a scalar when there is one. */
-static int matrix_error(const struct expand_ctx *ctx, const struct bkm_error *err, const struct ynode *step)
+static int matrix_error(const struct dialect_ctx *ctx, const struct bkm_error *err, const struct ynode *step)
 {
     struct ypos p = ynode_text_pos(err->at, err->offset);
 
@@ -412,7 +427,7 @@ static struct ynode *make_matrix_job(struct ynode_doc *doc, const struct ynode *
 }
 
 /* Tells on_skipped about the job a skipped combination would have been. */
-static int tell_skipped(const struct expand_ctx *ctx, struct ynode_doc *doc, const struct ynode *step,
+static int tell_skipped(const struct dialect_ctx *ctx, struct ynode_doc *doc, const struct ynode *step,
                         enum bk_kind kind, const struct bkm_matrix *m, size_t combo, size_t jobs)
 {
     struct ynode *job;
@@ -426,7 +441,7 @@ static int tell_skipped(const struct expand_ctx *ctx, struct ynode_doc *doc, con
 
 /* Replaces item *i of `steps`, a step with `matrix`, by its jobs; on return *i is the
  * index of the last of them (one before the step when it made none). */
-static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_matrix(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                          size_t *i, struct ynode *step, enum bk_kind kind)
 {
     struct ynode *mnode = ynode_get(step, "matrix");
@@ -491,11 +506,11 @@ done:
     return rc;
 }
 
-static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_in(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                      bool in_group);
 
 /* Expands item *i of `steps`; on return *i is the index of the last item it became. */
-static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                       size_t *i, bool in_group)
 {
     struct ynode *step = ynode_item(steps, *i);
@@ -518,7 +533,7 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
         diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_UNKNOWN_STEP,
                 "cannot tell the step type (no command, wait, block, "
                 "input, trigger or group key); it is kept as written");
-    } else if (ctx->check_keys) {
+    } else if (!ctx->keys_checked) {
         warn_unknown_keys(ctx, step, kind);
     }
     if (kind == BK_GROUP) {
@@ -570,7 +585,7 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     return 0;
 }
 
-static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_in(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                      bool in_group)
 {
     for (size_t i = 0; i < ynode_len(steps); i++) {
@@ -580,7 +595,7 @@ static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct
     return 0;
 }
 
-int expand_steps(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+int expand_steps(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
 {
     return expand_in(ctx, doc, steps, false);
 }

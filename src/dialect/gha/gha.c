@@ -26,7 +26,7 @@ static const struct stream_shape jobs_shape[] = {{"jobs", true}, {NULL, false}};
 /* ---- one job ---- */
 
 struct job {
-    const struct expand_ctx *ctx;
+    const struct dialect_ctx *ctx;
     struct ynode_doc *doc;
     struct expr_contexts *contexts; /* the job's: the run's known contexts, matrix, strategy */
     int failed;                     /* an input error was reported */
@@ -910,7 +910,7 @@ static int inline_call(struct job *j, struct ynode *items)
     struct ynode_doc *callee;
     const struct ynode *on, *jobs;
     struct expr_value *inputs, *contexts;
-    struct expand_ctx ctx;
+    struct dialect_ctx ctx;
     struct job sub;
     bool unknown;
     long file;
@@ -1123,7 +1123,7 @@ static int expand_job(struct job *j, struct ynode *items)
     return 0;
 }
 
-static int gha_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
+static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
 {
     struct job j = {.ctx = ctx, .doc = doc};
     int rc;
@@ -1154,7 +1154,7 @@ static int gha_normalize(struct ynode_doc *doc, struct ynode *items)
 }
 
 static int gha_references(const struct ynode *items, struct diag *d, const char *const *files,
-                          depends_visit_fn visit, void *user)
+                          dialect_visit_fn visit, void *user)
 {
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         const struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
@@ -1179,7 +1179,7 @@ static int gha_references(const struct ynode *items, struct diag *d, const char 
     return 0;
 }
 
-static int gha_edges(const struct ynode *items, depends_edge_fn fn, void *user, bool *local_cycle)
+static int gha_edges(const struct ynode *items, dialect_edge_fn fn, void *user, bool *local_cycle)
 {
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         size_t flen;
@@ -1201,8 +1201,8 @@ static int gha_edges(const struct ynode *items, depends_edge_fn fn, void *user, 
     return 0;
 }
 
-static int gha_rewrite(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
-                       depends_shards_fn shards_of, void *user)
+static int gha_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
+                       dialect_shards_fn shards_of, void *user)
 {
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         struct ynode *needs = ynode_get(ynode_value(items, i), "needs");

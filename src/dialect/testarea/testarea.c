@@ -4,10 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
 #include "fanout/dialect.h"
 #include "fanout/shellword.h"
-#include "fanout/strset.h"
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
@@ -605,7 +603,7 @@ static void drop_dialect_fields(struct ynode *step)
         size_t len;
         const char *name = ynode_scalar(ynode_key(step, i), &len);
 
-        if (!bk_known_key(BK_COMMAND, name, len))
+        if (!dialect_buildkite_command_key(name, len))
             ynode_remove_at(step, i);
     }
 }
@@ -1034,7 +1032,6 @@ static int ta_next(struct dialect_reader *r, struct stream_item *item)
             struct stream *s;
             int rc;
 
-            strset_clear(r->in.warned);
             s = stream_open(r->in.sources[r->file], (unsigned)r->file, r->in.diag);
             rc = s ? testarea_file(r->ta, s, &item->doc) : -1;
             stream_close(s);
@@ -1078,20 +1075,54 @@ static void ta_close(struct dialect_reader *r)
     free(r);
 }
 
-/* The dialect checked its own fields: Buildkite's key list does not apply. */
-static int ta_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
-{
-    struct expand_ctx own = *ctx;
+/* The rendering is Buildkite steps: Buildkite's expansion, references and jobs. */
 
-    own.check_keys = false;
-    return expand_steps(&own, doc, steps);
+/* The dialect checked its own fields: Buildkite's key list does not apply. */
+static int ta_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+{
+    struct dialect_ctx own = *ctx;
+
+    own.keys_checked = true;
+    return dialect_buildkite.expand(&own, doc, steps);
+}
+
+static int ta_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle)
+{
+    return dialect_buildkite.edges(steps, fn, user, local_cycle);
+}
+
+static int ta_normalize(struct ynode_doc *doc, struct ynode *steps)
+{
+    return dialect_buildkite.normalize(doc, steps);
+}
+
+static int ta_references(const struct ynode *steps, struct diag *d, const char *const *files,
+                         dialect_visit_fn visit, void *user)
+{
+    return dialect_buildkite.references(steps, d, files, visit, user);
+}
+
+static int ta_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                      dialect_shards_fn shards_of, void *user)
+{
+    return dialect_buildkite.rewrite(ctx, doc, steps, shards_of, user);
+}
+
+static long ta_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
+{
+    return dialect_buildkite.each_job(steps, fn, user);
+}
+
+static int ta_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
+{
+    return dialect_buildkite.each_text(step, fn, user);
 }
 
 const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
     .shape = stream_steps_shape,
-    .layout = &bk_layout,
+    .layout = &dialect_buildkite_layout,
     .input_schema = "testarea",
     .rendered_schema = "buildkite-rendered",
     .platform = "Buildkite",
@@ -1102,18 +1133,18 @@ const struct dialect dialect_testarea = {
     .reference_field = "depends_on",
     .keys_per_file = false,
     .bad_references_fail = false,
-    .max_jobs_per_document = BK_JOBS_PER_UPLOAD,
-    .max_jobs_total = BK_JOBS_PER_BUILD,
+    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD,
+    .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,
     .open = ta_open,
     .next = ta_next,
     .close = ta_close,
     .expand = ta_expand,
-    .edges = depends_edges,
-    .normalize = depends_normalize,
-    .references = depends_each,
-    .rewrite = bk_rewrite,
-    .each_job = bk_each_job,
-    .each_text = bk_each_text,
+    .edges = ta_edges,
+    .normalize = ta_normalize,
+    .references = ta_references,
+    .rewrite = ta_rewrite,
+    .each_job = ta_each_job,
+    .each_text = ta_each_text,
     .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
     .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
 };
