@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fanout/diag.h"
 #include "fanout/emit.h"
@@ -16,6 +17,7 @@
 #include "fanout/stream.h"
 #include "fanout/ynode.h"
 
+struct dialect;
 struct expr_value;
 
 /* ---- what render tells a dialect, and what a dialect tells render ---- */
@@ -43,22 +45,98 @@ typedef unsigned (*dialect_shards_fn)(void *user, const char *key, size_t len);
 typedef int (*dialect_edge_fn)(void *user, const char *from, size_t flen, const char *to, size_t tlen,
                                struct ypos pos);
 
+/* ---- the options a dialect declares ---- */
+
+/* What the options of every dialect said, for a run (opaque; dialect.c). */
+struct dialect_options;
+
+/* Which commands take a dialect's option. */
+enum dialect_option_scope {
+    DIALECT_OPTION_RENDER = 1,      /* the commands that render (render, check, diff...) */
+    DIALECT_OPTION_EXPRESSIONS = 2, /* the command that evaluates expressions (expr) */
+};
+
+/* An option a dialect takes on the command line (--NAME VALUE) and in the config's
+ * defaults (NAME, with '_' for '-'). */
+struct dialect_option {
+    const char *name;
+    bool has_arg;
+    /* The words it takes (NULL-terminated; the first is what not giving it means), or
+     * NULL: any value, or none (a switch). */
+    const char *const *choices;
+    bool per_side;              /* diff: given twice, BASE's then HEAD's */
+    unsigned scope;             /* enum dialect_option_scope, or'ed */
+    const char *help;           /* its lines in a command's --help */
+    const char *help_after;     /* --help lists it after this option (NULL: last) */
+};
+
+/* How a dialect's option reports what is wrong with its value: as a usage error (`what`,
+ * then `arg` when not NULL; returns the usage exit code), or (a file it reads) as
+ * messages in the run's format. */
+struct dialect_option_io {
+    int (*usage)(const char *what, const char *arg);
+    enum diag_format format;
+};
+
+/* The most options all dialects declare together. */
+#define DIALECT_MAX_OPTIONS 32
+
+/* Every dialect's options in turn: the i-th (its dialect in *owner when not NULL), NULL
+ * past the last. */
+const struct dialect_option *dialect_option_at(size_t i, const struct dialect **owner);
+
+/* The dialect option named `name`, or NULL. */
+const struct dialect_option *dialect_option_find(const char *name);
+
+/* The position of `arg` among `opt`'s choices, or -1. */
+int dialect_option_choice(const struct dialect_option *opt, const char *arg);
+
+/* Options with none given. NULL when out of memory. */
+struct dialect_options *dialect_options_create(void);
+
+/* A copy, for options given on top of `o` (a config's check): it shares what `o`'s
+ * dialects collected (variables, contexts), so `o` must outlive it, and it takes only
+ * options with choices. NULL when out of memory. */
+struct dialect_options *dialect_options_copy(const struct dialect_options *o);
+void dialect_options_destroy(struct dialect_options *o);
+
+/* `opt` given with `arg` (NULL for a switch; one of its choices when it has any),
+ * `given` times before: a per-side option's second value is HEAD's, its first both
+ * sides'. 0, or DIAG_INPUT (the usage exit code) after its dialect said why through
+ * `io` (which an option with choices, checked, does not use: it may be NULL). */
+int dialect_options_parse(struct dialect_options *o, const struct dialect_option *opt, const char *arg,
+                          unsigned given, const struct dialect_option_io *io);
+
+/* What `opt` was given as on `side` (0, or 1 for diff's HEAD): its choice's position
+ * (0 when not given), or for a switch 1 when given. `o` may be NULL (none given). */
+int dialect_options_value(const struct dialect_options *o, const struct dialect_option *opt, unsigned side);
+
+/* The part of `o` that `dialect` parses its options into (its options_size bytes), or
+ * NULL when it has none or `o` is NULL. */
+const void *dialect_options_own(const struct dialect_options *o, const struct dialect *dialect);
+
+/* The options with choices given something other than their first, as words to paste
+ * into a command line (" --NAME VALUE" each). */
+void dialect_options_write(const struct dialect_options *o, FILE *out);
+
+/* The expression contexts the options give (an object of context name to value, for
+ * `fanout expr`), or NULL when none. */
+const struct expr_value *dialect_options_contexts(const struct dialect_options *o);
+
 /* What a dialect's expansion and rewriting are told about the run. */
 struct dialect_ctx {
     struct diag *diag;
     const char *const *files; /* file names by ypos.file, for messages */
     size_t n_files;
     bool upload;              /* for the platform's upload: keep what it fills in at run time */
-    bool allow_placeholders;  /* %N in a step without parallelism is not an error */
+    const struct dialect_options *options; /* may be NULL: none given */
+    unsigned side;            /* the rendering's side of a diff (dialect_options_value) */
     dialect_key_fn on_key;    /* may be NULL */
     dialect_skipped_fn on_skipped; /* may be NULL */
     void *user;
     /* The jobs were made by a dialect that renders into this one's (test-area files into
      * Buildkite steps) and that checked their keys itself: no unknown-key warnings. */
     bool keys_checked;
-    /* Expression contexts known for the whole run (an object: `inputs`, `vars`,
-     * `github`...); NULL: none. For the dialects that evaluate expressions. */
-    const struct expr_value *contexts;
     /* The dialect's own state for this run (state_create), or NULL. */
     void *state;
     /* The inputs by ypos.file, for a dialect that reads one again (a called workflow):
@@ -73,10 +151,10 @@ struct dialect_input {
     struct source *const *sources;
     const char *const *names; /* by file number */
     size_t n;
-    unsigned platform;        /* test-area: enum ta_platform */
-    unsigned mirror_parallelism; /* test-area: enum ta_mirror_parallelism */
+    const struct dialect_options *options; /* may be NULL: none given */
+    unsigned side;            /* the rendering's side of a diff */
     bool upload;
-    struct bkinterp *interp;  /* Buildkite: the run's upload-time interpolation (bkinterp.h) */
+    void *state;              /* the dialect's state for the run (state_create), or NULL */
     /* Applied to each item as read, before `observe` (0, or -1 after reporting); NULL:
      * none. For dialect_files_open, set by the dialect that reads its files so. */
     int (*transform)(void *user, struct stream_item *item);
@@ -168,9 +246,31 @@ struct dialect {
                       dialect_visit_fn visit, void *user);
     int (*rewrite)(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
                    dialect_shards_fn shards_of, void *user);
-    /* What a dialect keeps across the items of one run (ctx->state), or NULL for none. */
-    void *(*state_create)(void);
+    /* What a dialect keeps across the items of one run (ctx->state), made from the
+     * run's options (NULL: none given); NULL for none. */
+    void *(*state_create)(const struct dialect_options *options);
     void (*state_destroy)(void *state);
+    /* Whether a reference to `key`, which no job defines, may still name one (Buildkite:
+     * a key only known at upload, `${VERSION:-v6}_tests`). NULL: never. */
+    bool (*key_may_exist)(void *state, const char *key, size_t len);
+
+    /* The options the dialect takes (ended by a NULL name; NULL: none). Each is recorded
+     * (dialect_options_value); one without choices is also given to `option`, with the
+     * dialect's own part of the options (options_size bytes, zeroed at first), which
+     * `options_free` releases. `option` returns 0, or DIAG_INPUT (the usage exit code)
+     * after it said what is wrong (through io->usage, or as messages in io->format). */
+    const struct dialect_option *options;
+    size_t options_size;
+    int (*option)(void *own, const struct dialect_option *opt, const char *arg,
+                  const struct dialect_option_io *io);
+    void (*options_free)(void *own);
+    /* The expression contexts the dialect's options give, or NULL (options_contexts). */
+    const struct expr_value *(*contexts)(const void *own);
+
+    /* Whether the document an input begins with is in this dialect, told by `item` (the
+     * first item that tells wins; every item is shown to every dialect in table order
+     * until one says so). */
+    bool (*detect)(const struct stream_item *item);
     /* Calls `fn` for every job of an expanded item, in order (group containers are not
      * jobs). Returns the number of jobs, or -1 when `fn` failed. `fn` may be NULL. */
     long (*each_job)(const struct ynode *items, dialect_job_fn fn, void *user);
@@ -209,9 +309,10 @@ int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user);
  * `len`), and the length of <base> in *base; -1 when it has no such suffix. */
 long dialect_key_index(const char *id, size_t len, size_t *base);
 
-/* The dialect of `src`'s first document: a workflow (top-level `jobs`), a test-area file
- * (top-level `group`), else a Buildkite pipeline. Reads the input from its start with
- * `d` muted: problems are for the real read to report. */
+/* The dialect of `src`'s first document, which the dialects' `detect` entries tell (a
+ * workflow's top-level `jobs`, a test-area file's top-level `group`, else a Buildkite
+ * pipeline, also when nothing tells). Reads the input from its start with `d` muted:
+ * problems are for the real read to report. */
 const struct dialect *dialect_detect(struct source *src, struct diag *d);
 
 #endif

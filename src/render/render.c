@@ -24,7 +24,6 @@ struct run {
     size_t n_sources;
     const struct dialect *dialect;
     void *dialect_state;
-    struct bkinterp *interp;   /* the Buildkite dialect's upload-time interpolation */
     struct coverage *coverage; /* shard-coverage, when the options ask for it */
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
@@ -73,10 +72,10 @@ static struct dialect_reader *reader_open(struct run *r, struct validator *in_ch
         .sources = r->sources,
         .names = r->names,
         .n = r->n_sources,
-        .platform = r->opts->platform,
-        .mirror_parallelism = r->opts->mirror_parallelism,
+        .options = r->opts->dialect_options,
+        .side = r->opts->side,
         .upload = r->opts->upload,
-        .interp = r->interp,
+        .state = r->dialect_state,
     };
 
     return r->dialect->open(&in, in_check ? observe_input : NULL, in_check);
@@ -276,9 +275,10 @@ static void on_dangling(void *user, const struct keyindex_entry *ref)
         if (fnmatch(r->opts->known_keys[i], unscoped(ref->key), 0) == 0)
             return;
     }
-    /* a key only known at upload (`${VERSION:-v6}_tests`) may be the one named (a name
-     * the index keeps cut is not matched) */
-    if (strlen(ref->key) <= KEYINDEX_TEXT && bkinterp_key_may_name(r->interp, ref->key, strlen(ref->key)))
+    /* a key only known later (a Buildkite key only known at upload) may be the one named
+     * (a name the index keeps cut is not matched) */
+    if (r->dialect->key_may_exist && strlen(ref->key) <= KEYINDEX_TEXT &&
+        r->dialect->key_may_exist(r->dialect_state, ref->key, strlen(ref->key)))
         return;
     if (last && !last->collision && strcmp(last->at.key, ref->key) == 0) {
         last->more++;
@@ -345,11 +345,11 @@ static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
         .files = r->names,
         .n_files = r->n_sources,
         .upload = r->opts->upload,
-        .allow_placeholders = r->opts->allow_placeholders,
+        .options = r->opts->dialect_options,
+        .side = r->opts->side,
         .on_key = first_pass ? on_key : NULL,
         .on_skipped = r->sink->skipped ? on_skipped : NULL,
         .user = r,
-        .contexts = r->opts->contexts,
         .state = r->dialect_state,
         .sources = r->sources,
     };
@@ -628,11 +628,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
                 : r.n_sources > 0 ? dialect_detect(r.sources[0], d) : &dialect_buildkite;
     if (opts->stats)
         opts->stats->dialect = r.dialect;
-    if (!(r.interp = bkinterp_create(opts->interp))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
-        goto done;
-    }
-    if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create())) {
+    if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create(opts->dialect_options))) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
@@ -705,7 +701,6 @@ done:
     if (r.dialect_state)
         r.dialect->state_destroy(r.dialect_state);
     coverage_destroy(r.coverage);
-    bkinterp_destroy(r.interp);
     validator_destroy(r.out_check);
     validator_destroy(r.in_check);
     diag_destroy(r.out_findings);

@@ -4,7 +4,7 @@
  * step_command_cache.go, checkout.go, secret.go, plugin.go, step_group.go); the
  * environment and the order of documents and files follow the agent's
  * clicommand/pipeline_upload.go. Cited in docs/buildkite.md. */
-#include "fanout/bkinterp.h"
+#include "bkinterp.h"
 
 #include <stdint.h>
 #include <stdio.h>

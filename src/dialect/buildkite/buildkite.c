@@ -4,12 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/bkinterp.h"
 #include "fanout/dialect.h"
 #include "fanout/strset.h"
 #include "fanout/ynode.h"
 
+#include "bkinterp.h"
 #include "bkmatrix.h"
+#include "buildkite.h"
 #include "depends.h"
 #include "expand.h"
 #include "steps.h"
@@ -153,11 +154,12 @@ static int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user
 static struct dialect_reader *bk_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
 {
     struct dialect_input own = *in;
+    struct bk_state *st = in->state;
 
-    if (in->interp) {
-        bkinterp_begin(in->interp, in->diag, in->names);
+    if (st) {
+        bkinterp_begin(st->interp, in->diag, in->names);
         own.transform = bkinterp_item;
-        own.transform_user = in->interp;
+        own.transform_user = st->interp;
     }
     return dialect_files_open(&own, observe, user);
 }
@@ -168,23 +170,109 @@ static const char *const step_key_order[] = {
 
 const struct emit_layout dialect_buildkite_layout = {"steps", false, step_key_order, "steps"};
 
-static void *bk_state_create(void)
-{
-    struct bk_state *st = calloc(1, sizeof(*st));
+/* ---- options and the run's state ---- */
 
-    if (st && !(st->warned = strset_create())) {
-        free(st);
-        return NULL;
+/* The dialect's own part of the options: the variables upload-time interpolation knows
+ * (NULL: none given, interpolation on). */
+struct bk_own_options {
+    struct bkinterp_vars *vars;
+};
+
+const struct dialect_option bk_options[] = {
+    [BK_OPT_ALLOW_PLACEHOLDERS] = {"allow-placeholders", false, NULL, false, DIALECT_OPTION_RENDER,
+                                   "      --allow-placeholders   accept %N-style placeholders in steps without parallelism\n",
+                                   "strict"},
+    [BK_OPT_ENV] = {"env", true, NULL, false, DIALECT_OPTION_RENDER,
+                    "      --env NAME=VALUE       Buildkite: a variable `pipeline upload` interpolates\n"
+                    "                             ($NAME, ${NAME:-default}); one not given is kept as\n"
+                    "                             written, with a note (repeatable)\n",
+                    NULL},
+    [BK_OPT_ENV_FILE] = {"env-file", true, NULL, false, DIALECT_OPTION_RENDER,
+                         "      --env-file FILE        Buildkite: variables from NAME=VALUE lines (a .env\n"
+                         "                             file, the agent's $BUILDKITE_ENV_FILE)\n",
+                         NULL},
+    [BK_OPT_ENV_FROM_ENVIRONMENT] = {"env-from-environment", false, NULL, false, DIALECT_OPTION_RENDER,
+                                     "      --env-from-environment\n"
+                                     "                             Buildkite: fanout's own environment is the\n"
+                                     "                             upload's (a variable not in it is unset)\n",
+                                     NULL},
+    [BK_OPT_NO_INTERPOLATION] = {"no-interpolation", false, NULL, false, DIALECT_OPTION_RENDER,
+                                 "      --no-interpolation     Buildkite: read the pipeline as written (the\n"
+                                 "                             agent's `pipeline upload --no-interpolation`)\n",
+                                 NULL},
+    {NULL, false, NULL, false, 0, NULL, NULL},
+};
+
+/* The options of upload-time interpolation, into the variables (made on first use);
+ * --allow-placeholders is read where it applies (dialect_options_value). */
+static int bk_option(void *own, const struct dialect_option *opt, const char *arg,
+                     const struct dialect_option_io *io)
+{
+    extern char **environ;
+    struct bk_own_options *o = own;
+    struct diag *d;
+    const char *bad;
+    int rc;
+
+    if (opt == &bk_options[BK_OPT_ALLOW_PLACEHOLDERS])
+        return 0;
+    if (!o->vars && !(o->vars = bkinterp_vars_create()))
+        return io->usage("out of memory", NULL);
+    switch ((enum bk_option)(opt - bk_options)) {
+    case BK_OPT_ENV:
+        return (bad = bkinterp_vars_set(o->vars, arg)) ? io->usage(bad, arg) : 0;
+    case BK_OPT_ENV_FILE:
+        if (!(d = diag_create(stderr, io->format)))
+            return io->usage("out of memory", NULL);
+        rc = bkinterp_vars_read(o->vars, arg, d);
+        diag_destroy(d);
+        return rc == 0 ? 0 : DIAG_INPUT; /* the file's messages said why */
+    case BK_OPT_ENV_FROM_ENVIRONMENT:
+        return bkinterp_vars_take_environment(o->vars, environ) == 0 ? 0 : io->usage("out of memory", NULL);
+    case BK_OPT_NO_INTERPOLATION:
+    case BK_OPT_ALLOW_PLACEHOLDERS:
+        break;
     }
-    return st;
+    bkinterp_vars_off(o->vars);
+    return 0;
+}
+
+static void bk_options_free(void *own)
+{
+    bkinterp_vars_destroy(((struct bk_own_options *)own)->vars);
 }
 
 static void bk_state_destroy(void *state)
 {
     struct bk_state *st = state;
 
+    bkinterp_destroy(st->interp);
     strset_destroy(st->warned);
     free(st);
+}
+
+static void *bk_state_create(const struct dialect_options *options)
+{
+    const struct bk_own_options *own = dialect_options_own(options, &dialect_buildkite);
+    struct bk_state *st = calloc(1, sizeof(*st));
+
+    if (st && (!(st->warned = strset_create()) || !(st->interp = bkinterp_create(own ? own->vars : NULL)))) {
+        bk_state_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
+static bool bk_key_may_exist(void *state, const char *key, size_t len)
+{
+    return bkinterp_key_may_name(((struct bk_state *)state)->interp, key, len);
+}
+
+/* A list of steps (bare, or under `steps:`), or a document that has none: a pipeline. */
+static bool bk_detect(const struct stream_item *item)
+{
+    return (item->kind == STREAM_STEPS_START && (item->bare || strcmp(item->items_key, "jobs") != 0)) ||
+           item->kind == STREAM_DOC_END;
 }
 
 const struct dialect dialect_buildkite = {
@@ -214,6 +302,12 @@ const struct dialect dialect_buildkite = {
     .rewrite = bk_rewrite,
     .state_create = bk_state_create,
     .state_destroy = bk_state_destroy,
+    .key_may_exist = bk_key_may_exist,
+    .options = bk_options,
+    .options_size = sizeof(struct bk_own_options),
+    .option = bk_option,
+    .options_free = bk_options_free,
+    .detect = bk_detect,
     .each_job = bk_each_job,
     .each_text = bk_each_text,
     .shard_index_variable = "BUILDKITE_PARALLEL_JOB",

@@ -8,6 +8,7 @@
 #include "fanout/suggest.h"
 
 #include "bkmatrix.h"
+#include "buildkite.h"
 #include "placeholder.h"
 #include "steps.h"
 
@@ -137,7 +138,8 @@ static int check_placeholders(const struct dialect_ctx *ctx, const struct ynode 
     long at;
     struct ypos pos;
 
-    if (!t || ctx->allow_placeholders || sets_shard_env(step, kind) || (at = ph_label_find(t, len)) < 0)
+    if (!t || sets_shard_env(step, kind) || (at = ph_label_find(t, len)) < 0 ||
+        dialect_options_value(ctx->options, &bk_options[BK_OPT_ALLOW_PLACEHOLDERS], ctx->side))
         return 0;
     pos = ynode_text_pos(label, (size_t)at);
     /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run

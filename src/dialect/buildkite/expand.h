@@ -8,13 +8,6 @@
 
 #define EXPAND_MAX_PARALLELISM 1000
 
-/* The Buildkite dialect's state for a run (dialect_ctx.state; without one every unknown
- * key is reported): the unknown keys warned about in file `warned_file`. */
-struct bk_state {
-    struct strset *warned;
-    unsigned warned_file;
-};
-
 /* Expands every step of the sequence `steps` in place (the Buildkite dialect's `expand`:
  * tells ctx->on_key of every key, ctx->on_skipped of every job a matrix adjustment
  * skips; warns about keys Buildkite does not document unless ctx->keys_checked).

@@ -23,10 +23,17 @@
 
 static const struct stream_shape jobs_shape[] = {{"jobs", true}, {NULL, false}};
 
+/* The dialect's own part of the options: the contexts they give (an object of context
+ * name to value; NULL until one is given). */
+struct gha_options {
+    struct expr_value *contexts;
+};
+
 /* ---- one job ---- */
 
 struct job {
     const struct dialect_ctx *ctx;
+    const struct expr_value *known; /* the run's known contexts (the options'), or NULL */
     struct ynode_doc *doc;
     struct expr_contexts *contexts; /* the job's: the run's known contexts, matrix, strategy */
     int failed;                     /* an input error was reported */
@@ -49,8 +56,9 @@ struct gha_state {
     size_t n, cap;
 };
 
-static void *gha_state_create(void)
+static void *gha_state_create(const struct dialect_options *options)
 {
+    (void)options;
     return calloc(1, sizeof(struct gha_state));
 }
 
@@ -406,7 +414,7 @@ static struct expr_value *strategy_value(const struct ynode *strategy, size_t in
 /* The job's contexts: the run's known ones, then `matrix` and `strategy` (taken). */
 static int set_contexts(struct job *j, struct expr_value *matrix, struct expr_value *strategy)
 {
-    const struct expr_value *known = j->ctx->contexts;
+    const struct expr_value *known = j->known;
     int rc = 0;
 
     expr_contexts_destroy(j->contexts);
@@ -910,7 +918,6 @@ static int inline_call(struct job *j, struct ynode *items)
     struct ynode_doc *callee;
     const struct ynode *on, *jobs;
     struct expr_value *inputs, *contexts;
-    struct dialect_ctx ctx;
     struct job sub;
     bool unknown;
     long file;
@@ -964,11 +971,10 @@ static int inline_call(struct job *j, struct ynode *items)
                 "not inlined: an input of %s depends on run-time values", path);
         return 0;
     }
-    contexts = with_inputs(j->ctx->contexts, inputs);
-    ctx = *j->ctx;
-    ctx.contexts = contexts;
+    contexts = with_inputs(j->known, inputs);
     memset(&sub, 0, sizeof(sub));
-    sub.ctx = &ctx;
+    sub.ctx = j->ctx;
+    sub.known = contexts;
     sub.doc = j->doc;
     sub.depth = j->depth + 1;
     memcpy(sub.calling, j->calling, sizeof(sub.calling));
@@ -1123,9 +1129,18 @@ static int expand_job(struct job *j, struct ynode *items)
     return 0;
 }
 
+/* The expression contexts the options give (NULL when none). */
+static const struct expr_value *gha_contexts(const void *own)
+{
+    const struct expr_value *known = own ? ((const struct gha_options *)own)->contexts : NULL;
+
+    return expr_len(known) ? known : NULL;
+}
+
 static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
 {
-    struct job j = {.ctx = ctx, .doc = doc};
+    struct job j = {.ctx = ctx, .known = gha_contexts(dialect_options_own(ctx->options, &dialect_gha)),
+                    .doc = doc};
     int rc;
 
     if (!ynode_is_map(items) || ynode_len(items) != 1)
@@ -1338,6 +1353,133 @@ static const char *const job_key_order[] = {
 /* Steps keep their keys as written. */
 static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL};
 
+/* ---- options: the contexts known for the whole run ---- */
+
+enum gha_option { GHA_OPT_INPUT, GHA_OPT_VAR, GHA_OPT_GITHUB, GHA_OPT_EVENT, GHA_OPT_MATRIX, GHA_OPT_CONTEXTS };
+
+static const struct dialect_option gha_options[] = {
+    [GHA_OPT_INPUT] = {"input", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                       "      --input NAME=VALUE     workflows: a known `inputs` value (VALUE read as a YAML\n"
+                       "                             scalar; repeatable)\n",
+                       "no-validate"},
+    [GHA_OPT_VAR] = {"var", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                     "      --var NAME=VALUE       workflows: a known `vars` value\n", "no-validate"},
+    [GHA_OPT_GITHUB] = {"github", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                        "      --github KEY=VALUE     workflows: a known `github` value (github.ref=...)\n",
+                        "no-validate"},
+    [GHA_OPT_EVENT] = {"event", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                       "      --event NAME           workflows: github.event_name\n", "no-validate"},
+    [GHA_OPT_MATRIX] = {"matrix", true, NULL, false, DIALECT_OPTION_EXPRESSIONS,
+                        "      --matrix KEY=VALUE     a known `matrix` value\n", "no-validate"},
+    [GHA_OPT_CONTEXTS] = {"contexts", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                          "      --contexts FILE        known contexts: a JSON or YAML mapping of context name\n"
+                          "                             to value ({matrix: {part: 1}, inputs: {...}})\n",
+                          "no-validate"},
+    {NULL, false, NULL, false, 0, NULL, NULL},
+};
+
+/* `--input NAME=VALUE` into contexts[context][NAME], VALUE typed as a plain YAML scalar. */
+static int set_context_value(struct gha_options *o, const char *context, const char *arg, const char *opt,
+                             const struct dialect_option_io *io)
+{
+    const char *eq = strchr(arg, '=');
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ypos none = {0, 0, 0};
+    struct ynode *n = doc && eq ? ynode_new_plain(doc, eq + 1, none) : NULL;
+    struct expr_value *v = n ? expr_from_ynode(n) : NULL;
+    struct expr_value *ctx = expr_get(o->contexts, context, strlen(context));
+
+    ynode_doc_destroy(doc);
+    if (!eq || eq == arg) {
+        expr_unref(v);
+        return io->usage(opt, "needs NAME=VALUE");
+    }
+    if (!v)
+        return io->usage("out of memory", NULL);
+    if (!ctx) {
+        if (!(ctx = expr_object()) || expr_object_set(o->contexts, context, strlen(context), ctx) != 0) {
+            expr_unref(v);
+            return io->usage("out of memory", NULL);
+        }
+    }
+    return expr_object_set(ctx, arg, (size_t)(eq - arg), v) == 0 ? 0 : io->usage("out of memory", NULL);
+}
+
+/* --contexts FILE: each top-level pair of the mapping is a context. */
+static int read_contexts(struct gha_options *o, const char *path, const struct dialect_option_io *io)
+{
+    struct diag *d = diag_create(stderr, io->format);
+    struct source *src = d ? source_open(path, d) : NULL;
+    struct stream *s = src ? stream_open(src, 0, d) : NULL;
+    struct ynode_doc *doc = NULL;
+    const struct ynode *root;
+    int rc = DIAG_INPUT;
+
+    if (!s || stream_document(s, &doc) < 0)
+        goto done;
+    root = doc ? ynode_doc_root(doc) : NULL;
+    if (!ynode_is_map(root)) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, ynode_pos(root).line, ynode_pos(root).col,
+                    RULE_CONTEXTS, "must be a mapping of context name to value");
+        goto done;
+    }
+    rc = 0;
+    for (size_t i = 0; i < ynode_len(root) && rc == 0; i++) {
+        size_t len;
+        const char *name = ynode_scalar(ynode_key(root, i), &len);
+
+        rc = expr_object_set(o->contexts, name, len, expr_from_ynode(ynode_value(root, i)));
+    }
+    if (rc != 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_INTERNAL, "out of memory");
+        rc = DIAG_INPUT;
+    }
+done:
+    ynode_doc_destroy(doc);
+    stream_close(s);
+    source_close(src);
+    diag_destroy(d);
+    return rc;
+}
+
+static int gha_option(void *own, const struct dialect_option *opt, const char *arg,
+                      const struct dialect_option_io *io)
+{
+    static const char *const contexts[] = {
+        [GHA_OPT_INPUT] = "inputs", [GHA_OPT_VAR] = "vars", [GHA_OPT_GITHUB] = "github", [GHA_OPT_MATRIX] = "matrix"};
+    struct gha_options *o = own;
+    enum gha_option id = (enum gha_option)(opt - gha_options);
+    char name[64], event[256];
+
+    if (!o->contexts && !(o->contexts = expr_object()))
+        return io->usage("out of memory", NULL);
+    snprintf(name, sizeof(name), "--%s", opt->name);
+    switch (id) {
+    case GHA_OPT_CONTEXTS:
+        return read_contexts(o, arg, io);
+    case GHA_OPT_EVENT:
+        snprintf(event, sizeof(event), "event_name=%s", arg);
+        return set_context_value(o, "github", event, name, io);
+    case GHA_OPT_INPUT:
+    case GHA_OPT_VAR:
+    case GHA_OPT_GITHUB:
+    case GHA_OPT_MATRIX:
+        break;
+    }
+    return set_context_value(o, contexts[id], arg, name, io);
+}
+
+static void gha_options_free(void *own)
+{
+    expr_unref(((struct gha_options *)own)->contexts);
+}
+
+/* A top-level `jobs` mapping. */
+static bool gha_detect(const struct stream_item *item)
+{
+    return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
+}
+
 const struct dialect dialect_gha = {
     .name = "gha",
     .description = "GitHub Actions workflow",
@@ -1367,4 +1509,10 @@ const struct dialect dialect_gha = {
     .each_text = gha_each_text,
     .state_create = gha_state_create,
     .state_destroy = gha_state_destroy,
+    .options = gha_options,
+    .options_size = sizeof(struct gha_options),
+    .option = gha_option,
+    .options_free = gha_options_free,
+    .contexts = gha_contexts,
+    .detect = gha_detect,
 };

@@ -1,4 +1,4 @@
-#include "fanout/testarea.h"
+#include "testarea.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -993,16 +993,39 @@ struct dialect_reader {
     enum phase phase;
 };
 
+/* The dialect's options, their choices in the order of enum ta_platform and enum
+ * ta_mirror_parallelism. */
+static const char *const platforms[] = {"all", "nvidia", "amd", NULL};
+static const char *const mirror_modes[] = {"own", "inherit", NULL};
+
+static const struct dialect_option ta_options[] = {
+    {"platform", true, platforms, false, DIALECT_OPTION_RENDER,
+     "      --platform all|nvidia|amd\n"
+     "                             test-area input: which steps to render (default all)\n",
+     "dialect"},
+    {"mirror-parallelism", true, mirror_modes, true, DIALECT_OPTION_RENDER,
+     "      --mirror-parallelism own|inherit\n"
+     "                             test-area input: mirror.amd.parallelism as the\n"
+     "                             generator with ci-infra#473 reads it (own, default)\n"
+     "                             or as one without it (inherit: the parent's count);\n"
+     "                             diff: given twice, BASE's then HEAD's\n",
+     "dialect"},
+    {NULL, false, NULL, false, 0, NULL, NULL},
+};
+
 static struct dialect_reader *ta_open(const struct dialect_input *in, dialect_observe_fn observe,
                                       void *user)
 {
     struct dialect_reader *r = calloc(1, sizeof(*r));
+    struct ta_options opts = {
+        .platform = (enum ta_platform)dialect_options_value(in->options, &ta_options[0], in->side),
+        .mirror_parallelism = (enum ta_mirror_parallelism)dialect_options_value(in->options, &ta_options[1], in->side),
+        .upload = in->upload,
+    };
 
     if (!r)
         return NULL;
     r->in = *in;
-    struct ta_options opts = {(enum ta_platform)in->platform,
-                              (enum ta_mirror_parallelism)in->mirror_parallelism, in->upload};
 
     r->ta = testarea_create(in->diag, in->names, &opts);
     if (!r->ta) {
@@ -1118,6 +1141,12 @@ static int ta_each_text(const struct ynode *step, dialect_text_fn fn, void *user
     return dialect_buildkite.each_text(step, fn, user);
 }
 
+/* A file whose first top-level key is `group`. */
+static bool ta_detect(const struct stream_item *item)
+{
+    return item->kind == STREAM_PAIR && ynode_scalar_is(ynode_key(ynode_doc_root(item->doc), 0), "group");
+}
+
 const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
@@ -1147,4 +1176,6 @@ const struct dialect dialect_testarea = {
     .each_text = ta_each_text,
     .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
     .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
+    .options = ta_options,
+    .detect = ta_detect,
 };
