@@ -35,7 +35,7 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps demo test unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
+.PHONY: all deps demo test layers unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
 
 all: $(BUILD)/fanout
 
@@ -115,13 +115,19 @@ demo: deps $(BUILD)/fanout
 	@echo "== rendered:"
 	@$(BUILD)/fanout render fixtures/demo/pipeline.yml
 
-# The whole suite: unit, end-to-end, conformance and hostile-input tests, then all again
-# under ASan+UBSan with the fuzzers' regressions. On CI (CI set) also the instruction
-# budget and a short run of every fuzz target, so that no harness rots.
+# The whole suite: the layer check, unit, end-to-end, conformance and hostile-input
+# tests, then all again under ASan+UBSan with the fuzzers' regressions. On CI (CI set)
+# also the instruction budget and a short run of every fuzz target, so that no harness
+# rots.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e conformance hostile
+	@$(MAKE) --no-print-directory layers unit e2e conformance hostile
 	@$(MAKE) --no-print-directory asan
 	@if [ -n "$${CI:-}" ]; then $(MAKE) --no-print-directory bench-instr fuzz FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-20} FUZZ_SEED=1; fi
+
+# Every include an edge tools/layers.txt allows, no include cycle, docs/design.md's
+# module table true to the tree (tools/layers.sh).
+layers:
+	sh tools/layers.sh
 
 unit: $(BUILD)/unit
 	CK_DEFAULT_TIMEOUT=30 ./$(BUILD)/unit
