@@ -135,7 +135,8 @@ struct dialect_ctx {
     dialect_skipped_fn on_skipped; /* may be NULL */
     void *user;
     /* The jobs were made by a dialect that renders into this one's (test-area files into
-     * Buildkite steps) and that checked their keys itself: no unknown-key warnings. */
+     * Buildkite steps) and that checked their keys itself: no unknown-key warnings (and
+     * `state` is that dialect's). */
     bool keys_checked;
     /* The dialect's own state for this run (state_create), or NULL. */
     void *state;

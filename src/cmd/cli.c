@@ -15,7 +15,6 @@
 #include "fanout/inputs.h"
 #include "fanout/rules.h"
 #include "fanout/source.h"
-#include "fanout/stream.h"
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
 

@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "steps.h"
-#include "interpolate.h"
 #include "fanout/source.h"
 #include "fanout/strhash.h"
 #include "fanout/yscalar.h"
+
+#include "interpolate.h"
+#include "steps.h"
 
 /* ---- a table of variables ---- */
 

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "steps.h"
 #include "fanout/yscalar.h"
+
+#include "steps.h"
 
 #define SHORT(len) ((int)((len) > 60 ? 60 : (len)))
 

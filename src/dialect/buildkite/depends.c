@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "steps.h"
 #include "placeholder.h"
+#include "steps.h"
 
 /* The key node of one depends_on entry: a scalar, or the `step` of a mapping. */
 static const struct ynode *entry_key(const struct ynode *entry)

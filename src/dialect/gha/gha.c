@@ -13,9 +13,10 @@
 
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
-#include "matrix.h"
 #include "fanout/source.h"
 #include "fanout/ynode.h"
+
+#include "matrix.h"
 
 #define GHA_NAME_MAX 100 /* JobNameBuilder cuts longer names to 97 chars and "..." */
 #define GHA_CALL_DEPTH 10 /* GitHub: up to ten levels of reusable workflows */
