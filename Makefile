@@ -22,9 +22,10 @@ DEPLIBS   = $(if $(and $(wildcard $(DEPLIBDIR)/libfyaml.a),$(wildcard $(DEPLIBDI
 CHECKCFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
-# One folder per layer (docs/design.md); every module is src/<layer>/<module>.c.
-SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
-HDR     := $(wildcard include/fanout/*.h src/*/*.h)
+# One folder per layer (docs/design.md); every module is src/<layer>/<module>.c, a
+# dialect's src/dialect/<dialect>/<module>.c (its private headers beside it).
+SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c src/*/*/*.c))
+HDR     := $(wildcard include/fanout/*.h include/fanout/*.def src/*/*.h src/*/*/*.h)
 TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
@@ -34,7 +35,7 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps demo test unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
+.PHONY: all deps demo test layers unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
 
 all: $(BUILD)/fanout
 
@@ -69,7 +70,7 @@ ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o
 
 # schemas/*.json compiled into the binary as trees, read at build time by tools/embed.c
 # with fanout's own reader (so no schema is parsed at run time).
-EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/ynode yaml/yscalar base/diag base/output base/strset base/strhash)
+EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/ynode yaml/yscalar base/diag base/rules base/suggest base/output base/strset base/strhash)
 $(BUILD)/embed: tools/embed.c $(EMBED_OBJ)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(EMBED_OBJ) $(DEPLIBS)
 
@@ -89,10 +90,10 @@ $(ASAN)/fanout: $(ASAN_OBJ) $(ASAN)/cmd/main.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(DEPLIBS)
 
 $(BUILD)/unit: $(TESTSRC) $(OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS)
 
 $(ASAN)/unit: $(TESTSRC) $(ASAN_OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS)
 
 $(BUILD)/schema-suite: test/conformance/schema_suite.c $(OBJ) $(HDR)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
@@ -114,13 +115,19 @@ demo: deps $(BUILD)/fanout
 	@echo "== rendered:"
 	@$(BUILD)/fanout render fixtures/demo/pipeline.yml
 
-# The whole suite: unit, end-to-end, conformance and hostile-input tests, then all again
-# under ASan+UBSan with the fuzzers' regressions. On CI (CI set) also the instruction
-# budget and a short run of every fuzz target, so that no harness rots.
+# The whole suite: the layer check, unit, end-to-end, conformance and hostile-input
+# tests, then all again under ASan+UBSan with the fuzzers' regressions. On CI (CI set)
+# also the instruction budget and a short run of every fuzz target, so that no harness
+# rots.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e conformance hostile
+	@$(MAKE) --no-print-directory layers unit e2e conformance hostile
 	@$(MAKE) --no-print-directory asan
 	@if [ -n "$${CI:-}" ]; then $(MAKE) --no-print-directory bench-instr fuzz FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-20} FUZZ_SEED=1; fi
+
+# Every include an edge tools/layers.txt allows, no include cycle, docs/design.md's
+# module table true to the tree (tools/layers.sh).
+layers:
+	sh tools/layers.sh
 
 unit: $(BUILD)/unit
 	CK_DEFAULT_TIMEOUT=30 ./$(BUILD)/unit

@@ -1,9 +1,9 @@
-# Generates src/expand/interpolate_unicode.h, the code point ranges of Unicode's letters
+# Generates src/dialect/buildkite/interpolate_unicode.h, the code point ranges of Unicode's letters
 # (general category L*) and numbers (N*): what Go's unicode.IsLetter and unicode.IsNumber
 # answer, which buildkite/interpolate's identifiers are made of. Run on the Unicode
 # Character Database's UnicodeData.txt of the version Go's unicode package has (15.0.0;
 # Debian's unicode-data package):
-#   awk -f tools/unicode-classes.awk /usr/share/unicode/UnicodeData.txt > src/expand/interpolate_unicode.h
+#   awk -f tools/unicode-classes.awk /usr/share/unicode/UnicodeData.txt > src/dialect/buildkite/interpolate_unicode.h
 BEGIN { FS = ";" }
 function hex(s,   v, i) {
     v = 0

@@ -9,7 +9,7 @@
  *       rendered: .buildkite/rendered.yml
  *       upload: false          # optional, like render --upload
  *       format: yaml           # optional
- *       platform: all          # optional, test-area input
+ *       platform: all          # optional, test-area input (any dialect option that takes a word)
  */
 #ifndef FANOUT_CHECK_H
 #define FANOUT_CHECK_H

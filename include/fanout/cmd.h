@@ -7,7 +7,6 @@
 #include <stdbool.h>
 
 #include "fanout/diag.h"
-#include "fanout/expr.h"
 #include "fanout/pipediff.h"
 #include "fanout/render.h"
 #include "fanout/shardplan.h"
@@ -21,23 +20,14 @@ enum cmd_option {
     OPT_OUTPUT = 'o',
     OPT_UPLOAD = 256,
     OPT_STRICT,
-    OPT_ALLOW_PLACEHOLDERS,
     OPT_ERROR_FORMAT,
     OPT_DIALECT,
-    OPT_PLATFORM,
-    OPT_MIRROR_PARALLELISM,
     OPT_NO_VALIDATE,
     OPT_VALIDATE,
     OPT_SCHEMA,
     OPT_RENDERED,
     OPT_CONFIG,
     OPT_WRITE,
-    OPT_INPUT,
-    OPT_VAR,
-    OPT_GITHUB,
-    OPT_EVENT,
-    OPT_MATRIX,
-    OPT_CONTEXTS,
     OPT_TESTS,
     OPT_DURATIONS,
     OPT_SUITE,
@@ -53,10 +43,12 @@ enum cmd_option {
     OPT_NO_SNIPPET,
     OPT_IGNORE_FIELD,
     OPT_EXIT_ZERO,
-    OPT_ENV = 500, /* upload-time interpolation (bkinterp.h) */
-    OPT_ENV_FILE,
-    OPT_ENV_FROM_ENVIRONMENT,
-    OPT_NO_INTERPOLATION,
+    /* In a command's list: it takes the dialects' options for rendering, for evaluating
+     * expressions (dialect.h, enum dialect_option_scope). */
+    OPT_DIALECT_RENDER = 500,
+    OPT_DIALECT_EXPRESSIONS,
+    /* The dialects' options: this plus their position in dialect_option_at's order. */
+    OPT_DIALECT_FIRST = 1000,
 };
 
 struct config;
@@ -70,15 +62,14 @@ struct cli {
     const struct config *cfg;               /* that config, read (NULL: none) */
     bool config_given;                      /* --config was given */
     bool write;
-    struct expr_value *contexts; /* an object: known expression contexts by name */
     struct shardflags *shards;   /* the runners' shard flags: built in, and the config's */
     struct assign_opts assign;   /* shards assign and plan */
-    /* diff: --mirror-parallelism given twice is BASE's then HEAD's (render.mirror_parallelism) */
-    enum ta_mirror_parallelism base_mirror;
-    unsigned mirror_options;
+    /* what the dialects' options said (render.dialect_options), and how often each was
+     * given (a per-side one twice by diff: BASE's, then HEAD's) */
+    struct dialect_options *dialect_options;
+    unsigned dialect_given[DIALECT_MAX_OPTIONS];
     struct diag_policy policy;   /* -q, --ignore, --color, --no-snippet, the config's severities */
     struct pd_opts diff;         /* --format, --ignore-field, --exit-zero */
-    struct bkinterp_vars *interp; /* --env, --env-file, --env-from-environment, --no-interpolation */
     /* what the repeatable options collected (policy.levels, render.known_keys and
      * diff.ignore_fields point into these) */
     struct diag_rule_level *levels;
@@ -95,6 +86,7 @@ struct cmd_entry {
     const enum cmd_option *options;  /* the options it takes, OPT_END-terminated */
     const char *const *formats;      /* what --format takes (NULL-terminated), first the default */
     int min_operands, max_operands;  /* max -1: any number */
+    unsigned sides;                  /* renderings it compares (diff: 2); 0 as 1 */
     const char *operands;            /* what they are, when their count is fixed */
     int (*exec)(struct cli *c, char **operands, int n, struct diag *d);
 };
@@ -108,17 +100,15 @@ extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_en
 
 /* The options render, check and diff share (OPT_END-terminated), for their tables. */
 #define CMD_RENDER_OPTIONS                                                                       \
-    OPT_UPLOAD, OPT_STRICT, OPT_ALLOW_PLACEHOLDERS, OPT_DIALECT, OPT_PLATFORM,                   \
-        OPT_MIRROR_PARALLELISM, OPT_NO_VALIDATE, OPT_VALIDATE, OPT_INPUT, OPT_VAR, OPT_GITHUB,   \
-        OPT_EVENT, OPT_CONTEXTS, OPT_KNOWN_KEY, OPT_ENV, OPT_ENV_FILE, OPT_ENV_FROM_ENVIRONMENT,   \
-        OPT_NO_INTERPOLATION, CMD_MESSAGE_OPTIONS
+    OPT_UPLOAD, OPT_STRICT, OPT_DIALECT, OPT_NO_VALIDATE, OPT_VALIDATE, OPT_KNOWN_KEY,           \
+        OPT_DIALECT_RENDER, CMD_MESSAGE_OPTIONS
 
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *what, const char *arg);
 
 /* The findings of the inputs, from a render that writes nothing: only `rule`'s (input
  * errors are always kept), or all when `rule` is NULL. For validate and `shards check`. */
-int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, const char *rule);
+int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, enum rule_id rule);
 
 /* shards assign and plan: the inputs and counts they need, and no option that would not
  * apply, or a usage error (2). `times_shown`: the report shows each shard's time (the

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "fanout/rules.h"
+
 enum diag_format { DIAG_TEXT, DIAG_GITHUB, DIAG_JSON };
 
 /* A note tells what fanout could not do and left as written; it never fails a run. */
@@ -22,7 +24,7 @@ struct diag;
 enum diag_level { DIAG_LEVEL_DEFAULT, DIAG_LEVEL_ERROR, DIAG_LEVEL_WARNING, DIAG_LEVEL_OFF };
 
 struct diag_rule_level {
-    const char *rule;
+    enum rule_id rule;
     enum diag_level level;
 };
 
@@ -56,14 +58,32 @@ struct diag *diag_create_buffered(enum diag_format format);
 struct diag *diag_create_buffered_like(const struct diag *like);
 void diag_flush_into(struct diag *from, struct diag *to);
 
-/* line/col are 1-based; line 0 means "the whole file". `rule` may be NULL. */
+/* A place in the inputs: a file by its number (an index into the run's names), line and
+ * column (1-based; line 0: the whole file). */
+struct ypos {
+    unsigned file;
+    unsigned line;
+    unsigned col;
+};
+
+#define YPOS_MAX_FILES 4096
+
+/* line/col are 1-based; line 0 means "the whole file". `rule` may be RULE_NONE. */
 void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
-                 const char *file, unsigned line, unsigned col, const char *rule,
+                 const char *file, unsigned line, unsigned col, enum rule_id rule,
                  const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
-                  const char *file, unsigned line, unsigned col, const char *rule,
+                  const char *file, unsigned line, unsigned col, enum rule_id rule,
                   const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
+
+/* diag_report at `at`, its file named by `files` (the run's names by file number). */
+void diag_at(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+             struct ypos at, enum rule_id rule, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+void diag_vat(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+              struct ypos at, enum rule_id rule, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 
 /* Text from the input or the command line, written so that it stays on its line and
  * nothing in it acts on a terminal or a CI log: control characters (C0, DEL, C1, the
@@ -86,9 +106,9 @@ void diag_set_policy(struct diag *d, const struct diag_policy *p);
  * input that the first pass already reported on). */
 void diag_set_muted(struct diag *d, bool muted);
 
-/* Keeps only the findings of `rule` (and every input error); NULL keeps all. For
+/* Keeps only the findings of `rule` (and every input error); RULE_NONE keeps all. For
  * commands that run a whole render for one rule's sake (`shards check`). */
-void diag_keep_only(struct diag *d, const char *rule);
+void diag_keep_only(struct diag *d, enum rule_id rule);
 
 unsigned diag_errors(const struct diag *d);
 unsigned diag_warnings(const struct diag *d);

@@ -9,14 +9,141 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
-#include "fanout/depends.h"
 #include "fanout/diag.h"
 #include "fanout/emit.h"
-#include "fanout/expand.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/ynode.h"
+
+struct dialect;
+struct expr_value;
+
+/* ---- what render tells a dialect, and what a dialect tells render ---- */
+
+/* Told about every key (or job id) the rendered jobs define. `shards` is N for the key
+ * of a job fanned out into N jobs (a valid reference, not a job of its own) and 0 for
+ * the key of an output job. Return non-zero to stop. */
+typedef int (*dialect_key_fn)(void *user, const char *key, size_t len, unsigned shards, struct ypos pos);
+
+/* Told about every job the platform would not create (a Buildkite matrix adjustment's
+ * `skip`): the job as it would have been, and why (true or a reason). For what
+ * compares renderings. Return non-zero to stop. */
+typedef int (*dialect_skipped_fn)(void *user, const struct ynode *job, const struct ynode *skip);
+
+/* Called for each key a reference between jobs (depends_on, needs) names. Return
+ * non-zero to stop. */
+typedef int (*dialect_visit_fn)(void *user, const char *key, size_t len, struct ypos pos);
+
+/* How many jobs the job keyed `key` was fanned out into; 0 leaves a reference to it as
+ * it is. Asked once per reference, in the order the `references` entry visits them. */
+typedef unsigned (*dialect_shards_fn)(void *user, const char *key, size_t len);
+
+/* An edge of the "waits for" graph: the job keyed `from` cannot finish before the job
+ * keyed `to` has (pos: where `to` is named). Return non-zero to stop. */
+typedef int (*dialect_edge_fn)(void *user, const char *from, size_t flen, const char *to, size_t tlen,
+                               struct ypos pos);
+
+/* ---- the options a dialect declares ---- */
+
+/* What the options of every dialect said, for a run (opaque; dialect.c). */
+struct dialect_options;
+
+/* Which commands take a dialect's option. */
+enum dialect_option_scope {
+    DIALECT_OPTION_RENDER = 1,      /* the commands that render (render, check, diff...) */
+    DIALECT_OPTION_EXPRESSIONS = 2, /* the command that evaluates expressions (expr) */
+};
+
+/* An option a dialect takes on the command line (--NAME VALUE) and in the config's
+ * defaults (NAME, with '_' for '-'). */
+struct dialect_option {
+    const char *name;
+    bool has_arg;
+    /* The words it takes (NULL-terminated; the first is what not giving it means), or
+     * NULL: any value, or none (a switch). */
+    const char *const *choices;
+    bool per_side;              /* diff: given twice, BASE's then HEAD's */
+    unsigned scope;             /* enum dialect_option_scope, or'ed */
+    const char *help;           /* its lines in a command's --help */
+    const char *help_after;     /* --help lists it after this option (NULL: last) */
+};
+
+/* How a dialect's option reports what is wrong with its value: as a usage error (`what`,
+ * then `arg` when not NULL; returns the usage exit code), or (a file it reads) as
+ * messages in the run's format. */
+struct dialect_option_io {
+    int (*usage)(const char *what, const char *arg);
+    enum diag_format format;
+};
+
+/* The most options all dialects declare together. */
+#define DIALECT_MAX_OPTIONS 32
+
+/* Every dialect's options in turn: the i-th (its dialect in *owner when not NULL), NULL
+ * past the last. */
+const struct dialect_option *dialect_option_at(size_t i, const struct dialect **owner);
+
+/* The dialect option named `name`, or NULL. */
+const struct dialect_option *dialect_option_find(const char *name);
+
+/* The position of `arg` among `opt`'s choices, or -1. */
+int dialect_option_choice(const struct dialect_option *opt, const char *arg);
+
+/* Options with none given. NULL when out of memory. */
+struct dialect_options *dialect_options_create(void);
+
+/* A copy, for options given on top of `o` (a config's check): it shares what `o`'s
+ * dialects collected (variables, contexts), so `o` must outlive it, and it takes only
+ * options with choices. NULL when out of memory. */
+struct dialect_options *dialect_options_copy(const struct dialect_options *o);
+void dialect_options_destroy(struct dialect_options *o);
+
+/* `opt` given with `arg` (NULL for a switch; one of its choices when it has any),
+ * `given` times before: a per-side option's second value is HEAD's, its first both
+ * sides'. 0, or DIAG_INPUT (the usage exit code) after its dialect said why through
+ * `io` (which an option with choices, checked, does not use: it may be NULL). */
+int dialect_options_parse(struct dialect_options *o, const struct dialect_option *opt, const char *arg,
+                          unsigned given, const struct dialect_option_io *io);
+
+/* What `opt` was given as on `side` (0, or 1 for diff's HEAD): its choice's position
+ * (0 when not given), or for a switch 1 when given. `o` may be NULL (none given). */
+int dialect_options_value(const struct dialect_options *o, const struct dialect_option *opt, unsigned side);
+
+/* The part of `o` that `dialect` parses its options into (its options_size bytes), or
+ * NULL when it has none or `o` is NULL. */
+const void *dialect_options_own(const struct dialect_options *o, const struct dialect *dialect);
+
+/* The options with choices given something other than their first, as words to paste
+ * into a command line (" --NAME VALUE" each). */
+void dialect_options_write(const struct dialect_options *o, FILE *out);
+
+/* The expression contexts the options give (an object of context name to value, for
+ * `fanout expr`), or NULL when none. */
+const struct expr_value *dialect_options_contexts(const struct dialect_options *o);
+
+/* What a dialect's expansion and rewriting are told about the run. */
+struct dialect_ctx {
+    struct diag *diag;
+    const char *const *files; /* file names by ypos.file, for messages */
+    size_t n_files;
+    bool upload;              /* for the platform's upload: keep what it fills in at run time */
+    const struct dialect_options *options; /* may be NULL: none given */
+    unsigned side;            /* the rendering's side of a diff (dialect_options_value) */
+    dialect_key_fn on_key;    /* may be NULL */
+    dialect_skipped_fn on_skipped; /* may be NULL */
+    void *user;
+    /* The jobs were made by a dialect that renders into this one's (test-area files into
+     * Buildkite steps) and that checked their keys itself: no unknown-key warnings (and
+     * `state` is that dialect's). */
+    bool keys_checked;
+    /* The dialect's own state for this run (state_create), or NULL. */
+    void *state;
+    /* The inputs by ypos.file, for a dialect that reads one again (a called workflow):
+     * each read is checked against the others (source_changed). */
+    struct source *const *sources;
+};
 
 /* What a dialect reads: the opened inputs, in order. */
 struct dialect_input {
@@ -25,11 +152,10 @@ struct dialect_input {
     struct source *const *sources;
     const char *const *names; /* by file number */
     size_t n;
-    struct strset *warned;    /* unknown keys reported in the current file; cleared per file */
-    unsigned platform;        /* test-area: enum ta_platform */
-    unsigned mirror_parallelism; /* test-area: enum ta_mirror_parallelism */
+    const struct dialect_options *options; /* may be NULL: none given */
+    unsigned side;            /* the rendering's side of a diff */
     bool upload;
-    struct bkinterp *interp;  /* Buildkite: the run's upload-time interpolation (bkinterp.h) */
+    void *state;              /* the dialect's state for the run (state_create), or NULL */
     /* Applied to each item as read, before `observe` (0, or -1 after reporting); NULL:
      * none. For dialect_files_open, set by the dialect that reads its files so. */
     int (*transform)(void *user, struct stream_item *item);
@@ -101,19 +227,51 @@ struct dialect {
 
     /* Expands the jobs of an item in place (`items`: the root of a STEP item's document),
      * telling ctx->on_key about every key or job id defined. 0, or -1 after an input error. */
-    int (*expand)(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items);
+    int (*expand)(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items);
     /* The references between jobs (depends_on, needs): edges as written (before
      * expansion), written in one form, visited and rewritten to name every job of a
-     * fanned-out target; the same contracts as depends.h's functions. */
-    int (*edges)(const struct ynode *items, depends_edge_fn fn, void *user, bool *local_cycle);
+     * fanned-out target.
+     * `edges`: the edges of the items as written (before expansion: a fanned-out job is
+     * one node of the graph); *local_cycle is set when a job waits for itself or for
+     * the group it is in (the cycles that need no reference to a later job). 0, or what
+     * `fn` returned.
+     * `normalize`: references written in the one form the rendering's schema takes. 0,
+     * or -1 when out of memory.
+     * `references`: every reference of the expanded items, in order; a malformed one is
+     * reported as an input error (-1).
+     * `rewrite`: every reference to a fanned-out job made a reference to each of its
+     * jobs (asking `shards_of` in the order `references` visits them). 0, or -1 (OOM). */
+    int (*edges)(const struct ynode *items, dialect_edge_fn fn, void *user, bool *local_cycle);
     int (*normalize)(struct ynode_doc *doc, struct ynode *items);
     int (*references)(const struct ynode *items, struct diag *d, const char *const *files,
-                      depends_visit_fn visit, void *user);
-    int (*rewrite)(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
-                   depends_shards_fn shards_of, void *user);
-    /* What a dialect keeps across the items of one run (ctx->state), or NULL for none. */
-    void *(*state_create)(void);
+                      dialect_visit_fn visit, void *user);
+    int (*rewrite)(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
+                   dialect_shards_fn shards_of, void *user);
+    /* What a dialect keeps across the items of one run (ctx->state), made from the
+     * run's options (NULL: none given); NULL for none. */
+    void *(*state_create)(const struct dialect_options *options);
     void (*state_destroy)(void *state);
+    /* Whether a reference to `key`, which no job defines, may still name one (Buildkite:
+     * a key only known at upload, `${VERSION:-v6}_tests`). NULL: never. */
+    bool (*key_may_exist)(void *state, const char *key, size_t len);
+
+    /* The options the dialect takes (ended by a NULL name; NULL: none). Each is recorded
+     * (dialect_options_value); one without choices is also given to `option`, with the
+     * dialect's own part of the options (options_size bytes, zeroed at first), which
+     * `options_free` releases. `option` returns 0, or DIAG_INPUT (the usage exit code)
+     * after it said what is wrong (through io->usage, or as messages in io->format). */
+    const struct dialect_option *options;
+    size_t options_size;
+    int (*option)(void *own, const struct dialect_option *opt, const char *arg,
+                  const struct dialect_option_io *io);
+    void (*options_free)(void *own);
+    /* The expression contexts the dialect's options give, or NULL (options_contexts). */
+    const struct expr_value *(*contexts)(const void *own);
+
+    /* Whether the document an input begins with is in this dialect, told by `item` (the
+     * first item that tells wins; every item is shown to every dialect in table order
+     * until one says so). */
+    bool (*detect)(const struct stream_item *item);
     /* Calls `fn` for every job of an expanded item, in order (group containers are not
      * jobs). Returns the number of jobs, or -1 when `fn` failed. `fn` may be NULL. */
     long (*each_job)(const struct ynode *items, dialect_job_fn fn, void *user);
@@ -123,6 +281,15 @@ struct dialect {
 };
 
 extern const struct dialect dialect_buildkite, dialect_testarea, dialect_gha;
+
+/* What the dialects whose rendering is a Buildkite pipeline share with the Buildkite
+ * dialect (test-area files render into Buildkite steps): the step layout, Buildkite's
+ * default limits (docs: platform/limits), and whether Buildkite documents a key of a
+ * command step. */
+extern const struct emit_layout dialect_buildkite_layout;
+#define DIALECT_BUILDKITE_JOBS_PER_UPLOAD 500
+#define DIALECT_BUILDKITE_JOBS_PER_BUILD 4000
+bool dialect_buildkite_command_key(const char *key, size_t len);
 
 /* By name ("buildkite", "testarea", "gha"); NULL for any other. */
 const struct dialect *dialect_find(const char *name);
@@ -143,9 +310,10 @@ int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user);
  * `len`), and the length of <base> in *base; -1 when it has no such suffix. */
 long dialect_key_index(const char *id, size_t len, size_t *base);
 
-/* The dialect of `src`'s first document: a workflow (top-level `jobs`), a test-area file
- * (top-level `group`), else a Buildkite pipeline. Reads the input from its start with
- * `d` muted: problems are for the real read to report. */
+/* The dialect of `src`'s first document, which the dialects' `detect` entries tell (a
+ * workflow's top-level `jobs`, a test-area file's top-level `group`, else a Buildkite
+ * pipeline, also when nothing tells). Reads the input from its start with `d` muted:
+ * problems are for the real read to report. */
 const struct dialect *dialect_detect(struct source *src, struct diag *d);
 
 #endif

@@ -11,14 +11,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "fanout/bkinterp.h"
 #include "fanout/dialect.h"
 #include "fanout/diag.h"
 #include "fanout/emit.h"
-#include "fanout/expr.h"
 #include "fanout/shardflags.h"
 #include "fanout/stream.h"
-#include "fanout/testarea.h"
 
 /* Memory for the sharded keys that let a pipeline render in one pass (render.c). */
 #define RENDER_ONE_PASS_BUDGET (1u << 20)
@@ -55,12 +52,11 @@ struct render_stats {
 
 struct render_opts {
     const struct dialect *dialect; /* NULL: detected from the first input (dialect_detect) */
-    enum ta_platform platform;   /* test-area input: which steps to render */
-    enum ta_mirror_parallelism mirror_parallelism; /* test-area input: which generator */
+    const struct dialect_options *dialect_options; /* what the dialects' options said (NULL: nothing) */
+    unsigned side;           /* diff's HEAD is 1 (a dialect option may be given per side) */
     enum emit_format format;
     bool upload;             /* keep $$VAR references (env carries the shard values) */
     bool strict;             /* warnings fail the run */
-    bool allow_placeholders; /* %N outside parallel steps is fine */
     bool validate;           /* check the input (test-area schema) and the rendering
                                 (buildkite-rendered schema) */
     const char *output;      /* NULL: stdout */
@@ -70,12 +66,8 @@ struct render_opts {
     /* keys defined in another upload (shell globs): no dangling-depends-on for them */
     const char *const *known_keys;
     size_t n_known_keys;
-    const struct expr_value *contexts; /* known expression contexts (workflows), or NULL */
     struct shardflags *shards; /* the runners whose shard flags are proved (coverage.h);
                                   NULL: no shard-coverage check */
-    /* Buildkite: the variables upload-time interpolation knows (bkinterp.h); NULL: none
-     * given, interpolation on */
-    const struct bkinterp_vars *interp;
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

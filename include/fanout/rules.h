@@ -1,17 +1,32 @@
-/* rules: every rule a message of fanout can name, with what it means; for --ignore and
- * the config's `rules:` (an unknown rule is a usage error with a suggestion), and for
- * `fanout help rules`. JSON Schema keywords (`type`, `required`...) are rules too: a
+/* rules: every rule a message of fanout can name, with what it means (the list is
+ * rules.def). A message names its rule by id (diag_report takes an enum rule_id), so a
+ * rule that is not listed cannot be reported; --ignore and the config's `rules:` find a
+ * rule by name (an unknown one is a usage error with a suggestion), and `fanout help
+ * rules` prints the list. JSON Schema keywords (`type`, `required`...) are rules too: a
  * schema violation names its keyword. */
 #ifndef FANOUT_RULES_H
 #define FANOUT_RULES_H
 
-#include <stdbool.h>
 #include <stdio.h>
 
-bool rules_known(const char *rule);
+enum rule_id {
+    RULE_NONE = 0, /* a message of no rule */
+#define RULE(id, name, meaning) RULE_##id,
+#define KEYWORD(id, name) RULE_##id,
+#include "fanout/rules.def"
+#undef RULE
+#undef KEYWORD
+    RULE_COUNT
+};
+
+/* The name messages show (`[yaml]`); "" for RULE_NONE. */
+const char *rule_name(enum rule_id rule);
+
+/* The rule named `name`, or RULE_NONE. */
+enum rule_id rules_find(const char *name);
 
 /* The known rule closest to a mistyped one, or NULL. */
-const char *rules_suggest(const char *rule);
+const char *rules_suggest(const char *name);
 
 /* Every rule, one a line: name, what fires it. */
 void rules_print(FILE *out);

@@ -63,7 +63,7 @@ const char *const *schema_required(const struct schema_node *sn);
 
 struct schema_error {
     const char *path;    /* instance path, a JSON pointer ("" for the instance itself) */
-    const char *keyword; /* the schema keyword that failed */
+    enum rule_id rule;   /* the schema keyword that failed */
     const char *message;
     const struct ynode *at; /* the instance node (for a property: its key node) */
     unsigned depth;      /* path segments */

@@ -17,15 +17,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* 1-based position in the input; line 0 = unknown. `file` numbers the input file (the
- * caller's list of names), so nodes moved between files still point home. */
-struct ypos {
-    unsigned file;
-    unsigned line;
-    unsigned col;
-};
-
-#define YPOS_MAX_FILES 4096
+/* A node's position is a struct ypos (diag.h): 1-based, line 0 = unknown; `file`
+ * numbers the input file (the caller's list of names), so nodes moved between files
+ * still point home. */
+#include "fanout/diag.h"
 
 enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 

@@ -12,7 +12,7 @@ struct diag {
     size_t buf_len;
     enum diag_format format;
     bool muted;
-    const char *only_rule; /* findings of other rules are dropped */
+    enum rule_id only_rule; /* findings of other rules are dropped (RULE_NONE: none) */
     const struct diag_policy *policy; /* NULL: everything shown, plainly */
     unsigned snippets;      /* shown so far (each reads its file up to the line) */
     unsigned errors;
@@ -83,7 +83,7 @@ void diag_destroy(struct diag *d)
     free(d);
 }
 
-void diag_keep_only(struct diag *d, const char *rule)
+void diag_keep_only(struct diag *d, enum rule_id rule)
 {
     d->only_rule = rule;
 }
@@ -237,7 +237,7 @@ void diag_write_text(FILE *out, const char *s, bool line_start)
 }
 
 void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
-                 const char *file, unsigned line, unsigned col, const char *rule,
+                 const char *file, unsigned line, unsigned col, enum rule_id rule,
                  const char *fmt, ...)
 {
     va_list ap;
@@ -247,11 +247,27 @@ void diag_report(struct diag *d, enum diag_severity sev, enum diag_class cls,
     va_end(ap);
 }
 
-/* The level the policy gives `rule`'s findings. */
-static enum diag_level level_of(const struct diag_policy *p, const char *rule)
+void diag_at(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+             struct ypos at, enum rule_id rule, const char *fmt, ...)
 {
-    for (size_t i = 0; p && rule && i < p->n_levels; i++) {
-        if (!strcmp(p->levels[i].rule, rule))
+    va_list ap;
+
+    va_start(ap, fmt);
+    diag_vat(d, sev, cls, files, at, rule, fmt, ap);
+    va_end(ap);
+}
+
+void diag_vat(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *const *files,
+              struct ypos at, enum rule_id rule, const char *fmt, va_list ap)
+{
+    diag_vreport(d, sev, cls, files[at.file], at.line, at.col, rule, fmt, ap);
+}
+
+/* The level the policy gives `rule`'s findings. */
+static enum diag_level level_of(const struct diag_policy *p, enum rule_id rule)
+{
+    for (size_t i = 0; p && rule != RULE_NONE && i < p->n_levels; i++) {
+        if (p->levels[i].rule == rule)
             return p->levels[i].level;
     }
     return DIAG_LEVEL_DEFAULT;
@@ -295,7 +311,7 @@ static void write_snippet(struct diag *d, const char *file, unsigned line, unsig
 }
 
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
-                  const char *file, unsigned line, unsigned col, const char *rule,
+                  const char *file, unsigned line, unsigned col, enum rule_id rule,
                   const char *fmt, va_list ap)
 {
     static const char *const colors[] = {"\033[1;31m", "\033[1;35m", "\033[1;36m"};
@@ -305,7 +321,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     char msg[1024];
     const char *word;
 
-    if (d->muted || (d->only_rule && cls == DIAG_FINDING && (!rule || strcmp(rule, d->only_rule))))
+    if (d->muted || (d->only_rule != RULE_NONE && cls == DIAG_FINDING && rule != d->only_rule))
         return;
     if (level == DIAG_LEVEL_OFF)
         return;
@@ -336,15 +352,15 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
             fprintf(d->out, ",line=%u,col=%u", line, col);
         fputs("::", d->out);
         diag_write_github_escaped(d->out, msg);
-        if (rule)
-            fprintf(d->out, " [%s]", rule);
+        if (rule != RULE_NONE)
+            fprintf(d->out, " [%s]", rule_name(rule));
         fputc('\n', d->out);
         break;
     case DIAG_JSON:
         fputs("{\"file\":", d->out);
         diag_write_json_string(d->out, file);
         fprintf(d->out, ",\"line\":%u,\"col\":%u,\"severity\":\"%s\",\"rule\":", line, col, word);
-        diag_write_json_string(d->out, rule ? rule : "");
+        diag_write_json_string(d->out, rule_name(rule));
         fputs(",\"message\":", d->out);
         diag_write_json_string(d->out, msg);
         fputs("}\n", d->out);
@@ -356,8 +372,8 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
             fprintf(d->out, ":%u:%u", line, col);
         fprintf(d->out, ": %s%s:%s ", color ? colors[sev] : "", word, color ? "\033[0m" : "");
         diag_write_text(d->out, msg, false);
-        if (rule)
-            fprintf(d->out, color ? " \033[2m[%s]\033[0m" : " [%s]", rule);
+        if (rule != RULE_NONE)
+            fprintf(d->out, color ? " \033[2m[%s]\033[0m" : " [%s]", rule_name(rule));
         fputc('\n', d->out);
         if (p && p->snippets)
             write_snippet(d, file, line, col);

@@ -111,7 +111,7 @@ static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap,
     int rc = 0;
 
     if (!dh) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, dir, 0, 0, "io", "cannot read directory: %s",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, dir, 0, 0, RULE_IO, "cannot read directory: %s",
                     strerror(errno));
         return -1;
     }
@@ -150,7 +150,7 @@ static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap,
             if (first > 0)
                 rc = walk(path, d, in, cap, seen);
             else if (first == 0)
-                diag_report(d, DIAG_WARNING, DIAG_FINDING, path, 0, 0, "symlink-loop",
+                diag_report(d, DIAG_WARNING, DIAG_FINDING, path, 0, 0, RULE_SYMLINK_LOOP,
                             "skipped: a link to a directory that is read already");
             else
                 rc = -1;
@@ -185,7 +185,7 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
             if (first_visit(&seen, &sb) < 0 || walk(paths[i], d, out, &cap, &seen) != 0)
                 goto fail;
             if (out->n == before) {
-                diag_report(d, DIAG_ERROR, DIAG_INPUT, paths[i], 0, 0, "io",
+                diag_report(d, DIAG_ERROR, DIAG_INPUT, paths[i], 0, 0, RULE_IO,
                             "no .yaml or .yml files in this directory");
                 goto fail;
             }
@@ -203,7 +203,7 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
 fail:
     free(seen.ids);
     if (!diag_has_input_error(d))
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
     inputs_free(out);
     return -1;
 }

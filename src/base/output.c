@@ -43,7 +43,7 @@ static volatile sig_atomic_t pending_armed;
 
 static void io_error(struct diag *d, const char *path, const char *what)
 {
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "%s: %s", what, strerror(errno));
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "%s: %s", what, strerror(errno));
 }
 
 static int remember_written(const struct stat *sb, const char *name)
@@ -84,7 +84,7 @@ int output_check_input(int fd, const char *name, struct diag *d)
         return 0;
     for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
         if (written[i].used && written[i].dev == sb.st_dev && written[i].ino == sb.st_ino) {
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "io",
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, RULE_IO,
                         "is also where fanout writes (%s); an input is never overwritten", written[i].name);
             return -1;
         }
@@ -263,7 +263,7 @@ struct output *output_open(const char *path, struct diag *d)
     o->written = -1;
     if (!path || strcmp(path, "-") == 0) {
         if (std_closed[STDOUT_FILENO]) {
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, "io",
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, RULE_IO,
                         "standard output was closed when fanout started");
             free(o);
             return NULL;
@@ -274,7 +274,7 @@ struct output *output_open(const char *path, struct diag *d)
     o->path = strdup(path);
     o->target = o->path ? follow_links(path, &descriptor, &closed) : NULL;
     if (closed) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO,
                     "names a standard descriptor that was closed when fanout started");
         goto fail;
     }

@@ -9,14 +9,12 @@
 #include <unistd.h>
 
 #include "fanout/assign.h"
-#include "fanout/bkinterp.h"
 #include "fanout/cmd.h"
 #include "fanout/config.h"
 #include "fanout/dialect.h"
 #include "fanout/inputs.h"
 #include "fanout/rules.h"
 #include "fanout/source.h"
-#include "fanout/stream.h"
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
 
@@ -44,27 +42,11 @@ static const struct {
                  "                             values); test-area input: the working directory as a\n"
                  "                             leading cd, fields only the generator reads dropped\n"},
     {OPT_STRICT, "      --strict               warnings fail the run (exit 1)\n"},
-    {OPT_ALLOW_PLACEHOLDERS, "      --allow-placeholders   accept %N-style placeholders in steps without parallelism\n"},
     {OPT_DIALECT, "      --dialect auto|buildkite|testarea|gha\n"
                   "                             input dialect (default auto: a top-level `jobs` means a\n"
                   "                             GitHub Actions workflow, a top-level `group` vLLM's\n"
                   "                             test-area files)\n"},
-    {OPT_PLATFORM, "      --platform all|nvidia|amd\n"
-                   "                             test-area input: which steps to render (default all)\n"},
-    {OPT_MIRROR_PARALLELISM, "      --mirror-parallelism own|inherit\n"
-                             "                             test-area input: mirror.amd.parallelism as the\n"
-                             "                             generator with ci-infra#473 reads it (own, default)\n"
-                             "                             or as one without it (inherit: the parent's count);\n"
-                             "                             diff: given twice, BASE's then HEAD's\n"},
     {OPT_NO_VALIDATE, "      --no-validate          skip the schema checks of input and rendering\n"},
-    {OPT_INPUT, "      --input NAME=VALUE     workflows: a known `inputs` value (VALUE read as a YAML\n"
-                "                             scalar; repeatable)\n"},
-    {OPT_VAR, "      --var NAME=VALUE       workflows: a known `vars` value\n"},
-    {OPT_GITHUB, "      --github KEY=VALUE     workflows: a known `github` value (github.ref=...)\n"},
-    {OPT_EVENT, "      --event NAME           workflows: github.event_name\n"},
-    {OPT_MATRIX, "      --matrix KEY=VALUE     a known `matrix` value\n"},
-    {OPT_CONTEXTS, "      --contexts FILE        known contexts: a JSON or YAML mapping of context name\n"
-                   "                             to value ({matrix: {part: 1}, inputs: {...}})\n"},
     {OPT_CONFIG, "      --config FILE          the config file (default .fanout.yml when present): its\n"
                  "                             `shards` list adds runners' shard flags (docs/shards.md),\n"
                  "                             its `checks` list is what `check` checks\n"},
@@ -94,41 +76,24 @@ static const struct {
     {OPT_NO_SNIPPET, "      --no-snippet           no source line and caret under text messages\n"},
     {OPT_IGNORE_FIELD, "      --ignore-field NAME    leave field NAME out of the comparison (repeatable)\n"},
     {OPT_EXIT_ZERO, "      --exit-zero            exit 0 when the renderings differ (errors still exit 2)\n"},
-    {OPT_ENV, "      --env NAME=VALUE       Buildkite: a variable `pipeline upload` interpolates\n"
-              "                             ($NAME, ${NAME:-default}); one not given is kept as\n"
-              "                             written, with a note (repeatable)\n"},
-    {OPT_ENV_FILE, "      --env-file FILE        Buildkite: variables from NAME=VALUE lines (a .env\n"
-                   "                             file, the agent's $BUILDKITE_ENV_FILE)\n"},
-    {OPT_ENV_FROM_ENVIRONMENT, "      --env-from-environment\n"
-                               "                             Buildkite: fanout's own environment is the\n"
-                               "                             upload's (a variable not in it is unset)\n"},
-    {OPT_NO_INTERPOLATION, "      --no-interpolation     Buildkite: read the pipeline as written (the\n"
-                           "                             agent's `pipeline upload --no-interpolation`)\n"},
     {OPT_END, NULL},
 };
 
-static const struct option long_options[] = {
+/* The options of the command line but the dialects' (their place in --help is
+ * option_help's order); long_options adds the dialects' (all_options). */
+static const struct option generic_options[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"upload", no_argument, NULL, OPT_UPLOAD},
     {"strict", no_argument, NULL, OPT_STRICT},
-    {"allow-placeholders", no_argument, NULL, OPT_ALLOW_PLACEHOLDERS},
     {"error-format", required_argument, NULL, OPT_ERROR_FORMAT},
     {"dialect", required_argument, NULL, OPT_DIALECT},
-    {"platform", required_argument, NULL, OPT_PLATFORM},
-    {"mirror-parallelism", required_argument, NULL, OPT_MIRROR_PARALLELISM},
     {"validate", no_argument, NULL, OPT_VALIDATE},
     {"no-validate", no_argument, NULL, OPT_NO_VALIDATE},
     {"schema", required_argument, NULL, OPT_SCHEMA},
     {"rendered", required_argument, NULL, OPT_RENDERED},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"write", no_argument, NULL, OPT_WRITE},
-    {"input", required_argument, NULL, OPT_INPUT},
-    {"var", required_argument, NULL, OPT_VAR},
-    {"github", required_argument, NULL, OPT_GITHUB},
-    {"event", required_argument, NULL, OPT_EVENT},
-    {"matrix", required_argument, NULL, OPT_MATRIX},
-    {"contexts", required_argument, NULL, OPT_CONTEXTS},
     {"tests", required_argument, NULL, OPT_TESTS},
     {"durations", required_argument, NULL, OPT_DURATIONS},
     {"suite", required_argument, NULL, OPT_SUITE},
@@ -144,13 +109,53 @@ static const struct option long_options[] = {
     {"no-snippet", no_argument, NULL, OPT_NO_SNIPPET},
     {"ignore-field", required_argument, NULL, OPT_IGNORE_FIELD},
     {"exit-zero", no_argument, NULL, OPT_EXIT_ZERO},
-    {"env", required_argument, NULL, OPT_ENV},
-    {"env-file", required_argument, NULL, OPT_ENV_FILE},
-    {"env-from-environment", no_argument, NULL, OPT_ENV_FROM_ENVIRONMENT},
-    {"no-interpolation", no_argument, NULL, OPT_NO_INTERPOLATION},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* generic_options and the dialects' options (ids OPT_DIALECT_FIRST + their position in
+ * dialect_option_at's order), each dialect option after the option its help follows
+ * (at the end, before --help, when it follows none); filled by all_options. */
+static struct option long_options[sizeof(generic_options) / sizeof(generic_options[0]) + DIALECT_MAX_OPTIONS];
+
+/* The long name of a generic option, or NULL. */
+static const char *generic_name(int id)
+{
+    for (size_t i = 0; generic_options[i].name; i++) {
+        if (generic_options[i].val == id)
+            return generic_options[i].name;
+    }
+    return NULL;
+}
+
+/* Appends to long_options (at *n) the dialect options whose help follows `after`. */
+static void add_dialect_options(size_t *n, const char *after)
+{
+    const struct dialect_option *o;
+
+    for (size_t i = 0; (o = dialect_option_at(i, NULL)); i++) {
+        if (after ? o->help_after && !strcmp(o->help_after, after) : !o->help_after)
+            long_options[(*n)++] = (struct option){o->name, o->has_arg ? required_argument : no_argument, NULL,
+                                                   OPT_DIALECT_FIRST + (int)i};
+    }
+}
+
+/* Fills long_options. 0, or -1 when the dialects declare more options than it holds. */
+static int all_options(void)
+{
+    size_t n = 0;
+
+    if (dialect_option_at(DIALECT_MAX_OPTIONS, NULL))
+        return -1;
+    for (size_t i = 0; generic_options[i].name; i++) {
+        if (generic_options[i].val == 'h')
+            add_dialect_options(&n, NULL);
+        long_options[n++] = generic_options[i];
+        add_dialect_options(&n, generic_options[i].name);
+    }
+    long_options[n] = (struct option){NULL, 0, NULL, 0};
+    return 0;
+}
 
 /* While the config's defaults are parsed, a usage error is kept here instead of printed,
  * to be reported once at the config's line, where it must be fixed ("Try 'fanout
@@ -210,13 +215,31 @@ static void print_usage(FILE *out)
 
 static bool takes(const struct cmd_entry *cmd, int opt)
 {
+    const struct dialect_option *dialect = opt >= OPT_DIALECT_FIRST ? dialect_option_at((size_t)(opt - OPT_DIALECT_FIRST), NULL)
+                                                                    : NULL;
+
     if (opt == 'h' || (opt == OPT_FORMAT && cmd->formats))
         return true;
     for (const enum cmd_option *o = cmd->options; *o != OPT_END; o++) {
-        if ((int)*o == opt)
+        if ((int)*o == opt || (dialect && ((*o == OPT_DIALECT_RENDER && (dialect->scope & DIALECT_OPTION_RENDER)) ||
+                                           (*o == OPT_DIALECT_EXPRESSIONS &&
+                                            (dialect->scope & DIALECT_OPTION_EXPRESSIONS)))))
             return true;
     }
     return false;
+}
+
+/* The help of the dialect options `cmd` takes whose help follows `after` (NULL: the
+ * last). */
+static void print_dialect_help(const struct cmd_entry *cmd, const char *after)
+{
+    const struct dialect_option *o;
+
+    for (size_t i = 0; (o = dialect_option_at(i, NULL)); i++) {
+        if ((after ? o->help_after && !strcmp(o->help_after, after) : !o->help_after) &&
+            takes(cmd, OPT_DIALECT_FIRST + (int)i))
+            fputs(o->help, stdout);
+    }
 }
 
 static void print_help(const struct cmd_entry *cmd)
@@ -231,7 +254,9 @@ static void print_help(const struct cmd_entry *cmd)
     for (size_t i = 0; option_help[i].text; i++) {
         if (takes(cmd, option_help[i].id))
             fputs(option_help[i].text, stdout);
+        print_dialect_help(cmd, generic_name(option_help[i].id));
     }
+    print_dialect_help(cmd, NULL);
     printf("\nExit status: 0 ok, 1 findings, 2 usage, input or I/O error (fanout(1)).\n");
 }
 
@@ -243,75 +268,6 @@ static int choice(const char *word, const char *const *words)
             return i;
     }
     return -1;
-}
-
-/* `--input NAME=VALUE` into contexts[context][NAME], VALUE typed as a plain YAML scalar. */
-static int set_context_value(struct cli *c, const char *context, const char *arg, const char *opt)
-{
-    const char *eq = strchr(arg, '=');
-    struct ynode_doc *doc = ynode_doc_create();
-    struct ypos none = {0, 0, 0};
-    struct ynode *n = doc && eq ? ynode_new_plain(doc, eq + 1, none) : NULL;
-    struct expr_value *v = n ? expr_from_ynode(n) : NULL;
-    struct expr_value *ctx = expr_get(c->contexts, context, strlen(context));
-    int rc = -1;
-
-    ynode_doc_destroy(doc);
-    if (!eq || eq == arg) {
-        expr_unref(v);
-        return cmd_usage_error(opt, "needs NAME=VALUE");
-    }
-    if (!v)
-        goto oom;
-    if (!ctx) {
-        if (!(ctx = expr_object()) || expr_object_set(c->contexts, context, strlen(context), ctx) != 0) {
-            expr_unref(v);
-            goto oom;
-        }
-    }
-    rc = expr_object_set(ctx, arg, (size_t)(eq - arg), v);
-    if (rc == 0)
-        return 0;
-oom:
-    fprintf(stderr, "fanout: error: out of memory\n");
-    return CMD_EXIT_USAGE;
-}
-
-/* --contexts FILE: each top-level pair of the mapping is a context. */
-static int read_contexts(struct cli *c, const char *path)
-{
-    struct diag *d = diag_create(stderr, c->errors);
-    struct source *src = d ? source_open(path, d) : NULL;
-    struct stream *s = src ? stream_open(src, 0, d) : NULL;
-    struct ynode_doc *doc = NULL;
-    const struct ynode *root;
-    int rc = CMD_EXIT_USAGE;
-
-    if (!s || stream_document(s, &doc) < 0)
-        goto done;
-    root = doc ? ynode_doc_root(doc) : NULL;
-    if (!ynode_is_map(root)) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, ynode_pos(root).line, ynode_pos(root).col,
-                    "contexts", "must be a mapping of context name to value");
-        goto done;
-    }
-    rc = 0;
-    for (size_t i = 0; i < ynode_len(root) && rc == 0; i++) {
-        size_t len;
-        const char *name = ynode_scalar(ynode_key(root, i), &len);
-
-        rc = expr_object_set(c->contexts, name, len, expr_from_ynode(ynode_value(root, i)));
-    }
-    if (rc != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "internal", "out of memory");
-        rc = CMD_EXIT_USAGE;
-    }
-done:
-    ynode_doc_destroy(doc);
-    stream_close(s);
-    source_close(src);
-    diag_destroy(d);
-    return rc;
 }
 
 /* Room for item `n` of an array that grows only through here: it doubles when its length
@@ -343,20 +299,21 @@ static int append_word(const char ***list, size_t *n, const char *word)
 }
 
 /* RULE's level (--ignore, the config's `rules`): a later word wins. */
-static int rule_level_set(struct cli *c, const char *rule, enum diag_level level, const char *what)
+static int rule_level_set(struct cli *c, const char *name, enum diag_level level, const char *what)
 {
+    enum rule_id rule = rules_find(name);
     void *items = c->levels;
     int rc;
 
-    if (!rules_known(rule)) {
+    if (rule == RULE_NONE) {
         char msg[160], phrase[SUGGEST_PHRASE_MAX];
 
         snprintf(msg, sizeof(msg), "%s: unknown rule%s (fanout help rules):", what,
-                 suggest_phrase(rules_suggest(rule), phrase));
-        return cmd_usage_error(msg, rule);
+                 suggest_phrase(rules_suggest(name), phrase));
+        return cmd_usage_error(msg, name);
     }
     for (size_t i = 0; i < c->n_levels; i++) {
-        if (!strcmp(c->levels[i].rule, rule)) {
+        if (c->levels[i].rule == rule) {
             c->levels[i].level = level;
             return 0;
         }
@@ -382,31 +339,24 @@ static int unknown_choice(const char *option, const char *const *names, const ch
     return cmd_usage_error(what, arg);
 }
 
-/* The options of upload-time interpolation, into c->interp (made on first use). */
-static int interp_option(struct cli *c, int opt, const char *arg)
+/* An option a dialect declares: its choice checked, a per-side one given at most once a
+ * side, then the dialect's to parse. */
+static int dialect_option(struct cli *c, const struct cmd_entry *cmd, int opt, const char *arg)
 {
-    extern char **environ;
-    struct diag *d;
-    const char *bad;
-    int rc;
+    size_t i = (size_t)(opt - OPT_DIALECT_FIRST);
+    const struct dialect_option *o = dialect_option_at(i, NULL);
+    const struct dialect_option_io io = {cmd_usage_error, c->errors};
+    char what[96];
 
-    if (!c->interp && !(c->interp = bkinterp_vars_create()))
-        return cmd_usage_error("out of memory", NULL);
-    switch (opt) {
-    case OPT_ENV:
-        return (bad = bkinterp_vars_set(c->interp, arg)) ? cmd_usage_error(bad, arg) : 0;
-    case OPT_ENV_FILE:
-        if (!(d = diag_create(stderr, c->errors)))
-            return cmd_usage_error("out of memory", NULL);
-        rc = bkinterp_vars_read(c->interp, arg, d);
-        diag_destroy(d);
-        return rc == 0 ? 0 : CMD_EXIT_USAGE;
-    case OPT_ENV_FROM_ENVIRONMENT:
-        return bkinterp_vars_take_environment(c->interp, environ) == 0 ? 0 : cmd_usage_error("out of memory", NULL);
-    default:
-        bkinterp_vars_off(c->interp);
-        return 0;
+    if (o->choices && dialect_option_choice(o, arg) < 0) {
+        snprintf(what, sizeof(what), "--%s", o->name);
+        return unknown_choice(what, o->choices, arg);
     }
+    if (o->per_side && c->dialect_given[i] >= (cmd->sides ? cmd->sides : 1)) {
+        snprintf(what, sizeof(what), "--%s given too often (diff takes BASE's and HEAD's):", o->name);
+        return cmd_usage_error(what, arg);
+    }
+    return dialect_options_parse(c->dialect_options, o, arg, c->dialect_given[i]++, &io);
 }
 
 /* "90", "90s", "5m", "1h30m", "2.5m": seconds. 0, or -1 when it is none of these. */
@@ -444,8 +394,6 @@ static int parse_seconds(const char *arg, double *out)
 static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, const char *arg)
 {
     static const char *const error_formats[] = {"text", "github", "json", NULL};
-    static const char *const platforms[] = {"all", "nvidia", "amd", NULL};
-    static const char *const mirror_modes[] = {"own", "inherit", NULL};
     static const char *const colors[] = {"auto", "always", "never", NULL};
     int i;
 
@@ -463,9 +411,6 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     case OPT_STRICT:
         c->render.strict = true;
         return 0;
-    case OPT_ALLOW_PLACEHOLDERS:
-        c->render.allow_placeholders = true;
-        return 0;
     case OPT_VALIDATE:
     case OPT_NO_VALIDATE:
         c->render.validate = opt == OPT_VALIDATE;
@@ -480,20 +425,6 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
         if (!c->render.dialect && strcmp(arg, "auto") != 0)
             return cmd_usage_error("unknown --dialect (auto, buildkite, testarea or gha):", arg);
         return 0;
-    case OPT_PLATFORM:
-        if ((i = choice(arg, platforms)) < 0)
-            return cmd_usage_error("unknown --platform (all, nvidia or amd):", arg);
-        c->render.platform = i == 0 ? TA_ALL : i == 1 ? TA_NVIDIA : TA_AMD;
-        return 0;
-    case OPT_MIRROR_PARALLELISM:
-        if ((i = choice(arg, mirror_modes)) < 0)
-            return unknown_choice("--mirror-parallelism", mirror_modes, arg);
-        if (++c->mirror_options > (strcmp(cmd->name, "diff") == 0 ? 2u : 1u))
-            return cmd_usage_error("--mirror-parallelism given too often (diff takes BASE's and HEAD's):", arg);
-        c->render.mirror_parallelism = i == 0 ? TA_MIRROR_OWN : TA_MIRROR_INHERIT;
-        if (c->mirror_options == 1)
-            c->base_mirror = c->render.mirror_parallelism;
-        return 0;
     case OPT_SCHEMA:
         c->schema = arg;
         return 0;
@@ -506,22 +437,6 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     case OPT_WRITE:
         c->write = true;
         return 0;
-    case OPT_INPUT:
-        return set_context_value(c, "inputs", arg, "--input");
-    case OPT_VAR:
-        return set_context_value(c, "vars", arg, "--var");
-    case OPT_GITHUB:
-        return set_context_value(c, "github", arg, "--github");
-    case OPT_MATRIX:
-        return set_context_value(c, "matrix", arg, "--matrix");
-    case OPT_EVENT: {
-        char buf[256];
-
-        snprintf(buf, sizeof(buf), "event_name=%s", arg);
-        return set_context_value(c, "github", buf, "--event");
-    }
-    case OPT_CONTEXTS:
-        return read_contexts(c, arg);
     case OPT_TESTS:
         c->assign.tests = arg;
         return 0;
@@ -586,14 +501,14 @@ static int parse_option(struct cli *c, const struct cmd_entry *cmd, int opt, con
     case OPT_EXIT_ZERO:
         c->diff.exit_zero = true;
         return 0;
-    case OPT_ENV:
-    case OPT_ENV_FILE:
-    case OPT_ENV_FROM_ENVIRONMENT:
-    case OPT_NO_INTERPOLATION:
-        return interp_option(c, opt, arg);
     case OPT_END:
+    case OPT_DIALECT_RENDER:
+    case OPT_DIALECT_EXPRESSIONS:
+    case OPT_DIALECT_FIRST:
         break;
     }
+    if (opt >= OPT_DIALECT_FIRST)
+        return dialect_option(c, cmd, opt, arg);
     return cmd_usage_error("unknown option", NULL);
 }
 
@@ -701,7 +616,7 @@ static int load_shard_rules(struct cli *c, const struct config *cfg, struct diag
     const struct ynode *list = config_section(cfg, "shards");
 
     if (!(c->shards = shardflags_create())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         return CMD_EXIT_USAGE;
     }
     if (!list || shardflags_configure(c->shards, list, config_path(cfg), d) == 0)
@@ -792,7 +707,8 @@ static int apply_config(struct cli *c, const struct cmd_entry *cmd, const struct
                 return CMD_EXIT_USAGE;
         }
     }
-    c->mirror_options = 0; /* the command line may still give BASE's and HEAD's */
+    /* the command line may still give BASE's and HEAD's */
+    memset(c->dialect_given, 0, sizeof(c->dialect_given));
     for (size_t i = 0; i < ynode_len(rules); i++) {
         const char *level = ynode_scalar(ynode_value(rules, i), NULL);
 
@@ -815,7 +731,7 @@ static void finish_options(struct cli *c)
 {
     c->render.known_keys = c->known_keys;
     c->render.n_known_keys = c->n_known_keys;
-    c->render.interp = c->interp;
+    c->render.dialect_options = c->dialect_options;
     c->diff.ignore_fields = c->ignore_fields;
     c->diff.n_ignore_fields = c->n_ignore_fields;
     c->policy.levels = c->levels;
@@ -826,19 +742,25 @@ static void finish_options(struct cli *c)
     c->policy.excerpt = source_excerpt;
 }
 
-/* A cli with nothing given yet (contexts kept: the same options fill them again). */
-static void cli_reset(struct cli *c)
+/* Forgets what the options said. */
+static void cli_clear(struct cli *c)
 {
-    struct expr_value *contexts = c->contexts;
-
     free(c->levels);
     free(c->known_keys);
     free(c->ignore_fields);
-    bkinterp_vars_destroy(c->interp);
+    dialect_options_destroy(c->dialect_options);
     memset(c, 0, sizeof(*c));
-    c->contexts = contexts;
+}
+
+/* A cli with nothing given yet. 0, or the usage exit code when out of memory. */
+static int cli_reset(struct cli *c)
+{
+    cli_clear(c);
     c->render.validate = true;
     c->assign.algo = -1;
+    if (!(c->dialect_options = dialect_options_create()))
+        return cmd_usage_error("out of memory", NULL);
+    return 0;
 }
 
 int cli_main(int argc, char **argv)
@@ -850,6 +772,8 @@ int cli_main(int argc, char **argv)
     int rc, n, words;
 
     usage_command = NULL;
+    if (all_options() != 0)
+        return cmd_usage_error("the dialects declare more options than fanout holds", NULL);
     if (argc < 2)
         return cmd_usage_error("missing command (try 'fanout render FILE')", NULL);
     if (!strcmp(argv[1], "help") && argc > 2) {
@@ -887,9 +811,8 @@ int cli_main(int argc, char **argv)
     }
     usage_command = cmd->name;
     memset(&c, 0, sizeof(c));
-    if (!(c.contexts = expr_object()))
-        return cmd_usage_error("out of memory", NULL);
-    cli_reset(&c);
+    if ((rc = cli_reset(&c)) != 0)
+        goto done;
     argc -= words;
     argv += words;
     rc = parse(&c, cmd, argc, argv);
@@ -910,8 +833,8 @@ int cli_main(int argc, char **argv)
         if ((rc = config_load(given, d, &cfg)) != 0)
             goto done;
         if (cfg) {
-            cli_reset(&c);
-            if ((rc = apply_config(&c, cmd, cfg, d)) != 0 || (rc = parse(&c, cmd, argc, argv)) != 0)
+            if ((rc = cli_reset(&c)) != 0 || (rc = apply_config(&c, cmd, cfg, d)) != 0 ||
+                (rc = parse(&c, cmd, argc, argv)) != 0)
                 goto done;
             c.config = config_path(cfg);
             c.cfg = cfg;
@@ -926,23 +849,20 @@ int cli_main(int argc, char **argv)
         rc = cmd_usage_error(what, NULL);
         goto done;
     }
-    if (expr_len(c.contexts))
-        c.render.contexts = c.contexts;
     finish_options(&c);
     if (takes(cmd, OPT_CONFIG) && (rc = load_shard_rules(&c, cfg, d)) != 0)
         goto done;
     rc = cmd->exec(&c, argv + optind, n, d);
     /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc < DIAG_INPUT) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, "io", "write error: %s",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, RULE_IO, "write error: %s",
                     strerror(errno));
         rc = DIAG_INPUT;
     }
 done:
     diag_destroy(d);
-    expr_unref(c.contexts);
     shardflags_destroy(c.shards);
-    cli_reset(&c);
+    cli_clear(&c);
     config_destroy(cfg);
     return rc;
 }

@@ -27,7 +27,6 @@ static int add_word(FILE *f, const char *word)
  * same sources, target and rendering options, with --write. malloc'd (NULL: none). */
 static char *fix_command(const struct cli *c, char **operands, int n)
 {
-    static const char *const platforms[] = {"all", "nvidia", "amd"};
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -44,8 +43,7 @@ static char *fix_command(const struct cli *c, char **operands, int n)
         fputs(" --upload", f);
     if (c->format == 1)
         fputs(" --format json", f);
-    if (c->render.platform != TA_ALL)
-        fprintf(f, " --platform %s", platforms[c->render.platform]);
+    dialect_options_write(c->render.dialect_options, f);
     if (c->render.dialect)
         fprintf(f, " --dialect %s", c->render.dialect->name);
     if (n > 0) {

@@ -6,17 +6,16 @@
 
 static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
 {
-    struct render_opts base = c->render;
-
+    struct render_opts head = c->render;
     int rc;
 
     (void)n;
     /* the second read of stdin would find it empty: HEAD would read as no steps at all */
     if (!strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
         return cmd_usage_error("BASE and HEAD cannot both be '-': diff reads standard input once", NULL);
-    base.mirror_parallelism = c->base_mirror;
+    head.side = 1; /* a dialect option given twice: BASE's, then HEAD's */
     c->diff.format = (enum pd_format)c->format;
-    rc = pipediff_run(operands[0], operands[1], &base, &c->render, &c->diff, stdout, d);
+    rc = pipediff_run(operands[0], operands[1], &c->render, &head, &c->diff, stdout, d);
     return rc == DIAG_FINDING && c->diff.exit_zero ? 0 : rc;
 }
 
@@ -36,6 +35,7 @@ const struct cmd_entry cmd_diff_entry = {
     .formats = formats,
     .min_operands = 2,
     .max_operands = 2,
+    .sides = 2,
     .operands = "two operands: BASE HEAD",
     .exec = exec_diff,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fanout/cmd.h"
+#include "fanout/dialect.h"
 #include "fanout/expr.h"
 
 #define EXPR_FILE "<expr>"
@@ -45,7 +46,7 @@ static int evaluate(const char *text, const struct expr_contexts *c, struct expr
 
 static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
 {
-    struct expr_contexts *contexts = contexts_of(c->contexts);
+    struct expr_contexts *contexts = contexts_of(dialect_options_contexts(c->dialect_options));
     struct expr_result res = {0};
     struct expr_error err;
     char *out = NULL;
@@ -53,11 +54,11 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
 
     (void)n;
     if (!contexts) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, RULE_INTERNAL, "out of memory");
         return DIAG_INPUT;
     }
     if (evaluate(operands[0], contexts, &res, &err) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 1, (unsigned)err.offset + 1, "expression",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 1, (unsigned)err.offset + 1, RULE_EXPRESSION,
                     "%s", err.message);
         rc = DIAG_INPUT;
     } else if (res.value) {
@@ -65,10 +66,10 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
         if (out)
             printf("%s\n", out);
         else
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, "internal", "out of memory");
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 0, 0, RULE_INTERNAL, "out of memory");
     } else {
         printf("%s\n", res.residual);
-        diag_report(d, DIAG_NOTE, DIAG_FINDING, EXPR_FILE, 0, 0, "expression",
+        diag_report(d, DIAG_NOTE, DIAG_FINDING, EXPR_FILE, 0, 0, RULE_EXPRESSION,
                     "not fully known: depends on %s", res.unknown && *res.unknown ? res.unknown : "run-time values");
     }
     free(out);
@@ -77,8 +78,7 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
     return rc ? rc : diag_exit_code(d, false);
 }
 
-static const enum cmd_option options[] = {OPT_MATRIX, OPT_INPUT, OPT_VAR, OPT_GITHUB, OPT_EVENT,
-                                          OPT_CONTEXTS, CMD_MESSAGE_OPTIONS, OPT_END};
+static const enum cmd_option options[] = {OPT_DIALECT_EXPRESSIONS, CMD_MESSAGE_OPTIONS, OPT_END};
 static const char *const formats[] = {"text", "json", NULL};
 
 const struct cmd_entry cmd_expr_entry = {

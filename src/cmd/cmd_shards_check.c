@@ -19,7 +19,7 @@ static void ignore_reset(void *user)
     (void)user;
 }
 
-int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, const char *rule)
+int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, enum rule_id rule)
 {
     static const struct render_sink nowhere = {ignore_begin, ignore_item, ignore_reset, NULL, NULL};
     struct render_opts o = c->render;
@@ -30,13 +30,13 @@ int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, 
     o.shards = c->shards;
     diag_keep_only(d, rule);
     rc = render_run(paths, n, &o, d);
-    diag_keep_only(d, NULL);
+    diag_keep_only(d, RULE_NONE);
     return rc;
 }
 
 static int shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
-    return cmd_lint(c, paths, n, d, "shard-coverage");
+    return cmd_lint(c, paths, n, d, RULE_SHARD_COVERAGE);
 }
 
 static int exec_shards_check(struct cli *c, char **operands, int n, struct diag *d)

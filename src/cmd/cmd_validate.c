@@ -17,7 +17,7 @@ static int validate_inputs(struct cli *c, const char *const *paths, size_t n, st
             return rc;
     if (c->schema || rc == DIAG_INPUT)
         return rc;
-    lint = cmd_lint(c, paths, n, d, NULL);
+    lint = cmd_lint(c, paths, n, d, RULE_NONE);
     return lint > rc ? lint : rc;
 }
 

@@ -32,7 +32,7 @@ int config_error(const struct config *c, struct diag *d, const struct ynode *at,
     va_list ap;
 
     va_start(ap, fmt);
-    diag_vreport(d, DIAG_ERROR, DIAG_INPUT, c->path, p.line, p.col, "config", fmt, ap);
+    diag_vreport(d, DIAG_ERROR, DIAG_INPUT, c->path, p.line, p.col, RULE_CONFIG, fmt, ap);
     va_end(ap);
     return 2;
 }
@@ -82,7 +82,7 @@ static int check_shape(const struct config *c, struct diag *d)
             const char *name = ynode_scalar(k, NULL);
             char phrase[SUGGEST_PHRASE_MAX];
 
-            if (!name || !rules_known(name))
+            if (!name || rules_find(name) == RULE_NONE)
                 return config_error(c, d, k, "unknown rule '%s' (fanout help rules)%s", name ? name : "",
                                     suggest_phrase(name ? rules_suggest(name) : NULL, phrase));
             if (!one_of(ynode_value(rules, i), levels))

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/strset.h"
-
+/* Every dialect, in the order --help lists their options and detection asks them; the
+ * first is the one of an input that nothing tells. */
 static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_testarea,
                                                  &dialect_gha, NULL};
+
+#define N_DIALECTS (sizeof(dialects) / sizeof(dialects[0]) - 1)
 
 const struct dialect *dialect_find(const char *name)
 {
@@ -23,29 +25,171 @@ const struct dialect *dialect_detect(struct source *src, struct diag *d)
     /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
      * read whole to find out. */
     static const struct stream_shape either[] = {{"steps", false}, {"jobs", true}, {NULL, false}};
-    const struct dialect *found = &dialect_buildkite;
+    const struct dialect *found = NULL;
     struct stream *s;
     struct stream_item item;
-    bool done = false;
 
     diag_set_muted(d, true);
     s = stream_open_shaped(src, 0, either, d);
-    while (s && !done && stream_next(s, &item) > 0) {
-        if (item.kind == STREAM_PAIR &&
-            ynode_scalar_is(ynode_key(ynode_doc_root(item.doc), 0), "group")) {
-            found = &dialect_testarea;
-            done = true;
-        } else if (item.kind == STREAM_STEPS_START) {
-            if (!item.bare && strcmp(item.items_key, "jobs") == 0)
-                found = &dialect_gha;
-            done = true;
-        } else if (item.kind == STREAM_DOC_END) {
-            done = true;
+    while (s && !found && stream_next(s, &item) > 0) {
+        for (size_t i = 0; !found && dialects[i]; i++) {
+            if (dialects[i]->detect && dialects[i]->detect(&item))
+                found = dialects[i];
         }
         ynode_doc_destroy(item.doc);
     }
     stream_close(s);
     diag_set_muted(d, false);
+    return found ? found : dialects[0];
+}
+
+/* ---- the options the dialects declare ---- */
+
+struct dialect_options {
+    bool copy;                /* the dialects' parts are the original's */
+    void *own[N_DIALECTS];    /* each dialect's part (NULL: it has none) */
+    /* What each option was given as, by dialect_option_at's order, for either side. */
+    int value[DIALECT_MAX_OPTIONS][2];
+};
+
+const struct dialect_option *dialect_option_at(size_t i, const struct dialect **owner)
+{
+    for (size_t k = 0; dialects[k]; k++) {
+        for (const struct dialect_option *o = dialects[k]->options; o && o->name; o++) {
+            if (i-- == 0) {
+                if (owner)
+                    *owner = dialects[k];
+                return o;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* `opt`'s position in dialect_option_at's order (its dialect's in *dialect), or -1. */
+static long option_index(const struct dialect_option *opt, size_t *dialect)
+{
+    const struct dialect_option *o;
+    const struct dialect *owner;
+
+    for (size_t i = 0; i < DIALECT_MAX_OPTIONS && (o = dialect_option_at(i, &owner)); i++) {
+        if (o == opt) {
+            for (*dialect = 0; dialects[*dialect] != owner; (*dialect)++)
+                ;
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
+const struct dialect_option *dialect_option_find(const char *name)
+{
+    const struct dialect_option *o;
+
+    for (size_t i = 0; (o = dialect_option_at(i, NULL)); i++) {
+        if (!strcmp(o->name, name))
+            return o;
+    }
+    return NULL;
+}
+
+int dialect_option_choice(const struct dialect_option *opt, const char *arg)
+{
+    for (int i = 0; opt->choices && arg && opt->choices[i]; i++) {
+        if (!strcmp(opt->choices[i], arg))
+            return i;
+    }
+    return -1;
+}
+
+struct dialect_options *dialect_options_create(void)
+{
+    struct dialect_options *o = calloc(1, sizeof(*o));
+
+    for (size_t k = 0; o && dialects[k]; k++) {
+        if (dialects[k]->options_size && !(o->own[k] = calloc(1, dialects[k]->options_size))) {
+            dialect_options_destroy(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+struct dialect_options *dialect_options_copy(const struct dialect_options *o)
+{
+    struct dialect_options *c;
+
+    if (!o)
+        return dialect_options_create();
+    if ((c = malloc(sizeof(*c)))) {
+        *c = *o;
+        c->copy = true;
+    }
+    return c;
+}
+
+void dialect_options_destroy(struct dialect_options *o)
+{
+    for (size_t k = 0; o && !o->copy && dialects[k]; k++) {
+        if (o->own[k] && dialects[k]->options_free)
+            dialects[k]->options_free(o->own[k]);
+        free(o->own[k]);
+    }
+    free(o);
+}
+
+int dialect_options_parse(struct dialect_options *o, const struct dialect_option *opt, const char *arg,
+                          unsigned given, const struct dialect_option_io *io)
+{
+    size_t k;
+    long i = option_index(opt, &k);
+    int v = opt->choices ? dialect_option_choice(opt, arg) : 1;
+
+    if (i < 0 || v < 0 || (o->copy && !opt->choices))
+        return io->usage("not an option here:", opt->name);
+    o->value[i][1] = v;
+    if (!opt->per_side || given == 0)
+        o->value[i][0] = v;
+    if (opt->choices || !dialects[k]->option)
+        return 0;
+    return dialects[k]->option(o->own[k], opt, arg, io);
+}
+
+int dialect_options_value(const struct dialect_options *o, const struct dialect_option *opt, unsigned side)
+{
+    size_t k;
+    long i = o ? option_index(opt, &k) : -1;
+
+    return i < 0 ? 0 : o->value[i][side ? 1 : 0];
+}
+
+const void *dialect_options_own(const struct dialect_options *o, const struct dialect *dialect)
+{
+    for (size_t k = 0; o && dialects[k]; k++) {
+        if (dialects[k] == dialect)
+            return o->own[k];
+    }
+    return NULL;
+}
+
+void dialect_options_write(const struct dialect_options *o, FILE *out)
+{
+    const struct dialect_option *opt;
+
+    for (size_t i = 0; o && (opt = dialect_option_at(i, NULL)); i++) {
+        if (opt->choices && o->value[i][0] > 0)
+            fprintf(out, " --%s %s", opt->name, opt->choices[o->value[i][0]]);
+    }
+}
+
+const struct expr_value *dialect_options_contexts(const struct dialect_options *o)
+{
+    const struct expr_value *found = NULL;
+
+    for (size_t k = 0; o && !found && dialects[k]; k++) {
+        if (dialects[k]->contexts)
+            found = dialects[k]->contexts(o->own[k]);
+    }
     return found;
 }
 
@@ -80,7 +224,6 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
         if (!r->s) {
             if (r->file == r->in.n)
                 return 0;
-            strset_clear(r->in.warned);
             r->s = stream_open_shaped(r->in.sources[r->file], (unsigned)r->file, r->in.shape,
                                       r->in.diag);
             if (!r->s)

@@ -53,7 +53,7 @@ static int write_copy(FILE *from, struct output *o)
  * replaced. */
 static void not_regular(const char *rendered, mode_t mode, struct diag *d)
 {
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io",
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO,
                 "is %s, not a regular file: check compares the sources' rendering with a committed file",
                 S_ISFIFO(mode) ? "a FIFO" : S_ISDIR(mode) ? "a directory" : S_ISSOCK(mode) ? "a socket" : "a device");
 }
@@ -72,13 +72,13 @@ static FILE *open_committed(const char *rendered, bool *missing, struct diag *d)
         return fopen("/dev/null", "rb");
     }
     if (fd < 0 || fstat(fd, &sb) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO, "cannot open: %s", strerror(errno));
     } else if (!S_ISREG(sb.st_mode)) {
         not_regular(rendered, sb.st_mode, d);
     } else if ((fp = fdopen(fd, "rb")) != NULL) {
         return fp;
     } else {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot open: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO, "cannot open: %s", strerror(errno));
     }
     if (fd >= 0)
         close(fd);
@@ -106,7 +106,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     if (write && !(target = output_open(rendered, d)))
         return DIAG_INPUT;
     if (!(fresh = tmpfile())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io", "cannot create a temporary file");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file");
         goto done;
     }
     /* the rendering goes to a temporary file, whatever its size */
@@ -119,7 +119,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     if (!(old = open_committed(rendered, &missing, d)))
         goto done;
     if (same_bytes(old, fresh, &same) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, "io", "cannot read: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, rendered, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
         goto done;
     }
     rc = 0;
@@ -146,7 +146,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     sprintf(new_name, "%s (rendered now)", rendered);
     rc = textdiff_files(out, missing ? "/dev/null" : rendered, old, new_name, fresh) < 0 ? DIAG_INPUT
                                                                                        : DIAG_FINDING;
-    diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, "stale", "%s; run '%s' to update it",
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, rendered, 0, 0, RULE_STALE, "%s; run '%s' to update it",
                 missing ? "does not exist" : "is stale", fix);
 done:
     output_abort(target); /* fresh, or failed: the committed file stays as it was */
@@ -173,7 +173,7 @@ static int config_error(struct diag *d, const char *config, const struct ynode *
 {
     struct ypos p = ynode_pos(at);
 
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, config, p.line, p.col, "config", "%s", msg);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, config, p.line, p.col, RULE_CONFIG, "%s", msg);
     return 2;
 }
 
@@ -209,9 +209,40 @@ static char *from_config_dir(const char *path, const char *dir, size_t len)
     return joined;
 }
 
-/* Reads one entry of `checks` into its paths and options. */
+/* The options of the dialects that take a word (`platform: amd`) an entry of `checks`
+ * gives, on top of the run's: into `*own`, a copy of them (made on first use). */
+static int read_dialect_options(const struct ynode *e, const char *config, struct render_opts *o,
+                                struct dialect_options **own, struct diag *d)
+{
+    for (size_t i = 0; i < ynode_len(e); i++) {
+        const char *key = ynode_scalar(ynode_key(e, i), NULL), *arg = ynode_scalar(ynode_value(e, i), NULL);
+        const struct dialect_option *opt;
+        char name[64], msg[160];
+        size_t n = 0;
+
+        snprintf(name, sizeof(name), "%s", key ? key : "");
+        for (char *c = name; *c; c++)
+            *c = *c == '_' ? '-' : *c;
+        if (!(opt = dialect_option_find(name)) || !opt->choices)
+            continue; /* not a check's (the config's own check says what it lacks) */
+        if (dialect_option_choice(opt, arg) < 0) {
+            n = (size_t)snprintf(msg, sizeof(msg), "%s is ", key);
+            for (size_t k = 0; opt->choices[k] && n < sizeof(msg); k++)
+                n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s", k == 0 ? "" : opt->choices[k + 1] ? ", " : " or ",
+                                      opt->choices[k]);
+            return config_error(d, config, ynode_value(e, i), msg);
+        }
+        if (!*own && !(*own = dialect_options_copy(o->dialect_options)))
+            return 2;
+        dialect_options_parse(*own, opt, arg, 0, NULL);
+        o->dialect_options = *own;
+    }
+    return 0;
+}
+
+/* Reads one entry of `checks` into its paths and options (the dialects' into *own). */
 static int read_entry(const struct ynode *e, const char *config, struct render_opts *o, struct check_paths *p,
-                      struct diag *d)
+                      struct dialect_options **own, struct diag *d)
 {
     const struct ynode *src = ynode_get(e, "sources"), *v;
     const char *slash = strrchr(config, '/'), *rendered;
@@ -244,17 +275,7 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
         else
             return config_error(d, config, v, "format is yaml or json");
     }
-    if ((v = ynode_get(e, "platform"))) {
-        if (ynode_scalar_is(v, "all"))
-            o->platform = TA_ALL;
-        else if (ynode_scalar_is(v, "nvidia"))
-            o->platform = TA_NVIDIA;
-        else if (ynode_scalar_is(v, "amd"))
-            o->platform = TA_AMD;
-        else
-            return config_error(d, config, v, "platform is all, nvidia or amd");
-    }
-    return 0;
+    return read_dialect_options(e, config, o, own, d);
 }
 
 int check_config(const struct ynode *root, const char *config, const struct render_opts *base, bool write,
@@ -269,11 +290,13 @@ int check_config(const struct ynode *root, const char *config, const struct rend
     for (size_t i = 0; worst < 2 && i < ynode_len(checks); i++) {
         struct render_opts o = *base;
         struct check_paths p = {NULL, 0, NULL};
-        int rc = read_entry(ynode_item(checks, i), config, &o, &p, d);
+        struct dialect_options *own = NULL;
+        int rc = read_entry(ynode_item(checks, i), config, &o, &p, &own, d);
 
         if (rc == 0)
             rc = check_one((const char *const *)p.sources, p.n, p.rendered, &o, write, fix, out, d);
         check_paths_free(&p);
+        dialect_options_destroy(own);
         worst = rc > worst ? rc : worst;
     }
     return worst;

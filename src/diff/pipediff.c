@@ -801,7 +801,7 @@ static uint64_t outside_hash(const struct side *s, const struct ynode *n, unsign
 static int record_failed(struct side *s)
 {
     s->failed = true;
-    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, "io",
+    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, RULE_IO,
                 "cannot record the rendering (out of memory or temporary space)");
     return -1;
 }
@@ -2979,7 +2979,7 @@ static int render_side(const char *spec, const struct render_opts *opts, const s
         return rc;
     if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || group_side(s) != 0 ||
         !(s->unmatched = tmpfile())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "io",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
                     "cannot record the rendering (out of memory or temporary space)");
         return DIAG_INPUT;
     }
@@ -3068,7 +3068,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     rc = same ? 0 : 1;
     goto done;
 fail:
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                 "cannot compare the renderings (out of memory or temporary space)");
     rc = DIAG_INPUT;
 done:

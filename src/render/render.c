@@ -6,17 +6,14 @@
 #include <string.h>
 
 #include "fanout/coverage.h"
-#include "fanout/depends.h"
 #include "fanout/dialect.h"
 #include "fanout/depgraph.h"
-#include "fanout/expand.h"
 #include "fanout/inputs.h"
 #include "fanout/keyindex.h"
 #include "fanout/output.h"
 #include "fanout/shardmap.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
-#include "fanout/strset.h"
 #include "fanout/validate.h"
 
 struct run {
@@ -27,12 +24,10 @@ struct run {
     size_t n_sources;
     const struct dialect *dialect;
     void *dialect_state;
-    struct bkinterp *interp;   /* the Buildkite dialect's upload-time interpolation */
     struct coverage *coverage; /* shard-coverage, when the options ask for it */
     struct keyindex *keys;
     struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
     bool local_cycle;        /* a step named itself or its own group */
-    struct strset *warned; /* unknown keys reported in the current file */
     size_t jobs_in_doc, jobs_total;
     /* One pass when it can: pass 1 also feeds the rendering to the sink, rewriting
      * depends_on from the sharded keys seen so far (`early`). That rendering is right
@@ -77,11 +72,10 @@ static struct dialect_reader *reader_open(struct run *r, struct validator *in_ch
         .sources = r->sources,
         .names = r->names,
         .n = r->n_sources,
-        .warned = r->warned,
-        .platform = r->opts->platform,
-        .mirror_parallelism = r->opts->mirror_parallelism,
+        .options = r->opts->dialect_options,
+        .side = r->opts->side,
         .upload = r->opts->upload,
-        .interp = r->interp,
+        .state = r->dialect_state,
     };
 
     return r->dialect->open(&in, in_check ? observe_input : NULL, in_check);
@@ -216,10 +210,9 @@ static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos 
             i = n - 2, o += (size_t)snprintf(text + o, sizeof(text) - o, " -> ...");
         o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? " -> " : "", unscoped(keys[i]));
     }
-    diag_report(r->diag, DIAG_ERROR, r->dialect->bad_references_fail ? DIAG_INPUT : DIAG_FINDING,
-                r->names[at.file], at.line, at.col,
-                "depends-cycle", "%s cycle: %s (%s cannot run these %ss)",
-                r->dialect->reference_field, text, r->dialect->platform, r->dialect->job_noun);
+    diag_at(r->diag, DIAG_ERROR, r->dialect->bad_references_fail ? DIAG_INPUT : DIAG_FINDING, r->names, at,
+            RULE_DEPENDS_CYCLE, "%s cycle: %s (%s cannot run these %ss)", r->dialect->reference_field, text,
+            r->dialect->platform, r->dialect->job_noun);
 }
 
 /* A cycle needs a reference to a later step, or one that a step makes to itself or to
@@ -229,7 +222,7 @@ static void report_cycles(struct run *r)
     if (!r->local_cycle && keyindex_forward_references(r->keys) == 0)
         return;
     if (depgraph_cycles(r->graph, RENDER_MAX_CYCLES, on_cycle, r) < 0)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "depends-cycle",
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_DEPENDS_CYCLE,
                     "%s cycles not checked: more than %u dependencies refer forward",
                     r->dialect->reference_field, DEPGRAPH_MAX_EDGES);
 }
@@ -282,9 +275,10 @@ static void on_dangling(void *user, const struct keyindex_entry *ref)
         if (fnmatch(r->opts->known_keys[i], unscoped(ref->key), 0) == 0)
             return;
     }
-    /* a key only known at upload (`${VERSION:-v6}_tests`) may be the one named (a name
-     * the index keeps cut is not matched) */
-    if (strlen(ref->key) <= KEYINDEX_TEXT && bkinterp_key_may_name(r->interp, ref->key, strlen(ref->key)))
+    /* a key only known later (a Buildkite key only known at upload) may be the one named
+     * (a name the index keeps cut is not matched) */
+    if (r->dialect->key_may_exist && strlen(ref->key) <= KEYINDEX_TEXT &&
+        r->dialect->key_may_exist(r->dialect_state, ref->key, strlen(ref->key)))
         return;
     if (last && !last->collision && strcmp(last->at.key, ref->key) == 0) {
         last->more++;
@@ -324,43 +318,38 @@ static void report_key_problems(struct run *r)
         const struct dialect *dl = r->dialect;
 
         if (p->collision)
-            diag_report(r->diag, DIAG_ERROR, DIAG_FINDING, r->names[p->at.pos.file], p->at.pos.line,
-                        p->at.pos.col, "key-collision",
-                        "%s '%s' is already used by the %s at %s:%u:%u%s", dl->key_noun,
-                        unscoped(p->at.key), dl->job_noun, r->names[p->first.pos.file],
-                        p->first.pos.line, p->first.pos.col,
-                        p->first.shards ? " (expanded into shards)" : "");
+            diag_at(r->diag, DIAG_ERROR, DIAG_FINDING, r->names, p->at.pos, RULE_KEY_COLLISION,
+                    "%s '%s' is already used by the %s at %s:%u:%u%s", dl->key_noun, unscoped(p->at.key),
+                    dl->job_noun, r->names[p->first.pos.file], p->first.pos.line, p->first.pos.col,
+                    p->first.shards ? " (expanded into shards)" : "");
         else if (dl->bad_references_fail)
-            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[p->at.pos.file], p->at.pos.line,
-                        p->at.pos.col, "unknown-needs", "%s names '%s', which is not a %s of this "
-                        "file (%s rejects the file)%s", dl->reference_field, unscoped(p->at.key),
-                        dl->job_noun, dl->platform, p->more ? more_text(p->more) : "");
+            diag_at(r->diag, DIAG_ERROR, DIAG_INPUT, r->names, p->at.pos, RULE_UNKNOWN_NEEDS,
+                    "%s names '%s', which is not a %s of this "
+                    "file (%s rejects the file)%s", dl->reference_field, unscoped(p->at.key), dl->job_noun,
+                    dl->platform, p->more ? more_text(p->more) : "");
         else
-            diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[p->at.pos.file],
-                        p->at.pos.line, p->at.pos.col, "dangling-depends-on",
-                        "%s names '%s', which no rendered %s defines (%s fails "
-                        "the build unless another upload defines it)%s", dl->reference_field,
-                        unscoped(p->at.key), dl->job_noun, dl->platform,
-                        p->more ? more_text(p->more) : "");
+            diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->names, p->at.pos, RULE_DANGLING_DEPENDS_ON,
+                    "%s names '%s', which no rendered %s defines (%s fails "
+                    "the build unless another upload defines it)%s", dl->reference_field,
+                    unscoped(p->at.key), dl->job_noun, dl->platform, p->more ? more_text(p->more) : "");
     }
     if (r->problems_dropped)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "key-collision",
+        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_KEY_COLLISION,
                     "%zu more key problems not shown", r->problems_dropped);
 }
 
-static struct expand_ctx expand_ctx_for(struct run *r, bool first_pass)
+static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
 {
-    struct expand_ctx ctx = {
+    struct dialect_ctx ctx = {
         .diag = r->diag,
         .files = r->names,
         .n_files = r->n_sources,
         .upload = r->opts->upload,
-        .allow_placeholders = r->opts->allow_placeholders,
+        .options = r->opts->dialect_options,
+        .side = r->opts->side,
         .on_key = first_pass ? on_key : NULL,
         .on_skipped = r->sink->skipped ? on_skipped : NULL,
         .user = r,
-        .warned = r->warned,
-        .contexts = r->opts->contexts,
         .state = r->dialect_state,
         .sources = r->sources,
     };
@@ -371,7 +360,7 @@ static int check_step(struct run *r, struct stream_item *item)
 {
     const struct dialect *dl = r->dialect;
     struct ynode *items = ynode_doc_root(item->doc);
-    struct expand_ctx ctx = expand_ctx_for(r, true);
+    struct dialect_ctx ctx = dialect_ctx_for(r, true);
 
     /* Before expansion, while a fanned-out job is still one node of the graph. */
     if (dl->edges(items, on_edge, r, &r->local_cycle) != 0)
@@ -392,9 +381,9 @@ static void check_job_limit(struct run *r, struct ypos pos)
     unsigned limit = r->dialect->max_jobs_per_document;
 
     if (limit && r->jobs_in_doc > limit)
-        diag_report(r->diag, DIAG_WARNING, DIAG_FINDING, r->names[pos.file], pos.line, pos.col,
-                    "job-limit", "this document renders %zu jobs; %s accepts at most %u "
-                    "per pipeline upload", r->jobs_in_doc, r->dialect->platform, limit);
+        diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->names, pos, RULE_JOB_LIMIT,
+                "this document renders %zu jobs; %s accepts at most %u "
+                "per pipeline upload", r->jobs_in_doc, r->dialect->platform, limit);
     r->jobs_total += r->jobs_in_doc;
     r->jobs_in_doc = 0;
 }
@@ -405,7 +394,7 @@ static int first_pass(struct run *r)
     struct stream_item item;
     struct ypos doc_pos = {0, 0, 0};
     int rc = reader ? 0 : -1, more;
-    struct expand_ctx ctx = expand_ctx_for(r, true);
+    struct dialect_ctx ctx = dialect_ctx_for(r, true);
 
     while (rc == 0 && (more = r->dialect->next(reader, &item)) != 0) {
         if (more < 0) {
@@ -470,7 +459,7 @@ static unsigned shards_of(void *user, const char *key, size_t len)
 static int feed_all(struct run *r)
 {
     const struct dialect *dl = r->dialect;
-    struct expand_ctx ctx = expand_ctx_for(r, false);
+    struct dialect_ctx ctx = dialect_ctx_for(r, false);
     struct dialect_reader *reader = reader_open(r, NULL);
     struct stream_item item;
     int rc = reader ? 0 : -1, more;
@@ -542,7 +531,7 @@ static int close_target(struct run *r, bool rendered)
         return ferror(r->to) ? -1 : 0;
     }
     diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
-                0, 0, "io", "rendering failed; nothing was written");
+                0, 0, RULE_IO, "rendering failed; nothing was written");
     output_abort(out);
     return -1;
 }
@@ -568,7 +557,7 @@ static bool inputs_unchanged(struct run *r)
 {
     for (size_t i = 0; i < r->n_sources; i++) {
         if (source_changed(r->sources[i])) {
-            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[i], 0, 0, "io",
+            diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->names[i], 0, 0, RULE_IO,
                         "changed while it was being read; nothing was written");
             return false;
         }
@@ -587,7 +576,7 @@ static int second_pass(struct run *r)
     else
         r->sink->reset(r->sink->user);
     if (r->sink == &r->spooled && !r->spool_em) {
-        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
+        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
                     "cannot create a temporary file");
         return -1;
     }
@@ -600,7 +589,7 @@ static int second_pass(struct run *r)
         return -1;
     if (!ok) {
         diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
-                    0, 0, "io", "rendering failed (%s); nothing was written",
+                    0, 0, RULE_IO, "rendering failed (%s); nothing was written",
                     r->spool && ferror(r->spool) ? "cannot write a temporary file" : "out of memory");
         return -1;
     }
@@ -614,7 +603,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     int rc = 0;
 
     if (n > YPOS_MAX_FILES) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
                     "too many input files (%zu; at most %d)", n, YPOS_MAX_FILES);
         return DIAG_INPUT;
     }
@@ -622,9 +611,8 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     r.names = calloc(n ? n : 1, sizeof(*r.names));
     r.keys = keyindex_create(RENDER_INDEX_BUDGET);
     r.graph = depgraph_create(RENDER_GRAPH_BUDGET);
-    r.warned = strset_create();
-    if (!r.sources || !r.names || !r.keys || !r.graph || !r.warned) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+    if (!r.sources || !r.names || !r.keys || !r.graph) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
     if (!opts->sink && open_target(&r) != 0)
@@ -640,16 +628,12 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
                 : r.n_sources > 0 ? dialect_detect(r.sources[0], d) : &dialect_buildkite;
     if (opts->stats)
         opts->stats->dialect = r.dialect;
-    if (!(r.interp = bkinterp_create(opts->interp))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
-        goto done;
-    }
-    if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+    if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create(opts->dialect_options))) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
     if (opts->shards && !(r.coverage = coverage_create(opts->shards, r.dialect, d, r.names))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         goto done;
     }
     if (opts->validate && load_schemas(&r) != 0)
@@ -666,7 +650,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     /* A pass that stopped has said why; if it has not, what it fed the sink so far must
      * still not pass for the rendering. */
     if (first_pass(&r) != 0 && !r.failed_index && !diag_has_input_error(d))
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                     "rendering stopped (out of memory); nothing was written");
     if (!diag_has_input_error(d))
         inputs_unchanged(&r);
@@ -679,14 +663,14 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
             diag_flush_into(r.out_findings, d);
     }
     if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "internal",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                     "cannot build the key index (out of memory or temporary space)");
     if (diag_has_input_error(d))
         goto done;
     report_key_problems(&r);
     report_cycles(&r);
     if (r.dialect->max_jobs_total && r.jobs_total > r.dialect->max_jobs_total)
-        diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, "job-limit",
+        diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_JOB_LIMIT,
                     "renders %zu jobs; %s allows at most %u per build", r.jobs_total,
                     r.dialect->platform, r.dialect->max_jobs_total);
     if (diag_exit_code(d, opts->strict) == 0) {
@@ -712,13 +696,11 @@ done:
     free(r.names);
     keyindex_destroy(r.keys);
     depgraph_destroy(r.graph);
-    strset_destroy(r.warned);
     free(r.problems);
     free(r.scoped);
     if (r.dialect_state)
         r.dialect->state_destroy(r.dialect_state);
     coverage_destroy(r.coverage);
-    bkinterp_destroy(r.interp);
     validator_destroy(r.out_check);
     validator_destroy(r.in_check);
     diag_destroy(r.out_findings);

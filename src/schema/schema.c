@@ -196,7 +196,7 @@ static void compile_error(struct schema *s, struct ynode *at, const char *fmt, .
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (!s->failed)
-        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, pos.line, pos.col, "schema", "%s", msg);
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, pos.line, pos.col, RULE_SCHEMA, "%s", msg);
     s->failed = true;
 }
 
@@ -676,7 +676,7 @@ static struct ynode_doc *load_document(struct source *src, struct diag *d)
     int rc = st ? stream_document(st, &fyd) : -1;
 
     if (rc == 0)
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, "schema",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, RULE_SCHEMA,
                     "an empty document");
     stream_close(st);
     source_close(src);
@@ -1456,7 +1456,7 @@ struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct di
     if (!s->name || add_doc(s, doc, "") != 0) {
         if (s->n_docs == 0)
             ynode_doc_destroy(doc);
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "schema", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, RULE_SCHEMA, "out of memory");
         schema_free(s);
         return NULL;
     }
@@ -1596,7 +1596,7 @@ const char *const *schema_required(const struct schema_node *sn)
 
 struct error {
     char *path, *message;
-    const char *keyword;
+    enum rule_id rule; /* its keyword's */
     struct ynode *at;
     unsigned depth;
 };
@@ -1632,10 +1632,10 @@ static void errors_truncate(struct errors *e, size_t n)
     }
 }
 
-static void fail(struct vctx *c, const char *keyword, struct ynode *at, const char *fmt, ...)
+static void fail(struct vctx *c, enum rule_id keyword, struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void fail(struct vctx *c, const char *keyword, struct ynode *at, const char *fmt, ...)
+static void fail(struct vctx *c, enum rule_id keyword, struct ynode *at, const char *fmt, ...)
 {
     struct errors *e = c->errs;
     char msg[512];
@@ -1659,7 +1659,7 @@ static void fail(struct vctx *c, const char *keyword, struct ynode *at, const ch
     va_end(ap);
     e->v[e->n].path = strndup(c->path, c->path_len);
     e->v[e->n].message = strdup(msg);
-    e->v[e->n].keyword = keyword;
+    e->v[e->n].rule = keyword;
     e->v[e->n].at = at;
     e->v[e->n].depth = c->depth;
     if (!e->v[e->n].path || !e->v[e->n].message) {
@@ -1843,17 +1843,17 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
         for (size_t i = 0; sn->required_names[i]; i++) {
             if (!ynode_has(n, sn->required_names[i])) {
                 ok = false;
-                fail(c, "required", n, "missing required property '%s'", sn->required_names[i]);
+                fail(c, RULE_KW_REQUIRED, n, "missing required property '%s'", sn->required_names[i]);
             }
         }
     }
     if (sn->min_props >= 0 && count < sn->min_props) {
         ok = false;
-        fail(c, "minProperties", n, "must have at least %lld properties, has %d", sn->min_props, count);
+        fail(c, RULE_KW_MIN_PROPERTIES, n, "must have at least %lld properties, has %d", sn->min_props, count);
     }
     if (sn->max_props >= 0 && count > sn->max_props) {
         ok = false;
-        fail(c, "maxProperties", n, "must have at most %lld properties, has %d", sn->max_props, count);
+        fail(c, RULE_KW_MAX_PROPERTIES, n, "must have at most %lld properties, has %d", sn->max_props, count);
     }
     for (size_t pi = 0; pi < ynode_len(n); pi++) {
         struct ynode *k = ynode_key(n, pi), *v = ynode_value(n, pi);
@@ -1870,7 +1870,7 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
             covered = true;
             if (ps && ps->is_bool && !ps->bool_value) {
                 ok = false;
-                fail(c, "false", k, "property '%.*s' is not allowed here", (int)len, key);
+                fail(c, RULE_KW_FALSE, k, "property '%.*s' is not allowed here", (int)len, key);
             } else {
                 ok = validate(c, p->schema, v) && ok;
             }
@@ -1894,7 +1894,7 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
 
             if (a && a->is_bool && !a->bool_value) {
                 ok = false;
-                fail(c, "additionalProperties", k, "property '%.*s' is not allowed", (int)len, key);
+                fail(c, RULE_KW_ADDITIONAL_PROPERTIES, k, "property '%.*s' is not allowed", (int)len, key);
             } else {
                 ok = validate(c, sn->additional_props, v) && ok;
             }
@@ -1909,7 +1909,7 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
             c->errs = saved;
             if (!name_ok) {
                 ok = false;
-                fail(c, "propertyNames", k, "property name '%.*s' is not allowed", (int)len, key);
+                fail(c, RULE_KW_PROPERTY_NAMES, k, "property name '%.*s' is not allowed", (int)len, key);
             }
         }
         for (size_t i = 0; i < sn->n_deps; i++) {
@@ -1925,7 +1925,7 @@ static bool validate_object(struct vctx *c, const struct schema_node *sn, struct
 
                     if (nn && ynode_find(n, nn, nl) < 0) {
                         ok = false;
-                        fail(c, "dependencies", n, "property '%.*s' requires property '%.*s'",
+                        fail(c, RULE_KW_DEPENDENCIES, n, "property '%.*s' requires property '%.*s'",
                              (int)len, key, (int)nl, nn);
                     }
                 }
@@ -1947,11 +1947,11 @@ static bool validate_array(struct vctx *c, const struct schema_node *sn, struct 
 
     if (sn->min_items >= 0 && (long long)count < sn->min_items) {
         ok = false;
-        fail(c, "minItems", n, "must have at least %lld items, has %zu", sn->min_items, count);
+        fail(c, RULE_KW_MIN_ITEMS, n, "must have at least %lld items, has %zu", sn->min_items, count);
     }
     if (sn->max_items >= 0 && (long long)count > sn->max_items) {
         ok = false;
-        fail(c, "maxItems", n, "must have at most %lld items, has %zu", sn->max_items, count);
+        fail(c, RULE_KW_MAX_ITEMS, n, "must have at most %lld items, has %zu", sn->max_items, count);
     }
     for (size_t i = 0; i < count; i++) {
         const struct schema_node *item_schema = NULL;
@@ -1976,7 +1976,7 @@ static bool validate_array(struct vctx *c, const struct schema_node *sn, struct 
             found = check_quietly(c, sn->contains, items[i]);
         if (!found) {
             ok = false;
-            fail(c, "contains", n, "%s", "must contain an item that matches the 'contains' schema");
+            fail(c, RULE_KW_CONTAINS, n, "%s", "must contain an item that matches the 'contains' schema");
         }
     }
     if (sn->unique_items) {
@@ -1984,7 +1984,7 @@ static bool validate_array(struct vctx *c, const struct schema_node *sn, struct 
             for (size_t j = i + 1; j < count; j++) {
                 if (values_equal(items[i], items[j])) {
                     ok = false;
-                    fail(c, "uniqueItems", items[j], "items %zu and %zu are equal", i, j);
+                    fail(c, RULE_KW_UNIQUE_ITEMS, items[j], "items %zu and %zu are equal", i, j);
                     i = j = count;
                 }
             }
@@ -2001,26 +2001,26 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
     if (type & T_NUMBER) {
         if (sn->has_min && num < sn->minimum) {
             ok = false;
-            fail(c, "minimum", n, "must be >= %g, got %g", sn->minimum, num);
+            fail(c, RULE_KW_MINIMUM, n, "must be >= %g, got %g", sn->minimum, num);
         }
         if (sn->has_max && num > sn->maximum) {
             ok = false;
-            fail(c, "maximum", n, "must be <= %g, got %g", sn->maximum, num);
+            fail(c, RULE_KW_MAXIMUM, n, "must be <= %g, got %g", sn->maximum, num);
         }
         if (sn->has_xmin && num <= sn->xminimum) {
             ok = false;
-            fail(c, "exclusiveMinimum", n, "must be > %g, got %g", sn->xminimum, num);
+            fail(c, RULE_KW_EXCLUSIVE_MINIMUM, n, "must be > %g, got %g", sn->xminimum, num);
         }
         if (sn->has_xmax && num >= sn->xmaximum) {
             ok = false;
-            fail(c, "exclusiveMaximum", n, "must be < %g, got %g", sn->xmaximum, num);
+            fail(c, RULE_KW_EXCLUSIVE_MAXIMUM, n, "must be < %g, got %g", sn->xmaximum, num);
         }
         if (sn->has_multiple) {
             double q = num / sn->multiple_of;
 
             if (!isfinite(q) || fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q))) {
                 ok = false;
-                fail(c, "multipleOf", n, "must be a multiple of %g", sn->multiple_of);
+                fail(c, RULE_KW_MULTIPLE_OF, n, "must be a multiple of %g", sn->multiple_of);
             }
         }
     }
@@ -2031,17 +2031,17 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
 
         if (sn->min_length >= 0 && (long long)chars < sn->min_length) {
             ok = false;
-            fail(c, "minLength", n, "must be at least %lld characters long, is %zu", sn->min_length, chars);
+            fail(c, RULE_KW_MIN_LENGTH, n, "must be at least %lld characters long, is %zu", sn->min_length, chars);
         }
         if (sn->max_length >= 0 && (long long)chars > sn->max_length) {
             ok = false;
-            fail(c, "maxLength", n, "must be at most %lld characters long, is %zu", sn->max_length, chars);
+            fail(c, RULE_KW_MAX_LENGTH, n, "must be at most %lld characters long, is %zu", sn->max_length, chars);
         }
         int m = sn->pattern ? match(sn->pattern, sn->pattern_md, t, len) : 1;
 
         if (m == 0) {
             ok = false;
-            fail(c, "pattern", n, "must match the pattern '%s'", sn->pattern_src);
+            fail(c, RULE_KW_PATTERN, n, "must match the pattern '%s'", sn->pattern_src);
         } else if (m < 0) {
             undecided(c, n, sn->pattern_src, m);
         }
@@ -2075,14 +2075,14 @@ static size_t closest_branch(const struct errors *all, const size_t *starts, siz
 /* anyOf / oneOf: keeps only the closest branch's errors, or one summary when even the
  * closest branch fails at the instance itself on its type. */
 static void keep_closest(struct vctx *c, size_t base, size_t *starts, size_t branches,
-                         const char *keyword, struct ynode *n)
+                         enum rule_id keyword, struct ynode *n)
 {
     struct errors *e = c->errs;
     size_t best = closest_branch(e, starts, branches), kept = 0;
     bool shallow = true;
 
     for (size_t i = starts[best]; i < starts[best + 1]; i++)
-        shallow = shallow && e->v[i].depth == c->depth && strcmp(e->v[i].keyword, "type") == 0;
+        shallow = shallow && e->v[i].depth == c->depth && e->v[i].rule == RULE_TYPE;
     if (shallow) {
         errors_truncate(e, base);
         fail(c, keyword, n, "does not match any of the %zu allowed forms", branches);
@@ -2127,7 +2127,7 @@ static bool validate_combinators(struct vctx *c, const struct schema_node *sn, s
         } else {
             ok = false;
             if (starts)
-                keep_closest(c, base, starts, sn->n_any_of, "anyOf", n);
+                keep_closest(c, base, starts, sn->n_any_of, RULE_KW_ANY_OF, n);
         }
         free(starts);
     }
@@ -2147,13 +2147,13 @@ static bool validate_combinators(struct vctx *c, const struct schema_node *sn, s
                 if (!matched++)
                     first = i;
                 else if (matched == 2)
-                    fail(c, "oneOf", n, "matches more than one allowed form (%zu and %zu)", first, i);
+                    fail(c, RULE_KW_ONE_OF, n, "matches more than one allowed form (%zu and %zu)", first, i);
             }
         }
         if (matched != 1) {
             ok = false;
             if (starts && matched == 0)
-                keep_closest(c, base, starts, sn->n_one_of, "oneOf", n);
+                keep_closest(c, base, starts, sn->n_one_of, RULE_KW_ONE_OF, n);
             else if (c->errs) {
                 /* keep only the "more than one" message */
                 struct error last = c->errs->v[c->errs->n - 1];
@@ -2169,7 +2169,7 @@ static bool validate_combinators(struct vctx *c, const struct schema_node *sn, s
     }
     if (sn->not_ && check_quietly(c, sn->not_, n)) {
         ok = false;
-        fail(c, "not", n, "%s", "must not match the 'not' schema");
+        fail(c, RULE_KW_NOT, n, "%s", "must not match the 'not' schema");
     }
     if (sn->if_) {
         if (check_quietly(c, sn->if_, n)) {
@@ -2192,7 +2192,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode 
         return true;
     if (++c->nesting > MAX_DEPTH) {
         c->nesting--;
-        fail(c, "$ref", n, "%s", "schema recursion is too deep");
+        fail(c, RULE_KW_REF, n, "%s", "schema recursion is too deep");
         return false;
     }
     if (sn->ref) {
@@ -2203,7 +2203,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode 
     if (sn->is_bool) {
         c->nesting--;
         if (!sn->bool_value)
-            fail(c, "false", n, "%s", "no value is allowed here");
+            fail(c, RULE_KW_FALSE, n, "%s", "no value is allowed here");
         return sn->bool_value;
     }
     /* A scalar's type needs its text: work it out only when a keyword looks at it. */
@@ -2223,7 +2223,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode 
         if (c->errs) {
             describe_types(sn->types, want, sizeof(want));
             describe_value(n, got, sizeof(got));
-            fail(c, "type", n, "must be %s, got %s", want, got);
+            fail(c, RULE_TYPE, n, "must be %s, got %s", want, got);
         }
         ok = false;
     }
@@ -2246,7 +2246,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode 
                                       (int)(t ? (len > 30 ? 30 : len) : 3), t ? t : "...");
             }
             describe_value(n, got, sizeof(got));
-            fail(c, "enum", n, "must be one of [%s], got %s", list, got);
+            fail(c, RULE_KW_ENUM, n, "must be one of [%s], got %s", list, got);
         }
         if (!found)
             ok = false;
@@ -2255,7 +2255,7 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode 
         struct ynode *want = sn->const_value == sn->src ? NULL : sn->const_value;
 
         if (!values_equal(want, n)) {
-            fail(c, "const", n, "%s", "must be the constant value the schema gives");
+            fail(c, RULE_KW_CONST, n, "%s", "must be the constant value the schema gives");
             ok = false;
         }
     }
@@ -2304,7 +2304,7 @@ static void report_undecided(struct vctx *c)
             c->depth += *p == '/';
     }
     pcre2_get_error_message(u->rc, why, sizeof(why));
-    fail(c, "pattern", u->at, "not checked against the pattern '%s': PCRE2 gave up on the "
+    fail(c, RULE_KW_PATTERN, u->at, "not checked against the pattern '%s': PCRE2 gave up on the "
          "%zu-character value (%s)", u->pattern, t ? utf8_length(t, len) : 0, (const char *)why);
 }
 
@@ -2331,7 +2331,7 @@ size_t schema_validate(const struct schema_node *sn, struct ynode *instance, con
     if (errs.n)
         qsort(errs.v, errs.n, sizeof(*errs.v), by_specificity);
     for (size_t i = 0; i < errs.n; i++) {
-        struct schema_error e = {errs.v[i].path, errs.v[i].keyword, errs.v[i].message,
+        struct schema_error e = {errs.v[i].path, errs.v[i].rule, errs.v[i].message,
                                  errs.v[i].at, errs.v[i].depth};
 
         fn(user, &e);

@@ -103,7 +103,7 @@ static void compile_error(struct tmplschema *s, const struct ynode *at, const ch
     va_end(ap);
     s->failed = true;
     if (s->diag)
-        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, p.line, p.col, "schema", "%s", msg);
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, p.line, p.col, RULE_SCHEMA, "%s", msg);
 }
 
 static char *dup_text(const char *t, size_t len)
@@ -616,7 +616,7 @@ struct tmplschema *tmplschema_compile(const struct ynode *root, const char *name
 
     if (!s || !(s->name = dup_text(name, strlen(name)))) {
         free(s);
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, RULE_INTERNAL, "out of memory");
         return NULL;
     }
     s->diag = d;

@@ -38,16 +38,16 @@ const char *tmplvalidate_root(const char *name)
 
 static void report(void *user, const struct tmpl_error *e)
 {
-    static const char *const rules[] = {
-        [TMPL_KEY] = "workflow-key",         [TMPL_REQUIRED] = "workflow-required",
-        [TMPL_VALUE] = "workflow-value",     [TMPL_CONTEXT] = "workflow-context",
-        [TMPL_EXPRESSION] = "expression",    [TMPL_DUPLICATE] = "duplicate-key",
+    static const enum rule_id rules[] = {
+        [TMPL_KEY] = RULE_WORKFLOW_KEY,      [TMPL_REQUIRED] = RULE_WORKFLOW_REQUIRED,
+        [TMPL_VALUE] = RULE_WORKFLOW_VALUE,  [TMPL_CONTEXT] = RULE_WORKFLOW_CONTEXT,
+        [TMPL_EXPRESSION] = RULE_EXPRESSION, [TMPL_DUPLICATE] = RULE_DUPLICATE_KEY,
     };
     struct tmplvalidate *v = user;
     struct ypos p = e->offset == SIZE_MAX ? ynode_pos(e->at) : ynode_text_pos(e->at, e->offset);
     enum diag_class cls = e->problem == TMPL_EXPRESSION || e->problem == TMPL_DUPLICATE ? DIAG_INPUT : v->cls;
 
-    diag_report(v->diag, DIAG_ERROR, cls, v->files[p.file], p.line, p.col, rules[e->problem], "%s", e->message);
+    diag_at(v->diag, DIAG_ERROR, cls, v->files, p, rules[e->problem], "%s", e->message);
     v->errors++;
 }
 
@@ -88,7 +88,7 @@ unsigned tmplvalidate_errors(const struct tmplvalidate *v)
 
 static void out_of_memory(struct tmplvalidate *v, struct ypos p)
 {
-    diag_report(v->diag, DIAG_ERROR, DIAG_INPUT, v->files[p.file], p.line, p.col, "internal", "out of memory");
+    diag_at(v->diag, DIAG_ERROR, DIAG_INPUT, v->files, p, RULE_INTERNAL, "out of memory");
     v->errors++;
 }
 
@@ -111,8 +111,8 @@ static void items_start(struct tmplvalidate *v, const struct stream_item *item)
         /* a document that is a bare list (a Buildkite shape): a sequence at the root */
         tmpl_mapping_drop(v->top);
         v->top = NULL;
-        diag_report(v->diag, DIAG_ERROR, v->cls, v->files[item->pos.file], item->pos.line, item->pos.col,
-                    "workflow-value", "(root): expected a mapping, got a sequence");
+        diag_at(v->diag, DIAG_ERROR, v->cls, v->files, item->pos,
+                RULE_WORKFLOW_VALUE, "(root): expected a mapping, got a sequence");
         v->errors++;
         return;
     }

@@ -42,8 +42,8 @@ static void report(void *user, const struct schema_error *e)
 
     if (!p.line)
         p = v->doc_pos;
-    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, e->keyword, "%s: %s",
-                e->path[0] ? e->path : "(root)", e->message);
+    diag_at(v->diag, DIAG_ERROR, v->cls, v->files, p, e->rule, "%s: %s", e->path[0] ? e->path : "(root)",
+            e->message);
     v->errors++;
 }
 
@@ -108,10 +108,10 @@ static void pair_path(char *buf, size_t cap, const char *key, size_t len)
     buf[o] = '\0';
 }
 
-static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
+static void error_here(struct validator *v, struct ypos p, enum rule_id keyword, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void error_here(struct validator *v, struct ypos p, const char *keyword, const char *fmt, ...)
+static void error_here(struct validator *v, struct ypos p, enum rule_id keyword, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -119,7 +119,7 @@ static void error_here(struct validator *v, struct ypos p, const char *keyword, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    diag_report(v->diag, DIAG_ERROR, v->cls, v->files[p.file], p.line, p.col, keyword, "%s", msg);
+    diag_at(v->diag, DIAG_ERROR, v->cls, v->files, p, keyword, "%s", msg);
     v->errors++;
 }
 
@@ -127,7 +127,7 @@ static void error_here(struct validator *v, struct ypos p, const char *keyword, 
 static void not_allowed(struct validator *v, const struct ynode *k, const char *path,
                         const char *key, size_t len)
 {
-    error_here(v, ynode_pos(k), "additionalProperties", "%s: property '%.*s' is not allowed", path,
+    error_here(v, ynode_pos(k), RULE_KW_ADDITIONAL_PROPERTIES, "%s: property '%.*s' is not allowed", path,
                (int)(len > 100 ? 100 : len), key);
 }
 
@@ -137,7 +137,7 @@ static void missing_required(struct validator *v, const char *const *req, struct
 {
     for (; req && *req; req++) {
         if (strset_add(seen, *req, strlen(*req)) == 0)
-            error_here(v, pos, "required", "%s: missing required property '%s'", path, *req);
+            error_here(v, pos, RULE_KW_REQUIRED, "%s: missing required property '%s'", path, *req);
     }
 }
 
@@ -214,10 +214,10 @@ static void stream_members_end(struct validator *v)
     pair_path(path, sizeof(path), v->shape->key, strlen(v->shape->key));
     schema_property_counts(v->items, &min, &max);
     if (min >= 0 && (long long)n < min)
-        error_here(v, v->items_pos, "minProperties", "%s: must have at least %lld properties, got %zu",
+        error_here(v, v->items_pos, RULE_KW_MIN_PROPERTIES, "%s: must have at least %lld properties, got %zu",
                    path, min, n);
     if (max >= 0 && (long long)n > max)
-        error_here(v, v->items_pos, "maxProperties", "%s: must have at most %lld properties, got %zu",
+        error_here(v, v->items_pos, RULE_KW_MAX_PROPERTIES, "%s: must have at most %lld properties, got %zu",
                    path, max, n);
     missing_required(v, schema_required(v->items), v->members, path, v->items_pos);
 }
@@ -297,8 +297,7 @@ void validator_item(struct validator *v, const struct stream_item *item)
     }
     if (!v->streaming) {
         if (assemble(v, item) != 0) {
-            diag_report(v->diag, DIAG_ERROR, DIAG_INPUT, v->files[item->pos.file], item->pos.line,
-                        item->pos.col, "internal", "out of memory");
+            diag_at(v->diag, DIAG_ERROR, DIAG_INPUT, v->files, item->pos, RULE_INTERNAL, "out of memory");
             v->errors++;
         }
         return;
@@ -319,9 +318,9 @@ void validator_item(struct validator *v, const struct stream_item *item)
         v->items_pos = item->pos;
         if (item->bare) {
             v->bare = true;
-            diag_report(v->diag, DIAG_ERROR, v->cls, v->files[item->pos.file], item->pos.line,
-                        item->pos.col, "type", "(root): must be object, got an array "
-                        "(a bare list of steps; write it under 'steps:')");
+            diag_at(v->diag, DIAG_ERROR, v->cls, v->files, item->pos, RULE_TYPE,
+                    "(root): must be object, got an array "
+                    "(a bare list of steps; write it under 'steps:')");
             v->errors++;
         }
         break;
@@ -382,7 +381,7 @@ const struct schema *validate_load_schema(const char *spec, struct diag *d, stru
         return *owned = schema_load_file(spec, d);
     bundled = bundled_schema(spec) ? validate_bundled_schema(spec, d) : NULL;
     if (!bundled && !diag_has_input_error(d))
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, "io",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
                     "no such schema file, nor a bundled schema of that name "
                     "(buildkite-rendered, testarea, github-workflow-v1, github-workflow, "
                     "json-schema-draft-07)");
@@ -463,7 +462,7 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
             break;
         /* the first was read to detect its dialect too: the two reads must agree */
         if (source_changed(sources[i])) {
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, names[i], 0, 0, "io", "changed while it was being read");
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, names[i], 0, 0, RULE_IO, "changed while it was being read");
             break;
         }
     }

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #define MAX_LISTED 8 /* shards a finding names; the rest are counted */
-#define RULE "shard-coverage"
 /* Digits of a flag's number that an unsigned long holds exactly, with room for base + n */
 #define NUMBER_DIGITS (ULONG_MAX > 0xffffffffUL ? 18 : 9)
 
@@ -179,7 +178,7 @@ static void put(struct text *t, const char *fmt, ...)
 
 static void report_at(struct coverage *c, struct ypos p, enum diag_severity sev, const struct text *t)
 {
-    diag_report(c->d, sev, DIAG_FINDING, c->files[p.file], p.line, p.col, RULE, "%s", t->buf);
+    diag_at(c->d, sev, DIAG_FINDING, c->files, p, RULE_SHARD_COVERAGE, "%s", t->buf);
 }
 
 /* At the fan-out's first job (a problem of no one flag). */
@@ -593,7 +592,7 @@ struct coverage *coverage_create(struct shardflags *flags, const struct dialect 
 
 static int failure(struct coverage *c)
 {
-    diag_report(c->d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE,
+    diag_report(c->d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_SHARD_COVERAGE,
                 "cannot check shard coverage (out of memory, or a shard pattern hit its match limit)");
     return -1;
 }

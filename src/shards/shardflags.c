@@ -156,7 +156,7 @@ static int config_error(struct diag *d, const char *file, const struct ynode *at
 {
     struct ypos p = ynode_pos(at);
 
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, "config", "%s", msg);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, RULE_CONFIG, "%s", msg);
     return -1;
 }
 
@@ -201,7 +201,7 @@ int shardflags_configure(struct shardflags *f, const struct ynode *list, const c
                        err, sizeof(err)) != 0) {
             struct ypos p = ynode_pos(e);
 
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, "config",
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, RULE_CONFIG,
                         "shard runner '%s': %s", name, err);
             return -1;
         }

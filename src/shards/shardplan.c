@@ -38,14 +38,14 @@
 
 static int input_error(struct diag *d, const char *file, unsigned line, const char *msg)
 {
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, line, line ? 1 : 0, "shards-input", "%s", msg);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, line, line ? 1 : 0, RULE_SHARDS_INPUT, "%s", msg);
     return -1;
 }
 
 /* A list past what is held in memory. */
 static int too_many(struct diag *d, const char *file, unsigned line)
 {
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, line, line ? 1 : 0, "shards-input",
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, file, line, line ? 1 : 0, RULE_SHARDS_INPUT,
                 "more than %u tests or %u MiB of node ids: the duration-based algorithms hold "
                 "the list in memory", MAX_TESTS, MAX_TEXT >> 20);
     return -1;
@@ -195,7 +195,7 @@ static int lines_open(struct lines *l, const char *path, struct diag *d)
     l->name = path;
     l->f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!l->f) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
         return -1;
     }
     if (!(l->buf = malloc(LINES_BUF))) {
@@ -438,7 +438,7 @@ static int read_tsv_durations(struct reading *r)
     if (rc == 0 && r->suite && suite_col < 0)
         rc = input_error(r->d, r->name, 1, "--suite needs a table with a `suite` column");
     else if (rc == 0 && r->suite && !suites_seen) {
-        diag_report(r->d, DIAG_ERROR, DIAG_INPUT, r->name, 0, 0, "shards-input", "no rows of suite '%s'",
+        diag_report(r->d, DIAG_ERROR, DIAG_INPUT, r->name, 0, 0, RULE_SHARDS_INPUT, "no rows of suite '%s'",
                     r->suite);
         rc = -1;
     }
@@ -451,7 +451,7 @@ static int read_durations(struct reading *r)
     int c = ' ';
 
     if (!f) {
-        diag_report(r->d, DIAG_ERROR, DIAG_INPUT, r->name, 0, 0, "io", "cannot read: %s", strerror(errno));
+        diag_report(r->d, DIAG_ERROR, DIAG_INPUT, r->name, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
         return -1;
     }
     while (c == ' ' || c == '\n' || c == '\t' || c == '\r')
@@ -1241,7 +1241,7 @@ static void report_budget(const struct result *r, const struct assign_opts *o, s
 
     if (budget_unmet(r, why, sizeof(why)))
         diag_report(d, DIAG_ERROR, DIAG_FINDING, o->durations ? o->durations : o->tests, 0, 0,
-                    "shards-budget", "the budget of %.1f s per shard cannot be met: %s", r->budget, why);
+                    RULE_SHARDS_BUDGET, "the budget of %.1f s per shard cannot be met: %s", r->budget, why);
 }
 
 static int exit_code(const struct result *r)
@@ -1293,7 +1293,7 @@ int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, 
     rc = exit_code(&r);
     goto done;
 oom:
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io",
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
                 "out of memory or temporary space");
 done:
     result_free(&r);
@@ -1347,7 +1347,7 @@ int shardplan_plan(const struct assign_opts *o, FILE *out, struct diag *d)
     rc = exit_code(&r);
     goto done;
 oom:
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, "io", "out of memory or temporary space");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "out of memory or temporary space");
     rc = 2;
 done:
     free(id);

@@ -264,9 +264,9 @@ static void report_utf8(struct diag *d, const char *name, const struct utf8_stat
                                    : NULL;
 
     if (what)
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, line, col, "utf8", "%s", what);
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, line, col, RULE_UTF8, "%s", what);
     else
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, line, col, "utf8", "invalid UTF-8 byte 0x%02X", c);
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, line, col, RULE_UTF8, "invalid UTF-8 byte 0x%02X", c);
 }
 
 /* Reports the bad character that starts at src->st.char_start: its position is found by
@@ -284,7 +284,7 @@ static void report_bad_byte(struct source *src, unsigned char c, bool at_eof)
 static void fail_io(struct source *src, const char *what)
 {
     src->failed = true;
-    diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "%s: %s", what, strerror(errno));
+    diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "%s: %s", what, strerror(errno));
 }
 
 /* Appends n bytes to the spool of a non-seekable input, within its limit. */
@@ -294,7 +294,7 @@ static int spool_append(struct source *src, const char *p, size_t n)
 
     if (src->bytes.size + n > src->spool_limit) {
         src->failed = true;
-        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "size",
+        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_SIZE,
                     "more than %llu MiB from a pipe or device: such input is kept in a temporary file "
                     "while it is read (to be read twice), up to that much",
                     (unsigned long long)(src->spool_limit >> 20));
@@ -502,7 +502,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     if (src->unbroken + n > SOURCE_MAX_TOKEN) {
         src->failed = true;
         diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, src->progress_line,
-                    src->progress_col, "size",
+                    src->progress_col, RULE_SIZE,
                     "more than %u MiB of input without a YAML event: one scalar, comment or blank run "
                     "that long, or a flow collection on one line inside a block collection (libfyaml "
                     "reads such a line whole)", SOURCE_MAX_TOKEN >> 20);
@@ -520,7 +520,7 @@ static struct source *source_new(const char *name, struct diag *d)
 
     if (!src || !(src->name = strdup(name))) {
         free(src);
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, "internal", "out of memory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, RULE_INTERNAL, "out of memory");
         return NULL;
     }
     src->diag = d;
@@ -544,15 +544,15 @@ struct source *source_open(const char *path, struct diag *d)
         return NULL;
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot open: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "cannot open: %s", strerror(errno));
         goto fail;
     }
     if (fstat(fd, &sb) != 0) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot stat: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "cannot stat: %s", strerror(errno));
         goto fail;
     }
     if (S_ISDIR(sb.st_mode)) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "is a directory");
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "is a directory");
         goto fail;
     }
     if (output_check_input(fd, src->name, d) != 0)
@@ -565,7 +565,7 @@ struct source *source_open(const char *path, struct diag *d)
     }
     /* a pipe, stdin, a device: kept in a temporary file as it is read */
     if (!(src->spool = tmpfile())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot create a temporary file: %s",
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "cannot create a temporary file: %s",
                     strerror(errno));
         goto fail;
     }
@@ -683,11 +683,11 @@ int source_rewind(struct source *src)
 {
     /* Not zeroed, and only while read: a render opens all of its inputs at once. */
     if (!src->buf && !(src->buf = malloc(READ_BUFFER))) {
-        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "internal", "out of memory");
+        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_INTERNAL, "out of memory");
         return -1;
     }
     if (src->own_fd && lseek(src->bytes.fd, 0, SEEK_SET) != 0) {
-        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, "io", "cannot rewind: %s",
+        diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "cannot rewind: %s",
                     strerror(errno));
         return -1;
     }
@@ -802,7 +802,7 @@ char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
             *missing = true;
             return strdup("");
         }
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot open: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "cannot open: %s", strerror(errno));
         return NULL;
     }
     do {
@@ -812,7 +812,7 @@ char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
             if (!grown) {
                 free(buf);
                 fclose(fp);
-                diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "internal", "out of memory");
+                diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_INTERNAL, "out of memory");
                 return NULL;
             }
             buf = grown;
@@ -821,7 +821,7 @@ char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
         *len += n;
     } while (n > 0);
     if (ferror(fp)) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, "io", "cannot read: %s", strerror(errno));
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
         free(buf);
         fclose(fp);
         return NULL;

@@ -74,10 +74,10 @@ static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
     return p;
 }
 
-static void report(struct stream *s, struct ypos pos, const char *rule, const char *fmt, ...)
+static void report(struct stream *s, struct ypos pos, enum rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void report(struct stream *s, struct ypos pos, const char *rule, const char *fmt, ...)
+static void report(struct stream *s, struct ypos pos, enum rule_id rule, const char *fmt, ...)
 {
     va_list ap;
 
@@ -89,7 +89,7 @@ static void report(struct stream *s, struct ypos pos, const char *rule, const ch
 
 static void report_oom(struct stream *s, struct ypos pos)
 {
-    report(s, pos, "internal", "%s", "out of memory");
+    report(s, pos, RULE_INTERNAL, "%s", "out of memory");
 }
 
 static void report_parser_error(struct stream *s)
@@ -105,10 +105,10 @@ static void report_parser_error(struct stream *s)
         if (err->type != FYET_ERROR)
             continue;
         source_position(s->src, &line, &col);
-        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), line, col, "yaml", "%s", err->msg);
+        diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), line, col, RULE_YAML, "%s", err->msg);
         return;
     }
-    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), 0, 0, "yaml",
+    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, source_name(s->src), 0, 0, RULE_YAML,
                 "invalid YAML");
 }
 
@@ -182,7 +182,7 @@ static int anchor_define(struct stream *s, char *name, struct ynode *node, struc
     size_t count = ynode_tree_size(node);
 
     if (s->anchor_nodes + count > STREAM_ANCHOR_NODE_BUDGET) {
-        report(s, pos, "alias-budget", "anchored content exceeds %u nodes in one document",
+        report(s, pos, RULE_ALIAS_BUDGET, "anchored content exceeds %u nodes in one document",
                STREAM_ANCHOR_NODE_BUDGET);
         free(name);
         return -1;
@@ -220,13 +220,13 @@ static struct ynode *resolve_alias(struct stream *s, struct ynode_doc *doc, stru
     struct ynode *copy;
 
     if (!a) {
-        report(s, pos, "alias", "undefined alias '*%.*s'", (int)(len > 100 ? 100 : len),
+        report(s, pos, RULE_ALIAS, "undefined alias '*%.*s'", (int)(len > 100 ? 100 : len),
                name ? name : "");
         return NULL;
     }
     s->alias_nodes += ynode_tree_size(a->node);
     if (s->alias_nodes > STREAM_ALIAS_NODE_BUDGET) {
-        report(s, pos, "alias-budget",
+        report(s, pos, RULE_ALIAS_BUDGET,
                "aliases expand to more than %u nodes in one step (alias bomb?)",
                STREAM_ALIAS_NODE_BUDGET);
         return NULL;
@@ -241,7 +241,7 @@ static int merge_mapping(struct stream *s, struct ynode_doc *doc, struct frame *
                          const struct ynode *src)
 {
     if (!ynode_is_map(src)) {
-        report(s, ynode_pos(src), "merge", "%s", "'<<' needs a mapping or a list of mappings");
+        report(s, ynode_pos(src), RULE_MERGE, "%s", "'<<' needs a mapping or a list of mappings");
         return -1;
     }
     for (size_t i = 0; i < ynode_len(src); i++) {
@@ -305,7 +305,7 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
     }
     if (!f->key) {
         if (!ynode_is_scalar(child)) {
-            report(s, pos, "yaml", "%s", "mapping keys must be scalars");
+            report(s, pos, RULE_YAML, "%s", "mapping keys must be scalars");
             return -1;
         }
         f->key = child;
@@ -334,14 +334,14 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
         const struct ynode *k = ynode_key(map, i);
 
         if (f->hashes[i] == hash && k->u.scalar.len == len && memcmp(k->u.scalar.text, t, len) == 0) {
-            report(s, ynode_pos(f->key), "duplicate-key", "duplicate key '%.*s'",
+            report(s, ynode_pos(f->key), RULE_DUPLICATE_KEY, "duplicate key '%.*s'",
                    (int)(len > 100 ? 100 : len), t);
             f->key = NULL;
             return -1;
         }
     }
     if (n == STREAM_MAX_MAPPING_PAIRS) {
-        report(s, ynode_pos(f->key), "depth", "a mapping with more than %u keys",
+        report(s, ynode_pos(f->key), RULE_DEPTH, "a mapping with more than %u keys",
                STREAM_MAX_MAPPING_PAIRS);
         f->key = NULL;
         return -1;
@@ -497,21 +497,21 @@ static int check_tag(struct stream *s, struct fy_event *fye)
             if (!(t = fy_token_get_text(fye->scalar.value, &len)))
                 t = "", len = 0;
             if (core_tags[i].tag == TAG_INT && leading_zero(t, len))
-                report(s, pos, "tag", "tag '%s' on '%.*s': a leading zero is ambiguous (YAML 1.1 "
+                report(s, pos, RULE_TAG, "tag '%s' on '%.*s': a leading zero is ambiguous (YAML 1.1 "
                        "readers such as PyYAML read 010 as 8, YAML 1.2 readers as 10)", shown,
                        (int)(len > 100 ? 100 : len), t);
             else
-                report(s, pos, "tag", "tag '%s' needs %s, got '%.*s'", shown, core_tags[i].needs,
+                report(s, pos, RULE_TAG, "tag '%s' needs %s, got '%.*s'", shown, core_tags[i].needs,
                        (int)(len > 100 ? 100 : len), t);
         } else {
-            report(s, pos, "tag", "tag '%s' needs %s, got a %s", shown, core_tags[i].needs,
+            report(s, pos, RULE_TAG, "tag '%s' needs %s, got a %s", shown, core_tags[i].needs,
                    fye->type == FYET_SCALAR ? "scalar" : fye->type == FYET_MAPPING_START ? "mapping" : "list");
         }
         return -1;
     }
     /* a handle that a %TAG directive names: what it stands for too */
     hlen = hlen > 1 && name && (len < 18 || memcmp(name, "tag:yaml.org,2002:", 18) != 0) ? len : 0;
-    report(s, pos, "tag", "unknown tag '%s'%s%.*s%s: fanout reads the YAML core-schema tags only "
+    report(s, pos, RULE_TAG, "unknown tag '%s'%s%.*s%s: fanout reads the YAML core-schema tags only "
            "(!!str, !!int, !!float, !!bool, !!null, !!seq, !!map)", shown, hlen ? " (" : "",
            (int)(hlen > 100 ? 100 : hlen), hlen ? name : "", hlen ? ")" : "");
     return -1;
@@ -608,7 +608,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
         case FYET_MAPPING_START:
         case FYET_SEQUENCE_START:
             if (depth == STREAM_MAX_DEPTH) {
-                report(s, pos, "depth", "nesting deeper than %d levels", STREAM_MAX_DEPTH);
+                report(s, pos, RULE_DEPTH, "nesting deeper than %d levels", STREAM_MAX_DEPTH);
                 break;
             }
             if (check_tag(s, fye) < 0)
@@ -635,7 +635,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
             frame_release(&stack[depth]);
             break;
         default:
-            report(s, pos, "yaml", "%s", "unexpected YAML event");
+            report(s, pos, RULE_YAML, "%s", "unexpected YAML event");
             break;
         }
         fy_parser_event_free(s->fyp, fye);
@@ -772,7 +772,7 @@ struct stream *stream_open_shaped(struct source *src, unsigned file,
     s->state = ST_STREAM;
     return s;
 fail:
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, "internal",
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, RULE_INTERNAL,
                 "cannot start the YAML parser");
     stream_close(s);
     return NULL;
@@ -834,12 +834,12 @@ static int check_item_key(struct stream *s, struct fy_event *fye, struct ypos po
 
     if (!key) {
         fy_parser_event_free(s->fyp, fye);
-        report(s, pos, "pipeline-shape", "the keys of '%s' must be scalars", s->shape->key);
+        report(s, pos, RULE_PIPELINE_SHAPE, "the keys of '%s' must be scalars", s->shape->key);
         return -1;
     }
     if (strset_count(s->item_keys) == STREAM_MAX_MAPPING_PAIRS) {
         fy_parser_event_free(s->fyp, fye);
-        report(s, pos, "size", "'%s' has more than %u entries", s->shape->key,
+        report(s, pos, RULE_SIZE, "'%s' has more than %u entries", s->shape->key,
                STREAM_MAX_MAPPING_PAIRS);
         return -1;
     }
@@ -847,9 +847,9 @@ static int check_item_key(struct stream *s, struct fy_event *fye, struct ypos po
     if (seen == 0)
         return 0;
     if (seen < 0)
-        report(s, pos, "internal", "%s", "out of memory");
+        report(s, pos, RULE_INTERNAL, "%s", "out of memory");
     else
-        report(s, pos, "duplicate-key", "duplicate key '%.*s'", (int)(len > 100 ? 100 : len), key);
+        report(s, pos, RULE_DUPLICATE_KEY, "duplicate key '%.*s'", (int)(len > 100 ? 100 : len), key);
     fy_parser_event_free(s->fyp, fye);
     return -1;
 }
@@ -889,7 +889,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             }
             if (fye->type != FYET_DOCUMENT_START) {
                 fy_parser_event_free(s->fyp, fye);
-                report(s, pos, "yaml", "%s", "unexpected YAML event");
+                report(s, pos, RULE_YAML, "%s", "unexpected YAML event");
                 return fail(s);
             }
             fy_parser_event_free(s->fyp, fye);
@@ -928,9 +928,9 @@ int stream_next(struct stream *s, struct stream_item *item)
             }
             fy_parser_event_free(s->fyp, fye);
             if (s->shapes->mapping)
-                report(s, pos, "pipeline-shape", "must be a mapping with '%s'", s->shapes->key);
+                report(s, pos, RULE_PIPELINE_SHAPE, "must be a mapping with '%s'", s->shapes->key);
             else
-                report(s, pos, "pipeline-shape", "%s",
+                report(s, pos, RULE_PIPELINE_SHAPE, "%s",
                        "a pipeline must be a mapping with 'steps' or a list of steps");
             return fail(s);
         case ST_TOP_MAP: {
@@ -945,7 +945,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             }
             if (fye->type != FYET_SCALAR) {
                 fy_parser_event_free(s->fyp, fye);
-                report(s, pos, "pipeline-shape", "%s", "top-level keys must be scalars");
+                report(s, pos, RULE_PIPELINE_SHAPE, "%s", "top-level keys must be scalars");
                 return fail(s);
             }
             if (check_tag(s, fye) < 0) {
@@ -960,9 +960,9 @@ int stream_next(struct stream *s, struct stream_item *item)
                 snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), key ? key : "");
                 fy_parser_event_free(s->fyp, fye);
                 if (seen < 0)
-                    report(s, pos, "internal", "%s", "out of memory");
+                    report(s, pos, RULE_INTERNAL, "%s", "out of memory");
                 else
-                    report(s, pos, "duplicate-key", "duplicate key '%s'", buf);
+                    report(s, pos, RULE_DUPLICATE_KEY, "duplicate key '%s'", buf);
                 return fail(s);
             }
             /* Quoted or not: JSON input writes "steps". */
@@ -980,7 +980,7 @@ int stream_next(struct stream *s, struct stream_item *item)
                 if (val->type != (s->shape->mapping ? FYET_MAPPING_START : FYET_SEQUENCE_START)) {
                     pos = event_pos(s, val);
                     fy_parser_event_free(s->fyp, val);
-                    report(s, pos, "pipeline-shape", "'%s' must be a %s", s->shape->key,
+                    report(s, pos, RULE_PIPELINE_SHAPE, "'%s' must be a %s", s->shape->key,
                            s->shape->mapping ? "mapping" : "list");
                     return fail(s);
                 }
@@ -1023,7 +1023,7 @@ int stream_next(struct stream *s, struct stream_item *item)
 
             fy_parser_event_free(s->fyp, fye);
             if (type != FYET_DOCUMENT_END) {
-                report(s, pos, "yaml", "%s", "unexpected content after the pipeline");
+                report(s, pos, RULE_YAML, "%s", "unexpected content after the pipeline");
                 return fail(s);
             }
             anchors_clear(s);

@@ -67,3 +67,22 @@ run "$FANOUT" check --config bad.yml
 [ $rc = 2 ] && grep -q "^bad.yml:1:9: error: the config needs 'checks'" err.txt
 run "$FANOUT" check --config missing.yml
 [ $rc = 2 ] && grep -q '^missing.yml: error: cannot open' err.txt
+
+# A check's dialect options that take a word go through the options' own parser, over
+# the command line's; the fix command repeats the command line's.
+mkdir -p ta
+printf 'group: G\nsteps:\n  - label: a\n    commands: [x]\n    parallelism: 3\n    mirror:\n      amd:\n        device: mi325_1\n        parallelism: 2\n' >ta/a.yml
+"$FANOUT" render --mirror-parallelism inherit -o ta.yml ta 2>/dev/null
+printf 'checks:\n  - sources: ta\n    rendered: ta.yml\n    mirror_parallelism: inherit\n' >ta.fanout.yml
+run "$FANOUT" check --config ta.fanout.yml
+[ $rc = 0 ] || { echo "check's mirror_parallelism: exit $rc"; cat err.txt; exit 1; }
+printf 'checks:\n  - sources: ta\n    rendered: ta.yml\n    mirror_parallelism: mine\n' >ta.fanout.yml
+run "$FANOUT" check --no-snippet --config ta.fanout.yml
+[ $rc = 2 ] && grep -q '^ta.fanout.yml:4:25: error: mirror_parallelism is own or inherit \[config\]$' err.txt || {
+    echo "check's bad mirror_parallelism:"; cat err.txt; exit 1; }
+run "$FANOUT" check --platform amd --mirror-parallelism own --rendered ta.yml ta
+[ $rc = 1 ] && grep -q "run 'fanout check --write --platform amd --rendered ta.yml ta'" err.txt || {
+    echo "fix command of dialect options:"; cat err.txt; exit 1; }
+run "$FANOUT" check --platform amd --mirror-parallelism inherit --rendered ta.yml ta
+[ $rc = 1 ] && grep -q "run 'fanout check --write --platform amd --mirror-parallelism inherit --rendered ta.yml ta'" err.txt || {
+    echo "fix command of dialect options:"; cat err.txt; exit 1; }

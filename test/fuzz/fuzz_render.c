@@ -8,11 +8,23 @@
 #include "fanout/render.h"
 #include "fuzz.h"
 
+/* The dialect options that render test-area input for `platform` (all, nvidia, amd),
+ * made once. */
+static const struct dialect_options *platform_options(unsigned platform)
+{
+    static const char *const names[] = {"all", "nvidia", "amd"};
+    static struct dialect_options *made[3];
+
+    if (!made[platform] && (made[platform] = dialect_options_create()))
+        dialect_options_parse(made[platform], dialect_option_find("platform"), names[platform], 0, NULL);
+    return made[platform];
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const struct dialect *const dialects[] = {NULL, &dialect_buildkite, &dialect_testarea,
                                                      &dialect_gha};
-    static const enum ta_platform platforms[] = {TA_ALL, TA_NVIDIA, TA_AMD, TA_ALL};
+    static const unsigned platforms[] = {0, 1, 2, 0};
     static struct shardflags *flags;
     struct render_opts opts;
     struct fuzz_file in;
@@ -28,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.upload = bits & 4;
     opts.format = bits & 8 ? EMIT_JSON : EMIT_YAML;
     opts.validate = !(bits & 16);
-    opts.platform = platforms[(bits >> 5) & 3];
+    opts.dialect_options = platform_options(platforms[(bits >> 5) & 3]);
     opts.strict = bits & 128;
     opts.stream = fuzz_null();
     if (!flags)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
+#include "fanout/dialect.h"
 #include "fanout/emit.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
@@ -27,7 +27,7 @@ char *emit_to_string(const struct ynode *node, int json)
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
-    struct emitter *e = emit_create(fp, json ? EMIT_JSON : EMIT_YAML, &bk_layout);
+    struct emitter *e = emit_create(fp, json ? EMIT_JSON : EMIT_YAML, &dialect_buildkite_layout);
 
     emit_node(e, node);
     ck_assert_int_eq(emit_error(e), 0);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/bkmatrix.h"
+#include "dialect/buildkite/bkmatrix.h"
 #include "unit.h"
 
 /* The matrices most tests use: three dimensions (the order test), two, and one. */

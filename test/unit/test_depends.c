@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/depends.h"
+#include "dialect/buildkite/depends.h"
 #include "unit.h"
 
 /* `t` has 2 shards, `g` 3; every other key is a plain step. */

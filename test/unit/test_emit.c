@@ -3,7 +3,7 @@
 
 #include <libfyaml.h>
 
-#include "fanout/buildkite.h"
+#include "fanout/dialect.h"
 #include "fanout/emit.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
@@ -108,7 +108,7 @@ START_TEST(step_key_order)
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
-    struct emitter *e = emit_create(fp, EMIT_YAML, &bk_layout);
+    struct emitter *e = emit_create(fp, EMIT_YAML, &dialect_buildkite_layout);
 
     emit_doc_start(e);
     emit_step(e, ynode_doc_root(doc));
@@ -136,7 +136,7 @@ START_TEST(empty_document_has_steps)
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
-    struct emitter *e = emit_create(fp, EMIT_YAML, &bk_layout);
+    struct emitter *e = emit_create(fp, EMIT_YAML, &dialect_buildkite_layout);
 
     emit_doc_start(e);
     emit_doc_end(e);

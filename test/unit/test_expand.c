@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/depends.h"
-#include "fanout/expand.h"
+#include "dialect/buildkite/depends.h"
+#include "dialect/buildkite/expand.h"
 #include "unit.h"
 
 /* Expands the steps in `yaml` (a list) and returns the rendering of the result. */
@@ -14,7 +14,7 @@ static char *expand_yaml(const char *yaml, bool upload, int *rc, char **messages
     FILE *err = open_memstream(&msg, &msg_len);
     struct diag *d = diag_create(err, DIAG_TEXT);
     static const char *const files[] = {"t.yml"};
-    struct expand_ctx ctx = {.diag = d, .files = files, .upload = upload, .check_keys = true};
+    struct dialect_ctx ctx = {.diag = d, .files = files, .upload = upload};
     struct ynode_doc *fyd = doc_from(yaml);
     char *out;
 
@@ -179,7 +179,7 @@ START_TEST(matrix_skipped_jobs_told)
     char told[512] = "";
     static const char *const files[] = {"t.yml"};
     struct diag *d = diag_create(stderr, DIAG_TEXT);
-    struct expand_ctx ctx = {.diag = d, .files = files, .on_skipped = note_skipped, .user = told};
+    struct dialect_ctx ctx = {.diag = d, .files = files, .on_skipped = note_skipped, .user = told};
     struct ynode_doc *doc = doc_from("[{label: B, key: b, command: 'make {{matrix.os}}', matrix: {setup: {os: [l, m], "
                                      "arch: [x, y]}, adjustments: [{with: {os: m, arch: y}, skip: no runners}, "
                                      "{with: {os: w, arch: x}, skip: true}, {with: {os: l, arch: y}, skip: false}]}}]");

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/interpolate.h"
+#include "dialect/buildkite/interpolate.h"
 #include "unit.h"
 
 /* An environment: "NAME=VALUE" strings, NULL-terminated (Go's NewSliceEnv); a name not

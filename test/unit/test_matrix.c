@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fanout/expr.h"
-#include "fanout/matrix.h"
+#include "dialect/gha/matrix.h"
 #include "unit.h"
 
 /* The matrix written in YAML, as the dialect hands it over. */

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/placeholder.h"
+#include "dialect/buildkite/placeholder.h"
 #include "unit.h"
 
 static char *label(const char *in, unsigned i, unsigned n)

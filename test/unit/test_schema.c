@@ -16,7 +16,7 @@ static void collect(void *user, const struct schema_error *e)
     struct collected *c = user;
     size_t o = strlen(c->text);
 
-    snprintf(c->text + o, sizeof(c->text) - o, "%s: %s [%s]\n", e->path, e->message, e->keyword);
+    snprintf(c->text + o, sizeof(c->text) - o, "%s: %s [%s]\n", e->path, e->message, rule_name(e->rule));
     c->n++;
 }
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fanout/buildkite.h"
+#include "dialect/buildkite/steps.h"
 #include "fanout/schema.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"

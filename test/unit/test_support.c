@@ -19,7 +19,7 @@ static char *report_with(enum diag_format format)
     FILE *fp = open_memstream(&buf, &len);
     struct diag *d = diag_create(fp, format);
 
-    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 7, "rule-x", "bad \"%s\" 100%%", "v");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 7, RULE_DEPENDS_ON, "bad \"%s\" 100%%", "v");
     ck_assert_int_eq(diag_exit_code(d, false), 1);
     diag_destroy(d);
     fclose(fp);
@@ -30,13 +30,30 @@ START_TEST(diag_formats)
 {
     char *t = report_with(DIAG_TEXT), *g = report_with(DIAG_GITHUB), *j = report_with(DIAG_JSON);
 
-    ck_assert_str_eq(t, "p.yml:3:7: error: bad \"v\" 100% [rule-x]\n");
-    ck_assert_str_eq(g, "::error file=p.yml,line=3,col=7::bad \"v\" 100%25 [rule-x]\n");
+    ck_assert_str_eq(t, "p.yml:3:7: error: bad \"v\" 100% [depends-on]\n");
+    ck_assert_str_eq(g, "::error file=p.yml,line=3,col=7::bad \"v\" 100%25 [depends-on]\n");
     ck_assert_str_eq(j, "{\"file\":\"p.yml\",\"line\":3,\"col\":7,\"severity\":\"error\","
-                        "\"rule\":\"rule-x\",\"message\":\"bad \\\"v\\\" 100%\"}\n");
+                        "\"rule\":\"depends-on\",\"message\":\"bad \\\"v\\\" 100%\"}\n");
     free(t);
     free(g);
     free(j);
+}
+END_TEST
+
+/* diag_at names the file of a position by its number in the run's names. */
+START_TEST(diag_at_position)
+{
+    static const char *const files[] = {"a.yml", "b.yml"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT);
+
+    diag_at(d, DIAG_WARNING, DIAG_FINDING, files, (struct ypos){1, 3, 7}, RULE_NONE, "w %d", 1);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "b.yml:3:7: warning: w 1\n");
+    free(buf);
 }
 END_TEST
 
@@ -45,17 +62,17 @@ START_TEST(diag_exit_codes)
     struct diag *d = diag_create(stderr, DIAG_TEXT);
 
     diag_set_muted(d, true);
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, NULL, "muted");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, RULE_NONE, "muted");
     ck_assert_int_eq(diag_exit_code(d, true), 0);
     diag_set_muted(d, false);
     ck_assert_int_eq(diag_exit_code(d, false), 0);
     diag_destroy(d);
 
     d = diag_create(fopen("/dev/null", "w"), DIAG_TEXT);
-    diag_report(d, DIAG_WARNING, DIAG_FINDING, "x", 1, 1, NULL, "w");
+    diag_report(d, DIAG_WARNING, DIAG_FINDING, "x", 1, 1, RULE_NONE, "w");
     ck_assert_int_eq(diag_exit_code(d, false), 0);
     ck_assert_int_eq(diag_exit_code(d, true), 1);
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, NULL, "e");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "x", 1, 1, RULE_NONE, "e");
     ck_assert_int_eq(diag_exit_code(d, false), 2);
     diag_destroy(d);
 }
@@ -215,6 +232,7 @@ Suite *support_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, diag_formats);
+    tcase_add_test(tc, diag_at_position);
     tcase_add_test(tc, diag_exit_codes);
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);

@@ -6,7 +6,7 @@
 #include "fanout/bundled.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
-#include "fanout/testarea.h"
+#include "dialect/testarea/testarea.h"
 #include "unit.h"
 
 struct result {

@@ -4,7 +4,7 @@
  * still an error, and a parse error wins over an expansion's error: both are kept here
  * until the text is read. Unlike the agent, `$$` and `\$` are not looked past (its
  * look-ahead only feeds its Identifiers(), and costs exponential time on `$${A:-$${A:-...`). */
-#include "fanout/interpolate.h"
+#include "interpolate.h"
 
 #include <stdarg.h>
 #include <stdint.h>

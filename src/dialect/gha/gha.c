@@ -13,9 +13,10 @@
 
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
-#include "fanout/matrix.h"
 #include "fanout/source.h"
 #include "fanout/ynode.h"
+
+#include "matrix.h"
 
 #define GHA_NAME_MAX 100 /* JobNameBuilder cuts longer names to 97 chars and "..." */
 #define GHA_CALL_DEPTH 10 /* GitHub: up to ten levels of reusable workflows */
@@ -23,10 +24,17 @@
 
 static const struct stream_shape jobs_shape[] = {{"jobs", true}, {NULL, false}};
 
+/* The dialect's own part of the options: the contexts they give (an object of context
+ * name to value; NULL until one is given). */
+struct gha_options {
+    struct expr_value *contexts;
+};
+
 /* ---- one job ---- */
 
 struct job {
-    const struct expand_ctx *ctx;
+    const struct dialect_ctx *ctx;
+    const struct expr_value *known; /* the run's known contexts (the options'), or NULL */
     struct ynode_doc *doc;
     struct expr_contexts *contexts; /* the job's: the run's known contexts, matrix, strategy */
     int failed;                     /* an input error was reported */
@@ -49,8 +57,9 @@ struct gha_state {
     size_t n, cap;
 };
 
-static void *gha_state_create(void)
+static void *gha_state_create(const struct dialect_options *options)
 {
+    (void)options;
     return calloc(1, sizeof(struct gha_state));
 }
 
@@ -117,23 +126,23 @@ static int call_record(struct gha_state *st, unsigned file, const char *caller, 
 }
 
 static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
-                       const char *rule, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+                       enum rule_id rule, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
-                       const char *rule, const char *fmt, va_list ap)
+                       enum rule_id rule, const char *fmt, va_list ap)
 {
     struct ypos p = ynode_pos(at);
 
-    diag_vreport(j->ctx->diag, sev, sev == DIAG_ERROR ? DIAG_INPUT : DIAG_FINDING,
-                 j->ctx->files[p.file], p.line, p.col, rule, fmt, ap);
+    diag_vat(j->ctx->diag, sev, sev == DIAG_ERROR ? DIAG_INPUT : DIAG_FINDING,
+             j->ctx->files, p, rule, fmt, ap);
     if (sev == DIAG_ERROR)
         j->failed = 1;
 }
 
-static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void error_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void error_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void error_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
 {
     va_list ap;
 
@@ -142,10 +151,10 @@ static void error_at(struct job *j, const struct ynode *at, const char *rule, co
     va_end(ap);
 }
 
-static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void warn_at(struct job *j, const struct ynode *at, const char *rule, const char *fmt, ...)
+static void warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
 {
     va_list ap;
 
@@ -156,7 +165,7 @@ static void warn_at(struct job *j, const struct ynode *at, const char *rule, con
 
 static void out_of_memory(struct job *j, const struct ynode *at)
 {
-    error_at(j, at, "internal", "out of memory");
+    error_at(j, at, RULE_INTERNAL, "out of memory");
 }
 
 /* Where an error in an expression is: the line and column of its offset in the scalar,
@@ -172,8 +181,8 @@ static void expr_error_at(struct job *j, const struct ynode *at, const struct ex
         (raw = source_lines(j->ctx->sources[p.file], ynode_raw_line(at), SOURCE_MAX_TOKEN + 4096, &len)))
         p = ynode_text_pos_raw(at, e->offset, raw, len);
     free(raw);
-    diag_report(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files[p.file], p.line, p.col,
-                "expression", "%s", e->message);
+    diag_at(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files, p,
+            RULE_EXPRESSION, "%s", e->message);
     j->failed = 1;
 }
 
@@ -406,7 +415,7 @@ static struct expr_value *strategy_value(const struct ynode *strategy, size_t in
 /* The job's contexts: the run's known ones, then `matrix` and `strategy` (taken). */
 static int set_contexts(struct job *j, struct expr_value *matrix, struct expr_value *strategy)
 {
-    const struct expr_value *known = j->ctx->contexts;
+    const struct expr_value *known = j->known;
     int rc = 0;
 
     expr_contexts_destroy(j->contexts);
@@ -709,10 +718,10 @@ static int callee_missing(struct job *j, const struct ynode *id, const struct yn
         sprintf(where, "%.*s/%s", (int)(len - wlen), real, path + 2);
         found = stat(where, &st) == 0;
         if (!found && (errno == ENOENT || errno == ENOTDIR)) {
-            error_at(j, uses, "reusable-workflow", "%s does not exist: GitHub fails the run", path);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s does not exist: GitHub fails the run", path);
             rc = -1;
         } else if (found && S_ISDIR(st.st_mode)) {
-            error_at(j, uses, "reusable-workflow", "%s is a directory, not a workflow file", path);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is a directory, not a workflow file", path);
             rc = -1;
         }
     }
@@ -732,7 +741,7 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
     if (!st || stream_document(st, &doc) < 0)
         j->failed = 1;
     else if (!doc) /* an empty file, or only comments */
-        error_at(j, uses, "reusable-workflow", "%s is empty: no on.workflow_call and no jobs", path);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is empty: no on.workflow_call and no jobs", path);
     stream_close(st);
     if (j->failed) {
         ynode_doc_destroy(doc);
@@ -764,7 +773,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
         const char *k = ynode_scalar(ynode_key(with, i), NULL);
 
         if (k && !ynode_has(decl, k))
-            error_at(j, ynode_key(with, i), "reusable-workflow", "input '%s' is not defined in %s", k,
+            error_at(j, ynode_key(with, i), RULE_REUSABLE_WORKFLOW, "input '%s' is not defined in %s", k,
                      callee);
     }
     for (size_t i = 0; inputs && !*unknown && i < ynode_len(decl); i++) {
@@ -778,7 +787,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
             continue;
         if (!v && !(v = ynode_get(spec, "default"))) {
             if (ynode_scalar_is(ynode_get(spec, "required"), "true"))
-                error_at(j, with ? with : id, "reusable-workflow",
+                error_at(j, with ? with : id, RULE_REUSABLE_WORKFLOW,
                          "missing required input '%s' of %s", name, callee);
             continue;
         }
@@ -797,7 +806,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
         if (type && ((!strcmp(type, "boolean") && kind != EXPR_BOOL) ||
                      (!strcmp(type, "number") && kind != EXPR_NUMBER) ||
                      (!strcmp(type, "string") && (kind == EXPR_ARRAY || kind == EXPR_OBJECT)))) {
-            error_at(j, v, "reusable-workflow", "input '%s' of %s must be a %s", name, callee, type);
+            error_at(j, v, RULE_REUSABLE_WORKFLOW, "input '%s' of %s must be a %s", name, callee, type);
             expr_unref(value);
             continue;
         }
@@ -910,34 +919,33 @@ static int inline_call(struct job *j, struct ynode *items)
     struct ynode_doc *callee;
     const struct ynode *on, *jobs;
     struct expr_value *inputs, *contexts;
-    struct expand_ctx ctx;
     struct job sub;
     bool unknown;
     long file;
     unsigned budget = GHA_CALL_JOBS;
 
     if (!path || strncmp(path, "./", 2) != 0) {
-        warn_at(j, uses, "reusable-workflow", "not inlined: %s is not a local workflow", path ? path : "uses");
+        warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: %s is not a local workflow", path ? path : "uses");
         return 0;
     }
     if (ynode_get(ynode_get(job, "strategy"), "matrix")) {
-        warn_at(j, uses, "reusable-workflow", "not inlined: a call with a matrix is rendered as its calls");
+        warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: a call with a matrix is rendered as its calls");
         return 0;
     }
     if ((file = callee_file(j, id, path)) < 0) {
         if (callee_missing(j, id, uses, path) != 0)
             return -1;
-        warn_at(j, uses, "reusable-workflow", "not inlined: %s is not among the inputs' files", path);
+        warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: %s is not among the inputs' files", path);
         return 0;
     }
     if (j->depth >= GHA_CALL_DEPTH) {
-        error_at(j, uses, "reusable-workflow", "reusable workflows nest more than %d levels", GHA_CALL_DEPTH);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "reusable workflows nest more than %d levels", GHA_CALL_DEPTH);
         return -1;
     }
     /* The workflow being read is the first of the chain (its job ids carry its file). */
     for (unsigned d = 0; d <= j->depth; d++) {
         if ((d < j->depth ? j->calling[d] : (long)ynode_pos(id).file) == file) {
-            error_at(j, uses, "reusable-workflow", "%s calls itself (through the workflows it calls)", path);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s calls itself (through the workflows it calls)", path);
             return -1;
         }
     }
@@ -946,9 +954,9 @@ static int inline_call(struct job *j, struct ynode *items)
     on = ynode_get(ynode_doc_root(callee), "on");
     jobs = ynode_get(ynode_doc_root(callee), "jobs");
     if (!is_callable(on))
-        error_at(j, uses, "reusable-workflow", "%s is not a reusable workflow (it has no on.workflow_call)", path);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is not a reusable workflow (it has no on.workflow_call)", path);
     else if (!ynode_is_map(jobs) || ynode_len(jobs) == 0)
-        error_at(j, uses, "reusable-workflow", "called workflow %s defines no jobs", path);
+        error_at(j, uses, RULE_REUSABLE_WORKFLOW, "called workflow %s defines no jobs", path);
     if (j->failed) {
         ynode_doc_destroy(callee);
         return -1;
@@ -960,16 +968,14 @@ static int inline_call(struct job *j, struct ynode *items)
         ynode_doc_destroy(callee);
         if (j->failed)
             return -1;
-        diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(uses).file],
-                    ynode_pos(uses).line, ynode_pos(uses).col, "reusable-workflow",
-                    "not inlined: an input of %s depends on run-time values", path);
+        diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(uses), RULE_REUSABLE_WORKFLOW,
+                "not inlined: an input of %s depends on run-time values", path);
         return 0;
     }
-    contexts = with_inputs(j->ctx->contexts, inputs);
-    ctx = *j->ctx;
-    ctx.contexts = contexts;
+    contexts = with_inputs(j->known, inputs);
     memset(&sub, 0, sizeof(sub));
-    sub.ctx = &ctx;
+    sub.ctx = j->ctx;
+    sub.known = contexts;
     sub.doc = j->doc;
     sub.depth = j->depth + 1;
     memcpy(sub.calling, j->calling, sizeof(sub.calling));
@@ -987,7 +993,7 @@ static int inline_call(struct job *j, struct ynode *items)
             break;
         }
         if (ynode_len(one) > *sub.budget) {
-            error_at(j, uses, "reusable-workflow", "the call becomes more than %d jobs", GHA_CALL_JOBS);
+            error_at(j, uses, RULE_REUSABLE_WORKFLOW, "the call becomes more than %d jobs", GHA_CALL_JOBS);
             break;
         }
         *sub.budget -= (unsigned)ynode_len(one);
@@ -1044,13 +1050,13 @@ static int expand_job(struct job *j, struct ynode *items)
     const char *text = ynode_scalar(id, &len);
 
     if (!text || !valid_job_id(text, len)) {
-        error_at(j, id, "job-id", "job id '%.*s' must start with a letter or '_' and contain only "
+        error_at(j, id, RULE_JOB_ID, "job id '%.*s' must start with a letter or '_' and contain only "
                  "letters, digits, '-' and '_' (at most %d characters)",
                  (int)(len > 100 ? 100 : len), text ? text : "", GHA_NAME_MAX - 1);
         return -1;
     }
     if (!ynode_is_map(job)) {
-        error_at(j, job, "job-shape", "job '%s' must be a mapping", text);
+        error_at(j, job, RULE_JOB_SHAPE, "job '%s' must be a mapping", text);
         return -1;
     }
     if (ynode_scalar(cond, NULL)) {
@@ -1065,7 +1071,7 @@ static int expand_job(struct job *j, struct ynode *items)
             return -1;
         }
         if (expr_uses_context(e, "matrix") || expr_uses_context(e, "strategy"))
-            error_at(j, cond, "matrix-context", "a job's if: cannot use matrix or strategy (GitHub "
+            error_at(j, cond, RULE_MATRIX_CONTEXT, "a job's if: cannot use matrix or strategy (GitHub "
                      "evaluates it before the matrix is expanded); move the condition to its steps");
         expr_free(e);
         if (j->failed)
@@ -1091,17 +1097,16 @@ static int expand_job(struct job *j, struct ynode *items)
     if (!m) {
         if (j->failed)
             return -1;
-        diag_report(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files[ynode_pos(matrix).file],
-                    ynode_pos(matrix).line, ynode_pos(matrix).col, "matrix-unknown",
-                    "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
-                    "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
+        diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(matrix), RULE_MATRIX_UNKNOWN,
+                "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
+                "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
         free(unknown);
         return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
     }
     if (is_explicit(m))
         return expand_explicit(j, id, job, m);
     if (matrix_expand(m, &rows, &merr) != 0) {
-        error_at(j, matrix_error_node(matrix, &merr), "matrix", "%s", merr.message);
+        error_at(j, matrix_error_node(matrix, &merr), RULE_MATRIX, "%s", merr.message);
         expr_unref(m);
         return -1;
     }
@@ -1125,9 +1130,18 @@ static int expand_job(struct job *j, struct ynode *items)
     return 0;
 }
 
-static int gha_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
+/* The expression contexts the options give (NULL when none). */
+static const struct expr_value *gha_contexts(const void *own)
 {
-    struct job j = {.ctx = ctx, .doc = doc};
+    const struct expr_value *known = own ? ((const struct gha_options *)own)->contexts : NULL;
+
+    return expr_len(known) ? known : NULL;
+}
+
+static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
+{
+    struct job j = {.ctx = ctx, .known = gha_contexts(dialect_options_own(ctx->options, &dialect_gha)),
+                    .doc = doc};
     int rc;
 
     if (!ynode_is_map(items) || ynode_len(items) != 1)
@@ -1156,7 +1170,7 @@ static int gha_normalize(struct ynode_doc *doc, struct ynode *items)
 }
 
 static int gha_references(const struct ynode *items, struct diag *d, const char *const *files,
-                          depends_visit_fn visit, void *user)
+                          dialect_visit_fn visit, void *user)
 {
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         const struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
@@ -1170,8 +1184,8 @@ static int gha_references(const struct ynode *items, struct diag *d, const char 
             if (!t) {
                 struct ypos p = ynode_pos(n);
 
-                diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, "needs",
-                            "needs entries must be job ids");
+                diag_at(d, DIAG_ERROR, DIAG_INPUT, files, p, RULE_NEEDS,
+                        "needs entries must be job ids");
                 return -1;
             }
             if ((rc = visit(user, t, len, ynode_pos(n))) != 0)
@@ -1181,7 +1195,7 @@ static int gha_references(const struct ynode *items, struct diag *d, const char 
     return 0;
 }
 
-static int gha_edges(const struct ynode *items, depends_edge_fn fn, void *user, bool *local_cycle)
+static int gha_edges(const struct ynode *items, dialect_edge_fn fn, void *user, bool *local_cycle)
 {
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         size_t flen;
@@ -1203,8 +1217,8 @@ static int gha_edges(const struct ynode *items, depends_edge_fn fn, void *user, 
     return 0;
 }
 
-static int gha_rewrite(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
-                       depends_shards_fn shards_of, void *user)
+static int gha_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
+                       dialect_shards_fn shards_of, void *user)
 {
     for (size_t i = 0; ynode_is_map(items) && i < ynode_len(items); i++) {
         struct ynode *needs = ynode_get(ynode_value(items, i), "needs");
@@ -1340,6 +1354,133 @@ static const char *const job_key_order[] = {
 /* Steps keep their keys as written. */
 static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL};
 
+/* ---- options: the contexts known for the whole run ---- */
+
+enum gha_option { GHA_OPT_INPUT, GHA_OPT_VAR, GHA_OPT_GITHUB, GHA_OPT_EVENT, GHA_OPT_MATRIX, GHA_OPT_CONTEXTS };
+
+static const struct dialect_option gha_options[] = {
+    [GHA_OPT_INPUT] = {"input", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                       "      --input NAME=VALUE     workflows: a known `inputs` value (VALUE read as a YAML\n"
+                       "                             scalar; repeatable)\n",
+                       "no-validate"},
+    [GHA_OPT_VAR] = {"var", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                     "      --var NAME=VALUE       workflows: a known `vars` value\n", "no-validate"},
+    [GHA_OPT_GITHUB] = {"github", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                        "      --github KEY=VALUE     workflows: a known `github` value (github.ref=...)\n",
+                        "no-validate"},
+    [GHA_OPT_EVENT] = {"event", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                       "      --event NAME           workflows: github.event_name\n", "no-validate"},
+    [GHA_OPT_MATRIX] = {"matrix", true, NULL, false, DIALECT_OPTION_EXPRESSIONS,
+                        "      --matrix KEY=VALUE     a known `matrix` value\n", "no-validate"},
+    [GHA_OPT_CONTEXTS] = {"contexts", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                          "      --contexts FILE        known contexts: a JSON or YAML mapping of context name\n"
+                          "                             to value ({matrix: {part: 1}, inputs: {...}})\n",
+                          "no-validate"},
+    {NULL, false, NULL, false, 0, NULL, NULL},
+};
+
+/* `--input NAME=VALUE` into contexts[context][NAME], VALUE typed as a plain YAML scalar. */
+static int set_context_value(struct gha_options *o, const char *context, const char *arg, const char *opt,
+                             const struct dialect_option_io *io)
+{
+    const char *eq = strchr(arg, '=');
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ypos none = {0, 0, 0};
+    struct ynode *n = doc && eq ? ynode_new_plain(doc, eq + 1, none) : NULL;
+    struct expr_value *v = n ? expr_from_ynode(n) : NULL;
+    struct expr_value *ctx = expr_get(o->contexts, context, strlen(context));
+
+    ynode_doc_destroy(doc);
+    if (!eq || eq == arg) {
+        expr_unref(v);
+        return io->usage(opt, "needs NAME=VALUE");
+    }
+    if (!v)
+        return io->usage("out of memory", NULL);
+    if (!ctx) {
+        if (!(ctx = expr_object()) || expr_object_set(o->contexts, context, strlen(context), ctx) != 0) {
+            expr_unref(v);
+            return io->usage("out of memory", NULL);
+        }
+    }
+    return expr_object_set(ctx, arg, (size_t)(eq - arg), v) == 0 ? 0 : io->usage("out of memory", NULL);
+}
+
+/* --contexts FILE: each top-level pair of the mapping is a context. */
+static int read_contexts(struct gha_options *o, const char *path, const struct dialect_option_io *io)
+{
+    struct diag *d = diag_create(stderr, io->format);
+    struct source *src = d ? source_open(path, d) : NULL;
+    struct stream *s = src ? stream_open(src, 0, d) : NULL;
+    struct ynode_doc *doc = NULL;
+    const struct ynode *root;
+    int rc = DIAG_INPUT;
+
+    if (!s || stream_document(s, &doc) < 0)
+        goto done;
+    root = doc ? ynode_doc_root(doc) : NULL;
+    if (!ynode_is_map(root)) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, ynode_pos(root).line, ynode_pos(root).col,
+                    RULE_CONTEXTS, "must be a mapping of context name to value");
+        goto done;
+    }
+    rc = 0;
+    for (size_t i = 0; i < ynode_len(root) && rc == 0; i++) {
+        size_t len;
+        const char *name = ynode_scalar(ynode_key(root, i), &len);
+
+        rc = expr_object_set(o->contexts, name, len, expr_from_ynode(ynode_value(root, i)));
+    }
+    if (rc != 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_INTERNAL, "out of memory");
+        rc = DIAG_INPUT;
+    }
+done:
+    ynode_doc_destroy(doc);
+    stream_close(s);
+    source_close(src);
+    diag_destroy(d);
+    return rc;
+}
+
+static int gha_option(void *own, const struct dialect_option *opt, const char *arg,
+                      const struct dialect_option_io *io)
+{
+    static const char *const contexts[] = {
+        [GHA_OPT_INPUT] = "inputs", [GHA_OPT_VAR] = "vars", [GHA_OPT_GITHUB] = "github", [GHA_OPT_MATRIX] = "matrix"};
+    struct gha_options *o = own;
+    enum gha_option id = (enum gha_option)(opt - gha_options);
+    char name[64], event[256];
+
+    if (!o->contexts && !(o->contexts = expr_object()))
+        return io->usage("out of memory", NULL);
+    snprintf(name, sizeof(name), "--%s", opt->name);
+    switch (id) {
+    case GHA_OPT_CONTEXTS:
+        return read_contexts(o, arg, io);
+    case GHA_OPT_EVENT:
+        snprintf(event, sizeof(event), "event_name=%s", arg);
+        return set_context_value(o, "github", event, name, io);
+    case GHA_OPT_INPUT:
+    case GHA_OPT_VAR:
+    case GHA_OPT_GITHUB:
+    case GHA_OPT_MATRIX:
+        break;
+    }
+    return set_context_value(o, contexts[id], arg, name, io);
+}
+
+static void gha_options_free(void *own)
+{
+    expr_unref(((struct gha_options *)own)->contexts);
+}
+
+/* A top-level `jobs` mapping. */
+static bool gha_detect(const struct stream_item *item)
+{
+    return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
+}
+
 const struct dialect dialect_gha = {
     .name = "gha",
     .description = "GitHub Actions workflow",
@@ -1369,4 +1510,10 @@ const struct dialect dialect_gha = {
     .each_text = gha_each_text,
     .state_create = gha_state_create,
     .state_destroy = gha_state_destroy,
+    .options = gha_options,
+    .options_size = sizeof(struct gha_options),
+    .option = gha_option,
+    .options_free = gha_options_free,
+    .contexts = gha_contexts,
+    .detect = gha_detect,
 };

@@ -4,18 +4,19 @@
  * step_command_cache.go, checkout.go, secret.go, plugin.go, step_group.go); the
  * environment and the order of documents and files follow the agent's
  * clicommand/pipeline_upload.go. Cited in docs/buildkite.md. */
-#include "fanout/bkinterp.h"
+#include "bkinterp.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
-#include "fanout/interpolate.h"
 #include "fanout/source.h"
 #include "fanout/strhash.h"
 #include "fanout/yscalar.h"
+
+#include "interpolate.h"
+#include "steps.h"
 
 /* ---- a table of variables ---- */
 
@@ -214,7 +215,7 @@ static int envfile_error(const struct envfile *f, const char *at, const char *fm
 
     va_start(ap, fmt);
     diag_vreport(f->diag, DIAG_ERROR, DIAG_INPUT, f->path, f->line, (unsigned)(at - f->line_start) + 1,
-                 "env-file", fmt, ap);
+                 RULE_ENV_FILE, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -456,16 +457,16 @@ struct walk {
 };
 
 static void report(struct walk *w, enum diag_severity sev, enum diag_class cls, size_t offset,
-                   const char *rule, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+                   enum rule_id rule, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 static void report(struct walk *w, enum diag_severity sev, enum diag_class cls, size_t offset,
-                   const char *rule, const char *fmt, ...)
+                   enum rule_id rule, const char *fmt, ...)
 {
     struct ypos p = ynode_text_pos(w->scalar, offset);
     va_list ap;
 
     va_start(ap, fmt);
-    diag_vreport(w->b->diag, sev, cls, w->b->names[p.file], p.line, p.col, rule, fmt, ap);
+    diag_vat(w->b->diag, sev, cls, w->b->names, p, rule, fmt, ap);
     va_end(ap);
 }
 
@@ -486,7 +487,7 @@ static enum interp_var lookup(void *user, const char *name, size_t len, const ch
      * reading them is expand's error already.) */
     if (w->parallel && w->recording && is_shard_variable(name, len))
         report(w, DIAG_ERROR, DIAG_FINDING, (size_t)(name - w->scalar->u.scalar.text) - (name[-1] == '{' ? 2 : 1),
-               "shard-variables",
+               RULE_SHARD_VARIABLES,
                "$%.*s is interpolated by buildkite-agent pipeline upload, from the uploading job's "
                "environment, so every shard would get the same value: write $$%.*s for each job's own",
                (int)len, name, (int)len, name);
@@ -520,10 +521,10 @@ static void on_unknown(void *user, const char *name, size_t name_len, size_t at,
     if (!varmap_put(&b->noted, name, name_len) || ++b->notes > BKINTERP_MAX_NOTES + 1)
         return;
     if (b->notes > BKINTERP_MAX_NOTES)
-        report(w, DIAG_NOTE, DIAG_FINDING, at, "interpolation", "more variables are not given; "
+        report(w, DIAG_NOTE, DIAG_FINDING, at, RULE_INTERPOLATION, "more variables are not given; "
                "their notes are left out");
     else
-        report(w, DIAG_NOTE, DIAG_FINDING, at, "interpolation",
+        report(w, DIAG_NOTE, DIAG_FINDING, at, RULE_INTERPOLATION,
                "%.*s is not given: '%.*s%s' is kept as written, for buildkite-agent pipeline upload "
                "to fill in (--env %.*s=VALUE gives it)", (int)name_len, name,
                interp_shown(w->scalar->u.scalar.text + at, len, 60), w->scalar->u.scalar.text + at, len > 60 ? "..." : "",
@@ -576,7 +577,7 @@ static int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
     w->scalar = n;
     rc = interp_partial(t, len, lookup, on_unknown, w, &out, &out_len, &err);
     if (rc == INTERP_FAILED || rc == INTERP_LIMIT) {
-        report(w, DIAG_ERROR, DIAG_INPUT, err.offset, "interpolation", "%s (%s)", err.message,
+        report(w, DIAG_ERROR, DIAG_INPUT, err.offset, RULE_INTERPOLATION, "%s (%s)", err.message,
                rc == INTERP_FAILED ? "buildkite-agent pipeline upload fails on it"
                                    : "a limit of fanout's, against interpolation bombs");
         return -1;
@@ -585,13 +586,13 @@ static int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
         return 0;
     cleaned = rc == INTERP_OK ? valid_utf8(out, out_len, &clean_len) : NULL;
     if (!cleaned) {
-        report(w, DIAG_ERROR, DIAG_INPUT, 0, "internal", "out of memory");
+        report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_INTERNAL, "out of memory");
         return -1;
     }
     w->b->growth += clean_len > len ? clean_len - len : 0;
     if (w->b->growth > BKINTERP_MAX_GROWTH + w->b->walked) {
         free(cleaned);
-        report(w, DIAG_ERROR, DIAG_INPUT, 0, "interpolation", "interpolation adds more than %u MiB "
+        report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_INTERPOLATION, "interpolation adds more than %u MiB "
                "and more than the strings it read (an interpolation bomb?)", BKINTERP_MAX_GROWTH >> 20);
         return -1;
     }
@@ -605,7 +606,7 @@ static int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
         made = ynode_new_string(w->doc, cleaned, clean_len, n->pos);
     free(cleaned);
     if (!made) {
-        report(w, DIAG_ERROR, DIAG_INPUT, 0, "internal", "out of memory");
+        report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_INTERNAL, "out of memory");
         return -1;
     }
     *slot = made;
@@ -681,12 +682,12 @@ static int check_keys(struct walk *w, const struct ynode *map)
             continue;
         if (!(v = varmap_put(&seen, k, len))) {
             w->scalar = ynode_key(map, i);
-            report(w, DIAG_ERROR, DIAG_INPUT, 0, "internal", "out of memory");
+            report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_INTERNAL, "out of memory");
             rc = -1;
         }
         else if (v->state == VAR_SET) {
             w->scalar = ynode_key(map, i);
-            report(w, DIAG_ERROR, DIAG_INPUT, 0, "duplicate-key",
+            report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_DUPLICATE_KEY,
                    "key '%.*s' twice in this mapping once interpolated (buildkite-agent would keep "
                    "only one of them)", interp_shown(k, len, 60), k);
             rc = -1;
@@ -730,7 +731,7 @@ static int interp_env(struct walk *w, struct ynode *env)
              * fanout and written into the steps is not the one the agent would use. */
             b->late_env_warned = true;
             w->scalar = p->key;
-            report(w, used->state == VAR_SET ? DIAG_WARNING : DIAG_NOTE, DIAG_FINDING, 0, "interpolation",
+            report(w, used->state == VAR_SET ? DIAG_WARNING : DIAG_NOTE, DIAG_FINDING, 0, RULE_INTERPOLATION,
                    "the top-level env sets %.*s after steps that use it: buildkite-agent applies env "
                    "before the steps, fanout reads in order, so %s (move env above steps)",
                    interp_shown(k, klen, 60), k,
@@ -749,7 +750,7 @@ static int interp_env(struct walk *w, struct ynode *env)
         if (rc == INTERP_NOMEM || varmap_set(&b->vars, k, klen, set, len) != 0) {
             free(value);
             w->scalar = p->key;
-            report(w, DIAG_ERROR, DIAG_INPUT, 0, "internal", "out of memory");
+            report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_INTERNAL, "out of memory");
             return -1;
         }
         free(value);

@@ -1,10 +1,10 @@
-#include "fanout/depends.h"
+#include "depends.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
-#include "fanout/placeholder.h"
+#include "placeholder.h"
+#include "steps.h"
 
 /* The key node of one depends_on entry: a scalar, or the `step` of a mapping. */
 static const struct ynode *entry_key(const struct ynode *entry)
@@ -29,12 +29,12 @@ static int bad_entry(struct diag *d, const char *const *files, const struct ynod
 {
     struct ypos p = ynode_pos(at);
 
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, files[p.file], p.line, p.col, "depends-on", "%s", msg);
+    diag_at(d, DIAG_ERROR, DIAG_INPUT, files, p, RULE_DEPENDS_ON, "%s", msg);
     return -1;
 }
 
 static int visit_entry(const struct ynode *entry, struct diag *d, const char *const *files,
-                       depends_visit_fn visit, void *user)
+                       dialect_visit_fn visit, void *user)
 {
     const struct ynode *k = entry_key(entry);
     size_t len;
@@ -47,7 +47,7 @@ static int visit_entry(const struct ynode *entry, struct diag *d, const char *co
 }
 
 int depends_each(const struct ynode *steps, struct diag *d, const char *const *files,
-                 depends_visit_fn visit, void *user)
+                 dialect_visit_fn visit, void *user)
 {
     for (size_t i = 0; i < ynode_len(steps); i++) {
         const struct ynode *step = ynode_item(steps, i);
@@ -96,7 +96,7 @@ static int append_shards(struct ynode_doc *doc, struct ynode *out, const struct 
  * shards_of is asked exactly once per entry, in order (callers may answer from a
  * stream that follows depends_each's order). */
 static struct ynode *rewritten(struct ynode_doc *doc, const struct ynode *dep,
-                               depends_shards_fn shards_of, void *user, int *rc)
+                               dialect_shards_fn shards_of, void *user, int *rc)
 {
     size_t n = entry_count(dep);
     unsigned *shards = calloc(n ? n : 1, sizeof(*shards));
@@ -133,7 +133,7 @@ done:
     return out;
 }
 
-int depends_rewrite(struct ynode_doc *doc, struct ynode *steps, depends_shards_fn shards_of,
+int depends_rewrite(struct ynode_doc *doc, struct ynode *steps, dialect_shards_fn shards_of,
                     void *user)
 {
     for (size_t i = 0; i < ynode_len(steps); i++) {
@@ -190,7 +190,7 @@ static const char *step_key(const struct ynode *step, size_t *len)
 
 /* An edge from `owner` to every key `step`'s depends_on names. */
 static int edges_to_deps(const struct ynode *step, const char *owner, size_t olen,
-                         depends_edge_fn fn, void *user)
+                         dialect_edge_fn fn, void *user)
 {
     const struct ynode *dep = ynode_get(step, "depends_on");
 
@@ -222,7 +222,7 @@ static bool names_key(const struct ynode *step, const char *key, size_t len)
     return false;
 }
 
-int depends_edges(const struct ynode *steps, depends_edge_fn fn, void *user, bool *local_cycle)
+int depends_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle)
 {
     for (size_t i = 0; i < ynode_len(steps); i++) {
         const struct ynode *step = ynode_item(steps, i);

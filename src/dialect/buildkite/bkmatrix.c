@@ -1,12 +1,13 @@
-#include "fanout/bkmatrix.h"
+#include "bkmatrix.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
 #include "fanout/yscalar.h"
+
+#include "steps.h"
 
 #define SHORT(len) ((int)((len) > 60 ? 60 : (len)))
 

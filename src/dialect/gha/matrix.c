@@ -1,4 +1,4 @@
-#include "fanout/matrix.h"
+#include "matrix.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

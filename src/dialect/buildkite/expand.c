@@ -1,32 +1,27 @@
-#include "fanout/expand.h"
+#include "expand.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/bkmatrix.h"
-#include "fanout/buildkite.h"
-#include "fanout/placeholder.h"
+#include "fanout/strset.h"
 #include "fanout/suggest.h"
+
+#include "bkmatrix.h"
+#include "buildkite.h"
+#include "placeholder.h"
+#include "steps.h"
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
-static void input_error(const struct expand_ctx *ctx, const struct ynode *at, const char *rule,
-                        const char *msg)
+static int out_of_memory(const struct dialect_ctx *ctx, const struct ynode *at)
 {
-    struct ypos p = ynode_pos(at);
-
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, rule, "%s", msg);
-}
-
-static int out_of_memory(const struct expand_ctx *ctx, const struct ynode *at)
-{
-    input_error(ctx, at, "internal", "out of memory");
+    diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_INTERNAL, "out of memory");
     return -1;
 }
 
 /* Reads `parallelism`: 0 when absent, -1 after an error, else N in 1..1000. */
-static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     struct ynode *v = ynode_get(step, "parallelism");
     long long n;
@@ -36,7 +31,8 @@ static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *s
         return 0;
     if (kind != BK_COMMAND && kind != BK_TRIGGER) {
         snprintf(msg, sizeof(msg), "parallelism is not allowed on a %s step", bk_kind_name(kind));
-        input_error(ctx, v ? v : step, "parallelism", msg);
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(v ? v : step), RULE_PARALLELISM,
+                "%s", msg);
         return -1;
     }
     if (!ynode_int(v, &n) || n < 1 || n > EXPAND_MAX_PARALLELISM) {
@@ -50,18 +46,33 @@ static long read_parallelism(const struct expand_ctx *ctx, const struct ynode *s
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
                      EXPAND_MAX_PARALLELISM, ynode_is_map(v) ? "mapping" : "list");
-        input_error(ctx, v ? v : step, "parallelism", msg);
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(v ? v : step), RULE_PARALLELISM,
+                "%s", msg);
         return -1;
     }
     if (ynode_has(step, "matrix")) {
-        input_error(ctx, v, "parallelism", "matrix and parallelism cannot be combined on one step");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(v), RULE_PARALLELISM,
+                "matrix and parallelism cannot be combined on one step");
         return -1;
     }
     return (long)n;
 }
 
-static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+/* Whether unknown key `k` was warned about before in `file` (a file's warnings are its
+ * own; a run reads the files in order). */
+static bool warned_before(struct bk_state *st, unsigned file, const char *k, size_t len)
 {
+    if (file != st->warned_file) {
+        strset_clear(st->warned);
+        st->warned_file = file;
+    }
+    return strset_add(st->warned, k, len) != 0;
+}
+
+static void warn_unknown_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+{
+    struct bk_state *st = ctx->state;
+
     for (size_t i = 0; i < ynode_len(step); i++) {
         const struct ynode *key = ynode_key(step, i);
         size_t len;
@@ -78,16 +89,16 @@ static void warn_unknown_keys(const struct expand_ctx *ctx, const struct ynode *
         if ((near = bk_key_suggest(kind, k, len)) != NULL) {
             char phrase[SUGGEST_PHRASE_MAX];
 
-            diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                        "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,
-                        bk_kind_name(kind), suggest_phrase(near, phrase));
+            diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
+                    "unknown key '%.*s' in a %s step%s", SHORT(len), k, bk_kind_name(kind),
+                    suggest_phrase(near, phrase));
             continue;
         }
-        if (ctx->warned && strset_add(ctx->warned, k, len) != 0)
+        if (st && warned_before(st, pos.file, k, len))
             continue;
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    "unknown-key", "unknown key '%.*s' in a %s step%s", SHORT(len), k,
-                    bk_kind_name(kind), ctx->warned ? " (reported once per file)" : "");
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
+                "unknown key '%.*s' in a %s step%s", SHORT(len), k, bk_kind_name(kind),
+                st ? " (reported once per file)" : "");
     }
 }
 
@@ -118,7 +129,7 @@ static bool sets_shard_env(const struct ynode *step, enum bk_kind kind)
     return ynode_has(ynode_get(holder, "env"), "BUILDKITE_PARALLEL_JOB");
 }
 
-static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static int check_placeholders(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     const char *field = label_field(step, kind);
     const struct ynode *label = field ? ynode_get(step, field) : NULL;
@@ -127,19 +138,20 @@ static int check_placeholders(const struct expand_ctx *ctx, const struct ynode *
     long at;
     struct ypos pos;
 
-    if (!t || ctx->allow_placeholders || sets_shard_env(step, kind) || (at = ph_label_find(t, len)) < 0)
+    if (!t || sets_shard_env(step, kind) || (at = ph_label_find(t, len)) < 0 ||
+        dialect_options_value(ctx->options, &bk_options[BK_OPT_ALLOW_PLACEHOLDERS], ctx->side))
         return 0;
     pos = ynode_text_pos(label, (size_t)at);
     /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run
      * <label>") is not a step someone forgot to shard: shown as written, a warning. */
     if (kind != BK_COMMAND && kind != BK_TRIGGER)
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    "placeholder", "label placeholder '%%%c' in a %s step, which has no parallelism "
-                    "(Buildkite shows it as written)", t[at + 1], bk_kind_name(kind));
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_PLACEHOLDER,
+                "label placeholder '%%%c' in a %s step, which has no parallelism "
+                "(Buildkite shows it as written)", t[at + 1], bk_kind_name(kind));
     else
-        diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[pos.file], pos.line, pos.col,
-                    "placeholder", "label placeholder '%%%c' in a step without parallelism (Buildkite "
-                    "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, pos, RULE_PLACEHOLDER,
+                "label placeholder '%%%c' in a step without parallelism (Buildkite "
+                "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
     return 0;
 }
 
@@ -160,7 +172,7 @@ static const struct ynode *shard_variable_user(const struct ynode *n)
 /* A step without parallelism (of any type; a matrix step's jobs are no parallel jobs)
  * that reads BUILDKITE_PARALLEL_JOB(_COUNT): Buildkite leaves them unset, unless the
  * step's env sets them (a rendered shard does). */
-static void check_shard_variables(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static void check_shard_variables(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     static const char *const fields[] = {"command", "commands", "env", "plugins"};
     const struct ynode *user = NULL;
@@ -173,10 +185,10 @@ static void check_shard_variables(const struct expand_ctx *ctx, const struct yno
     if (!user)
         return;
     p = ynode_pos(user);
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "shard-variables",
-                "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
-                ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
-                                          : "step without parallelism");
+    diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, p, RULE_SHARD_VARIABLES,
+            "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
+            ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
+                                      : "step without parallelism");
 }
 
 /* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
@@ -256,17 +268,19 @@ static int set_shard_env(struct ynode_doc *doc, struct ynode *holder, const stru
 
 /* The mapping that holds a shard's env: the step, or `build` for a trigger. Reports
  * and returns false when the input gives `env` (or `build`) a type that cannot hold it. */
-static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+static bool env_holder_ok(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step, *env;
 
     if (holder && !ynode_is_map(holder)) {
-        input_error(ctx, holder, "type", "build must be a mapping");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(holder), RULE_TYPE,
+                "build must be a mapping");
         return false;
     }
     env = ynode_get(holder, "env");
     if (env && !ynode_is_map(env)) {
-        input_error(ctx, env, "type", "env must be a mapping");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(env), RULE_TYPE,
+                "env must be a mapping");
         return false;
     }
     return true;
@@ -274,7 +288,7 @@ static bool env_holder_ok(const struct expand_ctx *ctx, const struct ynode *step
 
 /* Gives `job` (a copy of `step`) the key `<key>-<index>` when the step has a key, and
  * tells on_key. 0, or -1 when out of memory or on_key stops. */
-static int set_job_key(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
+static int set_job_key(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
                        const struct ynode *step, unsigned index)
 {
     struct ynode *keynode = NULL;
@@ -295,7 +309,7 @@ static int set_job_key(const struct expand_ctx *ctx, struct ynode_doc *doc, stru
 
 /* Shard `index` of `count` of `step` (which has lost its parallelism): a shallow copy
  * with its own label, key, commands and env. NULL when out of memory or on_key stops. */
-static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *doc,
+static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc *doc,
                                 const struct ynode *step, enum bk_kind kind, unsigned index,
                                 unsigned count, const struct shard_nodes *nodes, struct ypos ppos)
 {
@@ -341,7 +355,7 @@ static struct ynode *make_shard(const struct expand_ctx *ctx, struct ynode_doc *
 }
 
 /* Tells on_key about the step's own key (N for a step about to be sharded). */
-static int define_key(const struct expand_ctx *ctx, const struct ynode *step, unsigned shards)
+static int define_key(const struct dialect_ctx *ctx, const struct ynode *step, unsigned shards)
 {
     struct ynode *keynode;
     size_t len;
@@ -351,20 +365,21 @@ static int define_key(const struct expand_ctx *ctx, const struct ynode *step, un
         return 0;
     t = ynode_scalar(keynode, &len);
     if (!t) {
-        input_error(ctx, keynode ? keynode : step, "type", "key must be a string");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(keynode ? keynode : step),
+                RULE_TYPE, "key must be a string");
         return -1;
     }
     return ctx->on_key(ctx->user, t, len, shards, keynode->pos);
 }
 
 /* A matrix error: at the token inside a scalar when there is one. */
-static int matrix_error(const struct expand_ctx *ctx, const struct bkm_error *err, const struct ynode *step)
+static int matrix_error(const struct dialect_ctx *ctx, const struct bkm_error *err, const struct ynode *step)
 {
     struct ypos p = ynode_text_pos(err->at, err->offset);
 
     if (!err->at)
         return out_of_memory(ctx, step);
-    diag_report(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files[p.file], p.line, p.col, "matrix", "%s", err->msg);
+    diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, p, RULE_MATRIX, "%s", err->msg);
     return -1;
 }
 
@@ -414,7 +429,7 @@ static struct ynode *make_matrix_job(struct ynode_doc *doc, const struct ynode *
 }
 
 /* Tells on_skipped about the job a skipped combination would have been. */
-static int tell_skipped(const struct expand_ctx *ctx, struct ynode_doc *doc, const struct ynode *step,
+static int tell_skipped(const struct dialect_ctx *ctx, struct ynode_doc *doc, const struct ynode *step,
                         enum bk_kind kind, const struct bkm_matrix *m, size_t combo, size_t jobs)
 {
     struct ynode *job;
@@ -428,7 +443,7 @@ static int tell_skipped(const struct expand_ctx *ctx, struct ynode_doc *doc, con
 
 /* Replaces item *i of `steps`, a step with `matrix`, by its jobs; on return *i is the
  * index of the last of them (one before the step when it made none). */
-static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_matrix(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                          size_t *i, struct ynode *step, enum bk_kind kind)
 {
     struct ynode *mnode = ynode_get(step, "matrix");
@@ -438,7 +453,8 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
     int rc = -1;
 
     if (kind != BK_COMMAND) {
-        input_error(ctx, mnode ? mnode : step, "matrix", "matrix is allowed only on a command step");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(mnode ? mnode : step), RULE_MATRIX,
+                "matrix is allowed only on a command step");
         return -1;
     }
     if (!(m = bkm_read(mnode, &err)) || bkm_check_tokens(m, step, &err) != 0) {
@@ -451,8 +467,8 @@ static int expand_matrix(const struct expand_ctx *ctx, struct ynode_doc *doc, st
     if (!jobs) {
         struct ypos p = ynode_pos(mnode);
 
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col, "matrix",
-                    "every combination of the matrix is skipped: the step runs no job");
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_MATRIX,
+                "every combination of the matrix is skipped: the step runs no job");
         for (size_t c = 0; c < bkm_combinations(m); c++) {
             if (tell_skipped(ctx, doc, step, kind, m, c, 0) != 0)
                 goto done;
@@ -492,11 +508,11 @@ done:
     return rc;
 }
 
-static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_in(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                      bool in_group);
 
 /* Expands item *i of `steps`; on return *i is the index of the last item it became. */
-static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                       size_t *i, bool in_group)
 {
     struct ynode *step = ynode_item(steps, *i);
@@ -506,9 +522,9 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     long n;
 
     if (kind == BK_INVALID) {
-        input_error(ctx, step, "step-shape",
-                    ynode_is_scalar(step) ? "a step written as a string must be wait, block or input"
-                                          : "a step must be a mapping");
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(step), RULE_STEP_SHAPE, "%s",
+                ynode_is_scalar(step) ? "a step written as a string must be wait, block or input"
+                : "a step must be a mapping");
         return -1;
     }
     if (!ynode_is_map(step))
@@ -516,22 +532,23 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     if (kind == BK_UNKNOWN) {
         struct ypos p = ynode_pos(step);
 
-        diag_report(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files[p.file], p.line, p.col,
-                    "unknown-step", "cannot tell the step type (no command, wait, block, "
-                    "input, trigger or group key); it is kept as written");
-    } else if (ctx->check_keys) {
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_UNKNOWN_STEP,
+                "cannot tell the step type (no command, wait, block, "
+                "input, trigger or group key); it is kept as written");
+    } else if (!ctx->keys_checked) {
         warn_unknown_keys(ctx, step, kind);
     }
     if (kind == BK_GROUP) {
         struct ynode *children = ynode_get(step, "steps");
 
         if (in_group) {
-            input_error(ctx, step, "group", "a group cannot contain another group");
+            diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(step), RULE_GROUP,
+                    "a group cannot contain another group");
             return -1;
         }
         if (!ynode_is_seq(children) || !ynode_len(children)) {
-            input_error(ctx, children ? children : step, "group",
-                        "a group needs 'steps': a list of at least one step");
+            diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(children ? children : step),
+                    RULE_GROUP, "a group needs 'steps': a list of at least one step");
             return -1;
         }
         if (define_key(ctx, step, 0) != 0)
@@ -570,7 +587,7 @@ static int expand_one(const struct expand_ctx *ctx, struct ynode_doc *doc, struc
     return 0;
 }
 
-static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+static int expand_in(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                      bool in_group)
 {
     for (size_t i = 0; i < ynode_len(steps); i++) {
@@ -580,7 +597,7 @@ static int expand_in(const struct expand_ctx *ctx, struct ynode_doc *doc, struct
     return 0;
 }
 
-int expand_steps(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+int expand_steps(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
 {
     return expand_in(ctx, doc, steps, false);
 }

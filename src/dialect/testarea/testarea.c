@@ -1,13 +1,11 @@
-#include "fanout/testarea.h"
+#include "testarea.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/buildkite.h"
 #include "fanout/dialect.h"
 #include "fanout/shellword.h"
-#include "fanout/strset.h"
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
@@ -124,8 +122,8 @@ static int error_at(const struct testarea *ta, const struct ynode *at, const cha
     va_list ap;
 
     va_start(ap, fmt);
-    diag_vreport(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files[p.file], p.line, p.col, "testarea",
-                 fmt, ap);
+    diag_vat(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files, p, RULE_TESTAREA,
+             fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -274,11 +272,11 @@ static int check_fields(const struct testarea *ta, const struct ynode *map, cons
         if (f->ignored) {
             struct ypos p = ynode_pos(k);
 
-            diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col,
-                        "testarea-ignored", "vLLM's generator does not read '%s' (no such field "
-                        "in ci-infra's step model): %s", f->name,
-                        f->type == F_CMDS ? "under it the step runs no command (write commands)"
-                                          : "it has no effect on CI");
+            diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p,
+                    RULE_TESTAREA_IGNORED, "vLLM's generator does not read '%s' (no such field "
+                    "in ci-infra's step model): %s", f->name,
+                    f->type == F_CMDS ? "under it the step runs no command (write commands)"
+                                      : "it has no effect on CI");
         }
         if (f->type == F_PAR && !check_parallelism)
             continue;
@@ -605,7 +603,7 @@ static void drop_dialect_fields(struct ynode *step)
         size_t len;
         const char *name = ynode_scalar(ynode_key(step, i), &len);
 
-        if (!bk_known_key(BK_COMMAND, name, len))
+        if (!dialect_buildkite_command_key(name, len))
             ynode_remove_at(step, i);
     }
 }
@@ -678,10 +676,10 @@ static void mirror_parallelism(struct testarea *ta, struct ynode *amd, const str
     p = ynode_pos(own ? own : overrides);
     if (ta->opts.mirror_parallelism == TA_MIRROR_INHERIT) {
         if (mine != parents)
-            diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, "mirror-parallelism",
-                        "mirror.amd.parallelism is ignored by a generator without ci-infra#473 "
-                        "(--mirror-parallelism inherit): the AMD mirror runs %lld job%s, not %lld", parents,
-                        parents == 1 ? "" : "s", mine);
+            diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p, RULE_MIRROR_PARALLELISM,
+                    "mirror.amd.parallelism is ignored by a generator without ci-infra#473 "
+                    "(--mirror-parallelism inherit): the AMD mirror runs %lld job%s, not %lld", parents,
+                    parents == 1 ? "" : "s", mine);
         return;
     }
     if (ynode_is_null(own))
@@ -689,10 +687,10 @@ static void mirror_parallelism(struct testarea *ta, struct ynode *amd, const str
     else
         ynode_set(ta->amd, amd, "parallelism", ynode_copy(ta->amd, own));
     if (mine != parents)
-        diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, "mirror-parallelism",
-                    "the AMD mirror runs %lld job%s with ci-infra#473 (e006ba64, the mirror's value wins); "
-                    "a generator without it runs %lld (see --mirror-parallelism inherit)", mine,
-                    mine == 1 ? "" : "s", parents);
+        diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p, RULE_MIRROR_PARALLELISM,
+                "the AMD mirror runs %lld job%s with ci-infra#473 (e006ba64, the mirror's value wins); "
+                "a generator without it runs %lld (see --mirror-parallelism inherit)", mine,
+                mine == 1 ? "" : "s", parents);
 }
 
 /* source_file_dependencies of a mirror (buildkite_step.py _get_amd_mirror_effective_step):
@@ -795,8 +793,8 @@ static int add_step(struct testarea *ta, struct ynode *step, struct ynode_doc *i
         struct ypos p = ynode_pos(ynode_get(step, "group"));
 
         /* step.py parse_steps_from_yaml: a file's group is every step's */
-        diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files[p.file], p.line, p.col, "testarea-ignored",
-                    "a step's group has no effect: the file's group is every step's");
+        diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, p, RULE_TESTAREA_IGNORED,
+                "a step's group has no effect: the file's group is every step's");
         ynode_remove(step, "group");
     }
     if (ensure_key(ta, doc, step) != 0)
@@ -952,8 +950,8 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
         ynode_doc_destroy(item.doc);
     }
     if (rc == 0 && !group) {
-        diag_report(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files[start.file], start.line, start.col,
-                    "testarea", "a test-area file needs 'group' (its group label)");
+        diag_at(ta->diag, DIAG_ERROR, DIAG_INPUT, ta->files, start,
+                RULE_TESTAREA, "a test-area file needs 'group' (its group label)");
         rc = -1;
     }
     if (rc == 0) {
@@ -995,16 +993,39 @@ struct dialect_reader {
     enum phase phase;
 };
 
+/* The dialect's options, their choices in the order of enum ta_platform and enum
+ * ta_mirror_parallelism. */
+static const char *const platforms[] = {"all", "nvidia", "amd", NULL};
+static const char *const mirror_modes[] = {"own", "inherit", NULL};
+
+static const struct dialect_option ta_options[] = {
+    {"platform", true, platforms, false, DIALECT_OPTION_RENDER,
+     "      --platform all|nvidia|amd\n"
+     "                             test-area input: which steps to render (default all)\n",
+     "dialect"},
+    {"mirror-parallelism", true, mirror_modes, true, DIALECT_OPTION_RENDER,
+     "      --mirror-parallelism own|inherit\n"
+     "                             test-area input: mirror.amd.parallelism as the\n"
+     "                             generator with ci-infra#473 reads it (own, default)\n"
+     "                             or as one without it (inherit: the parent's count);\n"
+     "                             diff: given twice, BASE's then HEAD's\n",
+     "dialect"},
+    {NULL, false, NULL, false, 0, NULL, NULL},
+};
+
 static struct dialect_reader *ta_open(const struct dialect_input *in, dialect_observe_fn observe,
                                       void *user)
 {
     struct dialect_reader *r = calloc(1, sizeof(*r));
+    struct ta_options opts = {
+        .platform = (enum ta_platform)dialect_options_value(in->options, &ta_options[0], in->side),
+        .mirror_parallelism = (enum ta_mirror_parallelism)dialect_options_value(in->options, &ta_options[1], in->side),
+        .upload = in->upload,
+    };
 
     if (!r)
         return NULL;
     r->in = *in;
-    struct ta_options opts = {(enum ta_platform)in->platform,
-                              (enum ta_mirror_parallelism)in->mirror_parallelism, in->upload};
 
     r->ta = testarea_create(in->diag, in->names, &opts);
     if (!r->ta) {
@@ -1034,7 +1055,6 @@ static int ta_next(struct dialect_reader *r, struct stream_item *item)
             struct stream *s;
             int rc;
 
-            strset_clear(r->in.warned);
             s = stream_open(r->in.sources[r->file], (unsigned)r->file, r->in.diag);
             rc = s ? testarea_file(r->ta, s, &item->doc) : -1;
             stream_close(s);
@@ -1078,20 +1098,60 @@ static void ta_close(struct dialect_reader *r)
     free(r);
 }
 
-/* The dialect checked its own fields: Buildkite's key list does not apply. */
-static int ta_expand(const struct expand_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
-{
-    struct expand_ctx own = *ctx;
+/* The rendering is Buildkite steps: Buildkite's expansion, references and jobs. */
 
-    own.check_keys = false;
-    return expand_steps(&own, doc, steps);
+/* The dialect checked its own fields: Buildkite's key list does not apply. */
+static int ta_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+{
+    struct dialect_ctx own = *ctx;
+
+    own.keys_checked = true;
+    return dialect_buildkite.expand(&own, doc, steps);
+}
+
+static int ta_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle)
+{
+    return dialect_buildkite.edges(steps, fn, user, local_cycle);
+}
+
+static int ta_normalize(struct ynode_doc *doc, struct ynode *steps)
+{
+    return dialect_buildkite.normalize(doc, steps);
+}
+
+static int ta_references(const struct ynode *steps, struct diag *d, const char *const *files,
+                         dialect_visit_fn visit, void *user)
+{
+    return dialect_buildkite.references(steps, d, files, visit, user);
+}
+
+static int ta_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                      dialect_shards_fn shards_of, void *user)
+{
+    return dialect_buildkite.rewrite(ctx, doc, steps, shards_of, user);
+}
+
+static long ta_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
+{
+    return dialect_buildkite.each_job(steps, fn, user);
+}
+
+static int ta_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
+{
+    return dialect_buildkite.each_text(step, fn, user);
+}
+
+/* A file whose first top-level key is `group`. */
+static bool ta_detect(const struct stream_item *item)
+{
+    return item->kind == STREAM_PAIR && ynode_scalar_is(ynode_key(ynode_doc_root(item->doc), 0), "group");
 }
 
 const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
     .shape = stream_steps_shape,
-    .layout = &bk_layout,
+    .layout = &dialect_buildkite_layout,
     .input_schema = "testarea",
     .rendered_schema = "buildkite-rendered",
     .platform = "Buildkite",
@@ -1102,18 +1162,20 @@ const struct dialect dialect_testarea = {
     .reference_field = "depends_on",
     .keys_per_file = false,
     .bad_references_fail = false,
-    .max_jobs_per_document = BK_JOBS_PER_UPLOAD,
-    .max_jobs_total = BK_JOBS_PER_BUILD,
+    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD,
+    .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,
     .open = ta_open,
     .next = ta_next,
     .close = ta_close,
     .expand = ta_expand,
-    .edges = depends_edges,
-    .normalize = depends_normalize,
-    .references = depends_each,
-    .rewrite = bk_rewrite,
-    .each_job = bk_each_job,
-    .each_text = bk_each_text,
+    .edges = ta_edges,
+    .normalize = ta_normalize,
+    .references = ta_references,
+    .rewrite = ta_rewrite,
+    .each_job = ta_each_job,
+    .each_text = ta_each_text,
     .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
     .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
+    .options = ta_options,
+    .detect = ta_detect,
 };

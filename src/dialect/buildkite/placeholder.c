@@ -1,4 +1,4 @@
-#include "fanout/placeholder.h"
+#include "placeholder.h"
 
 #include <errno.h>
 #include <stdio.h>

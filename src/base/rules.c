@@ -1,0 +1,47 @@
+#include "fanout/rules.h"
+
+#include <string.h>
+
+#include "fanout/suggest.h"
+
+/* Names by id, then NULL (the words rules_suggest compares with). */
+static const char *const names[RULE_COUNT + 1] = {
+    [RULE_NONE] = "",
+#define RULE(id, name, meaning) [RULE_##id] = name,
+#define KEYWORD(id, name) [RULE_##id] = name,
+#include "fanout/rules.def"
+#undef RULE
+#undef KEYWORD
+};
+
+const char *rule_name(enum rule_id rule)
+{
+    return rule < RULE_COUNT ? names[rule] : "";
+}
+
+enum rule_id rules_find(const char *name)
+{
+    for (int i = RULE_NONE + 1; i < RULE_COUNT; i++) {
+        if (!strcmp(names[i], name))
+            return (enum rule_id)i;
+    }
+    return RULE_NONE;
+}
+
+const char *rules_suggest(const char *name)
+{
+    size_t len = strlen(name);
+
+    return suggest_closest(name, len, names + 1, suggest_limit(len));
+}
+
+void rules_print(FILE *out)
+{
+#define RULE(id, name, meaning) fprintf(out, "%-20s %s\n", name, meaning);
+#define KEYWORD(id, name)
+#include "fanout/rules.def"
+#undef RULE
+#undef KEYWORD
+    fputs("\nA schema violation is named by its JSON Schema keyword (type, required, pattern...).\n"
+          "Levels (the config's `rules:`): error, warning, off; --ignore RULE is off.\n", out);
+}

@@ -1,0 +1,245 @@
+/* buildkite: the Buildkite dialect's entry: a pipeline's files read (and interpolated
+ * as `pipeline upload` does), its steps expanded, its jobs and their identity for diff. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/dialect.h"
+#include "fanout/strset.h"
+#include "fanout/ynode.h"
+
+#include "bkinterp.h"
+#include "bkmatrix.h"
+#include "buildkite.h"
+#include "depends.h"
+#include "expand.h"
+#include "steps.h"
+
+static unsigned env_number(const struct ynode *step, const char *name, bool *present)
+{
+    size_t len;
+    const char *t = ynode_scalar(ynode_get(ynode_get(step, "env"), name), &len);
+    char buf[16];
+
+    *present = t && len > 0 && len < sizeof(buf);
+    if (!*present)
+        return 0;
+    memcpy(buf, t, len);
+    buf[len] = '\0';
+    return (unsigned)strtoul(buf, NULL, 10);
+}
+
+/* A step's place in its fan-out, from the shard env a rendering gives each shard:
+ * `part` of `parts`, or 0 of 1 for a step that is no shard. */
+static bool shard_of(const struct ynode *step, unsigned *part, unsigned *parts)
+{
+    bool has_job, has_count;
+    unsigned job = env_number(step, "BUILDKITE_PARALLEL_JOB", &has_job);
+    unsigned count = env_number(step, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
+    bool shard = has_job && has_count && count > 1 && job < count;
+
+    *part = shard ? job : 0;
+    *parts = shard ? count : 1;
+    return shard;
+}
+
+/* A step's identity: its key without the shard or matrix suffix, else its label (a
+ * matrix job's without the combination it shows, `shown`), else its type; and which
+ * shard of how many it is (0 of 1 when not a shard of a keyed step). `part` of `parts`
+ * is its place in its fan-out (shard_of); a matrix job's part is its key's index. */
+static const char *identify(const struct ynode *step, unsigned *part, unsigned parts, const char *shown,
+                            size_t *len, unsigned *shard, unsigned *shards)
+{
+    struct ynode *keynode = NULL, *label = NULL;
+    const char *t;
+
+    *shard = 0;
+    *shards = 1;
+    ynode_get_any(step, bk_key_keys, &keynode);
+    if ((t = ynode_scalar(keynode, len)) != NULL) {
+        char suffix[16];
+        int sl;
+        size_t base;
+        long index;
+
+        if (shown && (index = dialect_key_index(t, *len, &base)) >= 0) {
+            *len = base;
+            *part = *shard = (unsigned)index;
+            *shards = (unsigned)index + 1;
+            return t;
+        }
+        if (parts <= 1)
+            return t;
+        sl = snprintf(suffix, sizeof(suffix), "-%u", *part);
+        if (*len > (size_t)sl && !memcmp(t + *len - sl, suffix, (size_t)sl)) {
+            *len -= (size_t)sl;
+            *shard = *part;
+            *shards = parts;
+        }
+        return t;
+    }
+    ynode_get_any(step, bk_label_keys, &label);
+    if ((t = ynode_scalar(label, len)) != NULL) {
+        size_t sl = shown ? strlen(shown) : 0;
+
+        /* "<label> (linux, amd64)" */
+        if (sl && *len > sl + 3 && t[*len - 1] == ')' && !memcmp(t + *len - sl - 1, shown, sl) &&
+            !memcmp(t + *len - sl - 3, " (", 2))
+            *len -= sl + 3;
+        return t;
+    }
+    if ((t = ynode_scalar(step, len)) != NULL)
+        return t;
+    t = bk_kind_name(bk_step_kind(step));
+    *len = strlen(t);
+    return t;
+}
+
+static int bk_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                      dialect_shards_fn shards_of, void *user)
+{
+    (void)ctx;
+    return depends_rewrite(doc, steps, shards_of, user);
+}
+
+static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
+{
+    long jobs = 0;
+
+    for (size_t i = 0; i < ynode_len(steps); i++) {
+        const struct ynode *step = ynode_item(steps, i);
+        const struct ynode *children = ynode_get(step, "steps");
+        struct dialect_job job = {.node = step, .parts = 1, .pos = ynode_pos(step)};
+        long n = 1;
+
+        if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
+            n = bk_each_job(children, fn, user);
+        } else if (fn) {
+            struct ynode_pair pairs[BKM_MAX_DIMENSIONS];
+            struct ynode row = {.kind = YNODE_MAP, .u.map = {pairs, 0, BKM_MAX_DIMENSIONS}};
+            char shown[BKM_MAX_DIMENSIONS * (BKM_MAX_ELEMENT_BYTES + 2) + 4];
+
+            job.parallel = shard_of(step, &job.part, &job.parts);
+            /* a matrix job keeps its one combination */
+            if ((row.u.map.n = bkm_row(ynode_get(step, "matrix"), pairs)) > 0) {
+                bkm_row_text(pairs, row.u.map.n, shown, sizeof(shown));
+                job.row = &row;
+                job.label = shown;
+            }
+            job.id = identify(step, &job.part, job.parts, job.label, &job.id_len, &job.shard, &job.shards);
+            if (job.row)
+                job.parts = job.part + 1;
+            if (fn(user, &job) != 0)
+                n = -1;
+        }
+        if (n < 0)
+            return -1;
+        jobs += n;
+    }
+    return jobs;
+}
+
+static int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
+{
+    static const char *const text_keys[] = {"command", "commands", "script", "env", NULL};
+    int rc = 0;
+
+    for (size_t k = 0; rc == 0 && text_keys[k]; k++)
+        rc = dialect_each_text(ynode_get(step, text_keys[k]), fn, user);
+    return rc;
+}
+
+/* The pipeline's files, each item interpolated as buildkite-agent pipeline upload would
+ * (bkinterp.h) before anything else sees it. */
+static struct dialect_reader *bk_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
+{
+    struct dialect_input own = *in;
+    struct bk_state *st = in->state;
+
+    if (st) {
+        bkinterp_begin(st->interp, in->diag, in->names);
+        own.transform = bkinterp_item;
+        own.transform_user = st->interp;
+    }
+    return dialect_files_open(&own, observe, user);
+}
+
+static const char *const step_key_order[] = {
+    "group", "wait", "waiter", "block", "input", "manual", "trigger", "label", "name",
+    "key", "id", "identifier", "depends_on", "command", "commands", "env", "agents", NULL};
+
+const struct emit_layout dialect_buildkite_layout = {"steps", false, step_key_order, "steps"};
+
+/* ---- the run's state ---- */
+
+static void bk_state_destroy(void *state)
+{
+    struct bk_state *st = state;
+
+    bkinterp_destroy(st->interp);
+    strset_destroy(st->warned);
+    free(st);
+}
+
+static void *bk_state_create(const struct dialect_options *options)
+{
+    const struct bk_own_options *own = dialect_options_own(options, &dialect_buildkite);
+    struct bk_state *st = calloc(1, sizeof(*st));
+
+    if (st && (!(st->warned = strset_create()) || !(st->interp = bkinterp_create(own ? own->vars : NULL)))) {
+        bk_state_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
+static bool bk_key_may_exist(void *state, const char *key, size_t len)
+{
+    return bkinterp_key_may_name(((struct bk_state *)state)->interp, key, len);
+}
+
+/* A list of steps (bare, or under `steps:`), or a document that has none: a pipeline. */
+static bool bk_detect(const struct stream_item *item)
+{
+    return (item->kind == STREAM_STEPS_START && (item->bare || strcmp(item->items_key, "jobs") != 0)) ||
+           item->kind == STREAM_DOC_END;
+}
+
+const struct dialect dialect_buildkite = {
+    .name = "buildkite",
+    .description = "Buildkite pipeline",
+    .shape = stream_steps_shape,
+    .layout = &dialect_buildkite_layout,
+    .input_schema = NULL,
+    .rendered_schema = "buildkite-rendered",
+    .platform = "Buildkite",
+    .job_noun = "step",
+    .key_noun = "key",
+    .fanout_field = "parallelism",
+    .fanout_jobs = "shards",
+    .reference_field = "depends_on",
+    .keys_per_file = false,
+    .bad_references_fail = false,
+    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD,
+    .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,
+    .open = bk_open,
+    .next = dialect_files_next,
+    .close = dialect_files_close,
+    .expand = expand_steps,
+    .edges = depends_edges,
+    .normalize = depends_normalize,
+    .references = depends_each,
+    .rewrite = bk_rewrite,
+    .state_create = bk_state_create,
+    .state_destroy = bk_state_destroy,
+    .key_may_exist = bk_key_may_exist,
+    .options = bk_options,
+    .options_size = sizeof(struct bk_own_options),
+    .option = bk_option,
+    .options_free = bk_options_free,
+    .detect = bk_detect,
+    .each_job = bk_each_job,
+    .each_text = bk_each_text,
+    .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
+    .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
+};

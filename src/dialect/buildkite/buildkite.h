@@ -1,0 +1,37 @@
+/* buildkite: what the Buildkite dialect's files share besides Buildkite's own rules
+ * (steps.h): the dialect's options (options.c) and its state for a run. */
+#ifndef FANOUT_BK_BUILDKITE_H
+#define FANOUT_BK_BUILDKITE_H
+
+#include "fanout/dialect.h"
+
+/* The dialect's options (buildkite.c), in this order. */
+enum bk_option {
+    BK_OPT_ALLOW_PLACEHOLDERS, /* %N in a step without parallelism is not an error */
+    BK_OPT_ENV,                /* upload-time interpolation's variables (bkinterp.h) */
+    BK_OPT_ENV_FILE,
+    BK_OPT_ENV_FROM_ENVIRONMENT,
+    BK_OPT_NO_INTERPOLATION,
+};
+extern const struct dialect_option bk_options[];
+
+/* The dialect's own part of the options: the variables upload-time interpolation knows
+ * (NULL: none given, interpolation on). */
+struct bk_own_options {
+    struct bkinterp_vars *vars;
+};
+
+/* The dialect's `option` and `options_free` entries (options.c). */
+int bk_option(void *own, const struct dialect_option *opt, const char *arg, const struct dialect_option_io *io);
+void bk_options_free(void *own);
+
+/* The dialect's state for a run (dialect_ctx.state; without one every unknown key is
+ * reported): the run's interpolation, and the unknown keys warned about in file
+ * `warned_file`. */
+struct bk_state {
+    struct bkinterp *interp;
+    struct strset *warned;
+    unsigned warned_file;
+};
+
+#endif
