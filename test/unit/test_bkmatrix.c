@@ -210,6 +210,36 @@ START_TEST(adjustments)
 }
 END_TEST
 
+/* A `with` that leaves dimensions out adjusts every combination it matches (buildkite/
+ * agent's release pipelines skip a placeholder value so); it adds nothing. */
+START_TEST(adjustments_partial)
+{
+    static const char yaml[] = "setup:\n"
+                               "  go_arch: [amd64, arm64]\n"
+                               "  pkg_arch: [FAKE, any]\n"
+                               "adjustments:\n"
+                               "  - with: {go_arch: amd64, pkg_arch: x86_64}\n"
+                               "  - with: {pkg_arch: FAKE}\n"
+                               "    skip: true\n"
+                               "  - with: {go_arch: arm64}\n"
+                               "    soft_fail: true\n";
+    static const char *const want[] = {"amd64/FAKE", "amd64/any", "arm64/FAKE", "arm64/any",
+                                       "amd64/x86_64"};
+    struct ynode_doc *doc;
+    struct bkm_matrix *m = read_ok(yaml, &doc);
+
+    ck_assert_uint_eq(bkm_combinations(m), 5);
+    ck_assert(bkm_combination(m, 0)->skipped && bkm_combination(m, 2)->skipped);
+    ck_assert(!bkm_combination(m, 1)->skipped && !bkm_combination(m, 3)->skipped);
+    /* both arm64 combinations, the skipped one too */
+    ck_assert(bkm_combination(m, 2)->soft_fail && bkm_combination(m, 3)->soft_fail);
+    ck_assert(!bkm_combination(m, 1)->soft_fail);
+    bkm_destroy(m);
+    ynode_doc_destroy(doc);
+    expect_combinations(yaml, want, 5, 3);
+}
+END_TEST
+
 /* Buildkite's docs: 2x2x2, one soft_fail, one skip and one added "Plan 9": 9 and 8 jobs. */
 START_TEST(docs_example)
 {
@@ -255,8 +285,9 @@ static const struct {
     {"setup: [a]\nsetups: [b]\n", 2, 1, "unknown key 'setups'"},
     {"adjustments: []\n", 1, 1, "needs 'setup'"},
     {"setup: [a]\nadjustments:\n  - with: a\n    agents: {queue: q}\n", 4, 5, "unknown key 'agents'"},
-    {"setup:\n  os: [linux]\n  arch: [amd64]\nadjustments:\n  - with: {os: linux}\n", 5, 11,
-     "no value for dimension 'arch'"},
+    /* a partial `with` that matches nothing would add a combination without a value */
+    {"setup:\n  os: [linux]\n  arch: [amd64]\nadjustments:\n  - with: {os: windows}\n", 5, 11,
+     "matches no combination and gives no value for dimension 'arch'"},
     {"setup:\n  os: [linux]\n  arch: [amd64]\nadjustments:\n  - with: {os: linux, arch: amd64, cpu: x}\n", 5,
      36, "'cpu' is not a dimension"},
     {"setup: [a]\nadjustments:\n  - skip: true\n", 3, 5, "needs 'with'"},
@@ -643,6 +674,7 @@ Suite *bkmatrix_suite(void)
     tcase_add_test(tc, single_dimension_with);
     tcase_add_test(tc, element_types);
     tcase_add_test(tc, adjustments);
+    tcase_add_test(tc, adjustments_partial);
     tcase_add_test(tc, docs_example);
     LOOP(tc, read_errors, bad);
     LOOP(tc, limit_counts, limits);

@@ -188,14 +188,20 @@ static int cross_product(struct bkm_matrix *m, const struct ynode *at, struct bk
     return 0;
 }
 
+/* Whether combination c has `values` (a NULL value matches any). */
+static bool combination_matches(const struct bkm_matrix *m, size_t c, const struct ynode *const *values)
+{
+    for (size_t d = 0; d < m->n_dims; d++) {
+        if (values[d] && !text_eq(m->values[c * m->n_dims + d], values[d]))
+            return false;
+    }
+    return true;
+}
+
 static long find_combination(const struct bkm_matrix *m, const struct ynode *const *values)
 {
     for (size_t c = 0; c < m->n_combos; c++) {
-        size_t d = 0;
-
-        while (d < m->n_dims && text_eq(m->values[c * m->n_dims + d], values[d]))
-            d++;
-        if (d == m->n_dims)
+        if (combination_matches(m, c, values))
             return (long)c;
     }
     return -1;
@@ -210,7 +216,9 @@ static void dimension_list(const struct bkm_matrix *m, char *buf, size_t cap)
         o += (size_t)snprintf(buf + o, cap - o, "%s%s", d ? ", " : "", ynode_scalar(m->names[d], NULL));
 }
 
-/* The values `with` gives, by dimension. */
+/* The values `with` gives, by dimension (NULL for a dimension it leaves out: the
+ * adjustment then applies to every combination with the values it gives, as in
+ * buildkite/agent's own release pipeline, `with: {pkg_arch: X}` and `skip: true`). */
 static int read_with(const struct bkm_matrix *m, const struct ynode *adj, const struct ynode *with,
                      const struct ynode **values, struct bkm_error *err)
 {
@@ -227,7 +235,7 @@ static int read_with(const struct bkm_matrix *m, const struct ynode *adj, const 
     }
     dimension_list(m, dims, sizeof(dims));
     if (!ynode_is_map(with))
-        return fail(err, with, "'with' must be a mapping with a value for every dimension (%s)", dims);
+        return fail(err, with, "'with' must be a mapping of dimensions to values (%s)", dims);
     memset(values, 0, m->n_dims * sizeof(*values));
     for (size_t i = 0; i < ynode_len(with); i++) {
         const struct ynode *key = ynode_key(with, i);
@@ -241,12 +249,17 @@ static int read_with(const struct bkm_matrix *m, const struct ynode *adj, const 
         if (check_element(values[d], "a 'with' value", err) != 0)
             return -1;
     }
+    return 0;
+}
+
+/* The first dimension `values` leaves out, or -1 when it gives them all. */
+static long missing_dimension(const struct bkm_matrix *m, const struct ynode *const *values)
+{
     for (size_t d = 0; d < m->n_dims; d++) {
         if (!values[d])
-            return fail(err, with, "'with' gives no value for dimension '%s' (it must name %s)",
-                        ynode_scalar(m->names[d], NULL), dims);
+            return (long)d;
     }
-    return 0;
+    return -1;
 }
 
 /* `skip: true` or a reason skips; false and "" do not. */
@@ -293,17 +306,31 @@ static int apply_adjustments(struct bkm_matrix *m, const struct ynode *list, str
             read_skip(ynode_get(adj, "skip"), &skipped, err) != 0)
             return -1;
         if ((at = find_combination(m, values)) < 0) {
+            long missing = missing_dimension(m, values);
+            char dims[256];
+
+            /* only a combination of its own is added, and it needs every value */
+            if (missing >= 0) {
+                dimension_list(m, dims, sizeof(dims));
+                return fail(err, ynode_get(adj, "with"), "'with' matches no combination and gives no "
+                            "value for dimension '%s' (an added combination names %s)",
+                            ynode_scalar(m->names[missing], NULL), dims);
+            }
             if (add_combination(m, values, true) != 0)
                 return fail(err, NULL, "out of memory");
             at = (long)m->n_combos - 1;
         }
-        c = &m->combos[at];
-        if (ynode_has(adj, "skip")) {
-            c->skip = ynode_get(adj, "skip");
-            c->skipped = skipped;
+        for (size_t n = (size_t)at; n < m->n_combos; n++) {
+            if (!combination_matches(m, n, values))
+                continue;
+            c = &m->combos[n];
+            if (ynode_has(adj, "skip")) {
+                c->skip = ynode_get(adj, "skip");
+                c->skipped = skipped;
+            }
+            if (ynode_has(adj, "soft_fail"))
+                c->soft_fail = ynode_get(adj, "soft_fail");
         }
-        if (ynode_has(adj, "soft_fail"))
-            c->soft_fail = ynode_get(adj, "soft_fail");
     }
     return 0;
 }
