@@ -764,7 +764,10 @@ struct stream *stream_open_shaped(struct source *src, unsigned file,
         goto fail;
     fy_diag_set_collect_errors(s->fydiag, true);
     memset(&pcfg, 0, sizeof(pcfg));
-    pcfg.flags = FYPCF_QUIET;
+    /* A flow collection's closing bracket at its key's indentation (`matrix: [a,\n]`) is
+     * taken by GitHub's and Buildkite's YAML readers; libfyaml refuses it unless sloppy
+     * (6 real workflows, numpy's and accelerate's among them, failed). */
+    pcfg.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION;
     pcfg.diag = s->fydiag;
     s->fyp = fy_parser_create(&pcfg);
     if (!s->fyp || source_attach(src, s->fyp) != 0)
