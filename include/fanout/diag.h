@@ -110,6 +110,12 @@ void diag_set_muted(struct diag *d, bool muted);
  * commands that run a whole render for one rule's sake (`shards check`). */
 void diag_keep_only(struct diag *d, enum rule_id rule);
 
+/* From now on, a finding of rule `later` at the place (file, line, column) of a finding
+ * of rule `earlier` reported before is dropped: one problem said once when two checks
+ * see it (validate's unknown-key from the dialect, then the schema's
+ * additionalProperties at the same key). */
+void diag_shadow(struct diag *d, enum rule_id earlier, enum rule_id later);
+
 unsigned diag_errors(const struct diag *d);
 unsigned diag_warnings(const struct diag *d);
 bool diag_has_input_error(const struct diag *d);

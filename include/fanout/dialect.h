@@ -203,6 +203,10 @@ struct dialect {
     const struct emit_layout *layout;
     const char *input_schema;
     const char *rendered_schema;
+    /* Whether render checks the input against input_schema too (validate always does).
+     * Buildkite's source schema says nothing the rendering's check and the dialect's own
+     * checks do not, at a tenth more instructions for render. */
+    bool render_checks_input;
     /* How render's checks speak of the jobs and their references. */
     const char *platform;        /* "Buildkite", "GitHub" */
     const char *job_noun;        /* "step", "job" */

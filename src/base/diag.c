@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
+
 struct diag {
     FILE *out;
     bool buffered; /* `out` is a memstream over buf */
@@ -14,11 +16,67 @@ struct diag {
     bool muted;
     enum rule_id only_rule; /* findings of other rules are dropped (RULE_NONE: none) */
     const struct diag_policy *policy; /* NULL: everything shown, plainly */
+    enum rule_id shadow_earlier, shadow_later; /* diag_shadow's rules */
+    struct places *shadowing;                  /* where `shadow_earlier` findings were */
     unsigned snippets;      /* shown so far (each reads its file up to the line) */
     unsigned errors;
     unsigned warnings;
     bool input_error;
 };
+
+/* A set of places, each kept as a 64-bit hash of file, line and column (open
+ * addressing, 0 free): a false match of two places is as likely as a 64-bit collision. */
+struct places {
+    uint64_t *slots;
+    size_t cap, count; /* cap a power of two, count below three quarters of it */
+};
+
+static uint64_t place_hash(const char *file, unsigned line, unsigned col)
+{
+    uint64_t h = strhash_fnv1a(file, strlen(file)) ^ ((uint64_t)line << 32 | col) * 0x9e3779b97f4a7c15u;
+
+    return h ? h : 1;
+}
+
+static bool places_has(const struct places *p, uint64_t h)
+{
+    for (size_t i = h & (p->cap - 1); p->cap && p->slots[i]; i = (i + 1) & (p->cap - 1)) {
+        if (p->slots[i] == h)
+            return true;
+    }
+    return false;
+}
+
+static void places_put(struct places *p, uint64_t *slots, size_t cap, uint64_t h)
+{
+    size_t i = h & (cap - 1);
+
+    while (slots[i] && slots[i] != h)
+        i = (i + 1) & (cap - 1);
+    p->count += !slots[i];
+    slots[i] = h;
+}
+
+/* Out of memory drops the place: a finding is then said twice, never lost. */
+static void places_add(struct places *p, uint64_t h)
+{
+    if ((p->count + 1) * 4 > p->cap * 3) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        uint64_t *slots = calloc(cap, sizeof(*slots)), *old = p->slots;
+
+        if (!slots)
+            return;
+        p->count = 0;
+        for (size_t i = 0; i < p->cap; i++) {
+            if (old[i])
+                places_put(p, slots, cap, old[i]);
+        }
+        free(old);
+        p->slots = slots;
+        p->cap = cap;
+    }
+    places_put(p, p->slots, p->cap, h);
+}
 
 struct diag *diag_create(FILE *out, enum diag_format format)
 {
@@ -76,6 +134,10 @@ void diag_destroy(struct diag *d)
 {
     if (!d)
         return;
+    if (d->shadowing) {
+        free(d->shadowing->slots);
+        free(d->shadowing);
+    }
     if (d->buffered) {
         fclose(d->out);
         free(d->buf);
@@ -86,6 +148,14 @@ void diag_destroy(struct diag *d)
 void diag_keep_only(struct diag *d, enum rule_id rule)
 {
     d->only_rule = rule;
+}
+
+void diag_shadow(struct diag *d, enum rule_id earlier, enum rule_id later)
+{
+    d->shadow_earlier = earlier;
+    d->shadow_later = later;
+    if (!d->shadowing)
+        d->shadowing = calloc(1, sizeof(*d->shadowing));
 }
 
 void diag_set_policy(struct diag *d, const struct diag_policy *p)
@@ -325,6 +395,12 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         return;
     if (level == DIAG_LEVEL_OFF)
         return;
+    if (d->shadowing && file && cls == DIAG_FINDING && rule != RULE_NONE) {
+        if (rule == d->shadow_later && places_has(d->shadowing, place_hash(file, line, col)))
+            return;
+        if (rule == d->shadow_earlier)
+            places_add(d->shadowing, place_hash(file, line, col));
+    }
     if (level == DIAG_LEVEL_ERROR)
         sev = DIAG_ERROR;
     else if (level == DIAG_LEVEL_WARNING)

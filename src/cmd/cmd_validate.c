@@ -4,20 +4,23 @@
 #include "fanout/cmd.h"
 #include "fanout/validate.h"
 
-/* The schema's findings, then (with the dialect's own schema, on valid input) every
- * finding render makes: both are "is this input right?", and a problem has one exit
- * code whichever command finds it. */
+/* With the dialect's own schema: every finding render makes, then the schema's (an
+ * unknown key both see is said once, as render says it): both are "is this input
+ * right?", and a problem has one exit code whichever command finds it. With --schema,
+ * or stdin (which can be read once), the schema's findings only. */
 static int validate_inputs(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
-    int rc = validate_run(paths, n, c->schema, c->render.dialect, d), lint;
+    bool schema_only = c->schema != NULL;
+    int lint = 0, rc;
 
-    /* stdin was read by the schema check; it cannot be read again */
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(paths[i], "-"))
-            return rc;
-    if (c->schema || rc == DIAG_INPUT)
-        return rc;
-    lint = cmd_lint(c, paths, n, d, RULE_NONE);
+        schema_only = schema_only || !strcmp(paths[i], "-");
+    if (!schema_only) {
+        diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
+        if ((lint = cmd_lint(c, paths, n, d, RULE_NONE)) == DIAG_INPUT)
+            return lint;
+    }
+    rc = validate_run(paths, n, c->schema, c->render.dialect, d);
     return lint > rc ? lint : rc;
 }
 
@@ -32,12 +35,13 @@ const struct cmd_entry cmd_validate_entry = {
     .name = "validate",
     .synopsis = "validate [--schema FILE|NAME] [options] [FILE...|DIR...|-]",
     .help = "Checks every document against a schema and prints one line per violation.\n"
-            "Default schema: the input dialect's (testarea, github-workflow-v1: GitHub's own\n"
-            "workflow schema, buildkite-rendered); with it, the shard-coverage findings too\n"
-            "(as `shards check`).\n"
+            "Default schema: the input dialect's (buildkite: Buildkite's own pipeline schema,\n"
+            "testarea, github-workflow-v1: GitHub's own workflow schema); with it, first\n"
+            "every finding render makes (shard coverage too, as `shards check`).\n"
             "\n"
             "      --schema FILE|NAME     a JSON Schema file (JSON or YAML) or a bundled schema:\n"
-            "                             buildkite-rendered, testarea, github-workflow-v1,\n"
+            "                             buildkite, buildkite-rendered (a rendering),\n"
+            "                             testarea, github-workflow-v1,\n"
             "                             github-workflow (SchemaStore's), json-schema-draft-07\n",
     .options = options,
     .formats = NULL,

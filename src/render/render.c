@@ -440,7 +440,7 @@ static int load_schemas(struct run *r)
 {
     if (!(r->out_check = open_check(r, r->dialect->rendered_schema, &r->out_findings)))
         return -1;
-    if (!r->dialect->input_schema)
+    if (!r->dialect->input_schema || !r->dialect->render_checks_input)
         return 0;
     return (r->in_check = open_check(r, r->dialect->input_schema, &r->in_findings)) ? 0 : -1;
 }

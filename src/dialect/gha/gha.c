@@ -1488,6 +1488,7 @@ const struct dialect dialect_gha = {
     .layout = &gha_layout,
     .input_schema = "github-workflow-v1",
     .rendered_schema = "github-workflow-v1",
+    .render_checks_input = true,
     .platform = "GitHub",
     .job_noun = "job",
     .key_noun = "job id",

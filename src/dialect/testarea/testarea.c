@@ -1154,6 +1154,7 @@ const struct dialect dialect_testarea = {
     .layout = &dialect_buildkite_layout,
     .input_schema = "testarea",
     .rendered_schema = "buildkite-rendered",
+    .render_checks_input = true,
     .platform = "Buildkite",
     .job_noun = "step",
     .key_noun = "key",
