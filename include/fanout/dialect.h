@@ -193,6 +193,7 @@ typedef int (*dialect_job_fn)(void *user, const struct dialect_job *job);
 typedef int (*dialect_text_fn)(void *user, const struct ynode *text);
 
 struct dialect_reader;
+struct dialect_probe;
 
 struct dialect {
     const char *name;        /* as --dialect names it */
@@ -272,10 +273,10 @@ struct dialect {
     /* The expression contexts the dialect's options give, or NULL (options_contexts). */
     const struct expr_value *(*contexts)(const void *own);
 
-    /* Whether the document an input begins with is in this dialect, told by `item` (the
-     * first item that tells wins; every item is shown to every dialect in table order
-     * until one says so). */
-    bool (*detect)(const struct stream_item *item);
+    /* Whether the document an input begins with is in this dialect, told by `item` and
+     * what `probe` says was read before it (the first item that tells wins; every item
+     * is shown to every dialect in table order until one says so). */
+    bool (*detect)(const struct stream_item *item, const struct dialect_probe *probe);
     /* Calls `fn` for every job of an expanded item, in order (group containers are not
      * jobs). Returns the number of jobs, or -1 when `fn` failed. `fn` may be NULL. */
     long (*each_job)(const struct ynode *items, dialect_job_fn fn, void *user);
@@ -314,10 +315,41 @@ int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user);
  * `len`), and the length of <base> in *base; -1 when it has no such suffix. */
 long dialect_key_index(const char *id, size_t len, size_t *base);
 
+/* What detection has read of a document before the item it shows a dialect: the input's
+ * path, its first top-level keys (up to DIALECT_PROBE_KEYS of them) and how many items. */
+#define DIALECT_PROBE_KEYS 64
+const char *dialect_probe_path(const struct dialect_probe *probe);
+bool dialect_probe_has_key(const struct dialect_probe *probe, const char *key);
+size_t dialect_probe_items(const struct dialect_probe *probe);
+/* Whether the probe has read anything (a top-level key or an item). */
+bool dialect_probe_read(const struct dialect_probe *probe);
+
+enum dialect_verdict {
+    DIALECT_FOUND,  /* *found is the input's dialect */
+    DIALECT_SILENT, /* nothing tells (empty, comments, a bare ---; YAML errors before) */
+    DIALECT_NONE,   /* it holds something no dialect takes */
+};
+
 /* The dialect of `src`'s first document, which the dialects' `detect` entries tell (a
- * workflow's top-level `jobs`, a test-area file's top-level `group`, else a Buildkite
- * pipeline, also when nothing tells). Reads the input from its start with `d` muted:
- * problems are for the real read to report. */
-const struct dialect *dialect_detect(struct source *src, struct diag *d);
+ * workflow's top-level `jobs`, a test-area file's `group` and test-area steps, a
+ * Buildkite pipeline's steps). Reads the input from its start with `d` muted: problems
+ * are for the real read to report. */
+enum dialect_verdict dialect_detect(struct source *src, const struct dialect **found, struct diag *d);
+
+/* The dialect of an input that tells none (Buildkite's). */
+const struct dialect *dialect_default(void);
+
+/* dialect_detect on the file at `path`; DIALECT_NONE when it cannot be read, or is in no
+ * dialect: both reported. */
+enum dialect_verdict dialect_detect_path(const char *path, const struct dialect **found, struct diag *d);
+
+/* Says that `src` is in no dialect (DIALECT_NONE), and what it may be. */
+void dialect_report_none(struct source *src, struct diag *d);
+
+/* The one dialect of inputs read together: each input's that tells (the first input
+ * that tells gives it; one that holds nothing takes it; none at all: Buildkite). NULL
+ * after an error, reported (at an input no dialect takes, or naming two inputs whose
+ * dialects differ). */
+const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, struct diag *d);
 
 #endif

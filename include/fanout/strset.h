@@ -3,6 +3,7 @@
 #ifndef FANOUT_STRSET_H
 #define FANOUT_STRSET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strset;
@@ -13,6 +14,8 @@ void strset_clear(struct strset *set);
 
 /* 0: added; 1: already there; -1: out of memory. */
 int strset_add(struct strset *set, const char *s, size_t len);
+/* Whether `s` is in the set. */
+bool strset_has(const struct strset *set, const char *s, size_t len);
 /* Strings in the set. */
 size_t strset_count(const struct strset *set);
 

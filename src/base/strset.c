@@ -31,12 +31,19 @@ void strset_destroy(struct strset *set)
     free(set);
 }
 
-int strset_add(struct strset *set, const char *s, size_t len)
+bool strset_has(const struct strset *set, const char *s, size_t len)
 {
     for (size_t i = 0; i < set->n; i++) {
         if (set->lens[i] == len && memcmp(set->items[i], s, len) == 0)
-            return 1;
+            return true;
     }
+    return false;
+}
+
+int strset_add(struct strset *set, const char *s, size_t len)
+{
+    if (strset_has(set, s, len))
+        return 1;
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 8;
         char **items = realloc(set->items, cap * sizeof(*items));

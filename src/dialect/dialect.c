@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strset.h"
+
 /* Every dialect, in the order --help lists their options and detection asks them; the
  * first is the one of an input that nothing tells. */
 static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_testarea,
@@ -20,27 +22,137 @@ const struct dialect *dialect_find(const char *name)
     return NULL;
 }
 
-const struct dialect *dialect_detect(struct source *src, struct diag *d)
+struct dialect_probe {
+    const char *path;
+    struct strset *keys; /* the first top-level keys */
+    size_t items;
+};
+
+const char *dialect_probe_path(const struct dialect_probe *probe) { return probe->path; }
+size_t dialect_probe_items(const struct dialect_probe *probe) { return probe->items; }
+
+bool dialect_probe_has_key(const struct dialect_probe *probe, const char *key)
+{
+    return strset_has(probe->keys, key, strlen(key));
+}
+
+bool dialect_probe_read(const struct dialect_probe *probe)
+{
+    return probe->items || strset_count(probe->keys);
+}
+
+/* What `item` adds to the probe, after the dialects have seen it. */
+static void probe_note(struct dialect_probe *probe, const struct stream_item *item)
+{
+    size_t len;
+    const char *key;
+
+    if (item->kind == STREAM_STEP)
+        probe->items++;
+    else if (item->kind == STREAM_STEPS_START && strset_count(probe->keys) < DIALECT_PROBE_KEYS)
+        strset_add(probe->keys, item->items_key ? item->items_key : "", item->items_key ? strlen(item->items_key) : 0);
+    else if (item->kind == STREAM_PAIR && strset_count(probe->keys) < DIALECT_PROBE_KEYS &&
+             (key = ynode_scalar(ynode_key(ynode_doc_root(item->doc), 0), &len)))
+        strset_add(probe->keys, key, len);
+}
+
+enum dialect_verdict dialect_detect(struct source *src, const struct dialect **found, struct diag *d)
 {
     /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
      * read whole to find out. */
     static const struct stream_shape either[] = {{"steps", false}, {"jobs", true}, {NULL, false}};
-    const struct dialect *found = NULL;
+    struct dialect_probe probe = {source_name(src), strset_create(), 0};
     struct stream *s;
     struct stream_item item;
+    enum dialect_verdict verdict;
+    int more = -1;
+    bool ended = false;
 
+    *found = NULL;
     diag_set_muted(d, true);
-    s = stream_open_shaped(src, 0, either, d);
-    while (s && !found && stream_next(s, &item) > 0) {
-        for (size_t i = 0; !found && dialects[i]; i++) {
-            if (dialects[i]->detect && dialects[i]->detect(&item))
-                found = dialects[i];
+    s = probe.keys ? stream_open_shaped(src, 0, either, d) : NULL;
+    while (s && !*found && !ended && (more = stream_next(s, &item)) > 0) {
+        for (size_t i = 0; !*found && dialects[i]; i++) {
+            if (dialects[i]->detect && dialects[i]->detect(&item, &probe))
+                *found = dialects[i];
         }
+        ended = item.kind == STREAM_DOC_END;
+        probe_note(&probe, &item);
         ynode_doc_destroy(item.doc);
     }
     stream_close(s);
     diag_set_muted(d, false);
-    return found ? found : dialects[0];
+    /* what does not parse tells nothing: it is the real read's to report */
+    verdict = *found ? DIALECT_FOUND : more >= 0 && dialect_probe_read(&probe) ? DIALECT_NONE : DIALECT_SILENT;
+    strset_destroy(probe.keys);
+    return verdict;
+}
+
+/* What a file no dialect takes may be, told by its name: ray's `*.rayci.yml` files are
+ * rayci's own format (top-level group, steps with name, wanda, instance_type, tags),
+ * which ray's rayci tool turns into Buildkite steps (ray-project/rayci). */
+static const char *dialect_none_hint(struct source *src)
+{
+    const char *name = source_name(src);
+    size_t len = strlen(name);
+
+    if ((len >= 10 && !strcmp(name + len - 10, ".rayci.yml")) || (len >= 11 && !strcmp(name + len - 11, ".rayci.yaml")))
+        return " (a rayci file: ray's own step format, which its rayci tool turns into "
+               "Buildkite steps)";
+    return "";
+}
+
+const struct dialect *dialect_default(void)
+{
+    return dialects[0];
+}
+
+enum dialect_verdict dialect_detect_path(const char *path, const struct dialect **found, struct diag *d)
+{
+    struct source *src = source_open(path, d);
+    enum dialect_verdict verdict = DIALECT_NONE;
+
+    *found = NULL;
+    if (src && (verdict = dialect_detect(src, found, d)) == DIALECT_NONE)
+        dialect_report_none(src, d);
+    source_close(src);
+    return src ? verdict : DIALECT_NONE;
+}
+
+void dialect_report_none(struct source *src, struct diag *d)
+{
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, RULE_PIPELINE_SHAPE,
+                "not a Buildkite pipeline, a test-area file or a workflow%s; --dialect reads it as "
+                "one", dialect_none_hint(src));
+}
+
+const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, struct diag *d)
+{
+    const struct dialect *one = NULL, *found;
+    size_t told = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        switch (dialect_detect(srcs[i], &found, d)) {
+        case DIALECT_SILENT:
+            break;
+        case DIALECT_NONE:
+            dialect_report_none(srcs[i], d);
+            return NULL;
+        case DIALECT_FOUND:
+            if (one && found != one) {
+                diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(srcs[i]), 0, 0, RULE_PIPELINE_SHAPE,
+                            "this is a %s and %s a %s: one rendering holds one dialect (render "
+                            "them apart, or give --dialect)",
+                            found->description, source_name(srcs[told]), one->description);
+                return NULL;
+            }
+            if (!one)
+                told = i;
+            one = found;
+            break;
+        }
+    }
+    return one ? one : dialects[0];
 }
 
 /* ---- the options the dialects declare ---- */

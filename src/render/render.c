@@ -624,8 +624,9 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         r.names[i] = source_name(r.sources[i]);
         r.n_sources++;
     }
-    r.dialect = opts->dialect ? opts->dialect
-                : r.n_sources > 0 ? dialect_detect(r.sources[0], d) : &dialect_buildkite;
+    r.dialect = opts->dialect ? opts->dialect : dialect_detect_all(r.sources, r.n_sources, d);
+    if (!r.dialect)
+        goto done;
     if (opts->stats)
         opts->stats->dialect = r.dialect;
     if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create(opts->dialect_options))) {

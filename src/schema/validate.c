@@ -433,13 +433,69 @@ static int validate_source(struct source *src, unsigned file, const struct strea
     return rc;
 }
 
+/* The validators of one run, one per schema and shape its files need (a directory can
+ * hold pipelines, test-area files and workflows: each file is checked in its own
+ * dialect). */
+struct run_checks {
+    struct {
+        const char *schema;
+        const struct stream_shape *shape;
+        struct validator *v;
+        struct schema *owned;
+    } open[4];
+    size_t n;
+};
+
+static struct validator *checks_for(struct run_checks *c, const char *schema, const struct stream_shape *shape,
+                                    const char *const *names, struct diag *d)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (!strcmp(c->open[i].schema, schema) && c->open[i].shape == shape)
+            return c->open[i].v;
+    }
+    if (c->n == sizeof(c->open) / sizeof(c->open[0]))
+        return NULL; /* not reached: three dialects, one schema each */
+    c->open[c->n].v = validator_open(schema, shape, d, d, names, DIAG_FINDING, &c->open[c->n].owned);
+    if (!c->open[c->n].v)
+        return NULL;
+    c->open[c->n].schema = schema;
+    c->open[c->n].shape = shape;
+    return c->open[c->n++].v;
+}
+
+static void checks_close(struct run_checks *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        validator_destroy(c->open[i].v);
+        schema_free(c->open[i].owned);
+    }
+}
+
+/* The dialect `src` is read in: `given`, or its own (reported when it has none). */
+static const struct dialect *dialect_of(struct source *src, const struct dialect *given, struct diag *d)
+{
+    const struct dialect *found;
+
+    if (given)
+        return given;
+    switch (dialect_detect(src, &found, d)) {
+    case DIALECT_FOUND:
+        return found;
+    case DIALECT_SILENT:
+        return &dialect_buildkite;
+    case DIALECT_NONE:
+        break;
+    }
+    dialect_report_none(src, d);
+    return NULL;
+}
+
 int validate_run(const char *const *paths, size_t n, const char *schema,
                  const struct dialect *dialect, struct diag *d)
 {
     struct source **sources = calloc(n ? n : 1, sizeof(*sources));
     const char **names = calloc(n ? n : 1, sizeof(*names));
-    struct schema *owned = NULL;
-    struct validator *v = NULL;
+    struct run_checks checks = {.n = 0};
     size_t opened = 0;
 
     if (!sources || !names)
@@ -450,25 +506,24 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
             goto done;
         names[opened] = source_name(sources[opened]);
     }
-    if (!dialect)
-        dialect = n > 0 ? dialect_detect(sources[0], d) : &dialect_buildkite;
-    if (!schema)
-        schema = dialect->input_schema ? dialect->input_schema : dialect->rendered_schema;
-    v = validator_open(schema, dialect->shape, d, d, names, DIAG_FINDING, &owned);
-    if (!v)
-        goto done;
     for (size_t i = 0; i < n; i++) {
-        if (validate_source(sources[i], (unsigned)i, dialect->shape, v, d) != 0)
+        const struct dialect *dl = dialect_of(sources[i], dialect, d);
+        struct validator *v;
+
+        if (!dl)
+            continue;
+        v = checks_for(&checks, schema ? schema : dl->input_schema ? dl->input_schema : dl->rendered_schema,
+                       dl->shape, names, d);
+        if (!v || validate_source(sources[i], (unsigned)i, dl->shape, v, d) != 0)
             break;
-        /* the first was read to detect its dialect too: the two reads must agree */
+        /* it was read to detect its dialect too: the two reads must agree */
         if (source_changed(sources[i])) {
             diag_report(d, DIAG_ERROR, DIAG_INPUT, names[i], 0, 0, RULE_IO, "changed while it was being read");
             break;
         }
     }
 done:
-    validator_destroy(v);
-    schema_free(owned);
+    checks_close(&checks);
     for (size_t i = 0; i < opened; i++)
         source_close(sources[i]);
     free(sources);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fanout/dialect.h"
@@ -98,23 +99,32 @@ START_TEST(options_declared)
 }
 END_TEST
 
-static const struct dialect *detect(const char *text)
+/* The dialect of `text` in a file whose name ends with `suffix` (NULL: none found). */
+static const struct dialect *detect_named(const char *text, const char *suffix, enum dialect_verdict want)
 {
-    char path[] = "/tmp/fanout-dialect-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fdopen(fd, "w");
+    char dir[] = "/tmp/fanout-dialect-XXXXXX", path[96];
+    FILE *f;
     struct diag *d = diag_create(stderr, DIAG_TEXT);
     struct source *src;
     const struct dialect *found;
 
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/input%s", dir, suffix);
+    f = fopen(path, "w");
     fputs(text, f);
     fclose(f);
     src = source_open(path, d);
-    found = dialect_detect(src, d);
+    ck_assert_int_eq(dialect_detect(src, &found, d), want);
     source_close(src);
     diag_destroy(d);
     unlink(path);
+    rmdir(dir);
     return found;
+}
+
+static const struct dialect *detect(const char *text)
+{
+    return detect_named(text, "", DIALECT_FOUND);
 }
 
 START_TEST(detection)
@@ -126,7 +136,45 @@ START_TEST(detection)
     /* the first key that tells: steps before group is a pipeline */
     ck_assert_ptr_eq(detect("steps: []\ngroup: G\n"), &dialect_buildkite);
     ck_assert_ptr_eq(detect("a: 1\n"), &dialect_buildkite);
-    ck_assert_ptr_eq(detect(""), &dialect_buildkite);
+    /* nothing tells: another input decides (dialect_detect_all) */
+    ck_assert_ptr_null(detect_named("", "", DIALECT_SILENT));
+    ck_assert_ptr_null(detect_named("# only a comment\n---\n", "", DIALECT_SILENT));
+}
+END_TEST
+
+/* A top-level group is a test-area file's in a test_areas folder, or when its first step
+ * has only test-area fields; ray's rayci files have one too, with steps of their own
+ * fields: no dialect takes those, and Buildkite never takes a file with a group. */
+START_TEST(detection_group)
+{
+    static const char rayci[] = "group: core\nsteps:\n  - name: build\n    wanda: w.yaml\n";
+    char dir[] = "/tmp/fanout-dialect-XXXXXX";
+    char path[96];
+    FILE *f;
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    const struct dialect *found;
+
+    ck_assert_ptr_eq(detect("group: G\nsteps:\n  - label: a\n    commands: [x]\n"), &dialect_testarea);
+    ck_assert_ptr_eq(detect("group: G\ndepends_on: [x]\n"), &dialect_testarea);
+    ck_assert_ptr_null(detect_named(rayci, ".rayci.yml", DIALECT_NONE));
+    ck_assert_ptr_null(detect_named("group: G\nsteps:\n  - key: x\n    instance_type: y\n", "", DIALECT_NONE));
+    /* a typo of a test-area field is the test-area dialect's to report */
+    ck_assert_ptr_eq(detect("group: G\nsteps:\n  - label: a\n    timeout_in_minute: 5\n"), &dialect_testarea);
+    /* in a test_areas folder, whatever its steps hold (their errors are testarea's) */
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/test_areas", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/test_areas/a.yaml", dir);
+    f = fopen(path, "w");
+    fputs(rayci, f);
+    fclose(f);
+    ck_assert_int_eq(dialect_detect_path(path, &found, d), DIALECT_FOUND);
+    ck_assert_ptr_eq(found, &dialect_testarea);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/test_areas", dir);
+    rmdir(path);
+    rmdir(dir);
+    diag_destroy(d);
 }
 END_TEST
 
@@ -139,6 +187,7 @@ Suite *dialect_suite(void)
     tcase_add_test(tc, options_copy);
     tcase_add_test(tc, options_declared);
     tcase_add_test(tc, detection);
+    tcase_add_test(tc, detection_group);
     suite_add_tcase(s, tc);
     return s;
 }

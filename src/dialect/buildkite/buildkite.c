@@ -198,11 +198,15 @@ static bool bk_key_may_exist(void *state, const char *key, size_t len)
     return bkinterp_key_may_name(((struct bk_state *)state)->interp, key, len);
 }
 
-/* A list of steps (bare, or under `steps:`), or a document that has none: a pipeline. */
-static bool bk_detect(const struct stream_item *item)
+/* A list of steps (bare, or under `steps:`), or a document that has something but no
+ * steps: a pipeline; not after a top-level `group`, which no pipeline has (test-area
+ * files and ray's rayci files do). */
+static bool bk_detect(const struct stream_item *item, const struct dialect_probe *probe)
 {
+    if (dialect_probe_has_key(probe, "group"))
+        return false;
     return (item->kind == STREAM_STEPS_START && (item->bare || strcmp(item->items_key, "jobs") != 0)) ||
-           item->kind == STREAM_DOC_END;
+           (item->kind == STREAM_DOC_END && dialect_probe_read(probe));
 }
 
 const struct dialect dialect_buildkite = {

@@ -1476,8 +1476,9 @@ static void gha_options_free(void *own)
 }
 
 /* A top-level `jobs` mapping. */
-static bool gha_detect(const struct stream_item *item)
+static bool gha_detect(const struct stream_item *item, const struct dialect_probe *probe)
 {
+    (void)probe;
     return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
 }
 

@@ -1141,10 +1141,49 @@ static int ta_each_text(const struct ynode *step, dialect_text_fn fn, void *user
     return dialect_buildkite.each_text(step, fn, user);
 }
 
-/* A file whose first top-level key is `group`. */
-static bool ta_detect(const struct stream_item *item)
+static bool in_test_areas(const char *path)
 {
-    return item->kind == STREAM_PAIR && ynode_scalar_is(ynode_key(ynode_doc_root(item->doc), 0), "group");
+    const char *at = strstr(path, "test_areas/");
+
+    return at && (at == path || at[-1] == '/');
+}
+
+/* Whether every key of `step` is a field of the generator's step model, or a typo of
+ * one (its error is this dialect's to report). */
+static bool step_fields_known(const struct ynode *step)
+{
+    static const char *names[sizeof(step_fields) / sizeof(step_fields[0])];
+
+    if (!names[0]) {
+        for (size_t i = 0; step_fields[i].name; i++)
+            names[i] = step_fields[i].name;
+    }
+    if (!ynode_is_map(step))
+        return false;
+    for (size_t i = 0; i < ynode_len(step); i++) {
+        size_t len;
+        const char *key = ynode_scalar(ynode_key(step, i), &len);
+        const struct field *f = step_fields;
+
+        while (f->name && !ynode_scalar_is(ynode_key(step, i), f->name))
+            f++;
+        if (!f->name && (!key || !suggest_closest(key, len, names, suggest_limit(len))))
+            return false;
+    }
+    return true;
+}
+
+/* A file with a top-level `group` (vLLM's generator reads the .yaml files of test_areas) in a
+ * test_areas folder, or whose first step has only test-area fields, or no step: ray's
+ * rayci files have a top-level group too, with steps of other fields (name, wanda). */
+static bool ta_detect(const struct stream_item *item, const struct dialect_probe *probe)
+{
+    if (item->kind == STREAM_PAIR && ynode_scalar_is(ynode_key(ynode_doc_root(item->doc), 0), "group"))
+        return in_test_areas(dialect_probe_path(probe));
+    if (!dialect_probe_has_key(probe, "group") || dialect_probe_items(probe) > 0)
+        return false;
+    return (item->kind == STREAM_STEP && step_fields_known(ynode_item(ynode_doc_root(item->doc), 0))) ||
+           item->kind == STREAM_DOC_END;
 }
 
 const struct dialect dialect_testarea = {
