@@ -89,7 +89,7 @@ static int exec_validate(struct cli *c, char **operands, int n, struct diag *d)
     return cmd_on_inputs(c, operands, n, d, validate_inputs);
 }
 
-static const enum cmd_option options[] = {OPT_SCHEMA, OPT_DIALECT, OPT_CONFIG, CMD_MESSAGE_OPTIONS, OPT_END};
+static const enum cmd_option options[] = {OPT_SCHEMA, OPT_DIALECT, OPT_CONFIG, OPT_STRICT, CMD_MESSAGE_OPTIONS, OPT_END};
 
 const struct cmd_entry cmd_validate_entry = {
     .name = "validate",
