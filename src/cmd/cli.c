@@ -13,6 +13,7 @@
 #include "fanout/config.h"
 #include "fanout/dialect.h"
 #include "fanout/inputs.h"
+#include "fanout/output.h"
 #include "fanout/rules.h"
 #include "fanout/source.h"
 #include "fanout/suggest.h"
@@ -855,6 +856,7 @@ int cli_main(int argc, char **argv)
     rc = cmd->exec(&c, argv + optind, n, d);
     /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc < DIAG_INPUT) {
+        output_stdout_gone();
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, RULE_IO, "write error: %s",
                     strerror(errno));
         rc = DIAG_INPUT;
