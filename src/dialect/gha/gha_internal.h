@@ -1,0 +1,104 @@
+/* gha_internal: what the GitHub dialect's files share: a job being expanded, how it
+ * reports, and each file's entries for the others (gha.c expands a job, substitute.c
+ * folds its contexts, calls.c inlines a reusable workflow's jobs, needs.c reads and
+ * rewrites `needs`, options.c gives the run's contexts). */
+#ifndef FANOUT_GHA_INTERNAL_H
+#define FANOUT_GHA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fanout/dialect.h"
+#include "fanout/expr.h"
+#include "fanout/ynode.h"
+
+#define GHA_NAME_MAX 100 /* JobNameBuilder cuts longer names to 97 chars and "..." */
+#define GHA_CALL_DEPTH 10 /* GitHub: up to ten levels of reusable workflows */
+#define GHA_CALL_JOBS 1000 /* jobs one call may become, nested calls included */
+
+/* One job being expanded (a job of the input, or of a workflow it calls). */
+struct job {
+    const struct dialect_ctx *ctx;
+    const struct expr_value *known; /* the run's known contexts (the options'), or NULL */
+    struct ynode_doc *doc;
+    struct expr_contexts *contexts; /* the job's: the run's known contexts, matrix, strategy */
+    int failed;                     /* an input error was reported */
+    unsigned depth;                 /* of reusable-workflow calls */
+    long calling[GHA_CALL_DEPTH];   /* the files of the calls this job is inside */
+    unsigned *budget;               /* jobs the outermost call may still become */
+};
+
+/* ---- gha.c: reporting, and a job expanded (a called workflow's jobs are too) ---- */
+
+void gha_error_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void gha_warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void gha_out_of_memory(struct job *j, const struct ynode *at);
+
+/* The one job of `items` (a one-pair mapping) made explicit: its configurations, or the
+ * jobs of the workflow it calls, in its place. 0, or -1 after an error (reported). */
+int gha_expand_job(struct job *j, struct ynode *items);
+
+/* ---- substitute.c: contexts, `${{ }}` substitution, step `if:` folding ---- */
+
+/* An error in an expression, reported at its place in the scalar `at`. */
+void gha_expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e);
+bool gha_has_expression(const struct ynode *n);
+struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, struct ypos pos);
+/* The `strategy` context of job `index` of `total`. */
+struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index, size_t total);
+/* The job's fields and steps substituted with `matrix` and `strategy` (both taken) known,
+ * its steps' `if:` folded. 0, or -1 after an error (reported). */
+int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
+                       struct expr_value *strategy);
+/* `strategy`'s fail-fast and max-parallel substituted with the run's contexts only. */
+int gha_substitute_strategy(struct job *j, struct ynode *job, struct ynode *strategy);
+int gha_fold(struct job *j, const struct ynode *n, struct expr_value **value, char **unknown);
+const char *gha_condition_text(const struct ynode *cond, size_t *len);
+
+/* ---- calls.c: reusable workflows, and the run's state of the calls inlined ---- */
+
+/* What one inlined call became: the ids of its jobs, for `needs: [caller]`. */
+struct call {
+    unsigned file;
+    char *caller;
+    char **jobs;
+    size_t n;
+};
+
+struct gha_state;
+void *gha_state_create(const struct dialect_options *options);
+void gha_state_destroy(void *state);
+struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len);
+/* 1: the calling job of `items` inlined; 0: kept as written (a note or warning says
+ * why); -1: error. */
+int gha_inline_call(struct job *j, struct ynode *items);
+
+/* ---- needs.c: `needs`, read and rewritten ---- */
+
+size_t gha_needs_len(const struct ynode *needs);
+const struct ynode *gha_needs_at(const struct ynode *needs, size_t i);
+int gha_normalize(struct ynode_doc *doc, struct ynode *items);
+int gha_references(const struct ynode *items, struct diag *d, const char *const *files,
+                   dialect_visit_fn visit, void *user);
+int gha_edges(const struct ynode *items, dialect_edge_fn fn, void *user, bool *local_cycle);
+int gha_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items,
+                dialect_shards_fn shards_of, void *user);
+
+/* ---- options.c: the contexts known for the whole run ---- */
+
+/* The dialect's own part of the options: the contexts they give (an object of context
+ * name to value; NULL until one is given). */
+struct gha_options {
+    struct expr_value *contexts;
+};
+
+extern const struct dialect_option gha_options[];
+int gha_option(void *own, const struct dialect_option *opt, const char *arg,
+               const struct dialect_option_io *io);
+void gha_options_free(void *own);
+/* The expression contexts the options give (NULL when none). */
+const struct expr_value *gha_contexts(const void *own);
+
+#endif

@@ -1,0 +1,136 @@
+/* options: the GitHub dialect's options, the contexts known for the whole run
+ * (--input, --var, --github, --event, --matrix, --contexts FILE). */
+#include <stdio.h>
+#include <string.h>
+
+#include "fanout/source.h"
+#include "fanout/stream.h"
+
+#include "gha_internal.h"
+
+enum gha_option { GHA_OPT_INPUT, GHA_OPT_VAR, GHA_OPT_GITHUB, GHA_OPT_EVENT, GHA_OPT_MATRIX, GHA_OPT_CONTEXTS };
+
+const struct dialect_option gha_options[] = {
+    [GHA_OPT_INPUT] = {"input", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                       "      --input NAME=VALUE     workflows: a known `inputs` value (VALUE read as a YAML\n"
+                       "                             scalar; repeatable)\n",
+                       "no-validate"},
+    [GHA_OPT_VAR] = {"var", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                     "      --var NAME=VALUE       workflows: a known `vars` value\n", "no-validate"},
+    [GHA_OPT_GITHUB] = {"github", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                        "      --github KEY=VALUE     workflows: a known `github` value (github.ref=...)\n",
+                        "no-validate"},
+    [GHA_OPT_EVENT] = {"event", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                       "      --event NAME           workflows: github.event_name\n", "no-validate"},
+    [GHA_OPT_MATRIX] = {"matrix", true, NULL, false, DIALECT_OPTION_EXPRESSIONS,
+                        "      --matrix KEY=VALUE     a known `matrix` value\n", "no-validate"},
+    [GHA_OPT_CONTEXTS] = {"contexts", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
+                          "      --contexts FILE        known contexts: a JSON or YAML mapping of context name\n"
+                          "                             to value ({matrix: {part: 1}, inputs: {...}})\n",
+                          "no-validate"},
+    {NULL, false, NULL, false, 0, NULL, NULL},
+};
+
+/* `--input NAME=VALUE` into contexts[context][NAME], VALUE typed as a plain YAML scalar. */
+static int set_context_value(struct gha_options *o, const char *context, const char *arg, const char *opt,
+                             const struct dialect_option_io *io)
+{
+    const char *eq = strchr(arg, '=');
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ypos none = {0, 0, 0};
+    struct ynode *n = doc && eq ? ynode_new_plain(doc, eq + 1, none) : NULL;
+    struct expr_value *v = n ? expr_from_ynode(n) : NULL;
+    struct expr_value *ctx = expr_get(o->contexts, context, strlen(context));
+
+    ynode_doc_destroy(doc);
+    if (!eq || eq == arg) {
+        expr_unref(v);
+        return io->usage(opt, "needs NAME=VALUE");
+    }
+    if (!v)
+        return io->usage("out of memory", NULL);
+    if (!ctx) {
+        if (!(ctx = expr_object()) || expr_object_set(o->contexts, context, strlen(context), ctx) != 0) {
+            expr_unref(v);
+            return io->usage("out of memory", NULL);
+        }
+    }
+    return expr_object_set(ctx, arg, (size_t)(eq - arg), v) == 0 ? 0 : io->usage("out of memory", NULL);
+}
+
+/* --contexts FILE: each top-level pair of the mapping is a context. */
+static int read_contexts(struct gha_options *o, const char *path, const struct dialect_option_io *io)
+{
+    struct diag *d = diag_create(stderr, io->format);
+    struct source *src = d ? source_open(path, d) : NULL;
+    struct stream *s = src ? stream_open(src, 0, d) : NULL;
+    struct ynode_doc *doc = NULL;
+    const struct ynode *root;
+    int rc = DIAG_INPUT;
+
+    if (!s || stream_document(s, &doc) < 0)
+        goto done;
+    root = doc ? ynode_doc_root(doc) : NULL;
+    if (!ynode_is_map(root)) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, ynode_pos(root).line, ynode_pos(root).col,
+                    RULE_CONTEXTS, "must be a mapping of context name to value");
+        goto done;
+    }
+    rc = 0;
+    for (size_t i = 0; i < ynode_len(root) && rc == 0; i++) {
+        size_t len;
+        const char *name = ynode_scalar(ynode_key(root, i), &len);
+
+        rc = expr_object_set(o->contexts, name, len, expr_from_ynode(ynode_value(root, i)));
+    }
+    if (rc != 0) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_INTERNAL, "out of memory");
+        rc = DIAG_INPUT;
+    }
+done:
+    ynode_doc_destroy(doc);
+    stream_close(s);
+    source_close(src);
+    diag_destroy(d);
+    return rc;
+}
+
+int gha_option(void *own, const struct dialect_option *opt, const char *arg,
+               const struct dialect_option_io *io)
+{
+    static const char *const contexts[] = {
+        [GHA_OPT_INPUT] = "inputs", [GHA_OPT_VAR] = "vars", [GHA_OPT_GITHUB] = "github", [GHA_OPT_MATRIX] = "matrix"};
+    struct gha_options *o = own;
+    enum gha_option id = (enum gha_option)(opt - gha_options);
+    char name[64], event[256];
+
+    if (!o->contexts && !(o->contexts = expr_object()))
+        return io->usage("out of memory", NULL);
+    snprintf(name, sizeof(name), "--%s", opt->name);
+    switch (id) {
+    case GHA_OPT_CONTEXTS:
+        return read_contexts(o, arg, io);
+    case GHA_OPT_EVENT:
+        snprintf(event, sizeof(event), "event_name=%s", arg);
+        return set_context_value(o, "github", event, name, io);
+    case GHA_OPT_INPUT:
+    case GHA_OPT_VAR:
+    case GHA_OPT_GITHUB:
+    case GHA_OPT_MATRIX:
+        break;
+    }
+    return set_context_value(o, contexts[id], arg, name, io);
+}
+
+void gha_options_free(void *own)
+{
+    expr_unref(((struct gha_options *)own)->contexts);
+}
+
+/* The expression contexts the options give (NULL when none). */
+const struct expr_value *gha_contexts(const void *own)
+{
+    const struct expr_value *known = own ? ((const struct gha_options *)own)->contexts : NULL;
+
+    return expr_len(known) ? known : NULL;
+}

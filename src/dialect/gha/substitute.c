@@ -1,0 +1,335 @@
+/* substitute: a job's contexts (the run's known ones, `matrix`, `strategy`) and what
+ * they fold: every `${{ }}` string of the fields where GitHub makes `matrix` and
+ * `strategy` available substituted (its value, or the text with what stays unknown left
+ * as expressions), and each step's `if:` folded (a step that never runs removed). */
+#define _GNU_SOURCE /* memmem */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/source.h"
+
+#include "gha_internal.h"
+
+/* Where an error in an expression is: the line and column of its offset in the scalar,
+ * followed through the input's bytes (block scalars, folded lines, quotes and escapes);
+ * at the scalar when those cannot be read again or no longer hold it. */
+void gha_expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e)
+{
+    struct ypos p = ynode_text_pos(at, e->offset);
+    size_t len;
+    char *raw = NULL;
+
+    if (!at->verbatim && ynode_pos(at).line && at->style != YNODE_MADE &&
+        (raw = source_lines(j->ctx->sources[p.file], ynode_raw_line(at), SOURCE_MAX_TOKEN + 4096, &len)))
+        p = ynode_text_pos_raw(at, e->offset, raw, len);
+    free(raw);
+    diag_at(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files, p,
+            RULE_EXPRESSION, "%s", e->message);
+    j->failed = 1;
+}
+
+bool gha_has_expression(const struct ynode *n)
+{
+    size_t len;
+    const char *t = ynode_scalar(n, &len);
+
+    return t && memmem(t, len, "${{", 3) != NULL;
+}
+
+/* A value as a node: strings stay strings whatever they look like, numbers print as
+ * GitHub prints them, null is the empty string (what GitHub makes of it in a field). */
+struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, struct ypos pos)
+{
+    struct ynode *n = NULL;
+    size_t len;
+    const char *s;
+    char *text;
+
+    switch (expr_kind_of(v)) {
+    case EXPR_NULL:
+        return ynode_new_string(j->doc, "", 0, pos);
+    case EXPR_BOOL:
+        return ynode_new_plain(j->doc, expr_bool_value(v) ? "true" : "false", pos);
+    case EXPR_NUMBER:
+        if (!(text = expr_to_string(v)))
+            return NULL;
+        n = ynode_new_plain(j->doc, text, pos);
+        free(text);
+        return n;
+    case EXPR_STRING:
+        s = expr_string_value(v, &len);
+        return ynode_new_string(j->doc, s, len, pos);
+    case EXPR_ARRAY:
+        if (!(n = ynode_new_seq(j->doc, pos)))
+            return NULL;
+        for (size_t i = 0; i < expr_len(v); i++) {
+            struct ynode *item = gha_node_from_value(j, expr_item(v, i), pos);
+
+            if (!item || ynode_append(j->doc, n, item) != 0)
+                return NULL;
+        }
+        return n;
+    case EXPR_OBJECT:
+        if (!(n = ynode_new_map(j->doc, pos)))
+            return NULL;
+        for (size_t i = 0; i < expr_len(v); i++) {
+            struct ynode *val = gha_node_from_value(j, expr_member(v, i), pos);
+            struct ynode *key;
+
+            s = expr_key(v, i, &len);
+            key = ynode_new_string(j->doc, s, len, pos);
+            if (!key || !val || ynode_append_pair(j->doc, n, key, val) != 0)
+                return NULL;
+        }
+        return n;
+    }
+    return NULL;
+}
+
+/* A `${{ }}` string evaluated: its value as a node, or the text with what stays unknown
+ * left as expressions. NULL after an error (reported). */
+static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
+{
+    struct expr_result res = {0};
+    struct expr_error err;
+    struct ynode *out;
+    size_t len;
+    const char *text = ynode_scalar(n, &len);
+
+    if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
+        gha_expr_error_at(j, n, &err);
+        return NULL;
+    }
+    if (res.value)
+        out = gha_node_from_value(j, res.value, ynode_pos(n));
+    else
+        out = ynode_new_string(j->doc, res.residual, strlen(res.residual), ynode_pos(n));
+    expr_result_clear(&res);
+    if (!out)
+        gha_out_of_memory(j, n);
+    return out;
+}
+
+/* Substitutes every `${{ }}` string under `n`; returns the node to put in its place. */
+static struct ynode *substitute(struct job *j, struct ynode *n)
+{
+    if (!n || j->failed)
+        return n;
+    if (ynode_is_scalar(n))
+        return gha_has_expression(n) ? substitute_scalar(j, n) : n;
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        struct ynode *old = ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i);
+        struct ynode *new = substitute(j, old);
+
+        if (!new)
+            return NULL;
+        if (ynode_is_map(n))
+            n->u.map.pairs[i].value = new;
+        else
+            ynode_set_item(n, i, new);
+    }
+    return n;
+}
+
+/* Substitutes the fields of `map` named in `fields` (NULL-terminated). */
+static void substitute_fields(struct job *j, struct ynode *map, const char *const *fields)
+{
+    for (size_t i = 0; ynode_is_map(map) && i < ynode_len(map) && !j->failed; i++) {
+        const char *key = ynode_scalar(ynode_key(map, i), NULL);
+
+        for (const char *const *f = fields; key && *f; f++) {
+            if (strcmp(*f, key) == 0) {
+                struct ynode *new = substitute(j, ynode_value(map, i));
+
+                if (new)
+                    map->u.map.pairs[i].value = new;
+                break;
+            }
+        }
+    }
+}
+
+/* Where GitHub makes `matrix` and `strategy` available (docs: contexts#context-availability). */
+static const char *const job_fields[] = {"name", "runs-on", "env", "container", "services",
+                                         "timeout-minutes", "continue-on-error", "environment",
+                                         "with", "secrets", "concurrency", NULL};
+static const char *const step_fields[] = {"name", "run", "with", "env", "timeout-minutes",
+                                          "continue-on-error", "working-directory", "shell", NULL};
+
+static const char *const strategy_fields[] = {"fail-fast", "max-parallel", NULL};
+
+/* Folds a step's `if:`. Returns false when the step never runs (remove it). */
+static bool fold_step_if(struct job *j, struct ynode *step)
+{
+    long at = ynode_find(step, "if", 2);
+    struct ynode *cond = at >= 0 ? ynode_value(step, (size_t)at) : NULL;
+    struct expr_result res = {0};
+    struct expr_error err;
+    size_t len;
+    const char *text = ynode_scalar(cond, &len);
+    bool runs = true;
+
+    if (!text)
+        return true;
+    if (expr_condition_eval(text, len, j->contexts, &res, &err) != 0) {
+        gha_expr_error_at(j, cond, &err);
+        return true;
+    }
+    if (res.value) {
+        /* Known: false never runs; true is what the implicit success() says anyway. */
+        runs = expr_truthy(res.value);
+        if (runs)
+            ynode_remove_at(step, (size_t)at);
+    } else {
+        struct ynode *n = ynode_new_string(j->doc, res.residual, strlen(res.residual), ynode_pos(cond));
+
+        if (n)
+            step->u.map.pairs[at].value = n;
+        else
+            gha_out_of_memory(j, cond);
+    }
+    expr_result_clear(&res);
+    return runs;
+}
+
+static void substitute_steps(struct job *j, struct ynode *job)
+{
+    struct ynode *steps = ynode_get(job, "steps");
+
+    for (size_t i = 0; ynode_is_seq(steps) && i < ynode_len(steps) && !j->failed;) {
+        struct ynode *step = ynode_item(steps, i);
+
+        if (!ynode_is_map(step)) {
+            i++;
+            continue;
+        }
+        if (!fold_step_if(j, step)) {
+            ynode_remove_at(steps, i);
+            continue;
+        }
+        substitute_fields(j, step, step_fields);
+        i++;
+    }
+}
+
+/* The `strategy` context of job `index` of `total` (docs: contexts#strategy-context). */
+struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index, size_t total)
+{
+    struct expr_value *s = expr_object();
+    struct expr_value *fail_fast = expr_from_ynode(ynode_get(strategy, "fail-fast"));
+    struct expr_value *max_parallel = expr_from_ynode(ynode_get(strategy, "max-parallel"));
+
+    if (s && fail_fast && expr_kind_of(fail_fast) == EXPR_NULL) {
+        expr_unref(fail_fast);
+        fail_fast = expr_bool(true);
+    }
+    if (s && max_parallel && expr_kind_of(max_parallel) == EXPR_NULL) {
+        expr_unref(max_parallel);
+        max_parallel = expr_number((double)total);
+    }
+    if (!s || !fail_fast || !max_parallel ||
+        expr_object_set(s, "fail-fast", 9, fail_fast) != 0 ||
+        expr_object_set(s, "job-index", 9, expr_number((double)index)) != 0 ||
+        expr_object_set(s, "job-total", 9, expr_number((double)total)) != 0 ||
+        expr_object_set(s, "max-parallel", 12, max_parallel) != 0) {
+        if (!s) {
+            expr_unref(fail_fast);
+            expr_unref(max_parallel);
+        }
+        expr_unref(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The job's contexts: the run's known ones, then `matrix` and `strategy` (taken). */
+static int set_contexts(struct job *j, struct expr_value *matrix, struct expr_value *strategy)
+{
+    const struct expr_value *known = j->known;
+    int rc = 0;
+
+    expr_contexts_destroy(j->contexts);
+    if (!(j->contexts = expr_contexts_create()) || !matrix || !strategy) {
+        expr_unref(matrix);
+        expr_unref(strategy);
+        return -1;
+    }
+    for (size_t i = 0; known && i < expr_len(known) && rc == 0; i++) {
+        char name[64];
+        size_t len;
+        const char *key = expr_key(known, i, &len);
+
+        snprintf(name, sizeof(name), "%.*s", (int)len, key);
+        rc = expr_contexts_set(j->contexts, name, expr_ref(expr_member(known, i)));
+    }
+    rc |= expr_contexts_set(j->contexts, "matrix", matrix);
+    rc |= expr_contexts_set(j->contexts, "strategy", strategy);
+    return rc ? -1 : 0;
+}
+
+/* The job's fields and steps with `matrix` and `strategy` (both taken) known. */
+int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
+                       struct expr_value *strategy)
+{
+    if (set_contexts(j, matrix, strategy) != 0) {
+        gha_out_of_memory(j, job);
+        return -1;
+    }
+    substitute_fields(j, job, job_fields);
+    substitute_steps(j, job);
+    return j->failed ? -1 : 0;
+}
+
+/* fail-fast and max-parallel may be expressions of the run's contexts (not matrix). */
+int gha_substitute_strategy(struct job *j, struct ynode *job, struct ynode *strategy)
+{
+    if (set_contexts(j, expr_null(), expr_null()) != 0) {
+        gha_out_of_memory(j, job);
+        return -1;
+    }
+    substitute_fields(j, strategy, strategy_fields);
+    return j->failed ? -1 : 0;
+}
+
+/* A `${{ }}` text folded with the job's contexts: 1 with *value set, 0 with *unknown
+ * set (what it depends on, malloc'd) when it stays unknown, -1 after an error. */
+int gha_fold(struct job *j, const struct ynode *n, struct expr_value **value, char **unknown)
+{
+    struct expr_result res = {0};
+    struct expr_error err;
+    size_t len;
+    const char *text = ynode_scalar(n, &len);
+
+    *value = NULL;
+    if (expr_template_eval(text, len, j->contexts, &res, &err) != 0) {
+        gha_expr_error_at(j, n, &err);
+        return -1;
+    }
+    if (res.value)
+        *value = expr_ref(res.value);
+    else if (unknown) {
+        *unknown = res.unknown;
+        res.unknown = NULL;
+    }
+    expr_result_clear(&res);
+    return *value ? 1 : 0;
+}
+
+/* The expression of an `if:` written as `${{ expr }}` or bare. */
+const char *gha_condition_text(const struct ynode *cond, size_t *len)
+{
+    const char *t = ynode_scalar(cond, len), *end = t + *len;
+
+    while (t < end && (*t == ' ' || *t == '\t'))
+        t++;
+    while (end > t && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
+        end--;
+    if (end - t >= 5 && memcmp(t, "${{", 3) == 0 && memcmp(end - 2, "}}", 2) == 0 &&
+        !memmem(t + 3, (size_t)(end - t - 5), "${{", 3)) {
+        t += 3;
+        end -= 2;
+    }
+    *len = (size_t)(end - t);
+    return t;
+}

@@ -1,0 +1,41 @@
+/* testarea_internal: what the test-area dialect's files share: the reader of a file
+ * (testarea.c) and the generator's field model it checks each step against (fields.c). */
+#ifndef FANOUT_TESTAREA_INTERNAL_H
+#define FANOUT_TESTAREA_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "fanout/ynode.h"
+
+#include "testarea.h"
+
+struct testarea {
+    struct diag *diag;
+    const char *const *files;
+    struct ta_options opts;
+    ta_observe_fn observe;
+    void *observe_user;
+    struct ynode_doc *amd;   /* the AMD group being built, or NULL */
+    struct ynode *amd_steps; /* its steps */
+};
+
+#define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
+
+int ta_error_at(const struct testarea *ta, const struct ynode *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- fields.c: the generator's step model ---- */
+
+/* A scalar that is not null (a string, a number, a key). */
+bool ta_is_scalar_value(const struct ynode *v);
+/* A file's or a step's depends_on: a key, a list of keys, or null. */
+bool ta_is_depends_on(const struct ynode *v);
+/* A step's fields checked against the generator's step model, and its mirror's shape;
+ * *overrides is the mirror's `amd` overrides (NULL when it has none). 0, or -1 after an
+ * error (reported). */
+int ta_check_step(const struct testarea *ta, const struct ynode *step, const struct ynode **overrides);
+/* Whether every key of `step` is a field of the generator's step model, or a typo of
+ * one (its error is this dialect's to report). */
+bool ta_step_fields_known(const struct ynode *step);
+
+#endif

@@ -1,0 +1,344 @@
+/* gha: the GitHub dialect's entries on one job at a time: its contexts substituted
+ * (matrix, strategy, the run's inputs) and its steps' `if:` folded; `needs` read,
+ * visited and rewritten; a call of a reusable workflow among the inputs bound to its
+ * inputs and inlined. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/dialect.h"
+#include "fanout/source.h"
+#include "unit.h"
+
+static int no_usage(const char *what, const char *arg)
+{
+    ck_abort_msg("usage error: %s %s", what, arg ? arg : "");
+    return DIAG_INPUT;
+}
+
+static const struct dialect_option_io io = {no_usage, DIAG_TEXT};
+
+/* A run of the dialect over one job of w/caller.yml, w/called.yml being the other
+ * input (a called workflow) when given. */
+struct run {
+    struct dialect_options *options;
+    struct source *sources[2];
+    const char *files[2];
+    struct dialect_ctx ctx;
+    struct ynode_doc *doc;
+    FILE *err;
+    char *messages;
+    size_t messages_len;
+    int rc;
+};
+
+/* Expands the job of `caller` (a one-pair mapping), with `input` (NAME=VALUE, or NULL)
+ * known as --input gives it. */
+static void expand(struct run *r, const char *caller, const char *called, const char *input)
+{
+    memset(r, 0, sizeof(*r));
+    r->err = open_memstream(&r->messages, &r->messages_len);
+    r->options = dialect_options_create();
+    if (input)
+        ck_assert_int_eq(dialect_options_parse(r->options, dialect_option_find("input"), input, 0, &io), 0);
+    r->files[0] = "w/caller.yml";
+    r->files[1] = "w/called.yml";
+    r->ctx.diag = diag_create(r->err, DIAG_TEXT);
+    r->sources[0] = source_open_text(r->files[0], caller, strlen(caller), r->ctx.diag);
+    if (called)
+        r->sources[1] = source_open_text(r->files[1], called, strlen(called), r->ctx.diag);
+    r->ctx.files = r->files;
+    r->ctx.n_files = called ? 2 : 1;
+    r->ctx.options = r->options;
+    r->ctx.state = dialect_gha.state_create(r->options);
+    r->ctx.sources = r->sources;
+    r->doc = doc_from(caller);
+    r->rc = dialect_gha.expand(&r->ctx, r->doc, ynode_doc_root(r->doc));
+    fflush(r->err);
+}
+
+static void run_free(struct run *r)
+{
+    ynode_doc_destroy(r->doc);
+    dialect_gha.state_destroy(r->ctx.state);
+    source_close(r->sources[0]);
+    source_close(r->sources[1]);
+    diag_destroy(r->ctx.diag);
+    fclose(r->err);
+    free(r->messages);
+    dialect_options_destroy(r->options);
+}
+
+/* The node at `path` ("key.0.key": keys of mappings, indexes of sequences). */
+static const struct ynode *at(const struct ynode *n, const char *path)
+{
+    char buf[256], *save = NULL;
+
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *p = strtok_r(buf, ".", &save); n && p; p = strtok_r(NULL, ".", &save))
+        n = ynode_is_seq(n) ? ynode_item(n, (size_t)atoi(p)) : ynode_get(n, p);
+    return n;
+}
+
+static const char *text_at(const struct ynode *n, const char *path)
+{
+    const char *t = ynode_scalar(at(n, path), NULL);
+
+    return t ? t : "(none)";
+}
+
+static const char matrix_job[] =
+    "t:\n"
+    "  name: build ${{ matrix.os }}\n"
+    "  runs-on: ${{ matrix.os }}\n"
+    "  strategy:\n"
+    "    matrix:\n"
+    "      os: [linux, mac]\n"
+    "  env:\n"
+    "    INDEX: ${{ strategy.job-index }}/${{ strategy.job-total }}\n"
+    "    FAST: ${{ strategy.fail-fast }}\n"
+    "    IN: ${{ inputs.x }}\n"
+    "  steps:\n"
+    "    - run: echo linux\n"
+    "      if: matrix.os == 'linux'\n"
+    "    - run: echo ${{ github.sha }}\n"
+    "      if: ${{ inputs.x == 'y' && github.event_name == 'push' }}\n";
+
+/* Each configuration has its matrix, its strategy and the run's inputs substituted; what
+ * stays unknown (github) stays an expression. */
+START_TEST(substitutes_contexts)
+{
+    struct run r;
+    const struct ynode *items;
+
+    expand(&r, matrix_job, NULL, "x=y");
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    items = ynode_doc_root(r.doc);
+    ck_assert_int_eq(ynode_len(items), 2);
+    ck_assert_str_eq(ynode_scalar(ynode_key(items, 0), NULL), "t-0");
+    ck_assert_str_eq(ynode_scalar(ynode_key(items, 1), NULL), "t-1");
+    ck_assert_str_eq(text_at(items, "t-0.name"), "build linux");
+    ck_assert_str_eq(text_at(items, "t-1.runs-on"), "mac");
+    ck_assert_str_eq(text_at(items, "t-0.env.INDEX"), "0/2");
+    ck_assert_str_eq(text_at(items, "t-1.env.INDEX"), "1/2");
+    ck_assert_str_eq(text_at(items, "t-0.env.FAST"), "true");
+    ck_assert_str_eq(text_at(items, "t-1.env.IN"), "y");
+    ck_assert_str_eq(text_at(items, "t-1.strategy.matrix.include.0.os"), "mac");
+    ck_assert_str_eq(text_at(items, "t-0.steps.1.run"), "echo ${{ github.sha }}");
+    run_free(&r);
+}
+END_TEST
+
+/* A step `if:` that folds to true loses it (the implicit success() says as much); one
+ * that folds to false removes the step; one that depends on what is unknown keeps only
+ * that part. */
+START_TEST(folds_step_if)
+{
+    struct run r;
+    const struct ynode *items;
+
+    expand(&r, matrix_job, NULL, "x=y");
+    items = ynode_doc_root(r.doc);
+    ck_assert_int_eq(ynode_len(at(items, "t-0.steps")), 2);
+    ck_assert_ptr_null(at(items, "t-0.steps.0.if"));
+    ck_assert_str_eq(text_at(items, "t-0.steps.1.if"), "github.event_name == 'push'");
+    ck_assert_int_eq(ynode_len(at(items, "t-1.steps")), 1);
+    ck_assert_str_eq(text_at(items, "t-1.steps.0.run"), "echo ${{ github.sha }}");
+    run_free(&r);
+
+    /* inputs.x unknown: both parts stay, the step too */
+    expand(&r, matrix_job, NULL, NULL);
+    items = ynode_doc_root(r.doc);
+    ck_assert_int_eq(ynode_len(at(items, "t-1.steps")), 1);
+    ck_assert_str_eq(text_at(items, "t-1.steps.0.if"), "inputs.x == 'y' && github.event_name == 'push'");
+    ck_assert_str_eq(text_at(items, "t-1.env.IN"), "${{ inputs.x }}");
+    run_free(&r);
+}
+END_TEST
+
+/* A job's `if:` is evaluated before the matrix exists: naming matrix is an error. */
+START_TEST(job_if_without_matrix)
+{
+    struct run r;
+
+    expand(&r, "t:\n  if: matrix.os == 'linux'\n  strategy: {matrix: {os: [linux]}}\n  runs-on: x\n", NULL, NULL);
+    ck_assert_int_eq(r.rc, -1);
+    ck_assert_msg(strstr(r.messages, "a job's if: cannot use matrix or strategy"), "%s", r.messages);
+    run_free(&r);
+}
+END_TEST
+
+struct visits {
+    char text[256];
+};
+
+static int visit(void *user, const char *key, size_t len, struct ypos pos)
+{
+    struct visits *v = user;
+
+    snprintf(v->text + strlen(v->text), sizeof(v->text) - strlen(v->text), "%.*s@%u ", (int)len, key, pos.line);
+    return 0;
+}
+
+static int edge(void *user, const char *from, size_t flen, const char *to, size_t tlen, struct ypos pos)
+{
+    struct visits *v = user;
+
+    (void)pos;
+    snprintf(v->text + strlen(v->text), sizeof(v->text) - strlen(v->text), "%.*s->%.*s ", (int)flen, from,
+             (int)tlen, to);
+    return 0;
+}
+
+/* "b" became 2 jobs, "call" what the run's state says it became, the rest 1. */
+static unsigned shards_of(void *user, const char *key, size_t len)
+{
+    (void)user;
+    if (len == 1 && *key == 'b')
+        return 2;
+    return len == 4 && !memcmp(key, "call", 4) ? 2 : 0;
+}
+
+/* `needs: x` is read as `needs: [x]`; each need is visited in order, as a reference and
+ * as an edge (a job that needs itself is a cycle of its own); a need of a job that
+ * became several names them all. */
+START_TEST(needs_read_and_rewritten)
+{
+    struct ynode_doc *doc = doc_from("a: {needs: b}\nc:\n  needs: [a, b]\n");
+    struct ynode *items = ynode_doc_root(doc);
+    struct dialect_ctx ctx = {0};
+    struct visits v = {""};
+    bool cycle = false;
+
+    ck_assert_int_eq(dialect_gha.normalize(doc, items), 0);
+    ck_assert(ynode_is_seq(at(items, "a.needs")));
+    ck_assert_int_eq(dialect_gha.references(items, NULL, NULL, visit, &v), 0);
+    ck_assert_str_eq(v.text, "b@1 a@3 b@3 ");
+    v.text[0] = '\0';
+    ck_assert_int_eq(dialect_gha.edges(items, edge, &v, &cycle), 0);
+    ck_assert_str_eq(v.text, "a->b c->a c->b ");
+    ck_assert(!cycle);
+    ck_assert_int_eq(dialect_gha.rewrite(&ctx, doc, items, shards_of, NULL), 0);
+    ck_assert_int_eq(ynode_len(at(items, "c.needs")), 3);
+    ck_assert_str_eq(text_at(items, "c.needs.0"), "a");
+    ck_assert_str_eq(text_at(items, "c.needs.1"), "b-0");
+    ck_assert_str_eq(text_at(items, "c.needs.2"), "b-1");
+    ynode_doc_destroy(doc);
+
+    doc = doc_from("d: {needs: [d]}\n");
+    ck_assert_int_eq(dialect_gha.edges(ynode_doc_root(doc), edge, &v, &cycle), 0);
+    ck_assert(cycle);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
+/* A need that is no job id is an error where references are read. */
+START_TEST(needs_entry_not_an_id)
+{
+    struct ynode_doc *doc = doc_from("a:\n  needs: [{x: 1}]\n");
+    const char *files[] = {"w.yml"};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *err = open_memstream(&text, &len);
+    struct diag *d = diag_create(err, DIAG_TEXT);
+    struct visits v = {""};
+
+    ck_assert_int_eq(dialect_gha.references(ynode_doc_root(doc), d, files, visit, &v), -1);
+    diag_destroy(d);
+    fclose(err);
+    ck_assert_msg(strstr(text, "w.yml:2:") && strstr(text, "needs entries must be job ids"), "%s", text);
+    free(text);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
+static const char called[] =
+    "on:\n"
+    "  workflow_call:\n"
+    "    inputs:\n"
+    "      runner: {type: string, required: true}\n"
+    "      n: {type: number, default: 3}\n"
+    "      flag: {type: boolean, default: false}\n"
+    "jobs:\n"
+    "  build:\n"
+    "    runs-on: ${{ inputs.runner }}\n"
+    "    steps:\n"
+    "      - run: echo flagged\n"
+    "        if: inputs.flag\n"
+    "      - run: echo ${{ inputs.n }} ${{ inputs.runner }}\n"
+    "  test:\n"
+    "    needs: build\n"
+    "    runs-on: linux\n";
+
+/* A call's `with` and the callee's defaults are its jobs' `inputs`; its jobs become the
+ * caller's (`<caller>-<job>`, after the caller's needs), and a need of the caller names
+ * them all. */
+START_TEST(call_binds_inputs)
+{
+    struct run r;
+    const struct ynode *items;
+    struct ynode_doc *later;
+
+    expand(&r, "call:\n  uses: ./.github/workflows/called.yml\n  needs: setup\n  with:\n    runner: ubuntu\n",
+           called, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    items = ynode_doc_root(r.doc);
+    ck_assert_int_eq(ynode_len(items), 2);
+    ck_assert_str_eq(ynode_scalar(ynode_key(items, 0), NULL), "call-build");
+    ck_assert_str_eq(text_at(items, "call-build.name"), "call / build");
+    ck_assert_str_eq(text_at(items, "call-build.runs-on"), "ubuntu");
+    ck_assert_int_eq(ynode_len(at(items, "call-build.steps")), 1);
+    ck_assert_str_eq(text_at(items, "call-build.steps.0.run"), "echo 3 ubuntu");
+    ck_assert_str_eq(text_at(items, "call-build.needs.0"), "setup");
+    ck_assert_str_eq(text_at(items, "call-test.needs.0"), "setup");
+    ck_assert_str_eq(text_at(items, "call-test.needs.1"), "call-build");
+
+    later = doc_from("after:\n  needs: [call]\n");
+    ck_assert_int_eq(dialect_gha.rewrite(&r.ctx, later, ynode_doc_root(later), shards_of, NULL), 0);
+    ck_assert_str_eq(text_at(ynode_doc_root(later), "after.needs.0"), "call-build");
+    ck_assert_str_eq(text_at(ynode_doc_root(later), "after.needs.1"), "call-test");
+    ynode_doc_destroy(later);
+    run_free(&r);
+}
+END_TEST
+
+/* Inputs are checked against the callee's declarations: a required one missing, one of
+ * the wrong type, one it does not declare. */
+START_TEST(call_checks_inputs)
+{
+    struct run r;
+
+    expand(&r, "call:\n  uses: ./.github/workflows/called.yml\n  with:\n    n: many\n    extra: 1\n", called, NULL);
+    ck_assert_int_eq(r.rc, -1);
+    ck_assert_msg(strstr(r.messages, "input 'extra' is not defined in ./.github/workflows/called.yml") &&
+                      strstr(r.messages, "missing required input 'runner' of ./.github/workflows/called.yml") &&
+                      strstr(r.messages, "input 'n' of ./.github/workflows/called.yml must be a number"),
+                  "%s", r.messages);
+    run_free(&r);
+
+    /* an input only known at run time: the call is kept as written, with a note */
+    expand(&r, "call:\n  uses: ./.github/workflows/called.yml\n  with:\n    runner: ${{ github.ref }}\n",
+           called, NULL);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_ptr_nonnull(at(ynode_doc_root(r.doc), "call.uses"));
+    ck_assert_msg(strstr(r.messages, "not inlined: an input of ./.github/workflows/called.yml depends on "
+                                     "run-time values"), "%s", r.messages);
+    run_free(&r);
+}
+END_TEST
+
+Suite *gha_suite(void)
+{
+    Suite *s = suite_create("gha");
+    TCase *t = tcase_create("core");
+
+    tcase_add_test(t, substitutes_contexts);
+    tcase_add_test(t, folds_step_if);
+    tcase_add_test(t, job_if_without_matrix);
+    tcase_add_test(t, needs_read_and_rewritten);
+    tcase_add_test(t, needs_entry_not_an_id);
+    tcase_add_test(t, call_binds_inputs);
+    tcase_add_test(t, call_checks_inputs);
+    suite_add_tcase(s, t);
+    return s;
+}
