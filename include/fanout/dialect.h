@@ -195,6 +195,15 @@ typedef int (*dialect_text_fn)(void *user, const struct ynode *text);
 struct dialect_reader;
 struct dialect_probe;
 
+/* What a reference to no job is on the dialect's platform: the rule its message names,
+ * and whether it (and a cycle of references) fails the input, as GitHub rejects such a
+ * file; else it is a warning, as a Buildkite build fails only unless another upload
+ * defines the key (so --known-key may name such keys). */
+struct dialect_bad_reference {
+    enum rule_id rule;
+    bool fails;
+};
+
 struct dialect {
     const char *name;        /* as --dialect names it */
     const char *description; /* for messages */
@@ -216,8 +225,7 @@ struct dialect {
     const char *fanout_field;    /* what fans a job out: "parallelism", "matrix" */
     const char *fanout_jobs;     /* and what it makes: "shards", "jobs" */
     bool keys_per_file;          /* a file's keys are its own (a workflow's job ids) */
-    bool bad_references_fail;    /* a reference to no job, or a cycle, is an input error
-                                    (GitHub rejects the file) */
+    struct dialect_bad_reference bad_reference;
     unsigned max_jobs_per_document, max_jobs_total; /* warned about above; 0: no limit */
     /* The environment variables that carry a parallel job's index and count at run time
      * (NULL: the platform has none). */

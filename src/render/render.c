@@ -210,7 +210,7 @@ static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos 
             i = n - 2, o += (size_t)snprintf(text + o, sizeof(text) - o, " -> ...");
         o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? " -> " : "", unscoped(keys[i]));
     }
-    diag_at(r->diag, DIAG_ERROR, r->dialect->bad_references_fail ? DIAG_INPUT : DIAG_FINDING, r->names, at,
+    diag_at(r->diag, DIAG_ERROR, r->dialect->bad_reference.fails ? DIAG_INPUT : DIAG_FINDING, r->names, at,
             RULE_DEPENDS_CYCLE, "%s cycle: %s (%s cannot run these %ss)", r->dialect->reference_field, text,
             r->dialect->platform, r->dialect->job_noun);
 }
@@ -271,7 +271,7 @@ static void on_dangling(void *user, const struct keyindex_entry *ref)
     struct key_problem *last = r->n_problems ? &r->problems[r->n_problems - 1] : NULL;
 
     /* a key another upload defines (--known-key, the config's known_keys) */
-    for (size_t i = 0; !r->dialect->bad_references_fail && i < r->opts->n_known_keys; i++) {
+    for (size_t i = 0; !r->dialect->bad_reference.fails && i < r->opts->n_known_keys; i++) {
         if (fnmatch(r->opts->known_keys[i], unscoped(ref->key), 0) == 0)
             return;
     }
@@ -322,13 +322,13 @@ static void report_key_problems(struct run *r)
                     "%s '%s' is already used by the %s at %s:%u:%u%s", dl->key_noun, unscoped(p->at.key),
                     dl->job_noun, r->names[p->first.pos.file], p->first.pos.line, p->first.pos.col,
                     p->first.shards ? " (expanded into shards)" : "");
-        else if (dl->bad_references_fail)
-            diag_at(r->diag, DIAG_ERROR, DIAG_INPUT, r->names, p->at.pos, RULE_UNKNOWN_NEEDS,
+        else if (dl->bad_reference.fails)
+            diag_at(r->diag, DIAG_ERROR, DIAG_INPUT, r->names, p->at.pos, dl->bad_reference.rule,
                     "%s names '%s', which is not a %s of this "
                     "file (%s rejects the file)%s", dl->reference_field, unscoped(p->at.key), dl->job_noun,
                     dl->platform, p->more ? more_text(p->more) : "");
         else
-            diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->names, p->at.pos, RULE_DANGLING_DEPENDS_ON,
+            diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->names, p->at.pos, dl->bad_reference.rule,
                     "%s names '%s', which no rendered %s defines (%s fails "
                     "the build unless another upload defines it)%s", dl->reference_field,
                     unscoped(p->at.key), dl->job_noun, dl->platform, p->more ? more_text(p->more) : "");

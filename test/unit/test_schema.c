@@ -4,6 +4,7 @@
 
 #include "fanout/bundled.h"
 #include "fanout/schema.h"
+#include "schema/schema_internal.h"
 #include "unit.h"
 
 struct collected {
@@ -360,6 +361,46 @@ START_TEST(streaming_helpers)
 }
 END_TEST
 
+START_TEST(uri_resolution)
+{
+    /* RFC 3986 5.4's examples, normal and abnormal (the parser is strict: "http:g"). */
+    static const char *const cases[][2] = {
+        {"g:h", "g:h"}, {"g", "http://a/b/c/g"}, {"./g", "http://a/b/c/g"}, {"g/", "http://a/b/c/g/"},
+        {"/g", "http://a/g"}, {"//g", "http://g"}, {"?y", "http://a/b/c/d;p?y"}, {"g?y", "http://a/b/c/g?y"},
+        {"#s", "http://a/b/c/d;p?q#s"}, {"g#s", "http://a/b/c/g#s"}, {"g?y#s", "http://a/b/c/g?y#s"},
+        {";x", "http://a/b/c/;x"}, {"g;x", "http://a/b/c/g;x"}, {"", "http://a/b/c/d;p?q"},
+        {".", "http://a/b/c/"}, {"./", "http://a/b/c/"}, {"..", "http://a/b/"}, {"../", "http://a/b/"},
+        {"../g", "http://a/b/g"}, {"../..", "http://a/"}, {"../../", "http://a/"}, {"../../g", "http://a/g"},
+        {"../../../g", "http://a/g"}, {"../../../../g", "http://a/g"}, {"/./g", "http://a/g"},
+        {"/../g", "http://a/g"}, {"g.", "http://a/b/c/g."}, {".g", "http://a/b/c/.g"},
+        {"g..", "http://a/b/c/g.."}, {"..g", "http://a/b/c/..g"}, {"./../g", "http://a/b/g"},
+        {"./g/.", "http://a/b/c/g/"}, {"g/./h", "http://a/b/c/g/h"}, {"g/../h", "http://a/b/c/h"},
+        {"g;x=1/./y", "http://a/b/c/g;x=1/y"}, {"g;x=1/../y", "http://a/b/c/y"},
+        {"g?y/./x", "http://a/b/c/g?y/./x"}, {"g?y/../x", "http://a/b/c/g?y/../x"},
+        {"g#s/./x", "http://a/b/c/g#s/./x"}, {"g#s/../x", "http://a/b/c/g#s/../x"}, {"http:g", "http:g"},
+    };
+    char *r;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        r = schema_uri_resolve("http://a/b/c/d;p?q", cases[i][0]);
+        ck_assert_msg(r && !strcmp(r, cases[i][1]), "'%s' resolved to '%s', not '%s'", cases[i][0], r, cases[i][1]);
+        free(r);
+    }
+    /* a schema without $id has the empty base: its references stay relative */
+    ck_assert_str_eq(r = schema_uri_resolve("", "#/definitions/a"), "#/definitions/a");
+    free(r);
+    ck_assert_str_eq(r = schema_uri_resolve("", "item.json"), "item.json");
+    free(r);
+    /* an authority with no path: the merged path starts at the root */
+    ck_assert_str_eq(r = schema_uri_resolve("http://x", "a.json"), "http://x/a.json");
+    free(r);
+    ck_assert_str_eq(r = schema_uri_strip_fragment("http://x/a.json#/b"), "http://x/a.json");
+    free(r);
+    ck_assert_str_eq(r = schema_uri_strip_fragment("http://x/a.json"), "http://x/a.json");
+    free(r);
+}
+END_TEST
+
 Suite *schema_suite(void)
 {
     Suite *s = suite_create("schema");
@@ -376,6 +417,7 @@ Suite *schema_suite(void)
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, recursion_through_properties);
     tcase_add_test(tc, streaming_helpers);
+    tcase_add_test(tc, uri_resolution);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fanout/tmplschema.h"
+#include "schema/tmplschema_internal.h"
 #include "unit.h"
 
 struct collected {
@@ -330,6 +331,42 @@ START_TEST(streaming)
 }
 END_TEST
 
+START_TEST(keys_without_regard_to_case)
+{
+    /* A mapping's keys as GitHub compares them: upper-cased (JavaScript's toUpperCase,
+     * beyond ASCII too), past the inline slots, with copies when the set outlives them. */
+    struct keyset k = {0};
+    const struct keyslot *seen = NULL;
+    bool oom = false;
+    char names[40][8], name[16]; /* without copies, the texts outlive the set */
+
+    ck_assert(!tmpl_keyset_has(&k, "a", 1));
+    for (unsigned i = 0; i < 40; i++) {
+        snprintf(names[i], sizeof(names[i]), "key%u", i);
+        ck_assert(tmpl_keyset_add(&k, names[i], strlen(names[i]), i + 1, &seen, &oom));
+    }
+    ck_assert_uint_eq(k.n, 40);
+    ck_assert_uint_gt(k.cap, KEYSET_INLINE);
+    ck_assert(tmpl_keyset_has(&k, "KEY39", 5));
+    ck_assert(!tmpl_keyset_has(&k, "key40", 5));
+    ck_assert(!tmpl_keyset_add(&k, "Key7", 4, 99, &seen, &oom));
+    ck_assert(!oom);
+    ck_assert_uint_eq(seen->line, 8);
+    ck_assert_uint_eq(seen->len, 4);
+    ck_assert(!memcmp(seen->text, "key7", 4));
+    tmpl_keyset_free(&k);
+    ck_assert(!tmpl_keyset_has(&k, "key7", 4));
+
+    k.copies = true;
+    strcpy(name, "\xc3\xa9t\xc3\xa9");
+    ck_assert(tmpl_keyset_add(&k, name, strlen(name), 1, &seen, &oom));
+    name[0] = 'x'; /* the set kept its own copy */
+    ck_assert(!tmpl_keyset_add(&k, "\xc3\x89T\xc3\x89", 5, 2, &seen, &oom));
+    ck_assert(seen->len == 5 && !memcmp(seen->text, "\xc3\xa9t\xc3\xa9", 5));
+    tmpl_keyset_free(&k);
+}
+END_TEST
+
 Suite *tmplschema_suite(void)
 {
     Suite *s = suite_create("tmplschema");
@@ -341,6 +378,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, small_schema);
     tcase_add_test(tc, streaming);
+    tcase_add_test(tc, keys_without_regard_to_case);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,135 @@
+/* What the files of the template-schema language share (include/fanout/tmplschema.h is
+ * its interface): the compiled definitions and the schema that holds them, and the
+ * steps one file hands another. tmplschema_read.c reads a schema file into definitions,
+ * tmplschema_contexts.c answers what a key's value is and which contexts it allows (by
+ * key path too) and makes the name lists an expression is checked with,
+ * tmplschema_keys.c keeps a mapping's keys as GitHub compares them, tmplschema.c is the
+ * reader that validates a YAML tree. Nothing here is for the rest of fanout. */
+#ifndef FANOUT_TMPLSCHEMA_INTERNAL_H
+#define FANOUT_TMPLSCHEMA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fanout/expr.h"
+#include "fanout/tmplschema.h"
+
+enum def_kind { D_NULL, D_BOOLEAN, D_NUMBER, D_STRING, D_SEQUENCE, D_MAPPING, D_ONE_OF };
+
+struct tmpl_prop {
+    const char *name;
+    size_t len;
+    const char *type_name;
+    const struct tmpl_def *type;
+    bool required;
+};
+
+struct tmpl_def {
+    const char *name;
+    uint8_t kind; /* enum def_kind */
+    const struct ynode *at; /* where it is defined (NULL: built in) */
+    /* `context`: the items it allows, and the items it overrides (functions of the same
+     * name with other argument counts, which its own replace in a joined list) */
+    uint64_t contexts, shadows;
+    /* string */
+    const char *constant;
+    size_t constant_len;
+    bool ignore_case, require_non_empty;
+    /* sequence: item type; mapping: loose key and value types */
+    const char *item_name, *loose_key_name, *loose_value_name;
+    const struct tmpl_def *item, *loose_key, *loose_value;
+    struct tmpl_prop *props;
+    size_t n_props;
+    /* one-of (and allowed-values) */
+    const char **one_of_names;
+    const struct tmpl_def **one_of;
+    size_t n_one_of;
+};
+
+/* One `context` item: a named-value, or a function with its argument counts. */
+struct ctx_item {
+    char *text; /* as written first */
+    char *name; /* the named-value or function name */
+    bool function;
+    unsigned min, max;
+};
+
+#define MAX_CTX_ITEMS 64
+/* The mappings of one one-of (a step has six kinds) */
+#define MAX_BRANCHES 16
+
+struct tmplschema {
+    char *name;
+    struct tmpl_def **defs; /* sorted by name */
+    size_t n_defs, cap_defs;
+    struct ctx_item items[MAX_CTX_ITEMS];
+    size_t n_items;
+    /* expr_names for each set of context items a reader met, made when first asked */
+    struct names_cache {
+        uint64_t set;
+        struct expr_names names;
+        const char **contexts;
+        struct expr_function *functions;
+    } *names;
+    size_t n_names, cap_names;
+    /* expressions found valid, by two hashes of their text and the context set (h2 with
+     * its low bit set marks a used slot): a rendering repeats its input's expressions
+     * in every job of a matrix. Emptied when three quarters full. */
+    struct checked {
+        uint64_t h1, h2, set;
+    } *checked;
+    size_t n_checked;
+    struct diag *diag; /* compiling only */
+    bool failed;
+};
+
+/* ---- tmplschema_read.c ---- */
+
+/* The definition named `name`, or NULL. */
+const struct tmpl_def *tmpl_find_def(const struct tmplschema *s, const char *name);
+/* Equal in ASCII upper case (GitHub compares context names and constants so). */
+bool tmpl_same_upper(const char *a, const char *b);
+
+/* ---- tmplschema_contexts.c ---- */
+
+/* The type of a value of definition `d` under a value of type `parent`: the parent's
+ * contexts, joined with `d`'s own when it lists any. */
+struct tmpl_type tmpl_child_type(struct tmpl_type parent, const struct tmpl_def *d);
+/* getDefinitionsOfType: `d` itself, or the members of one-of `d` (one level), of
+ * `kind`; at most `cap` into `out`. */
+size_t tmpl_defs_of_kind(const struct tmpl_def *d, enum def_kind kind, const struct tmpl_def **out,
+                         size_t cap);
+/* The property `key` of mapping definition `d`, or NULL. */
+const struct tmpl_prop *tmpl_find_prop(const struct tmpl_def *d, const char *key, size_t len);
+/* The lists GitHub's parser is given for a set of context items (allowed-context.ts),
+ * made once per set and kept by the schema. NULL when out of memory. */
+const struct expr_names *tmpl_names_for(const struct tmplschema *s, uint64_t set);
+
+/* ---- tmplschema_keys.c ---- */
+
+/* The keys of one mapping, compared as GitHub does (upper-cased), by two hashes. A
+ * streamed mapping outlives its pairs' trees: it keeps copies of its keys' texts. */
+#define KEYSET_INLINE 16
+
+struct keyset {
+    struct keyslot {
+        uint64_t h1, h2;
+        const char *text; /* the key as written (owned when `copies`) */
+        size_t len;
+        unsigned line;
+    } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
+    size_t n, cap; /* cap: a power of two, or 0 */
+    bool copies;
+};
+
+/* Empties `k` (freeing its copies); it can be used again. */
+void tmpl_keyset_free(struct keyset *k);
+/* Whether a key equal to `text` in upper case was added. */
+bool tmpl_keyset_has(const struct keyset *k, const char *text, size_t len);
+/* Adds key `text` written at `line`; when one equal in upper case was there, false
+ * with its slot in *seen. *oom set when out of memory. A zeroed keyset is empty. */
+bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, const struct keyslot **seen,
+                bool *oom);
+
+#endif
