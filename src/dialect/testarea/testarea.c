@@ -1147,6 +1147,8 @@ static bool ta_detect(const struct stream_item *item)
     return item->kind == STREAM_PAIR && ynode_scalar_is(ynode_key(ynode_doc_root(item->doc), 0), "group");
 }
 
+const struct dialect_derived dialect_testarea_mirror = {"amd-", "mirror amd:"};
+
 const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
@@ -1178,4 +1180,5 @@ const struct dialect dialect_testarea = {
     .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
     .options = ta_options,
     .detect = ta_detect,
+    .diff = &dialect_buildkite_diff, /* its rendering is Buildkite steps */
 };
