@@ -318,6 +318,10 @@ void pd_report_unmatched(struct report *r, struct side *base, struct side *head)
 void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l);
 
 /* pipediff_moves.c */
+/* Sets keep[i] for the elements of one longest strictly increasing subsequence of
+ * ranks[0..n) (the last of those ending lowest, found by patience sorting), the others
+ * false. Its length, or -1 when out of memory. */
+long pd_longest_increasing(const uint32_t *ranks, size_t n, bool *keep);
 int pd_report_moves(struct report *r, struct side *head);
 
 #endif

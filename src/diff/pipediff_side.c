@@ -352,104 +352,148 @@ static bool grow_tuples(struct shard_tuple **t, size_t *cap, size_t n)
     return true;
 }
 
-/* Groups the step records into logical steps, ranks them in rendering order and sorts
- * them by identity into s->logicals; every job's digest and entries go to the shard
- * spool, so that matched steps compare shard by shard. */
-static int group_side(struct side *s)
+/* The logical steps being gathered from the step records, in identity order. */
+struct grouping {
+    struct side *s;
+    struct xsort *by_seq;       /* the logical steps made, to be ranked */
+    struct logical open;        /* the sharded logical step being gathered */
+    bool have_open;
+    struct shard_tuple *tuples; /* its jobs, by shard index (a matrix's in order) */
+    size_t cap_tuples;
+    bool parent;                /* a marker said the identity's parent exists */
+    uint32_t repeat;            /* unsharded steps of the identity so far */
+};
+
+/* The open logical step, if any, written out. */
+static int close_open(struct grouping *g)
 {
-    struct xsort *by_seq = xsort_create(sizeof(struct logical), by_first, SORT_BUDGET);
+    if (!g->have_open)
+        return 0;
+    g->have_open = false;
+    return close_logical(g->s, &g->open, g->tuples, g->by_seq);
+}
+
+/* Adds step record `r` to the open logical step when it is one of its jobs (1), else 0;
+ * -1 when out of memory. A matrix's configurations are one logical step however many
+ * items hold them (a rendering read again has one per job): they come in rendering
+ * order. */
+static int join_open(struct grouping *g, const struct step_rec *r)
+{
+    if (!g->have_open)
+        return 0;
+    if (r->row_len && g->open.matrix) {
+        if (!grow_tuples(&g->tuples, &g->cap_tuples, g->open.shards + 1))
+            return -1;
+        g->tuples[g->open.shards++] = tuple_of(r);
+        return 1;
+    }
+    if (r->shards > 1 && g->open.shards == r->shards && !g->open.matrix) {
+        if (r->shard < g->open.shards)
+            g->tuples[r->shard] = tuple_of(r);
+        return 1;
+    }
+    return 0;
+}
+
+/* Step record `r`, the first job of a logical step: opens it when it fans out, else
+ * writes it out (the identity's repeat number told). */
+static int start_logical(struct grouping *g, const struct step_rec *r)
+{
+    struct logical n;
+    struct shard_tuple one;
+
+    memset(&n, 0, sizeof(n));
+    n.first = r->seq;
+    n.shards = r->row_len ? 1 : r->shards ? r->shards : 1;
+    n.matrix = r->row_len != 0;
+    n.parent = g->parent;
+    n.id_off = r->id_off;
+    n.id_len = r->id_len;
+    if (n.shards == 1 && !n.matrix) {
+        n.repeat = ++g->repeat;
+        n.lid = logical_id(r->id, n.repeat);
+        one = tuple_of(r);
+        return close_logical(g->s, &n, &one, g->by_seq);
+    }
+    if (close_open(g) != 0 || !grow_tuples(&g->tuples, &g->cap_tuples, n.shards))
+        return -1;
+    memset(g->tuples, 0, n.shards * sizeof(*g->tuples));
+    if (n.matrix)
+        g->tuples[0] = tuple_of(r);
+    else if (r->shard < n.shards)
+        g->tuples[r->shard] = tuple_of(r);
+    n.repeat = 1;
+    n.lid = logical_id(r->id, 1);
+    g->open = n;
+    g->have_open = true;
+    return 0;
+}
+
+/* The step records, in identity order, into logical steps (g->by_seq). */
+static int group_records(struct grouping *g)
+{
     const struct step_rec *r;
-    struct logical open = {0}; /* the sharded logical step being gathered */
-    struct shard_tuple *tuples = NULL; /* its jobs, by shard index (a matrix's in order) */
-    size_t cap_tuples = 0;
-    bool have_open = false, parent = false, have_group = false;
     struct hkey group = {0, 0};
-    uint32_t repeat = 0, rank = 0;
-    const struct logical *l;
+    bool have_group = false;
+    int joined;
 
-    s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
-    s->shards = tmpfile();
-    s->shards_len = 0;
-    if (!by_seq || !s->logicals || !s->shards || xsort_finish(s->steps) != 0)
-        goto fail;
-    while ((r = xsort_next(s->steps)) != NULL) {
-        struct logical n;
-        struct shard_tuple one;
-
+    if (xsort_finish(g->s->steps) != 0)
+        return -1;
+    while ((r = xsort_next(g->s->steps)) != NULL) {
         if (!have_group || pd_hkey_cmp(&r->id, &group) != 0) {
-            if (have_open && close_logical(s, &open, tuples, by_seq) != 0)
-                goto fail;
-            have_open = false;
-            parent = false;
-            repeat = 0;
+            if (close_open(g) != 0)
+                return -1;
+            g->parent = false;
+            g->repeat = 0;
             group = r->id;
             have_group = true;
         }
         if (r->kind == REC_MARK) {
-            parent = true;
+            g->parent = true;
             continue;
         }
-        /* A matrix's configurations are one logical step however many items hold them
-         * (a rendering read again has one per job): they come in rendering order. */
-        if (r->row_len && have_open && open.matrix) {
-            if (!grow_tuples(&tuples, &cap_tuples, open.shards + 1))
-                goto fail;
-            tuples[open.shards++] = tuple_of(r);
-            continue;
-        }
-        if (r->shards > 1 && have_open && open.shards == r->shards && !open.matrix) {
-            if (r->shard < open.shards)
-                tuples[r->shard] = tuple_of(r);
-            continue;
-        }
-        memset(&n, 0, sizeof(n));
-        n.first = r->seq;
-        n.shards = r->row_len ? 1 : r->shards ? r->shards : 1;
-        n.matrix = r->row_len != 0;
-        n.parent = parent;
-        n.id_off = r->id_off;
-        n.id_len = r->id_len;
-        if (n.shards > 1 || n.matrix) {
-            if (have_open && close_logical(s, &open, tuples, by_seq) != 0)
-                goto fail;
-            if (!grow_tuples(&tuples, &cap_tuples, n.shards))
-                goto fail;
-            memset(tuples, 0, n.shards * sizeof(*tuples));
-            if (n.matrix)
-                tuples[0] = tuple_of(r);
-            else if (r->shard < n.shards)
-                tuples[r->shard] = tuple_of(r);
-            n.repeat = 1;
-            n.lid = logical_id(r->id, 1);
-            open = n;
-            have_open = true;
-            continue;
-        }
-        n.repeat = ++repeat;
-        n.lid = logical_id(r->id, n.repeat);
-        one = tuple_of(r);
-        if (close_logical(s, &n, &one, by_seq) != 0)
-            goto fail;
+        if ((joined = join_open(g, r)) < 0 || (!joined && start_logical(g, r) != 0))
+            return -1;
     }
-    if ((have_open && close_logical(s, &open, tuples, by_seq) != 0) || xsort_failed(s->steps) ||
-        xsort_finish(by_seq) != 0 || fflush(s->shards) != 0)
-        goto fail;
+    return close_open(g) != 0 || xsort_failed(g->s->steps) ? -1 : 0;
+}
+
+/* The logical steps ranked in rendering order, into s->logicals by identity. */
+static int rank_logicals(struct side *s, struct xsort *by_seq)
+{
+    const struct logical *l;
+    uint32_t rank = 0;
+
+    if (xsort_finish(by_seq) != 0)
+        return -1;
     while ((l = xsort_next(by_seq)) != NULL) {
         struct logical ranked = *l;
 
         ranked.rank = rank++;
         if (xsort_add(s->logicals, &ranked) != 0)
-            goto fail;
+            return -1;
     }
-    if (xsort_failed(by_seq) || xsort_finish(s->logicals) != 0)
-        goto fail;
-    xsort_destroy(by_seq);
-    free(tuples);
-    return 0;
-fail:
-    xsort_destroy(by_seq);
-    free(tuples);
-    return -1;
+    return xsort_failed(by_seq) || xsort_finish(s->logicals) != 0 ? -1 : 0;
+}
+
+/* Groups the step records into logical steps, ranks them in rendering order and sorts
+ * them by identity into s->logicals; every job's digest and entries go to the shard
+ * spool, so that matched steps compare shard by shard. */
+static int group_side(struct side *s)
+{
+    struct grouping g = {.s = s, .by_seq = xsort_create(sizeof(struct logical), by_first, SORT_BUDGET)};
+    int rc;
+
+    s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
+    s->shards = tmpfile();
+    s->shards_len = 0;
+    rc = g.by_seq && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
+                 rank_logicals(s, g.by_seq) == 0
+             ? 0
+             : -1;
+    xsort_destroy(g.by_seq);
+    free(g.tuples);
+    return rc;
 }
 
 /* The display id of a logical step: its identity, "#n" for a repeat. */
