@@ -19,14 +19,32 @@
  * sorts' budgets, the rename candidates' field digests (RENAME_MAX a side at most), and
  * for finding the moves a pair record (pair_rec) and 13 bytes per matched step. */
 
+/* Everything that differs between the sides, as findings in r. 0, or -1 when out of
+ * memory or temporary space. */
+static int find_changes(struct report *r, struct side *base, struct side *head)
+{
+    pd_compare(r, base, head);
+    if (!r->failed)
+        pd_report_unmatched(r, base, head);
+    if (r->failed || pd_report_moves(r, head) != 0 || r->failed)
+        return -1;
+    if (base->outside != head->outside) {
+        struct finding f;
+
+        /* top-level settings (env, agents, notify...) and groups' own fields are outside
+         * the jobs */
+        pd_finding_init(&f, "changed", "(pipeline)", NULL, "top-level settings or groups changed");
+        pd_add_finding(r, PH_MOVES, UINT32_MAX, 0, G_CHANGED, &f);
+        r->changed++;
+    }
+    return r->failed ? -1 : 0;
+}
+
 int pipediff_run(const char *base_spec, const char *head_spec, const struct render_opts *base_opts,
                  const struct render_opts *head_opts, const struct pd_opts *pd, FILE *out, struct diag *d)
 {
     struct side base, head;
     struct report r = {.format = pd->format, .out = out, .json_first = true};
-    char *md_text = NULL;
-    size_t md_len = 0;
-    FILE *md = NULL;
     bool same;
     int rc;
 
@@ -42,33 +60,11 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     r.spool = tmpfile();
     r.findings = xsort_create(sizeof(struct finding_rec), pd_finding_cmp, SORT_BUDGET);
     r.pairs = xsort_create(sizeof(struct pair_rec), pd_pair_cmp, SORT_BUDGET);
-    if (!r.spool || !r.findings || !r.pairs)
+    if (!r.spool || !r.findings || !r.pairs || find_changes(&r, &base, &head) != 0)
         goto fail;
-    pd_compare(&r, &base, &head);
-    if (!r.failed)
-        pd_report_unmatched(&r, &base, &head);
-    if (r.failed || pd_report_moves(&r, &head) != 0 || r.failed)
-        goto fail;
-    if (base.outside != head.outside) {
-        struct finding f;
-
-        /* top-level settings (env, agents, notify...) and groups' own fields are outside
-         * the jobs */
-        pd_finding_init(&f, "changed", "(pipeline)", NULL, "top-level settings or groups changed");
-        pd_add_finding(&r, PH_MOVES, UINT32_MAX, 0, G_CHANGED, &f);
-        r.changed++;
-    }
     same = !(r.added || r.removed || r.renamed || r.changed || r.moved || r.resharded);
-    if (pd->format == PD_JSON)
-        fputs("{\n  \"changes\": [", out);
-    if (pd->format == PD_MARKDOWN && !(md = open_memstream(&md_text, &md_len)))
+    if (pd_print_report(&r, same) != 0)
         goto fail;
-    if (pd_print_findings(&r, md ? md : out) != 0)
-        goto fail;
-    if (md)
-        fclose(md);
-    md = NULL;
-    pd_print_summary(&r, same, md_text);
     rc = same ? 0 : 1;
     goto done;
 fail:
@@ -76,9 +72,6 @@ fail:
                 "cannot compare the renderings (out of memory or temporary space)");
     rc = DIAG_INPUT;
 done:
-    if (md)
-        fclose(md);
-    free(md_text);
     pd_side_free(&base);
     pd_side_free(&head);
     xsort_destroy(r.findings);

@@ -15,7 +15,8 @@ static void step_finding(struct report *r, struct step_ctx *x, enum group group,
 
 /* "id: parallelism A -> B (shards x-y added)"; a matrix names its jobs, "id: matrix A -> B
  * jobs (part 2 removed)"; a job derived from another (`derived`: the rule of the side
- * that has its parent, else NULL) is said of the parent ("parent: mirror amd: A -> B"). */
+ * that has its parent, else NULL) is said of the parent, in the rule's words
+ * ("parent: <fanout> A -> B"). */
 static void report_shards(struct report *r, struct step_ctx *x, const struct dialect_derived *derived, unsigned a,
                           unsigned b)
 {
@@ -668,72 +669,115 @@ static void skipped_text(struct side *head, const char *id, char **rows, char **
         memcpy(buf + cap - 4, "...", 4);
 }
 
-/* A matrix on both sides (Buildkite's and GitHub's are both a "matrix" of "jobs"):
- * configurations matched by their values, those of one side only summarised ("matrix
- * 4 -> 6 jobs (os=windows added)"), the others compared. */
-static void compare_configurations(struct report *r, struct step_ctx *x, bool *changed, bool *resharded)
+/* The configurations of a matrix on both sides: each one's label and values (row_text),
+ * and whether the other side has none with the same values. */
+struct configurations {
+    unsigned n[2];
+    char **labels[2], **rows[2];
+    bool *extra[2];
+};
+
+/* Reads both sides' configurations of step x into c (every one extra at first). */
+static int read_configurations(struct step_ctx *x, struct configurations *c)
 {
     const struct shard_tuple *t[2] = {x->tb, x->th};
     struct side *sides[2] = {x->base, x->head};
-    unsigned n[2] = {x->b->shards, x->h->shards}, (*pairs)[2] = malloc((n[0] + 1) * sizeof(*pairs)), matched = 0;
-    char **labels[2] = {calloc(n[0] + 1, sizeof(char *)), calloc(n[1] + 1, sizeof(char *))};
-    char **rows[2] = {calloc(n[0] + 1, sizeof(char *)), calloc(n[1] + 1, sizeof(char *))};
-    bool *extra[2] = {calloc(n[0] + 1, 1), calloc(n[1] + 1, 1)};
-    char gained[2][320], skipped[320], *id = pd_spooled(x->head, x->h->id_off, x->h->id_len);
 
-    if (!pairs || !labels[0] || !labels[1] || !rows[0] || !rows[1] || !extra[0] || !extra[1] || !id)
-        goto fail;
+    c->n[0] = x->b->shards;
+    c->n[1] = x->h->shards;
     for (int k = 0; k < 2; k++) {
-        for (unsigned i = 0; i < n[k]; i++) {
-            if (!(labels[k][i] = pd_spooled(sides[k], t[k][i].label_off, t[k][i].label_len)) ||
-                !(rows[k][i] = pd_spooled(sides[k], t[k][i].row_off, t[k][i].row_len)))
-                goto fail;
-            extra[k][i] = true;
+        c->labels[k] = calloc(c->n[k] + 1, sizeof(char *));
+        c->rows[k] = calloc(c->n[k] + 1, sizeof(char *));
+        c->extra[k] = calloc(c->n[k] + 1, 1);
+        if (!c->labels[k] || !c->rows[k] || !c->extra[k])
+            return -1;
+        for (unsigned i = 0; i < c->n[k]; i++) {
+            if (!(c->labels[k][i] = pd_spooled(sides[k], t[k][i].label_off, t[k][i].label_len)) ||
+                !(c->rows[k][i] = pd_spooled(sides[k], t[k][i].row_off, t[k][i].row_len)))
+                return -1;
+            c->extra[k][i] = true;
         }
     }
-    for (unsigned j = 0; j < n[1]; j++) {
-        for (unsigned i = 0; i < n[0]; i++) {
-            if (extra[0][i] && !strcmp(rows[0][i], rows[1][j])) {
-                extra[0][i] = extra[1][j] = false;
+    return 0;
+}
+
+static void free_configurations(struct configurations *c)
+{
+    for (int k = 0; k < 2; k++) {
+        for (unsigned i = 0; c->labels[k] && i < c->n[k]; i++)
+            free(c->labels[k][i]);
+        for (unsigned i = 0; c->rows[k] && i < c->n[k]; i++)
+            free(c->rows[k][i]);
+        free(c->labels[k]);
+        free(c->rows[k]);
+        free(c->extra[k]);
+    }
+}
+
+/* Pairs the configurations with the same values, BASE's job pairs[m][0] with HEAD's
+ * pairs[m][1], in HEAD's order; how many. */
+static unsigned match_configurations(struct configurations *c, unsigned (*pairs)[2])
+{
+    unsigned matched = 0;
+
+    for (unsigned j = 0; j < c->n[1]; j++) {
+        for (unsigned i = 0; i < c->n[0]; i++) {
+            if (c->extra[0][i] && !strcmp(c->rows[0][i], c->rows[1][j])) {
+                c->extra[0][i] = c->extra[1][j] = false;
                 pairs[matched][0] = i;
                 pairs[matched++][1] = j;
                 break;
             }
         }
     }
-    if (matched < n[0] || matched < n[1]) {
-        char line[3 * 320 + 64], old_j[16], new_j[16]; /* the three parts at most, whole */
-        size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", n[0], n[1]);
-        struct finding f;
+    return matched;
+}
 
-        skipped_text(x->head, id, rows[0], labels[0], extra[0], n[0], skipped, sizeof(skipped));
-        configurations_text(rows[1], labels[1], extra[1], n[1], rows[0], n[0], gained[1], sizeof(gained[1]));
-        configurations_text(rows[0], labels[0], extra[0], n[0], rows[1], n[1], gained[0], sizeof(gained[0]));
-        snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
-                 *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "",
-                 (*gained[1] || *gained[0]) && *skipped ? "; " : "", skipped);
-        pd_finding_init(&f, "shards", x->id, &x->at, line);
-        snprintf(old_j, sizeof(old_j), "%u", n[0]);
-        snprintf(new_j, sizeof(new_j), "%u", n[1]);
-        f.part[P_OLD_JSON] = old_j;
-        f.part[P_NEW_JSON] = new_j;
-        step_finding(r, x, G_RESHARDED, &f);
-        *resharded = true;
+/* "matrix 4 -> 6 jobs (os=windows added; ...)": the configurations one side has alone
+ * (BASE's that HEAD's adjustments skip said so). */
+static void report_configurations(struct report *r, struct step_ctx *x, struct configurations *c, const char *id)
+{
+    char line[3 * 320 + 64], old_j[16], new_j[16]; /* the three parts at most, whole */
+    char gained[2][320], skipped[320];
+    size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", c->n[0], c->n[1]);
+    struct finding f;
+
+    skipped_text(x->head, id, c->rows[0], c->labels[0], c->extra[0], c->n[0], skipped, sizeof(skipped));
+    configurations_text(c->rows[1], c->labels[1], c->extra[1], c->n[1], c->rows[0], c->n[0], gained[1],
+                        sizeof(gained[1]));
+    configurations_text(c->rows[0], c->labels[0], c->extra[0], c->n[0], c->rows[1], c->n[1], gained[0],
+                        sizeof(gained[0]));
+    snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
+             *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "",
+             (*gained[1] || *gained[0]) && *skipped ? "; " : "", skipped);
+    pd_finding_init(&f, "shards", x->id, &x->at, line);
+    snprintf(old_j, sizeof(old_j), "%u", c->n[0]);
+    snprintf(new_j, sizeof(new_j), "%u", c->n[1]);
+    f.part[P_OLD_JSON] = old_j;
+    f.part[P_NEW_JSON] = new_j;
+    step_finding(r, x, G_RESHARDED, &f);
+}
+
+/* A matrix on both sides (every dialect's matrix is a "matrix" of "jobs"):
+ * configurations matched by their values, those of one side only summarised ("matrix
+ * 4 -> 6 jobs (os=windows added)"), the others compared. */
+static void compare_configurations(struct report *r, struct step_ctx *x, bool *changed, bool *resharded)
+{
+    struct configurations c = {{0, 0}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    unsigned (*pairs)[2] = malloc((x->b->shards + 1) * sizeof(*pairs)), matched;
+    char *id = pd_spooled(x->head, x->h->id_off, x->h->id_len);
+
+    if (!pairs || !id || read_configurations(x, &c) != 0) {
+        r->failed = true;
+    } else {
+        matched = match_configurations(&c, pairs);
+        if (matched < c.n[0] || matched < c.n[1]) {
+            report_configurations(r, x, &c, id);
+            *resharded = true;
+        }
+        *changed = compare_jobs(r, x, (const unsigned (*)[2])pairs, matched);
     }
-    *changed = compare_jobs(r, x, (const unsigned (*)[2])pairs, matched);
-    goto done;
-fail:
-    r->failed = true;
-done:
-    for (int k = 0; k < 2; k++) {
-        for (unsigned i = 0; labels[k] && i < n[k]; i++)
-            free(labels[k][i]);
-        for (unsigned i = 0; rows[k] && i < n[k]; i++)
-            free(rows[k][i]);
-        free(labels[k]);
-        free(rows[k]);
-        free(extra[k]);
-    }
+    free_configurations(&c);
     free(pairs);
     free(id);
 }

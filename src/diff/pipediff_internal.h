@@ -299,13 +299,14 @@ int pd_finding_cmp(const void *pa, const void *pb);
 int pd_pair_cmp(const void *pa, const void *pb);
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
                         const struct finding *f);
-int pd_print_findings(struct report *r, FILE *md);
 int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
                     const char *id, struct where *w);
 char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n);
 void pd_finding_init(struct finding *f, const char *kind, const char *id, const struct where *w,
                          const char *detail);
-void pd_print_summary(struct report *r, bool same, const char *md_text);
+/* Prints the findings in order and the summary (`same`: no finding) in r's format. 0, or
+ * -1 when out of memory or temporary space. */
+int pd_print_report(struct report *r, bool same);
 
 /* pipediff_compare.c */
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,

@@ -272,7 +272,7 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
 }
 
 /* Prints the findings in order (to `md` for markdown, which goes under the summary). */
-int pd_print_findings(struct report *r, FILE *md)
+static int print_findings(struct report *r, FILE *md)
 {
     const struct finding_rec *rec;
     char *buf = NULL;
@@ -405,7 +405,7 @@ void pd_finding_init(struct finding *f, const char *kind, const char *id, const 
     }
 }
 
-void pd_print_summary(struct report *r, bool same, const char *md_text)
+static void print_summary(struct report *r, bool same, const char *md_text)
 {
     char counts[160];
 
@@ -432,4 +432,32 @@ void pd_print_summary(struct report *r, bool same, const char *md_text)
             fprintf(r->out, "**%s**\n\n%s", counts, md_text ? md_text : "");
         break;
     }
+}
+
+int pd_print_report(struct report *r, bool same)
+{
+    char *md_text = NULL;
+    size_t md_len = 0;
+    FILE *md = NULL;
+    int rc = -1;
+
+    if (r->format == PD_JSON)
+        fputs("{\n  \"changes\": [", r->out);
+    /* markdown's findings go under the summary, which counts them */
+    if (r->format == PD_MARKDOWN && !(md = open_memstream(&md_text, &md_len)))
+        return -1;
+    if (print_findings(r, md ? md : r->out) != 0)
+        goto done;
+    if (md && fclose(md) != 0) {
+        md = NULL;
+        goto done;
+    }
+    md = NULL;
+    print_summary(r, same, md_text);
+    rc = 0;
+done:
+    if (md)
+        fclose(md);
+    free(md_text);
+    return rc;
 }

@@ -33,23 +33,13 @@ static const char *job_key(struct side *s, const struct shard_tuple *t, const st
     return buf;
 }
 
-/* A step one side has alone, described: its first job as a JSON object, *extra its
- * jobs' count and keys (JSON members), and *more the lines that tell a reviewer what an
- * added step runs (its jobs, where, its commands). Malloc'd; 0, or -1 when out of
- * memory or temporary space. */
-static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n, const char *id, char **object,
-                         char **extra, char **more)
+/* The keys of a step's n jobs (job_key): as JSON members into me (their count too),
+ * and listed for a reviewer into mm when there are several. */
+static int describe_keys(struct side *s, const struct shard_tuple *t, unsigned n, const char *id,
+                         const struct entries *first, FILE *me, FILE *mm)
 {
-    const char *const *machine = s->dialect->diff->machine;
-    size_t ol, el, ml, listed = 0, commands = 0;
-    FILE *mo = open_memstream(object, &ol), *me = open_memstream(extra, &el), *mm = open_memstream(more, &ml);
-    const struct entry *where = NULL;
-    struct entries first = {0};
     char key[256];
-    int rc = -1;
 
-    if (!mo || !me || !mm || pd_entries_read(s->spool, t[0].data_off, t[0].data_len, &first) != 0)
-        goto done;
     fprintf(me, "\"count\": %u, \"keys\": [", n);
     fputs(n > 1 ? "jobs: " : "", mm);
     for (unsigned i = 0; i < n; i++) {
@@ -57,9 +47,9 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
 
         if (i && pd_entries_read(s->spool, t[i].data_off, t[i].data_len, &es) != 0) {
             pd_entries_free(&es);
-            goto done;
+            return -1;
         }
-        job_key(s, &t[i], i ? &es : &first, i, n, id, key, sizeof(key));
+        job_key(s, &t[i], i ? &es : first, i, n, id, key, sizeof(key));
         pd_entries_free(&es);
         fputs(i ? ", " : "", me);
         diag_write_json_string(me, key);
@@ -69,8 +59,16 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
             fputs(", ...", mm);
     }
     fputc(']', me);
-    for (size_t e = 0; e < first.n; e++) {
-        const struct entry *one = &first.v[e];
+    return 0;
+}
+
+/* A job's fields (compared or not) as one JSON object into mo. */
+static void describe_object(const struct entries *first, FILE *mo)
+{
+    size_t listed = 0;
+
+    for (size_t e = 0; e < first->n; e++) {
+        const struct entry *one = &first->v[e];
 
         if (one->type == E_STEP)
             fputs(one->json, mo);
@@ -80,20 +78,49 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
             fprintf(mo, ": %s", one->json);
         }
     }
-    if (!pd_entry_find(&first, E_STEP, ""))
+    if (!pd_entry_find(first, E_STEP, ""))
         fputs(listed ? "}" : "{}", mo);
+}
+
+/* Where a job runs (the first of its dialect's machine fields it has) and its commands,
+ * into mm after what it holds (`lines`: something). */
+static void describe_runs(const struct side *s, const struct entries *first, bool lines, FILE *mm)
+{
+    const char *const *machine = s->dialect->diff->machine;
+    const struct entry *where = NULL;
+    size_t commands = 0;
+
     for (size_t k = 0; machine && machine[k] && !where; k++)
-        where = pd_field_entry(&first, machine[k]);
+        where = pd_field_entry(first, machine[k]);
     if (where)
-        fprintf(mm, "%s%s: %.*s", n > 1 ? "\n" : "", where->name, (int)strcspn(where->value, "\x1f"), where->value);
-    for (size_t e = 0; e < first.n; e++) {
-        if (first.v[e].type == E_COMMAND && commands++ < LIST_MAX)
-            fprintf(mm, "%s%s: %s", n > 1 || where || commands > 1 ? "\n" : "", first.v[e].name, first.v[e].value);
+        fprintf(mm, "%s%s: %.*s", lines ? "\n" : "", where->name, (int)strcspn(where->value, "\x1f"), where->value);
+    for (size_t e = 0; e < first->n; e++) {
+        if (first->v[e].type == E_COMMAND && commands++ < LIST_MAX)
+            fprintf(mm, "%s%s: %s", lines || where || commands > 1 ? "\n" : "", first->v[e].name,
+                    first->v[e].value);
     }
     if (commands > LIST_MAX)
         fprintf(mm, "\n... (%zu more)", commands - LIST_MAX);
-    rc = 0;
-done:
+}
+
+/* A step one side has alone, described: its first job as a JSON object, *extra its
+ * jobs' count and keys (JSON members), and *more the lines that tell a reviewer what an
+ * added step runs (its jobs, where, its commands). Malloc'd; 0, or -1 when out of
+ * memory or temporary space. */
+static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n, const char *id, char **object,
+                         char **extra, char **more)
+{
+    size_t ol, el, ml;
+    FILE *mo = open_memstream(object, &ol), *me = open_memstream(extra, &el), *mm = open_memstream(more, &ml);
+    struct entries first = {0};
+    int rc = -1;
+
+    if (mo && me && mm && pd_entries_read(s->spool, t[0].data_off, t[0].data_len, &first) == 0 &&
+        describe_keys(s, t, n, id, &first, me, mm) == 0) {
+        describe_object(&first, mo);
+        describe_runs(s, &first, n > 1, mm);
+        rc = 0;
+    }
     pd_entries_free(&first);
     /* each stream closed whatever the others give: a buffer is final only then */
     if (mo && fclose(mo) != 0)
@@ -235,6 +262,77 @@ unsigned pd_similarity(const struct candidate *a, const struct candidate *b)
     return all ? (unsigned)(same * 100 / all) : 0;
 }
 
+/* The steps side s has alone (k: 0 BASE, 1 HEAD): as rename candidates into *c, in
+ * rendering order, when `look`; else each reported added or removed at once. */
+static int read_unmatched(struct report *r, struct side *s, struct side *other, int k, bool look,
+                          struct candidate **c)
+{
+    if (fflush(s->unmatched) != 0 || fseeko(s->unmatched, 0, SEEK_SET) != 0 ||
+        (look && !(*c = calloc(s->n_unmatched, sizeof(**c)))))
+        return -1;
+    for (uint32_t i = 0; i < s->n_unmatched; i++) {
+        struct logical l;
+
+        if (fread(&l, sizeof(l), 1, s->unmatched) != 1)
+            return -1;
+        if (!look) {
+            report_one_side(r, s, other, &l, k == 1);
+            continue;
+        }
+        (*c)[i].l = l;
+        if (candidate_fields(s, &(*c)[i]) != 0)
+            return -1;
+    }
+    if (look)
+        qsort(*c, s->n_unmatched, sizeof(**c), by_rank);
+    return 0;
+}
+
+/* The added step not yet paired most alike `removed` (the first of those alike), when
+ * RENAME_PERCENT of their fields are (*best: how many); else UINT32_MAX. */
+static uint32_t best_rename(const struct candidate *removed, const struct candidate *added, uint32_t n,
+                            unsigned *best)
+{
+    uint32_t at = UINT32_MAX;
+
+    *best = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        unsigned sim = added[j].paired ? 0 : pd_similarity(removed, &added[j]);
+
+        if (sim >= RENAME_PERCENT && sim > *best) {
+            *best = sim;
+            at = j;
+        }
+    }
+    return at;
+}
+
+/* Each removed step (in BASE's order) a rename of the added step most alike, else
+ * removed; the added steps left, added. */
+static int pair_renames(struct report *r, struct side *base, struct side *head, struct candidate *const c[2])
+{
+    for (uint32_t i = 0; i < base->n_unmatched && !r->failed; i++) {
+        unsigned best;
+        uint32_t at = best_rename(&c[0][i], c[1], head->n_unmatched, &best);
+        char *from;
+
+        if (at == UINT32_MAX) {
+            report_one_side(r, base, head, &c[0][i].l, false);
+            continue;
+        }
+        c[1][at].paired = true;
+        if (!(from = pd_display_id(base->spool, c[0][i].l.id_off, c[0][i].l.id_len, c[0][i].l.repeat)))
+            return -1;
+        pd_compare_matched(r, base, head, &c[0][i].l, &c[1][at].l, from, best);
+        free(from);
+    }
+    for (uint32_t j = 0; j < head->n_unmatched; j++) {
+        if (!c[1][j].paired)
+            report_one_side(r, head, base, &c[1][j].l, true);
+    }
+    return 0;
+}
+
 /* The steps one side has alone: each removed step (in BASE's order) is a rename of the
  * added step most alike, when RENAME_PERCENT of their fields are (looked for when each
  * side has at most RENAME_MAX of them); the others are removed or added. */
@@ -245,60 +343,9 @@ void pd_report_unmatched(struct report *r, struct side *base, struct side *head)
     bool look = base->n_unmatched && head->n_unmatched && base->n_unmatched <= RENAME_MAX &&
                 head->n_unmatched <= RENAME_MAX;
 
-    for (int k = 0; k < 2; k++) {
-        struct side *s = sides[k];
-
-        if (fflush(s->unmatched) != 0 || fseeko(s->unmatched, 0, SEEK_SET) != 0 ||
-            (look && !(c[k] = calloc(s->n_unmatched, sizeof(*c[k])))))
-            goto fail;
-        for (uint32_t i = 0; i < s->n_unmatched; i++) {
-            struct logical l;
-
-            if (fread(&l, sizeof(l), 1, s->unmatched) != 1)
-                goto fail;
-            if (!look) {
-                report_one_side(r, s, sides[1 - k], &l, k == 1);
-                continue;
-            }
-            c[k][i].l = l;
-            if (candidate_fields(s, &c[k][i]) != 0)
-                goto fail;
-        }
-        if (look)
-            qsort(c[k], s->n_unmatched, sizeof(*c[k]), by_rank);
-    }
-    for (uint32_t i = 0; look && i < base->n_unmatched && !r->failed; i++) {
-        unsigned best = 0, sim;
-        uint32_t at = UINT32_MAX;
-        char *from;
-
-        for (uint32_t j = 0; j < head->n_unmatched; j++) {
-            if (c[1][j].paired)
-                continue;
-            sim = pd_similarity(&c[0][i], &c[1][j]);
-            if (sim >= RENAME_PERCENT && sim > best) {
-                best = sim;
-                at = j;
-            }
-        }
-        if (at == UINT32_MAX) {
-            report_one_side(r, base, head, &c[0][i].l, false);
-            continue;
-        }
-        c[1][at].paired = true;
-        if (!(from = pd_display_id(base->spool, c[0][i].l.id_off, c[0][i].l.id_len, c[0][i].l.repeat)))
-            goto fail;
-        pd_compare_matched(r, base, head, &c[0][i].l, &c[1][at].l, from, best);
-        free(from);
-    }
-    for (uint32_t j = 0; look && j < head->n_unmatched; j++) {
-        if (!c[1][j].paired)
-            report_one_side(r, head, base, &c[1][j].l, true);
-    }
-    goto done;
-fail:
-    r->failed = true;
-done:
+    if (read_unmatched(r, base, head, 0, look, &c[0]) != 0 || read_unmatched(r, head, base, 1, look, &c[1]) != 0 ||
+        (look && pair_renames(r, base, head, c) != 0))
+        r->failed = true;
     for (int k = 0; k < 2; k++) {
         for (uint32_t i = 0; c[k] && i < sides[k]->n_unmatched; i++)
             free(c[k][i].fields);
