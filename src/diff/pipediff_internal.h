@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "fanout/dialect.h"
@@ -251,16 +252,33 @@ struct candidate {
     bool paired;
 };
 
+/* Whether `name` (len bytes) is `want`; `field` (NULL: no field); one of `list`
+ * (NULL-terminated; NULL: none). Inline, and the first byte first: every field of every
+ * job asks its dialect's table so. */
+static inline bool pd_is_name(const char *name, size_t len, const char *want)
+{
+    return (len ? *name == *want : !*want) && len == strlen(want) && !memcmp(name, want, len);
+}
+
+static inline bool pd_is_field(const char *field, const char *name, size_t len)
+{
+    return field && pd_is_name(name, len, field);
+}
+
+static inline bool pd_in_list(const char *const *list, const char *name, size_t len)
+{
+    for (; list && *list; list++) {
+        if (pd_is_name(name, len, *list))
+            return true;
+    }
+    return false;
+}
+
 /* pipediff_values.c */
 void pd_text_add(struct text *t, const char *s, size_t n);
 void pd_show(struct text *t, const struct ynode *n);
 int pd_blob_add(struct blob *b, const void *p, size_t n);
 int pd_blob_str(struct blob *b, const char *s, size_t n);
-bool pd_is_name(const char *name, size_t len, const char *want);
-/* Whether `name` is `field` (NULL: no field), or one of `list` (NULL-terminated; NULL:
- * none): a dialect's `diff` table asked. */
-bool pd_is_field(const char *field, const char *name, size_t len);
-bool pd_in_list(const char *const *list, const char *name, size_t len);
 size_t pd_utf8_cut(const char *s, size_t len, size_t max);
 uint64_t pd_node_hash(const struct ynode *n, uint64_t h);
 uint64_t pd_entry_hash(const char *name, size_t len, const struct ynode *v, uint64_t salt);

@@ -103,25 +103,6 @@ int pd_blob_str(struct blob *b, const char *s, size_t n)
     return pd_blob_add(b, &len, sizeof(len)) == 0 && pd_blob_add(b, s, n) == 0 ? 0 : -1;
 }
 
-bool pd_is_name(const char *name, size_t len, const char *want)
-{
-    return len == strlen(want) && !memcmp(name, want, len);
-}
-
-bool pd_is_field(const char *field, const char *name, size_t len)
-{
-    return field && pd_is_name(name, len, field);
-}
-
-bool pd_in_list(const char *const *list, const char *name, size_t len)
-{
-    for (; list && *list; list++) {
-        if (pd_is_name(name, len, *list))
-            return true;
-    }
-    return false;
-}
-
 /* The length, at most `max`, of the start of s[0..len) that ends on a character's end
  * (a text cut for showing stays UTF-8). */
 size_t pd_utf8_cut(const char *s, size_t len, size_t max)
