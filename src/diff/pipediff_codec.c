@@ -347,7 +347,7 @@ void pd_entries_free(struct entries *es)
 }
 
 const struct entry *pd_entry_find(const struct entries *es, enum entry_type type,
-                                      const char *name)
+                                  const char *name)
 {
     for (size_t i = 0; i < es->n; i++) {
         if (es->v[i].type == type && strcmp(es->v[i].name, name) == 0)

@@ -792,7 +792,7 @@ static const struct dialect_derived *derived_rule(const struct side *base, const
 /* Compares a step both sides have; `from` is BASE's identity when HEAD renamed it
  * (`similarity`: the percentage of its compared fields alike), else NULL. */
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
-                            const struct logical *h, const char *from, unsigned similarity)
+                        const struct logical *h, const char *from, unsigned similarity)
 {
     struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0};
     char *id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);

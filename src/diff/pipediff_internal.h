@@ -292,7 +292,7 @@ int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest);
 int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es);
 void pd_entries_free(struct entries *es);
 const struct entry *pd_entry_find(const struct entries *es, enum entry_type type,
-                                      const char *name);
+                                  const char *name);
 int pd_row_text(struct blob *b, const struct ynode *row);
 const struct entry *pd_field_entry(const struct entries *es, const char *name);
 bool pd_has_type(const struct entries *es, enum entry_type type);
@@ -310,25 +310,25 @@ const char *pd_skip_reason(struct side *s, const char *id, const char *row);
  * into `id`), or NULL when it is not derived (or `derived` is NULL). */
 const char *pd_parent_of(const struct dialect_derived *derived, const char *id);
 int pd_render_side(const char *spec, const struct render_opts *opts, const struct pd_opts *pd,
-                       struct side *s, struct diag *d);
+                   struct side *s, struct diag *d);
 
 /* pipediff_report.c */
 int pd_finding_cmp(const void *pa, const void *pb);
 int pd_pair_cmp(const void *pa, const void *pb);
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
-                        const struct finding *f);
+                    const struct finding *f);
 int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
-                    const char *id, struct where *w);
+                const char *id, struct where *w);
 char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n);
 void pd_finding_init(struct finding *f, const char *kind, const char *id, const struct where *w,
-                         const char *detail);
+                     const char *detail);
 /* Prints the findings in order and the summary (`same`: no finding) in r's format. 0, or
  * -1 when out of memory or temporary space. */
 int pd_print_report(struct report *r, bool same);
 
 /* pipediff_compare.c */
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
-                            const struct logical *h, const char *from, unsigned similarity);
+                        const struct logical *h, const char *from, unsigned similarity);
 void pd_compare(struct report *r, struct side *base, struct side *head);
 
 /* pipediff_unmatched.c */

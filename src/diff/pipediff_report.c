@@ -30,7 +30,7 @@ int pd_pair_cmp(const void *pa, const void *pb)
 
 /* Records finding `f`, to be printed in (group for markdown, phase, rank, sub) order. */
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
-                        const struct finding *f)
+                    const struct finding *f)
 {
     struct finding_rec rec = {r->format == PD_MARKDOWN ? group : 0, phase, rank, sub, 0, r->spool_len};
     uint8_t words = f->words;
@@ -329,7 +329,7 @@ done:
  * `s` points: the first one's file and line, and their labels. 0, or -1 when out of
  * memory. */
 int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
-                    const char *id, struct where *w)
+                const char *id, struct where *w)
 {
     char **titles = calloc(n ? n : 1, sizeof(*titles)), label[4 * LABEL_MAX + 32];
     int rc = -1;
@@ -392,7 +392,7 @@ char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *
 }
 
 void pd_finding_init(struct finding *f, const char *kind, const char *id, const struct where *w,
-                         const char *detail)
+                     const char *detail)
 {
     memset(f, 0, sizeof(*f));
     f->part[P_KIND] = kind;

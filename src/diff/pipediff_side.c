@@ -585,7 +585,7 @@ const char *pd_skip_reason(struct side *s, const char *id, const char *row)
 
 /* Renders side `s` (the operand `spec`) and groups its records into logical steps. */
 int pd_render_side(const char *spec, const struct render_opts *opts, const struct pd_opts *pd,
-                       struct side *s, struct diag *d)
+                   struct side *s, struct diag *d)
 {
     static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
     struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped};
