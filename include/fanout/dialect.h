@@ -204,6 +204,46 @@ struct dialect_bad_reference {
     bool fails;
 };
 
+/* ---- what diff knows of a dialect's jobs ---- */
+
+/* A value that means what the field's absence means (`soft_fail: false`), so that diff
+ * takes the two for the same job: `value` as written plain ("": an empty scalar). */
+struct dialect_default {
+    const char *field, *value;
+};
+
+/* A field that holds what a job runs, and the name an added job's report gives it. */
+struct dialect_command {
+    const char *field, *shown;
+};
+
+/* A job derived from another and named after it (a test-area AMD mirror `amd-X` of step
+ * X): its identity is `prefix` and its parent's, and a change of its fan-out is said of
+ * the parent, as `fanout` ("mirror amd: 4 -> 2"). */
+struct dialect_derived {
+    const char *prefix, *fanout;
+};
+
+/* What diff compares a dialect's jobs by; each list ends with NULL (a NULL list: none). */
+struct dialect_diff {
+    /* The fields that hold a job's identity, which jobs are matched by and which are
+     * not compared; the first names each job of an added fan-out. */
+    const char *const *identity;
+    /* What a reader calls a job, the first it has: one of its `labels` (which name it,
+     * so a rename looks past them as it does past the identity), else a `prompt`. */
+    const char *const *labels, *const *prompts;
+    const char *env;                         /* compared entry by entry; NULL: none */
+    const struct dialect_command *commands;  /* ended by a NULL field */
+    const char *const *machine;              /* where it runs, the first it has */
+    /* The field whose list holds a job's own items (a workflow job's steps), compared
+     * one by one (NULL: none): what a reader calls one, the first it has (the first of
+     * the list, its name, quoted), and what it runs, the first it has. */
+    const char *items;
+    const char *const *item_names, *const *item_commands;
+    const struct dialect_default *defaults;  /* ended by a NULL field */
+    const struct dialect_derived *derived;   /* NULL: no job is derived */
+};
+
 struct dialect {
     const char *name;        /* as --dialect names it */
     const char *description; /* for messages */
@@ -228,8 +268,11 @@ struct dialect {
     struct dialect_bad_reference bad_reference;
     unsigned max_jobs_per_document, max_jobs_total; /* warned about above; 0: no limit */
     /* The environment variables that carry a parallel job's index and count at run time
-     * (NULL: the platform has none). */
+     * (NULL: the platform has none); diff leaves every variable out whose name begins
+     * with the index's, as the count's does. */
     const char *shard_index_variable, *shard_count_variable;
+    /* How diff compares its jobs. */
+    const struct dialect_diff *diff;
 
     /* The output items of all inputs in order (1: *item set, the caller destroys
      * item->doc; 0: no more; -1: error, reported). */
@@ -303,6 +346,11 @@ extern const struct emit_layout dialect_buildkite_layout;
 #define DIALECT_BUILDKITE_JOBS_PER_UPLOAD 500
 #define DIALECT_BUILDKITE_JOBS_PER_BUILD 4000
 bool dialect_buildkite_command_key(const char *key, size_t len);
+/* How diff compares Buildkite steps, also as test-area files render them (a rendering
+ * read back is a Buildkite pipeline, whose mirrors keep the test-area rule). */
+extern const struct dialect_diff dialect_buildkite_diff;
+/* How a test-area AMD mirror is named after the step it mirrors. */
+extern const struct dialect_derived dialect_testarea_mirror;
 
 /* By name ("buildkite", "testarea", "gha"); NULL for any other. */
 const struct dialect *dialect_find(const char *name);

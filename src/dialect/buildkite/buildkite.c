@@ -209,6 +209,29 @@ static bool bk_detect(const struct stream_item *item, const struct dialect_probe
            (item->kind == STREAM_DOC_END && dialect_probe_read(probe));
 }
 
+static const char *const diff_identity[] = {"key", "id", "identifier", NULL};
+static const char *const diff_labels[] = {"label", "name", NULL};
+static const char *const diff_prompts[] = {"block", "input", NULL};
+static const struct dialect_command diff_commands[] = {{"command", "command"}, {"commands", "command"}, {NULL, NULL}};
+/* a test-area step says its GPU by `device` */
+static const char *const diff_machine[] = {"agents", "device", NULL};
+/* docs/reference.md's table */
+static const struct dialect_default diff_defaults[] = {
+    {"soft_fail", "false"}, {"allow_dependency_failure", "false"}, {"cancel_on_build_failing", "false"},
+    {"skip", "false"},      {"skip", ""},                          {"priority", "0"},
+    {"async", "false"},     {NULL, NULL}};
+
+const struct dialect_diff dialect_buildkite_diff = {
+    .identity = diff_identity,
+    .labels = diff_labels,
+    .prompts = diff_prompts,
+    .env = "env",
+    .commands = diff_commands,
+    .machine = diff_machine,
+    .defaults = diff_defaults,
+    .derived = &dialect_testarea_mirror,
+};
+
 const struct dialect dialect_buildkite = {
     .name = "buildkite",
     .description = "Buildkite pipeline",
@@ -247,4 +270,5 @@ const struct dialect dialect_buildkite = {
     .each_text = bk_each_text,
     .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
     .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
+    .diff = &dialect_buildkite_diff,
 };

@@ -482,6 +482,22 @@ static bool gha_detect(const struct stream_item *item, const struct dialect_prob
     return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
 }
 
+static const char *const diff_labels[] = {"name", NULL};
+static const char *const diff_machine[] = {"runs-on", NULL};
+static const char *const diff_step_names[] = {"name", "id", "uses", "run", NULL};
+static const char *const diff_step_commands[] = {"run", "uses", NULL};
+static const struct dialect_default diff_defaults[] = {{"continue-on-error", "false"}, {NULL, NULL}};
+
+static const struct dialect_diff gha_diff = {
+    .labels = diff_labels,
+    .env = "env",
+    .machine = diff_machine,
+    .items = "steps",
+    .item_names = diff_step_names,
+    .item_commands = diff_step_commands,
+    .defaults = diff_defaults,
+};
+
 const struct dialect dialect_gha = {
     .name = "gha",
     .description = "GitHub Actions workflow",
@@ -518,4 +534,5 @@ const struct dialect dialect_gha = {
     .options_free = gha_options_free,
     .contexts = gha_contexts,
     .detect = gha_detect,
+    .diff = &gha_diff,
 };

@@ -896,6 +896,8 @@ static bool ta_detect(const struct stream_item *item, const struct dialect_probe
            item->kind == STREAM_DOC_END;
 }
 
+const struct dialect_derived dialect_testarea_mirror = {"amd-", "mirror amd:"};
+
 const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
@@ -928,4 +930,5 @@ const struct dialect dialect_testarea = {
     .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
     .options = ta_options,
     .detect = ta_detect,
+    .diff = &dialect_buildkite_diff, /* its rendering is Buildkite steps */
 };

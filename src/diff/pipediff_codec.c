@@ -1,0 +1,393 @@
+/* pipediff_codec: a job's comparable fields as the entries a side spools (see
+ * pipediff_internal.h), the fields its dialect's `diff` table names treated as it says
+ * (identity, defaults, env, commands, own items), and the entries read back. */
+#include "pipediff_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/strhash.h"
+#include "fanout/yscalar.h"
+
+static int blob_entry(struct blob *b, enum entry_type type, const char *name, size_t nlen,
+                      const char *value, const char *json)
+{
+    uint8_t t = (uint8_t)type;
+
+    return pd_blob_add(b, &t, 1) == 0 && pd_blob_str(b, name, nlen) == 0 &&
+                   pd_blob_str(b, value, strlen(value)) == 0 && pd_blob_str(b, json, strlen(json)) == 0
+               ? 0
+               : -1;
+}
+
+/* The first of `keys` (NULL: none) that `map` has, its value in *value. */
+static const char *get_any(const struct ynode *map, const char *const *keys, struct ynode **value)
+{
+    *value = NULL;
+    return keys && ynode_is_map(map) ? ynode_get_any(map, keys, value) : NULL;
+}
+
+/* What a reviewer calls one of a job's own items (a workflow job's step: its name, else
+ * its id, its action, the first line of its script), else its place. */
+static void item_name(char *buf, size_t cap, const struct dialect_diff *dd, const struct ynode *step,
+                      size_t index)
+{
+    struct ynode *v;
+    size_t len;
+    const char *key = get_any(step, dd->item_names, &v), *t = ynode_scalar(v, &len);
+
+    if (!t || !len) {
+        snprintf(buf, cap, "#%zu", index + 1);
+        return;
+    }
+    if (memchr(t, '\n', len))
+        len = (size_t)((const char *)memchr(t, '\n', len) - t);
+    if (len > 60)
+        len = 60;
+    /* the first of the names is the item's own, quoted */
+    snprintf(buf, cap, key == dd->item_names[0] ? "\"%.*s\"" : "%.*s", (int)len, t);
+}
+
+/* What a reader calls a job: its label (a workflow job's name), else its prompt. */
+const char *pd_job_title(const struct dialect_diff *dd, const struct ynode *job, size_t *len)
+{
+    struct ynode *v;
+
+    if (!ynode_is_map(job))
+        return NULL;
+    if (!get_any(job, dd->labels, &v))
+        get_any(job, dd->prompts, &v);
+    return ynode_scalar(v, len);
+}
+
+ssize_t pd_json_write(void *user, const char *buf, size_t n)
+{
+    struct side *s = user;
+
+    return pd_blob_add(&s->json, buf, n) == 0 ? (ssize_t)n : -1;
+}
+
+/* `n` in JSON on one line, typed as `render --format json` types it (NUL-terminated in
+ * s->json); NULL when it cannot be written. */
+static const char *json_of(struct side *s, const struct ynode *n)
+{
+    char *p;
+    size_t o = 0;
+    bool quoted = false, escaped = false;
+
+    s->json.len = 0;
+    emit_node(s->json_em, n);
+    emit_flush(s->json_em);
+    if (fflush(s->json_file) != 0 || pd_blob_add(&s->json, "", 1) != 0)
+        return NULL;
+    /* the emitter puts members on lines of their own: outside strings, a line break and
+     * the indentation after it go (a space stays after a comma) */
+    p = s->json.buf;
+    for (size_t i = 0; p[i]; i++) {
+        if (quoted) {
+            quoted = escaped || p[i] != '"';
+            escaped = !escaped && p[i] == '\\';
+        } else if (p[i] == '"') {
+            quoted = true;
+        } else if (p[i] == '\n') {
+            while (p[i + 1] == ' ')
+                i++;
+            if (o && p[o - 1] == ',')
+                p[o++] = ' ';
+            continue;
+        }
+        p[o++] = p[i];
+    }
+    p[o] = '\0';
+    return p;
+}
+
+/* Whether field `name` with value `v` is left out of the comparison: at its default
+ * (one of its dialect's values that mean what its absence means), or named by
+ * --ignore-field. */
+static bool quiet(const struct side *s, const char *name, size_t len, const struct ynode *v)
+{
+    size_t vlen = 0;
+    const char *t = ynode_scalar(v, &vlen);
+    const struct dialect_default *defaults = s->dialect->diff->defaults;
+
+    for (size_t i = 0; i < s->pd->n_ignore_fields; i++) {
+        if (pd_is_name(name, len, s->pd->ignore_fields[i]))
+            return true;
+    }
+    for (size_t i = 0; t && defaults && defaults[i].field; i++) {
+        /* `false` and `0` as written plain: a quoted "false" is a string */
+        if (pd_is_name(name, len, defaults[i].field) && pd_is_name(t, vlen, defaults[i].value) &&
+            (!vlen || !ynode_is_string(v)))
+            return true;
+    }
+    return false;
+}
+
+/* The first line of each command `v` holds (a text, or a list of texts), as COMMAND
+ * entries named `what`. */
+static int serialize_commands(struct side *s, const char *what, const struct ynode *v)
+{
+    size_t n = ynode_is_seq(v) ? ynode_len(v) : 1;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *t = ynode_scalar(ynode_is_seq(v) ? ynode_item(v, i) : v, &len), *nl;
+        char line[VALUE_MAX + 8];
+        size_t first;
+
+        if (!t)
+            continue;
+        nl = memchr(t, '\n', len);
+        first = nl ? (size_t)(nl - t) : len;
+        /* "..." where the line goes on, " ..." where more lines follow */
+        snprintf(line, sizeof(line), "%.*s%s", (int)pd_utf8_cut(t, first, VALUE_MAX), t,
+                 first > VALUE_MAX ? "..." : nl && nl + 1 < t + len ? " ..." : "");
+        if (blob_entry(&s->blob, E_COMMAND, what, strlen(what), line, "") != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int serialize_step_field(struct side *s, const char *step, const struct ynode *key,
+                                const struct ynode *value)
+{
+    char name[200], *v;
+    size_t len;
+    const char *k = ynode_scalar(key, &len), *text = ynode_scalar(value, NULL), *json;
+    struct text t;
+    int rc;
+
+    if (k && quiet(s, k, len, value))
+        return 0;
+    snprintf(name, sizeof(name), "%s\x1f%.*s", step, (int)(len > 100 ? 100 : len), k ? k : "");
+    if (!(json = json_of(s, value)))
+        return -1;
+    if (text)
+        return blob_entry(&s->blob, E_SUBFIELD, name, strlen(name), text, json);
+    pd_show(&t, value);
+    if (!(v = malloc(strlen(t.buf) + 20)))
+        return -1;
+    sprintf(v, "%s\x1f%016llx", t.buf, (unsigned long long)pd_node_hash(value, 0));
+    rc = blob_entry(&s->blob, E_SUBFIELD, name, strlen(name), v, json);
+    free(v);
+    return rc;
+}
+
+/* The SUB entries of a job's own items (a workflow job's steps), each with its fields
+ * and the first command it runs; a repeated name gets " #2", " #3"... */
+static int serialize_items(struct side *s, const struct ynode *steps, uint64_t *h)
+{
+    const struct dialect_diff *dd = s->dialect->diff;
+    char (*names)[80] = calloc(ynode_len(steps) ? ynode_len(steps) : 1, sizeof(*names));
+    struct text t;
+    const char *json;
+    int rc = 0;
+
+    if (!names)
+        return -1;
+    for (size_t i = 0; i < ynode_len(steps) && rc == 0; i++) {
+        const struct ynode *step = ynode_item(steps, i);
+        struct ynode *runs;
+        const char *what;
+        unsigned seen = 1;
+
+        item_name(names[i], sizeof(names[i]) - 8, dd, step, i);
+        for (size_t k = 0; k < i; k++)
+            seen += strncmp(names[k], names[i], strlen(names[i])) == 0 &&
+                    (names[k][strlen(names[i])] == '\0' || names[k][strlen(names[i])] == ' ');
+        if (seen > 1)
+            snprintf(names[i] + strlen(names[i]), 8, " #%u", seen % 100000);
+        pd_show(&t, step);
+        rc = (json = json_of(s, step)) ? blob_entry(&s->blob, E_SUB, names[i], strlen(names[i]), t.buf, json) : -1;
+        *h ^= pd_entry_hash(names[i], strlen(names[i]), step, 0xC2B2AE3D27D4EB4Full);
+        for (size_t f = 0; rc == 0 && ynode_is_map(step) && f < ynode_len(step); f++)
+            rc = serialize_step_field(s, names[i], ynode_key(step, f), ynode_value(step, f));
+        /* what it runs, for an added job's report */
+        if (rc == 0 && (what = get_any(step, dd->item_commands, &runs)) != NULL)
+            rc = serialize_commands(s, what, runs);
+    }
+    free(names);
+    return rc;
+}
+
+/* The ENV entries of env `v`, but the shard variables (the platform's: every name that
+ * begins with the index variable's, as the count variable's does). */
+static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
+{
+    const char *shard_var = s->dialect->shard_index_variable;
+    struct text t;
+    const char *json;
+
+    for (size_t e = 0; e < ynode_len(v); e++) {
+        size_t elen;
+        const char *ename = ynode_scalar(ynode_key(v, e), &elen);
+
+        if (!ename || (shard_var && !strncmp(ename, shard_var, strlen(shard_var))))
+            continue;
+        if (elen > 100)
+            elen = 100;
+        pd_show(&t, ynode_value(v, e));
+        if (!(json = json_of(s, ynode_value(v, e))) || blob_entry(&s->blob, E_ENV, ename, elen, t.buf, json) != 0)
+            return -1;
+        *h ^= pd_entry_hash(ename, elen, ynode_value(v, e), 0xD6E8FEB86659FD93ull);
+    }
+    return 0;
+}
+
+/* The COMMAND entries of field `name` when its dialect says it holds what the job runs. */
+static int serialize_job_commands(struct side *s, const char *name, size_t len, const struct ynode *v)
+{
+    for (const struct dialect_command *c = s->dialect->diff->commands; c && c->field; c++) {
+        if (pd_is_name(name, len, c->field))
+            return serialize_commands(s, c->shown, v);
+    }
+    return 0;
+}
+
+/* The entries of `step` into s->blob; *digest covers those that decide whether it
+ * changed. */
+int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
+{
+    const struct dialect_diff *dd = s->dialect->diff;
+    struct blob *b = &s->blob;
+    uint64_t h = 0xcbf29ce484222325ull;
+    struct text t;
+    const char *json;
+
+    b->len = 0;
+    if (!ynode_is_map(step)) {
+        pd_show(&t, step);
+        if (!(json = json_of(s, step)) || blob_entry(b, E_STEP, "", 0, t.buf, json) != 0)
+            return -1;
+        *digest = pd_node_hash(step, h);
+        return 0;
+    }
+    for (size_t i = 0; i < ynode_len(step); i++) {
+        size_t len = 0;
+        const char *name = ynode_scalar(ynode_key(step, i), &len);
+        const struct ynode *v = ynode_value(step, i);
+        bool compared, env;
+
+        if (!name)
+            continue;
+        if (len > 100)
+            len = 100;
+        compared = !quiet(s, name, len, v);
+        pd_show(&t, v);
+        if (t.cut) /* the digest of the whole value tells a change past the cut */
+            snprintf(t.buf + strlen(t.buf), sizeof(t.buf) - strlen(t.buf), "\x1f%016llx",
+                     (unsigned long long)pd_node_hash(v, 0));
+        if (!(json = json_of(s, v)) || blob_entry(b, compared ? E_FIELD : E_QUIET, name, len, t.buf, json) != 0)
+            return -1;
+        if (serialize_job_commands(s, name, len, v) != 0)
+            return -1;
+        if (!compared)
+            continue;
+        /* a job's own items count one by one, the env by its entries, the identity not at
+         * all */
+        if (pd_is_field(dd->items, name, len) && ynode_is_seq(v)) {
+            if (serialize_items(s, v, &h) != 0)
+                return -1;
+            continue;
+        }
+        env = pd_is_field(dd->env, name, len);
+        if (!env && !pd_in_list(dd->identity, name, len))
+            h ^= pd_entry_hash(name, len, v, 0x9E3779B97F4A7C15ull + i);
+        if (env && ynode_is_map(v) && serialize_env(s, v, &h) != 0)
+            return -1;
+    }
+    *digest = h;
+    return 0;
+}
+
+/* Reads `len` bytes of entries at `off` of `spool`. On failure *es is still freeable. */
+int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es)
+{
+    char *raw = malloc(len ? len : 1), *p;
+    size_t cap = 0;
+
+    memset(es, 0, sizeof(*es));
+    if (!raw || fseeko(spool, (off_t)off, SEEK_SET) != 0 || fread(raw, 1, len, spool) != len) {
+        free(raw);
+        return -1;
+    }
+    /* names and values NUL-terminated in place: each is followed by a length or the end,
+     * so shift them one byte left over their length prefix */
+    es->text = raw;
+    for (p = raw; p < raw + len;) {
+        struct entry e;
+        const char **parts[3] = {&e.name, &e.value, &e.json};
+        uint32_t n;
+
+        e.type = (enum entry_type)(uint8_t)*p++;
+        for (int part = 0; part < 3; part++) {
+            memcpy(&n, p, sizeof(n));
+            memmove(p, p + sizeof(n), n);
+            p[n] = '\0';
+            *parts[part] = p;
+            p += sizeof(n) + n;
+        }
+        if (es->n == cap) {
+            struct entry *v = realloc(es->v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+
+            if (!v)
+                return -1;
+            es->v = v;
+        }
+        es->v[es->n++] = e;
+    }
+    return 0;
+}
+
+void pd_entries_free(struct entries *es)
+{
+    free(es->v);
+    free(es->text);
+}
+
+const struct entry *pd_entry_find(const struct entries *es, enum entry_type type,
+                                  const char *name)
+{
+    for (size_t i = 0; i < es->n; i++) {
+        if (es->v[i].type == type && strcmp(es->v[i].name, name) == 0)
+            return &es->v[i];
+    }
+    return NULL;
+}
+
+/* A configuration's values as "name=value" texts, each ended by a 0x1e byte (a value
+ * that is no scalar reads "..."). */
+int pd_row_text(struct blob *b, const struct ynode *row)
+{
+    static const char sep = 0x1e;
+
+    for (size_t k = 0; k < ynode_len(row); k++) {
+        size_t kl, vl;
+        const char *key = ynode_scalar(ynode_key(row, k), &kl), *v = ynode_scalar(ynode_value(row, k), &vl);
+
+        if (!v)
+            v = "...", vl = 3;
+        if (pd_blob_add(b, key, kl) != 0 || pd_blob_add(b, "=", 1) != 0 || pd_blob_add(b, v, vl) != 0 ||
+            pd_blob_add(b, &sep, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A field's entry: compared, else left out (at its default, or ignored). */
+const struct entry *pd_field_entry(const struct entries *es, const char *name)
+{
+    const struct entry *e = pd_entry_find(es, E_FIELD, name);
+
+    return e ? e : pd_entry_find(es, E_QUIET, name);
+}
+
+bool pd_has_type(const struct entries *es, enum entry_type type)
+{
+    for (size_t i = 0; i < es->n; i++) {
+        if (es->v[i].type == type)
+            return true;
+    }
+    return false;
+}

@@ -1,0 +1,871 @@
+#define _GNU_SOURCE /* open_memstream, asprintf, strndup */
+/* pipediff_compare: the steps both sides have, merge-joined by identity and compared job
+ * by job: fan-outs re-sharded, a matrix's configurations matched by their values, and
+ * each changed field reported once for the jobs that changed it. */
+#include "pipediff_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void step_finding(struct report *r, struct step_ctx *x, enum group group, const struct finding *f)
+{
+    pd_add_finding(r, PH_BASE, x->b->rank, x->sub++, x->group == G_RENAMED ? G_RENAMED : group, f);
+}
+
+/* "id: parallelism A -> B (shards x-y added)"; a matrix names its jobs, "id: matrix A -> B
+ * jobs (part 2 removed)"; a job derived from another (`derived`: the rule of the side
+ * that has its parent, else NULL) is said of the parent, in the rule's words
+ * ("parent: <fanout> A -> B"). */
+static void report_shards(struct report *r, struct step_ctx *x, const struct dialect_derived *derived, unsigned a,
+                          unsigned b)
+{
+    const char *parent = pd_parent_of(derived, x->id);
+    char line[512], range[320] = "", label[128], old_j[16], new_j[16];
+    unsigned from = a < b ? a : b, to = a < b ? b : a;
+    struct side *more = b > a ? x->head : x->base;
+    const struct shard_tuple *t = b > a ? x->th : x->tb;
+    struct finding f;
+    size_t o = 0;
+
+    for (unsigned i = from > 1 ? from : 0; t[0].label_len && i < to && o < sizeof(range) - 8; i++)
+        o += (size_t)snprintf(range + o, sizeof(range) - o, "%s%s", o ? ", " : "",
+                              pd_job_label(more, &t[i], i, label, sizeof(label)));
+    if (o) {
+        snprintf(line, sizeof(line), "%s %u -> %u %s (%s %s)", r->dialect->fanout_field, a, b,
+                 r->dialect->fanout_jobs, range, b > a ? "added" : "removed");
+    } else {
+        unsigned lo = from > 1 ? from : 0;
+
+        snprintf(range, sizeof(range), lo + 1 == to ? "shard %u" : "shards %u-%u", lo, to - 1);
+        snprintf(line, sizeof(line), "%s %u -> %u (%s %s)", parent ? derived->fanout : r->dialect->fanout_field, a,
+                 b, range, b > a ? "added" : "removed");
+    }
+    pd_finding_init(&f, "shards", parent ? parent : x->id, &x->at, line);
+    snprintf(old_j, sizeof(old_j), "%u", a);
+    snprintf(new_j, sizeof(new_j), "%u", b);
+    f.part[P_OLD_JSON] = old_j;
+    f.part[P_NEW_JSON] = new_j;
+    step_finding(r, x, G_RESHARDED, &f);
+}
+
+/* Whether the env entries (shard variables aside) of a and b agree. */
+static bool same_env(const struct entries *a, const struct entries *b)
+{
+    const struct entries *sides[2] = {a, b};
+
+    for (int s = 0; s < 2; s++) {
+        for (size_t i = 0; i < sides[s]->n; i++) {
+            const struct entry *e = &sides[s]->v[i], *other;
+
+            if (e->type != E_ENV)
+                continue;
+            other = pd_entry_find(sides[!s], E_ENV, e->name);
+            if (!other || strcmp(other->value, e->value) != 0 || strcmp(other->json, e->json) != 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The changes found in one job, before they are reported (a matched step's jobs are
+ * compared one by one, then each field is reported once for the jobs that changed it). */
+struct change {
+    char *detail, *field, *old_v, *new_v;
+    char *old_json, *new_json; /* NULL: no such value that side */
+    bool cut;                  /* a value shown is cut at VALUE_MAX */
+    bool done;                 /* reported */
+};
+
+struct changes {
+    struct change *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static char *dup_or_null(const char *s, bool *failed)
+{
+    char *d = s ? strdup(s) : NULL;
+
+    *failed |= s && !d;
+    return d;
+}
+
+static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
+                        const char *old_json, const char *new_json, bool cut, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
+                        const char *old_json, const char *new_json, bool cut, const char *fmt, ...)
+{
+    char detail[512];
+    struct change *one;
+    bool failed = false;
+    va_list ap;
+
+    if (c->n == c->cap) {
+        struct change *grown = realloc(c->v, (c->cap = c->cap ? c->cap * 2 : 8) * sizeof(*grown));
+
+        if (!grown) {
+            c->failed = true;
+            return;
+        }
+        c->v = grown;
+    }
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    one = &c->v[c->n];
+    memset(one, 0, sizeof(*one));
+    one->detail = dup_or_null(detail, &failed);
+    one->field = dup_or_null(field, &failed);
+    one->old_v = dup_or_null(old_v, &failed);
+    one->new_v = dup_or_null(new_v, &failed);
+    one->old_json = dup_or_null(old_json, &failed);
+    one->new_json = dup_or_null(new_json, &failed);
+    one->cut = cut;
+    c->n++;
+    c->failed |= failed;
+}
+
+static void changes_free(struct changes *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->v[i].detail);
+        free(c->v[i].field);
+        free(c->v[i].old_v);
+        free(c->v[i].new_v);
+        free(c->v[i].old_json);
+        free(c->v[i].new_json);
+    }
+    free(c->v);
+    memset(c, 0, sizeof(*c));
+}
+
+/* A job's env without the shard variables: as shown into t, and as JSON (malloc'd, NULL
+ * when it has none). 0, or -1 when out of memory. */
+static int env_of(const struct entries *es, struct text *t, char **json)
+{
+    size_t len;
+    bool any = false;
+    FILE *m = open_memstream(json, &len);
+
+    memset(t, 0, sizeof(*t));
+    if (!m)
+        return -1;
+    fputc('{', m);
+    pd_text_add(t, "{", 1);
+    for (size_t i = 0; i < es->n; i++) {
+        const struct entry *e = &es->v[i];
+
+        if (e->type != E_ENV)
+            continue;
+        fputs(any ? ", " : "", m);
+        diag_write_json_string(m, e->name);
+        fprintf(m, ": %s", e->json);
+        pd_text_add(t, ", ", any ? 2 : 0);
+        pd_text_add(t, e->name, strlen(e->name));
+        pd_text_add(t, ": ", 2);
+        pd_text_add(t, e->value, strlen(e->value));
+        any = true;
+    }
+    fputc('}', m);
+    pd_text_add(t, "}", 1);
+    if (fclose(m) != 0 || !any) {
+        free(*json);
+        *json = NULL;
+        snprintf(t->buf, sizeof(t->buf), "(none)");
+        return any ? -1 : 0;
+    }
+    if (t->cut)
+        strcat(t->buf, "...");
+    return 0;
+}
+
+static void env_change(struct changes *c, const char *env, const struct entries *a, const struct entries *b)
+{
+    struct text ta, tb;
+    char *ja = NULL, *jb = NULL;
+
+    if (env_of(a, &ta, &ja) != 0 || env_of(b, &tb, &jb) != 0)
+        c->failed = true;
+    else
+        changes_add(c, env, ta.buf, tb.buf, ja, jb, ta.cut || tb.cut, "%s: %s -> %s", env, ta.buf, tb.buf);
+    free(ja);
+    free(jb);
+}
+
+static void field_change(struct changes *c, const struct dialect_diff *dd, const struct entries *a,
+                         const struct entries *b, const char *name)
+{
+    const struct entry *ca = pd_entry_find(a, E_FIELD, name), *cb = pd_entry_find(b, E_FIELD, name), *ea, *eb;
+    const char *old_v, *new_v;
+
+    if (pd_in_list(dd->identity, name, strlen(name)))
+        return;
+    if (pd_is_field(dd->env, name, strlen(name))) {
+        if (!same_env(a, b))
+            env_change(c, dd->env, a, b);
+        return;
+    }
+    /* a field at its default on one side and absent on the other is not compared at all */
+    if (ca && cb && !strcmp(ca->value, cb->value))
+        return;
+    ea = pd_field_entry(a, name);
+    eb = pd_field_entry(b, name);
+    old_v = ea ? ea->value : "(none)";
+    new_v = eb ? eb->value : "(none)";
+    {
+        /* as shown: without the digest of a value cut at VALUE_MAX */
+        int ol = (int)strcspn(old_v, "\x1f"), nl = (int)strcspn(new_v, "\x1f");
+        const char *late = ol == nl && !strncmp(old_v, new_v, (size_t)ol)
+                               ? " (they differ after the first " STR(VALUE_MAX) " characters)"
+                               : "";
+        char o[VALUE_MAX + 8], n[VALUE_MAX + 8];
+
+        snprintf(o, sizeof(o), "%.*s", ol, old_v);
+        snprintf(n, sizeof(n), "%.*s", nl, new_v);
+        changes_add(c, name, o, n, ea ? ea->json : NULL, eb ? eb->json : NULL,
+                    old_v[ol] != '\0' || new_v[nl] != '\0', "%s: %s -> %s%s", name, o, n, late);
+    }
+}
+
+/* A value of a step's field as a reader sees it: without the digest, and of a text that
+ * differs from `other`, the first line that differs; cut at VALUE_MAX. */
+static bool step_value(char *buf, size_t cap, const char *v, const char *other)
+{
+    const char *end = strchr(v, '\x1f'), *line = v;
+    size_t len = end ? (size_t)(end - v) : strlen(v);
+    bool cut = end != NULL;
+
+    if (!end && (strchr(v, '\n') || strchr(other, '\n'))) {
+        /* the first line that differs */
+        cut = true;
+        while (*line && *other) {
+            const char *nl = strchr(line, '\n'), *onl = strchr(other, '\n');
+            size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+            size_t ol = onl ? (size_t)(onl - other) : strlen(other);
+
+            if (ll != ol || memcmp(line, other, ll) != 0 || !nl || !onl)
+                break;
+            line = nl + 1;
+            other = onl + 1;
+        }
+        len = strchr(line, '\n') ? (size_t)(strchr(line, '\n') - line) : strlen(line);
+        while (len && (*line == ' ' || *line == '\t'))
+            line++, len--;
+    }
+    if (len > VALUE_MAX)
+        snprintf(buf, cap, "%.*s...", VALUE_MAX, line);
+    else
+        snprintf(buf, cap, "%.*s", (int)len, line);
+    return cut || len > VALUE_MAX;
+}
+
+/* The fields of step `name` that differ between a and b. */
+static void step_field_changes(struct changes *c, const struct entries *a, const struct entries *b,
+                               const char *name)
+{
+    size_t nlen = strlen(name);
+    const struct entries *sides[2] = {a, b};
+
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; i < sides[side]->n; i++) {
+            const struct entry *e = &sides[side]->v[i], *other, *ea, *eb;
+            char field[300], old_v[VALUE_MAX + 8], new_v[VALUE_MAX + 8];
+            const char *fa, *fb;
+            bool cut;
+
+            if (e->type != E_SUBFIELD || strncmp(e->name, name, nlen) != 0 || e->name[nlen] != '\x1f')
+                continue;
+            other = pd_entry_find(sides[!side], E_SUBFIELD, e->name);
+            if (side == 1 && other)
+                continue; /* compared from a's side */
+            ea = side == 0 ? e : other;
+            eb = side == 0 ? other : e;
+            fa = ea ? ea->value : "(none)";
+            fb = eb ? eb->value : "(none)";
+            if (!strcmp(fa, fb))
+                continue;
+            cut = step_value(old_v, sizeof(old_v), fa, fb);
+            cut |= step_value(new_v, sizeof(new_v), fb, fa);
+            snprintf(field, sizeof(field), "step %s: %s", name, e->name + nlen + 1);
+            changes_add(c, field, old_v, new_v, ea ? ea->json : NULL, eb ? eb->json : NULL, cut, "%s: %s -> %s",
+                        field, old_v, new_v);
+        }
+    }
+}
+
+/* A job's steps, one by one: added, removed, changed (field by field). */
+static void steps_changes(struct changes *c, const struct entries *a, const struct entries *b)
+{
+    char field[128];
+
+    for (size_t i = 0; i < a->n; i++) {
+        const struct entry *e = &a->v[i];
+
+        if (e->type != E_SUB)
+            continue;
+        snprintf(field, sizeof(field), "step %s", e->name);
+        if (!pd_entry_find(b, E_SUB, e->name))
+            changes_add(c, field, e->value, "(none)", e->json, NULL, false, "step %s removed", e->name);
+        else
+            step_field_changes(c, a, b, e->name);
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        const struct entry *e = &b->v[i];
+
+        snprintf(field, sizeof(field), "step %s", e->name);
+        if (e->type == E_SUB && !pd_entry_find(a, E_SUB, e->name))
+            changes_add(c, field, "(none)", e->value, NULL, e->json, false, "step %s added", e->name);
+    }
+}
+
+/* Every field whose value differs (a job's own items one by one), its fields named as
+ * `dd` says. */
+static void fields_changes(struct changes *c, const struct dialect_diff *dd, const struct entries *a,
+                           const struct entries *b)
+{
+    const struct entry *sa = pd_entry_find(a, E_STEP, ""), *sb = pd_entry_find(b, E_STEP, "");
+    bool by_step = pd_has_type(a, E_SUB) || pd_has_type(b, E_SUB);
+
+    if (sa || sb) {
+        const char *va = sa ? sa->value : "(a step)", *vb = sb ? sb->value : "(a step)";
+
+        if (!sa || !sb || strcmp(va, vb) != 0)
+            changes_add(c, "step", va, vb, sa ? sa->json : NULL, sb ? sb->json : NULL, false, "%s -> %s", va, vb);
+        return;
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->v[i].type != E_FIELD)
+            continue;
+        if (by_step && pd_is_field(dd->items, a->v[i].name, strlen(a->v[i].name)))
+            steps_changes(c, a, b);
+        else
+            field_change(c, dd, a, b, a->v[i].name);
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->v[i].type != E_FIELD || pd_entry_find(a, E_FIELD, b->v[i].name))
+            continue;
+        if (by_step && pd_is_field(dd->items, b->v[i].name, strlen(b->v[i].name)))
+            steps_changes(c, a, b);
+        else
+            field_change(c, dd, a, b, b->v[i].name);
+    }
+}
+
+static bool same_json(const char *a, const char *b)
+{
+    return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* Reports change `ch` of m jobs (bi and hi: their indices on each side); `all`: every
+ * compared job has it alike, and the line names no jobs. */
+static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *bi,
+                          const unsigned *hi, unsigned m, bool all)
+{
+    char *jobs = all ? NULL : pd_jobs_text(x->base, x->tb, bi, m), *full = NULL;
+    struct where w = {NULL, 0, NULL};
+    struct finding f;
+
+    if ((!all && !jobs) || pd_where_of(x->head, x->th, hi, m, x->id, &w) != 0)
+        goto fail;
+    pd_finding_init(&f, "changed", x->id, &w, ch->detail);
+    f.part[P_JOBS] = jobs;
+    f.part[P_FIELD] = ch->field;
+    f.part[P_OLD] = ch->old_v;
+    f.part[P_NEW] = ch->new_v;
+    f.part[P_OLD_JSON] = ch->old_json;
+    f.part[P_NEW_JSON] = ch->new_json;
+    if (ch->cut && asprintf(&full, "old: %s\nnew: %s", ch->old_json ? ch->old_json : "(none)",
+                            ch->new_json ? ch->new_json : "(none)") < 0) {
+        full = NULL;
+        goto fail;
+    }
+    f.part[P_FULL] = full;
+    step_finding(r, x, G_CHANGED, &f);
+    goto done;
+fail:
+    r->failed = true;
+done:
+    free(jobs);
+    free(w.label);
+    free(full);
+}
+
+/* The words that differ in each job's old and new values (pd_differing_words; short values
+ * whole), summarized over the jobs into old_s and new_s; false when a job's differ from
+ * the others' other than by a number in one place. */
+static bool words_summary(struct change *const *chg, unsigned m, char *old_s, char *new_s, size_t cap)
+{
+    char **w = calloc(2 * (size_t)m, sizeof(*w));
+    bool ok = w != NULL, whole = true;
+
+    for (unsigned j = 0; j < m; j++)
+        whole = whole && strlen(chg[j]->old_v) <= WHOLE_MAX && strlen(chg[j]->new_v) <= WHOLE_MAX;
+    for (unsigned j = 0; ok && j < m; j++) {
+        size_t span[2][2] = {{0, strlen(chg[j]->old_v)}, {0, strlen(chg[j]->new_v)}};
+
+        if (!whole)
+            pd_differing_words(chg[j]->old_v, chg[j]->new_v, span);
+        ok = span[0][1] > span[0][0] && span[1][1] > span[1][0] &&
+             (w[j] = strndup(chg[j]->old_v + span[0][0], span[0][1] - span[0][0])) != NULL &&
+             (w[m + j] = strndup(chg[j]->new_v + span[1][0], span[1][1] - span[1][0])) != NULL;
+    }
+    ok = ok && pd_summarize(old_s, cap, w, m) && pd_summarize(new_s, cap, w + m, m);
+    for (unsigned j = 0; w && j < 2 * m; j++)
+        free(w[j]);
+    free(w);
+    return ok;
+}
+
+/* One line for a field m jobs changed each their own way (`all`: every compared job),
+ * reading `detail` (`words`: old_s and new_s are the words that differ), with every
+ * job's values in the JSON ("by_job") and markdown's details. */
+static void report_jobs(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *bi,
+                        const unsigned *hi, unsigned m, bool all, const char *detail, const char *old_s,
+                        const char *new_s, bool words)
+{
+    char *jobs = all ? NULL : pd_jobs_text(x->base, x->tb, bi, m), *json = NULL, *full = NULL, label[128];
+    size_t json_len, full_len;
+    FILE *mj = open_memstream(&json, &json_len), *mf = open_memstream(&full, &full_len);
+    struct where w = {NULL, 0, NULL};
+    struct finding f;
+    int closed;
+
+    if (!mj || !mf || (!all && !jobs) || pd_where_of(x->head, x->th, hi, m, x->id, &w) != 0)
+        goto fail;
+    fputs("\"by_job\": [", mj);
+    for (unsigned j = 0; j < m; j++) {
+        pd_job_label(x->base, &x->tb[bi[j]], bi[j], label, sizeof(label));
+        fputs(j ? ", {\"job\": " : "{\"job\": ", mj);
+        diag_write_json_string(mj, label);
+        if (chg[j]->old_json)
+            fprintf(mj, ", \"old\": %s", chg[j]->old_json);
+        if (chg[j]->new_json)
+            fprintf(mj, ", \"new\": %s", chg[j]->new_json);
+        fputc('}', mj);
+        fprintf(mf, "%s%s: %s -> %s", j ? "\n" : "", label, chg[j]->old_json ? chg[j]->old_json : "(none)",
+                chg[j]->new_json ? chg[j]->new_json : "(none)");
+    }
+    fputc(']', mj);
+    /* both closed whatever the first gives: a buffer is final only then */
+    closed = fclose(mj);
+    closed |= fclose(mf);
+    mj = mf = NULL;
+    if (closed != 0)
+        goto fail;
+    pd_finding_init(&f, "changed", x->id, &w, detail);
+    f.part[P_JOBS] = jobs;
+    f.part[P_FIELD] = chg[0]->field;
+    f.part[P_OLD] = old_s;
+    f.part[P_NEW] = new_s;
+    f.part[P_OLD_JSON] = chg[0]->old_json;
+    f.part[P_NEW_JSON] = chg[0]->new_json;
+    f.part[P_EXTRA_JSON] = json;
+    f.part[P_FULL] = full;
+    f.words = words;
+    step_finding(r, x, G_CHANGED, &f);
+    goto done;
+fail:
+    r->failed = true;
+done:
+    if (mj)
+        fclose(mj);
+    if (mf)
+        fclose(mf);
+    free(json);
+    free(full);
+    free(jobs);
+    free(w.label);
+}
+
+/* Reports a field m jobs changed (`all`: every compared job): once when they changed it
+ * alike (naming the jobs unless it is all of them), or so that it reads alike (the first
+ * differing line of a script); once with the words that differ when they changed it
+ * each their own way but for a number; else job by job. */
+static void report_field(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *bi,
+                         const unsigned *hi, unsigned m, bool all)
+{
+    char old_s[2 * VALUE_MAX], new_s[2 * VALUE_MAX], detail[6 * VALUE_MAX];
+    bool alike = true, reads_alike = true, cut = false;
+
+    for (unsigned j = 0; j < m; j++) {
+        reads_alike = reads_alike && !strcmp(chg[j]->detail, chg[0]->detail);
+        alike = alike && same_json(chg[j]->old_json, chg[0]->old_json) && same_json(chg[j]->new_json, chg[0]->new_json);
+        cut |= chg[j]->cut;
+    }
+    if (reads_alike && alike) {
+        report_change(r, x, chg[0], bi, hi, m, all);
+    } else if (reads_alike) {
+        report_jobs(r, x, chg, bi, hi, m, all, chg[0]->detail, chg[0]->old_v, chg[0]->new_v, false);
+    } else if (m > 1 && !cut && words_summary(chg, m, old_s, new_s, sizeof(old_s))) {
+        snprintf(detail, sizeof(detail), "%s: %s (was %s)", chg[0]->field, new_s, old_s);
+        report_jobs(r, x, chg, bi, hi, m, false, detail, old_s, new_s, true);
+    } else {
+        for (unsigned j = 0; j < m; j++)
+            report_change(r, x, chg[j], &bi[j], &hi[j], 1, false);
+    }
+}
+
+/* Compares the n jobs both sides have, base job pairs[k][0] with head job pairs[k][1],
+ * and reports each changed field once for the jobs that changed it. Whether any did. */
+static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*pairs)[2], unsigned n)
+{
+    struct changes *c = calloc(n ? n : 1, sizeof(*c));
+    struct change **chg = calloc(n ? n : 1, sizeof(*chg));
+    unsigned *bi = calloc(n ? n : 1, sizeof(*bi)), *hi = calloc(n ? n : 1, sizeof(*hi));
+    bool any = false;
+
+    if (!c || !chg || !bi || !hi) {
+        r->failed = true;
+        goto done;
+    }
+    for (unsigned k = 0; k < n && !r->failed; k++) {
+        const struct shard_tuple *p = &x->tb[pairs[k][0]], *q = &x->th[pairs[k][1]];
+        struct entries ea = {0}, eb = {0};
+
+        if (p->digest == q->digest && p->data_len == q->data_len)
+            continue;
+        if (pd_entries_read(x->base->spool, p->data_off, p->data_len, &ea) != 0 ||
+            pd_entries_read(x->head->spool, q->data_off, q->data_len, &eb) != 0)
+            r->failed = true;
+        else
+            fields_changes(&c[k], r->dialect->diff, &ea, &eb);
+        pd_entries_free(&ea);
+        pd_entries_free(&eb);
+        r->failed |= c[k].failed;
+        any |= c[k].n > 0;
+    }
+    /* field by field (in the order the first job that changed it has them), the jobs
+     * that changed it together */
+    for (unsigned k = 0; any && k < n && !r->failed; k++) {
+        for (size_t i = 0; i < c[k].n; i++) {
+            unsigned m = 0;
+
+            if (c[k].v[i].done)
+                continue;
+            for (unsigned k2 = k; k2 < n; k2++) {
+                for (size_t i2 = 0; i2 < c[k2].n; i2++) {
+                    struct change *o = &c[k2].v[i2];
+
+                    if (!o->done && !strcmp(o->field, c[k].v[i].field)) {
+                        o->done = true;
+                        chg[m] = o;
+                        bi[m] = pairs[k2][0];
+                        hi[m++] = pairs[k2][1];
+                        break;
+                    }
+                }
+            }
+            report_field(r, x, chg, bi, hi, m, m == n);
+        }
+    }
+done:
+    for (unsigned k = 0; c && k < n; k++)
+        changes_free(&c[k]);
+    free(c);
+    free(chg);
+    free(bi);
+    free(hi);
+    return any && !r->failed;
+}
+
+/* Whether row text `row` (pd_row_text) has the pair `pair` ("name=value"). */
+static bool row_has(const char *row, const char *pair, size_t len)
+{
+    for (const char *p = row; *p; p = strchr(p, 0x1e) + 1) {
+        if ((size_t)(strchr(p, 0x1e) - p) == len && !memcmp(p, pair, len))
+            return true;
+    }
+    return false;
+}
+
+/* A configuration as a summary names it, after `sep`, into buf: its label for one
+ * dimension ("arm64"), else its values ("os=macos arch=arm64"). Returns what snprintf
+ * does. */
+static size_t configuration_name(const char *row, const char *label, const char *sep, char *buf, size_t cap)
+{
+    size_t o = (size_t)snprintf(buf, cap, "%s", sep);
+
+    if (strchr(row, 0x1e) && !strchr(strchr(row, 0x1e) + 1, 0x1e))
+        return o + (size_t)snprintf(buf + (o < cap ? o : cap), o < cap ? cap - o : 0, "%s", label);
+    for (const char *p = row; *p; p = strchr(p, 0x1e) + 1)
+        o += (size_t)snprintf(buf + (o < cap ? o : cap), o < cap ? cap - o : 0, "%s%.*s", p == row ? "" : " ",
+                              (int)(strchr(p, 0x1e) - p), p);
+    return o;
+}
+
+/* What a side gained in its extra configurations, into buf: the values ("os=windows")
+ * that only they have, when every one of them has such a value; else each of them
+ * (its label for one dimension, else its values). */
+static void configurations_text(char **rows, char **labels, const bool *extra, unsigned n, char **other_rows,
+                                unsigned n_other, char *buf, size_t cap)
+{
+    size_t o = 0;
+    bool explained = true;
+
+    buf[0] = '\0';
+    /* a value no job of the other side has, in every extra job (one value is the job) */
+    for (unsigned i = 0; i < n && explained; i++) {
+        const char *first = strchr(rows[i], 0x1e);
+
+        if (!first || !first[1]) {
+            explained = false;
+            break;
+        }
+        bool has_new = false;
+
+        for (const char *p = rows[i]; extra[i] && *p && !has_new; p = strchr(p, 0x1e) + 1) {
+            size_t len = (size_t)(strchr(p, 0x1e) - p);
+            bool seen = false;
+
+            for (unsigned j = 0; j < n_other && !seen; j++)
+                seen = row_has(other_rows[j], p, len);
+            has_new = !seen;
+        }
+        explained = !extra[i] || has_new;
+    }
+    for (unsigned i = 0; i < n && o + 1 < cap; i++) {
+        if (!extra[i])
+            continue;
+        for (const char *p = rows[i]; explained && *p && o + 1 < cap; p = strchr(p, 0x1e) + 1) {
+            size_t len = (size_t)(strchr(p, 0x1e) - p);
+            bool seen = false;
+            char pair[300];
+
+            for (unsigned j = 0; j < n_other && !seen; j++)
+                seen = row_has(other_rows[j], p, len);
+            snprintf(pair, sizeof(pair), "%.*s", (int)len, p);
+            if (!seen && !strstr(buf, pair)) /* once per value */
+                o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", pair);
+        }
+        if (!explained)
+            o += configuration_name(rows[i], labels[i], o ? ", " : "", buf + o, cap - o);
+    }
+    if (o >= cap)
+        memcpy(buf + cap - 4, "...", 4);
+}
+
+/* BASE's configurations HEAD skips, no longer extra, into buf: "os=macos arch=arm64
+ * skipped: no runners". */
+static void skipped_text(struct side *head, const char *id, char **rows, char **labels, bool *extra,
+                         unsigned n, char *buf, size_t cap)
+{
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (unsigned i = 0; i < n && o + 1 < cap; i++) {
+        const char *reason = extra[i] ? pd_skip_reason(head, id, rows[i]) : NULL;
+
+        if (!reason)
+            continue;
+        extra[i] = false;
+        o += configuration_name(rows[i], labels[i], o ? ", " : "", buf + o, cap - o);
+        if (o + 1 < cap)
+            o += (size_t)snprintf(buf + o, cap - o, " skipped%s%s", *reason ? ": " : "", reason);
+    }
+    if (o >= cap)
+        memcpy(buf + cap - 4, "...", 4);
+}
+
+/* The configurations of a matrix on both sides: each one's label and values (row_text),
+ * and whether the other side has none with the same values. */
+struct configurations {
+    unsigned n[2];
+    char **labels[2], **rows[2];
+    bool *extra[2];
+};
+
+/* Reads both sides' configurations of step x into c (every one extra at first). */
+static int read_configurations(struct step_ctx *x, struct configurations *c)
+{
+    const struct shard_tuple *t[2] = {x->tb, x->th};
+    struct side *sides[2] = {x->base, x->head};
+
+    c->n[0] = x->b->shards;
+    c->n[1] = x->h->shards;
+    for (int k = 0; k < 2; k++) {
+        c->labels[k] = calloc(c->n[k] + 1, sizeof(char *));
+        c->rows[k] = calloc(c->n[k] + 1, sizeof(char *));
+        c->extra[k] = calloc(c->n[k] + 1, 1);
+        if (!c->labels[k] || !c->rows[k] || !c->extra[k])
+            return -1;
+        for (unsigned i = 0; i < c->n[k]; i++) {
+            if (!(c->labels[k][i] = pd_spooled(sides[k], t[k][i].label_off, t[k][i].label_len)) ||
+                !(c->rows[k][i] = pd_spooled(sides[k], t[k][i].row_off, t[k][i].row_len)))
+                return -1;
+            c->extra[k][i] = true;
+        }
+    }
+    return 0;
+}
+
+static void free_configurations(struct configurations *c)
+{
+    for (int k = 0; k < 2; k++) {
+        for (unsigned i = 0; c->labels[k] && i < c->n[k]; i++)
+            free(c->labels[k][i]);
+        for (unsigned i = 0; c->rows[k] && i < c->n[k]; i++)
+            free(c->rows[k][i]);
+        free(c->labels[k]);
+        free(c->rows[k]);
+        free(c->extra[k]);
+    }
+}
+
+/* Pairs the configurations with the same values, BASE's job pairs[m][0] with HEAD's
+ * pairs[m][1], in HEAD's order; how many. */
+static unsigned match_configurations(struct configurations *c, unsigned (*pairs)[2])
+{
+    unsigned matched = 0;
+
+    for (unsigned j = 0; j < c->n[1]; j++) {
+        for (unsigned i = 0; i < c->n[0]; i++) {
+            if (c->extra[0][i] && !strcmp(c->rows[0][i], c->rows[1][j])) {
+                c->extra[0][i] = c->extra[1][j] = false;
+                pairs[matched][0] = i;
+                pairs[matched++][1] = j;
+                break;
+            }
+        }
+    }
+    return matched;
+}
+
+/* "matrix 4 -> 6 jobs (os=windows added; ...)": the configurations one side has alone
+ * (BASE's that HEAD's adjustments skip said so). */
+static void report_configurations(struct report *r, struct step_ctx *x, struct configurations *c, const char *id)
+{
+    char line[3 * 320 + 64], old_j[16], new_j[16]; /* the three parts at most, whole */
+    char gained[2][320], skipped[320];
+    size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", c->n[0], c->n[1]);
+    struct finding f;
+
+    skipped_text(x->head, id, c->rows[0], c->labels[0], c->extra[0], c->n[0], skipped, sizeof(skipped));
+    configurations_text(c->rows[1], c->labels[1], c->extra[1], c->n[1], c->rows[0], c->n[0], gained[1],
+                        sizeof(gained[1]));
+    configurations_text(c->rows[0], c->labels[0], c->extra[0], c->n[0], c->rows[1], c->n[1], gained[0],
+                        sizeof(gained[0]));
+    snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
+             *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "",
+             (*gained[1] || *gained[0]) && *skipped ? "; " : "", skipped);
+    pd_finding_init(&f, "shards", x->id, &x->at, line);
+    snprintf(old_j, sizeof(old_j), "%u", c->n[0]);
+    snprintf(new_j, sizeof(new_j), "%u", c->n[1]);
+    f.part[P_OLD_JSON] = old_j;
+    f.part[P_NEW_JSON] = new_j;
+    step_finding(r, x, G_RESHARDED, &f);
+}
+
+/* A matrix on both sides (every dialect's matrix is a "matrix" of "jobs"):
+ * configurations matched by their values, those of one side only summarised ("matrix
+ * 4 -> 6 jobs (os=windows added)"), the others compared. */
+static void compare_configurations(struct report *r, struct step_ctx *x, bool *changed, bool *resharded)
+{
+    struct configurations c = {{0, 0}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    unsigned (*pairs)[2] = malloc((x->b->shards + 1) * sizeof(*pairs)), matched;
+    char *id = pd_spooled(x->head, x->h->id_off, x->h->id_len);
+
+    if (!pairs || !id || read_configurations(x, &c) != 0) {
+        r->failed = true;
+    } else {
+        matched = match_configurations(&c, pairs);
+        if (matched < c.n[0] || matched < c.n[1]) {
+            report_configurations(r, x, &c, id);
+            *resharded = true;
+        }
+        *changed = compare_jobs(r, x, (const unsigned (*)[2])pairs, matched);
+    }
+    free_configurations(&c);
+    free(pairs);
+    free(id);
+}
+
+/* The rule that derived step h (b) from a parent its side has, or NULL. */
+static const struct dialect_derived *derived_rule(const struct side *base, const struct side *head,
+                                                  const struct logical *b, const struct logical *h)
+{
+    return b->parent ? base->dialect->diff->derived : h->parent ? head->dialect->diff->derived : NULL;
+}
+
+/* Compares a step both sides have; `from` is BASE's identity when HEAD renamed it
+ * (`similarity`: the percentage of its compared fields alike), else NULL. */
+void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
+                        const struct logical *h, const char *from, unsigned similarity)
+{
+    struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0};
+    char *id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
+    struct pair_rec pair = {b->rank, h->rank, h->repeat, h->id_len, h->shards, h->id_off, h->tuples_off};
+    unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = malloc((n + 1) * sizeof(*pairs));
+    bool changed = false, resharded = false;
+
+    x.id = id;
+    x.tb = pd_read_tuples(base, b);
+    x.th = pd_read_tuples(head, h);
+    if (!id || !pairs || !x.tb || !x.th || xsort_add(r->pairs, &pair) != 0 ||
+        pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
+        goto fail;
+    if (from) {
+        char extra[32];
+        struct finding f;
+
+        pd_finding_init(&f, "renamed", id, &x.at, "renamed");
+        f.part[P_FROM] = from;
+        snprintf(extra, sizeof(extra), "\"similarity\": %u", similarity);
+        f.part[P_EXTRA_JSON] = extra;
+        step_finding(r, &x, G_RENAMED, &f);
+    }
+    if (b->matrix && h->matrix) {
+        compare_configurations(r, &x, &changed, &resharded);
+    } else {
+        if (b->shards != h->shards) {
+            report_shards(r, &x, derived_rule(base, head, b, h), b->shards, h->shards);
+            resharded = true;
+        }
+        for (unsigned k = 0; k < n; k++)
+            pairs[k][0] = pairs[k][1] = k;
+        changed = compare_jobs(r, &x, (const unsigned (*)[2])pairs, n);
+    }
+    /* a step counts once: a rename is a rename, whatever else changed with it */
+    if (from) {
+        r->renamed++;
+    } else {
+        r->changed += changed;
+        r->resharded += resharded;
+    }
+    goto done;
+fail:
+    r->failed = true;
+done:
+    free(pairs);
+    free(x.tb);
+    free(x.th);
+    free(x.at.label);
+    free(id);
+}
+
+/* Merge-joins the two sides' logical steps by identity; those of one side only are set
+ * aside for pd_report_unmatched. */
+void pd_compare(struct report *r, struct side *base, struct side *head)
+{
+    /* each record stays valid until the next one of its own sort */
+    const struct logical *b = xsort_next(base->logicals), *h = xsort_next(head->logicals);
+
+    while (b || h) {
+        int c = !b ? 1 : !h ? -1 : pd_hkey_cmp(&b->lid, &h->lid);
+
+        if (c < 0)
+            pd_unmatched_add(r, base, b);
+        else if (c > 0)
+            pd_unmatched_add(r, head, h);
+        else
+            pd_compare_matched(r, base, head, b, h, NULL, 0);
+        if (c <= 0)
+            b = xsort_next(base->logicals);
+        if (c >= 0)
+            h = xsort_next(head->logicals);
+    }
+    if (xsort_failed(base->logicals) || xsort_failed(head->logicals))
+        r->failed = true;
+}

@@ -1,0 +1,346 @@
+/* pipediff's parts (private to src/diff): what they share. A side (pipediff_side.c)
+ * renders its operand into a sink that serializes each job's comparable fields
+ * (pipediff_codec.c, its values shown on one line by pipediff_values.c) to a spool and
+ * one record per job to an external sort, then groups the records into logical steps.
+ * The sides are merge-joined and matched steps compared field by field
+ * (pipediff_compare.c); the steps only one side has are paired as renames or reported
+ * added or removed (pipediff_unmatched.c); the matched steps out of order are moves
+ * (pipediff_moves.c). Findings are spooled, sorted and printed in the report's format
+ * (pipediff_report.c). pipediff.c runs the whole. The dialects' fields come only from
+ * their `diff` tables (dialect.h). */
+#ifndef FANOUT_PIPEDIFF_INTERNAL_H
+#define FANOUT_PIPEDIFF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "fanout/dialect.h"
+#include "fanout/emit.h"
+#include "fanout/inputs.h"
+#include "fanout/pipediff.h"
+#include "fanout/xsort.h"
+#include "fanout/ynode.h"
+
+#define VALUE_MAX 160 /* characters of a value shown in a message */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define SORT_BUDGET (1u << 20)
+#define RENAME_MAX 1000   /* removed and added steps looked at for renames, at most, a side */
+#define RENAME_PERCENT 80 /* of the fields either has, at least, alike in both, for a rename */
+#define LABEL_MAX 80      /* characters of a label shown */
+#define LIST_MAX 8        /* jobs and commands listed under an added step */
+#define WHOLE_MAX 40      /* characters of values a compact line shows whole, not by words */
+#define FNV_PRIME 0x100000001b3ull
+
+/* ---------- values on one line ---------- */
+
+struct text {
+    char buf[VALUE_MAX + 32]; /* the value, "...", a digest */
+    size_t len;
+    bool cut;
+};
+
+/* ---------- a job's comparable fields, serialized ----------
+ * Entries: a type byte, the name, the value as shown and the value as JSON (each a
+ * 32-bit length and its bytes). FIELD is a field's value; QUIET a field left out of the
+ * comparison (at its default, or --ignore-field), kept for the job's JSON; ENV one entry
+ * of its env (the shard variables left out: they show up as a re-sharding); SUB one of
+ * a job's own items (a workflow job's steps, named as its dialect says), SUBFIELD each
+ * of its fields ("<item>\x1f<field>": a scalar's whole text, else the value as shown
+ * and "\x1f<digest>"); STEP a whole job that is not a mapping; COMMAND the first line of
+ * a command it runs (named as its dialect says), for an added step's report. */
+
+enum entry_type { E_FIELD, E_QUIET, E_ENV, E_STEP, E_SUB, E_SUBFIELD, E_COMMAND };
+
+struct blob {
+    char *buf;
+    size_t len, cap;
+};
+
+/* ---------- a side: the sink that records a rendering ---------- */
+
+/* A job a matrix adjustment skips: its identity and values as record_step keeps them,
+ * and the adjustment's reason ("" for `skip: true`). */
+struct skipped_job {
+    char *id, *row, *reason;
+};
+
+#define SKIPPED_MAX 4096
+#define SKIPPED_BYTES (1u << 20)
+
+struct side {
+    const char *name; /* the operand, for messages */
+    const struct dialect *dialect;
+    const struct pd_opts *pd; /* the fields left out of the comparison */
+    struct diag *diag;
+    struct inputs in;         /* the files rendered: their names by file number */
+    FILE *spool;
+    uint64_t spool_len;
+    struct xsort *steps;
+    uint32_t seq;
+    /* a digest of what the rendering holds besides its jobs (top-level settings, groups) */
+    uint64_t outside;
+    const struct ynode **jobs; /* the current item's jobs, by address */
+    size_t n_jobs, cap_jobs;
+    struct blob blob;
+    struct blob json;          /* a value as JSON, written by `json_em` through `json_file` */
+    FILE *json_file;
+    struct emitter *json_em;
+    bool failed;
+    struct xsort *logicals; /* by lid, after grouping */
+    FILE *shards;           /* the logical steps' shard tuples */
+    uint64_t shards_len;
+    FILE *unmatched;        /* the logical steps the other side has not (struct logical) */
+    uint32_t n_unmatched;
+    /* the jobs its matrices' adjustments skip (at most SKIPPED_MAX of them and about
+     * SKIPPED_BYTES of text; past that a skipped job reads as removed) */
+    struct skipped_job *skipped;
+    size_t n_skipped, skipped_bytes;
+    bool skipped_sorted;
+};
+
+
+struct entry {
+    enum entry_type type;
+    const char *name, *value, *json; /* NUL-terminated copies in the entries' buffer */
+};
+
+struct entries {
+    struct entry *v;
+    size_t n;
+    char *text;
+};
+
+
+/* ---------- recording a side ---------- */
+
+struct hkey {
+    uint64_t h1, h2;
+};
+
+/* A rendered step (groups flattened), or a marker saying that a step whose identity is
+ * `id` with its dialect's derived prefix exists (for naming a derived job by its
+ * parent). */
+enum { REC_MARK = 0, REC_STEP = 1 };
+
+struct step_rec {
+    struct hkey id;
+    uint32_t kind, seq;
+    uint32_t shard, shards;
+    uint64_t digest;
+    uint64_t data_off; /* the entries */
+    uint64_t id_off;   /* the identity's text */
+    uint64_t label_off; /* the configuration's label (a matrix job's values), if any */
+    uint64_t row_off;   /* and its values by name (pd_row_text) */
+    uint64_t title_off; /* the job's own label (pd_job_title), if any */
+    uint32_t data_len, id_len, label_len, row_len, title_len;
+    uint32_t file, line; /* where it is written */
+};
+
+
+/* One job of a logical step, in the side's shard spool (`shards` of them in a row). */
+struct shard_tuple {
+    uint64_t digest, data_off, label_off, row_off, title_off;
+    uint32_t data_len, label_len, row_len, title_len;
+    uint32_t file, line;
+};
+
+/* A logical step: a step as written, its shards together. */
+struct logical {
+    struct hkey lid;   /* the identity, with the repeat number */
+    uint32_t first;    /* seq of its first step */
+    uint32_t rank;     /* its place among the logical steps of its rendering */
+    uint32_t shards, repeat;
+    uint32_t parent;   /* the step a derived one took its name from exists on this side */
+    uint32_t matrix;   /* its jobs are a matrix's configurations, told apart by label */
+    uint32_t id_len;
+    uint64_t id_off;
+    uint64_t tuples_off; /* its shards' tuples in the shard spool */
+};
+
+enum phase { PH_BASE, PH_HEAD, PH_MOVES };
+
+/* Markdown's headings, in its order (the other formats keep one list). */
+enum group { G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED };
+
+struct finding_rec {
+    uint32_t group, phase, rank, sub;
+    uint32_t len;
+    uint64_t off;
+};
+
+
+/* What a finding says: each part a text, or NULL. */
+enum part {
+    P_KIND,   /* added, removed, renamed, changed, shards (re-sharded), moved */
+    P_ID,     /* the step's identity (HEAD's; BASE's for a removal) */
+    P_FROM,   /* a rename: BASE's identity */
+    P_JOBS,   /* the jobs of a fan-out a change is about ("shards 1-3"); NULL: the step */
+    P_FILE,   /* where the step is written (HEAD; BASE for a removal) */
+    P_LABEL,  /* its label */
+    P_DETAIL, /* the text after "<id>: " */
+    P_FIELD,  /* a changed field, its values as shown and as JSON (NULL: none that side) */
+    P_OLD,
+    P_NEW,
+    P_OLD_JSON,
+    P_NEW_JSON,
+    P_EXTRA_JSON, /* more members of its JSON object ("\"count\": 4") */
+    P_MORE,       /* lines under it (an added step's jobs and commands) */
+    P_FULL,       /* lines only markdown shows, in <details> (full values, values by job) */
+    N_PARTS
+};
+
+struct finding {
+    const char *part[N_PARTS];
+    uint32_t line;
+    bool words; /* P_OLD and P_NEW are the words that differ, over several jobs */
+};
+
+/* A matched step, for the moves: its ranks, and HEAD's identity and jobs. */
+struct pair_rec {
+    uint32_t base_rank, head_rank;
+    uint32_t repeat, id_len, shards;
+    uint64_t id_off, tuples_off;
+};
+
+
+struct report {
+    const struct dialect *dialect; /* the base's: its words for a fan-out */
+    enum pd_format format;
+    FILE *out;
+    unsigned added, removed, renamed, changed, moved, resharded;
+    bool json_first;
+    FILE *spool;         /* the findings' texts */
+    uint64_t spool_len;
+    struct xsort *findings;
+    struct xsort *pairs;
+    struct blob blob;
+    bool failed;
+};
+
+
+/* Where a finding points. */
+struct where {
+    const char *file; /* NULL: nowhere (the pipeline) */
+    uint32_t line;
+    char *label;      /* the jobs' labels as one (summarize), else the first's; NULL: none
+                         (or the same as the identity) */
+};
+
+
+/* A step both sides have, being compared. */
+struct step_ctx {
+    struct side *base, *head;
+    const struct logical *b, *h;
+    struct shard_tuple *tb, *th; /* their jobs */
+    const char *id;              /* HEAD's identity */
+    struct where at;             /* HEAD's step: its first job, every job's label */
+    enum group group;            /* where markdown lists its changes (changed, or renamed) */
+    uint32_t sub;                /* the next finding's place under the step */
+};
+
+/* A step one side has alone, as a rename candidate: its first job's compared fields. */
+struct candidate {
+    struct logical l;
+    struct field_digest {
+        uint64_t name, value;
+    } *fields; /* by name */
+    size_t n;
+    bool paired;
+};
+
+/* Whether `name` (len bytes) is `want`; `field` (NULL: no field); one of `list`
+ * (NULL-terminated; NULL: none). Inline, and the first byte first: every field of every
+ * job asks its dialect's table so. */
+static inline bool pd_is_name(const char *name, size_t len, const char *want)
+{
+    return (len ? *name == *want : !*want) && len == strlen(want) && !memcmp(name, want, len);
+}
+
+static inline bool pd_is_field(const char *field, const char *name, size_t len)
+{
+    return field && pd_is_name(name, len, field);
+}
+
+static inline bool pd_in_list(const char *const *list, const char *name, size_t len)
+{
+    for (; list && *list; list++) {
+        if (pd_is_name(name, len, *list))
+            return true;
+    }
+    return false;
+}
+
+/* pipediff_values.c */
+void pd_text_add(struct text *t, const char *s, size_t n);
+void pd_show(struct text *t, const struct ynode *n);
+int pd_blob_add(struct blob *b, const void *p, size_t n);
+int pd_blob_str(struct blob *b, const char *s, size_t n);
+size_t pd_utf8_cut(const char *s, size_t len, size_t max);
+uint64_t pd_node_hash(const struct ynode *n, uint64_t h);
+uint64_t pd_entry_hash(const char *name, size_t len, const struct ynode *v, uint64_t salt);
+bool pd_summarize(char *buf, size_t cap, char *const *t, unsigned m);
+void pd_differing_words(const char *a, const char *b, size_t span[2][2]);
+
+/* pipediff_codec.c */
+const char *pd_job_title(const struct dialect_diff *dd, const struct ynode *job, size_t *len);
+ssize_t pd_json_write(void *user, const char *buf, size_t n);
+int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest);
+int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es);
+void pd_entries_free(struct entries *es);
+const struct entry *pd_entry_find(const struct entries *es, enum entry_type type,
+                                  const char *name);
+int pd_row_text(struct blob *b, const struct ynode *row);
+const struct entry *pd_field_entry(const struct entries *es, const char *name);
+bool pd_has_type(const struct entries *es, enum entry_type type);
+
+/* pipediff_side.c */
+int pd_hkey_cmp(const struct hkey *a, const struct hkey *b);
+void pd_side_free(struct side *s);
+char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
+struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
+char *pd_spooled(struct side *s, uint64_t off, uint32_t len);
+const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap);
+const char *pd_side_file(const struct side *s, uint32_t file);
+const char *pd_skip_reason(struct side *s, const char *id, const char *row);
+/* The identity of the job that job `id` is derived from by rule `derived` (a pointer
+ * into `id`), or NULL when it is not derived (or `derived` is NULL). */
+const char *pd_parent_of(const struct dialect_derived *derived, const char *id);
+int pd_render_side(const char *spec, const struct render_opts *opts, const struct pd_opts *pd,
+                   struct side *s, struct diag *d);
+
+/* pipediff_report.c */
+int pd_finding_cmp(const void *pa, const void *pb);
+int pd_pair_cmp(const void *pa, const void *pb);
+void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
+                    const struct finding *f);
+int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
+                const char *id, struct where *w);
+char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n);
+void pd_finding_init(struct finding *f, const char *kind, const char *id, const struct where *w,
+                     const char *detail);
+/* Prints the findings in order and the summary (`same`: no finding) in r's format. 0, or
+ * -1 when out of memory or temporary space. */
+int pd_print_report(struct report *r, bool same);
+
+/* pipediff_compare.c */
+void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
+                        const struct logical *h, const char *from, unsigned similarity);
+void pd_compare(struct report *r, struct side *base, struct side *head);
+
+/* pipediff_unmatched.c */
+unsigned pd_similarity(const struct candidate *a, const struct candidate *b);
+void pd_report_unmatched(struct report *r, struct side *base, struct side *head);
+void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l);
+
+/* pipediff_moves.c */
+/* Sets keep[i] for the elements of one longest strictly increasing subsequence of
+ * ranks[0..n) (the last of those ending lowest, found by patience sorting), the others
+ * false. Its length, or -1 when out of memory. */
+long pd_longest_increasing(const uint32_t *ranks, size_t n, bool *keep);
+int pd_report_moves(struct report *r, struct side *head);
+
+#endif

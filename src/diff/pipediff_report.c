@@ -1,0 +1,463 @@
+#define _GNU_SOURCE /* open_memstream, asprintf, strndup */
+/* pipediff_report: findings spooled, sorted back into the order a reader expects, and
+ * printed as text, JSON, GitHub annotations or markdown, with the summary. */
+#include "pipediff_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const group_titles[] = {"Added", "Removed", "Renamed", "Changed", "Re-sharded", "Moved"};
+
+int pd_finding_cmp(const void *pa, const void *pb)
+{
+    const struct finding_rec *a = pa, *b = pb;
+
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    if (a->phase != b->phase)
+        return a->phase < b->phase ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->sub < b->sub ? -1 : a->sub > b->sub;
+}
+
+int pd_pair_cmp(const void *pa, const void *pb)
+{
+    const struct pair_rec *a = pa, *b = pb;
+
+    return a->base_rank < b->base_rank ? -1 : a->base_rank > b->base_rank;
+}
+
+/* Records finding `f`, to be printed in (group for markdown, phase, rank, sub) order. */
+void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
+                    const struct finding *f)
+{
+    struct finding_rec rec = {r->format == PD_MARKDOWN ? group : 0, phase, rank, sub, 0, r->spool_len};
+    uint8_t words = f->words;
+
+    r->blob.len = 0;
+    if (pd_blob_add(&r->blob, &f->line, sizeof(f->line)) != 0 || pd_blob_add(&r->blob, &words, 1) != 0)
+        goto fail;
+    for (int i = 0; i < N_PARTS; i++) {
+        uint32_t none = UINT32_MAX;
+
+        if (f->part[i] ? pd_blob_str(&r->blob, f->part[i], strlen(f->part[i])) != 0
+                       : pd_blob_add(&r->blob, &none, sizeof(none)) != 0)
+            goto fail;
+    }
+    rec.len = (uint32_t)r->blob.len;
+    if (fwrite(r->blob.buf, 1, r->blob.len, r->spool) != r->blob.len || xsort_add(r->findings, &rec) != 0)
+        goto fail;
+    r->spool_len += r->blob.len;
+    return;
+fail:
+    r->failed = true;
+}
+
+static const char *sigil(const char *kind)
+{
+    if (!strcmp(kind, "added"))
+        return "+ ";
+    if (!strcmp(kind, "removed"))
+        return "- ";
+    if (!strcmp(kind, "changed") || !strcmp(kind, "renamed"))
+        return "~ ";
+    return "";
+}
+
+/* The line every format shows: "<sigil><id>[ (<jobs>)][ [<file>:<line>[ "<label>"]]]:
+ * <detail>", a rename's id reading "<from> -> <id>". NULL when out of memory. */
+static char *line_of(const struct finding *f)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    const char *label = f->part[P_LABEL];
+
+    if (!m)
+        return NULL;
+    fputs(sigil(f->part[P_KIND]), m);
+    if (f->part[P_FROM])
+        fprintf(m, "%s -> ", f->part[P_FROM]);
+    fputs(f->part[P_ID], m);
+    if (f->part[P_JOBS])
+        fprintf(m, " (%s)", f->part[P_JOBS]);
+    if (f->part[P_FILE]) {
+        fprintf(m, " [%s:%u", f->part[P_FILE], f->line);
+        if (label) {
+            size_t n = pd_utf8_cut(label, strlen(label), LABEL_MAX);
+
+            fputs(" \"", m);
+            for (size_t i = 0; i < n; i++)
+                fprintf(m, label[i] == '"' || label[i] == '\\' ? "\\%c" : "%c", label[i]);
+            fputs(label[n] ? "...\"" : "\"", m);
+        }
+        fputc(']', m);
+    }
+    fprintf(m, ": %s", f->part[P_DETAIL]);
+    if (fclose(m) != 0) {
+        free(line);
+        return NULL;
+    }
+    return line;
+}
+
+/* Markdown: `s` as code, fenced with two backticks when it holds one. */
+static void md_code(FILE *md, const char *s)
+{
+    fprintf(md, strchr(s, '`') ? "`` %s ``" : "`%s`", s);
+}
+
+/* What markdown would read as formatting (or HTML) in plain text. */
+#define MD_SPECIAL "\\`*_[]<"
+
+/* Markdown: `s` as plain text (what would format it escaped). */
+static void md_text(FILE *md, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr(MD_SPECIAL, *s))
+            fputc('\\', md);
+        fputc(*s, md);
+    }
+}
+
+/* Markdown: `lines` in a code block inside <details>, under a list item. */
+static void md_details(FILE *md, const char *summary, const char *lines)
+{
+    unsigned run = 0, longest = 0;
+
+    /* a fence longer than any run of backticks in the lines */
+    for (const char *p = lines; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    fprintf(md, "  <details><summary>%s</summary>\n\n  %.*s\n", summary, (int)(longest < 3 ? 3 : longest + 1),
+            "``````````````````````````````````````````````````````````````````````````````````````````");
+    for (const char *p = lines; *p;) {
+        size_t n = strcspn(p, "\n");
+
+        fprintf(md, "  %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    fprintf(md, "  %.*s\n\n  </details>\n", (int)(longest < 3 ? 3 : longest + 1),
+            "``````````````````````````````````````````````````````````````````````````````````````````");
+}
+
+static void print_markdown(FILE *md, const struct finding *f)
+{
+    const char *kind = f->part[P_KIND], *detail = f->part[P_DETAIL];
+    size_t kl = strlen(kind), dl;
+
+    fputs("- ", md);
+    if (f->part[P_FROM]) {
+        md_code(md, f->part[P_FROM]);
+        fputs(" → ", md);
+    }
+    md_code(md, f->part[P_ID]);
+    if (f->part[P_JOBS]) {
+        fputs(" (", md);
+        md_text(md, f->part[P_JOBS]);
+        fputc(')', md);
+    }
+    if (f->part[P_FILE])
+        fprintf(md, strchr(f->part[P_FILE], '`') ? " at `` %s:%u ``" : " at `%s:%u`", f->part[P_FILE], f->line);
+    if (f->part[P_LABEL]) {
+        fputs(" “", md);
+        md_text(md, f->part[P_LABEL]);
+        fputs("”", md);
+    }
+    if (f->part[P_FIELD]) {
+        fputs(": **", md);
+        md_text(md, f->part[P_FIELD]);
+        fputs("**: ", md);
+        md_code(md, f->part[f->words ? P_NEW : P_OLD]);
+        fputs(f->words ? " (was " : " → ", md);
+        md_code(md, f->part[f->words ? P_OLD : P_NEW]);
+        fputs(f->words ? ")\n" : "\n", md);
+    } else {
+        /* the heading says the kind: "added (4 shards)" reads "4 shards" */
+        if (!strncmp(detail, kind, kl) && (detail[kl] == '\0' || detail[kl] == ' '))
+            detail += kl + (detail[kl] == ' ');
+        dl = strlen(detail);
+        if (dl > 2 && detail[0] == '(' && detail[dl - 1] == ')')
+            detail++, dl -= 2;
+        if (dl) {
+            fputs(": ", md);
+            for (size_t i = 0; i < dl; i++)
+                fprintf(md, strchr(MD_SPECIAL, detail[i]) ? "\\%c" : "%c", detail[i]);
+        }
+        fputc('\n', md);
+    }
+    if (f->part[P_MORE])
+        md_details(md, "what it runs", f->part[P_MORE]);
+    else if (f->part[P_FULL])
+        md_details(md, f->words ? "values by job" : "full values", f->part[P_FULL]);
+}
+
+static void print_json(struct report *r, const struct finding *f, const char *line)
+{
+    static const struct {
+        enum part part;
+        const char *name;
+    } members[] = {{P_KIND, "kind"},   {P_ID, "step"},     {P_FROM, "from"},   {P_JOBS, "jobs"},
+                   {P_FILE, "file"},   {P_LABEL, "label"}, {P_FIELD, "field"}};
+
+    fputs(r->json_first ? "\n    {" : ",\n    {", r->out);
+    r->json_first = false;
+    for (size_t i = 0; i < sizeof(members) / sizeof(*members); i++) {
+        if (!f->part[members[i].part])
+            continue;
+        fprintf(r->out, "%s\"%s\": ", i ? ", " : "", members[i].name);
+        diag_write_json_string(r->out, f->part[members[i].part]);
+        if (members[i].part == P_FILE)
+            fprintf(r->out, ", \"line\": %u", f->line);
+    }
+    if (f->part[P_OLD_JSON])
+        fprintf(r->out, ", \"old\": %s", f->part[P_OLD_JSON]);
+    if (f->part[P_NEW_JSON])
+        fprintf(r->out, ", \"new\": %s", f->part[P_NEW_JSON]);
+    if (f->part[P_EXTRA_JSON])
+        fprintf(r->out, ", %s", f->part[P_EXTRA_JSON]);
+    fputs(", \"text\": ", r->out);
+    diag_write_json_string(r->out, line);
+    fputc('}', r->out);
+}
+
+/* Writes one finding in the report's format (markdown to `md`, under the summary). */
+static int print_finding(struct report *r, FILE *md, const struct finding *f)
+{
+    char *line = line_of(f);
+
+    if (!line)
+        return -1;
+    switch (r->format) {
+    case PD_TEXT:
+        fprintf(r->out, "%s\n", line);
+        for (const char *p = f->part[P_MORE]; p && *p;) {
+            size_t n = strcspn(p, "\n");
+
+            fprintf(r->out, "    %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+        break;
+    case PD_GITHUB:
+        fputs("::notice ", r->out);
+        if (f->part[P_FILE]) {
+            fputs("file=", r->out);
+            diag_write_github_property(r->out, f->part[P_FILE]);
+            fprintf(r->out, ",line=%u,", f->line);
+        }
+        fputs("title=", r->out);
+        diag_write_github_property(r->out, "fanout diff: ");
+        diag_write_github_property(r->out, f->part[P_KIND]);
+        fputc(' ', r->out);
+        diag_write_github_property(r->out, f->part[P_ID]);
+        fputs("::", r->out);
+        diag_write_github_escaped(r->out, line);
+        if (f->part[P_MORE]) {
+            fputs("%0A", r->out);
+            diag_write_github_escaped(r->out, f->part[P_MORE]);
+        }
+        fputc('\n', r->out);
+        break;
+    case PD_MARKDOWN:
+        print_markdown(md, f);
+        break;
+    case PD_JSON:
+        print_json(r, f, line);
+        break;
+    }
+    free(line);
+    return 0;
+}
+
+/* Prints the findings in order (to `md` for markdown, which goes under the summary). */
+static int print_findings(struct report *r, FILE *md)
+{
+    const struct finding_rec *rec;
+    char *buf = NULL;
+    size_t cap = 0;
+    int rc = -1;
+    uint32_t group = UINT32_MAX;
+
+    if (xsort_finish(r->findings) != 0 || fflush(r->spool) != 0)
+        return -1;
+    while ((rec = xsort_next(r->findings)) != NULL) {
+        struct finding f;
+        char *p;
+
+        if (rec->len + 1 > cap) {
+            char *grown = realloc(buf, cap = rec->len + 1);
+
+            if (!grown)
+                goto done;
+            buf = grown;
+        }
+        if (fseeko(r->spool, (off_t)rec->off, SEEK_SET) != 0 || fread(buf, 1, rec->len, r->spool) != rec->len)
+            goto done;
+        memset(&f, 0, sizeof(f));
+        memcpy(&f.line, buf, sizeof(f.line));
+        f.words = buf[sizeof(f.line)];
+        p = buf + sizeof(f.line) + 1;
+        for (int i = 0; i < N_PARTS; i++) {
+            uint32_t n;
+
+            memcpy(&n, p, sizeof(n));
+            if (n == UINT32_MAX) {
+                p += sizeof(n);
+                continue;
+            }
+            memmove(p, p + sizeof(n), n);
+            p[n] = '\0';
+            f.part[i] = p;
+            p += sizeof(n) + n;
+        }
+        if (r->format == PD_MARKDOWN && rec->group != group)
+            fprintf(md, "%s#### %s\n\n", group == UINT32_MAX ? "" : "\n", group_titles[rec->group]);
+        group = rec->group;
+        if (print_finding(r, md, &f) != 0)
+            goto done;
+    }
+    rc = xsort_failed(r->findings) ? -1 : 0;
+done:
+    free(buf);
+    return rc;
+}
+/* ---------- comparing ---------- */
+
+/* Where a finding about jobs `idx` (n of them; NULL: the first n) of tuples `t` of side
+ * `s` points: the first one's file and line, and their labels. 0, or -1 when out of
+ * memory. */
+int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
+                const char *id, struct where *w)
+{
+    char **titles = calloc(n ? n : 1, sizeof(*titles)), label[4 * LABEL_MAX + 32];
+    int rc = -1;
+
+    memset(w, 0, sizeof(*w));
+    if (!titles || !n)
+        goto done;
+    w->file = pd_side_file(s, t[idx ? idx[0] : 0].file);
+    w->line = t[idx ? idx[0] : 0].line;
+    for (unsigned i = 0; i < n; i++) {
+        const struct shard_tuple *one = &t[idx ? idx[i] : i];
+
+        if (!(titles[i] = pd_spooled(s, one->title_off, one->title_len)))
+            goto done;
+    }
+    if (*titles[0] && !pd_summarize(label, sizeof(label), titles, n))
+        snprintf(label, sizeof(label), "%s", titles[0]);
+    if (*titles[0] && strcmp(label, id) != 0 && !(w->label = strdup(label)))
+        goto done;
+    rc = 0;
+done:
+    for (unsigned i = 0; titles && i < n; i++)
+        free(titles[i]);
+    free(titles);
+    return rc;
+}
+
+/* The jobs of a fan-out a line is about, `idx` (ascending) of tuples `t`: "shard 2",
+ * "shards 1-3", "shards 0, 2-3"; a matrix's by their labels ("part 0, part 2").
+ * Malloc'd; NULL when out of memory. */
+char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n)
+{
+    char *text = NULL, label[128];
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+
+    if (!m)
+        return NULL;
+    if (t[idx[0]].label_len) {
+        for (unsigned i = 0; i < n; i++) {
+            if (ftello(m) > 2 * LABEL_MAX) {
+                fprintf(m, ", ... (%u jobs)", n);
+                break;
+            }
+            fprintf(m, "%s%s", i ? ", " : "", pd_job_label(s, &t[idx[i]], idx[i], label, sizeof(label)));
+        }
+    } else {
+        fprintf(m, "shard%s ", n > 1 ? "s" : "");
+        for (unsigned i = 0, j; i < n; i = j + 1) {
+            for (j = i; j + 1 < n && idx[j + 1] == idx[j] + 1;)
+                j++;
+            fprintf(m, j > i ? "%s%u-%u" : "%s%u", i ? ", " : "", idx[i], idx[j]);
+        }
+    }
+    if (fclose(m) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+void pd_finding_init(struct finding *f, const char *kind, const char *id, const struct where *w,
+                     const char *detail)
+{
+    memset(f, 0, sizeof(*f));
+    f->part[P_KIND] = kind;
+    f->part[P_ID] = id;
+    f->part[P_DETAIL] = detail;
+    if (w) {
+        f->part[P_FILE] = w->file;
+        f->line = w->line;
+        f->part[P_LABEL] = w->label;
+    }
+}
+
+static void print_summary(struct report *r, bool same, const char *md_text)
+{
+    char counts[160];
+
+    snprintf(counts, sizeof(counts), "%u added, %u removed, %u renamed, %u changed, %u moved, %u re-sharded",
+             r->added, r->removed, r->renamed, r->changed, r->moved, r->resharded);
+    switch (r->format) {
+    case PD_TEXT:
+        fprintf(r->out, "%s%s\n", same ? "no changes: " : "", counts);
+        break;
+    case PD_GITHUB:
+        fprintf(r->out, "::notice title=fanout diff::%s\n", counts);
+        break;
+    case PD_JSON:
+        fprintf(r->out, "%s],\n  \"same\": %s,\n  \"added\": %u,\n  \"removed\": %u,\n  \"renamed\": %u,\n"
+                        "  \"changed\": %u,\n  \"moved\": %u,\n  \"resharded\": %u\n}\n",
+                r->json_first ? "" : "\n  ", same ? "true" : "false", r->added, r->removed, r->renamed,
+                r->changed, r->moved, r->resharded);
+        break;
+    case PD_MARKDOWN:
+        fprintf(r->out, "### fanout: pipeline changes\n\n");
+        if (same)
+            fprintf(r->out, "No change in the rendered pipeline.\n");
+        else
+            fprintf(r->out, "**%s**\n\n%s", counts, md_text ? md_text : "");
+        break;
+    }
+}
+
+int pd_print_report(struct report *r, bool same)
+{
+    char *md_text = NULL;
+    size_t md_len = 0;
+    FILE *md = NULL;
+    int rc = -1;
+
+    if (r->format == PD_JSON)
+        fputs("{\n  \"changes\": [", r->out);
+    /* markdown's findings go under the summary, which counts them */
+    if (r->format == PD_MARKDOWN && !(md = open_memstream(&md_text, &md_len)))
+        return -1;
+    if (print_findings(r, md ? md : r->out) != 0)
+        goto done;
+    if (md && fclose(md) != 0) {
+        md = NULL;
+        goto done;
+    }
+    md = NULL;
+    print_summary(r, same, md_text);
+    rc = 0;
+done:
+    if (md)
+        fclose(md);
+    free(md_text);
+    return rc;
+}

@@ -1,0 +1,616 @@
+#define _GNU_SOURCE /* open_memstream, asprintf, strndup */
+/* pipediff_side: one side of a diff: its operand rendered into a sink that spools each
+ * job's entries and sorts one record per job, the jobs a matrix adjustment skips, and
+ * the records grouped into logical steps (shards together) ranked in rendering order. */
+#include "pipediff_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/strhash.h"
+
+int pd_hkey_cmp(const struct hkey *a, const struct hkey *b)
+{
+    if (a->h1 != b->h1)
+        return a->h1 < b->h1 ? -1 : 1;
+    return a->h2 < b->h2 ? -1 : a->h2 > b->h2;
+}
+
+static int step_rec_cmp(const void *pa, const void *pb)
+{
+    const struct step_rec *a = pa, *b = pb;
+    int c = pd_hkey_cmp(&a->id, &b->id);
+
+    if (c)
+        return c;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int by_first(const void *pa, const void *pb)
+{
+    const struct logical *a = pa, *b = pb;
+
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static int by_lid(const void *pa, const void *pb)
+{
+    const struct logical *a = pa, *b = pb;
+    int c = pd_hkey_cmp(&a->lid, &b->lid);
+
+    return c ? c : by_first(pa, pb);
+}
+
+static int spool_write(struct side *s, const void *p, size_t n, uint64_t *off)
+{
+    *off = s->spool_len;
+    if (n && fwrite(p, 1, n, s->spool) != n)
+        return -1;
+    s->spool_len += n;
+    return 0;
+}
+
+const char *pd_parent_of(const struct dialect_derived *derived, const char *id)
+{
+    size_t n = derived ? strlen(derived->prefix) : 0;
+
+    return derived && !strncmp(id, derived->prefix, n) ? id + n : NULL;
+}
+
+/* The marker a job derived from job `id` (len bytes) is looked up by: a record of the
+ * derived job's identity, which tells the grouping that its parent exists. */
+static int record_marker(struct side *s, const struct dialect_derived *derived, const char *id, size_t len)
+{
+    size_t plen = strlen(derived->prefix);
+    char *prefixed = malloc(plen + len + 1);
+    struct step_rec r;
+
+    if (!prefixed)
+        return -1;
+    memcpy(prefixed, derived->prefix, plen);
+    memcpy(prefixed + plen, id, len);
+    memset(&r, 0, sizeof(r));
+    r.kind = REC_MARK;
+    strhash_pair(prefixed, plen + len, &r.id.h1, &r.id.h2);
+    free(prefixed);
+    return xsort_add(s->steps, &r);
+}
+
+static int record_step(void *user, const struct dialect_job *job)
+{
+    struct side *s = user;
+    const struct ynode *step = job->node;
+    const char *id = job->id, *title;
+    size_t len = job->id_len, title_len = 0;
+    struct step_rec r;
+
+    if (s->n_jobs == s->cap_jobs) {
+        size_t cap = s->cap_jobs ? s->cap_jobs * 2 : 64;
+        const struct ynode **grown = realloc(s->jobs, cap * sizeof(*grown));
+
+        if (!grown)
+            return -1;
+        s->jobs = grown;
+        s->cap_jobs = cap;
+    }
+    s->jobs[s->n_jobs++] = step;
+    memset(&r, 0, sizeof(r));
+    r.kind = REC_STEP;
+    r.seq = s->seq++;
+    r.shard = job->shard;
+    r.shards = job->shards;
+    r.file = job->pos.file;
+    r.line = job->pos.line;
+    strhash_pair(id, len, &r.id.h1, &r.id.h2);
+    if (spool_write(s, id, len, &r.id_off) != 0)
+        return -1;
+    r.id_len = (uint32_t)len;
+    if (pd_serialize(s, step, &r.digest) != 0 || spool_write(s, s->blob.buf, s->blob.len, &r.data_off) != 0)
+        return -1;
+    r.data_len = (uint32_t)s->blob.len;
+    if (job->label) {
+        r.label_len = (uint32_t)strlen(job->label);
+        if (spool_write(s, job->label, r.label_len, &r.label_off) != 0)
+            return -1;
+    }
+    if (job->row && job->label) {
+        s->blob.len = 0;
+        if (pd_row_text(&s->blob, job->row) != 0 || spool_write(s, s->blob.buf, s->blob.len, &r.row_off) != 0)
+            return -1;
+        r.row_len = (uint32_t)s->blob.len;
+    }
+    if ((title = pd_job_title(s->dialect->diff, step, &title_len)) != NULL) {
+        r.title_len = (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX);
+        if (spool_write(s, title, r.title_len, &r.title_off) != 0)
+            return -1;
+    }
+    if (xsort_add(s->steps, &r) != 0)
+        return -1;
+    return s->dialect->diff->derived ? record_marker(s, s->dialect->diff->derived, id, len) : 0;
+}
+
+static int by_address(const void *pa, const void *pb)
+{
+    uintptr_t a = (uintptr_t) * (const struct ynode *const *)pa, b = (uintptr_t) * (const struct ynode *const *)pb;
+
+    return a < b ? -1 : a > b;
+}
+
+static bool is_job(const struct side *s, const struct ynode *n)
+{
+    return s->n_jobs && bsearch(&n, s->jobs, s->n_jobs, sizeof(*s->jobs), by_address);
+}
+
+/* A digest of what `n` holds besides the current item's jobs (top-level settings, a
+ * group's own fields), *held counting the nodes it covers. The jobs are compared one by
+ * one, and whether a default or an ignored field is there must not count here either.
+ * A mapping's pairs count in any order: a rendering writes a group's keys its own way. */
+static uint64_t outside_hash(const struct side *s, const struct ynode *n, unsigned *held)
+{
+    uint64_t h;
+
+    if (ynode_is_map(n)) {
+        h = '{';
+        for (size_t i = 0; i < ynode_len(n); i++) {
+            if (is_job(s, ynode_value(n, i)))
+                continue;
+            ++*held;
+            h += (pd_node_hash(ynode_key(n, i), 0) ^ outside_hash(s, ynode_value(n, i), held)) * FNV_PRIME;
+        }
+        return h;
+    }
+    if (ynode_is_seq(n)) {
+        h = '[';
+        for (size_t i = 0; i < ynode_len(n); i++) {
+            if (!is_job(s, ynode_item(n, i)))
+                h = (h ^ outside_hash(s, ynode_item(n, i), held)) * FNV_PRIME;
+        }
+        return h;
+    }
+    ++*held;
+    return pd_node_hash(n, 0);
+}
+
+static int record_failed(struct side *s)
+{
+    s->failed = true;
+    diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, 0, 0, RULE_IO,
+                "cannot record the rendering (out of memory or temporary space)");
+    return -1;
+}
+
+static int side_item(void *user, const struct stream_item *item)
+{
+    struct side *s = user;
+    const struct ynode *root = item->doc ? ynode_doc_root(item->doc) : NULL;
+    unsigned held = 0;
+    uint64_t h;
+
+    if (item->kind != STREAM_STEP && item->kind != STREAM_PAIR)
+        return 0;
+    s->n_jobs = 0;
+    if (item->kind == STREAM_STEP && s->dialect->each_job(root, record_step, s) < 0)
+        goto fail;
+    if (s->n_jobs)
+        qsort(s->jobs, s->n_jobs, sizeof(*s->jobs), by_address);
+    /* an item that is only jobs counts for nothing: a rendering read again has an item
+     * per job where its source had one per step */
+    h = outside_hash(s, root, &held);
+    if (held)
+        s->outside += (h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull;
+    return 0;
+fail:
+    return record_failed(s);
+}
+
+static void forget_skipped(struct side *s)
+{
+    for (size_t i = 0; i < s->n_skipped; i++) {
+        free(s->skipped[i].id);
+        free(s->skipped[i].row);
+        free(s->skipped[i].reason);
+    }
+    s->n_skipped = s->skipped_bytes = 0;
+    s->skipped_sorted = false;
+}
+
+/* Keeps what each_job says of a skipped job (its identity and values). */
+static int record_skipped(void *user, const struct dialect_job *job)
+{
+    struct side *s = user;
+    struct skipped_job *k = &s->skipped[s->n_skipped];
+
+    if (!job->row || !job->label)
+        return 0;
+    s->blob.len = 0;
+    if (pd_row_text(&s->blob, job->row) != 0 || pd_blob_add(&s->blob, "", 1) != 0 ||
+        !(k->id = strndup(job->id, job->id_len)) || !(k->row = strdup(s->blob.buf)))
+        return -1;
+    return 0;
+}
+
+static int side_skipped(void *user, const struct ynode *job, const struct ynode *skip)
+{
+    struct side *s = user;
+    struct ynode *items[1] = {(struct ynode *)job};
+    const struct ynode seq = {.kind = YNODE_SEQ, .u.seq = {items, 1, 1}};
+    bool plain_true = ynode_scalar_is(skip, "true") && skip->style == YNODE_PLAIN;
+    const char *reason = plain_true ? "" : ynode_scalar(skip, NULL);
+    struct skipped_job *k;
+
+    if (s->n_skipped == SKIPPED_MAX || s->skipped_bytes > SKIPPED_BYTES)
+        return 0;
+    if (!s->skipped && !(s->skipped = malloc(SKIPPED_MAX * sizeof(*s->skipped))))
+        goto fail;
+    k = &s->skipped[s->n_skipped];
+    *k = (struct skipped_job){NULL, NULL, NULL};
+    if (s->dialect->each_job(&seq, record_skipped, s) < 0 || !(k->reason = strdup(reason ? reason : ""))) {
+        free(k->id);
+        free(k->row);
+        goto fail;
+    }
+    if (k->id && k->row) {
+        s->n_skipped++;
+        s->skipped_bytes += strlen(k->id) + strlen(k->row) + strlen(k->reason);
+    } else
+        free(k->reason);
+    return 0;
+fail:
+    return record_failed(s);
+}
+
+static void side_reset(void *user)
+{
+    struct side *s = user;
+
+    xsort_destroy(s->steps);
+    s->steps = xsort_create(sizeof(struct step_rec), step_rec_cmp, SORT_BUDGET);
+    if (s->spool)
+        fclose(s->spool);
+    s->spool = tmpfile();
+    s->spool_len = 0;
+    s->seq = 0;
+    s->outside = 0;
+    s->failed = !s->steps || !s->spool || !s->json_em;
+    forget_skipped(s);
+}
+
+static void side_begin(void *user, const struct dialect *dialect)
+{
+    struct side *s = user;
+
+    s->dialect = dialect;
+    side_reset(s);
+}
+
+void pd_side_free(struct side *s)
+{
+    emit_destroy(s->json_em); /* writes into json_file, which writes into s->json */
+    if (s->json_file)
+        fclose(s->json_file);
+    xsort_destroy(s->steps);
+    xsort_destroy(s->logicals);
+    if (s->spool)
+        fclose(s->spool);
+    if (s->shards)
+        fclose(s->shards);
+    if (s->unmatched)
+        fclose(s->unmatched);
+    inputs_free(&s->in);
+    forget_skipped(s);
+    free(s->skipped);
+    free(s->jobs);
+    free(s->blob.buf);
+    free(s->json.buf);
+}
+
+/* The identity of a logical step: its steps' identity and, for the second and later
+ * unsharded steps of one identity, the repeat number ("id#2"). */
+static struct hkey logical_id(struct hkey id, uint32_t repeat)
+{
+    struct hkey k = id;
+
+    if (repeat > 1) {
+        k.h1 = (k.h1 ^ repeat) * 0x100000001b3ull;
+        k.h2 = (k.h2 + repeat) * 0x9E3779B97F4A7C15ull;
+    }
+    return k;
+}
+
+static struct shard_tuple tuple_of(const struct step_rec *r)
+{
+    struct shard_tuple t = {r->digest,   r->data_off,  r->label_off, r->row_off, r->title_off, r->data_len,
+                            r->label_len, r->row_len, r->title_len, r->file,     r->line};
+
+    return t;
+}
+/* Writes the shard tuples of `l` (shards of them, by shard index) and adds it. */
+static int close_logical(struct side *s, struct logical *l, const struct shard_tuple *tuples,
+                         struct xsort *by_seq)
+{
+    size_t size = (size_t)l->shards * sizeof(*tuples);
+
+    l->tuples_off = s->shards_len;
+    if (fwrite(tuples, 1, size, s->shards) != size)
+        return -1;
+    s->shards_len += size;
+    return xsort_add(by_seq, l);
+}
+
+static bool grow_tuples(struct shard_tuple **t, size_t *cap, size_t n)
+{
+    struct shard_tuple *grown;
+
+    if (n <= *cap)
+        return true;
+    if (!(grown = realloc(*t, (n > *cap * 2 ? n : *cap * 2) * sizeof(*grown))))
+        return false;
+    *t = grown;
+    *cap = n > *cap * 2 ? n : *cap * 2;
+    return true;
+}
+
+/* The logical steps being gathered from the step records, in identity order. */
+struct grouping {
+    struct side *s;
+    struct xsort *by_seq;       /* the logical steps made, to be ranked */
+    struct logical open;        /* the sharded logical step being gathered */
+    bool have_open;
+    struct shard_tuple *tuples; /* its jobs, by shard index (a matrix's in order) */
+    size_t cap_tuples;
+    bool parent;                /* a marker said the identity's parent exists */
+    uint32_t repeat;            /* unsharded steps of the identity so far */
+};
+
+/* The open logical step, if any, written out. */
+static int close_open(struct grouping *g)
+{
+    if (!g->have_open)
+        return 0;
+    g->have_open = false;
+    return close_logical(g->s, &g->open, g->tuples, g->by_seq);
+}
+
+/* Adds step record `r` to the open logical step when it is one of its jobs (1), else 0;
+ * -1 when out of memory. A matrix's configurations are one logical step however many
+ * items hold them (a rendering read again has one per job): they come in rendering
+ * order. */
+static int join_open(struct grouping *g, const struct step_rec *r)
+{
+    if (!g->have_open)
+        return 0;
+    if (r->row_len && g->open.matrix) {
+        if (!grow_tuples(&g->tuples, &g->cap_tuples, g->open.shards + 1))
+            return -1;
+        g->tuples[g->open.shards++] = tuple_of(r);
+        return 1;
+    }
+    if (r->shards > 1 && g->open.shards == r->shards && !g->open.matrix) {
+        if (r->shard < g->open.shards)
+            g->tuples[r->shard] = tuple_of(r);
+        return 1;
+    }
+    return 0;
+}
+
+/* Step record `r`, the first job of a logical step: opens it when it fans out, else
+ * writes it out (the identity's repeat number told). */
+static int start_logical(struct grouping *g, const struct step_rec *r)
+{
+    struct logical n;
+    struct shard_tuple one;
+
+    memset(&n, 0, sizeof(n));
+    n.first = r->seq;
+    n.shards = r->row_len ? 1 : r->shards ? r->shards : 1;
+    n.matrix = r->row_len != 0;
+    n.parent = g->parent;
+    n.id_off = r->id_off;
+    n.id_len = r->id_len;
+    if (n.shards == 1 && !n.matrix) {
+        n.repeat = ++g->repeat;
+        n.lid = logical_id(r->id, n.repeat);
+        one = tuple_of(r);
+        return close_logical(g->s, &n, &one, g->by_seq);
+    }
+    if (close_open(g) != 0 || !grow_tuples(&g->tuples, &g->cap_tuples, n.shards))
+        return -1;
+    memset(g->tuples, 0, n.shards * sizeof(*g->tuples));
+    if (n.matrix)
+        g->tuples[0] = tuple_of(r);
+    else if (r->shard < n.shards)
+        g->tuples[r->shard] = tuple_of(r);
+    n.repeat = 1;
+    n.lid = logical_id(r->id, 1);
+    g->open = n;
+    g->have_open = true;
+    return 0;
+}
+
+/* The step records, in identity order, into logical steps (g->by_seq). */
+static int group_records(struct grouping *g)
+{
+    const struct step_rec *r;
+    struct hkey group = {0, 0};
+    bool have_group = false;
+    int joined;
+
+    if (xsort_finish(g->s->steps) != 0)
+        return -1;
+    while ((r = xsort_next(g->s->steps)) != NULL) {
+        if (!have_group || pd_hkey_cmp(&r->id, &group) != 0) {
+            if (close_open(g) != 0)
+                return -1;
+            g->parent = false;
+            g->repeat = 0;
+            group = r->id;
+            have_group = true;
+        }
+        if (r->kind == REC_MARK) {
+            g->parent = true;
+            continue;
+        }
+        if ((joined = join_open(g, r)) < 0 || (!joined && start_logical(g, r) != 0))
+            return -1;
+    }
+    return close_open(g) != 0 || xsort_failed(g->s->steps) ? -1 : 0;
+}
+
+/* The logical steps ranked in rendering order, into s->logicals by identity. */
+static int rank_logicals(struct side *s, struct xsort *by_seq)
+{
+    const struct logical *l;
+    uint32_t rank = 0;
+
+    if (xsort_finish(by_seq) != 0)
+        return -1;
+    while ((l = xsort_next(by_seq)) != NULL) {
+        struct logical ranked = *l;
+
+        ranked.rank = rank++;
+        if (xsort_add(s->logicals, &ranked) != 0)
+            return -1;
+    }
+    return xsort_failed(by_seq) || xsort_finish(s->logicals) != 0 ? -1 : 0;
+}
+
+/* Groups the step records into logical steps, ranks them in rendering order and sorts
+ * them by identity into s->logicals; every job's digest and entries go to the shard
+ * spool, so that matched steps compare shard by shard. */
+static int group_side(struct side *s)
+{
+    struct grouping g = {.s = s, .by_seq = xsort_create(sizeof(struct logical), by_first, SORT_BUDGET)};
+    int rc;
+
+    s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
+    s->shards = tmpfile();
+    s->shards_len = 0;
+    rc = g.by_seq && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
+                 rank_logicals(s, g.by_seq) == 0
+             ? 0
+             : -1;
+    xsort_destroy(g.by_seq);
+    free(g.tuples);
+    return rc;
+}
+
+/* The display id of a logical step: its identity, "#n" for a repeat. */
+char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat)
+{
+    char *id = malloc(len + 16);
+
+    if (!id || fseeko(spool, (off_t)off, SEEK_SET) != 0 || fread(id, 1, len, spool) != len) {
+        free(id);
+        return NULL;
+    }
+    if (repeat > 1)
+        snprintf(id + len, 16, "#%u", repeat);
+    else
+        id[len] = '\0';
+    return id;
+}
+
+/* The shard tuples of `l`; NULL when they cannot be read. */
+struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l)
+{
+    struct shard_tuple *t = malloc((l->shards ? l->shards : 1) * sizeof(*t));
+
+    if (t && (fseeko(s->shards, (off_t)l->tuples_off, SEEK_SET) != 0 ||
+              fread(t, sizeof(*t), l->shards, s->shards) != l->shards)) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* A spooled text (a label or a row) into a malloc'd string; NULL when out of memory. */
+char *pd_spooled(struct side *s, uint64_t off, uint32_t len)
+{
+    char *t = malloc((size_t)len + 1);
+
+    if (t && len && (fseeko(s->spool, (off_t)off, SEEK_SET) != 0 || fread(t, 1, len, s->spool) != len)) {
+        free(t);
+        return NULL;
+    }
+    if (t)
+        t[len] = '\0';
+    return t;
+}
+
+/* The label of a job ("part 2"), else "shard <i>"; into buf. */
+const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap)
+{
+    if (t->label_len && t->label_len < cap && fseeko(s->spool, (off_t)t->label_off, SEEK_SET) == 0 &&
+        fread(buf, 1, t->label_len, s->spool) == t->label_len) {
+        buf[t->label_len] = '\0';
+        return buf;
+    }
+    snprintf(buf, cap, "shard %u", i);
+    return buf;
+}
+
+/* The name of file `file` of a side's rendering, as its messages give it. */
+const char *pd_side_file(const struct side *s, uint32_t file)
+{
+    if (file >= s->in.n)
+        return NULL;
+    return strcmp(s->in.paths[file], "-") ? s->in.paths[file] : "<stdin>";
+}
+
+static int skipped_cmp(const void *pa, const void *pb)
+{
+    const struct skipped_job *a = pa, *b = pb;
+    int c = strcmp(a->id, b->id);
+
+    return c ? c : strcmp(a->row, b->row);
+}
+
+/* What HEAD's matrix adjustment said of configuration `row` of step `id` when it
+ * skipped it ("" for `skip: true`), or NULL when it did not skip it. */
+const char *pd_skip_reason(struct side *s, const char *id, const char *row)
+{
+    const struct skipped_job key = {(char *)id, (char *)row, NULL}, *found;
+
+    if (!s->n_skipped)
+        return NULL;
+    if (!s->skipped_sorted) { /* recorded in rendering order; looked up once all are in */
+        qsort(s->skipped, s->n_skipped, sizeof(*s->skipped), skipped_cmp);
+        s->skipped_sorted = true;
+    }
+    found = bsearch(&key, s->skipped, s->n_skipped, sizeof(*s->skipped), skipped_cmp);
+    return found ? found->reason : NULL;
+}
+
+/* Renders side `s` (the operand `spec`) and groups its records into logical steps. */
+int pd_render_side(const char *spec, const struct render_opts *opts, const struct pd_opts *pd,
+                   struct side *s, struct diag *d)
+{
+    static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
+    struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped};
+    struct render_opts o = *opts;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    s->name = spec;
+    s->diag = d;
+    s->pd = pd;
+    /* the files by their numbers, for the findings' file:line */
+    if (inputs_expand(&spec, 1, d, &s->in) != 0)
+        return DIAG_INPUT;
+    if ((s->json_file = fopencookie(s, "w", to_json)) != NULL)
+        s->json_em = emit_create(s->json_file, EMIT_JSON, NULL);
+    o.sink = &sink;
+    /* findings (HEAD's shard coverage...) are reported and the side is still compared */
+    rc = render_run((const char *const *)s->in.paths, s->in.n, &o, d);
+    if (rc == DIAG_INPUT)
+        return rc;
+    if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || group_side(s) != 0 ||
+        !(s->unmatched = tmpfile())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
+                    "cannot record the rendering (out of memory or temporary space)");
+        return DIAG_INPUT;
+    }
+    return 0;
+}

@@ -1,0 +1,311 @@
+/* pipediff: the moves (longest increasing subsequence), renames, the entry codec's round
+ * trip, and what the dialects' diff tables decide (defaults, shard variables, own items,
+ * a derived job named by its parent). */
+#define _GNU_SOURCE /* fopencookie, open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diff/pipediff_internal.h"
+#include "fanout/emit.h"
+#include "unit.h"
+
+/* ---- moves ---- */
+
+START_TEST(test_lis_tables)
+{
+    static const struct {
+        uint32_t ranks[8];
+        size_t n;
+        const char *keep; /* '1' for each element kept in order */
+        long len;
+    } cases[] = {
+        {{0}, 0, "", 0},
+        {{5}, 1, "1", 1},
+        {{0, 1, 2, 3}, 4, "1111", 4},
+        {{0, 2, 1, 3}, 4, "1011", 3},   /* of two runs as long, the one ending lowest */
+        {{1, 2, 3, 0}, 4, "1110", 3},   /* the first step moved to the end */
+        {{3, 0, 1, 2}, 4, "0111", 3},   /* the last moved to the front */
+        {{2, 1, 0}, 3, "001", 1},       /* reversed: all but one moved */
+        {{4, 0, 5, 1, 6, 2, 7, 3}, 8, "01010101", 4},
+    };
+
+    for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+        bool keep[8];
+        char got[9] = "";
+
+        ck_assert_int_eq(pd_longest_increasing(cases[c].ranks, cases[c].n, keep), cases[c].len);
+        for (size_t i = 0; i < cases[c].n; i++)
+            got[i] = keep[i] ? '1' : '0';
+        ck_assert_msg(!strcmp(got, cases[c].keep), "case %zu: kept %s, want %s", c, got, cases[c].keep);
+    }
+}
+END_TEST
+
+/* ---- renames ---- */
+
+START_TEST(test_similarity)
+{
+    struct field_digest a[] = {{1, 10}, {2, 20}, {3, 30}, {4, 40}, {5, 50}};
+    struct field_digest b[] = {{1, 10}, {2, 20}, {3, 30}, {4, 40}, {5, 51}};
+    struct field_digest c[] = {{2, 20}, {6, 60}};
+    struct candidate ca = {.fields = a, .n = 5}, cb = {.fields = b, .n = 5}, cc = {.fields = c, .n = 2}, none = {0};
+
+    ck_assert_uint_eq(pd_similarity(&ca, &ca), 100);
+    ck_assert_uint_eq(pd_similarity(&ca, &cb), 80); /* 4 of 5: a rename, just */
+    ck_assert_uint_ge(pd_similarity(&ca, &cb), RENAME_PERCENT);
+    /* fields only one has count against: 1 alike of 6 */
+    ck_assert_uint_eq(pd_similarity(&ca, &cc), 16);
+    ck_assert_uint_eq(pd_similarity(&cc, &ca), 16);
+    ck_assert_uint_eq(pd_similarity(&none, &none), 0);
+}
+END_TEST
+
+/* ---- the codec, through a dialect's table ---- */
+
+struct codec {
+    struct side s;
+    struct pd_opts pd;
+    struct ynode_doc *doc;
+    struct entries es;
+    uint64_t digest;
+};
+
+/* Serializes the job `yaml` as `dialect` says, and reads its entries back. */
+static void codec_run(struct codec *c, const struct dialect *dialect, const char *yaml)
+{
+    static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
+    FILE *spool = tmpfile();
+
+    memset(c, 0, sizeof(*c));
+    c->s.dialect = dialect;
+    c->s.pd = &c->pd;
+    ck_assert_ptr_nonnull(c->s.json_file = fopencookie(&c->s, "w", to_json));
+    ck_assert_ptr_nonnull(c->s.json_em = emit_create(c->s.json_file, EMIT_JSON, NULL));
+    ck_assert_ptr_nonnull(c->doc = doc_from(yaml));
+    ck_assert_int_eq(pd_serialize(&c->s, ynode_doc_root(c->doc), &c->digest), 0);
+    ck_assert_ptr_nonnull(spool);
+    ck_assert_uint_eq(fwrite(c->s.blob.buf, 1, c->s.blob.len, spool), c->s.blob.len);
+    ck_assert_int_eq(fflush(spool), 0);
+    ck_assert_int_eq(pd_entries_read(spool, 0, (uint32_t)c->s.blob.len, &c->es), 0);
+    fclose(spool);
+}
+
+static void codec_free(struct codec *c)
+{
+    pd_entries_free(&c->es);
+    emit_destroy(c->s.json_em);
+    fclose(c->s.json_file);
+    free(c->s.blob.buf);
+    free(c->s.json.buf);
+    ynode_doc_destroy(c->doc);
+}
+
+/* The value (as shown, and as JSON when `json` is set) of the entry `type` `name`. */
+static void expect_entry(const struct codec *c, enum entry_type type, const char *name, const char *value,
+                         const char *json)
+{
+    const struct entry *e = pd_entry_find(&c->es, type, name);
+
+    ck_assert_msg(e != NULL, "no entry %d %s", type, name);
+    ck_assert_str_eq(e->value, value);
+    if (json)
+        ck_assert_str_eq(e->json, json);
+}
+
+START_TEST(test_codec_round_trip)
+{
+    struct codec c;
+
+    codec_run(&c, &dialect_buildkite,
+              "{key: a, label: \"Unit\", soft_fail: false, command: [make, \"make test\"], "
+              "env: {A: '1', BUILDKITE_PARALLEL_JOB: '0', BUILDKITE_PARALLEL_JOB_COUNT: '2'}, agents: {queue: big}}");
+    expect_entry(&c, E_FIELD, "key", "a", "\"a\"");
+    expect_entry(&c, E_FIELD, "label", "Unit", "\"Unit\"");
+    expect_entry(&c, E_QUIET, "soft_fail", "false", "false"); /* at its default: kept, not compared */
+    ck_assert_ptr_null(pd_entry_find(&c.es, E_FIELD, "soft_fail"));
+    expect_entry(&c, E_FIELD, "command", "[make, make test]", "[\"make\", \"make test\"]");
+    expect_entry(&c, E_FIELD, "agents", "{queue: big}", NULL);
+    expect_entry(&c, E_ENV, "A", "\"1\"", "\"1\"");
+    /* the shard variables show up as a re-sharding, not as an env change */
+    ck_assert_ptr_null(pd_entry_find(&c.es, E_ENV, "BUILDKITE_PARALLEL_JOB"));
+    ck_assert_ptr_null(pd_entry_find(&c.es, E_ENV, "BUILDKITE_PARALLEL_JOB_COUNT"));
+    /* what it runs, a command a line, named as the table says */
+    ck_assert_uint_eq(c.es.n, 9);
+    ck_assert_int_eq(c.es.v[4].type, E_COMMAND);
+    ck_assert_str_eq(c.es.v[4].name, "command");
+    ck_assert_str_eq(c.es.v[4].value, "make");
+    ck_assert_str_eq(c.es.v[5].value, "make test");
+    codec_free(&c);
+}
+END_TEST
+
+/* The digest of the job `yaml` as `dialect` compares it. */
+static uint64_t digest_of(const struct dialect *dialect, const char *yaml)
+{
+    struct codec c;
+    uint64_t h;
+
+    codec_run(&c, dialect, yaml);
+    h = c.digest;
+    codec_free(&c);
+    return h;
+}
+
+START_TEST(test_codec_digest)
+{
+    uint64_t plain = digest_of(&dialect_buildkite, "{key: a, label: L, command: make}");
+
+    /* the identity, a default and the shard variables do not count; a value does (a
+     * field's place counts too: a rendering writes its fields in one order) */
+    ck_assert_uint_eq(digest_of(&dialect_buildkite, "{key: other, label: L, command: make}"), plain);
+    ck_assert_uint_eq(digest_of(&dialect_buildkite, "{key: a, label: L, command: make, soft_fail: false}"), plain);
+    ck_assert_uint_eq(digest_of(&dialect_buildkite, "{label: L, command: make, env: {BUILDKITE_PARALLEL_JOB: '3'}}"),
+                      digest_of(&dialect_buildkite, "{label: L, command: make, env: {}}"));
+    ck_assert_uint_ne(digest_of(&dialect_buildkite, "{key: a, label: L, command: make all}"), plain);
+    ck_assert_uint_ne(digest_of(&dialect_buildkite, "{key: a, label: L, command: make, soft_fail: true}"), plain);
+    /* a quoted "false" is a string, not the default */
+    ck_assert_uint_ne(digest_of(&dialect_buildkite, "{key: a, label: L, command: make, soft_fail: \"false\"}"),
+                      plain);
+    /* GitHub's defaults are its own: soft_fail is no field of a workflow job */
+    ck_assert_uint_eq(digest_of(&dialect_gha, "{name: L, continue-on-error: false}"),
+                      digest_of(&dialect_gha, "{name: L}"));
+    ck_assert_uint_ne(digest_of(&dialect_gha, "{name: L, soft_fail: false}"), digest_of(&dialect_gha, "{name: L}"));
+    ck_assert_uint_ne(digest_of(&dialect_buildkite, "{label: L, continue-on-error: false}"),
+                      digest_of(&dialect_buildkite, "{label: L}"));
+}
+END_TEST
+
+START_TEST(test_codec_items)
+{
+    struct codec c;
+
+    codec_run(&c, &dialect_gha,
+              "{name: Test, runs-on: x, steps: [{name: Build, run: \"make\\nmake check\"}, {uses: actions/checkout@v4},"
+              " {run: echo}, {name: Build, run: again}]}");
+    /* each step by its name (quoted), else its action or script, a repeat numbered */
+    expect_entry(&c, E_SUB, "\"Build\"", "{name: Build, run: \"make\\nmake check\"}", NULL);
+    expect_entry(&c, E_SUB, "actions/checkout@v4", "{uses: actions/checkout@v4}", NULL);
+    expect_entry(&c, E_SUB, "echo", "{run: echo}", NULL);
+    expect_entry(&c, E_SUB, "\"Build\" #2", "{name: Build, run: again}", NULL);
+    expect_entry(&c, E_SUBFIELD, "\"Build\"\x1frun", "make\nmake check", "\"make\\nmake check\"");
+    expect_entry(&c, E_COMMAND, "run", "make ...", NULL);
+    expect_entry(&c, E_COMMAND, "uses", "actions/checkout@v4", NULL);
+    codec_free(&c);
+    /* Buildkite steps have no own items: `steps` is a field like another */
+    codec_run(&c, &dialect_buildkite, "{label: L, steps: [{run: x}]}");
+    ck_assert_ptr_null(pd_entry_find(&c.es, E_SUB, "x"));
+    expect_entry(&c, E_FIELD, "steps", "[{run: x}]", NULL);
+    codec_free(&c);
+}
+END_TEST
+
+/* ---- derived jobs ---- */
+
+START_TEST(test_derived_parent)
+{
+    const struct dialect_derived *mirror = dialect_testarea.diff->derived;
+
+    ck_assert_ptr_nonnull(mirror);
+    ck_assert_ptr_eq(dialect_buildkite.diff->derived, mirror); /* a test-area rendering read back */
+    ck_assert_ptr_null(dialect_gha.diff->derived);
+    ck_assert_str_eq(pd_parent_of(mirror, "amd-pooling"), "pooling");
+    ck_assert_ptr_null(pd_parent_of(mirror, "pooling"));
+    ck_assert_ptr_null(pd_parent_of(NULL, "amd-pooling"));
+}
+END_TEST
+
+/* Writes `text` to `path`. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* fanout diff base/p.yml head/p.yml, written from `base` and `head` in a directory of
+ * their own: its text output. */
+static char *diff_text(const char *base, const char *head)
+{
+    char dir[] = "/tmp/fanout-pipediff-XXXXXX", cwd[4096], *text = NULL;
+    size_t len;
+    FILE *out = open_memstream(&text, &len), *err = fopen("/dev/null", "w");
+    struct render_opts opts = {0};
+    struct pd_opts pd = {.format = PD_TEXT};
+    struct diag *d = diag_create(err, DIAG_TEXT);
+
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chdir(dir), 0);
+    ck_assert_int_eq(mkdir("base", 0700), 0);
+    ck_assert_int_eq(mkdir("head", 0700), 0);
+    write_file("base/p.yml", base);
+    write_file("head/p.yml", head);
+    pipediff_run("base/p.yml", "head/p.yml", &opts, &opts, &pd, out, d);
+    fclose(out);
+    diag_destroy(d);
+    fclose(err);
+    unlink("base/p.yml");
+    unlink("head/p.yml");
+    rmdir("base");
+    rmdir("head");
+    ck_assert_int_eq(chdir(cwd), 0);
+    rmdir(dir);
+    return text;
+}
+
+START_TEST(test_mirror_by_parent)
+{
+    /* a rendered pipeline: the mirror's shards, named after its parent, read as the
+     * mirror's fan-out of the parent */
+    static const char base[] = "steps:\n"
+                               "  - {key: pool, label: Pool, command: t}\n"
+                               "  - {key: amd-pool, label: AMD Pool, command: t, parallelism: 4}\n";
+    static const char head[] = "steps:\n"
+                               "  - {key: pool, label: Pool, command: t}\n"
+                               "  - {key: amd-pool, label: AMD Pool, command: t, parallelism: 2}\n";
+    char *text = diff_text(base, head);
+
+    ck_assert_msg(!strncmp(text, "pool [head/p.yml:3 \"AMD Pool\"]: mirror amd: 4 -> 2 (shards 2-3 removed)\n", 71),
+                  "%s", text);
+    free(text);
+    /* no parent: the fan-out is its own */
+    text = diff_text("steps:\n  - {key: amd-pool, command: t, parallelism: 4}\n",
+                     "steps:\n  - {key: amd-pool, command: t, parallelism: 2}\n");
+    ck_assert_msg(strstr(text, "amd-pool [head/p.yml:2]: parallelism 4 -> 2 (shards 2-3 removed)"), "%s", text);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_rename_through_table)
+{
+    /* the identity and the labels are what a rename changes: the rest is alike */
+    char *text = diff_text("steps:\n  - {key: a, label: A, command: make test, agents: {queue: q}}\n",
+                           "steps:\n  - {key: b, label: B, command: make test, agents: {queue: q}}\n");
+
+    ck_assert_msg(!strncmp(text, "~ a -> b [head/p.yml:2 \"B\"]: renamed\n", 36), "%s", text);
+    ck_assert_msg(strstr(text, "0 added, 0 removed, 1 renamed"), "%s", text);
+    free(text);
+}
+END_TEST
+
+Suite *pipediff_suite(void)
+{
+    Suite *s = suite_create("pipediff");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_lis_tables);
+    tcase_add_test(tc, test_similarity);
+    tcase_add_test(tc, test_codec_round_trip);
+    tcase_add_test(tc, test_codec_digest);
+    tcase_add_test(tc, test_codec_items);
+    tcase_add_test(tc, test_derived_parent);
+    tcase_add_test(tc, test_mirror_by_parent);
+    tcase_add_test(tc, test_rename_through_table);
+    suite_add_tcase(s, tc);
+    return s;
+}
