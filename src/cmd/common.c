@@ -203,6 +203,34 @@ static int set_color(const struct opt_hit *hit, const char *arg)
     return 0;
 }
 
+/* --upload's help: what it does to each dialect's input, as the dialects say it, in
+ * lines of at most HELP_WIDTH columns after the options' column. */
+#define HELP_COLUMN 29
+#define HELP_WIDTH 86
+static void print_upload_help(FILE *out)
+{
+    char text[1024] = "";
+    size_t n = 0, column;
+    const struct dialect *dl;
+
+    for (size_t i = 0; (dl = dialect_at(i)); i++) {
+        if (dl->upload_help && n < sizeof(text))
+            n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s", n ? "; " : "", dl->upload_help);
+    }
+    column = (size_t)fprintf(out, "%-*s", HELP_COLUMN, "      --upload");
+    for (const char *word = text; *word; word += strspn(word, " ")) {
+        size_t len = strcspn(word, " ");
+
+        if (word != text && column + 1 + len > HELP_WIDTH)
+            column = (size_t)fprintf(out, "\n%*s", HELP_COLUMN, "") - 1;
+        else if (word != text)
+            column += (size_t)fprintf(out, " ");
+        column += (size_t)fprintf(out, "%.*s", (int)len, word);
+        word += len;
+    }
+    fputc('\n', out);
+}
+
 /* An option a dialect declares: its choice checked, a per-side one given at most once a
  * side, then the dialect's to parse. */
 static int set_dialect_option(const struct opt_hit *hit, const char *arg)
@@ -235,10 +263,7 @@ const struct opt opt_output = {
 };
 const struct opt opt_upload = {
     .kind = OPT_SET, .name = "upload", .offset = CLI_AT(render.upload), .value = true,
-    .help = "      --upload               for `buildkite-agent pipeline upload`: keep\n"
-            "                             $$BUILDKITE_PARALLEL_JOB references (env carries the\n"
-            "                             values); test-area input: the working directory as a\n"
-            "                             leading cd, fields only the generator reads dropped\n",
+    .print_help = print_upload_help,
 };
 const struct opt opt_strict = {
     .kind = OPT_SET, .name = "strict", .offset = CLI_AT(render.strict), .value = true,

@@ -63,7 +63,7 @@ int opt_list_add(struct opt_list *l, const struct opt *const *table)
     const struct opt *dialects = NULL;
     int rc = 0;
 
-    if (dialect_option_at(OPT_MAX, NULL))
+    if (dialect_option_at(DIALECT_MAX_OPTIONS, NULL)) /* more than a run's counts hold */
         return -1;
     for (size_t i = 0; table[i]; i++)
         dialects = table[i]->kind == OPT_DIALECTS ? table[i] : dialects;
@@ -90,7 +90,9 @@ void opt_names(const struct opt_list *l, const struct opt *except, const char **
 void opt_help(const struct opt_list *l, FILE *out)
 {
     for (size_t i = 0; i < l->n; i++) {
-        if (l->items[i].help)
+        if (l->items[i].print_help)
+            l->items[i].print_help(out);
+        else if (l->items[i].help)
             fputs(l->items[i].help, out);
     }
 }
@@ -163,7 +165,7 @@ static const char *refused_argument(char **argv)
     return argv[optind];
 }
 
-/* "unknown option for render (did you mean --platform?): --platfrom"; without a near
+/* "unknown option for render (did you mean --strict?): --strcit"; without a near
  * option, how to pass an operand that starts with '-' (`fanout expr -- '-1 == -1'`). */
 static int unknown_option(const struct opt_list *own, const char *command, const char *arg)
 {

@@ -46,6 +46,7 @@ struct opt {
     /* Its lines in --help; NULL: the command's own help text says it (or, --format, the
      * command's formats). */
     const char *help;
+    void (*print_help)(FILE *out); /* when set, the help made at run time */
     /* In an opt_list, a dialect's option (value: its position in dialect_option_at's
      * order); else NULL. */
     const struct dialect_option *dialect;
@@ -61,7 +62,7 @@ struct opt_list {
 };
 
 /* Adds the options of `table` (NULL-terminated) that `l` does not hold by name. 0, or -1
- * when they do not fit. */
+ * when they do not fit, or the dialects declare more than DIALECT_MAX_OPTIONS. */
 int opt_list_add(struct opt_list *l, const struct opt *const *table);
 
 /* The option named `name` (long), or NULL. */

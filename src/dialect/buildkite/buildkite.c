@@ -212,6 +212,7 @@ static bool bk_detect(const struct stream_item *item, const struct dialect_probe
 const struct dialect dialect_buildkite = {
     .name = "buildkite",
     .description = "Buildkite pipeline",
+    .upload_help = "for `buildkite-agent pipeline upload`: keep $$BUILDKITE_PARALLEL_JOB references (env carries the values)",
     .shape = stream_steps_shape,
     .layout = &dialect_buildkite_layout,
     .input_schema = "buildkite",

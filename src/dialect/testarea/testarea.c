@@ -1189,6 +1189,7 @@ static bool ta_detect(const struct stream_item *item, const struct dialect_probe
 const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
+    .upload_help = "test-area input: the working directory as a leading cd, fields only the generator reads dropped",
     .shape = stream_steps_shape,
     .layout = &dialect_buildkite_layout,
     .input_schema = "testarea",
