@@ -294,6 +294,39 @@ START_TEST(dialect_options_placed)
 }
 END_TEST
 
+/* --upload's help is what the dialects say it does to their input, one clause each, in
+ * lines of the help's width under the options' column. */
+START_TEST(upload_help_from_the_dialects)
+{
+    static const struct opt *const table[] = {&opt_upload, NULL};
+    struct opt_list l = {.n = 0};
+    const struct dialect *dl;
+    char *help, *line;
+    size_t clauses = 0;
+
+    ck_assert_int_eq(opt_list_add(&l, table), 0);
+    help = capture_stderr(print_help, &l);
+    ck_assert_int_eq(strncmp(help, "      --upload        ", 22), 0);
+    for (line = help; *line; line = strchr(line, '\n') + 1) {
+        size_t len = strcspn(line, "\n");
+
+        ck_assert_uint_le(len, 86);
+        if (line != help)
+            ck_assert_uint_eq(strspn(line, " "), 29);
+    }
+    for (size_t i = 0; (dl = dialect_at(i)); i++) {
+        const char *last = dl->upload_help ? strrchr(dl->upload_help, ' ') + 1 : NULL;
+
+        if (last) {
+            ck_assert_ptr_nonnull(strstr(help, last)); /* its last word, wrapped or not */
+            clauses++;
+        }
+    }
+    ck_assert_uint_gt(clauses, 0);
+    free(help);
+}
+END_TEST
+
 struct usage_call {
     const char *what, *arg;
 };
@@ -349,6 +382,7 @@ Suite *options_suite(void)
     tcase_add_test(tc, help_wins);
     tcase_add_test(tc, list_and_help);
     tcase_add_test(tc, dialect_options_placed);
+    tcase_add_test(tc, upload_help_from_the_dialects);
     tcase_add_test(tc, usage_error_escapes_control_characters);
     suite_add_tcase(s, tc);
     return s;
