@@ -5,8 +5,8 @@ CC      ?= cc
 PKGS    := libfyaml libpcre2-8 libcrypto
 # libcrypto (OpenSSL) for the SHA-256 and MD5 the shard runners hash node ids with;
 # python3 for the tests that check shard assignments against hashlib; zsh for the test of
-# the zsh completion.
-DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev libssl-dev check pkg-config time valgrind python3 zsh
+# the zsh completion; pre-commit for the test of the hooks with a real pre-commit.
+DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev libssl-dev check pkg-config time valgrind python3 zsh pre-commit
 PKG_CONFIG ?= pkg-config
 
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
@@ -45,7 +45,7 @@ deps:
 	@if ! command -v $(PKG_CONFIG) >/dev/null 2>&1 || \
 	    ! $(PKG_CONFIG) --exists $(PKGS) check || ! command -v fy-tool >/dev/null 2>&1 || [ ! -x /usr/bin/time ] || \
 	    ! command -v valgrind >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1 || \
-	    ! command -v zsh >/dev/null 2>&1; then \
+	    ! command -v zsh >/dev/null 2>&1 || ! command -v pre-commit >/dev/null 2>&1; then \
 	  echo "deps: installing $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \

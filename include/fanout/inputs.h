@@ -1,6 +1,8 @@
 /* inputs: the command line's paths as a list of files. A directory stands for the
  * *.yaml and *.yml files under it (recursively, like vLLM's generator walks its job
- * directories), in path order, so the rendering does not depend on the file system. */
+ * directories), in path order, so the rendering does not depend on the file system; a
+ * repository's root (a directory with .buildkite/ or .github/workflows/) for its CI
+ * configuration alone. */
 #ifndef FANOUT_INPUTS_H
 #define FANOUT_INPUTS_H
 

@@ -20,6 +20,11 @@ struct output;
  * output, when it is a regular file, is one of the files the run writes. */
 void output_guard_std(void);
 
+/* When the last write to standard output failed because its reader went away (EPIPE:
+ * `fanout render | head`), ends the process by SIGPIPE, quietly, as coreutils do (a
+ * shell reads exit status 141; never 0); otherwise returns. */
+void output_stdout_gone(void);
+
 /* -1 after reporting (`io`) when the file open as `fd` is one the run writes (standard
  * output, an output open now): an input is never overwritten. Every reader of an input
  * calls it before reading. */

@@ -405,9 +405,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         sev = DIAG_ERROR;
     else if (level == DIAG_LEVEL_WARNING)
         sev = DIAG_WARNING;
-    if (p && p->quiet && sev != DIAG_ERROR)
-        return;
-    word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
+    /* counted before -q drops it: -q changes what is printed, never the exit code */
     if (sev == DIAG_ERROR) {
         d->errors++;
         if (cls == DIAG_INPUT)
@@ -415,6 +413,9 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     } else if (sev == DIAG_WARNING) {
         d->warnings++;
     }
+    if (p && p->quiet && sev != DIAG_ERROR)
+        return;
+    word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
     if (!file)

@@ -100,8 +100,27 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-/* Adds the YAML files under `dir`, entries sorted by name at every level. */
-static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap,
+static int walk(const char *dir, bool recurse, struct diag *d, struct inputs *in, size_t *cap,
+                struct seen_dirs *seen);
+
+/* Walks the subdirectory `path` (stat `sb`) unless it was read already. */
+static int walk_into(const char *path, const struct stat *sb, struct diag *d, struct inputs *in,
+                     size_t *cap, struct seen_dirs *seen)
+{
+    int first = first_visit(seen, sb);
+
+    if (first > 0)
+        return walk(path, true, d, in, cap, seen);
+    if (first < 0)
+        return -1;
+    diag_report(d, DIAG_WARNING, DIAG_FINDING, path, 0, 0, RULE_SYMLINK_LOOP,
+                "skipped: a link to a directory that is read already");
+    return 0;
+}
+
+/* Adds the YAML files under `dir` (in its subdirectories too when `recurse`), entries
+ * sorted by name at every level. */
+static int walk(const char *dir, bool recurse, struct diag *d, struct inputs *in, size_t *cap,
                 struct seen_dirs *seen)
 {
     DIR *dh = opendir(dir);
@@ -145,15 +164,8 @@ static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap,
         if (!path) {
             rc = -1;
         } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            int first = first_visit(seen, &sb);
-
-            if (first > 0)
-                rc = walk(path, d, in, cap, seen);
-            else if (first == 0)
-                diag_report(d, DIAG_WARNING, DIAG_FINDING, path, 0, 0, RULE_SYMLINK_LOOP,
-                            "skipped: a link to a directory that is read already");
-            else
-                rc = -1;
+            if (recurse)
+                rc = walk_into(path, &sb, d, in, cap, seen);
             free(path);
         } else if (is_yaml_name(names[i])) {
             rc = add(in, cap, path);
@@ -167,10 +179,38 @@ static int walk(const char *dir, struct diag *d, struct inputs *in, size_t *cap,
     return rc;
 }
 
+/* A repository's CI configuration: Buildkite's `.buildkite/` (its subdirectories too:
+ * vLLM's test_areas) and GitHub's `.github/workflows/` (its own files only: GitHub reads
+ * no subdirectory there). Hidden, so a plain walk skips them. */
+static const struct {
+    const char *dir;
+    bool recurse;
+} ci_dirs[] = {{".buildkite", true}, {".github/workflows", false}};
+
+/* Walks the CI directories of `root` that exist; 1 when there was none. */
+static int walk_ci(const char *root, struct diag *d, struct inputs *in, size_t *cap,
+                   struct seen_dirs *seen)
+{
+    int rc = 1;
+
+    for (size_t i = 0; i < sizeof(ci_dirs) / sizeof(ci_dirs[0]) && rc >= 0; i++) {
+        char *path = join(root, ci_dirs[i].dir);
+        struct stat sb;
+
+        if (!path)
+            return -1;
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && first_visit(seen, &sb) >= 0)
+            rc = walk(path, ci_dirs[i].recurse, d, in, cap, seen) != 0 ? -1 : 0;
+        free(path);
+    }
+    return rc;
+}
+
 int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out)
 {
     size_t cap = 0;
     struct seen_dirs seen = {NULL, 0, 0};
+    int rc;
 
     out->paths = NULL;
     out->n = 0;
@@ -180,9 +220,11 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
         if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
             size_t before = out->n;
 
-            /* Each operand is walked on its own: naming a directory twice reads it twice. */
+            /* Each operand is walked on its own: naming a directory twice reads it twice. A
+             * directory with CI configuration (a repository's root) stands for it alone. */
             seen.n = 0;
-            if (first_visit(&seen, &sb) < 0 || walk(paths[i], d, out, &cap, &seen) != 0)
+            if (first_visit(&seen, &sb) < 0 || (rc = walk_ci(paths[i], d, out, &cap, &seen)) < 0 ||
+                (rc > 0 && walk(paths[i], true, d, out, &cap, &seen) != 0))
                 goto fail;
             if (out->n == before) {
                 diag_report(d, DIAG_ERROR, DIAG_INPUT, paths[i], 0, 0, RULE_IO,

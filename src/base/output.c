@@ -41,8 +41,18 @@ static struct written_file {
 static char pending_tmp[PATH_MAX];
 static volatile sig_atomic_t pending_armed;
 
+void output_stdout_gone(void)
+{
+    if (errno != EPIPE)
+        return;
+    signal(SIGPIPE, SIG_DFL);
+    raise(SIGPIPE);
+}
+
 static void io_error(struct diag *d, const char *path, const char *what)
 {
+    if (!strcmp(path, "<stdout>"))
+        output_stdout_gone();
     diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "%s: %s", what, strerror(errno));
 }
 

@@ -11,6 +11,7 @@
 #include "fanout/cmd.h"
 #include "fanout/config.h"
 #include "fanout/dialect.h"
+#include "fanout/output.h"
 #include "fanout/rules.h"
 #include "fanout/source.h"
 #include "fanout/suggest.h"
@@ -237,6 +238,7 @@ static int execute(struct run *r)
     rc = r->cmd->exec(&r->c, r->argv + r->operands, n, r->d);
     /* Reports and diffs go straight to stdout: a lost write must not pass for success. */
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc < DIAG_INPUT) {
+        output_stdout_gone();
         diag_report(r->d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, RULE_IO, "write error: %s",
                     strerror(errno));
         rc = DIAG_INPUT;

@@ -66,6 +66,7 @@ static int exec_check(struct cli *c, char **operands, int n, struct diag *d)
     int rc;
 
     c->render.format = c->format == 1 ? EMIT_JSON : EMIT_YAML;
+    c->render.shards = c->shards; /* every rule render applies, shard coverage too */
     if (n > 0 && !c->rendered)
         return cmd_usage_error("check SOURCE... needs --rendered FILE", NULL);
     if (n == 0 && c->rendered)

@@ -15,6 +15,7 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
     if (!strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
         return cmd_usage_error("BASE and HEAD cannot both be '-': diff reads standard input once", NULL);
     head.side = 1; /* a dialect option given twice: BASE's, then HEAD's */
+    head.shards = c->shards; /* HEAD's findings, as render gives them; BASE's are not new */
     c->diff.format = (enum pd_format)c->format;
     rc = pipediff_run(operands[0], operands[1], &c->render, &head, &c->diff, stdout, d);
     return rc == DIAG_FINDING && c->diff.exit_zero ? 0 : rc;

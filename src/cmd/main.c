@@ -6,7 +6,9 @@
 int main(int argc, char **argv)
 {
     output_guard_std();
-    /* A closed pipe is a write error with a message and exit 2, not a silent death. */
+    /* A write to a closed pipe fails (EPIPE) instead of killing fanout at once: it ends
+     * by SIGPIPE where the failure is seen (output_stdout_gone), after the temporary
+     * files are gone, or is a write error when it was another file. */
     signal(SIGPIPE, SIG_IGN);
     return cli_main(argc, argv);
 }

@@ -2974,8 +2974,9 @@ static int render_side(const char *spec, const struct render_opts *opts, const s
     if ((s->json_file = fopencookie(s, "w", to_json)) != NULL)
         s->json_em = emit_create(s->json_file, EMIT_JSON, NULL);
     o.sink = &sink;
+    /* findings (HEAD's shard coverage...) are reported and the side is still compared */
     rc = render_run((const char *const *)s->in.paths, s->in.n, &o, d);
-    if (rc != 0)
+    if (rc == DIAG_INPUT)
         return rc;
     if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || group_side(s) != 0 ||
         !(s->unmatched = tmpfile())) {
@@ -3024,7 +3025,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     size_t md_len = 0;
     FILE *md = NULL;
     bool same;
-    int rc;
+    int rc, findings;
 
     memset(&head, 0, sizeof(head));
     rc = render_side(base_spec, base_opts, pd, &base, d);
@@ -3034,6 +3035,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
         rc = DIAG_INPUT;
         goto done;
     }
+    findings = diag_exit_code(d, false);
     r.dialect = base.dialect;
     r.spool = tmpfile();
     r.findings = xsort_create(sizeof(struct finding_rec), finding_cmp, SORT_BUDGET);
@@ -3065,7 +3067,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
         fclose(md);
     md = NULL;
     print_summary(&r, same, md_text);
-    rc = same ? 0 : 1;
+    rc = same && !findings ? 0 : 1;
     goto done;
 fail:
     diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,

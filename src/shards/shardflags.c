@@ -34,6 +34,9 @@ struct runner {
     const char *count_literal, *index_literal;
     unsigned base;
     bool index_needs_count; /* the index flag alone is someone else's */
+    /* A word the command that holds the flags must contain (NULL: any command): the
+     * flags of a command that starts another program are that program's. */
+    char *program;
     struct pattern count, index;
 };
 
@@ -43,16 +46,19 @@ struct shardflags {
     pcre2_match_context *mctx;
 };
 
+/* The programs are how each runner is started: pytest (also as python -m pytest, py.test
+ * is pytest's old name) with the plugin, SGLang's run_suite.py scripts. */
 static const struct {
     const char *name, *noun;
     unsigned base;
     bool index_needs_count;
     const char *count, *index; /* the flags' names */
+    const char *program;
 } builtin[] = {
-    {"pytest-shard", "shard", 0, false, "--num-shards", "--shard-id"},
-    {"run_suite", "partition", 0, false, "--auto-partition-size", "--auto-partition-id"},
-    {"diffusion", "partition", 0, false, "--total-partitions", "--partition-id"},
-    {"pytest-split", "group", 1, true, "--splits", "--group"},
+    {"pytest-shard", "shard", 0, false, "--num-shards", "--shard-id", "pytest"},
+    {"run_suite", "partition", 0, false, "--auto-partition-size", "--auto-partition-id", "run_suite"},
+    {"diffusion", "partition", 0, false, "--total-partitions", "--partition-id", "run_suite"},
+    {"pytest-split", "group", 1, true, "--splits", "--group", "pytest"},
 };
 
 static int pattern_compile(struct pattern *p, const char *re, char *err, size_t cap)
@@ -88,8 +94,8 @@ static void pattern_free(struct pattern *p)
 }
 
 static int runner_add(struct shardflags *f, const char *name, const char *noun, unsigned base,
-                      bool index_needs_count, const char *count, const char *index, char *err,
-                      size_t cap)
+                      bool index_needs_count, const char *count, const char *index,
+                      const char *program, char *err, size_t cap)
 {
     struct runner *r = &f->runners[f->n];
 
@@ -101,9 +107,10 @@ static int runner_add(struct shardflags *f, const char *name, const char *noun, 
     r->noun = noun;
     r->base = base;
     r->index_needs_count = index_needs_count;
-    if (!(r->name = strdup(name)) || pattern_compile(&r->count, count, err, cap) != 0 ||
-        pattern_compile(&r->index, index, err, cap) != 0) {
+    if (!(r->name = strdup(name)) || (program && !(r->program = strdup(program))) ||
+        pattern_compile(&r->count, count, err, cap) != 0 || pattern_compile(&r->index, index, err, cap) != 0) {
         free(r->name);
+        free(r->program);
         pattern_free(&r->count);
         pattern_free(&r->index);
         if (!r->name)
@@ -128,7 +135,7 @@ struct shardflags *shardflags_create(void)
         snprintf(count, sizeof(count), FLAG_RE, builtin[i].count);
         snprintf(index, sizeof(index), FLAG_RE, builtin[i].index);
         if (runner_add(f, builtin[i].name, builtin[i].noun, builtin[i].base,
-                       builtin[i].index_needs_count, count, index, err, sizeof(err)) != 0)
+                       builtin[i].index_needs_count, count, index, builtin[i].program, err, sizeof(err)) != 0)
             goto fail;
         f->runners[f->n - 1].count_literal = builtin[i].count;
         f->runners[f->n - 1].index_literal = builtin[i].index;
@@ -145,6 +152,7 @@ void shardflags_destroy(struct shardflags *f)
         return;
     for (size_t i = 0; i < f->n; i++) {
         free(f->runners[i].name);
+        free(f->runners[i].program);
         pattern_free(&f->runners[i].count);
         pattern_free(&f->runners[i].index);
     }
@@ -163,7 +171,7 @@ static int config_error(struct diag *d, const char *file, const struct ynode *at
 int shardflags_configure(struct shardflags *f, const struct ynode *list, const char *file,
                          struct diag *d)
 {
-    static const char *const keys[] = {"name", "count", "index", "base", NULL};
+    static const char *const keys[] = {"name", "count", "index", "base", "program", NULL};
 
     if (!ynode_is_seq(list))
         return config_error(d, file, list, "'shards' is a list of {name, count, index, base}");
@@ -172,6 +180,7 @@ int shardflags_configure(struct shardflags *f, const struct ynode *list, const c
         const char *name = ynode_scalar(ynode_get(e, "name"), NULL);
         const char *count = ynode_scalar(ynode_get(e, "count"), NULL);
         const char *index = ynode_scalar(ynode_get(e, "index"), NULL);
+        const struct ynode *program = ynode_get(e, "program");
         char err[200];
 
         if (!ynode_is_map(e))
@@ -185,7 +194,8 @@ int shardflags_configure(struct shardflags *f, const struct ynode *list, const c
             if (!keys[j]) {
                 char msg[200];
 
-                snprintf(msg, sizeof(msg), "unknown key '%s' in a shard runner (name, count, index, base)",
+                snprintf(msg, sizeof(msg), "unknown key '%s' in a shard runner (name, count, index, base, "
+                         "program)",
                          key ? key : "?");
                 return config_error(d, file, ynode_key(e, k), msg);
             }
@@ -197,8 +207,10 @@ int shardflags_configure(struct shardflags *f, const struct ynode *list, const c
                                             "(PCRE2; the first group is the value)");
         if (base && !ynode_scalar_is(base, "0") && !ynode_scalar_is(base, "1"))
             return config_error(d, file, base, "base is 0 or 1 (the first shard's index)");
+        if (program && (!ynode_scalar(program, NULL) || !*ynode_scalar(program, NULL)))
+            return config_error(d, file, program, "program is a word the runner's command contains");
         if (runner_add(f, name, "shard", base && ynode_scalar_is(base, "1"), false, count, index,
-                       err, sizeof(err)) != 0) {
+                       program ? ynode_scalar(program, NULL) : NULL, err, sizeof(err)) != 0) {
             struct ypos p = ynode_pos(e);
 
             diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, RULE_CONFIG,
@@ -279,6 +291,65 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
     return n;
 }
 
+/* Whether text[at] ends a shell command: a newline (not after a backslash), ;, &, |, (
+ * or ). Quotes are not followed: `bash -c 'cd x; pytest ...'` is cut at the ;, which
+ * leaves pytest's command whole. */
+static bool ends_command(const char *text, size_t at)
+{
+    char c = text[at];
+
+    return c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
+           (c == '\n' && !(at > 0 && text[at - 1] == '\\'));
+}
+
+/* Whether the flag at text[at] is `program`'s: the shell command it is in (text up to
+ * the flag from the command's start) contains the word, or starts with no program at all
+ * (a flag first, or only VAR=value words: the flags of an env value or an argument list,
+ * handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
+ * mypy_primer's, not pytest-shard's. */
+static bool in_program(const char *text, size_t len, size_t at, const char *program)
+{
+    size_t start = at, end = at, plen;
+    const char *w;
+
+    if (!program)
+        return true;
+    while (start > 0 && !ends_command(text, start - 1))
+        start--;
+    while (end < len && !ends_command(text, end))
+        end++;
+    plen = strlen(program);
+    if (memmem(text + start, end - start, program, plen))
+        return true;
+    for (w = text + start; w < text + at;) {
+        const char *e;
+
+        while (w < text + at && (*w == ' ' || *w == '\t' || *w == '\n' || *w == '\\' || *w == '\r'))
+            w++;
+        if (w >= text + at || *w == '-')
+            return true; /* no program before the flag */
+        e = w;
+        while (e < text + at && *e != ' ' && *e != '\t' && *e != '\n')
+            e++;
+        if (!memchr(w, '=', (size_t)(e - w)))
+            return false; /* another program's command */
+        w = e;
+    }
+    return true;
+}
+
+/* Drops the uses that are another program's (in_program); their number. */
+static int keep_own(const struct runner *run, const char *text, size_t len, struct use *uses, int n)
+{
+    int kept = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (in_program(text, len, (size_t)(uses[i].flag - text), run->program))
+            uses[kept++] = uses[i];
+    }
+    return kept;
+}
+
 int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardflags_hit_fn fn,
                     void *user)
 {
@@ -295,6 +366,8 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
         ni = nc < 0 ? -1 : find_all(f, &run->index, run->index_literal, text, len, indexes);
         if (nc < 0 || ni < 0)
             return -1;
+        nc = keep_own(run, text, len, counts, nc);
+        ni = keep_own(run, text, len, indexes, ni);
         if (run->index_needs_count && ni > nc) /* the extra index flags are another tool's */
             ni = nc;
         for (int k = 0; k < nc || k < ni; k++) {

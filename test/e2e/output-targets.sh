@@ -41,12 +41,13 @@ rc=0; "$FANOUT" render -o dir "$F/input.yaml" 2>err.txt || rc=$?
 ln -s l1 l2; ln -s l2 l1
 rc=0; "$FANOUT" render -o l1 "$F/input.yaml" 2>err.txt || rc=$?
 [ "$rc" = 2 ] && grep -q 'Too many levels of symbolic links' err.txt
-# stdout closed, and a reader that goes away: a write error, exit 2
+# stdout closed: a write error, exit 2; a reader that goes away (| head): the end
+# coreutils have, SIGPIPE (141 in a shell), quietly
 rc=0; "$FANOUT" render "$F/input.yaml" >&- 2>err.txt || rc=$?
 [ "$rc" = 2 ] && grep -q '^<stdout>: error: standard output was closed when fanout started \[io\]$' err.txt
 awk 'BEGIN { print "steps:"; for (i = 0; i < 30000; i++) printf "  - command: step %d\n", i }' >big.yml
 { rc=0; "$FANOUT" render --no-validate big.yml 2>err.txt || rc=$?; echo $rc >rc.txt; } | head -c 1 >/dev/null
 rc=$(cat rc.txt)
-[ "$rc" = 2 ] || { echo "closed pipe: exit $rc"; exit 1; }
-grep -q 'Broken pipe \[io\]$' err.txt
+[ "$rc" = 141 ] || { echo "closed pipe: exit $rc"; exit 1; }
+! grep -q "error" err.txt || { echo "closed pipe: an error message"; cat err.txt; exit 1; }
 echo ok

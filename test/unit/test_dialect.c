@@ -139,6 +139,8 @@ START_TEST(detection)
     /* nothing tells: another input decides (dialect_detect_all) */
     ck_assert_ptr_null(detect_named("", "", DIALECT_SILENT));
     ck_assert_ptr_null(detect_named("# only a comment\n---\n", "", DIALECT_SILENT));
+    /* the first document that holds anything tells */
+    ck_assert_ptr_eq(detect("{}\n---\non: push\njobs: {a: {runs-on: x, steps: [{run: y}]}}\n"), &dialect_gha);
 }
 END_TEST
 

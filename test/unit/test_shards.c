@@ -244,6 +244,40 @@ START_TEST(flags_near_misses)
 }
 END_TEST
 
+/* A runner's flags are its own only in a command of its program, or in one that starts
+ * no program (an env value, an argument list handed on): mypy_primer's --num-shards is
+ * mypy_primer's. */
+START_TEST(flags_other_programs)
+{
+    struct shardflags *f = shardflags_create();
+    struct shardflags *g = shardflags_create();
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct ynode_doc *doc = doc_from("- name: chunks\n"
+                                     "  count: '--total-chunks[= ](\\d+)'\n"
+                                     "  index: '--this-chunk[= ](\\S+)'\n"
+                                     "  program: run-tests\n");
+
+    ck_assert_uint_eq(scan(f, "mypy_primer \\\n  --num-shards 1 --shard-index 0 \\\n  | tee x").n, 0);
+    ck_assert_uint_eq(scan(f, "cd x && mypy_primer --num-shards 1").n, 0);
+    ck_assert_uint_eq(scan(f, "A=1 B=2 tool --splits 3 --group 1").n, 0);
+    /* pytest's own command, however started, and text with no program */
+    ck_assert_uint_eq(scan(f, "mypy_primer --x; python -m pytest \\\n  --num-shards 2 --shard-id 0").n, 1);
+    ck_assert_uint_eq(scan(f, "bash -c 'cd t; pytest --num-shards=2 --shard-id=0'").n, 1);
+    ck_assert_uint_eq(scan(f, "--num-shards \"2\" --shard-id \"0\"").n, 1);
+    ck_assert_uint_eq(scan(f, "PYTHONPATH=. --num-shards=2 --shard-id=0").n, 1);
+    ck_assert_uint_eq(scan(f, "ci_exec.sh -w /t python3 run_suite.py --auto-partition-id 0 --auto-partition-size 2").n, 1);
+    ck_assert_uint_eq(scan(f, "python3 other.py --auto-partition-id 0 --auto-partition-size 2").n, 0);
+    /* a config runner's program */
+    ck_assert_int_eq(shardflags_configure(g, ynode_doc_root(doc), "cfg.yml", d), 0);
+    ck_assert_uint_eq(scan(g, "./run-tests --total-chunks 2 --this-chunk 0").n, 1);
+    ck_assert_uint_eq(scan(g, "./other --total-chunks 2 --this-chunk 0").n, 0);
+    ynode_doc_destroy(doc);
+    diag_destroy(d);
+    shardflags_destroy(g);
+    shardflags_destroy(f);
+}
+END_TEST
+
 /* A flag is never the next flag's value; an arithmetic expansion is one value. */
 START_TEST(flags_values_not_flags)
 {
@@ -329,11 +363,15 @@ START_TEST(config_runner_found)
     ck_assert_uint_eq(shardflags_base(f, N_BUILTIN + 1), 0);
     ynode_doc_destroy(doc); /* the runners keep their own copies */
 
-    c = scan(f, "./run-tests --this-chunk 2 --total-chunks=3 --num-shards=3");
+    c = scan(f, "pytest --this-chunk 2 --total-chunks=3 --num-shards=3");
     ck_assert_uint_eq(c.n, 2);
     /* runners in order: the built-in pytest-shard's count first, then the config's */
     expect_hit(&c.h[0], R_PYTEST_SHARD, "3", NULL, "--num-shards=3", NULL);
     expect_hit(&c.h[1], N_BUILTIN, "3", "2", "--total-chunks=3", "--this-chunk 2");
+    /* a config runner without `program` takes its flags in any command */
+    c = scan(f, "./run-tests --this-chunk 2 --total-chunks=3 --num-shards=3");
+    ck_assert_uint_eq(c.n, 1);
+    expect_hit(&c.h[0], N_BUILTIN, "3", "2", "--total-chunks=3", "--this-chunk 2");
     /* without a group the value is the whole match */
     c = scan(f, "env ZC=4 ZI=1 make");
     ck_assert_uint_eq(c.n, 1);
@@ -369,7 +407,9 @@ START_TEST(config_errors)
 {
     expect_config_error("- name: a\n  count: 'c=(\\d+)'\n  index: 'i=(\\d+)'\n  bsae: 1\n",
                         "cfg.yml:4:3: error: unknown key 'bsae' in a shard runner (name, count, "
-                        "index, base) [config]\n");
+                        "index, base, program) [config]\n");
+    expect_config_error("- name: a\n  count: 'c=(\\d+)'\n  index: 'i=(\\d+)'\n  program: ''\n",
+                        "cfg.yml:4:13: error: program is a word the runner's command contains [config]\n");
     expect_config_error("- count: 'c=(\\d+)'\n  index: 'i=(\\d+)'\n",
                         "cfg.yml:1:3: error: a shard runner needs a 'name' [config]\n");
     expect_config_error("- name: a\n  index: 'i=(\\d+)'\n",
@@ -664,11 +704,11 @@ END_TEST
 
 START_TEST(cov_gha_across_items)
 {
-    const char *docs[] = {GHA_JOB("t", 0, "{part: 0}", "pytest --partition-id 0 --total-partitions 3"),
-                          GHA_JOB("t", 1, "{part: 1}", "pytest --partition-id 1 --total-partitions 3")};
+    const char *docs[] = {GHA_JOB("t", 0, "{part: 0}", "run_suite.py --partition-id 0 --total-partitions 3"),
+                          GHA_JOB("t", 1, "{part: 1}", "run_suite.py --partition-id 1 --total-partitions 3")};
 
     expect_coverage(&dialect_gha, docs, 2, 1,
-                    "in.yaml:8:36: error: t: --total-partitions 3 but matrix part has 2 values: "
+                    "in.yaml:8:42: error: t: --total-partitions 3 but matrix part has 2 values: "
                     "partition 2 never runs [shard-coverage]\n");
 }
 END_TEST
@@ -695,13 +735,13 @@ END_TEST
  * 1) are no split. */
 START_TEST(cov_gha_hardcoded_index)
 {
-    const char *bad[] = {GHA_JOB("t", 0, "{os: a, part: 0}", "run --partition-id 0 --total-partitions 2")
-                         GHA_JOB("t", 1, "{os: a, part: 1}", "run --partition-id 0 --total-partitions 2")};
-    const char *whole[] = {GHA_JOB("w", 0, "{gpu: mi300}", "run --auto-partition-id 0 --auto-partition-size 1")
-                           GHA_JOB("w", 1, "{gpu: mi355}", "run --auto-partition-id 0 --auto-partition-size 1")};
+    const char *bad[] = {GHA_JOB("t", 0, "{os: a, part: 0}", "run_suite.py --partition-id 0 --total-partitions 2")
+                         GHA_JOB("t", 1, "{os: a, part: 1}", "run_suite.py --partition-id 0 --total-partitions 2")};
+    const char *whole[] = {GHA_JOB("w", 0, "{gpu: mi300}", "run_suite.py --auto-partition-id 0 --auto-partition-size 1")
+                           GHA_JOB("w", 1, "{gpu: mi355}", "run_suite.py --auto-partition-id 0 --auto-partition-size 1")};
 
     expect_coverage(&dialect_gha, bad, 1, 1,
-                    "in.yaml:8:16: error: t: partition 1 never runs; partition 0 runs more than once "
+                    "in.yaml:8:25: error: t: partition 1 never runs; partition 0 runs more than once "
                     "[shard-coverage]\n");
     expect_coverage(&dialect_gha, whole, 1, 0, "");
 }
@@ -826,6 +866,7 @@ Suite *shards_suite(void)
     tcase_add_test(flags, flags_index_without_count);
     tcase_add_test(flags, flags_near_misses);
     tcase_add_test(flags, flags_values_not_flags);
+    tcase_add_test(flags, flags_other_programs);
     tcase_add_test(flags, flags_callback_result);
     suite_add_tcase(s, flags);
     tcase_add_test(config, config_runner_found);

@@ -168,11 +168,9 @@ static int cross_product(struct bkm_matrix *m, const struct ynode *at, struct bk
     /* at most 25^6: no overflow */
     for (size_t d = 0; d < m->n_dims; d++)
         total *= m->n_elements[d];
-    /* Skips take away at most one job per adjustment: past this, none brings the step
-     * under the limit (and the combinations are not made). */
-    if (total > BKM_MAX_JOBS + BKM_MAX_ADJUSTMENTS)
-        return fail(err, at, "the matrix makes %zu combinations; Buildkite allows %d jobs per step",
-                    total, BKM_MAX_JOBS);
+    if (total > BKM_MAX_COMBINATIONS)
+        return fail(err, at, "the matrix makes %zu combinations; fanout renders at most %d a step "
+                    "(Buildkite's default quota is %d jobs)", total, BKM_MAX_COMBINATIONS, BKM_DEFAULT_JOBS);
     for (size_t c = 0; c < total; c++) {
         for (size_t d = 0; d < m->n_dims; d++)
             values[d] = m->elements[d][index[d]];
@@ -369,10 +367,6 @@ struct bkm_matrix *bkm_read(const struct ynode *matrix, struct bkm_error *err)
     for (size_t c = 0; c < m->n_combos; c++) {
         m->combos[c].values = m->values + c * m->n_dims;
         m->jobs += !m->combos[c].skipped;
-    }
-    if (m->jobs > BKM_MAX_JOBS) {
-        fail(err, matrix, "the matrix makes %zu jobs; Buildkite allows %d per step", m->jobs, BKM_MAX_JOBS);
-        goto fail;
     }
     return m;
 fail:

@@ -12,12 +12,16 @@
 
 #include "fanout/ynode.h"
 
-/* Buildkite's limits per matrix step (https://buildkite.com/docs/platform/limits). */
+/* Buildkite's limits per matrix step (https://buildkite.com/docs/platform/limits). The
+ * jobs of one step are a quota, 50 by default, which organisations raise (elastic runs
+ * 54-72 jobs a step): more is a job-limit warning, and BKM_MAX_COMBINATIONS is fanout's
+ * own bound on the work (25^6 would be 244 million). */
 #define BKM_MAX_DIMENSIONS 6
 #define BKM_MAX_ELEMENTS 25
 #define BKM_MAX_ELEMENT_BYTES 128
 #define BKM_MAX_ADJUSTMENTS 12
-#define BKM_MAX_JOBS 50
+#define BKM_DEFAULT_JOBS 50
+#define BKM_MAX_COMBINATIONS 10000
 
 /* What is wrong and where: `at` (NULL when out of memory), and for a token inside a
  * scalar the byte offset of the token in its text (else 0). */

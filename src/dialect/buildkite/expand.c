@@ -464,6 +464,10 @@ static int expand_matrix(const struct dialect_ctx *ctx, struct ynode_doc *doc, s
     check_placeholders(ctx, step, kind);
     check_shard_variables(ctx, step, kind);
     jobs = bkm_jobs(m);
+    if (jobs > BKM_DEFAULT_JOBS)
+        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, ynode_pos(mnode), RULE_JOB_LIMIT,
+                "the matrix makes %zu jobs; Buildkite's default quota is %d a step (an organisation "
+                "can have it raised; --ignore job-limit when yours is)", jobs, BKM_DEFAULT_JOBS);
     if (!jobs) {
         struct ypos p = ynode_pos(mnode);
 
