@@ -1,6 +1,6 @@
 /* cmd: the commands of `fanout`. Each lives in its own file (src/cmd/cmd_<name>.c) as one
- * entry of the table in cli.c: its name, synopsis, help, the options it takes and the
- * function that runs it. cli.c parses the options every command shares into struct cli. */
+ * entry of the table in cli.c: its name, synopsis, help, the table of the options it
+ * takes (src/cmd/options.h) and the function that runs it. */
 #ifndef FANOUT_CMD_H
 #define FANOUT_CMD_H
 
@@ -13,45 +13,8 @@
 
 #define CMD_EXIT_USAGE 2
 
-/* Options by id (short options are their letter). */
-enum cmd_option {
-    OPT_END = 0,
-    OPT_FORMAT = 'f',
-    OPT_OUTPUT = 'o',
-    OPT_UPLOAD = 256,
-    OPT_STRICT,
-    OPT_ERROR_FORMAT,
-    OPT_DIALECT,
-    OPT_NO_VALIDATE,
-    OPT_VALIDATE,
-    OPT_SCHEMA,
-    OPT_RENDERED,
-    OPT_CONFIG,
-    OPT_WRITE,
-    OPT_TESTS,
-    OPT_DURATIONS,
-    OPT_SUITE,
-    OPT_ALGO,
-    OPT_COUNT = 'n',
-    OPT_NODEID_PREFIX = 300,
-    OPT_OVERHEAD,
-    OPT_BUDGET,
-    OPT_QUIET = 'q',
-    OPT_IGNORE = 400,
-    OPT_KNOWN_KEY,
-    OPT_COLOR,
-    OPT_NO_SNIPPET,
-    OPT_IGNORE_FIELD,
-    OPT_EXIT_ZERO,
-    /* In a command's list: it takes the dialects' options for rendering, for evaluating
-     * expressions (dialect.h, enum dialect_option_scope). */
-    OPT_DIALECT_RENDER = 500,
-    OPT_DIALECT_EXPRESSIONS,
-    /* The dialects' options: this plus their position in dialect_option_at's order. */
-    OPT_DIALECT_FIRST = 1000,
-};
-
 struct config;
+struct opt;
 
 /* What the options said. */
 struct cli {
@@ -83,7 +46,7 @@ struct cmd_entry {
     const char *name;
     const char *synopsis;            /* after "fanout " */
     const char *help;                /* what it does and its own options */
-    const enum cmd_option *options;  /* the options it takes, OPT_END-terminated */
+    const struct opt *const *options; /* the options it takes, in --help order (NULL-terminated) */
     const char *const *formats;      /* what --format takes (NULL-terminated), first the default */
     int min_operands, max_operands;  /* max -1: any number */
     unsigned sides;                  /* renderings it compares (diff: 2); 0 as 1 */
@@ -94,14 +57,6 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_entry,
     cmd_diff_entry, cmd_expr_entry, cmd_shards_check_entry, cmd_shards_assign_entry,
     cmd_shards_plan_entry;
-
-/* The options of every command that prints messages, for their tables. */
-#define CMD_MESSAGE_OPTIONS OPT_ERROR_FORMAT, OPT_QUIET, OPT_IGNORE, OPT_COLOR, OPT_NO_SNIPPET
-
-/* The options render, check and diff share (OPT_END-terminated), for their tables. */
-#define CMD_RENDER_OPTIONS                                                                       \
-    OPT_UPLOAD, OPT_STRICT, OPT_DIALECT, OPT_NO_VALIDATE, OPT_VALIDATE, OPT_KNOWN_KEY,           \
-        OPT_DIALECT_RENDER, CMD_MESSAGE_OPTIONS
 
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *what, const char *arg);

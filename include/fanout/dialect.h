@@ -247,6 +247,8 @@ struct dialect_diff {
 struct dialect {
     const char *name;        /* as --dialect names it */
     const char *description; /* for messages */
+    /* What --upload does to the dialect's input: a clause of --upload's help (NULL: nothing). */
+    const char *upload_help;
     /* Where a document of the dialect keeps its items. */
     const struct stream_shape *shape;
     /* The rendering's layout and the bundled schemas (NULL: none) of input and rendering. */
@@ -354,6 +356,8 @@ extern const struct dialect_derived dialect_testarea_mirror;
 
 /* By name ("buildkite", "testarea", "gha"); NULL for any other. */
 const struct dialect *dialect_find(const char *name);
+/* Every dialect in turn (as detection tries them): the i-th, NULL past the last. */
+const struct dialect *dialect_at(size_t i);
 
 /* The reader of dialects whose input documents are their files' own (Buildkite, GitHub
  * Actions): each file's items in turn, read with the input's shape, each shown to

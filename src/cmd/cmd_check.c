@@ -7,6 +7,7 @@
 #include "fanout/cmd.h"
 #include "fanout/config.h"
 #include "fanout/shellword.h"
+#include "options.h"
 
 /* Appends `word` to the command being built, quoted for the shell when it needs it.
  * 0, or -1 when out of memory. */
@@ -84,8 +85,17 @@ static int exec_check(struct cli *c, char **operands, int n, struct diag *d)
     return rc;
 }
 
-static const enum cmd_option options[] = {OPT_RENDERED, OPT_CONFIG, OPT_WRITE, CMD_RENDER_OPTIONS,
-                                          OPT_END};
+/* described in the command's help */
+static const struct opt rendered = {
+    .kind = OPT_STRING, .name = "rendered", .has_arg = true,
+    .offset = CLI_AT(rendered),
+};
+static const struct opt write = {
+    .kind = OPT_SET, .name = "write", .offset = CLI_AT(write), .value = true,
+};
+
+static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &rendered, &opt_config, &write,
+                                            CMD_RENDER_MESSAGE_OPTIONS, NULL};
 static const char *const formats[] = {"yaml", "json", NULL};
 
 const struct cmd_entry cmd_check_entry = {

@@ -3,6 +3,7 @@
 
 #include "fanout/cmd.h"
 #include "fanout/pipediff.h"
+#include "options.h"
 
 static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
 {
@@ -20,8 +21,25 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
     return rc == DIAG_FINDING && c->diff.exit_zero ? 0 : rc;
 }
 
-static const enum cmd_option options[] = {OPT_CONFIG, CMD_RENDER_OPTIONS, OPT_IGNORE_FIELD, OPT_EXIT_ZERO,
-                                          OPT_END};
+static int add_ignored_field(const struct opt_hit *hit, const char *arg)
+{
+    struct cli *c = hit->dest;
+
+    return cmd_append_word(&c->ignore_fields, &c->n_ignore_fields, arg);
+}
+
+static const struct opt ignore_field = {
+    .kind = OPT_CALL, .name = "ignore-field", .has_arg = true, .call = add_ignored_field,
+    .help = "      --ignore-field NAME    leave field NAME out of the comparison (repeatable)\n",
+};
+static const struct opt exit_zero = {
+    .kind = OPT_SET, .name = "exit-zero", .offset = CLI_AT(diff.exit_zero),
+    .value = true,
+    .help = "      --exit-zero            exit 0 when the renderings differ (errors still exit 2)\n",
+};
+
+static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &opt_config,
+                                            CMD_RENDER_MESSAGE_OPTIONS, &ignore_field, &exit_zero, NULL};
 /* In enum pd_format's order. */
 static const char *const formats[] = {"text", "json", "github", "markdown", NULL};
 

@@ -7,6 +7,7 @@
 #include "fanout/cmd.h"
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
+#include "options.h"
 
 #define EXPR_FILE "<expr>"
 
@@ -78,7 +79,8 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
     return rc ? rc : diag_exit_code(d, false);
 }
 
-static const enum cmd_option options[] = {OPT_DIALECT_EXPRESSIONS, CMD_MESSAGE_OPTIONS, OPT_END};
+static const struct opt *const options[] = {&opt_format, &opt_dialects_expressions, CMD_MESSAGE_OPTIONS,
+                                            NULL};
 static const char *const formats[] = {"text", "json", NULL};
 
 const struct cmd_entry cmd_expr_entry = {

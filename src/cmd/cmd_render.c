@@ -1,5 +1,6 @@
 /* fanout render: the inputs as explicit jobs. */
 #include "fanout/cmd.h"
+#include "options.h"
 
 static int render_inputs(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
@@ -13,7 +14,8 @@ static int exec_render(struct cli *c, char **operands, int n, struct diag *d)
     return cmd_on_inputs(c, operands, n, d, render_inputs);
 }
 
-static const enum cmd_option options[] = {OPT_OUTPUT, OPT_CONFIG, CMD_RENDER_OPTIONS, OPT_END};
+static const struct opt *const options[] = {&opt_format, &opt_output, CMD_RENDER_OPTIONS, &opt_config,
+                                            CMD_RENDER_MESSAGE_OPTIONS, NULL};
 static const char *const formats[] = {"yaml", "json", NULL};
 
 const struct cmd_entry cmd_render_entry = {

@@ -1,5 +1,6 @@
 /* fanout shards check: do the fanned-out jobs run every shard exactly once? */
 #include "fanout/cmd.h"
+#include "options.h"
 
 static void ignore_begin(void *user, const struct dialect *dialect)
 {
@@ -44,7 +45,8 @@ static int exec_shards_check(struct cli *c, char **operands, int n, struct diag 
     return cmd_on_inputs(c, operands, n, d, shard_lint);
 }
 
-static const enum cmd_option options[] = {OPT_CONFIG, CMD_RENDER_OPTIONS, OPT_END};
+static const struct opt *const options[] = {CMD_RENDER_OPTIONS, &opt_config, CMD_RENDER_MESSAGE_OPTIONS,
+                                            NULL};
 
 const struct cmd_entry cmd_shards_check_entry = {
     .name = "shards check",

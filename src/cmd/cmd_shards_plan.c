@@ -1,5 +1,6 @@
 /* fanout shards plan: a balanced LPT plan in the shape of SGLang's partition plans. */
 #include "fanout/cmd.h"
+#include "options.h"
 
 static int exec_shards_plan(struct cli *c, char **operands, int n, struct diag *d)
 {
@@ -10,9 +11,9 @@ static int exec_shards_plan(struct cli *c, char **operands, int n, struct diag *
     return rc ? rc : shardplan_plan(&c->assign, stdout, d);
 }
 
-static const enum cmd_option options[] = {OPT_TESTS, OPT_DURATIONS, OPT_SUITE, OPT_COUNT,
-                                          OPT_NODEID_PREFIX, OPT_OVERHEAD, OPT_BUDGET,
-                                          CMD_MESSAGE_OPTIONS, OPT_END};
+static const struct opt *const options[] = {&opt_tests, &opt_durations, &opt_suite, &opt_shards,
+                                            &opt_nodeid_prefix, &opt_overhead, &opt_budget,
+                                            CMD_MESSAGE_OPTIONS, NULL};
 
 const struct cmd_entry cmd_shards_plan_entry = {
     .name = "shards plan",

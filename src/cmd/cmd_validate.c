@@ -4,6 +4,7 @@
 
 #include "fanout/cmd.h"
 #include "fanout/validate.h"
+#include "options.h"
 
 /* The findings of render, then the schema's, for files of one dialect (an unknown key
  * both see is said once, as render says it). */
@@ -89,7 +90,13 @@ static int exec_validate(struct cli *c, char **operands, int n, struct diag *d)
     return cmd_on_inputs(c, operands, n, d, validate_inputs);
 }
 
-static const enum cmd_option options[] = {OPT_SCHEMA, OPT_DIALECT, OPT_CONFIG, OPT_STRICT, CMD_MESSAGE_OPTIONS, OPT_END};
+/* described in the command's help */
+static const struct opt schema = {
+    .kind = OPT_STRING, .name = "schema", .has_arg = true, .offset = CLI_AT(schema),
+};
+
+static const struct opt *const options[] = {&schema, &opt_strict, &opt_dialect, &opt_config, CMD_MESSAGE_OPTIONS,
+                                            NULL};
 
 const struct cmd_entry cmd_validate_entry = {
     .name = "validate",

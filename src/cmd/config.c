@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "fanout/rules.h"
+#include "fanout/shardflags.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/suggest.h"
+#include "options.h"
 
 #define CONFIG_NAME ".fanout.yml"
 #define MAX_LEVELS_UP 64
@@ -191,4 +193,143 @@ const struct ynode *config_section(const struct config *c, const char *key)
 const struct ynode *config_defaults(const struct config *c, const char *command)
 {
     return ynode_get(config_section(c, "defaults"), command);
+}
+
+/* ---- the config applied to a command's options ---- */
+
+const char *config_given(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            return argv[i + 1];
+        if (!strncmp(argv[i], "--config=", 9))
+            return argv[i] + 9;
+    }
+    return NULL;
+}
+
+/* One option from the config's defaults (`name: arg`); what is wrong with it is reported
+ * at `at`, where it must be fixed ("Try 'fanout --help'" would point at the wrong place). */
+static int apply_option(struct cli *c, const struct cmd_entry *cmd, const struct opt *o,
+                        const struct config *cfg, struct diag *d, const struct ynode *at, const char *name,
+                        const char *arg)
+{
+    char message[1024] = "";
+    int rc;
+
+    cmd_usage_hold(message, sizeof(message));
+    rc = opt_apply(o, c, cmd, arg);
+    cmd_usage_hold(NULL, 0);
+    if (rc != 0 && message[0])
+        config_error(cfg, d, at, "%s", message);
+    else if (rc != 0) /* the option reported its own error (a file it reads) */
+        config_error(cfg, d, at, "the value of %s (above)", name);
+    return rc;
+}
+
+/* A switch in the defaults: `true` gives it, `false` turns off what it turns on
+ * (`validate: false` is --no-validate) and leaves any other switch as it is. */
+static int apply_switch(struct cli *c, const struct cmd_entry *cmd, const struct opt *o,
+                        const struct config *cfg, struct diag *d, const struct ynode *k,
+                        const struct ynode *v)
+{
+    bool on = ynode_scalar_is(v, "true");
+    struct opt off;
+
+    if (!on && !ynode_scalar_is(v, "false"))
+        return config_error(cfg, d, v, "%s is true or false", ynode_scalar(k, NULL));
+    if (on)
+        return apply_option(c, cmd, o, cfg, d, v, ynode_scalar(k, NULL), NULL);
+    if (o->kind != OPT_SET || !o->value)
+        return 0;
+    off = *o;
+    off.value = false;
+    return apply_option(c, cmd, &off, cfg, d, v, ynode_scalar(k, NULL), NULL);
+}
+
+/* An option with a value in the defaults: a list is the option repeated. */
+static int apply_values(struct cli *c, const struct cmd_entry *cmd, const struct opt *o,
+                        const struct config *cfg, struct diag *d, const struct ynode *k,
+                        const struct ynode *v)
+{
+    for (size_t j = 0; j < (ynode_is_seq(v) ? ynode_len(v) : 1); j++) {
+        const struct ynode *item = ynode_is_seq(v) ? ynode_item(v, j) : v;
+
+        if (!ynode_scalar(item, NULL))
+            return config_error(cfg, d, v, "%s takes a value or a list of values", ynode_scalar(k, NULL));
+        if (apply_option(c, cmd, o, cfg, d, item, ynode_scalar(k, NULL), ynode_scalar(item, NULL)) != 0)
+            return CMD_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The defaults of `defaults.<command>`, each as its option (a config cannot name another
+ * config). */
+static int apply_defaults(struct cli *c, const struct cmd_entry *cmd, const struct opt_list *own,
+                          const struct config *cfg, struct diag *d)
+{
+    const struct ynode *defaults = config_defaults(cfg, cmd->name);
+    const struct opt *config = opt_find(own, "config");
+    const char *names[OPT_MAX + 1];
+
+    opt_names(own, config, names);
+    for (size_t i = 0; i < ynode_len(defaults); i++) {
+        const struct ynode *k = ynode_key(defaults, i), *v = ynode_value(defaults, i);
+        const struct opt *o;
+        char name[64], *p;
+        int rc;
+
+        snprintf(name, sizeof(name), "%s", ynode_scalar(k, NULL) ? ynode_scalar(k, NULL) : "");
+        for (p = name; *p; p++)
+            *p = *p == '_' ? '-' : *p;
+        if (!(o = opt_find(own, name)) || o == config) {
+            char phrase[SUGGEST_PHRASE_MAX];
+
+            return config_error(cfg, d, k, "%s has no option '%s'%s", cmd->name, ynode_scalar(k, NULL),
+                                suggest_phrase(suggest_closest(name, strlen(name), names,
+                                                               suggest_limit(strlen(name))), phrase));
+        }
+        rc = o->has_arg ? apply_values(c, cmd, o, cfg, d, k, v) : apply_switch(c, cmd, o, cfg, d, k, v);
+        if (rc != 0)
+            return CMD_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int config_apply(struct cli *c, const struct cmd_entry *cmd, const struct opt_list *own,
+                 const struct config *cfg, struct diag *d)
+{
+    const struct ynode *rules = config_section(cfg, "rules"), *keys = config_section(cfg, "known_keys");
+
+    if (apply_defaults(c, cmd, own, cfg, d) != 0)
+        return CMD_EXIT_USAGE;
+    /* the command line may still give BASE's and HEAD's */
+    memset(c->dialect_given, 0, sizeof(c->dialect_given));
+    for (size_t i = 0; i < ynode_len(rules); i++) {
+        const char *level = ynode_scalar(ynode_value(rules, i), NULL);
+
+        if (cmd_rule_level(c, ynode_scalar(ynode_key(rules, i), NULL),
+                           !strcmp(level, "off") ? DIAG_LEVEL_OFF
+                           : !strcmp(level, "error") ? DIAG_LEVEL_ERROR : DIAG_LEVEL_WARNING,
+                           "the config's rules") != 0)
+            return CMD_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < ynode_len(keys); i++) {
+        if (cmd_append_word(&c->known_keys, &c->n_known_keys, ynode_scalar(ynode_item(keys, i), NULL)) != 0)
+            return CMD_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int config_shard_rules(struct cli *c, const struct config *cfg, struct diag *d)
+{
+    const struct ynode *list = config_section(cfg, "shards");
+
+    if (!(c->shards = shardflags_create())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
+        return CMD_EXIT_USAGE;
+    }
+    if (!list || shardflags_configure(c->shards, list, config_path(cfg), d) == 0)
+        return 0;
+    return CMD_EXIT_USAGE;
 }

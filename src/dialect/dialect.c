@@ -22,6 +22,11 @@ const struct dialect *dialect_find(const char *name)
     return NULL;
 }
 
+const struct dialect *dialect_at(size_t i)
+{
+    return i < sizeof(dialects) / sizeof(dialects[0]) ? dialects[i] : NULL;
+}
+
 struct dialect_probe {
     const char *path;
     struct strset *keys; /* the first top-level keys */

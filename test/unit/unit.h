@@ -34,6 +34,7 @@ Suite *dialect_suite(void);
 Suite *gha_suite(void);
 Suite *validate_suite(void);
 Suite *pipediff_suite(void);
+Suite *options_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 /* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */

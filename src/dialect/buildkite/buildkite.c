@@ -235,6 +235,7 @@ const struct dialect_diff dialect_buildkite_diff = {
 const struct dialect dialect_buildkite = {
     .name = "buildkite",
     .description = "Buildkite pipeline",
+    .upload_help = "for `buildkite-agent pipeline upload`: keep $$BUILDKITE_PARALLEL_JOB references (env carries the values)",
     .shape = stream_steps_shape,
     .layout = &dialect_buildkite_layout,
     .input_schema = "buildkite",

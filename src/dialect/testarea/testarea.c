@@ -901,6 +901,7 @@ const struct dialect_derived dialect_testarea_mirror = {"amd-", "mirror amd:"};
 const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
+    .upload_help = "test-area input: the working directory as a leading cd, fields only the generator reads dropped",
     .shape = stream_steps_shape,
     .layout = &dialect_buildkite_layout,
     .input_schema = "testarea",
