@@ -214,7 +214,7 @@ static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos 
             r->dialect->platform, r->dialect->job_noun);
 }
 
-/* A cycle needs a reference to a later job, or one that a job makes to itself or to
+/* A cycle takes a reference to a later job, or one that a job makes to itself or to
  * its own group (depgraph.h); only then is the graph searched. */
 static void report_cycles(struct run *r)
 {
@@ -399,7 +399,7 @@ static int first_pass(struct run *r)
         if (rc == 0 && r->early && r->sink->item(r->sink->user, &item) != 0)
             rc = -1;
         if (rc == 0 && r->out_check) {
-            item.bare = false; /* the rendering puts a bare list under `steps:` */
+            item.bare = false; /* the rendering puts a bare list under its container key */
             validator_item(r->out_check, &item);
         }
         ynode_doc_destroy(item.doc);

@@ -31,6 +31,7 @@ Suite *render_suite(void);
 Suite *tmplschema_suite(void);
 Suite *interpolate_suite(void);
 Suite *dialect_suite(void);
+Suite *lint_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 /* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */
