@@ -23,10 +23,12 @@ struct coverage *coverage_create(struct shardflags *flags, const struct dialect 
                                  struct diag *d, const char *const *files);
 void coverage_destroy(struct coverage *c);
 
-/* The jobs of one expanded item (`items`: what the dialect's each_job walks), in order.
- * A fan-out is checked when its last job has been seen: a later item's first job, or
- * coverage_finish. 0, or -1 when out of memory or a pattern failed (reported). */
-int coverage_add(struct coverage *c, const struct ynode *items);
+/* The rendering's jobs one at a time, in order, as the dialect's each_job describes
+ * them (the lint rule shard-coverage hands them over). A fan-out is checked when its
+ * last job has been seen: at the next job that does not continue it (a later item's
+ * job too), or coverage_finish. 0, or -1 when out of memory or a pattern failed
+ * (reported). */
+int coverage_job(struct coverage *c, const struct dialect_job *job);
 int coverage_finish(struct coverage *c);
 
 #endif

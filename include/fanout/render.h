@@ -1,9 +1,10 @@
-/* render: the whole `fanout render` run over one or more inputs.
- * Pass 1 reads every input step by step, expands it and records keys and depends_on
- * references, reporting every problem; nothing is written when it finds an error.
- * Pass 2 reads the inputs again and streams the canonical rendering out, with
- * depends_on rewritten from the complete key index. Memory stays bounded by the
- * largest step plus a fixed budget for the key index (which spills to disk). */
+/* render: the whole `fanout render` run over one or more inputs, in their dialect.
+ * Pass 1 reads every input item by item, expands it into jobs, records keys and the
+ * references between jobs and runs the rules over the jobs (lint.h), reporting every
+ * problem; nothing is written when it finds an error. Pass 2 (when pass 1's rendering
+ * cannot be used) reads the inputs again and streams the canonical rendering out, with
+ * references rewritten from the complete key index. Memory stays bounded by the
+ * largest item plus a fixed budget for the key index (which spills to disk). */
 #ifndef FANOUT_RENDER_H
 #define FANOUT_RENDER_H
 
@@ -23,12 +24,12 @@
 /* Memory for key index records before they spill to a temporary file. */
 #define RENDER_INDEX_BUDGET (2u << 20)
 
-/* Memory for depends_on edges before they spill (they are read back only when a cycle
+/* Memory for the references' edges before they spill (they are read back only when a cycle
  * is possible), and the most cycles reported. */
 #define RENDER_GRAPH_BUDGET (256u << 10)
 #define RENDER_MAX_CYCLES 100
 
-/* Where a rendering goes, item by item, in place of the emitter (diff records steps
+/* Where a rendering goes, item by item, in place of the emitter (diff records jobs
  * this way). `begin` is told the inputs' dialect before any item; `item` gets every
  * item of the rendering in order (jobs expanded and references rewritten; 0, or -1
  * after reporting); `reset` drops everything received so far: pass 1's items were not
@@ -38,7 +39,7 @@ struct render_sink {
     int (*item)(void *user, const struct stream_item *item);
     void (*reset)(void *user);
     void *user;
-    /* When set, told of each job a matrix adjustment skips (expand_skipped_fn), before
+    /* When set, told of each job the platform would not create (dialect_skipped_fn), before
      * the item it would have been in; a reset forgets them too. */
     int (*skipped)(void *user, const struct ynode *job, const struct ynode *skip);
 };
@@ -46,7 +47,7 @@ struct render_sink {
 /* Filled in by a successful render. */
 struct render_stats {
     unsigned passes; /* reads of the input: 1, or 2 when a reference named a later
-                        sharded step (or the one-pass budget ran out) */
+                        fanned-out job (or the one-pass budget ran out) */
     const struct dialect *dialect; /* the one the inputs were read in */
 };
 
@@ -57,8 +58,8 @@ struct render_opts {
     enum emit_format format;
     bool upload;             /* keep $$VAR references (env carries the shard values) */
     bool strict;             /* warnings fail the run */
-    bool validate;           /* check the input (test-area schema) and the rendering
-                                (buildkite-rendered schema) */
+    bool validate;           /* check the input and the rendering against their
+                                dialect's schemas */
     const char *output;      /* NULL: stdout */
     FILE *stream;            /* when set, the rendering goes here instead of `output` */
     const struct render_sink *sink; /* when set, the items go here (output and stream unused) */
@@ -66,8 +67,8 @@ struct render_opts {
     /* keys defined in another upload (shell globs): no dangling-depends-on for them */
     const char *const *known_keys;
     size_t n_known_keys;
-    struct shardflags *shards; /* the runners whose shard flags are proved (coverage.h);
-                                  NULL: no shard-coverage check */
+    struct shardflags *shards; /* the runners whose shard flags are proved (lint.h's
+                                  shard-coverage); NULL: no shard-coverage check */
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

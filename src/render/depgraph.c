@@ -30,7 +30,7 @@ static int hkey_cmp(const struct hkey *a, const struct hkey *b)
     return a->h2 < b->h2 ? -1 : a->h2 > b->h2;
 }
 
-/* By source, then target, then position: a total order, as xsort needs. */
+/* By source, then target, then position: a total order, as xsort requires. */
 static int edge_cmp(const void *pa, const void *pb)
 {
     const struct edge *a = pa, *b = pb;

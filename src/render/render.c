@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/coverage.h"
 #include "fanout/dialect.h"
 #include "fanout/depgraph.h"
 #include "fanout/inputs.h"
 #include "fanout/keyindex.h"
+#include "fanout/lint.h"
 #include "fanout/output.h"
 #include "fanout/shardmap.h"
 #include "fanout/source.h"
@@ -24,13 +24,12 @@ struct run {
     size_t n_sources;
     const struct dialect *dialect;
     void *dialect_state;
-    struct coverage *coverage; /* shard-coverage, when the options ask for it */
+    struct lint *lint;       /* the rules over the rendered jobs */
     struct keyindex *keys;
-    struct depgraph *graph;  /* depends_on edges, searched for cycles at the end */
-    bool local_cycle;        /* a step named itself or its own group */
-    size_t jobs_in_doc, jobs_total;
+    struct depgraph *graph;  /* the references' edges, searched for cycles at the end */
+    bool local_cycle;        /* a job named itself or its own group */
     /* One pass when it can: pass 1 also feeds the rendering to the sink, rewriting
-     * depends_on from the sharded keys seen so far (`early`). That rendering is right
+     * references from the sharded keys seen so far (`early`). That rendering is right
      * when no reference named a sharded key defined after it, which the key index
      * tells at the end; then no pass 2 is needed. `early` holds the most recent
      * sharded keys (a bounded cache: a key it forgot is a miss that the count of
@@ -47,7 +46,7 @@ struct run {
     FILE *to;
     FILE *spool;
     struct emitter *spool_em;
-    struct validator *out_check; /* the rendering against buildkite-rendered, or NULL */
+    struct validator *out_check; /* the rendering against its dialect's schema, or NULL */
     struct validator *in_check;  /* the input against its dialect's schema, or NULL */
     struct diag *out_findings;   /* held until the input is known clean */
     struct diag *in_findings;    /* held until the dialect found no error */
@@ -215,7 +214,7 @@ static void on_cycle(void *user, const char *const *keys, size_t n, struct ypos 
             r->dialect->platform, r->dialect->job_noun);
 }
 
-/* A cycle needs a reference to a later step, or one that a step makes to itself or to
+/* A cycle takes a reference to a later job, or one that a job makes to itself or to
  * its own group (depgraph.h); only then is the graph searched. */
 static void report_cycles(struct run *r)
 {
@@ -275,7 +274,7 @@ static void on_dangling(void *user, const struct keyindex_entry *ref)
         if (fnmatch(r->opts->known_keys[i], unscoped(ref->key), 0) == 0)
             return;
     }
-    /* a key only known later (a Buildkite key only known at upload) may be the one named
+    /* a key only known later (one the platform only knows at upload) may be the one named
      * (a name the index keeps cut is not matched) */
     if (r->dialect->key_may_exist && strlen(ref->key) <= KEYINDEX_TEXT &&
         r->dialect->key_may_exist(r->dialect_state, ref->key, strlen(ref->key)))
@@ -367,25 +366,11 @@ static int check_step(struct run *r, struct stream_item *item)
         return -1;
     if (dl->expand(&ctx, item->doc, items) != 0 || dl->normalize(item->doc, items) != 0)
         return -1;
-    r->jobs_in_doc += (size_t)dl->each_job(items, NULL, NULL);
-    if (r->coverage && coverage_add(r->coverage, items) != 0)
+    if (lint_item(r->lint, items) != 0)
         return -1;
     if (dl->references(items, r->diag, r->names, on_reference, r) != 0)
         return -1;
     return r->failed_index ? -1 : 0;
-}
-
-/* Buildkite's limit is per upload, and each document is uploaded on its own. */
-static void check_job_limit(struct run *r, struct ypos pos)
-{
-    unsigned limit = r->dialect->max_jobs_per_document;
-
-    if (limit && r->jobs_in_doc > limit)
-        diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->names, pos, RULE_JOB_LIMIT,
-                "this document renders %zu jobs; %s accepts at most %u "
-                "per pipeline upload", r->jobs_in_doc, r->dialect->platform, limit);
-    r->jobs_total += r->jobs_in_doc;
-    r->jobs_in_doc = 0;
 }
 
 static int first_pass(struct run *r)
@@ -405,7 +390,7 @@ static int first_pass(struct run *r)
         if (item.kind == STREAM_DOC_START)
             doc_pos = item.pos;
         else if (item.kind == STREAM_DOC_END)
-            check_job_limit(r, doc_pos);
+            lint_document(r->lint, doc_pos);
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
         if (rc == 0 && r->early && item.kind == STREAM_STEP &&
@@ -414,13 +399,13 @@ static int first_pass(struct run *r)
         if (rc == 0 && r->early && r->sink->item(r->sink->user, &item) != 0)
             rc = -1;
         if (rc == 0 && r->out_check) {
-            item.bare = false; /* the rendering puts a bare list under `steps:` */
+            item.bare = false; /* the rendering puts a bare list under its container key */
             validator_item(r->out_check, &item);
         }
         ynode_doc_destroy(item.doc);
     }
     r->dialect->close(reader);
-    if (rc == 0 && r->coverage && coverage_finish(r->coverage) != 0)
+    if (rc == 0 && lint_finish(r->lint) != 0)
         rc = -1;
     return rc;
 }
@@ -448,7 +433,7 @@ static int load_schemas(struct run *r)
 /* ---- pass 2: the rendering ---- */
 
 /* Answers come in the order pass 1 recorded the references, which is the order
- * depends_rewrite asks in. */
+ * the dialect's rewrite asks in. */
 static unsigned shards_of(void *user, const char *key, size_t len)
 {
     (void)key;
@@ -551,8 +536,8 @@ static int copy_spool(struct run *r)
 }
 
 /* Whether every read of each input read the same (a file may be rewritten between two:
- * the dialect's detection, pass 1, a called workflow read for each call, pass 2): what
- * was checked must be what is rendered. */
+ * the dialect's detection, pass 1, a file the dialect reads again itself, pass 2):
+ * what was checked must be what is rendered. */
 static bool inputs_unchanged(struct run *r)
 {
     for (size_t i = 0; i < r->n_sources; i++) {
@@ -596,117 +581,152 @@ static int second_pass(struct run *r)
     return r->sink == &r->spooled ? copy_spool(r) : 0;
 }
 
-int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
+/* ---- the run's steps ---- */
+
+static int out_of_memory(struct run *r)
 {
-    static const struct keyindex_problems problems = {on_collision, on_dangling};
-    struct run r = {.opts = opts, .diag = d};
-    int rc = 0;
+    diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
+    return -1;
+}
+
+/* Opens the target and the inputs, and finds their dialect. 0, or -1 after reporting. */
+static int open_inputs(struct run *r, const char *const *paths, size_t n)
+{
+    const struct render_opts *opts = r->opts;
 
     if (n > YPOS_MAX_FILES) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
+        diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
                     "too many input files (%zu; at most %d)", n, YPOS_MAX_FILES);
-        return DIAG_INPUT;
+        return -1;
     }
-    r.sources = calloc(n ? n : 1, sizeof(*r.sources));
-    r.names = calloc(n ? n : 1, sizeof(*r.names));
-    r.keys = keyindex_create(RENDER_INDEX_BUDGET);
-    r.graph = depgraph_create(RENDER_GRAPH_BUDGET);
-    if (!r.sources || !r.names || !r.keys || !r.graph) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
-        goto done;
-    }
-    if (!opts->sink && open_target(&r) != 0)
-        goto done;
+    r->sources = calloc(n ? n : 1, sizeof(*r->sources));
+    r->names = calloc(n ? n : 1, sizeof(*r->names));
+    r->keys = keyindex_create(RENDER_INDEX_BUDGET);
+    r->graph = depgraph_create(RENDER_GRAPH_BUDGET);
+    if (!r->sources || !r->names || !r->keys || !r->graph)
+        return out_of_memory(r);
+    if (!opts->sink && open_target(r) != 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        r.sources[i] = source_open(paths[i], d);
-        if (!r.sources[i])
-            goto done;
-        r.names[i] = source_name(r.sources[i]);
-        r.n_sources++;
+        if (!(r->sources[i] = source_open(paths[i], r->diag)))
+            return -1;
+        r->names[i] = source_name(r->sources[i]);
+        r->n_sources++;
     }
-    r.dialect = opts->dialect ? opts->dialect : dialect_detect_all(r.sources, r.n_sources, d);
-    if (!r.dialect)
-        goto done;
+    r->dialect = opts->dialect ? opts->dialect : dialect_detect_all(r->sources, r->n_sources, r->diag);
+    if (!r->dialect)
+        return -1;
     if (opts->stats)
-        opts->stats->dialect = r.dialect;
-    if (r.dialect->state_create && !(r.dialect_state = r.dialect->state_create(opts->dialect_options))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
-        goto done;
-    }
-    if (opts->shards && !(r.coverage = coverage_create(opts->shards, r.dialect, d, r.names))) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
-        goto done;
-    }
-    if (opts->validate && load_schemas(&r) != 0)
-        goto done;
-    r.spooled = (struct render_sink){NULL, spool_item, spool_reset, &r, NULL};
-    r.sink = opts->sink ? opts->sink : &r.spooled;
+        opts->stats->dialect = r->dialect;
+    if (r->dialect->state_create && !(r->dialect_state = r->dialect->state_create(opts->dialect_options)))
+        return out_of_memory(r);
+    return 0;
+}
+
+/* Starts the checks of pass 1 and the sink it may feed. 0, or -1 after reporting. */
+static int begin_checks(struct run *r)
+{
+    const struct render_opts *opts = r->opts;
+    struct lint_setup lint = {r->dialect, r->diag, r->names, opts->shards};
+
+    if (!(r->lint = lint_begin(&lint)))
+        return -1;
+    if (opts->validate && load_schemas(r) != 0)
+        return -1;
+    r->spooled = (struct render_sink){NULL, spool_item, spool_reset, r, NULL};
+    r->sink = opts->sink ? opts->sink : &r->spooled;
     if (opts->sink)
-        opts->sink->begin(opts->sink->user, r.dialect);
+        opts->sink->begin(opts->sink->user, r->dialect);
     else
-        spool_reset(&r);
-    r.early = shardmap_create(RENDER_ONE_PASS_BUDGET);
-    if (!opts->sink && !r.spool_em)
-        give_up_one_pass(&r);
+        spool_reset(r);
+    r->early = shardmap_create(RENDER_ONE_PASS_BUDGET);
+    if (!opts->sink && !r->spool_em)
+        give_up_one_pass(r);
+    return 0;
+}
+
+/* Pass 1, then what is only known at its end. 0, or -1 when an input error was found
+ * (reported): nothing is rendered then. */
+static int check_all(struct run *r)
+{
+    static const struct keyindex_problems problems = {on_collision, on_dangling};
+    struct diag *d = r->diag;
+
     /* A pass that stopped has said why; if it has not, what it fed the sink so far must
      * still not pass for the rendering. */
-    if (first_pass(&r) != 0 && !r.failed_index && !diag_has_input_error(d))
+    if (first_pass(r) != 0 && !r->failed_index && !diag_has_input_error(d))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                     "rendering stopped (out of memory); nothing was written");
     if (!diag_has_input_error(d))
-        inputs_unchanged(&r);
+        inputs_unchanged(r);
     /* One problem, one message: the dialect's own error if it has one, else the input
      * schema's finding where it was written, else what the rendering shows. */
     if (!diag_has_input_error(d)) {
-        if (r.in_check && validator_errors(r.in_check) > 0)
-            diag_flush_into(r.in_findings, d);
-        else if (r.out_findings)
-            diag_flush_into(r.out_findings, d);
+        if (r->in_check && validator_errors(r->in_check) > 0)
+            diag_flush_into(r->in_findings, d);
+        else if (r->out_findings)
+            diag_flush_into(r->out_findings, d);
     }
-    if (r.failed_index || (!diag_has_input_error(d) && keyindex_resolve(r.keys, &problems, &r) != 0))
+    if (r->failed_index || (!diag_has_input_error(d) && keyindex_resolve(r->keys, &problems, r) != 0))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                     "cannot build the key index (out of memory or temporary space)");
     if (diag_has_input_error(d))
-        goto done;
-    report_key_problems(&r);
-    report_cycles(&r);
-    if (r.dialect->max_jobs_total && r.jobs_total > r.dialect->max_jobs_total)
-        diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_JOB_LIMIT,
-                    "renders %zu jobs; %s allows at most %u per build", r.jobs_total,
-                    r.dialect->platform, r.dialect->max_jobs_total);
-    if (diag_exit_code(d, opts->strict) == 0) {
-        bool one_pass = r.early && r.early_hits == keyindex_sharded_references(r.keys);
+        return -1;
+    report_key_problems(r);
+    report_cycles(r);
+    return 0;
+}
 
-        if (!one_pass)
-            second_pass(&r);
-        else if (r.sink == &r.spooled)
-            copy_spool(&r);
-        if (opts->stats)
-            opts->stats->passes = one_pass ? 1 : 2;
-    }
-done:
-    output_abort(r.out); /* the run failed: -o FILE stays as it was */
-    shardmap_destroy(r.early);
-    emit_destroy(r.spool_em);
-    if (r.spool)
-        fclose(r.spool);
-    rc = diag_exit_code(d, opts->strict);
-    for (size_t i = 0; i < r.n_sources; i++)
-        source_close(r.sources[i]);
-    free(r.sources);
-    free(r.names);
-    keyindex_destroy(r.keys);
-    depgraph_destroy(r.graph);
-    free(r.problems);
-    free(r.scoped);
-    if (r.dialect_state)
-        r.dialect->state_destroy(r.dialect_state);
-    coverage_destroy(r.coverage);
-    validator_destroy(r.out_check);
-    validator_destroy(r.in_check);
-    diag_destroy(r.out_findings);
-    diag_destroy(r.in_findings);
+/* Writes the rendering: pass 1's when it is right, else pass 2's. */
+static void write_rendering(struct run *r)
+{
+    bool one_pass = r->early && r->early_hits == keyindex_sharded_references(r->keys);
+
+    if (!one_pass)
+        second_pass(r);
+    else if (r->sink == &r->spooled)
+        copy_spool(r);
+    if (r->opts->stats)
+        r->opts->stats->passes = one_pass ? 1 : 2;
+}
+
+/* Frees the run; its exit code. */
+static int close_run(struct run *r)
+{
+    int rc;
+
+    output_abort(r->out); /* the run failed: -o FILE stays as it was */
+    shardmap_destroy(r->early);
+    emit_destroy(r->spool_em);
+    if (r->spool)
+        fclose(r->spool);
+    rc = diag_exit_code(r->diag, r->opts->strict);
+    for (size_t i = 0; i < r->n_sources; i++)
+        source_close(r->sources[i]);
+    free(r->sources);
+    free(r->names);
+    keyindex_destroy(r->keys);
+    depgraph_destroy(r->graph);
+    free(r->problems);
+    free(r->scoped);
+    if (r->dialect_state)
+        r->dialect->state_destroy(r->dialect_state);
+    lint_end(r->lint);
+    validator_destroy(r->out_check);
+    validator_destroy(r->in_check);
+    diag_destroy(r->out_findings);
+    diag_destroy(r->in_findings);
     return rc;
+}
+
+int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
+{
+    struct run r = {.opts = opts, .diag = d};
+
+    if (open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 && check_all(&r) == 0 &&
+        diag_exit_code(d, opts->strict) == 0)
+        write_rendering(&r);
+    return close_run(&r);
 }
 
 int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d)

@@ -546,9 +546,8 @@ static int copy_row(struct job *j, const struct ynode *row)
     return 0;
 }
 
-static int on_job(void *user, const struct dialect_job *dj)
+static int on_job(struct coverage *c, const struct dialect_job *dj)
 {
-    struct coverage *c = user;
     struct job *j;
     size_t hits;
 
@@ -597,11 +596,9 @@ static int failure(struct coverage *c)
     return -1;
 }
 
-int coverage_add(struct coverage *c, const struct ynode *items)
+int coverage_job(struct coverage *c, const struct dialect_job *job)
 {
-    
-
-    if (c->dl->each_job(items, on_job, c) < 0 || c->failed)
+    if (on_job(c, job) != 0 || c->failed)
         return failure(c);
     return 0;
 }

@@ -108,12 +108,49 @@ START_TEST(a_called_workflow_rewritten_between_reads)
 }
 END_TEST
 
+/* The rules over the rendered jobs report at the end of pass 1, before the findings only
+ * known once every key is: the build's job count comes before a dangling reference. */
+START_TEST(job_rules_before_key_problems)
+{
+    char path[] = "/tmp/fanout-order-XXXXXX", *msgs = NULL;
+    size_t mlen;
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w"), *err, *out = fopen("/dev/null", "w");
+    struct render_opts opts = {.stream = out};
+    const char *paths[] = {path};
+    struct diag *d;
+    char want[512];
+
+    ck_assert_ptr_nonnull(f);
+    fputs("steps:\n  - command: x\n    depends_on: nope\n", f);
+    for (int i = 0; i < 4000; i++)
+        fputs("  - command: x\n", f);
+    fclose(f);
+    err = open_memstream(&msgs, &mlen);
+    d = diag_create(err, DIAG_TEXT);
+    ck_assert_int_eq(render_run(paths, 1, &opts, d), 0); /* warnings only */
+    diag_destroy(d);
+    fclose(err);
+    fclose(out);
+    snprintf(want, sizeof(want),
+             "%s:1:1: warning: this document renders 4001 jobs; Buildkite accepts at most 500 per pipeline "
+             "upload [job-limit]\n"
+             "fanout: warning: renders 4001 jobs; Buildkite allows at most 4000 per build [job-limit]\n"
+             "%s:3:17: warning: depends_on names 'nope', which no rendered step defines (Buildkite fails the "
+             "build unless another upload defines it) [dangling-depends-on]\n", path, path);
+    ck_assert_str_eq(msgs, want);
+    free(msgs);
+    unlink(path);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, a_called_workflow_rewritten_between_reads);
+    tcase_add_test(tc, job_rules_before_key_problems);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -455,7 +455,12 @@ END_TEST
 
 static const char *const files[] = {"in.yaml"};
 
-/* Runs the rule over the items of `docs` (one coverage_add each, every document gone
+static int take_job(void *c, const struct dialect_job *job)
+{
+    return coverage_job(c, job);
+}
+
+/* Runs the rule over the jobs of the items of `docs` (each item's in turn, every document gone
  * before the next is read), with `f` (NULL: the built-in runners). The messages, which
  * the caller frees; *errors: the errors counted. */
 static char *coverage_run(const struct dialect *dl, struct shardflags *f, const char *const *docs,
@@ -471,7 +476,7 @@ static char *coverage_run(const struct dialect *dl, struct shardflags *f, const 
     for (size_t i = 0; i < n; i++) {
         struct ynode_doc *doc = doc_from(docs[i]);
 
-        ck_assert_int_eq(coverage_add(c, ynode_doc_root(doc)), 0);
+        ck_assert_int_ge(dl->each_job(ynode_doc_root(doc), take_job, c), 0);
         ynode_doc_destroy(doc);
     }
     ck_assert_int_eq(coverage_finish(c), 0);
@@ -815,7 +820,7 @@ START_TEST(cov_match_limit_fails)
     c = coverage_create(f, &dialect_buildkite, d, files);
     ck_assert_ptr_nonnull(c);
     doc = doc_from("- key: s\n  command: pytest --num-shards=1 --shard-id=0 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaax\n");
-    ck_assert_int_eq(coverage_add(c, ynode_doc_root(doc)), -1);
+    ck_assert_int_eq(dialect_buildkite.each_job(ynode_doc_root(doc), take_job, c), -1);
     ynode_doc_destroy(doc);
     coverage_destroy(c);
     ck_assert_uint_eq(diag_errors(d), 1);

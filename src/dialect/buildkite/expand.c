@@ -4,15 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/strset.h"
-#include "fanout/suggest.h"
-
 #include "bkmatrix.h"
-#include "buildkite.h"
 #include "placeholder.h"
+#include "steplint.h"
 #include "steps.h"
-
-#define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
 
 static int out_of_memory(const struct dialect_ctx *ctx, const struct ynode *at)
 {
@@ -41,7 +36,7 @@ static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *
 
         if (t)
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got %s'%.*s'%s",
-                     EXPAND_MAX_PARALLELISM, ynode_is_string(v) ? "the string " : "", SHORT(len), t,
+                     EXPAND_MAX_PARALLELISM, ynode_is_string(v) ? "the string " : "", BK_SHORT(len), t,
                      ynode_int_hint(v));
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
@@ -56,139 +51,6 @@ static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *
         return -1;
     }
     return (long)n;
-}
-
-/* Whether unknown key `k` was warned about before in `file` (a file's warnings are its
- * own; a run reads the files in order). */
-static bool warned_before(struct bk_state *st, unsigned file, const char *k, size_t len)
-{
-    if (file != st->warned_file) {
-        strset_clear(st->warned);
-        st->warned_file = file;
-    }
-    return strset_add(st->warned, k, len) != 0;
-}
-
-static void warn_unknown_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
-{
-    struct bk_state *st = ctx->state;
-
-    for (size_t i = 0; i < ynode_len(step); i++) {
-        const struct ynode *key = ynode_key(step, i);
-        size_t len;
-        const char *k = ynode_scalar(key, &len);
-        struct ypos pos = ynode_pos(key);
-
-        const char *near;
-
-        /* A misplaced parallelism or matrix gets its own error. */
-        if (bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)) ||
-            (len == 6 && !memcmp(k, "matrix", 6)))
-            continue;
-        /* a typo of a key the step type has: the step would silently lose it */
-        if ((near = bk_key_suggest(kind, k, len)) != NULL) {
-            char phrase[SUGGEST_PHRASE_MAX];
-
-            diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
-                    "unknown key '%.*s' in a %s step%s", SHORT(len), k, bk_kind_name(kind),
-                    suggest_phrase(near, phrase));
-            continue;
-        }
-        if (st && warned_before(st, pos.file, k, len))
-            continue;
-        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
-                "unknown key '%.*s' in a %s step%s", SHORT(len), k, bk_kind_name(kind),
-                st ? " (reported once per file)" : "");
-    }
-}
-
-/* The name of a step's label field (whichever alias it uses), or NULL. */
-static const char *label_field(const struct ynode *step, enum bk_kind kind)
-{
-    struct ynode *v = NULL;
-    const char *name;
-
-    if (kind == BK_BLOCK || kind == BK_INPUT) {
-        name = kind == BK_BLOCK ? "block" : "input";
-        if (ynode_is_scalar(ynode_get(step, name)))
-            return name;
-    }
-    if (kind == BK_GROUP && ynode_is_scalar(ynode_get(step, "group")))
-        return "group";
-    name = ynode_get_any(step, bk_label_keys, &v);
-    return ynode_is_scalar(v) ? name : NULL;
-}
-
-/* Whether the step's own env (a trigger's: its build's) sets BUILDKITE_PARALLEL_JOB, as
- * every job of a rendered parallel step does: its label is final, so a `%N` in it is a
- * literal one (a `%%N` filled), shown as written. */
-static bool sets_shard_env(const struct ynode *step, enum bk_kind kind)
-{
-    const struct ynode *holder = kind == BK_TRIGGER ? ynode_get(step, "build") : step;
-
-    return ynode_has(ynode_get(holder, "env"), "BUILDKITE_PARALLEL_JOB");
-}
-
-static int check_placeholders(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
-{
-    const char *field = label_field(step, kind);
-    const struct ynode *label = field ? ynode_get(step, field) : NULL;
-    size_t len;
-    const char *t = ynode_scalar(label, &len);
-    long at;
-    struct ypos pos;
-
-    if (!t || sets_shard_env(step, kind) || (at = ph_label_find(t, len)) < 0 ||
-        dialect_options_value(ctx->options, &bk_options[BK_OPT_ALLOW_PLACEHOLDERS], ctx->side))
-        return 0;
-    pos = ynode_text_pos(label, (size_t)at);
-    /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run
-     * <label>") is not a step someone forgot to shard: shown as written, a warning. */
-    if (kind != BK_COMMAND && kind != BK_TRIGGER)
-        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_PLACEHOLDER,
-                "label placeholder '%%%c' in a %s step, which has no parallelism "
-                "(Buildkite shows it as written)", t[at + 1], bk_kind_name(kind));
-    else
-        diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, pos, RULE_PLACEHOLDER,
-                "label placeholder '%%%c' in a step without parallelism (Buildkite "
-                "shows it as written; use --allow-placeholders to accept)", t[at + 1]);
-    return 0;
-}
-
-/* The first scalar under `n` that reads a shard variable, or NULL. */
-static const struct ynode *shard_variable_user(const struct ynode *n)
-{
-    size_t len;
-    const char *t = ynode_scalar(n, &len);
-    const struct ynode *found = NULL;
-
-    if (t)
-        return ph_vars_find(t, len) ? n : NULL;
-    for (size_t i = 0; !found && i < ynode_len(n); i++)
-        found = shard_variable_user(ynode_is_seq(n) ? ynode_item(n, i) : ynode_value(n, i));
-    return found;
-}
-
-/* A step without parallelism (of any type; a matrix step's jobs are no parallel jobs)
- * that reads BUILDKITE_PARALLEL_JOB(_COUNT): Buildkite leaves them unset, unless the
- * step's env sets them (a rendered shard does). */
-static void check_shard_variables(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
-{
-    static const char *const fields[] = {"command", "commands", "env", "plugins"};
-    const struct ynode *user = NULL;
-    struct ypos p;
-
-    if (sets_shard_env(step, kind))
-        return;
-    for (size_t i = 0; !user && i < sizeof(fields) / sizeof(fields[0]); i++)
-        user = shard_variable_user(ynode_get(step, fields[i]));
-    if (!user)
-        return;
-    p = ynode_pos(user);
-    diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, p, RULE_SHARD_VARIABLES,
-            "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
-            ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
-                                      : "step without parallelism");
 }
 
 /* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
@@ -314,7 +176,7 @@ static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc 
                                 unsigned count, const struct shard_nodes *nodes, struct ypos ppos)
 {
     struct ynode *shard = ynode_copy_shallow(doc, step), *holder;
-    const char *field = label_field(step, kind);
+    const char *field = bk_label_field(step, kind);
     size_t len, out_len = 0;
     const char *t;
 
@@ -392,7 +254,7 @@ static struct ynode *make_matrix_job(struct ynode_doc *doc, const struct ynode *
 {
     struct ynode *job = ynode_copy_shallow(doc, step), *label;
     const struct bkm_combination *c = bkm_combination(m, combo);
-    const char *field = label_field(step, kind);
+    const char *field = bk_label_field(step, kind);
     struct ynode_pair row[BKM_MAX_DIMENSIONS];
     char shown[BKM_MAX_DIMENSIONS * (BKM_MAX_ELEMENT_BYTES + 2) + 4];
 
@@ -461,8 +323,7 @@ static int expand_matrix(const struct dialect_ctx *ctx, struct ynode_doc *doc, s
         rc = matrix_error(ctx, &err, step);
         goto done;
     }
-    check_placeholders(ctx, step, kind);
-    check_shard_variables(ctx, step, kind);
+    steplint_unsharded(ctx, step, kind);
     jobs = bkm_jobs(m);
     if (jobs > BKM_DEFAULT_JOBS)
         diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, ynode_pos(mnode), RULE_JOB_LIMIT,
@@ -540,7 +401,7 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
                 "cannot tell the step type (no command, wait, block, "
                 "input, trigger or group key); it is kept as written");
     } else if (!ctx->keys_checked) {
-        warn_unknown_keys(ctx, step, kind);
+        steplint_keys(ctx, step, kind);
     }
     if (kind == BK_GROUP) {
         struct ynode *children = ynode_get(step, "steps");
@@ -565,8 +426,7 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     if (n == 0 && ynode_has(step, "matrix"))
         return expand_matrix(ctx, doc, steps, i, step, kind);
     if (n == 0) {
-        check_placeholders(ctx, step, kind);
-        check_shard_variables(ctx, step, kind);
+        steplint_unsharded(ctx, step, kind);
         return define_key(ctx, step, 0);
     }
     if (!env_holder_ok(ctx, step, kind) || define_key(ctx, step, n > 1 ? (unsigned)n : 0) != 0)

@@ -170,6 +170,22 @@ bool bk_known_key(enum bk_kind kind, const char *key, size_t len)
     return in_list(common_keys, key, len) || (kind_keys(kind) && in_list(kind_keys(kind), key, len));
 }
 
+const char *bk_label_field(const struct ynode *step, enum bk_kind kind)
+{
+    struct ynode *v = NULL;
+    const char *name;
+
+    if (kind == BK_BLOCK || kind == BK_INPUT) {
+        name = kind == BK_BLOCK ? "block" : "input";
+        if (ynode_is_scalar(ynode_get(step, name)))
+            return name;
+    }
+    if (kind == BK_GROUP && ynode_is_scalar(ynode_get(step, "group")))
+        return "group";
+    name = ynode_get_any(step, bk_label_keys, &v);
+    return ynode_is_scalar(v) ? name : NULL;
+}
+
 bool dialect_buildkite_command_key(const char *key, size_t len)
 {
     return bk_known_key(BK_COMMAND, key, len);

@@ -7,6 +7,10 @@
 
 #include "fanout/ynode.h"
 
+/* How much of a key or value as written a message about a step quotes: an int for
+ * "%.*s". */
+#define BK_SHORT(len) ((int)((len) > 80 ? 80 : (len)))
+
 enum bk_kind {
     BK_COMMAND,
     BK_WAIT,
@@ -34,5 +38,9 @@ const char *bk_key_suggest(enum bk_kind kind, const char *key, size_t len);
 /* Aliases Buildkite accepts for a step's label and key, first preferred. */
 extern const char *const bk_label_keys[];
 extern const char *const bk_key_keys[];
+
+/* The name of a step's label field (whichever alias it uses; a block's or input's own
+ * text, a group's name), or NULL when it has none that is a scalar. */
+const char *bk_label_field(const struct ynode *step, enum bk_kind kind);
 
 #endif
