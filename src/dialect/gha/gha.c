@@ -917,7 +917,7 @@ static int inline_call(struct job *j, struct ynode *items)
     struct ynode *uses = ynode_get(job, "uses"), *out;
     const char *path = ynode_scalar(uses, NULL), *caller = ynode_scalar(id, NULL);
     struct ynode_doc *callee;
-    const struct ynode *on, *jobs;
+    const struct ynode *on, *jobs, *with, *decl;
     struct expr_value *inputs, *contexts;
     struct job sub;
     bool unknown;
@@ -957,13 +957,19 @@ static int inline_call(struct job *j, struct ynode *items)
         error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is not a reusable workflow (it has no on.workflow_call)", path);
     else if (!ynode_is_map(jobs) || ynode_len(jobs) == 0)
         error_at(j, uses, RULE_REUSABLE_WORKFLOW, "called workflow %s defines no jobs", path);
+    with = ynode_get(job, "with");
+    decl = ynode_get(ynode_get(on, "workflow_call"), "inputs");
+    /* bind_inputs reads both by name: a list's items would pass for names */
+    if (with && !ynode_is_map(with) && !ynode_is_null(with))
+        error_at(j, with, RULE_REUSABLE_WORKFLOW, "with must be a mapping of input names to values");
+    else if (decl && !ynode_is_map(decl) && !ynode_is_null(decl))
+        error_at(j, decl, RULE_REUSABLE_WORKFLOW, "on.workflow_call.inputs must be a mapping of input names");
     if (j->failed) {
         ynode_doc_destroy(callee);
         return -1;
     }
     substitute_job(j, job, expr_null(), strategy_value(NULL, 0, 1));
-    inputs = j->failed ? NULL : bind_inputs(j, id, ynode_get(job, "with"),
-                                            ynode_get(ynode_get(on, "workflow_call"), "inputs"), path, &unknown);
+    inputs = j->failed ? NULL : bind_inputs(j, id, with, decl, path, &unknown);
     if (!inputs) {
         ynode_doc_destroy(callee);
         if (j->failed)
