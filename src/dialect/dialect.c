@@ -76,8 +76,10 @@ enum dialect_verdict dialect_detect(struct source *src, const struct dialect **f
             if (dialects[i]->detect && dialects[i]->detect(&item, &probe))
                 *found = dialects[i];
         }
-        ended = item.kind == STREAM_DOC_END;
         probe_note(&probe, &item);
+        /* a document that holds nothing (empty, comments, {} or null) tells nothing: the
+         * next one may */
+        ended = item.kind == STREAM_DOC_END && dialect_probe_read(&probe);
         ynode_doc_destroy(item.doc);
     }
     stream_close(s);
