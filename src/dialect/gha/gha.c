@@ -5,6 +5,7 @@
  * conditions folded; `needs` naming an expanded job names all of its jobs. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,8 +195,22 @@ static bool has_expression(const struct ynode *n)
     return t && memmem(t, len, "${{", 3) != NULL;
 }
 
-/* A value as a node: strings stay strings whatever they look like, numbers print as
- * GitHub prints them, null is the empty string (what GitHub makes of it in a field). */
+/* A field's node whose value is the string `s`: a string that reads as `${{ }}` is
+ * written as an expression of it (GitHub does not evaluate a value again, but would
+ * evaluate the rendering's text, and so would rendering it again). */
+static struct ynode *string_node(struct job *j, const char *s, size_t len, struct ypos pos)
+{
+    size_t n;
+    char *text = expr_template_literal(s, len, &n);
+    struct ynode *out = text ? ynode_new_string(j->doc, text, n, pos) : NULL;
+
+    free(text);
+    return out;
+}
+
+/* A value as a node of the rendering: strings stay strings whatever they look like
+ * (string_node), numbers print as GitHub prints them, null is the empty string (what
+ * GitHub makes of it in a field). */
 static struct ynode *node_from_value(struct job *j, const struct expr_value *v, struct ypos pos)
 {
     struct ynode *n = NULL;
@@ -209,6 +224,10 @@ static struct ynode *node_from_value(struct job *j, const struct expr_value *v, 
     case EXPR_BOOL:
         return ynode_new_plain(j->doc, expr_bool_value(v) ? "true" : "false", pos);
     case EXPR_NUMBER:
+        /* -0 stays -0, as GitHub's YAML and JSON readers keep it (the job's name shows
+         * it so; JavaScript's text of it is 0) */
+        if (expr_number_value(v) == 0 && signbit(expr_number_value(v)))
+            return ynode_new_plain(j->doc, "-0", pos);
         if (!(text = expr_to_string(v)))
             return NULL;
         n = ynode_new_plain(j->doc, text, pos);
@@ -216,7 +235,7 @@ static struct ynode *node_from_value(struct job *j, const struct expr_value *v, 
         return n;
     case EXPR_STRING:
         s = expr_string_value(v, &len);
-        return ynode_new_string(j->doc, s, len, pos);
+        return string_node(j, s, len, pos);
     case EXPR_ARRAY:
         if (!(n = ynode_new_seq(j->doc, pos)))
             return NULL;
@@ -496,7 +515,7 @@ static int set_name(struct job *j, struct ynode *job, const struct ynode *writte
         memcpy(text + GHA_NAME_MAX - 3, "...", 4);
         o = GHA_NAME_MAX;
     }
-    if (!(n = ynode_new_string(j->doc, text, o, ynode_pos(name ? name : id))) ||
+    if (!(n = string_node(j, text, o, ynode_pos(name ? name : id))) ||
         ynode_set(j->doc, job, "name", n) != 0) {
         out_of_memory(j, job);
         return -1;
@@ -528,40 +547,57 @@ static int fold(struct job *j, const struct ynode *n, struct expr_value **value,
     return *value ? 1 : 0;
 }
 
-/* The matrix as a value: written out, or an expression (or vectors given by expressions)
- * that the known contexts fold. NULL with *unknown set (what it depends on) when it stays
- * unknown; NULL after an error. */
+/* `n` as a value with every `${{ }}` in it folded, at any depth (GitHub evaluates the
+ * whole strategy: a vector, an item, an include entry's value): 1 with *value set, 0
+ * with *unknown set (what it depends on) when one stays unknown, -1 after an error. */
+static int fold_tree(struct job *j, const struct ynode *n, struct expr_value **value, char **unknown)
+{
+    struct expr_value *out;
+
+    *value = NULL;
+    if (ynode_is_scalar(n) && has_expression(n))
+        return fold(j, n, value, unknown);
+    if (!ynode_is_seq(n) && !ynode_is_map(n)) {
+        if (!(*value = expr_from_ynode(n)))
+            out_of_memory(j, n);
+        return *value ? 1 : -1;
+    }
+    if (!(out = ynode_is_seq(n) ? expr_array() : expr_object())) {
+        out_of_memory(j, n);
+        return -1;
+    }
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        struct expr_value *v;
+        size_t klen = 0;
+        const char *k = ynode_is_map(n) ? ynode_scalar(ynode_key(n, i), &klen) : NULL;
+        int rc = fold_tree(j, ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), &v, unknown);
+
+        if (rc <= 0) {
+            expr_unref(out);
+            return rc;
+        }
+        if (ynode_is_map(n) && !k) { /* a key that is no name: the schema's to report */
+            expr_unref(v);
+            continue;
+        }
+        if ((ynode_is_seq(n) ? expr_array_append(out, v) : expr_object_set(out, k, klen, v)) != 0) {
+            expr_unref(out);
+            out_of_memory(j, n);
+            return -1;
+        }
+    }
+    *value = out;
+    return 1;
+}
+
+/* The matrix as a value, its expressions folded by the known contexts. NULL with
+ * *unknown set (what it depends on) when one stays unknown; NULL after an error. */
 static struct expr_value *matrix_value(struct job *j, const struct ynode *node, char **unknown)
 {
-    struct ynode *copy = NULL; /* the matrix with its folded vectors, when it has any */
     struct expr_value *m;
 
     *unknown = NULL;
-    if (has_expression(node))
-        return fold(j, node, &m, unknown) > 0 ? m : NULL;
-    for (size_t i = 0; ynode_is_map(node) && i < ynode_len(node); i++) {
-        const struct ynode *v = ynode_value(node, i);
-        struct ynode *folded;
-
-        if (!has_expression(v))
-            continue;
-        if (!copy && !(copy = ynode_copy(j->doc, node))) {
-            out_of_memory(j, node);
-            return NULL;
-        }
-        if (fold(j, v, &m, unknown) <= 0)
-            return NULL;
-        folded = node_from_value(j, m, ynode_pos(v));
-        expr_unref(m);
-        if (!folded) {
-            out_of_memory(j, v);
-            return NULL;
-        }
-        copy->u.map.pairs[i].value = folded;
-    }
-    if (!(m = expr_from_ynode(copy ? copy : node)))
-        out_of_memory(j, node);
-    return m;
+    return fold_tree(j, node, &m, unknown) > 0 ? m : NULL;
 }
 
 /* The node a matrix error points at. */
