@@ -76,10 +76,9 @@ enum dialect_verdict dialect_detect(struct source *src, const struct dialect **f
             if (dialects[i]->detect && dialects[i]->detect(&item, &probe))
                 *found = dialects[i];
         }
-        probe_note(&probe, &item);
-        /* a document that holds nothing (empty, comments, {} or null) tells nothing: the
-         * next one may */
+        /* a document that holds nothing ({}, a bare ---) tells nothing: the next one may */
         ended = item.kind == STREAM_DOC_END && dialect_probe_read(&probe);
+        probe_note(&probe, &item);
         ynode_doc_destroy(item.doc);
     }
     stream_close(s);

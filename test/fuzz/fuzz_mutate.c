@@ -27,7 +27,7 @@ static const char *const tokens[] = {
 /* A place a node sits: a mapping pair (its key or value) or a sequence item. */
 struct slot {
     struct fy_document *doc;
-    struct fy_node *node, *parent; /* parent: the sequence of an item; NULL for a pair */
+    struct fy_node *node, *parent; /* the mapping of a pair, the sequence of an item */
     struct fy_node_pair *pair;
     bool key;
 };
@@ -35,6 +35,7 @@ struct slot {
 struct mutation {
     struct fy_document *docs[MAX_PARTS];
     size_t n_docs;
+    struct fy_diag *diag; /* libfyaml's messages, kept from the fuzzer's log */
     struct slot slots[MAX_SLOTS];
     size_t n_slots;
     unsigned rand;
@@ -52,8 +53,8 @@ static void collect(struct mutation *m, struct fy_document *doc, struct fy_node 
         for (int i = 0, len = fy_node_mapping_item_count(n); i < len && m->n_slots + 2 <= MAX_SLOTS; i++) {
             struct fy_node_pair *p = fy_node_mapping_get_by_index(n, i);
 
-            m->slots[m->n_slots++] = (struct slot){doc, fy_node_pair_key(p), NULL, p, true};
-            m->slots[m->n_slots++] = (struct slot){doc, fy_node_pair_value(p), NULL, p, false};
+            m->slots[m->n_slots++] = (struct slot){doc, fy_node_pair_key(p), n, p, true};
+            m->slots[m->n_slots++] = (struct slot){doc, fy_node_pair_value(p), n, p, false};
             collect(m, doc, fy_node_pair_value(p));
         }
     } else if (fy_node_is_sequence(n)) {
@@ -66,6 +67,21 @@ static void collect(struct mutation *m, struct fy_document *doc, struct fy_node 
     }
 }
 
+/* Whether `with` can become a key of `map`: libfyaml compares a new key with the others
+ * and crashes on an empty key (`? : x`), so only a scalar, in a mapping of scalar keys. */
+static bool keys_comparable(struct fy_node *map, struct fy_node *with)
+{
+    if (!fy_node_is_scalar(with))
+        return false;
+    for (int i = 0, len = fy_node_mapping_item_count(map); i < len; i++) {
+        struct fy_node *key = fy_node_pair_key(fy_node_mapping_get_by_index(map, i));
+
+        if (!key || !fy_node_is_scalar(key)) /* libfyaml takes a NULL node for a scalar */
+            return false;
+    }
+    return true;
+}
+
 /* Puts `with` (a node of the slot's document) where the slot's node is. */
 static void replace(struct slot *s, struct fy_node *with)
 {
@@ -73,7 +89,9 @@ static void replace(struct slot *s, struct fy_node *with)
 
     if (!with)
         return;
-    if (s->pair) {
+    if (s->key && !keys_comparable(s->parent, with)) {
+        rc = -1;
+    } else if (s->pair) {
         rc = s->key ? fy_node_pair_set_key(s->pair, with) : fy_node_pair_set_value(s->pair, with);
     } else {
         rc = fy_node_sequence_insert_after(s->parent, s->node, with);
@@ -139,7 +157,7 @@ static size_t emit_all(struct mutation *m, uint8_t *data, size_t skip, size_t ma
  * (three quotes in a row become six in a single-quoted scalar: fuzz_skip). */
 static bool parse_all(struct mutation *m, const uint8_t *data, size_t size)
 {
-    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION};
+    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION, .diag = m->diag};
 
     while (m->n_docs < MAX_PARTS) {
         const uint8_t *rest;
@@ -161,10 +179,17 @@ static bool parse_all(struct mutation *m, const uint8_t *data, size_t size)
 size_t fuzz_yaml_mutate(uint8_t *data, size_t size, size_t max_size, unsigned seed, size_t skip)
 {
     struct mutation *m = calloc(1, sizeof(*m));
+    struct fy_diag_cfg dcfg;
     size_t out = 0;
 
     if (!m)
         abort();
+    fy_diag_cfg_default(&dcfg);
+    dcfg.fp = NULL;
+    dcfg.output_fn = NULL;
+    if (!(m->diag = fy_diag_create(&dcfg)))
+        abort();
+    fy_diag_set_collect_errors(m->diag, true);
     m->rand = seed;
     if (size > skip && next(m, 4) != 0 && parse_all(m, data + skip, size - skip)) {
         for (unsigned k = 1 + next(m, 3); k > 0; k--) {
@@ -178,6 +203,7 @@ size_t fuzz_yaml_mutate(uint8_t *data, size_t size, size_t max_size, unsigned se
     }
     for (size_t i = 0; i < m->n_docs; i++)
         fy_document_destroy(m->docs[i]);
+    fy_diag_destroy(m->diag);
     free(m);
     if (out == 0) {
         out = LLVMFuzzerMutate(data, size, max_size);
