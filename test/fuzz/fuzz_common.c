@@ -63,8 +63,8 @@ bool fuzz_skip(const uint8_t *data, size_t size)
     return false;
 }
 
-static char workdir[64], workflows[96];
-static char written[2][160];
+static char workdir[64], workflows[160];
+static char written[2][256];
 
 static void remove_workdir(void)
 {
