@@ -11,6 +11,9 @@
 
 #define MAX_PARTS 4
 #define MAX_SLOTS 4096
+/* Deeper than fanout reads (STREAM_MAX_DEPTH): a node copied into its own subtree again
+ * and again nests without end, and libfyaml's emitter then writes indentation for ever. */
+#define MAX_DEPTH 64
 
 /* What a scalar may become: expressions of each context, numbers GitHub's and
  * Buildkite's readers take differently, placeholders and variables. */
@@ -38,6 +41,7 @@ struct mutation {
     struct fy_diag *diag; /* libfyaml's messages, kept from the fuzzer's log */
     struct slot slots[MAX_SLOTS];
     size_t n_slots;
+    bool too_deep; /* then the input goes to the byte mutator */
     unsigned rand;
 };
 
@@ -47,22 +51,26 @@ static unsigned next(struct mutation *m, unsigned below)
     return below ? (m->rand >> 8) % below : 0;
 }
 
-static void collect(struct mutation *m, struct fy_document *doc, struct fy_node *n)
+static void collect(struct mutation *m, struct fy_document *doc, struct fy_node *n, unsigned depth)
 {
+    if (depth > MAX_DEPTH) {
+        m->too_deep = true;
+        return;
+    }
     if (fy_node_is_mapping(n)) {
         for (int i = 0, len = fy_node_mapping_item_count(n); i < len && m->n_slots + 2 <= MAX_SLOTS; i++) {
             struct fy_node_pair *p = fy_node_mapping_get_by_index(n, i);
 
             m->slots[m->n_slots++] = (struct slot){doc, fy_node_pair_key(p), n, p, true};
             m->slots[m->n_slots++] = (struct slot){doc, fy_node_pair_value(p), n, p, false};
-            collect(m, doc, fy_node_pair_value(p));
+            collect(m, doc, fy_node_pair_value(p), depth + 1);
         }
     } else if (fy_node_is_sequence(n)) {
         for (int i = 0, len = fy_node_sequence_item_count(n); i < len && m->n_slots < MAX_SLOTS; i++) {
             struct fy_node *item = fy_node_sequence_get_by_index(n, i);
 
             m->slots[m->n_slots++] = (struct slot){doc, item, n, NULL, false};
-            collect(m, doc, item);
+            collect(m, doc, item, depth + 1);
         }
     }
 }
@@ -195,11 +203,11 @@ size_t fuzz_yaml_mutate(uint8_t *data, size_t size, size_t max_size, unsigned se
         for (unsigned k = 1 + next(m, 3); k > 0; k--) {
             m->n_slots = 0; /* a mutation frees nodes: the places are found again */
             for (size_t i = 0; i < m->n_docs; i++)
-                collect(m, m->docs[i], fy_document_root(m->docs[i]));
+                collect(m, m->docs[i], fy_document_root(m->docs[i]), 0);
             if (m->n_slots > 0)
                 mutate_once(m);
         }
-        out = emit_all(m, data, skip, max_size);
+        out = m->too_deep ? 0 : emit_all(m, data, skip, max_size);
     }
     for (size_t i = 0; i < m->n_docs; i++)
         fy_document_destroy(m->docs[i]);
