@@ -30,7 +30,7 @@ TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff expr shards
+FUZZ_TARGETS := render schema diff expr shards gha buildkite config
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local
@@ -179,7 +179,8 @@ FUZZ_SEED ?=
 FUZZCC ?= clang
 FUZZFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o
-FUZZ_COMMON := test/fuzz/fuzz_common.c test/fuzz/fuzz.h
+FUZZ_SHARED := test/fuzz/fuzz_common.c test/fuzz/fuzz_oracle.c test/fuzz/fuzz_mutate.c
+FUZZ_COMMON := $(FUZZ_SHARED) test/fuzz/fuzz.h
 
 fuzz-deps:
 	@if ! command -v $(FUZZCC) >/dev/null 2>&1 || \
@@ -204,10 +205,10 @@ $(FUZZ)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(FUZZ)
 	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -Iinclude -c $< -o $@
 
 $(FUZZ)/fuzz-%: test/fuzz/fuzz_%.c $(FUZZ_COMMON) $(FUZZ_OBJ)
-	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer -DFUZZ_LIBFUZZER -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/fuzz_common.c $(FUZZ_OBJ) $(DEPLIBS)
+	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer -DFUZZ_LIBFUZZER -Iinclude $(DEPCFLAGS) -o $@ $< $(FUZZ_SHARED) $(FUZZ_OBJ) $(DEPLIBS)
 
 $(ASAN)/replay-%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(FUZZ_COMMON) $(ASAN_OBJ)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/replay.c test/fuzz/fuzz_common.c $(ASAN_OBJ) $(DEPLIBS)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_SHARED) $(ASAN_OBJ) $(DEPLIBS)
 
 fuzz: deps fuzz-deps
 	@$(MAKE) --no-print-directory $(patsubst %,$(FUZZ)/fuzz-%,$(FUZZ_TARGETS))

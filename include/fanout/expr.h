@@ -165,6 +165,11 @@ int expr_eval(const struct expr *e, const struct expr_contexts *c, bool conditio
 int expr_template_eval(const char *text, size_t len, const struct expr_contexts *c,
                        struct expr_result *out, struct expr_error *err);
 
+/* A workflow string whose value is exactly `s` (len bytes): `s` itself, or when it holds
+ * what GitHub would read as an expression (`${{`) or a NUL, `${{ 's' }}`. Malloc'd,
+ * NUL-terminated, its length in *out_len; NULL when out of memory. */
+char *expr_template_literal(const char *s, size_t len, size_t *out_len);
+
 /* An `if:` value: an expression with or without `${{ }}` (GitHub accepts both), evaluated
  * with `condition` set. */
 int expr_condition_eval(const char *text, size_t len, const struct expr_contexts *c,

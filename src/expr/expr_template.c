@@ -215,6 +215,23 @@ static void flush_run(struct expr_buf *out, struct expr_buf *run, size_t *parts)
     run->len = 0;
 }
 
+char *expr_template_literal(const char *s, size_t len, size_t *out_len)
+{
+    struct expr_buf out = {0}, run = {0};
+    size_t parts = 0;
+
+    expr_buf_put(&run, s, len);
+    flush_run(&out, &run, &parts);
+    free(run.s);
+    expr_buf_putc(&out, '\0'); /* a string of nothing is "", never NULL */
+    if (out.oom) {
+        free(out.s);
+        return NULL;
+    }
+    *out_len = out.len - 1;
+    return out.s;
+}
+
 static int eval_parts(const char *s, struct template *t, const struct expr_contexts *c,
                       struct expr_result *out, struct expr_error *err)
 {

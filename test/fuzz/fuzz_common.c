@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int fuzz_file_open(struct fuzz_file *f, const uint8_t *data, size_t len)
@@ -60,4 +61,49 @@ bool fuzz_skip(const uint8_t *data, size_t size)
     (void)size;
 #endif
     return false;
+}
+
+static char workdir[64], workflows[160];
+static char written[2][256];
+
+static void remove_workdir(void)
+{
+    char path[128];
+
+    for (size_t i = 0; i < 2; i++) {
+        if (written[i][0])
+            unlink(written[i]);
+    }
+    rmdir(workflows);
+    snprintf(path, sizeof(path), "%s/.github", workdir);
+    rmdir(path);
+    rmdir(workdir);
+}
+
+const char *fuzz_workflows_dir(void)
+{
+    char path[128];
+
+    if (workflows[0])
+        return workflows;
+    strcpy(workdir, "/tmp/fanout-fuzz-XXXXXX");
+    if (!mkdtemp(workdir))
+        abort();
+    snprintf(path, sizeof(path), "%s/.github", workdir);
+    snprintf(workflows, sizeof(workflows), "%s/workflows", path);
+    if (mkdir(path, 0700) != 0 || mkdir(workflows, 0700) != 0)
+        abort();
+    atexit(remove_workdir);
+    return workflows;
+}
+
+const char *fuzz_write_workflow(const char *name, const uint8_t *data, size_t len)
+{
+    char *path = written[name[0] == 'a' ? 0 : 1];
+    FILE *fp;
+
+    snprintf(path, sizeof(written[0]), "%s/%s", fuzz_workflows_dir(), name);
+    if (!(fp = fopen(path, "wb")) || fwrite(data, 1, len, fp) != len || fclose(fp) != 0)
+        abort();
+    return path;
 }

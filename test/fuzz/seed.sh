@@ -73,6 +73,43 @@ expr)
     done
     { printf '\004'; printf '%s' '{"size":3,"arr":[0,1,2],"s":"x","n":null,"t":true}'; } | emit json
     ;;
+gha)
+    # every workflow, with the workflow it calls (uses: ./.github/workflows/X.yml beside
+    # it) as the callee, else none; options byte 0 (YAML, validated), and 1 (JSON) for a call
+    for f in $(find "$ROOT/fixtures" "$ROOT/test/conformance/workflow/cases" -name '*.y*ml' -size -64k;
+               [ -d "$SHARED/corpus" ] && find "$SHARED/corpus/sglang" "$SHARED/corpus/realworld" \
+                   -path '*workflows*' -name '*.y*ml' -size -64k); do
+        grep -q '^jobs:' "$f" || continue
+        callee=$(sed -n 's#^ *uses: *\./\.github/workflows/\([^ @]*\).*#\1#p' "$f" | head -n 1)
+        if [ -n "$callee" ] && [ -f "$(dirname "$f")/$callee" ]; then
+            for o in 0 1; do
+                { printf "\\00$o"; cat "$f"; printf '\377'; cat "$(dirname "$f")/$callee"; } | emit "$f-$o-call"
+            done
+        else
+            { printf '\000'; cat "$f"; } | emit "$f"
+        fi
+    done
+    ;;
+buildkite)
+    # pipelines: the fixtures' (not test-area files, not workflows) and the corpora's
+    for f in $(find "$ROOT/fixtures" -name '*.y*ml' -size -64k -not -name '.fanout.yml';
+               [ -d "$SHARED/corpus" ] && find "$SHARED/corpus/vllm" "$SHARED/corpus/realworld" \
+                   -path '*buildkite*' -name '*.y*ml' -size -64k); do
+        grep -q -e '^jobs:' -e '^tests:' "$f" && continue
+        { printf '\000'; cat "$f"; } | emit "$f"
+        grep -q -e matrix -e parallelism -e '\$' "$f" && { printf '\240'; cat "$f"; } | emit "$f-upload-env"
+    done
+    ;;
+config)
+    # each fixture's .fanout.yml with its pipeline, for render, validate and shards check
+    for c in $(find "$ROOT/fixtures" -name .fanout.yml); do
+        d=$(dirname "$c")
+        p=$(ls "$d"/*.y*ml 2>/dev/null | head -n 1)
+        for o in 0 1 2 3; do
+            { printf "\\00$o"; cat "$c"; printf '\377'; [ -n "$p" ] && cat "$p"; } | emit "$c-$o"
+        done
+    done
+    ;;
 *)
     echo "seed.sh: unknown target $target" >&2; exit 2 ;;
 esac

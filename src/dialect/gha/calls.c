@@ -379,12 +379,19 @@ static struct ynode_doc *open_callee(struct job *j, const struct ynode *uses, co
 static struct expr_value *call_inputs(struct job *j, const struct ynode *id, struct ynode *job,
                                       const struct ynode *uses, const struct ynode *on, const char *path)
 {
+    const struct ynode *with = ynode_get(job, "with"), *decl = ynode_get(ynode_get(on, "workflow_call"), "inputs");
     struct expr_value *inputs;
     bool unknown;
 
+    /* bind_inputs reads both by name: a list's items would pass for names */
+    if (with && !ynode_is_map(with) && !ynode_is_null(with))
+        gha_error_at(j, with, RULE_REUSABLE_WORKFLOW, "with must be a mapping of input names to values");
+    else if (decl && !ynode_is_map(decl) && !ynode_is_null(decl))
+        gha_error_at(j, decl, RULE_REUSABLE_WORKFLOW, "on.workflow_call.inputs must be a mapping of input names");
+    if (j->failed)
+        return NULL;
     gha_substitute_job(j, job, expr_null(), gha_strategy_value(NULL, 0, 1));
-    inputs = j->failed ? NULL : bind_inputs(j, id, ynode_get(job, "with"),
-                                            ynode_get(ynode_get(on, "workflow_call"), "inputs"), path, &unknown);
+    inputs = j->failed ? NULL : bind_inputs(j, id, with, decl, path, &unknown);
     if (!inputs && !j->failed)
         diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(uses), RULE_REUSABLE_WORKFLOW,
                 "not inlined: an input of %s depends on run-time values", path);

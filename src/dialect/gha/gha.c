@@ -100,7 +100,7 @@ static int set_name(struct job *j, struct ynode *job, const struct ynode *writte
         memcpy(text + GHA_NAME_MAX - 3, "...", 4);
         o = GHA_NAME_MAX;
     }
-    if (!(n = ynode_new_string(j->doc, text, o, ynode_pos(name ? name : id))) ||
+    if (!(n = gha_string_node(j, text, o, ynode_pos(name ? name : id))) ||
         ynode_set(j->doc, job, "name", n) != 0) {
         gha_out_of_memory(j, job);
         return -1;
@@ -108,40 +108,57 @@ static int set_name(struct job *j, struct ynode *job, const struct ynode *writte
     return 0;
 }
 
-/* The matrix as a value: written out, or an expression (or vectors given by expressions)
- * that the known contexts fold. NULL with *unknown set (what it depends on) when it stays
- * unknown; NULL after an error. */
+/* `n` as a value with every `${{ }}` in it folded, at any depth (GitHub evaluates the
+ * whole strategy: a vector, an item, an include entry's value): 1 with *value set, 0
+ * with *unknown set (what it depends on) when one stays unknown, -1 after an error. */
+static int fold_tree(struct job *j, const struct ynode *n, struct expr_value **value, char **unknown)
+{
+    struct expr_value *out;
+
+    *value = NULL;
+    if (ynode_is_scalar(n) && gha_has_expression(n))
+        return gha_fold(j, n, value, unknown);
+    if (!ynode_is_seq(n) && !ynode_is_map(n)) {
+        if (!(*value = expr_from_ynode(n)))
+            gha_out_of_memory(j, n);
+        return *value ? 1 : -1;
+    }
+    if (!(out = ynode_is_seq(n) ? expr_array() : expr_object())) {
+        gha_out_of_memory(j, n);
+        return -1;
+    }
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        struct expr_value *v;
+        size_t klen = 0;
+        const char *k = ynode_is_map(n) ? ynode_scalar(ynode_key(n, i), &klen) : NULL;
+        int rc = fold_tree(j, ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), &v, unknown);
+
+        if (rc <= 0) {
+            expr_unref(out);
+            return rc;
+        }
+        if (ynode_is_map(n) && !k) { /* a key that is no name: the schema's to report */
+            expr_unref(v);
+            continue;
+        }
+        if ((ynode_is_seq(n) ? expr_array_append(out, v) : expr_object_set(out, k, klen, v)) != 0) {
+            expr_unref(out);
+            gha_out_of_memory(j, n);
+            return -1;
+        }
+    }
+    *value = out;
+    return 1;
+}
+
+/* The matrix as a value, its expressions folded by the known contexts. NULL with
+ * *unknown set (what it depends on) when one stays unknown; NULL after an error. */
 static struct expr_value *matrix_value(struct job *j, const struct ynode *node, char **unknown)
 {
-    struct ynode *copy = NULL; /* the matrix with its folded vectors, when it has any */
     struct expr_value *m;
 
     *unknown = NULL;
-    if (gha_has_expression(node))
-        return gha_fold(j, node, &m, unknown) > 0 ? m : NULL;
-    for (size_t i = 0; ynode_is_map(node) && i < ynode_len(node); i++) {
-        const struct ynode *v = ynode_value(node, i);
-        struct ynode *folded;
-
-        if (!gha_has_expression(v))
-            continue;
-        if (!copy && !(copy = ynode_copy(j->doc, node))) {
-            gha_out_of_memory(j, node);
-            return NULL;
-        }
-        if (gha_fold(j, v, &m, unknown) <= 0)
-            return NULL;
-        folded = gha_node_from_value(j, m, ynode_pos(v));
-        expr_unref(m);
-        if (!folded) {
-            gha_out_of_memory(j, v);
-            return NULL;
-        }
-        copy->u.map.pairs[i].value = folded;
-    }
-    if (!(m = expr_from_ynode(copy ? copy : node)))
-        gha_out_of_memory(j, node);
-    return m;
+    return fold_tree(j, node, &m, unknown) > 0 ? m : NULL;
 }
 
 /* The node a matrix error points at. */

@@ -46,6 +46,10 @@ int gha_expand_job(struct job *j, struct ynode *items);
 void gha_expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e);
 bool gha_has_expression(const struct ynode *n);
 struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, struct ypos pos);
+/* A field's node whose value is the string s[0..len): a string that reads as `${{ }}` is
+ * written as an expression of it (GitHub does not evaluate a value again, but would
+ * evaluate the rendering's text, and so would rendering it again). */
+struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct ypos pos);
 /* The `strategy` context of job `index` of `total`. */
 struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index, size_t total);
 /* The job's fields and steps substituted with `matrix` and `strategy` (both taken) known,

@@ -4,6 +4,7 @@
  * as expressions), and each step's `if:` folded (a step that never runs removed). */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +38,19 @@ bool gha_has_expression(const struct ynode *n)
     return t && memmem(t, len, "${{", 3) != NULL;
 }
 
-/* A value as a node: strings stay strings whatever they look like, numbers print as
- * GitHub prints them, null is the empty string (what GitHub makes of it in a field). */
+struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct ypos pos)
+{
+    size_t n;
+    char *text = expr_template_literal(s, len, &n);
+    struct ynode *out = text ? ynode_new_string(j->doc, text, n, pos) : NULL;
+
+    free(text);
+    return out;
+}
+
+/* A value as a node of the rendering: strings stay strings whatever they look like
+ * (gha_string_node), numbers print as GitHub prints them, null is the empty string (what
+ * GitHub makes of it in a field). */
 struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, struct ypos pos)
 {
     struct ynode *n = NULL;
@@ -52,6 +64,10 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, str
     case EXPR_BOOL:
         return ynode_new_plain(j->doc, expr_bool_value(v) ? "true" : "false", pos);
     case EXPR_NUMBER:
+        /* -0 stays -0, as GitHub's YAML and JSON readers keep it (the job's name shows
+         * it so; JavaScript's text of it is 0) */
+        if (expr_number_value(v) == 0 && signbit(expr_number_value(v)))
+            return ynode_new_plain(j->doc, "-0", pos);
         if (!(text = expr_to_string(v)))
             return NULL;
         n = ynode_new_plain(j->doc, text, pos);
@@ -59,7 +75,7 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, str
         return n;
     case EXPR_STRING:
         s = expr_string_value(v, &len);
-        return ynode_new_string(j->doc, s, len, pos);
+        return gha_string_node(j, s, len, pos);
     case EXPR_ARRAY:
         if (!(n = ynode_new_seq(j->doc, pos)))
             return NULL;
