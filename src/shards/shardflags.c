@@ -291,35 +291,35 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
     return n;
 }
 
-/* Whether text[at] ends a shell command: a newline (not after a backslash), ;, &, |, (
- * or ). Quotes are not followed: `bash -c 'cd x; pytest ...'` is cut at the ;, which
- * leaves pytest's command whole. */
-static bool ends_command(const char *text, size_t at)
+/* Where the shell command holding text[at] starts: after the last newline (not after a
+ * backslash), ;, &, |, ( or ) before it. Quotes are not followed: `bash -c 'cd x; pytest
+ * ...'` is cut at the ;, which leaves pytest's command whole. */
+static size_t command_start(const char *text, size_t at)
 {
-    char c = text[at];
+    for (size_t i = at; i > 0; i--) {
+        char c = text[i - 1];
 
-    return c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
-           (c == '\n' && !(at > 0 && text[at - 1] == '\\'));
+        if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
+            (c == '\n' && !(i >= 2 && text[i - 2] == '\\')))
+            return i;
+    }
+    return 0;
 }
 
-/* Whether the flag at text[at] is `program`'s: the shell command it is in (text up to
- * the flag from the command's start) contains the word, or starts with no program at all
- * (a flag first, or only VAR=value words: the flags of an env value or an argument list,
- * handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
+/* Whether the flag at text[at] is `program`'s: the shell command it is in, up to the
+ * flag, contains the word (a program comes before its flags), or starts with no program
+ * at all (a flag first, or only VAR=value words: the flags of an env value or an argument
+ * list, handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
  * mypy_primer's, not pytest-shard's. */
-static bool in_program(const char *text, size_t len, size_t at, const char *program)
+static bool in_program(const char *text, size_t at, const char *program)
 {
-    size_t start = at, end = at, plen;
+    size_t start;
     const char *w;
 
     if (!program)
         return true;
-    while (start > 0 && !ends_command(text, start - 1))
-        start--;
-    while (end < len && !ends_command(text, end))
-        end++;
-    plen = strlen(program);
-    if (memmem(text + start, end - start, program, plen))
+    start = command_start(text, at);
+    if (memmem(text + start, at - start, program, strlen(program)))
         return true;
     for (w = text + start; w < text + at;) {
         const char *e;
@@ -339,12 +339,12 @@ static bool in_program(const char *text, size_t len, size_t at, const char *prog
 }
 
 /* Drops the uses that are another program's (in_program); their number. */
-static int keep_own(const struct runner *run, const char *text, size_t len, struct use *uses, int n)
+static int keep_own(const struct runner *run, const char *text, struct use *uses, int n)
 {
     int kept = 0;
 
     for (int i = 0; i < n; i++) {
-        if (in_program(text, len, (size_t)(uses[i].flag - text), run->program))
+        if (in_program(text, (size_t)(uses[i].flag - text), run->program))
             uses[kept++] = uses[i];
     }
     return kept;
@@ -366,8 +366,8 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
         ni = nc < 0 ? -1 : find_all(f, &run->index, run->index_literal, text, len, indexes);
         if (nc < 0 || ni < 0)
             return -1;
-        nc = keep_own(run, text, len, counts, nc);
-        ni = keep_own(run, text, len, indexes, ni);
+        nc = keep_own(run, text, counts, nc);
+        ni = keep_own(run, text, indexes, ni);
         if (run->index_needs_count && ni > nc) /* the extra index flags are another tool's */
             ni = nc;
         for (int k = 0; k < nc || k < ni; k++) {
