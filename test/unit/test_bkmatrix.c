@@ -281,6 +281,7 @@ static const struct {
     {"[a, ~]", 1, 5, "null"},
     {"[1, 1.5]", 1, 5, "float"},
     {"[a, b, a]", 1, 8, "'a' is already a value"},
+    {"[a, 'x{{matrix}}']", 1, 6, "holds the matrix token '{{matrix}}'"},
     {"setup:\n  my-os: [a]\n", 2, 3, "letters, digits and '_'"},
     {"setup: [a]\nsetups: [b]\n", 2, 1, "unknown key 'setups'"},
     {"adjustments: []\n", 1, 1, "needs 'setup'"},

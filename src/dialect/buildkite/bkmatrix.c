@@ -49,9 +49,18 @@ static bool text_eq(const struct ynode *a, const struct ynode *b)
     return ta && tb && la == lb && memcmp(ta, tb, la) == 0;
 }
 
-/* An element (or a `with` value): a string, integer or boolean of at most 128 bytes. */
+static long token_find(const char *s, size_t len, size_t from, size_t *tok_len, const char **name,
+                       size_t *name_len);
+
+/* An element (or a `with` value): a string, integer or boolean of at most 128 bytes,
+ * without a matrix token (the agent fills tokens once, so the job would run the token as
+ * written, and a rendering would fill it when rendered again). */
 static int check_element(const struct ynode *e, const char *what, struct bkm_error *err)
 {
+    size_t tl, nl;
+    const char *name;
+    long at;
+
     size_t len;
     const char *t = ynode_scalar(e, &len);
     enum yscalar_type type;
@@ -65,6 +74,12 @@ static int check_element(const struct ynode *e, const char *what, struct bkm_err
                     type == YS_NULL ? "the null" : "the float", SHORT(len), t);
     if (len > BKM_MAX_ELEMENT_BYTES)
         return fail(err, e, "%s is %zu bytes; Buildkite allows %d", what, len, BKM_MAX_ELEMENT_BYTES);
+    if ((at = token_find(t, len, 0, &tl, &name, &nl)) >= 0) {
+        fail(err, e, "%s holds the matrix token '%.*s', which Buildkite would not fill (it fills "
+             "tokens once, not in the values it puts in)", what, SHORT(tl), t + at);
+        err->offset = (size_t)at;
+        return -1;
+    }
     return 0;
 }
 
