@@ -226,6 +226,51 @@ START_TEST(strset_basics)
 }
 END_TEST
 
+/* A later rule's finding at the place of an earlier rule's is dropped; elsewhere, or of
+ * another rule, it is said. */
+START_TEST(diag_shadowed_finding)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT);
+
+    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 5, RULE_UNKNOWN_KEY, "unknown key 'x'");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 5, RULE_KW_ADDITIONAL_PROPERTIES, "not allowed");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "q.yml", 3, 5, RULE_KW_ADDITIONAL_PROPERTIES, "in q");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 5, RULE_TYPE, "a type");
+    ck_assert_uint_eq(diag_errors(d), 3);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "p.yml:3:5: error: unknown key 'x' [unknown-key]\n"
+                          "q.yml:3:5: error: in q [additionalProperties]\n"
+                          "p.yml:3:5: error: a type [type]\n");
+    free(buf);
+}
+END_TEST
+
+/* -q changes what is printed, not what is counted: --strict -q fails on a warning. */
+START_TEST(diag_quiet_still_counts)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT);
+    struct diag_policy p = {.quiet = true};
+
+    diag_set_policy(d, &p);
+    diag_report(d, DIAG_WARNING, DIAG_FINDING, "p.yml", 1, 1, RULE_DANGLING_DEPENDS_ON, "dangling");
+    ck_assert_uint_eq(diag_warnings(d), 1);
+    ck_assert_int_eq(diag_exit_code(d, true), 1);
+    ck_assert_int_eq(diag_exit_code(d, false), 0);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "");
+    free(buf);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
     Suite *s = suite_create("support");
@@ -234,6 +279,8 @@ Suite *support_suite(void)
     tcase_add_test(tc, diag_formats);
     tcase_add_test(tc, diag_at_position);
     tcase_add_test(tc, diag_exit_codes);
+    tcase_add_test(tc, diag_shadowed_finding);
+    tcase_add_test(tc, diag_quiet_still_counts);
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);
     tcase_add_test(tc, strhash_vectors);
