@@ -19,6 +19,7 @@ struct opt;
 /* What the options said. */
 struct cli {
     struct render_opts render;
+    struct dialect_limits limits; /* the config's (render.limits points here) */
     enum diag_format errors;
     int format;              /* index into the command's `formats` (0: its default) */
     const char *schema, *rendered, *config; /* config: --config, else the one found */

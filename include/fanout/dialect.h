@@ -124,6 +124,13 @@ void dialect_options_write(const struct dialect_options *o, FILE *out);
 const struct expr_value *dialect_options_contexts(const struct dialect_options *o);
 
 /* What a dialect's expansion and rewriting are told about the run. */
+/* Job counts past which a rendering is warned about (rule job-limit): the config's
+ * `limits`, each 0 for the platform's default (an organisation can have its quotas
+ * raised). */
+struct dialect_limits {
+    unsigned jobs_per_step, jobs_per_upload, jobs_per_build;
+};
+
 struct dialect_ctx {
     struct diag *diag;
     const char *const *files; /* file names by ypos.file, for messages */
@@ -143,6 +150,7 @@ struct dialect_ctx {
     /* The inputs by ypos.file, for a dialect that reads one again (a called workflow):
      * each read is checked against the others (source_changed). */
     struct source *const *sources;
+    const struct dialect_limits *limits; /* NULL: the platform's defaults */
 };
 
 /* What a dialect reads: the opened inputs, in order. */

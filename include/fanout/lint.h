@@ -21,6 +21,7 @@ struct lint_setup {
     struct diag *diag;
     const char *const *files;      /* names by file number, for the findings' positions */
     struct shardflags *shards;     /* the runners shard-coverage proves; NULL: not run */
+    const struct dialect_limits *limits; /* the config's job limits; NULL: the dialect's */
 };
 
 /* Begins every rule the setup asks for. NULL when out of memory (reported). */

@@ -69,6 +69,7 @@ struct render_opts {
     size_t n_known_keys;
     struct shardflags *shards; /* the runners whose shard flags are proved (lint.h's
                                   shard-coverage); NULL: no shard-coverage check */
+    const struct dialect_limits *limits; /* the config's job limits; NULL: the platform's */
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

@@ -24,7 +24,10 @@ struct config {
     struct ynode_doc *doc;
 };
 
-static const char *const sections[] = {"checks", "shards", "rules", "known_keys", "defaults", NULL};
+static const char *const sections[] = {"checks", "shards", "rules", "known_keys", "defaults", "limits", NULL};
+/* The job counts `limits` may raise (or lower), in struct dialect_limits' order. */
+static const char *const limit_names[] = {"jobs_per_step", "jobs_per_upload", "jobs_per_build", NULL};
+#define MAX_LIMIT 1000000
 static const char *const commands[] = {"render", "diff", "check", "validate", "shards check", NULL};
 static const char *const levels[] = {"error", "warning", "off", NULL};
 
@@ -65,13 +68,43 @@ static bool one_of(const struct ynode *n, const char *const *names)
     return false;
 }
 
+/* A limit's value: an integer 1..MAX_LIMIT; 0 when it is not one. */
+static unsigned limit_value(const struct ynode *v)
+{
+    size_t len;
+    const char *t = ynode_scalar(v, &len);
+    unsigned long n = 0;
+
+    if (!t || ynode_is_string(v) || len == 0 || len > 7)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (t[i] < '0' || t[i] > '9')
+            return 0;
+        n = n * 10 + (unsigned long)(t[i] - '0');
+    }
+    return n >= 1 && n <= MAX_LIMIT ? (unsigned)n : 0;
+}
+
+static int check_limits(const struct config *c, struct diag *d, const struct ynode *limits)
+{
+    if (!ynode_is_map(limits))
+        return config_error(c, d, limits, "limits is a mapping (%s)", "jobs_per_step, jobs_per_upload, jobs_per_build");
+    for (size_t i = 0; i < ynode_len(limits); i++) {
+        if (!one_of(ynode_key(limits, i), limit_names))
+            return unknown(c, d, ynode_key(limits, i), "limit", limit_names);
+        if (!limit_value(ynode_value(limits, i)))
+            return config_error(c, d, ynode_value(limits, i), "a limit is a number of jobs, 1 to %d", MAX_LIMIT);
+    }
+    return 0;
+}
+
 /* The config's shape: its sections, the rule levels, the commands of `defaults`. */
 static int check_shape(const struct config *c, struct diag *d)
 {
     const struct ynode *root = ynode_doc_root(c->doc), *rules, *keys, *defaults;
 
     if (!ynode_is_map(root))
-        return config_error(c, d, root, "the config is a mapping (%s)", "checks, shards, rules, known_keys, defaults");
+        return config_error(c, d, root, "the config is a mapping (%s)", "checks, shards, rules, known_keys, defaults, limits");
     for (size_t i = 0; i < ynode_len(root); i++) {
         if (!one_of(ynode_key(root, i), sections))
             return unknown(c, d, ynode_key(root, i), "key", sections);
@@ -99,6 +132,8 @@ static int check_shape(const struct config *c, struct diag *d)
         if (!ynode_is_seq(keys))
             return config_error(c, d, keys, "known_keys is a list of keys (shell globs)");
     }
+    if (ynode_get(root, "limits") && check_limits(c, d, ynode_get(root, "limits")) != 0)
+        return 2;
     if ((defaults = ynode_get(root, "defaults")) != NULL) {
         if (!ynode_is_map(defaults))
             return config_error(c, d, defaults, "defaults is a mapping of command to its options");
@@ -296,6 +331,21 @@ static int apply_defaults(struct cli *c, const struct cmd_entry *cmd, const stru
     return 0;
 }
 
+/* The config's job limits (checked by check_limits) for render's lint and the dialects. */
+static void apply_limits(struct cli *c, const struct ynode *limits)
+{
+    unsigned *slot[] = {&c->limits.jobs_per_step, &c->limits.jobs_per_upload, &c->limits.jobs_per_build};
+
+    for (size_t i = 0; i < ynode_len(limits); i++) {
+        for (size_t k = 0; limit_names[k]; k++) {
+            if (ynode_scalar_is(ynode_key(limits, i), limit_names[k]))
+                *slot[k] = limit_value(ynode_value(limits, i));
+        }
+    }
+    if (limits)
+        c->render.limits = &c->limits;
+}
+
 int config_apply(struct cli *c, const struct cmd_entry *cmd, const struct opt_list *own,
                  const struct config *cfg, struct diag *d)
 {
@@ -318,6 +368,7 @@ int config_apply(struct cli *c, const struct cmd_entry *cmd, const struct opt_li
         if (cmd_append_word(&c->known_keys, &c->n_known_keys, ynode_scalar(ynode_item(keys, i), NULL)) != 0)
             return CMD_EXIT_USAGE;
     }
+    apply_limits(c, config_section(cfg, "limits"));
     return 0;
 }
 

@@ -351,6 +351,7 @@ static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
         .user = r,
         .state = r->dialect_state,
         .sources = r->sources,
+        .limits = r->opts->limits,
     };
     return ctx;
 }
@@ -627,7 +628,7 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
 static int begin_checks(struct run *r)
 {
     const struct render_opts *opts = r->opts;
-    struct lint_setup lint = {r->dialect, r->diag, r->names, opts->shards};
+    struct lint_setup lint = {r->dialect, r->diag, r->names, opts->shards, opts->limits};
 
     if (!(r->lint = lint_begin(&lint)))
         return -1;

@@ -57,7 +57,7 @@ for bad in 'check: []' 'rules: {danglng-depends-on: off}' 'defaults: {render: {u
 done
 printf 'check: []\ndefaults: {render: {uplaod: true}}\n' >../../.fanout.yml
 "$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt || true
-grep -q "unknown key 'check' (checks, shards, rules, known_keys, defaults), did you mean 'checks'?" err.txt
+grep -q "unknown key 'check' (checks, shards, rules, known_keys, defaults, limits), did you mean 'checks'?" err.txt
 printf 'defaults: {render: {uplaod: true}}\n' >../../.fanout.yml
 "$FANOUT" render --no-snippet p.yml >/dev/null 2>err.txt || true
 grep -q "render has no option 'uplaod', did you mean 'upload'?" err.txt

@@ -54,10 +54,12 @@ END_TEST
 static const struct {
     const char *text, *message;
 } bad[] = {
-    {"rulez: {}\n", ".fanout.yml:1:1: error: unknown key 'rulez' (checks, shards, rules, known_keys, defaults), did you mean 'rules'?"},
+    {"rulez: {}\n", ".fanout.yml:1:1: error: unknown key 'rulez' (checks, shards, rules, known_keys, defaults, limits), did you mean 'rules'?"},
     {"rules: {job-limit: loud}\n", ".fanout.yml:1:20: error: "},
     {"defaults:\n  rendr: {}\n", ".fanout.yml:2:3: error: "},
     {"", "error: the config is empty"},
+    {"limits: {jobs_per_step: 0}\n", ".fanout.yml:1:25: error: a limit is a number of jobs, 1 to 1000000"},
+    {"limits: [1]\n", ".fanout.yml:1:9: error: limits is a mapping"},
 };
 
 START_TEST(config_errors)

@@ -151,7 +151,7 @@ static char *lint_docs(struct shardflags *shards, const char *const *docs, size_
     struct lint *l;
 
     messages_open(&m);
-    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, shards});
+    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, shards, NULL});
     ck_assert_ptr_nonnull(l);
     for (size_t i = 0; i < n; i++) {
         struct ynode_doc *doc = doc_from(docs[i]);
@@ -217,7 +217,7 @@ START_TEST(runner_rule_failure)
 
     messages_open(&m);
     ck_assert_int_eq(shardflags_configure(f, ynode_doc_root(cfg), "cfg.yml", m.d), 0);
-    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, f});
+    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, f, NULL});
     ck_assert_int_eq(lint_item(l, ynode_doc_root(doc)), -1);
     lint_end(l);
     text = messages_close(&m);

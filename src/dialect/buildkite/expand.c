@@ -325,10 +325,16 @@ static int expand_matrix(const struct dialect_ctx *ctx, struct ynode_doc *doc, s
     }
     steplint_unsharded(ctx, step, kind);
     jobs = bkm_jobs(m);
-    if (jobs > BKM_DEFAULT_JOBS)
+    if (ctx->limits && ctx->limits->jobs_per_step) {
+        if (jobs > ctx->limits->jobs_per_step)
+            diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, ynode_pos(mnode), RULE_JOB_LIMIT,
+                    "the matrix makes %zu jobs; the config's limits.jobs_per_step is %u", jobs,
+                    ctx->limits->jobs_per_step);
+    } else if (jobs > BKM_DEFAULT_JOBS) {
         diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, ynode_pos(mnode), RULE_JOB_LIMIT,
                 "the matrix makes %zu jobs; Buildkite's default quota is %d a step (an organisation "
-                "can have it raised; --ignore job-limit when yours is)", jobs, BKM_DEFAULT_JOBS);
+                "can have it raised: the config's limits.jobs_per_step)", jobs, BKM_DEFAULT_JOBS);
+    }
     if (!jobs) {
         struct ypos p = ynode_pos(mnode);
 
