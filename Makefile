@@ -163,7 +163,7 @@ asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(ASAN)/expr-driver $(pat
 	  set -- test/fuzz/regressions/$$t/*; [ -e "$$1" ] || continue; \
 	  printf 'fuzz regressions %s: ' $$t; \
 	  ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=test/lsan.supp \
-	    ./$(ASAN)/replay-$$t "$$@" || exit 1; \
+	    timeout -k 10 300 ./$(ASAN)/replay-$$t "$$@" || exit 1; \
 	done
 
 # ---- fuzzing (clang's libFuzzer) ----
@@ -216,9 +216,11 @@ fuzz: deps fuzz-deps
 	  mkdir -p test/fuzz/regressions/$$t $(FUZZ)/corpus-$$t; \
 	  [ -n "$$(ls $(FUZZ)/corpus-$$t)" ] || sh test/fuzz/seed.sh $$t $(FUZZ)/corpus-$$t; \
 	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
-	  $(SANENV) ./$(FUZZ)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  $(SANENV) FUZZ_ARTIFACT_PREFIX=test/fuzz/regressions/$$t/ timeout -k 10 $$(( $(FUZZ_SECONDS) * 2 + 120 )) \
+	    ./$(FUZZ)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	    -max_len=65536 $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) -print_final_stats=1 -artifact_prefix=test/fuzz/regressions/$$t/ \
-	    $(FUZZ)/corpus-$$t 2>$(FUZZ)/log-$$t || { tail -n 40 $(FUZZ)/log-$$t; exit 1; }; \
+	    $(FUZZ)/corpus-$$t </dev/null 2>$(FUZZ)/log-$$t || { rc=$$?; tail -n 40 $(FUZZ)/log-$$t; \
+	    [ $$rc -lt 124 ] || echo "fuzz: $$t did not end within $$(( $(FUZZ_SECONDS) * 2 + 120 )) s"; exit 1; }; \
 	  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' $(FUZZ)/log-$$t; \
 	done
 

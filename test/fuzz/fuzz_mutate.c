@@ -4,10 +4,17 @@
 #define _GNU_SOURCE
 #include "fuzz.h"
 
-#ifdef FUZZ_LIBFUZZER
 #include <libfyaml.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fanout/source.h"
 
 #define MAX_PARTS 4
 #define MAX_SLOTS 4096
@@ -161,20 +168,11 @@ static size_t emit_all(struct mutation *m, uint8_t *data, size_t skip, size_t ma
     return len;
 }
 
-/* Whether a line starts with `%`: libfyaml 0.7.12 loops for ever on a directive with a
- * byte that is not UTF-8 (fanout checks UTF-8 first: hostile utf8-directive-hang), so
- * such a part goes to the byte mutator. */
-static bool has_directive(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (data[i] == '%' && (i == 0 || data[i - 1] == '\n'))
-            return true;
-    }
-    return false;
-}
-
-/* Parses the parts; false when one does not parse or would make libfyaml's emitter leak
- * (three quotes in a row become six in a single-quoted scalar: fuzz_skip). */
+/* Parses the parts; false when one does not parse, would make libfyaml's emitter leak
+ * (three quotes in a row become six in a single-quoted scalar: fuzz_skip) or is not
+ * UTF-8: fanout refuses such a text before libfyaml sees it, and libfyaml 0.7.12 loops
+ * for ever on a directive holding a byte that is not UTF-8, after any line break (hostile
+ * utf8-directive-hang; a `\r` before the `%` hung CI's config smoke run). */
 static bool parse_all(struct mutation *m, const uint8_t *data, size_t size)
 {
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION, .diag = m->diag};
@@ -185,7 +183,8 @@ static bool parse_all(struct mutation *m, const uint8_t *data, size_t size)
         struct fy_document *doc;
 
         fuzz_split(data, size, &len, &rest, &rest_len);
-        if (memmem(data, len, "'''", 3) || has_directive(data, len) || !(doc = fy_document_build_from_string(&cfg, (const char *)data, len)))
+        if (memmem(data, len, "'''", 3) || !source_check_utf8(data, len, NULL, NULL, NULL) ||
+            !(doc = fy_document_build_from_string(&cfg, (const char *)data, len)))
             return false;
         m->docs[m->n_docs++] = doc;
         if (rest == data + size)
@@ -196,6 +195,74 @@ static bool parse_all(struct mutation *m, const uint8_t *data, size_t size)
     return false;
 }
 
+/* libFuzzer's -timeout covers the target, not a custom mutator: a mutation that never
+ * ends would hang the run until CI's own limit. A watchdog thread ends the process when
+ * one mutation runs longer than this, its input saved in FUZZ_ARTIFACT_PREFIX (the
+ * directory libFuzzer saves a crash in, given by `make fuzz`). */
+#define MUTATION_SECONDS 20
+
+static _Atomic time_t mutation_started; /* 0: no mutation running */
+static uint8_t *watched;                /* a copy of the input being mutated */
+static size_t watched_len;
+
+static void *watchdog(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        time_t since = atomic_load(&mutation_started);
+        const char *prefix = getenv("FUZZ_ARTIFACT_PREFIX");
+        char path[4096];
+        FILE *f;
+
+        if (since == 0 || time(NULL) - since <= MUTATION_SECONDS) {
+            sleep(1);
+            continue;
+        }
+        snprintf(path, sizeof(path), "%smutator-hang-%ld", prefix ? prefix : "./", (long)getpid());
+        if ((f = fopen(path, "wb")) != NULL) {
+            fwrite(watched, 1, watched_len, f);
+            fclose(f);
+        }
+        fprintf(stderr, "fuzz: one mutation ran for more than %d s; its input is saved as %s\n",
+                MUTATION_SECONDS, path);
+        _exit(1);
+    }
+    return NULL;
+}
+
+/* The thread blocks every signal: libFuzzer's -timeout alarm and a crash's signals must
+ * reach the fuzzing thread, which ignores an alarm delivered elsewhere. */
+static void watchdog_start(void)
+{
+    sigset_t all, old;
+    pthread_t thread;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&thread, NULL, watchdog, NULL) != 0)
+        abort();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_detach(thread);
+}
+
+/* Starts the clock on a mutation of `data`: the watchdog's copy is taken first. */
+static void watch(const uint8_t *data, size_t size)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    static size_t cap;
+
+    pthread_once(&once, watchdog_start);
+    if (size > cap) {
+        free(watched);
+        cap = size;
+        if (!(watched = malloc(cap)))
+            abort();
+    }
+    memcpy(watched, data, size);
+    watched_len = size;
+    atomic_store(&mutation_started, time(NULL));
+}
+
 size_t fuzz_yaml_mutate(uint8_t *data, size_t size, size_t max_size, unsigned seed, size_t skip)
 {
     struct mutation *m = calloc(1, sizeof(*m));
@@ -204,6 +271,7 @@ size_t fuzz_yaml_mutate(uint8_t *data, size_t size, size_t max_size, unsigned se
 
     if (!m)
         abort();
+    watch(data, size);
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
     dcfg.output_fn = NULL;
@@ -230,6 +298,6 @@ size_t fuzz_yaml_mutate(uint8_t *data, size_t size, size_t max_size, unsigned se
         if (out == 0 && max_size > 0)
             data[out++] = 0;
     }
+    atomic_store(&mutation_started, 0);
     return out;
 }
-#endif
