@@ -112,8 +112,9 @@ void diag_keep_only(struct diag *d, enum rule_id rule);
 
 /* From now on, a finding of rule `later` at the place (file, line, column) of a finding
  * of rule `earlier` reported before is dropped: one problem said once when two checks
- * see it (validate's unknown-key from the dialect, then the schema's
- * additionalProperties at the same key). */
+ * see it (the dialect's unknown-key, then the schema's additionalProperties at the same
+ * key). So is a held error (diag_flush_into) at such a place: what a schema says of a
+ * step whose typo was reported (a step with `comand` has no type). */
 void diag_shadow(struct diag *d, enum rule_id earlier, enum rule_id later);
 
 unsigned diag_errors(const struct diag *d);

@@ -18,10 +18,22 @@ struct diag {
     const struct diag_policy *policy; /* NULL: everything shown, plainly */
     enum rule_id shadow_earlier, shadow_later; /* diag_shadow's rules */
     struct places *shadowing;                  /* where `shadow_earlier` findings were */
+    /* A buffered diag's messages, so that a flush can shadow them and count what it
+     * writes (a message -q drops is held with no text). */
+    struct held *held;
+    size_t n_held, held_cap;
     unsigned snippets;      /* shown so far (each reads its file up to the line) */
     unsigned errors;
     unsigned warnings;
     bool input_error;
+};
+
+struct held {
+    long start; /* offset in buf */
+    uint64_t place;
+    enum rule_id rule;
+    enum diag_severity sev;
+    bool input;
 };
 
 /* A set of places, each kept as a 64-bit hash of file, line and column (open
@@ -117,12 +129,25 @@ void diag_flush_into(struct diag *from, struct diag *to)
 {
     if (!from->buffered || fflush(from->out) != 0)
         return;
-    if (!to->muted) {
-        fwrite(from->buf, 1, from->buf_len, to->out);
-        to->errors += from->errors;
-        to->warnings += from->warnings;
-        to->input_error = to->input_error || from->input_error;
+    for (size_t i = 0; i < from->n_held && !to->muted; i++) {
+        const struct held *h = &from->held[i];
+        size_t end = i + 1 < from->n_held ? (size_t)from->held[i + 1].start : from->buf_len;
+
+        /* shadowed as it would have been, had it been reported into `to` */
+        if (to->shadowing && h->place && (h->rule == to->shadow_later || h->sev == DIAG_ERROR) &&
+            places_has(to->shadowing, h->place))
+            continue;
+        if (to->shadowing && h->place && h->rule == to->shadow_earlier)
+            places_add(to->shadowing, h->place);
+        fwrite(from->buf + h->start, 1, end - (size_t)h->start, to->out);
+        if (h->sev == DIAG_ERROR) {
+            to->errors++;
+            to->input_error = to->input_error || h->input;
+        } else if (h->sev == DIAG_WARNING) {
+            to->warnings++;
+        }
     }
+    from->n_held = 0;
     /* start over empty */
     rewind(from->out);
     from->buf_len = 0;
@@ -138,6 +163,7 @@ void diag_destroy(struct diag *d)
         free(d->shadowing->slots);
         free(d->shadowing);
     }
+    free(d->held);
     if (d->buffered) {
         fclose(d->out);
         free(d->buf);
@@ -380,6 +406,26 @@ static void write_snippet(struct diag *d, const char *file, unsigned line, unsig
     fputs(d->policy->color ? "\033[1;32m^\033[0m\n" : "^\n", d->out);
 }
 
+/* Keeps where a buffered diag's next message starts and what it is. */
+static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *file, unsigned line,
+                 unsigned col, enum rule_id rule)
+{
+    struct held *h;
+
+    if (d->n_held == d->held_cap) {
+        size_t cap = d->held_cap ? d->held_cap * 2 : 16;
+        struct held *grown = realloc(d->held, cap * sizeof(*grown));
+
+        if (!grown)
+            abort(); /* a held finding lost would change the exit code */
+        d->held = grown;
+        d->held_cap = cap;
+    }
+    h = &d->held[d->n_held++];
+    *h = (struct held){ftell(d->out), file && cls == DIAG_FINDING && rule != RULE_NONE ? place_hash(file, line, col) : 0,
+                       rule, sev, cls == DIAG_INPUT};
+}
+
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, enum rule_id rule,
                   const char *fmt, va_list ap)
@@ -413,6 +459,8 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     } else if (sev == DIAG_WARNING) {
         d->warnings++;
     }
+    if (d->buffered)
+        hold(d, sev, cls, file, line, col, rule);
     if (p && p->quiet && sev != DIAG_ERROR)
         return;
     word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";

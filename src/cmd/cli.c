@@ -198,6 +198,9 @@ static int parse_command_line(struct run *r)
         return rc;
     if (!(r->d = diag_create(stderr, r->c.errors)))
         return CMD_EXIT_USAGE;
+    /* an unknown key a dialect reports and a schema also refuses is said once, as the
+     * dialect says it, by every command */
+    diag_shadow(r->d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
     finish_options(&r->c);
     diag_set_policy(r->d, &r->c.policy);
     return 0;

@@ -7,12 +7,11 @@
 #include "options.h"
 
 /* The findings of render, then the schema's, for files of one dialect (an unknown key
- * both see is said once, as render says it). */
+ * both see is said once, as render says it: cli.c's diag_shadow). */
 static int validate_in_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
     int lint, rc;
 
-    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
     if ((lint = cmd_lint(c, paths, n, d, RULE_NONE)) == DIAG_INPUT)
         return lint;
     rc = validate_run(paths, n, NULL, c->render.dialect, d);

@@ -250,6 +250,35 @@ START_TEST(diag_shadowed_finding)
 }
 END_TEST
 
+/* Held findings (a schema's, flushed after the dialect's) are shadowed as if reported
+ * then: held in either order, the schema's error at the typo's place is dropped and not
+ * counted; a held warning there, and a held error elsewhere, are said. */
+START_TEST(diag_shadowed_held_finding)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT), *held;
+
+    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
+    held = diag_create_buffered_like(d);
+    diag_report(held, DIAG_ERROR, DIAG_FINDING, "p.yml", 2, 5, RULE_KW_ENUM, "must be one of");
+    diag_report(held, DIAG_WARNING, DIAG_FINDING, "p.yml", 2, 5, RULE_KW_ENUM, "a warning");
+    diag_report(held, DIAG_ERROR, DIAG_FINDING, "p.yml", 9, 5, RULE_KW_ENUM, "elsewhere");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 2, 5, RULE_UNKNOWN_KEY, "unknown key 'comand'");
+    diag_flush_into(held, d);
+    ck_assert_uint_eq(diag_errors(d), 2);
+    ck_assert_uint_eq(diag_warnings(d), 1);
+    diag_destroy(held);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "p.yml:2:5: error: unknown key 'comand' [unknown-key]\n"
+                          "p.yml:2:5: warning: a warning [enum]\n"
+                          "p.yml:9:5: error: elsewhere [enum]\n");
+    free(buf);
+}
+END_TEST
+
 /* -q changes what is printed, not what is counted: --strict -q fails on a warning. */
 START_TEST(diag_quiet_still_counts)
 {
@@ -280,6 +309,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, diag_at_position);
     tcase_add_test(tc, diag_exit_codes);
     tcase_add_test(tc, diag_shadowed_finding);
+    tcase_add_test(tc, diag_shadowed_held_finding);
     tcase_add_test(tc, diag_quiet_still_counts);
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);

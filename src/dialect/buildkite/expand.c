@@ -403,9 +403,10 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     if (kind == BK_UNKNOWN) {
         struct ypos p = ynode_pos(step);
 
-        diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_UNKNOWN_STEP,
-                "cannot tell the step type (no command, wait, block, "
-                "input, trigger or group key); it is kept as written");
+        if (!steplint_type_typo(ctx, step))
+            diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_UNKNOWN_STEP,
+                    "cannot tell the step type (no command, wait, block, "
+                    "input, trigger or group key); it is kept as written");
     } else if (!ctx->keys_checked) {
         steplint_keys(ctx, step, kind);
     }

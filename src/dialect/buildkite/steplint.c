@@ -53,6 +53,27 @@ void steplint_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum
     }
 }
 
+bool steplint_type_typo(const struct dialect_ctx *ctx, const struct ynode *step)
+{
+    bool found = false;
+
+    for (size_t i = 0; i < ynode_len(step); i++) {
+        const struct ynode *key = ynode_key(step, i);
+        size_t len;
+        const char *k = ynode_scalar(key, &len);
+        const char *near = k ? bk_type_key_suggest(k, len) : NULL;
+        char phrase[SUGGEST_PHRASE_MAX];
+
+        if (!near || bk_known_key(BK_UNKNOWN, k, len))
+            continue;
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, ynode_pos(key), RULE_UNKNOWN_KEY,
+                "unknown key '%.*s' in a step that has no type key%s", BK_SHORT(len), k,
+                suggest_phrase(near, phrase));
+        found = true;
+    }
+    return found;
+}
+
 /* Whether the step's own env (a trigger's: its build's) sets BUILDKITE_PARALLEL_JOB, as
  * every job of a rendered parallel step does: its label is final, so a `%N` in it is a
  * literal one (a `%%N` filled), shown as written. */

@@ -18,6 +18,10 @@
  * keys, else a warning, once per file when the run has a state (ctx->state). */
 void steplint_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind);
 
+/* unknown-key on each key of `step`, a step of no known type, that is a typo of a key
+ * that tells a type (`comand`). Whether there was one. */
+bool steplint_type_typo(const struct dialect_ctx *ctx, const struct ynode *step);
+
 /* placeholder and shard-variables on `step`, which makes no parallel jobs (no
  * parallelism; a matrix step before its expansion). */
 void steplint_unsharded(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind);

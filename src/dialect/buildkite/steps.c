@@ -165,6 +165,15 @@ const char *bk_key_suggest(enum bk_kind kind, const char *key, size_t len)
     return suggest_closest(key, len, names, suggest_limit(len));
 }
 
+const char *bk_type_key_suggest(const char *key, size_t len)
+{
+    /* bk_step_kind's keys */
+    static const char *const type_keys[] = {"command", "commands", "plugins", "wait", "waiter", "block", "manual",
+                                            "input", "trigger", "group", NULL};
+
+    return suggest_closest(key, len, type_keys, suggest_limit(len));
+}
+
 bool bk_known_key(enum bk_kind kind, const char *key, size_t len)
 {
     return in_list(common_keys, key, len) || (kind_keys(kind) && in_list(kind_keys(kind), key, len));

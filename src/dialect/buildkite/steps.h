@@ -35,6 +35,10 @@ bool bk_known_key(enum bk_kind kind, const char *key, size_t len);
  * distance), or NULL. */
 const char *bk_key_suggest(enum bk_kind kind, const char *key, size_t len);
 
+/* The key that tells a step's type (command, wait, block, ...) a mistyped `key` is
+ * closest to, or NULL. */
+const char *bk_type_key_suggest(const char *key, size_t len);
+
 /* Aliases Buildkite accepts for a step's label and key, first preferred. */
 extern const char *const bk_label_keys[];
 extern const char *const bk_key_keys[];

@@ -1,6 +1,7 @@
 /* fields: the fields of vLLM's generator's step model and of a mirror's overrides, their
  * types, and the checks of a step against them (an unknown field is an error, with the
- * closest known one suggested; a field the generator does not read, a note). */
+ * closest known one suggested, and dropped as the generator drops it; a field the
+ * generator does not read, a note). */
 #include <string.h>
 
 #include "fanout/diag.h"
@@ -186,10 +187,10 @@ static const struct field *find_field(const struct field *fields, const char *ke
     return NULL;
 }
 
-/* Checks every key of `map` against `fields`. In messages `what` names the mapping and
+/* Checks every key of `map` against `fields`, removing an unknown one. In messages `what` names the mapping and
  * `prefix` goes before field names. parallelism is left to the expansion unless
  * `check_parallelism`. */
-static int check_fields(const struct testarea *ta, const struct ynode *map, const struct field *fields,
+static int check_fields(const struct testarea *ta, struct ynode *map, const struct field *fields,
                         const char *what, const char *prefix, bool check_parallelism)
 {
     for (size_t i = 0; i < ynode_len(map); i++) {
@@ -207,9 +208,13 @@ static int check_fields(const struct testarea *ta, const struct ynode *map, cons
             for (const struct field *g = fields; g->name && n + 1 < sizeof(names) / sizeof(names[0]); g++)
                 names[n++] = g->name;
             names[n] = NULL;
-            return ta_error_at(ta, k, "unknown field '%.*s' in %s%s", SHORT(len), name ? name : "", what,
-                               suggest_phrase(name ? suggest_closest(name, len, names, suggest_limit(len)) : NULL,
-                                              phrase));
+            /* A finding, as an unknown key is in every dialect: the generator drops the
+             * field, and so does the rendering. */
+            diag_at(ta->diag, DIAG_ERROR, DIAG_FINDING, ta->files, ynode_pos(k), RULE_UNKNOWN_KEY,
+                    "unknown field '%.*s' in %s%s", SHORT(len), name ? name : "", what,
+                    suggest_phrase(name ? suggest_closest(name, len, names, suggest_limit(len)) : NULL, phrase));
+            ynode_remove_at(map, i--);
+            continue;
         }
         if (f->ignored) {
             struct ypos p = ynode_pos(k);
@@ -237,13 +242,14 @@ static int check_fields(const struct testarea *ta, const struct ynode *map, cons
 
 /* The `amd` overrides of a step's mirror (NULL when it has none), after checking the
  * mirror's shape. -1 after an error. */
-static int read_mirror(const struct testarea *ta, const struct ynode *step, const struct ynode **amd)
+static int read_mirror(const struct testarea *ta, struct ynode *step, const struct ynode **amd)
 {
-    const struct ynode *mirror = ynode_get(step, "mirror");
+    struct ynode *mirror = ynode_get(step, "mirror");
 
     *amd = NULL;
     for (size_t i = 0; i < ynode_len(mirror); i++) {
-        const struct ynode *k = ynode_key(mirror, i), *v = ynode_value(mirror, i);
+        const struct ynode *k = ynode_key(mirror, i);
+        struct ynode *v = ynode_value(mirror, i);
         size_t len;
         const char *name = ynode_scalar(k, &len);
 
@@ -289,7 +295,7 @@ bool ta_is_depends_on(const struct ynode *v)
     return type_ok(F_DEPS, v);
 }
 
-int ta_check_step(const struct testarea *ta, const struct ynode *step, const struct ynode **overrides)
+int ta_check_step(const struct testarea *ta, struct ynode *step, const struct ynode **overrides)
 {
     if (check_fields(ta, step, step_fields, "a test-area step", "", false) != 0)
         return -1;

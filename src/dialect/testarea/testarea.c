@@ -6,6 +6,7 @@
 
 #include "fanout/dialect.h"
 #include "fanout/shellword.h"
+#include "fanout/suggest.h"
 #include "fanout/ynode.h"
 
 #include "testarea_internal.h"
@@ -666,8 +667,14 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
                 else
                     dep = ynode_copy(file_doc, v);
             } else {
-                rc = ta_error_at(ta, k, "unknown top-level field '%.*s' in a test-area file (group, "
-                                 "depends_on, steps)", SHORT(len), name);
+                static const char *const top[] = {"group", "depends_on", "steps", NULL};
+                char phrase[SUGGEST_PHRASE_MAX];
+
+                /* read_steps_from_job_dir reads these three and ignores the rest */
+                diag_at(ta->diag, DIAG_ERROR, DIAG_FINDING, ta->files, ynode_pos(k), RULE_UNKNOWN_KEY,
+                        "unknown top-level field '%.*s' in a test-area file (group, depends_on, steps)%s",
+                        SHORT(len), name ? name : "",
+                        suggest_phrase(name ? suggest_closest(name, len, top, suggest_limit(len)) : NULL, phrase));
             }
             break;
         }

@@ -33,7 +33,7 @@ bool ta_is_depends_on(const struct ynode *v);
 /* A step's fields checked against the generator's step model, and its mirror's shape;
  * *overrides is the mirror's `amd` overrides (NULL when it has none). 0, or -1 after an
  * error (reported). */
-int ta_check_step(const struct testarea *ta, const struct ynode *step, const struct ynode **overrides);
+int ta_check_step(const struct testarea *ta, struct ynode *step, const struct ynode **overrides);
 /* Whether every key of `step` is a field of the generator's step model, or a typo of
  * one (its error is this dialect's to report). */
 bool ta_step_fields_known(const struct ynode *step);
