@@ -2,7 +2,9 @@
 #ifndef FANOUT_CLI_H
 #define FANOUT_CLI_H
 
-#define FANOUT_VERSION "0.1.0"
+/* What `fanout --version` prints: `git describe` of the build's checkout (Makefile). */
+extern const char fanout_version[];
+#define FANOUT_VERSION fanout_version
 
 /* Exit codes: 0 ok, 1 findings, 2 usage, input or I/O error. */
 int cli_main(int argc, char **argv);

@@ -18,5 +18,8 @@ int strset_add(struct strset *set, const char *s, size_t len);
 bool strset_has(const struct strset *set, const char *s, size_t len);
 /* Strings in the set. */
 size_t strset_count(const struct strset *set);
+/* The strings, in the order added, NULL-terminated (for suggest_closest); valid until
+ * the set changes. */
+const char *const *strset_items(const struct strset *set);
 
 #endif

@@ -19,6 +19,8 @@ void strset_clear(struct strset *set)
     for (size_t i = 0; i < set->n; i++)
         free(set->items[i]);
     set->n = 0;
+    if (set->items)
+        set->items[0] = NULL;
 }
 
 void strset_destroy(struct strset *set)
@@ -46,7 +48,7 @@ int strset_add(struct strset *set, const char *s, size_t len)
         return 1;
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 8;
-        char **items = realloc(set->items, cap * sizeof(*items));
+        char **items = realloc(set->items, (cap + 1) * sizeof(*items)); /* + strset_items' NULL */
         size_t *lens;
 
         if (!items)
@@ -64,7 +66,15 @@ int strset_add(struct strset *set, const char *s, size_t len)
     memcpy(set->items[set->n], s, len);
     set->items[set->n][len] = '\0';
     set->lens[set->n++] = len;
+    set->items[set->n] = NULL;
     return 0;
+}
+
+const char *const *strset_items(const struct strset *set)
+{
+    static const char *const none[] = {NULL};
+
+    return set->n ? (const char *const *)set->items : none;
 }
 
 size_t strset_count(const struct strset *set)

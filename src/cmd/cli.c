@@ -49,7 +49,7 @@ static void print_usage(FILE *out)
     fputs("usage:", out);
     for (size_t i = 0; commands[i]; i++)
         fprintf(out, "%s fanout %s\n", i ? "      " : "", commands[i]->synopsis);
-    fputs("       fanout --help | --version\n\n", out);
+    fputs("       fanout --help | --version | -V\n\n", out);
     fputs(overview, out);
 }
 
@@ -82,6 +82,59 @@ static const struct cmd_entry *find_command(int argc, char **argv, int *words)
     return NULL;
 }
 
+/* Whether `word` is the first word of two-word commands ("shards"). */
+static bool is_group(const char *word)
+{
+    size_t len = strlen(word);
+
+    for (size_t i = 0; commands[i]; i++) {
+        const char *space = strchr(commands[i]->name, ' ');
+
+        if (space && (size_t)(space - commands[i]->name) == len && !strncmp(commands[i]->name, word, len))
+            return true;
+    }
+    return false;
+}
+
+/* The synopses of group `word`'s commands ("fanout shards check ..."), one a line. */
+static void print_group(FILE *out, const char *word)
+{
+    size_t len = strlen(word);
+    bool first = true;
+
+    for (size_t i = 0; commands[i]; i++) {
+        if (strncmp(commands[i]->name, word, len) || commands[i]->name[len] != ' ')
+            continue;
+        fprintf(out, "%s fanout %s\n", first ? "usage:" : "      ", commands[i]->synopsis);
+        first = false;
+    }
+    fprintf(out, "\n'fanout %s SUBCOMMAND --help' shows a subcommand's options.\n", word);
+}
+
+/* A group's word without a subcommand of it: its subcommands listed, a usage error. */
+static int missing_subcommand(const char *group, const char *word)
+{
+    const char *names[sizeof(commands) / sizeof(commands[0])], *near = NULL;
+    size_t len = strlen(group), k = 0;
+    char what[128];
+
+    for (size_t i = 0; commands[i]; i++) {
+        if (!strncmp(commands[i]->name, group, len) && commands[i]->name[len] == ' ')
+            names[k++] = commands[i]->name + len + 1;
+    }
+    names[k] = NULL;
+    if (word)
+        near = suggest_closest(word, strlen(word), names, suggest_limit(strlen(word)));
+    print_group(stderr, group);
+    if (!word) {
+        snprintf(what, sizeof(what), "%s needs a subcommand", group);
+        return cmd_usage_error(what, NULL);
+    }
+    snprintf(what, sizeof(what), "unknown %s subcommand%s%s%s:", group, near ? " (did you mean " : "",
+             near ? near : "", near ? "?)" : "");
+    return cmd_usage_error(what, word);
+}
+
 /* "unknown command (did you mean render?): rendr" */
 static int unknown_command(const char *word)
 {
@@ -111,6 +164,10 @@ static int run_help(int argc, char **argv)
             rules_print(stdout);
             return 0;
         }
+        if (argc == 3 && is_group(argv[2])) {
+            print_group(stdout, argv[2]);
+            return 0;
+        }
         if (!(cmd = find_command(argc - 1, argv + 1, &words)))
             return cmd_usage_error("help: no such command or topic (rules):", argv[2]);
         if (command_options(cmd, &own, &known) != 0)
@@ -122,7 +179,7 @@ static int run_help(int argc, char **argv)
         print_usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "--version")) {
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("fanout %s\n", FANOUT_VERSION);
         return 0;
     }
@@ -271,7 +328,7 @@ int cli_main(int argc, char **argv)
     if ((rc = run_help(argc, argv)) >= 0)
         return rc;
     if (!(r.cmd = find_command(argc, argv, &words)))
-        return unknown_command(argv[1]);
+        return is_group(argv[1]) ? missing_subcommand(argv[1], argc > 2 ? argv[2] : NULL) : unknown_command(argv[1]);
     cmd_usage_of(r.cmd->name);
     if (command_options(r.cmd, &r.own, &r.known) != 0)
         return cmd_usage_error("the dialects declare more options than fanout holds", NULL);

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strset.h"
+#include "fanout/suggest.h"
+
 #include "pipediff_internal.h"
 
 /* How it stays bounded: each side is rendered into a sink that writes every job's
@@ -40,6 +43,26 @@ static int find_changes(struct report *r, struct side *base, struct side *head)
     return r->failed ? -1 : 0;
 }
 
+/* A warning for each --ignore-field name no job of either side has (a typo leaves the
+ * field compared), with the closest name they have. */
+static void check_ignored(const struct pd_opts *pd, const struct side *base, const struct side *head,
+                          struct diag *d)
+{
+    for (size_t i = 0; i < pd->n_ignore_fields; i++) {
+        const char *name = pd->ignore_fields[i], *near;
+        size_t len = strlen(name);
+        char phrase[SUGGEST_PHRASE_MAX];
+
+        if (strset_has(base->fields, name, len) || strset_has(head->fields, name, len))
+            continue;
+        if (!(near = suggest_closest(name, len, strset_items(base->fields), suggest_limit(len))))
+            near = suggest_closest(name, len, strset_items(head->fields), suggest_limit(len));
+        diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_IGNORE_FIELD,
+                    "--ignore-field %s: no job of either side has that field%s", name,
+                    suggest_phrase(near, phrase));
+    }
+}
+
 int pipediff_run(const char *base_spec, const char *head_spec, const struct render_opts *base_opts,
                  const struct render_opts *head_opts, const struct pd_opts *pd, FILE *out, struct diag *d)
 {
@@ -56,6 +79,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
         rc = DIAG_INPUT;
         goto done;
     }
+    check_ignored(pd, &base, &head, d);
     findings = diag_exit_code(d, false);
     r.dialect = base.dialect;
     r.spool = tmpfile();

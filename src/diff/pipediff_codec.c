@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fanout/strhash.h"
+#include "fanout/strset.h"
 #include "fanout/yscalar.h"
 
 static int blob_entry(struct blob *b, enum entry_type type, const char *name, size_t nlen,
@@ -111,6 +112,8 @@ static bool quiet(const struct side *s, const char *name, size_t len, const stru
     const char *t = ynode_scalar(v, &vlen);
     const struct dialect_default *defaults = s->dialect->diff->defaults;
 
+    if (s->fields)
+        strset_add(s->fields, name, len); /* check_ignored's (pipediff.c): an --ignore-field typo */
     for (size_t i = 0; i < s->pd->n_ignore_fields; i++) {
         if (pd_is_name(name, len, s->pd->ignore_fields[i]))
             return true;

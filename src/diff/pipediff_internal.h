@@ -75,6 +75,7 @@ struct side {
     const char *name; /* the operand, for messages */
     const struct dialect *dialect;
     const struct pd_opts *pd; /* the fields left out of the comparison */
+    struct strset *fields;    /* the field names its jobs have, when some are left out */
     struct diag *diag;
     struct inputs in;         /* the files rendered: their names by file number */
     FILE *spool;

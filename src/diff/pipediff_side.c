@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strset.h"
+
 #include "fanout/strhash.h"
 
 int pd_hkey_cmp(const struct hkey *a, const struct hkey *b)
@@ -299,6 +301,7 @@ void pd_side_free(struct side *s)
     if (s->unmatched)
         fclose(s->unmatched);
     inputs_free(&s->in);
+    strset_destroy(s->fields);
     forget_skipped(s);
     free(s->skipped);
     free(s->jobs);
@@ -596,6 +599,10 @@ int pd_render_side(const char *spec, const struct render_opts *opts, const struc
     s->name = spec;
     s->diag = d;
     s->pd = pd;
+    if (pd->n_ignore_fields && !(s->fields = strset_create())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_INTERNAL, "out of memory");
+        return DIAG_INPUT;
+    }
     /* the files by their numbers, for the findings' file:line */
     if (inputs_expand(&spec, 1, d, &s->in) != 0)
         return DIAG_INPUT;

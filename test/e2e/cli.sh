@@ -46,3 +46,26 @@ diff rules.txt documented.txt || { echo "help rules and reference.md differ"; ex
 # A typo of a command or an option gets a suggestion.
 "$FANOUT" rendr x.yml 2>err.txt >/dev/null || true
 grep -q 'unknown command (did you mean render?): rendr' err.txt
+# -V is --version; `fanout shards` and `fanout help shards` list the subcommands, an
+# unknown one gets a suggestion (issue 24).
+[ "$("$FANOUT" -V)" = "$("$FANOUT" --version)" ]
+"$FANOUT" help shards >out.txt
+grep -q '^usage: fanout shards check ' out.txt
+grep -q '^       fanout shards assign ' out.txt
+grep -q '^       fanout shards plan ' out.txt
+set +e
+"$FANOUT" shards >out.txt 2>err.txt
+rc=$?
+set -e
+[ $rc = 2 ] && [ ! -s out.txt ]
+grep -q '^usage: fanout shards check ' err.txt
+grep -qx 'fanout: error: shards needs a subcommand' err.txt
+"$FANOUT" shards chek x.yml 2>err.txt >/dev/null && exit 1
+grep -qx 'fanout: error: unknown shards subcommand (did you mean check?): chek' err.txt
+# An --ignore-field name no job has is said, with the closest field the jobs have.
+printf 'steps:\n  - command: a\n    label: x\n' >a.yml
+printf 'steps:\n  - command: a\n    label: y\n' >b.yml
+"$FANOUT" diff --ignore-field lable a.yml b.yml >/dev/null 2>err.txt && exit 1
+grep -qx "fanout: warning: --ignore-field lable: no job of either side has that field, did you mean 'label'? \[ignore-field\]" err.txt
+"$FANOUT" diff --ignore-field label a.yml b.yml >/dev/null 2>err.txt && exit 1
+[ ! -s err.txt ]

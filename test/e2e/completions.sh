@@ -150,6 +150,8 @@ grep -q '^\*--mirror-parallelism=\[.*\]:[^:]*:(own inherit)$' render.specs
 grep -q '^\*--error-format=\[.*\]:[^:]*:(text github json)$' render.specs
 grep -q '^\*--output=\[.*\]:file:_files$' render.specs
 grep -q '^(-q --quiet)--quiet\[' render.specs
+# a description whole, over its continuation lines, its colons kept (issue 24)
+grep -qxF -- '--upload[for `buildkite-agent pipeline upload`: keep $$BUILDKITE_PARALLEL_JOB references (env carries the values); test-area input: the working directory as a leading cd, fields only the generator reads dropped]' render.specs
 if grep -q -- '--exit-zero' render.specs; then exit 1; fi
 complete "$F" validate '' | grep -q '^\*--schema=\[.*\]:[^:]*:_fanout_schema$'
 complete "$F" render '' | grep -q '^\*--ignore=\[.*\]:[^:]*:_fanout_rules$'

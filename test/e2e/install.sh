@@ -16,6 +16,12 @@ done
 for md in "$ROOT"/docs/*.md; do
     cmp -s "$md" "$dest/usr/share/doc/fanout/$(basename "$md")" || { echo "not installed: docs/$(basename "$md")"; exit 1; }
 done
+# every file an installed page links to is installed beside it (docs/diff.schema.json)
+for md in "$dest"/usr/share/doc/fanout/*.md; do
+    for target in $(grep -o '](\([A-Za-z0-9_.-]*\)[)#]' "$md" | sed 's/^](//; s/[)#]$//' | sort -u); do
+        [ -f "$dest/usr/share/doc/fanout/$target" ] || { echo "$(basename "$md") links to $target, not installed"; exit 1; }
+    done
+done
 cmp -s "$ROOT/build/fanout" "$dest/usr/bin/fanout"
 cmp -s "$ROOT/docs/fanout.1" "$dest/usr/share/man/man1/fanout.1"
 cmp -s "$ROOT/completions/fanout.bash" "$dest/usr/share/bash-completion/completions/fanout"
