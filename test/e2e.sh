@@ -58,7 +58,10 @@ for dir in "$ROOT"/fixtures/*/; do
             failed "$name" "unexpected stderr:"; head -20 "$tmp/err"; ok=0
         fi
     fi
-    if [ $ok = 1 ] && [ "$rc" = 0 ] && [ -f "$dir/expected.yaml" ] && head -c1 "$dir/expected.yaml" | grep -qv '{'; then
+    # A rendering of several dialects is one file of documents in different dialects,
+    # which a file's one dialect cannot read back: its case says so in `several-dialects`.
+    if [ $ok = 1 ] && [ "$rc" = 0 ] && [ -f "$dir/expected.yaml" ] && [ ! -f "$dir/several-dialects" ] &&
+        head -c1 "$dir/expected.yaml" | grep -qv '{'; then
         # A rendering's labels are final: a literal `%N` in a rendered shard (from `%%N`)
         # is no placeholder, so only a case that accepts placeholders re-renders with it.
         again_opts=--no-validate

@@ -26,6 +26,11 @@
 int check_one(const char *const *sources, size_t n, const char *rendered,
               const struct render_opts *opts, bool write, const char *fix, FILE *out, struct diag *d);
 
+/* The committed renderings the config's `checks` name (relative to its directory), *n
+ * of them: what a directory among the inputs does not stand for. malloc'd, each path
+ * too; NULL when out of memory. */
+char **check_config_rendered(const struct ynode *root, const char *config, size_t *n);
+
 /* Every check of a config (`root`, the tree of the file `config`, already read), with
  * `base` options; the worst exit code. */
 int check_config(const struct ynode *root, const char *config, const struct render_opts *base, bool write,

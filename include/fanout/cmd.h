@@ -41,6 +41,8 @@ struct cli {
     bool no_snippet;
     const char **known_keys, **ignore_fields;
     size_t n_levels, n_known_keys, n_ignore_fields;
+    char **not_inputs;           /* the config's committed renderings (render.not_inputs) */
+    size_t n_not_inputs;
 };
 
 struct cmd_entry {

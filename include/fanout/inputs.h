@@ -17,6 +17,11 @@ struct inputs {
 
 /* 0, or -1 after reporting (unreadable directory, a directory without YAML files). */
 int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out);
+/* The same, but a file a directory stands for that is one of `skip` (the same file, by
+ * device and inode: a committed rendering the config's `checks` name) is not an input;
+ * a file named as such still is. */
+int inputs_expand_skipping(const char *const *paths, size_t n, const char *const *skip, size_t n_skip,
+                           struct diag *d, struct inputs *out);
 void inputs_free(struct inputs *in);
 
 #endif

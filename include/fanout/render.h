@@ -70,12 +70,41 @@ struct render_opts {
     struct shardflags *shards; /* the runners whose shard flags are proved (lint.h's
                                   shard-coverage); NULL: no shard-coverage check */
     const struct dialect_limits *limits; /* the config's job limits; NULL: the platform's */
+    /* files a directory does not stand for (the committed renderings the config's
+     * `checks` name): a rendering is no source of itself */
+    const char *const *not_inputs;
+    size_t n_not_inputs;
 };
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d);
 
-/* render_run on `specs`: files, directories (their YAML files, in path order) or "-". */
+/* The inputs of each dialect, each file told its own (a file in no dialect is said and
+ * left out). */
+struct render_groups {
+    size_t n;                 /* how many dialects */
+    struct render_group {
+        const struct dialect *dialect;
+        const char **paths;   /* into the caller's list */
+        size_t n;
+    } *groups;
+    const char **all;         /* the groups' paths, one allocation */
+    bool none;                /* some file was in no dialect */
+};
+
+/* Groups `paths` by dialect, in the order each dialect's first file comes. 0, or 2 when
+ * out of memory (said). Free with render_groups_free. */
+int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, struct render_groups *g);
+void render_groups_free(struct render_groups *g);
+
+/* render_run on files of any dialects (opts->dialect NULL: each file's own): those of
+ * one dialect rendered together, the dialects one after the other into one output (YAML
+ * documents or JSON values in a row), written only when every one rendered. Not for a
+ * sink (opts->sink): diff and the lints read one dialect. */
+int render_files(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d);
+
+/* render_files on `specs`: files, directories (their YAML files, in path order, less
+ * opts->not_inputs) or "-". */
 int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d);
 
 #endif

@@ -206,11 +206,51 @@ static int walk_ci(const char *root, struct diag *d, struct inputs *in, size_t *
     return rc;
 }
 
+/* Whether `path` is one of `skip` (the same device and inode). */
+static bool is_skipped(const char *path, const struct stat *skip, size_t n_skip)
+{
+    struct stat sb;
+
+    if (!n_skip || stat(path, &sb) != 0)
+        return false;
+    for (size_t i = 0; i < n_skip; i++) {
+        if (skip[i].st_dev == sb.st_dev && skip[i].st_ino == sb.st_ino)
+            return true;
+    }
+    return false;
+}
+
+/* Drops the files from `from` on that are among `skip`. */
+static void drop_skipped(struct inputs *in, size_t from, const struct stat *skip, size_t n_skip)
+{
+    size_t kept = from;
+
+    for (size_t i = from; i < in->n; i++) {
+        if (is_skipped(in->paths[i], skip, n_skip))
+            free(in->paths[i]);
+        else
+            in->paths[kept++] = in->paths[i];
+    }
+    in->n = kept;
+}
+
 int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out)
 {
-    size_t cap = 0;
+    return inputs_expand_skipping(paths, n, NULL, 0, d, out);
+}
+
+int inputs_expand_skipping(const char *const *paths, size_t n, const char *const *skip_paths, size_t n_skip,
+                           struct diag *d, struct inputs *out)
+{
+    size_t cap = 0, n_ids = 0;
     struct seen_dirs seen = {NULL, 0, 0};
+    struct stat *skip = n_skip ? calloc(n_skip, sizeof(*skip)) : NULL;
     int rc;
+
+    for (size_t i = 0; skip && i < n_skip; i++) {
+        if (stat(skip_paths[i], &skip[n_ids]) == 0) /* one not there yet is no input either */
+            n_ids++;
+    }
 
     out->paths = NULL;
     out->n = 0;
@@ -223,9 +263,10 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
             /* Each operand is walked on its own: naming a directory twice reads it twice. A
              * directory with CI configuration (a repository's root) stands for it alone. */
             seen.n = 0;
-            if (first_visit(&seen, &sb) < 0 || (rc = walk_ci(paths[i], d, out, &cap, &seen)) < 0 ||
+            if ((n_skip && !skip) || first_visit(&seen, &sb) < 0 || (rc = walk_ci(paths[i], d, out, &cap, &seen)) < 0 ||
                 (rc > 0 && walk(paths[i], true, d, out, &cap, &seen) != 0))
                 goto fail;
+            drop_skipped(out, before, skip, n_ids);
             if (out->n == before) {
                 diag_report(d, DIAG_ERROR, DIAG_INPUT, paths[i], 0, 0, RULE_IO,
                             "no .yaml or .yml files in this directory");
@@ -241,9 +282,11 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
         }
     }
     free(seen.ids);
+    free(skip);
     return 0;
 fail:
     free(seen.ids);
+    free(skip);
     if (!diag_has_input_error(d))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
     inputs_free(out);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fanout/check.h"
 #include "fanout/cmd.h"
 #include "fanout/config.h"
 #include "fanout/dialect.h"
@@ -193,6 +194,8 @@ static void finish_options(struct cli *c)
     c->render.known_keys = c->known_keys;
     c->render.n_known_keys = c->n_known_keys;
     c->render.dialect_options = c->dialect_options;
+    c->render.not_inputs = (const char *const *)c->not_inputs;
+    c->render.n_not_inputs = c->n_not_inputs;
     c->diff.ignore_fields = c->ignore_fields;
     c->diff.n_ignore_fields = c->n_ignore_fields;
     c->policy.levels = c->levels;
@@ -209,6 +212,9 @@ static void cli_clear(struct cli *c)
     free(c->levels);
     free(c->known_keys);
     free(c->ignore_fields);
+    for (size_t i = 0; i < c->n_not_inputs; i++)
+        free(c->not_inputs[i]);
+    free(c->not_inputs);
     dialect_options_destroy(c->dialect_options);
     memset(c, 0, sizeof(*c));
 }
@@ -278,6 +284,9 @@ static int apply_config(struct run *r)
     r->c.config = config_path(r->cfg);
     r->c.cfg = r->cfg;
     r->c.config_given = given != NULL;
+    /* a rendering the config checks is not a source where a directory is read */
+    if (!(r->c.not_inputs = check_config_rendered(config_root(r->cfg), r->c.config, &r->c.n_not_inputs)))
+        return cmd_usage_error("out of memory", NULL);
     return 0;
 }
 

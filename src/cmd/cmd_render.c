@@ -6,7 +6,7 @@ static int render_inputs(struct cli *c, const char *const *paths, size_t n, stru
 {
     c->render.format = c->format == 1 ? EMIT_JSON : EMIT_YAML;
     c->render.shards = c->shards;
-    return render_run(paths, n, &c->render, d);
+    return render_files(paths, n, &c->render, d);
 }
 
 static int exec_render(struct cli *c, char **operands, int n, struct diag *d)
@@ -21,8 +21,9 @@ static const char *const formats[] = {"yaml", "json", NULL};
 const struct cmd_entry cmd_render_entry = {
     .name = "render",
     .synopsis = "render [options] [FILE...|DIR...|-]",
-    .help = "Renders the inputs (one dialect: Buildkite pipelines, vLLM test-area files or\n"
-            "GitHub Actions workflows) into explicit jobs, checked and in canonical form.\n"
+    .help = "Renders the inputs (Buildkite pipelines, vLLM test-area files or GitHub Actions\n"
+            "workflows; each file in its own dialect, those of a dialect together) into\n"
+            "explicit jobs, checked and in canonical form.\n"
             "\n",
     .options = options,
     .formats = formats,

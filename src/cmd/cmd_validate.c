@@ -22,49 +22,21 @@ static int validate_in_dialect(struct cli *c, const char *const *paths, size_t n
  * references across files are seen as render sees them. */
 static int validate_by_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
-    const struct dialect **of = calloc(n ? n : 1, sizeof(*of));
-    const char **group = calloc(n ? n : 1, sizeof(*group));
-    const struct dialect *found;
-    int rc = 0;
+    struct render_groups g;
+    int rc = render_group_by_dialect(paths, n, d, &g);
 
-    if (!of || !group) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
-        n = 0;
-        rc = DIAG_INPUT;
-    }
-    for (size_t i = 0; i < n; i++) {
-        switch (dialect_detect_path(paths[i], &found, d)) {
-        case DIALECT_FOUND:
-            of[i] = found;
-            break;
-        case DIALECT_SILENT: /* nothing to say either way: read as the default */
-            of[i] = dialect_default();
-            break;
-        case DIALECT_NONE: /* said why; the other files are still validated */
-            rc = DIAG_INPUT;
-            break;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct dialect *dl = of[i];
-        size_t k = 0;
+    if (rc != 0)
+        return rc;
+    rc = g.none ? DIAG_INPUT : 0;
+    for (size_t i = 0; i < g.n; i++) {
         int one;
 
-        if (!dl)
-            continue; /* in no dialect, or validated with an earlier file */
-        for (size_t j = i; j < n; j++) {
-            if (of[j] == dl) {
-                group[k++] = paths[j];
-                of[j] = NULL;
-            }
-        }
-        c->render.dialect = dl;
-        one = validate_in_dialect(c, group, k, d);
+        c->render.dialect = g.groups[i].dialect;
+        one = validate_in_dialect(c, g.groups[i].paths, g.groups[i].n, d);
         rc = one > rc ? one : rc;
     }
     c->render.dialect = NULL;
-    free(of);
-    free(group);
+    render_groups_free(&g);
     return rc;
 }
 

@@ -137,7 +137,8 @@ int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
         if (!strcmp(operands[i], "-") && seen++)
             return cmd_usage_error("stdin ('-') is named more than once", NULL);
     }
-    if (inputs_expand((const char *const *)operands, (size_t)n, d, &in) != 0)
+    if (inputs_expand_skipping((const char *const *)operands, (size_t)n, c->render.not_inputs,
+                               c->render.n_not_inputs, d, &in) != 0)
         return diag_exit_code(d, false);
     rc = fn(c, (const char *const *)in.paths, in.n, d);
     inputs_free(&in);

@@ -278,6 +278,24 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
     return read_dialect_options(e, config, o, own, d);
 }
 
+char **check_config_rendered(const struct ynode *root, const char *config, size_t *n)
+{
+    const struct ynode *checks = ynode_get(root, "checks");
+    const char *slash = strrchr(config, '/');
+    size_t dir_len = slash ? (size_t)(slash - config) + 1 : 0;
+    char **paths = calloc(ynode_len(checks) + 1, sizeof(*paths));
+
+    *n = 0;
+    for (size_t i = 0; paths && i < ynode_len(checks); i++) {
+        const char *rendered = ynode_scalar(ynode_get(ynode_item(checks, i), "rendered"), NULL);
+
+        /* a malformed entry is check's to report, when it runs */
+        if (rendered && (paths[*n] = from_config_dir(rendered, config, dir_len)) != NULL)
+            (*n)++;
+    }
+    return paths;
+}
+
 int check_config(const struct ynode *root, const char *config, const struct render_opts *base, bool write,
                  const char *fix, FILE *out, struct diag *d)
 {

@@ -604,7 +604,7 @@ int pd_render_side(const char *spec, const struct render_opts *opts, const struc
         return DIAG_INPUT;
     }
     /* the files by their numbers, for the findings' file:line */
-    if (inputs_expand(&spec, 1, d, &s->in) != 0)
+    if (inputs_expand_skipping(&spec, 1, opts->not_inputs, opts->n_not_inputs, d, &s->in) != 0)
         return DIAG_INPUT;
     if ((s->json_file = fopencookie(s, "w", to_json)) != NULL)
         s->json_em = emit_create(s->json_file, EMIT_JSON, NULL);

@@ -7,7 +7,6 @@
 
 #include "fanout/dialect.h"
 #include "fanout/depgraph.h"
-#include "fanout/inputs.h"
 #include "fanout/keyindex.h"
 #include "fanout/lint.h"
 #include "fanout/output.h"
@@ -728,16 +727,4 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
         diag_exit_code(d, opts->strict) == 0)
         write_rendering(&r);
     return close_run(&r);
-}
-
-int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d)
-{
-    struct inputs in;
-    int rc;
-
-    if (inputs_expand(specs, n, d, &in) != 0)
-        return DIAG_INPUT;
-    rc = render_run((const char *const *)in.paths, in.n, opts, d);
-    inputs_free(&in);
-    return rc;
 }

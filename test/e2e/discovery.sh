@@ -12,13 +12,32 @@ cd repo
 # each file in its own dialect; docs/ and the workflows' subdirectory are not read
 "$FANOUT" validate . 2>err.txt || { cat err.txt; exit 1; }
 [ ! -s err.txt ]
-# one rendering, one dialect: render says which files differ
+# each file in its own dialect, those of a dialect together: the pipeline, the test
+# area's group and the workflow, one document each
+"$FANOUT" render . >out.yml 2>err.txt || { cat err.txt; exit 1; }
+[ "$(grep -c '^---$' out.yml)" = 2 ]
+grep -q '^  - command: make$' out.yml
+grep -q '^  - group: G$' out.yml
+grep -q '^  a:$' out.yml
+# a committed rendering the config checks is not a source (issue 24 item 2): rendered
+# again it would collide with its own sources; `check` at the root passes, then fails
+# when a source changes
+"$FANOUT" render -o .buildkite/rendered.yml .
+printf 'checks:\n  - sources: .\n    rendered: .buildkite/rendered.yml\n' >.fanout.yml
+"$FANOUT" render . | cmp -s - .buildkite/rendered.yml
+"$FANOUT" check >out.txt 2>err.txt || { cat out.txt err.txt; exit 1; }
+printf '  - command: make lint\n' >>.buildkite/pipeline.yml
 set +e
-"$FANOUT" render . >out.yml 2>err.txt
+"$FANOUT" check >out.txt 2>err.txt
 rc=$?
 set -e
-[ $rc = 2 ]
-grep -q "^./.buildkite/test_areas/t.yaml: error: this is a vLLM test-area file and ./.buildkite/pipeline.yml a Buildkite pipeline" err.txt
+[ $rc = 1 ]
+grep -q '^+  - command: make lint$' out.txt
+# without the config the rendering is an input like any other file
+rm .fanout.yml
+"$FANOUT" render . 2>err.txt >/dev/null && exit 1
+grep -q '^./.buildkite/rendered.yml:' err.txt
+rm .buildkite/rendered.yml
 # a repository with workflows only renders them
 rm -r .buildkite
 "$FANOUT" render . >out.yml

@@ -1,0 +1,163 @@
+/* render_files: inputs of several dialects rendered as one output (a repository's root
+ * holds workflows and pipelines), each dialect's files together (render.h). */
+#include "fanout/render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/dialect.h"
+#include "fanout/inputs.h"
+#include "fanout/output.h"
+
+int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, struct render_groups *g)
+{
+    const struct dialect **of = calloc(n ? n : 1, sizeof(*of));
+    size_t n_dialects = 0, at = 0;
+
+    memset(g, 0, sizeof(*g));
+    while (dialect_at(n_dialects))
+        n_dialects++;
+    g->all = calloc(n ? n : 1, sizeof(*g->all));
+    g->groups = calloc(n_dialects, sizeof(*g->groups));
+    if (!of || !g->all || !g->groups) {
+        free(of);
+        render_groups_free(g);
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
+        return DIAG_INPUT;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct dialect *found;
+
+        switch (dialect_detect_path(paths[i], &found, d)) {
+        case DIALECT_FOUND:
+            of[i] = found;
+            break;
+        case DIALECT_SILENT: /* nothing to say either way: read as the default */
+            of[i] = dialect_default();
+            break;
+        case DIALECT_NONE: /* said why; the other files are still read */
+            g->none = true;
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct render_group *group;
+
+        if (!of[i])
+            continue; /* in no dialect, or in the group of an earlier file */
+        group = &g->groups[g->n++];
+        group->dialect = of[i];
+        group->paths = g->all + at;
+        for (size_t j = i; j < n; j++) {
+            if (of[j] != group->dialect)
+                continue;
+            group->paths[group->n++] = paths[j];
+            if (j > i)
+                of[j] = NULL;
+        }
+        at += group->n;
+    }
+    free(of);
+    return 0;
+}
+
+void render_groups_free(struct render_groups *g)
+{
+    free(g->all);
+    free(g->groups);
+    memset(g, 0, sizeof(*g));
+}
+
+/* Copies what `from` holds to `to`. 0, or -1 on a read or write error. */
+static int copy_into(FILE *from, FILE *to)
+{
+    char buf[65536];
+    size_t n;
+
+    rewind(from);
+    while ((n = fread(buf, 1, sizeof(buf), from)) > 0) {
+        if (fwrite(buf, 1, n, to) != n)
+            return -1;
+    }
+    return ferror(from) ? -1 : 0;
+}
+
+/* Each group rendered into a temporary file, then all of them into the output. */
+static int render_each_group(const struct render_groups *g, const struct render_opts *opts, struct diag *d)
+{
+    const char *target = opts->output ? opts->output : "<stdout>";
+    struct output *out = opts->stream ? NULL : output_open(opts->output, d);
+    FILE *to = opts->stream ? opts->stream : out ? output_stream(out) : NULL;
+    FILE **parts = calloc(g->n, sizeof(*parts));
+    int rc = g->none ? DIAG_INPUT : 0;
+
+    if (!to || !parts) {
+        if (!parts)
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
+        output_abort(out);
+        free(parts);
+        return DIAG_INPUT;
+    }
+    for (size_t i = 0; i < g->n && rc < DIAG_INPUT; i++) {
+        struct render_opts o = *opts;
+        int one;
+
+        o.dialect = g->groups[i].dialect;
+        if (!(o.stream = parts[i] = tmpfile())) {
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file");
+            rc = DIAG_INPUT;
+            break;
+        }
+        one = render_run(g->groups[i].paths, g->groups[i].n, &o, d);
+        rc = one > rc ? one : rc;
+    }
+    for (size_t i = 0; rc < DIAG_INPUT && i < g->n; i++) {
+        if ((i > 0 && opts->format == EMIT_YAML && fputs("---\n", to) == EOF) || copy_into(parts[i], to) != 0) {
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, target, 0, 0, RULE_IO, "cannot write the rendering");
+            rc = DIAG_INPUT;
+        }
+    }
+    if (rc < DIAG_INPUT && out && output_commit(out) != 0)
+        rc = DIAG_INPUT;
+    else if (rc >= DIAG_INPUT)
+        output_abort(out);
+    for (size_t i = 0; i < g->n; i++) {
+        if (parts[i])
+            fclose(parts[i]);
+    }
+    free(parts);
+    return rc;
+}
+
+int render_files(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
+{
+    struct render_opts one = *opts;
+    struct render_groups g;
+    int rc;
+
+    if (opts->dialect || opts->sink || n < 2)
+        return render_run(paths, n, opts, d);
+    if ((rc = render_group_by_dialect(paths, n, d, &g)) != 0)
+        return rc;
+    if (g.n == 1 && !g.none) {
+        one.dialect = g.groups[0].dialect; /* told already: not again */
+        rc = render_run(paths, n, &one, d);
+    } else {
+        rc = render_each_group(&g, opts, d);
+    }
+    render_groups_free(&g);
+    return rc;
+}
+
+int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d)
+{
+    struct inputs in;
+    int rc;
+
+    if (inputs_expand_skipping(specs, n, opts->not_inputs, opts->n_not_inputs, d, &in) != 0)
+        return DIAG_INPUT;
+    rc = render_files((const char *const *)in.paths, in.n, opts, d);
+    inputs_free(&in);
+    return rc;
+}
