@@ -1,5 +1,4 @@
 /* fanout validate: the inputs against a schema (JSON Schema, or GitHub's workflow schema). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "fanout/cmd.h"
@@ -8,65 +7,16 @@
 
 /* The findings of render, then the schema's, for files of one dialect (an unknown key
  * both see is said once, as render says it). */
-static int validate_in_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d)
+static int validate_in_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d, void *user)
 {
     int lint, rc;
 
+    (void)user;
     diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
     if ((lint = cmd_lint(c, paths, n, d, RULE_NONE)) == DIAG_INPUT)
         return lint;
     rc = validate_run(paths, n, NULL, c->render.dialect, d);
     return lint > rc ? lint : rc;
-}
-
-/* The files of each dialect (each file is told its own) validated together, so that
- * references across files are seen as render sees them. */
-static int validate_by_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d)
-{
-    const struct dialect **of = calloc(n ? n : 1, sizeof(*of));
-    const char **group = calloc(n ? n : 1, sizeof(*group));
-    const struct dialect *found;
-    int rc = 0;
-
-    if (!of || !group) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
-        n = 0;
-        rc = DIAG_INPUT;
-    }
-    for (size_t i = 0; i < n; i++) {
-        switch (dialect_detect_path(paths[i], &found, d)) {
-        case DIALECT_FOUND:
-            of[i] = found;
-            break;
-        case DIALECT_SILENT: /* nothing to say either way: read as the default */
-            of[i] = dialect_default();
-            break;
-        case DIALECT_NONE: /* said why; the other files are still validated */
-            rc = DIAG_INPUT;
-            break;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct dialect *dl = of[i];
-        size_t k = 0;
-        int one;
-
-        if (!dl)
-            continue; /* in no dialect, or validated with an earlier file */
-        for (size_t j = i; j < n; j++) {
-            if (of[j] == dl) {
-                group[k++] = paths[j];
-                of[j] = NULL;
-            }
-        }
-        c->render.dialect = dl;
-        one = validate_in_dialect(c, group, k, d);
-        rc = one > rc ? one : rc;
-    }
-    c->render.dialect = NULL;
-    free(of);
-    free(group);
-    return rc;
 }
 
 /* With the dialect's own schema: every finding render makes, then the schema's; both
@@ -81,8 +31,9 @@ static int validate_inputs(struct cli *c, const char *const *paths, size_t n, st
     if (schema_only)
         return validate_run(paths, n, c->schema, c->render.dialect, d);
     if (c->render.dialect)
-        return validate_in_dialect(c, paths, n, d);
-    return validate_by_dialect(c, paths, n, d);
+        return validate_in_dialect(c, paths, n, d, NULL);
+    /* references across files are seen as render sees them */
+    return cmd_by_dialect(c, paths, n, d, validate_in_dialect, NULL);
 }
 
 static int exec_validate(struct cli *c, char **operands, int n, struct diag *d)

@@ -144,6 +144,56 @@ int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
     return rc;
 }
 
+int cmd_by_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d,
+                   int (*fn)(struct cli *c, const char *const *paths, size_t n, struct diag *d, void *user),
+                   void *user)
+{
+    const struct dialect **of = calloc(n ? n : 1, sizeof(*of));
+    const char **group = calloc(n ? n : 1, sizeof(*group));
+    const struct dialect *found;
+    int rc = 0;
+
+    if (!of || !group) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
+        n = 0;
+        rc = DIAG_INPUT;
+    }
+    for (size_t i = 0; i < n; i++) {
+        switch (dialect_detect_path(paths[i], &found, d)) {
+        case DIALECT_FOUND:
+            of[i] = found;
+            break;
+        case DIALECT_SILENT: /* nothing to say either way: read as the default */
+            of[i] = dialect_default();
+            break;
+        case DIALECT_NONE: /* said why; the other files are still read */
+            rc = DIAG_INPUT;
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct dialect *dl = of[i];
+        size_t k = 0;
+        int one;
+
+        if (!dl)
+            continue; /* in no dialect, or read with an earlier file */
+        for (size_t j = i; j < n; j++) {
+            if (of[j] == dl) {
+                group[k++] = paths[j];
+                of[j] = NULL;
+            }
+        }
+        c->render.dialect = dl;
+        one = fn(c, group, k, d, user);
+        rc = one > rc ? one : rc;
+    }
+    c->render.dialect = NULL;
+    free(of);
+    free(group);
+    return rc;
+}
+
 /* ---- the options' values ---- */
 
 static int set_format(const struct opt_hit *hit, const char *arg)
