@@ -23,8 +23,8 @@ struct joblist *joblist_create(struct diag *d);
 void joblist_destroy(struct joblist *l);
 
 /* Renders `paths` (inputs of one dialect, or opts->dialect's) as render would and keeps
- * their jobs, when render would have written the rendering (exit code 0): a rendering
- * with findings lists nothing, as render writes nothing. Render's exit code. */
+ * their jobs when render would have written the rendering (exit code 0). Render's exit
+ * code. */
 int joblist_render(struct joblist *l, const char *const *paths, size_t n, const struct render_opts *opts,
                    struct diag *d);
 

@@ -1,4 +1,6 @@
 /* fanout jobs: one line per job the inputs render into (src/jobs/joblist.c lists them). */
+#include <string.h>
+
 #include "fanout/cmd.h"
 #include "fanout/joblist.h"
 #include "options.h"
@@ -16,16 +18,21 @@ static int list_inputs(struct cli *c, const char *const *paths, size_t n, struct
 {
     static const enum joblist_format formats[] = {JOBLIST_TEXT, JOBLIST_JSON, JOBLIST_MARKDOWN, JOBLIST_TSV};
     struct joblist *list = joblist_create(d);
+    bool one_dialect = c->render.dialect != NULL;
     int rc;
 
     if (!list)
         return DIAG_INPUT;
-    /* --dialect: every file in it, as render reads them; else each file in its own */
-    if (c->render.dialect)
+    /* --dialect, or stdin (which can be read once: render alone may read it): the files
+     * in one dialect, as render reads them; else each file in its own */
+    for (size_t i = 0; i < n; i++)
+        one_dialect = one_dialect || !strcmp(paths[i], "-");
+    if (one_dialect)
         rc = render_group(c, paths, n, d, list);
     else
         rc = cmd_by_dialect(c, paths, n, d, render_group, list);
-    if (joblist_write(list, formats[c->format], stdout) != 0)
+    /* as render writes no rendering, no list when the inputs fail the run */
+    if (rc == 0 && joblist_write(list, formats[c->format], stdout) != 0)
         rc = DIAG_INPUT;
     joblist_destroy(list);
     return rc;
@@ -48,8 +55,7 @@ const struct cmd_entry cmd_jobs_entry = {
             "the configuration's values) and where it is written; then the jobs per runner\n"
             "and their total. Each file is read in its own dialect (a repository's root:\n"
             "its pipelines and its workflows). Render's findings are reported as render\n"
-            "reports them, and the jobs of inputs render would write nothing for are not\n"
-            "listed.\n"
+            "reports them; when they fail the run (exit 1 or 2), nothing is listed.\n"
             "\n",
     .options = options,
     .formats = formats,
