@@ -12,7 +12,7 @@
 # --ignore come from `fanout help rules`. Self-contained: bash-completion's helpers are
 # not needed.
 
-_fanout_commands=(render validate check diff expr shards help)
+_fanout_commands=(render validate check diff expr jobs shards help)
 _fanout_shards_commands=(check assign plan)
 
 _fanout_schemas='buildkite buildkite-rendered testarea github-workflow-v1 github-workflow json-schema-draft-07'
@@ -190,7 +190,7 @@ _fanout() {
     help)
         ((_fanout_i == 2)) && _fanout_reply "$full" "$cur" "${_fanout_commands[@]}" rules
         return 0 ;;
-    render | validate | check | diff | expr) ;;
+    render | validate | check | diff | expr | jobs) ;;
     *) return 0 ;;
     esac
 

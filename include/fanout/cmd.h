@@ -58,7 +58,7 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_entry,
-    cmd_diff_entry, cmd_expr_entry, cmd_shards_check_entry, cmd_shards_assign_entry,
+    cmd_diff_entry, cmd_expr_entry, cmd_jobs_entry, cmd_shards_check_entry, cmd_shards_assign_entry,
     cmd_shards_plan_entry;
 
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
@@ -76,5 +76,14 @@ int cmd_shards_usage(const struct cli *c, bool count_needed, bool times_shown);
 /* Runs `fn` on the operands as files (directories expanded; none: stdin). */
 int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
                   int (*fn)(struct cli *c, const char *const *paths, size_t n, struct diag *d));
+
+/* Runs `fn` on the files of each dialect in turn (c->render.dialect set to it: each
+ * file is told its own; a file in no dialect is reported and the others still read), in
+ * the order of each dialect's first file, so that `validate .` or `jobs .` at a
+ * repository's root reads its Buildkite pipelines and its workflows alike. The highest
+ * exit code. */
+int cmd_by_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d,
+                   int (*fn)(struct cli *c, const char *const *paths, size_t n, struct diag *d, void *user),
+                   void *user);
 
 #endif

@@ -20,8 +20,9 @@
 
 static const struct cmd_entry *const commands[] = {
     &cmd_render_entry,        &cmd_validate_entry,      &cmd_check_entry,
-    &cmd_diff_entry,          &cmd_expr_entry,          &cmd_shards_check_entry,
-    &cmd_shards_assign_entry, &cmd_shards_plan_entry,   NULL};
+    &cmd_diff_entry,          &cmd_expr_entry,          &cmd_jobs_entry,
+    &cmd_shards_check_entry,  &cmd_shards_assign_entry, &cmd_shards_plan_entry,
+    NULL};
 
 static const char overview[] =
     "Renders Buildkite pipelines, vLLM test-area files and GitHub Actions workflows into\n"

@@ -1,5 +1,4 @@
 /* fanout validate: the inputs against a schema (JSON Schema, or GitHub's workflow schema). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "fanout/cmd.h"
@@ -8,36 +7,15 @@
 
 /* The findings of render, then the schema's, for files of one dialect (an unknown key
  * both see is said once, as render says it: cli.c's diag_shadow). */
-static int validate_in_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d)
+static int validate_in_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d, void *user)
 {
     int lint, rc;
 
+    (void)user;
     if ((lint = cmd_lint(c, paths, n, d, RULE_NONE)) == DIAG_INPUT)
         return lint;
     rc = validate_run(paths, n, NULL, c->render.dialect, d);
     return lint > rc ? lint : rc;
-}
-
-/* The files of each dialect (each file is told its own) validated together, so that
- * references across files are seen as render sees them. */
-static int validate_by_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d)
-{
-    struct render_groups g;
-    int rc = render_group_by_dialect(paths, n, d, &g);
-
-    if (rc != 0)
-        return rc;
-    rc = g.none ? DIAG_INPUT : 0;
-    for (size_t i = 0; i < g.n; i++) {
-        int one;
-
-        c->render.dialect = g.groups[i].dialect;
-        one = validate_in_dialect(c, g.groups[i].paths, g.groups[i].n, d);
-        rc = one > rc ? one : rc;
-    }
-    c->render.dialect = NULL;
-    render_groups_free(&g);
-    return rc;
 }
 
 /* With the dialect's own schema: every finding render makes, then the schema's; both
@@ -52,8 +30,9 @@ static int validate_inputs(struct cli *c, const char *const *paths, size_t n, st
     if (schema_only)
         return validate_run(paths, n, c->schema, c->render.dialect, d);
     if (c->render.dialect)
-        return validate_in_dialect(c, paths, n, d);
-    return validate_by_dialect(c, paths, n, d);
+        return validate_in_dialect(c, paths, n, d, NULL);
+    /* references across files are seen as render sees them */
+    return cmd_by_dialect(c, paths, n, d, validate_in_dialect, NULL);
 }
 
 static int exec_validate(struct cli *c, char **operands, int n, struct diag *d)

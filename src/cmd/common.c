@@ -145,6 +145,28 @@ int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
     return rc;
 }
 
+int cmd_by_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d,
+                   int (*fn)(struct cli *c, const char *const *paths, size_t n, struct diag *d, void *user),
+                   void *user)
+{
+    struct render_groups g;
+    int rc = render_group_by_dialect(paths, n, d, &g);
+
+    if (rc != 0)
+        return rc;
+    rc = g.none ? DIAG_INPUT : 0;
+    for (size_t i = 0; i < g.n; i++) {
+        int one;
+
+        c->render.dialect = g.groups[i].dialect;
+        one = fn(c, g.groups[i].paths, g.groups[i].n, d, user);
+        rc = one > rc ? one : rc;
+    }
+    c->render.dialect = NULL;
+    render_groups_free(&g);
+    return rc;
+}
+
 /* ---- the options' values ---- */
 
 static int set_format(const struct opt_hit *hit, const char *arg)

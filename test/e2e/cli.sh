@@ -69,3 +69,18 @@ printf 'steps:\n  - command: a\n    label: y\n' >b.yml
 grep -qx "fanout: warning: --ignore-field lable: no job of either side has that field, did you mean 'label'? \[ignore-field\]" err.txt
 "$FANOUT" diff --ignore-field label a.yml b.yml >/dev/null 2>err.txt && exit 1
 [ ! -s err.txt ]
+# fanout jobs: its formats are its own, and a usage error lists nothing.
+for args in "jobs --format yaml x.yml" "jobs --output x.txt x.yml" "jobs - -"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$FANOUT" $args >out.txt 2>err.txt </dev/null
+    rc=$?
+    set -e
+    [ $rc = 2 ] || { echo "'$args' exit $rc"; exit 1; }
+    grep -q '^fanout: error: ' err.txt || { echo "'$args' no message"; exit 1; }
+    [ ! -s out.txt ] || { echo "'$args' printed"; exit 1; }
+done
+grep -qx "fanout: error: stdin ('-') is named more than once" err.txt
+"$FANOUT" jobs --format yaml x.yml 2>err.txt >/dev/null || true
+grep -qx "fanout: error: unknown --format (text, json, markdown or tsv): yaml" err.txt
+"$FANOUT" help jobs | grep -q -- '--format text|json|markdown|tsv'

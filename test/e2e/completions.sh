@@ -60,7 +60,7 @@ F=$FANOUT
 cd work
 
 t 'render' "$F" re
-t 'render validate check diff expr shards help' "$F" ''
+t 'render validate check diff expr jobs shards help' "$F" ''
 t '--help --version' "$F" --
 t 'check assign plan' "$F" shards ''
 t 'assign' "$F" shards as
@@ -70,6 +70,8 @@ t 'text json github markdown' "$F" diff --format ''
 t 'yaml json' "$F" render --format ''
 t 'yaml json' "$F" render -f ''
 t 'text json markdown' "$F" shards assign --format ''
+t 'text json markdown tsv' "$F" jobs --format ''
+t 'pipeline.yml' "$F" jobs --strict pip
 t 'markdown' "$F" diff --format = ma
 t 'text json github markdown' "$F" diff --format =
 t 'auto buildkite testarea gha' "$F" render --dialect ''
@@ -85,7 +87,7 @@ t 'pipeline.yml' "$F" render --output = pip
 t 'dir' "$F" diff d
 t '' "$F" expr ''
 t '' "$F" render --input ''
-t 'render validate check diff expr shards help rules' "$F" help ''
+t 'render validate check diff expr jobs shards help rules' "$F" help ''
 # each command's own options, as its --help lists them
 has --upload "$F" render --
 lacks --exit-zero "$F" render --
@@ -136,6 +138,8 @@ complete() { words=("$@"); CURRENT=$#; _fanout }
 setopt errexit
 F=$FANOUT
 complete "$F" '' | grep -q '^render:'
+complete "$F" '' | grep -q '^jobs:'
+complete "$F" jobs '' | grep -q '^\*--format=\[.*\]:[^:]*:(text json markdown tsv)$'
 complete "$F" shards '' | grep -q '^assign:'
 complete "$F" diff --format '' >diff.specs
 grep -qxF '*--format=[output format (default text)]:format:(text json github markdown)' diff.specs

@@ -37,6 +37,7 @@ Suite *pipediff_suite(void);
 Suite *options_suite(void);
 Suite *lint_suite(void);
 Suite *config_suite(void);
+Suite *jobs_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */
 /* The first document of `yaml`, read by fanout's own stream (positions and styles kept). */
