@@ -7,6 +7,16 @@
 
 #include "fanout/strhash.h"
 
+#include "diag_internal.h"
+
+/* A SARIF message held back by a buffered diag: SARIF goes only into the log, as parts. */
+struct held {
+    enum diag_severity sev;
+    char *file, *msg;
+    unsigned line, col;
+    enum rule_id rule;
+};
+
 struct diag {
     FILE *out;
     bool buffered; /* `out` is a memstream over buf */
@@ -22,6 +32,8 @@ struct diag {
     unsigned errors;
     unsigned warnings;
     bool input_error;
+    struct held *held; /* a buffered SARIF diag's messages */
+    size_t n_held;
 };
 
 /* A set of places, each kept as a 64-bit hash of file, line and column (open
@@ -84,8 +96,15 @@ struct diag *diag_create(FILE *out, enum diag_format format)
     if (!d)
         return NULL;
     d->out = out;
-    d->format = format;
+    diag_set_format(d, format);
     return d;
+}
+
+void diag_set_format(struct diag *d, enum diag_format format)
+{
+    d->format = format;
+    if (format == DIAG_SARIF && !d->buffered)
+        sarif_begin(d->out);
 }
 
 struct diag *diag_create_buffered_like(const struct diag *like)
@@ -113,10 +132,54 @@ struct diag *diag_create_buffered(enum diag_format format)
     return d;
 }
 
+/* A SARIF message written into the log, or held by a buffered diag (its parts copied;
+ * out of memory loses it, but not its count). */
+static void sarif_message(struct diag *d, enum diag_severity sev, const char *file, unsigned line,
+                          unsigned col, enum rule_id rule, const char *msg)
+{
+    struct held *grown;
+
+    if (!d->buffered) {
+        sarif_write(sev, file, line, col, rule, msg);
+        return;
+    }
+    /* doubled at each power of two: a million held findings are 20 reallocs */
+    if (!(d->n_held & (d->n_held - 1))) {
+        if (!(grown = realloc(d->held, (d->n_held ? 2 * d->n_held : 1) * sizeof(*grown))))
+            return;
+        d->held = grown;
+    }
+    grown = d->held;
+    grown[d->n_held] = (struct held){sev, file ? strdup(file) : NULL, strdup(msg), line, col, rule};
+    if (grown[d->n_held].msg && (!file || grown[d->n_held].file))
+        d->n_held++;
+    else {
+        free(grown[d->n_held].file);
+        free(grown[d->n_held].msg);
+    }
+}
+
+/* Drops the held SARIF messages, after writing them into `to` unless NULL. */
+static void release_held(struct diag *from, struct diag *to)
+{
+    for (size_t i = 0; i < from->n_held; i++) {
+        struct held *h = &from->held[i];
+
+        if (to)
+            sarif_message(to, h->sev, h->file, h->line, h->col, h->rule, h->msg);
+        free(h->file);
+        free(h->msg);
+    }
+    free(from->held);
+    from->held = NULL;
+    from->n_held = 0;
+}
+
 void diag_flush_into(struct diag *from, struct diag *to)
 {
     if (!from->buffered || fflush(from->out) != 0)
         return;
+    release_held(from, to->muted ? NULL : to);
     if (!to->muted) {
         fwrite(from->buf, 1, from->buf_len, to->out);
         to->errors += from->errors;
@@ -142,6 +205,7 @@ void diag_destroy(struct diag *d)
         fclose(d->out);
         free(d->buf);
     }
+    release_held(d, NULL);
     free(d);
 }
 
@@ -418,10 +482,16 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (d->format == DIAG_SARIF) {
+        sarif_message(d, sev, file, line, col, rule, msg);
+        return;
+    }
     if (!file)
         file = "<input>";
 
     switch (d->format) {
+    case DIAG_SARIF: /* above */
+        break;
     case DIAG_GITHUB:
         fprintf(d->out, "::%s file=", sev == DIAG_NOTE ? "notice" : word);
         diag_write_github_property(d->out, file);
@@ -456,6 +526,20 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
             write_snippet(d, file, line, col);
         break;
     }
+}
+
+void diag_say(struct diag *d, const char *what, const char *arg)
+{
+    char msg[1024];
+
+    if (d->format == DIAG_SARIF) {
+        snprintf(msg, sizeof(msg), "%s %s", what, arg);
+        sarif_message(d, DIAG_NOTE, NULL, 0, 0, RULE_NONE, msg);
+        return;
+    }
+    fprintf(d->out, "fanout: %s ", what);
+    diag_write_text(d->out, arg, false);
+    fputc('\n', d->out);
 }
 
 unsigned diag_errors(const struct diag *d)

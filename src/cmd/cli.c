@@ -218,6 +218,8 @@ static int apply_config(struct run *r)
     r->c.config = config_path(r->cfg);
     r->c.cfg = r->cfg;
     r->c.config_given = given != NULL;
+    /* the config's `error-format`, now that the command line has had its say again */
+    diag_set_format(r->d, r->c.errors);
     return 0;
 }
 
@@ -257,7 +259,8 @@ static int run_command(struct run *r)
     return execute(r);
 }
 
-int cli_main(int argc, char **argv)
+/* The command argv names, run. */
+static int run_argv(int argc, char **argv)
 {
     struct run r = {0};
     int rc, words;
@@ -279,5 +282,15 @@ int cli_main(int argc, char **argv)
     shardflags_destroy(r.c.shards);
     cli_clear(&r.c);
     config_destroy(r.cfg);
+    return rc;
+}
+
+int cli_main(int argc, char **argv)
+{
+    int rc;
+
+    diag_sarif_driver(FANOUT_VERSION, FANOUT_URL);
+    rc = run_argv(argc, argv);
+    diag_sarif_end(rc); /* on every way out: the log is always one whole document */
     return rc;
 }
