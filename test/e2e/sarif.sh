@@ -83,6 +83,10 @@ python3 -c 'import json, sys; [json.loads(l) for l in open("json.err")]'
 "$FANOUT" render --config sarif.yml --error-format text missing.yml 2>text.err && exit 1
 grep -q '^missing.yml: error: cannot open' text.err
 
+# what the run did, which is no problem (check --write's "wrote"): a note of the invocation
+sarif 0 check --error-format sarif --write ok.yml --rendered ok.rendered.yml
+holds 'assert not results and notes == [{"level": "note", "message": {"text": "wrote ok.rendered.yml"}}], log'
+
 # usage errors once the format is chosen: notifications, the log whole
 for args in "render --error-format sarif --bogus ok.yml" "render --error-format sarif --error-format yaml ok.yml" \
     "diff --error-format sarif ok.yml" "render --error-format sarif --dialect nope ok.yml" \
