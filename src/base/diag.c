@@ -137,7 +137,7 @@ struct diag *diag_create_buffered(enum diag_format format)
 static void sarif_message(struct diag *d, enum diag_severity sev, const char *file, unsigned line,
                           unsigned col, enum rule_id rule, const char *msg)
 {
-    struct held *grown;
+    struct held *grown, *h;
 
     if (!d->buffered) {
         sarif_write(sev, file, line, col, rule, msg);
@@ -149,13 +149,13 @@ static void sarif_message(struct diag *d, enum diag_severity sev, const char *fi
             return;
         d->held = grown;
     }
-    grown = d->held;
-    grown[d->n_held] = (struct held){sev, file ? strdup(file) : NULL, strdup(msg), line, col, rule};
-    if (grown[d->n_held].msg && (!file || grown[d->n_held].file))
+    h = &d->held[d->n_held];
+    *h = (struct held){sev, file ? strdup(file) : NULL, strdup(msg), line, col, rule};
+    if (h->msg && (!file || h->file))
         d->n_held++;
     else {
-        free(grown[d->n_held].file);
-        free(grown[d->n_held].msg);
+        free(h->file);
+        free(h->msg);
     }
 }
 
