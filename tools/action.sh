@@ -16,7 +16,10 @@
 #   GITHUB_STEP_SUMMARY  the file the Markdown report is appended to (unset or empty:
 #                        no Markdown run)
 #   GITHUB_ACTIONS       `true`: fanout's messages as annotations (--error-format
-#                        github, which INPUT_ARGS can override)
+#                        github, which INPUT_ARGS can override), and fanout's problem
+#                        matcher (.github/fanout-matcher.json) registered, so that the
+#                        job's later steps that run fanout get annotations from its
+#                        text messages too
 #   RUNNER_TEMP          where the temporary directory goes (default: $TMPDIR or /tmp)
 #   INPUT_BASE           the base commit: a sha, branch or tag (required; the action's
 #                        default is the pull request's base sha)
@@ -51,7 +54,10 @@ case "${INPUT_FAIL_ON_DIFF:-false}" in
     *) fail "fail-on-diff must be true or false, not '$INPUT_FAIL_ON_DIFF'" ;;
 esac
 errors=
-[ "${GITHUB_ACTIONS:-}" = true ] && errors='--error-format github'
+if [ "${GITHUB_ACTIONS:-}" = true ]; then
+    errors='--error-format github'
+    echo "::add-matcher::$(cd "$(dirname "$0")/.." && pwd)/.github/fanout-matcher.json"
+fi
 [ -n "$base" ] || fail "no base commit: set the action's 'base' input (INPUT_BASE); its default, the pull request's base, is empty outside pull_request events"
 case "$summary" in
     '' | /*) ;;

@@ -9,7 +9,10 @@
 
 #include "fanout/rules.h"
 
-enum diag_format { DIAG_TEXT, DIAG_GITHUB, DIAG_JSON };
+/* DIAG_SARIF: the messages of a process are one SARIF 2.1.0 log (diag_sarif.c), begun
+ * by the first SARIF diag created, whatever its stream (stderr), and ended by
+ * diag_sarif_end. */
+enum diag_format { DIAG_TEXT, DIAG_GITHUB, DIAG_JSON, DIAG_SARIF };
 
 /* A note tells what fanout could not do and left as written; it never fails a run. */
 enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
@@ -102,6 +105,19 @@ void diag_write_text(FILE *out, const char *s, bool line_start);
 
 void diag_set_policy(struct diag *d, const struct diag_policy *p);
 
+/* The format of the messages from now on (the config's `error-format`, known once the
+ * diag that reports the config's errors exists). */
+void diag_set_format(struct diag *d, enum diag_format format);
+
+/* The SARIF log's driver: fanout's version and where to read about it (both kept, not
+ * copied; NULL: not said). */
+void diag_sarif_driver(const char *version, const char *information_uri);
+
+/* Ends the SARIF log, if one was begun: the rules its messages named, the notifications
+ * (messages about no file), and `status`: the exit code, or 128 + N for a run that ends
+ * by signal N. A run's every way out calls it once, so the log is always whole. */
+void diag_sarif_end(int status);
+
 /* A muted diag counts nothing and prints nothing (used for a second pass over
  * input that the first pass already reported on). */
 void diag_set_muted(struct diag *d, bool muted);
@@ -116,6 +132,11 @@ void diag_keep_only(struct diag *d, enum rule_id rule);
  * key). So is a held error (diag_flush_into) at such a place: what a schema says of a
  * step whose typo was reported (a step with `comand` has no type). */
 void diag_shadow(struct diag *d, enum rule_id earlier, enum rule_id later);
+
+/* `fanout: <what> <arg>` on a line of its own (`arg` escaped as text): what the run did,
+ * which is no problem and shows under -q too (check --write's "wrote FILE"); in SARIF a
+ * note of the invocation. */
+void diag_say(struct diag *d, const char *what, const char *arg);
 
 unsigned diag_errors(const struct diag *d);
 unsigned diag_warnings(const struct diag *d);

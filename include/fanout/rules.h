@@ -22,6 +22,10 @@ enum rule_id {
 /* The name messages show (`[yaml]`); "" for RULE_NONE. */
 const char *rule_name(enum rule_id rule);
 
+/* What fires `rule` (`fanout help rules`'s second column), or NULL for a JSON Schema
+ * keyword (which has no meaning of its own) and RULE_NONE. */
+const char *rule_meaning(enum rule_id rule);
+
 /* The rule named `name`, or RULE_NONE. */
 enum rule_id rules_find(const char *name);
 

@@ -7,6 +7,21 @@
 
 #include "fanout/strhash.h"
 
+#include "diag_internal.h"
+
+/* A message a buffered diag holds until a flush, so that the flush can shadow it and
+ * count what it writes: its text in buf from `start` (a message -q drops has none), or
+ * for SARIF its parts (SARIF goes only into the log). */
+struct held {
+    long start;
+    uint64_t place; /* 0: no place (not a finding, or no file) */
+    enum rule_id rule;
+    enum diag_severity sev;
+    bool input;
+    char *file, *msg; /* SARIF: copies; msg NULL when -q dropped it */
+    unsigned line, col;
+};
+
 struct diag {
     FILE *out;
     bool buffered; /* `out` is a memstream over buf */
@@ -18,22 +33,12 @@ struct diag {
     const struct diag_policy *policy; /* NULL: everything shown, plainly */
     enum rule_id shadow_earlier, shadow_later; /* diag_shadow's rules */
     struct places *shadowing;                  /* where `shadow_earlier` findings were */
-    /* A buffered diag's messages, so that a flush can shadow them and count what it
-     * writes (a message -q drops is held with no text). */
-    struct held *held;
-    size_t n_held, held_cap;
     unsigned snippets;      /* shown so far (each reads its file up to the line) */
     unsigned errors;
     unsigned warnings;
     bool input_error;
-};
-
-struct held {
-    long start; /* offset in buf */
-    uint64_t place;
-    enum rule_id rule;
-    enum diag_severity sev;
-    bool input;
+    struct held *held; /* a buffered diag's messages */
+    size_t n_held, held_cap;
 };
 
 /* A set of places, each kept as a 64-bit hash of file, line and column (open
@@ -96,8 +101,15 @@ struct diag *diag_create(FILE *out, enum diag_format format)
     if (!d)
         return NULL;
     d->out = out;
-    d->format = format;
+    diag_set_format(d, format);
     return d;
+}
+
+void diag_set_format(struct diag *d, enum diag_format format)
+{
+    d->format = format;
+    if (format == DIAG_SARIF && !d->buffered)
+        sarif_begin(d->out);
 }
 
 struct diag *diag_create_buffered_like(const struct diag *like)
@@ -125,29 +137,78 @@ struct diag *diag_create_buffered(enum diag_format format)
     return d;
 }
 
+/* A SARIF message written into the log, or (a buffered diag) its parts kept with the
+ * message's held record; out of memory loses the text, not its count. */
+static void sarif_message(struct diag *d, enum diag_severity sev, const char *file, unsigned line,
+                          unsigned col, enum rule_id rule, const char *msg)
+{
+    struct held *h = d->n_held ? &d->held[d->n_held - 1] : NULL;
+
+    if (!d->buffered) {
+        sarif_write(sev, file, line, col, rule, msg);
+        return;
+    }
+    if (!h || h->msg)
+        return; /* hold() made the record first */
+    h->file = file ? strdup(file) : NULL;
+    h->msg = strdup(msg);
+    h->line = line;
+    h->col = col;
+}
+
+/* Keeps where a buffered diag's next message starts and what it is. */
+static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *file, unsigned line,
+                 unsigned col, enum rule_id rule)
+{
+    if (d->n_held == d->held_cap) {
+        size_t cap = d->held_cap ? d->held_cap * 2 : 16;
+        struct held *grown = realloc(d->held, cap * sizeof(*grown));
+
+        if (!grown)
+            abort(); /* a held finding lost would change the exit code */
+        d->held = grown;
+        d->held_cap = cap;
+    }
+    d->held[d->n_held++] = (struct held){
+        ftell(d->out), file && cls == DIAG_FINDING && rule != RULE_NONE ? place_hash(file, line, col) : 0,
+        rule, sev, cls == DIAG_INPUT, NULL, NULL, 0, 0};
+}
+
+/* Drops the held messages, after writing into `to` (unless NULL) those it would not have
+ * shadowed, had they been reported into it, and counting them there. */
+static void release_held(struct diag *from, struct diag *to)
+{
+    for (size_t i = 0; i < from->n_held; i++) {
+        struct held *h = &from->held[i];
+        size_t end = i + 1 < from->n_held ? (size_t)from->held[i + 1].start : from->buf_len;
+        bool said = to != NULL;
+
+        if (said && to->shadowing && h->place && (h->rule == to->shadow_later || h->sev == DIAG_ERROR) &&
+            places_has(to->shadowing, h->place))
+            said = false;
+        if (said && to->shadowing && h->place && h->rule == to->shadow_earlier)
+            places_add(to->shadowing, h->place);
+        if (said && from->format == DIAG_SARIF && h->msg)
+            sarif_message(to, h->sev, h->file, h->line, h->col, h->rule, h->msg);
+        else if (said && from->format != DIAG_SARIF)
+            fwrite(from->buf + h->start, 1, end - (size_t)h->start, to->out);
+        if (said && h->sev == DIAG_ERROR) {
+            to->errors++;
+            to->input_error = to->input_error || h->input;
+        } else if (said && h->sev == DIAG_WARNING) {
+            to->warnings++;
+        }
+        free(h->file);
+        free(h->msg);
+    }
+    from->n_held = 0;
+}
+
 void diag_flush_into(struct diag *from, struct diag *to)
 {
     if (!from->buffered || fflush(from->out) != 0)
         return;
-    for (size_t i = 0; i < from->n_held && !to->muted; i++) {
-        const struct held *h = &from->held[i];
-        size_t end = i + 1 < from->n_held ? (size_t)from->held[i + 1].start : from->buf_len;
-
-        /* shadowed as it would have been, had it been reported into `to` */
-        if (to->shadowing && h->place && (h->rule == to->shadow_later || h->sev == DIAG_ERROR) &&
-            places_has(to->shadowing, h->place))
-            continue;
-        if (to->shadowing && h->place && h->rule == to->shadow_earlier)
-            places_add(to->shadowing, h->place);
-        fwrite(from->buf + h->start, 1, end - (size_t)h->start, to->out);
-        if (h->sev == DIAG_ERROR) {
-            to->errors++;
-            to->input_error = to->input_error || h->input;
-        } else if (h->sev == DIAG_WARNING) {
-            to->warnings++;
-        }
-    }
-    from->n_held = 0;
+    release_held(from, to->muted ? NULL : to);
     /* start over empty */
     rewind(from->out);
     from->buf_len = 0;
@@ -163,11 +224,12 @@ void diag_destroy(struct diag *d)
         free(d->shadowing->slots);
         free(d->shadowing);
     }
-    free(d->held);
     if (d->buffered) {
         fclose(d->out);
         free(d->buf);
     }
+    release_held(d, NULL);
+    free(d->held);
     free(d);
 }
 
@@ -406,26 +468,6 @@ static void write_snippet(struct diag *d, const char *file, unsigned line, unsig
     fputs(d->policy->color ? "\033[1;32m^\033[0m\n" : "^\n", d->out);
 }
 
-/* Keeps where a buffered diag's next message starts and what it is. */
-static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *file, unsigned line,
-                 unsigned col, enum rule_id rule)
-{
-    struct held *h;
-
-    if (d->n_held == d->held_cap) {
-        size_t cap = d->held_cap ? d->held_cap * 2 : 16;
-        struct held *grown = realloc(d->held, cap * sizeof(*grown));
-
-        if (!grown)
-            abort(); /* a held finding lost would change the exit code */
-        d->held = grown;
-        d->held_cap = cap;
-    }
-    h = &d->held[d->n_held++];
-    *h = (struct held){ftell(d->out), file && cls == DIAG_FINDING && rule != RULE_NONE ? place_hash(file, line, col) : 0,
-                       rule, sev, cls == DIAG_INPUT};
-}
-
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, enum rule_id rule,
                   const char *fmt, va_list ap)
@@ -466,10 +508,16 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (d->format == DIAG_SARIF) {
+        sarif_message(d, sev, file, line, col, rule, msg);
+        return;
+    }
     if (!file)
         file = "<input>";
 
     switch (d->format) {
+    case DIAG_SARIF: /* above */
+        break;
     case DIAG_GITHUB:
         fprintf(d->out, "::%s file=", sev == DIAG_NOTE ? "notice" : word);
         diag_write_github_property(d->out, file);
@@ -504,6 +552,20 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
             write_snippet(d, file, line, col);
         break;
     }
+}
+
+void diag_say(struct diag *d, const char *what, const char *arg)
+{
+    char msg[1024];
+
+    if (d->format == DIAG_SARIF) {
+        snprintf(msg, sizeof(msg), "%s %s", what, arg);
+        sarif_message(d, DIAG_NOTE, NULL, 0, 0, RULE_NONE, msg);
+        return;
+    }
+    fprintf(d->out, "fanout: %s ", what);
+    diag_write_text(d->out, arg, false);
+    fputc('\n', d->out);
 }
 
 unsigned diag_errors(const struct diag *d)

@@ -45,6 +45,7 @@ void output_stdout_gone(void)
 {
     if (errno != EPIPE)
         return;
+    diag_sarif_end(128 + SIGPIPE); /* stderr may still be read: its log ends whole */
     signal(SIGPIPE, SIG_DFL);
     raise(SIGPIPE);
 }

@@ -14,9 +14,23 @@ static const char *const names[RULE_COUNT + 1] = {
 #undef KEYWORD
 };
 
+/* Meanings by id (NULL: a keyword, or none). */
+static const char *const meanings[RULE_COUNT] = {
+#define RULE(id, name, meaning) [RULE_##id] = meaning,
+#define KEYWORD(id, name)
+#include "fanout/rules.def"
+#undef RULE
+#undef KEYWORD
+};
+
 const char *rule_name(enum rule_id rule)
 {
     return rule < RULE_COUNT ? names[rule] : "";
+}
+
+const char *rule_meaning(enum rule_id rule)
+{
+    return rule < RULE_COUNT ? meanings[rule] : NULL;
 }
 
 enum rule_id rules_find(const char *name)
@@ -37,11 +51,10 @@ const char *rules_suggest(const char *name)
 
 void rules_print(FILE *out)
 {
-#define RULE(id, name, meaning) fprintf(out, "%-20s %s\n", name, meaning);
-#define KEYWORD(id, name)
-#include "fanout/rules.def"
-#undef RULE
-#undef KEYWORD
+    for (int i = RULE_NONE + 1; i < RULE_COUNT; i++) {
+        if (meanings[i])
+            fprintf(out, "%-20s %s\n", names[i], meanings[i]);
+    }
     fputs("\nA schema violation is named by its JSON Schema keyword (type, required, pattern...).\n"
           "Levels (the config's `rules:`): error, warning, off; --ignore RULE is off.\n", out);
 }

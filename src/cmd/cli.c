@@ -285,6 +285,8 @@ static int apply_config(struct run *r)
     r->c.config = config_path(r->cfg);
     r->c.cfg = r->cfg;
     r->c.config_given = given != NULL;
+    /* the config's `error-format`, now that the command line has had its say again */
+    diag_set_format(r->d, r->c.errors);
     /* a rendering the config checks is not a source where a directory is read */
     if (!(r->c.not_inputs = check_config_rendered(config_root(r->cfg), r->c.config, &r->c.n_not_inputs)))
         return cmd_usage_error("out of memory", NULL);
@@ -327,7 +329,8 @@ static int run_command(struct run *r)
     return execute(r);
 }
 
-int cli_main(int argc, char **argv)
+/* The command argv names, run. */
+static int run_argv(int argc, char **argv)
 {
     struct run r = {0};
     int rc, words;
@@ -349,5 +352,15 @@ int cli_main(int argc, char **argv)
     shardflags_destroy(r.c.shards);
     cli_clear(&r.c);
     config_destroy(r.cfg);
+    return rc;
+}
+
+int cli_main(int argc, char **argv)
+{
+    int rc;
+
+    diag_sarif_driver(FANOUT_VERSION, NULL); /* no address is published yet */
+    rc = run_argv(argc, argv);
+    diag_sarif_end(rc); /* on every way out: the log is always one whole document */
     return rc;
 }

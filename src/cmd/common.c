@@ -16,6 +16,7 @@ static struct {
     char *held; /* the config's defaults are being parsed: the message goes here */
     size_t held_size;
     const char *command; /* the command being run, once known: its own help is the one to try */
+    enum diag_format format; /* the --error-format chosen so far: SARIF takes usage errors too */
 } usage;
 
 void cmd_usage_of(const char *command)
@@ -33,7 +34,16 @@ int cmd_usage_error(const char *what, const char *arg)
 {
     if (usage.held)
         snprintf(usage.held, usage.held_size, "%s%s%s", what, arg ? " " : "", arg ? arg : "");
-    else {
+    else if (usage.format == DIAG_SARIF) {
+        /* into the log, which must stay one JSON document: a notification of no file */
+        struct diag *d = diag_create(stderr, DIAG_SARIF);
+
+        if (d)
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, NULL, 0, 0, RULE_NONE, "%s%s%s (try 'fanout %s%s--help')",
+                        what, arg ? " " : "", arg ? arg : "", usage.command ? usage.command : "",
+                        usage.command ? " " : "");
+        diag_destroy(d);
+    } else {
         /* the argument as given, on its line (it may come from anywhere) */
         fputs("fanout: error: ", stderr);
         diag_write_text(stderr, what, false);
@@ -181,14 +191,14 @@ static int set_format(const struct opt_hit *hit, const char *arg)
 
 static int set_error_format(const struct opt_hit *hit, const char *arg)
 {
-    static const char *const names[] = {"text", "github", "json", NULL};
-    static const enum diag_format formats[] = {DIAG_TEXT, DIAG_GITHUB, DIAG_JSON};
+    static const char *const names[] = {"text", "github", "json", "sarif", NULL};
+    static const enum diag_format formats[] = {DIAG_TEXT, DIAG_GITHUB, DIAG_JSON, DIAG_SARIF};
     struct cli *c = hit->dest;
     int i = choice(arg, names);
 
     if (i < 0)
-        return cmd_usage_error("unknown --error-format (text, github or json):", arg);
-    c->errors = formats[i];
+        return cmd_unknown_choice("--error-format", names, arg);
+    c->errors = usage.format = formats[i];
     return 0;
 }
 
@@ -315,8 +325,9 @@ const struct opt opt_config = {
 };
 const struct opt opt_error_format = {
     .kind = OPT_CALL, .name = "error-format", .has_arg = true, .call = set_error_format,
-    .help = "      --error-format text|github|json\n"
-            "                             how messages on stderr look (default text)\n",
+    .help = "      --error-format text|github|json|sarif\n"
+            "                             how messages on stderr look (default text; sarif: one\n"
+            "                             SARIF 2.1.0 log)\n",
 };
 const struct opt opt_quiet = {
     .kind = OPT_SET, .name = "quiet", .short_name = 'q', .offset = CLI_AT(policy.quiet),

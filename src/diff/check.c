@@ -133,9 +133,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
             rc = DIAG_INPUT;
             goto done;
         }
-        fputs("fanout: wrote ", stderr);
-        diag_write_text(stderr, rendered, false);
-        fputc('\n', stderr);
+        diag_say(d, "wrote", rendered);
         goto done;
     }
     new_name = malloc(strlen(rendered) + sizeof(" (rendered now)"));

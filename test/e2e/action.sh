@@ -138,6 +138,8 @@ clean broken
 run broken-gha INPUT_FAIL_ON_DIFF=false GITHUB_ACTIONS=true
 expect broken-gha 2
 has broken-gha.err '::error file=.buildkite/pipeline.yml'
+# the problem matcher registered for the job's later steps (test/e2e/problem-matcher.sh)
+has broken-gha.out "::add-matcher::$ROOT/.github/fanout-matcher.json"
 cp pipeline.yml.orig ws/.buildkite/pipeline.yml
 
 # 7. bad inputs: no base (a push event), a base that does not exist, a path neither

@@ -78,7 +78,7 @@ t 'auto buildkite testarea gha' "$F" render --dialect ''
 t 'all nvidia amd' "$F" check --platform ''
 t 'auto always never' "$F" validate --color ''
 t 'own inherit' "$F" diff --mirror-parallelism ''
-t 'text github json' "$F" validate --error-format ''
+t 'text github json sarif' "$F" validate --error-format ''
 t 'inherit' "$F" diff --no-validate --mirror-parallelism own --mirror-parallelism i
 t '0.1.2 0.1.1' "$F" shards assign --algo pytest-shard @
 t 'pipeline.yml' "$F" render --upload pip
@@ -151,7 +151,7 @@ grep -q '^\*--dialect=\[.*\]:dialect:(auto buildkite testarea gha)$' render.spec
 grep -q '^\*--platform=\[.*\]:[^:]*:(all nvidia amd)$' render.specs
 grep -q '^\*--color=\[.*\]:[^:]*:(auto always never)$' render.specs
 grep -q '^\*--mirror-parallelism=\[.*\]:[^:]*:(own inherit)$' render.specs
-grep -q '^\*--error-format=\[.*\]:[^:]*:(text github json)$' render.specs
+grep -q '^\*--error-format=\[.*\]:[^:]*:(text github json sarif)$' render.specs
 grep -q '^\*--output=\[.*\]:file:_files$' render.specs
 grep -q '^(-q --quiet)--quiet\[' render.specs
 # a description whole, over its continuation lines, its colons kept (issue 24)

@@ -67,7 +67,8 @@ void fuzz_check_json(const char *s, size_t len);
 /* Every line of `s` is one whole message in `format` (0 text, 1 github, 2 json: enum
  * diag_format) whose rule is registered: text and github lines end with ` [rule]`, a
  * github line starts with `::error`, `::warning` or `::notice`, a json line is a JSON
- * object. A message split over lines, or a line forged by the input, fails. */
+ * object. A message split over lines, or a line forged by the input, fails. 3 (sarif):
+ * `s` is one whole JSON text, a line, whose every ruleId is registered. */
 void fuzz_check_messages(const char *s, size_t len, int format);
 
 /* The rendering `out` (YAML, made with `opts`) rendered again with the same dialect and

@@ -30,7 +30,7 @@ static const struct dialect_options *options_for(unsigned which)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const int formats[] = {DIAG_TEXT, DIAG_GITHUB, DIAG_JSON, DIAG_TEXT};
+    static const int formats[] = {DIAG_TEXT, DIAG_GITHUB, DIAG_JSON, DIAG_SARIF};
     struct render_opts opts;
     struct fuzz_file in;
     const char *path;

@@ -14,7 +14,7 @@ FUZZ_YAML_MUTATOR(1)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const int formats[] = {DIAG_TEXT, DIAG_GITHUB, DIAG_JSON, DIAG_TEXT};
+    static const int formats[] = {DIAG_TEXT, DIAG_GITHUB, DIAG_JSON, DIAG_SARIF};
     struct render_opts opts;
     const char *paths[2];
     const uint8_t *callee;

@@ -209,8 +209,33 @@ static bool ends_with_rule(const char *line, size_t len)
     return rules_find(name) != RULE_NONE;
 }
 
+/* A SARIF log: one JSON text on its own line, every ruleId in it registered. */
+static void check_sarif(const char *s, size_t len)
+{
+    static const char key[] = "\"ruleId\":\"";
+
+    if (!len || s[len - 1] != '\n' || !json_text(s, len))
+        broken("a SARIF log that is not one whole JSON text", s, len);
+    for (const char *at = s, *end = s + len; (at = memmem(at, (size_t)(end - at), key, sizeof(key) - 1));) {
+        const char *name = at + sizeof(key) - 1, *q = memchr(name, '"', (size_t)(end - name));
+        char rule[64];
+
+        if (!q || (size_t)(q - name) >= sizeof(rule))
+            broken("a SARIF ruleId that is not a rule's name", at, (size_t)(end - at));
+        memcpy(rule, name, (size_t)(q - name));
+        rule[q - name] = '\0';
+        if (rules_find(rule) == RULE_NONE)
+            broken("a SARIF ruleId that is not a rule's name", at, (size_t)(end - at));
+        at = q;
+    }
+}
+
 void fuzz_check_messages(const char *s, size_t len, int format)
 {
+    if (format == DIAG_SARIF) {
+        check_sarif(s, len);
+        return;
+    }
     for (const char *line = s, *end = s + len; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
@@ -291,6 +316,7 @@ int fuzz_render_checked(const char *const *paths, size_t n, const struct render_
     d = diag_create(fuzz_capture_open(&messages), (enum diag_format)diag_format);
     rc = render_run(paths, n, &run, d);
     diag_destroy(d);
+    diag_sarif_end(rc); /* as the command line ends the run's log (none begun: nothing) */
     fuzz_capture_done(&messages);
     fuzz_capture_done(&out);
     fuzz_check_messages(messages.buf, messages.len, diag_format);

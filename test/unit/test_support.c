@@ -40,6 +40,51 @@ START_TEST(diag_formats)
 }
 END_TEST
 
+/* SARIF: one log, whatever the diags: a held finding is written when flushed (its rule
+ * named then), dropped with its diag otherwise; a message about no file is a
+ * notification; the log ends whole with the exit code. */
+START_TEST(diag_sarif_log)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_SARIF), *held = diag_create_buffered_like(d),
+                *dropped = diag_create_buffered_like(d);
+
+    diag_sarif_driver("9.9", NULL);
+    diag_report(dropped, DIAG_ERROR, DIAG_FINDING, "p.yml", 1, 1, RULE_KEY_COLLISION, "never said");
+    diag_destroy(dropped);
+    diag_report(held, DIAG_WARNING, DIAG_FINDING, "dir/a b.yml", 0, 0, RULE_KW_REQUIRED, "held");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "p.yml", 3, 7, RULE_YAML, "bad \"%s\"\n", "v");
+    diag_flush_into(held, d);
+    diag_report(d, DIAG_NOTE, DIAG_FINDING, "<stdin>", 2, 1, RULE_INTERPOLATION, "kept");
+    ck_assert_int_eq(diag_exit_code(d, false), 2);
+    diag_destroy(held);
+    diag_destroy(d);
+    diag_sarif_end(2);
+    diag_sarif_end(2); /* ended: nothing more */
+    fclose(fp);
+    ck_assert_str_eq(
+        buf,
+        "{\"$schema\":\"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json\","
+        "\"version\":\"2.1.0\",\"runs\":[{\"columnKind\":\"unicodeCodePoints\",\"results\":[\n"
+        "{\"ruleId\":\"yaml\",\"level\":\"error\",\"message\":{\"text\":\"bad \\\"v\\\"\\n\"},\"locations\":[{"
+        "\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"p.yml\"},\"region\":{\"startLine\":3,\"startColumn\":7}}}]},\n"
+        "{\"ruleId\":\"required\",\"level\":\"warning\",\"message\":{\"text\":\"held\"},\"locations\":[{"
+        "\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"dir/a%20b.yml\"}}}]}\n"
+        "],\"tool\":{\"driver\":{\"name\":\"fanout\",\"version\":\"9.9\",\"rules\":[\n"
+        "{\"id\":\"yaml\",\"shortDescription\":{\"text\":\"input that is not YAML (or JSON)\"}},\n"
+        "{\"id\":\"interpolation\",\"shortDescription\":{\"text\":\"Buildkite: upload-time interpolation that "
+        "fails, or a variable not given\"}},\n"
+        "{\"id\":\"required\",\"shortDescription\":{\"text\":\"a schema violation: the JSON Schema keyword "
+        "required failed\"}}]}},"
+        "\"invocations\":[{\"executionSuccessful\":false,\"exitCode\":2,\"toolExecutionNotifications\":[\n"
+        "{\"level\":\"note\",\"message\":{\"text\":\"<stdin>:2:1: kept\"},\"associatedRule\":{\"id\":\"interpolation\"}}\n"
+        "]}]}]}\n");
+    free(buf);
+}
+END_TEST
+
 /* diag_at names the file of a position by its number in the run's names. */
 START_TEST(diag_at_position)
 {
@@ -306,6 +351,7 @@ Suite *support_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, diag_formats);
+    tcase_add_test(tc, diag_sarif_log);
     tcase_add_test(tc, diag_at_position);
     tcase_add_test(tc, diag_exit_codes);
     tcase_add_test(tc, diag_shadowed_finding);
