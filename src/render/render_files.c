@@ -12,7 +12,8 @@
 
 int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, struct render_groups *g)
 {
-    const struct dialect **of = calloc(n ? n : 1, sizeof(*of));
+    const struct dialect **of = calloc(n ? n : 1, sizeof(*of)), *fallback = NULL;
+    bool *silent = calloc(n ? n : 1, sizeof(*silent));
     size_t n_dialects = 0, at = 0;
 
     memset(g, 0, sizeof(*g));
@@ -20,8 +21,9 @@ int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, 
         n_dialects++;
     g->all = calloc(n ? n : 1, sizeof(*g->all));
     g->groups = calloc(n_dialects, sizeof(*g->groups));
-    if (!of || !g->all || !g->groups) {
+    if (!of || !silent || !g->all || !g->groups) {
         free(of);
+        free(silent);
         render_groups_free(g);
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         return DIAG_INPUT;
@@ -32,14 +34,21 @@ int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, 
         switch (dialect_detect_path(paths[i], &found, d)) {
         case DIALECT_FOUND:
             of[i] = found;
+            fallback = fallback ? fallback : found;
             break;
-        case DIALECT_SILENT: /* nothing to say either way: read as the default */
-            of[i] = dialect_default();
+        case DIALECT_SILENT: /* nothing to say either way (empty, comments only) */
+            silent[i] = true;
             break;
         case DIALECT_NONE: /* said why; the other files are still read */
             g->none = true;
             break;
         }
+    }
+    /* a file that says nothing is read with the first file that says (a called
+     * workflow left empty is the caller's to report), else as the default */
+    for (size_t i = 0; i < n; i++) {
+        if (silent[i])
+            of[i] = fallback ? fallback : dialect_default();
     }
     for (size_t i = 0; i < n; i++) {
         struct render_group *group;
@@ -59,6 +68,7 @@ int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, 
         at += group->n;
     }
     free(of);
+    free(silent);
     return 0;
 }
 
