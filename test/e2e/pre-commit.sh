@@ -14,27 +14,31 @@ git config --global user.email ci@example.invalid
 git config --global user.name ci
 git config --global init.defaultBranch main
 git config --global --add safe.directory '*'
-mkdir -p bin repo/.buildkite
+mkdir -p bin repo/.buildkite repo/.github/workflows repo/docs
 ln -s "$FANOUT" bin/fanout
 PATH="$PWD/bin:$PATH"
 cd repo
 git init -q .
 cp "$ROOT/fixtures/demo/pipeline.yml" .buildkite/pipeline.yml
+printf 'on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make test\n' >.github/workflows/ci.yml
+# YAML outside the CI directories is no hook's business
+printf 'not: [a pipeline\n' >docs/broken.yml
 fanout render -o .buildkite/rendered.yml .buildkite/pipeline.yml
 cat >.pre-commit-config.yaml <<YAML
 repos:
   - repo: $ROOT
     rev: $rev
     hooks:
+      - id: fanout-lint
       - id: fanout-check
         args: [.buildkite/pipeline.yml, --rendered, .buildkite/rendered.yml]
       - id: fanout-validate
-        files: ^\.buildkite/rendered\.yml$
 YAML
 git add -A
 git commit -qm init
 pre-commit install >/dev/null
 pre-commit run --all-files >run.txt 2>&1 || { cat run.txt; exit 1; }
+grep -q 'fanout lint.*Passed' run.txt
 grep -q 'fanout check.*Passed' run.txt
 grep -q 'fanout validate.*Passed' run.txt
 # A source change without a new rendering: the commit is refused, with the diff.
@@ -46,3 +50,13 @@ fi
 grep -q 'fanout check.*Failed' commit.txt
 grep -q 'is stale' commit.txt
 grep -q '^+      - pytest -v -s models/language/pooling --num-shards=2 --shard-id=1$' commit.txt
+git checkout -q .buildkite/pipeline.yml
+# A typo in a workflow: lint and validate refuse it, each once, at its line.
+sed -i 's/      - run: make test/      - runn: make test/' .github/workflows/ci.yml
+git add .github/workflows/ci.yml
+if git commit -qm typo >commit.txt 2>&1; then
+    echo "a workflow with a typo was committed"; cat commit.txt; exit 1
+fi
+grep -q 'fanout lint.*Failed' commit.txt
+grep -q 'fanout validate.*Failed' commit.txt
+grep -q "^.github/workflows/ci.yml:6:9: error: /jobs/test/steps/0: unexpected key 'runn', did you mean 'run'? \[workflow-key\]" commit.txt
