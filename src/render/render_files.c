@@ -144,9 +144,13 @@ int render_files(const char *const *paths, size_t n, const struct render_opts *o
 {
     struct render_opts one = *opts;
     struct render_groups g;
+    bool one_pass = opts->dialect || opts->sink || n < 2;
     int rc;
 
-    if (opts->dialect || opts->sink || n < 2)
+    /* stdin can be read once: told by the rendering itself, with the other files */
+    for (size_t i = 0; i < n && !one_pass; i++)
+        one_pass = !strcmp(paths[i], "-");
+    if (one_pass)
         return render_run(paths, n, opts, d);
     if ((rc = render_group_by_dialect(paths, n, d, &g)) != 0)
         return rc;

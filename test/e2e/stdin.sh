@@ -23,3 +23,11 @@ rc=$?
 set -e
 [ $rc = 2 ]
 grep -q '^big.yml:20004:7: error: a mapping with more than 20000 keys \[depth\]$' err.txt
+
+# stdin beside a file is read once, by the rendering: each input's own dialect is told
+# from what the rendering reads, not by reading stdin ahead of it (a lost stdin renders
+# the file alone).
+printf 'steps:\n  - command: b\n' >o.yml
+printf 'steps:\n  - command: a\n' | "$FANOUT" render - o.yml >out.yml
+grep -q '^  - command: a$' out.yml
+grep -q '^  - command: b$' out.yml
