@@ -250,6 +250,10 @@ struct dialect_diff {
     const char *const *item_names, *const *item_commands;
     const struct dialect_default *defaults;  /* ended by a NULL field */
     const struct dialect_derived *derived;   /* NULL: no job is derived */
+    /* A job's identity is its file's too (a workflow's job ids are its own: two
+     * workflows may each have a `check-changes`); else ids are one namespace across the
+     * files (Buildkite keys are unique per build). */
+    bool identity_per_file;
 };
 
 struct dialect {

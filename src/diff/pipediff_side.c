@@ -80,6 +80,32 @@ static int record_marker(struct side *s, const struct dialect_derived *derived, 
     return xsort_add(s->steps, &r);
 }
 
+/* The path of input `file` within the operand it came from: relative to a directory,
+ * "" for the operand itself (two files compared are one file at two times). */
+static const char *path_in_operand(const struct side *s, unsigned file)
+{
+    const char *path = file < s->in.n ? s->in.paths[file] : "";
+    size_t len = strlen(s->name);
+
+    if (strncmp(path, s->name, len) != 0)
+        return "";
+    path += len;
+    while (*path == '/')
+        path++;
+    return path;
+}
+
+/* Mixes the job's file (its path within the operand) into identity `id`. */
+static void scope_to_file(const struct side *s, unsigned file, struct hkey *id)
+{
+    const char *path = path_in_operand(s, file);
+    struct hkey f;
+
+    strhash_pair(path, strlen(path), &f.h1, &f.h2);
+    id->h1 = (id->h1 ^ f.h1) * 0x100000001b3ull;
+    id->h2 = (id->h2 + f.h2) * 0x9E3779B97F4A7C15ull;
+}
+
 static int record_step(void *user, const struct dialect_job *job)
 {
     struct side *s = user;
@@ -106,6 +132,8 @@ static int record_step(void *user, const struct dialect_job *job)
     r.file = job->pos.file;
     r.line = job->pos.line;
     strhash_pair(id, len, &r.id.h1, &r.id.h2);
+    if (s->dialect->diff->identity_per_file)
+        scope_to_file(s, job->pos.file, &r.id);
     if (spool_write(s, id, len, &r.id_off) != 0)
         return -1;
     r.id_len = (uint32_t)len;

@@ -513,6 +513,7 @@ static const struct dialect_diff gha_diff = {
     .item_names = diff_step_names,
     .item_commands = diff_step_commands,
     .defaults = diff_defaults,
+    .identity_per_file = true,
 };
 
 const struct dialect dialect_gha = {
