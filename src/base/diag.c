@@ -39,6 +39,8 @@ struct diag {
     bool input_error;
     struct held *held; /* a buffered diag's messages */
     size_t n_held, held_cap;
+    unsigned lost_errors, lost_warnings; /* held when out of memory: counted only */
+    bool lost_input;
 };
 
 /* A set of places, each kept as a 64-bit hash of file, line and column (open
@@ -164,8 +166,12 @@ static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, co
         size_t cap = d->held_cap ? d->held_cap * 2 : 16;
         struct held *grown = realloc(d->held, cap * sizeof(*grown));
 
-        if (!grown)
-            abort(); /* a held finding lost would change the exit code */
+        if (!grown) { /* its text goes with the one before; its count is kept */
+            d->lost_errors += sev == DIAG_ERROR;
+            d->lost_warnings += sev == DIAG_WARNING;
+            d->lost_input = d->lost_input || (sev == DIAG_ERROR && cls == DIAG_INPUT);
+            return;
+        }
         d->held = grown;
         d->held_cap = cap;
     }
@@ -201,7 +207,14 @@ static void release_held(struct diag *from, struct diag *to)
         free(h->file);
         free(h->msg);
     }
+    if (to) {
+        to->errors += from->lost_errors;
+        to->warnings += from->lost_warnings;
+        to->input_error = to->input_error || from->lost_input;
+    }
     from->n_held = 0;
+    from->lost_errors = from->lost_warnings = 0;
+    from->lost_input = false;
 }
 
 void diag_flush_into(struct diag *from, struct diag *to)
