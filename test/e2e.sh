@@ -5,7 +5,9 @@
 #     (a rendering) or `expected.out` (anything else) is the exact stdout (absent:
 #     stdout must be empty), `expected.err` the exact stderr (absent: stderr must be
 #     empty), `expected.rc` the exit code (default 0). A successful YAML rendering must
-#     also be a fixed point: rendering it again gives the same bytes.
+#     also be a fixed point: rendering it again gives the same bytes (but a rendering
+#     of several dialects, whose case holds a file `several-dialects` saying so: a file
+#     is read back in one dialect).
 #  2. test/e2e/*.sh: scripted cases (atomic output, stdin, the vLLM corpus, ...); a
 #     script that exits 77 was skipped, and says why.
 # Prints "N passed, N failed, N skipped" and exits non-zero when anything failed.

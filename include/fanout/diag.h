@@ -54,8 +54,8 @@ struct diag *diag_create(FILE *out, enum diag_format format);
 void diag_destroy(struct diag *d);
 
 /* A diag that holds its messages until diag_flush_into prints them to `to` (and adds
- * their counts), or diag_destroy drops them. For findings that only matter when
- * something else found nothing. */
+ * their counts; `to` is not itself buffered), or diag_destroy drops them. For findings
+ * that only matter when something else found nothing. */
 struct diag *diag_create_buffered(enum diag_format format);
 /* The same with `like`'s format and policy (the held-back findings of a run). */
 struct diag *diag_create_buffered_like(const struct diag *like);
