@@ -68,17 +68,25 @@ static void print_help(const struct cmd_entry *cmd, const struct opt_list *own)
     printf("\nExit status: 0 ok, 1 findings, 2 usage, input or I/O error (fanout(1)).\n");
 }
 
+/* The second word of two-word command `cmd` when its first is `group` ("check" of
+ * "shards check" for "shards"), else NULL. */
+static const char *subcommand_of(const struct cmd_entry *cmd, const char *group)
+{
+    size_t len = strlen(group);
+
+    return !strncmp(cmd->name, group, len) && cmd->name[len] == ' ' ? cmd->name + len + 1 : NULL;
+}
+
 /* A command by its word, or its two words ("shards check"); *words says how many. */
 static const struct cmd_entry *find_command(int argc, char **argv, int *words)
 {
     for (size_t i = 0; commands[i]; i++) {
-        const char *name = commands[i]->name, *space = strchr(name, ' ');
+        const char *sub = subcommand_of(commands[i], argv[1]);
 
-        *words = space ? 2 : 1;
-        if (!space && strcmp(name, argv[1]) == 0)
+        *words = strchr(commands[i]->name, ' ') ? 2 : 1;
+        if (*words == 1 && strcmp(commands[i]->name, argv[1]) == 0)
             return commands[i];
-        if (space && argc > 2 && strlen(argv[1]) == (size_t)(space - name) &&
-            !strncmp(name, argv[1], (size_t)(space - name)) && !strcmp(space + 1, argv[2]))
+        if (sub && argc > 2 && !strcmp(sub, argv[2]))
             return commands[i];
     }
     return NULL;
@@ -87,12 +95,8 @@ static const struct cmd_entry *find_command(int argc, char **argv, int *words)
 /* Whether `word` is the first word of two-word commands ("shards"). */
 static bool is_group(const char *word)
 {
-    size_t len = strlen(word);
-
     for (size_t i = 0; commands[i]; i++) {
-        const char *space = strchr(commands[i]->name, ' ');
-
-        if (space && (size_t)(space - commands[i]->name) == len && !strncmp(commands[i]->name, word, len))
+        if (subcommand_of(commands[i], word))
             return true;
     }
     return false;
@@ -101,11 +105,10 @@ static bool is_group(const char *word)
 /* The synopses of group `word`'s commands ("fanout shards check ..."), one a line. */
 static void print_group(FILE *out, const char *word)
 {
-    size_t len = strlen(word);
     bool first = true;
 
     for (size_t i = 0; commands[i]; i++) {
-        if (strncmp(commands[i]->name, word, len) || commands[i]->name[len] != ' ')
+        if (!subcommand_of(commands[i], word))
             continue;
         fprintf(out, "%s fanout %s\n", first ? "usage:" : "      ", commands[i]->synopsis);
         first = false;
@@ -117,12 +120,12 @@ static void print_group(FILE *out, const char *word)
 static int missing_subcommand(const char *group, const char *word)
 {
     const char *names[sizeof(commands) / sizeof(commands[0])], *near = NULL;
-    size_t len = strlen(group), k = 0;
+    size_t k = 0;
     char what[128];
 
     for (size_t i = 0; commands[i]; i++) {
-        if (!strncmp(commands[i]->name, group, len) && commands[i]->name[len] == ' ')
-            names[k++] = commands[i]->name + len + 1;
+        if ((names[k] = subcommand_of(commands[i], group)) != NULL)
+            k++;
     }
     names[k] = NULL;
     if (word)
