@@ -92,8 +92,10 @@ struct render_groups {
     bool none;                /* some file was in no dialect */
 };
 
-/* Groups `paths` by dialect, in the order each dialect's first file comes. 0, or 2 when
- * out of memory (said). Free with render_groups_free. */
+/* Groups `paths` by dialect, in the order each dialect's first file comes; with stdin
+ * ("-") among them, which can be read once, all of them are one group of dialect NULL
+ * (the rendering tells). 0, or 2 when out of memory (said). Free with
+ * render_groups_free. */
 int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, struct render_groups *g);
 void render_groups_free(struct render_groups *g);
 

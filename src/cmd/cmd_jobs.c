@@ -1,6 +1,4 @@
 /* fanout jobs: one line per job the inputs render into (src/jobs/joblist.c lists them). */
-#include <string.h>
-
 #include "fanout/cmd.h"
 #include "fanout/joblist.h"
 #include "options.h"
@@ -18,16 +16,12 @@ static int list_inputs(struct cli *c, const char *const *paths, size_t n, struct
 {
     static const enum joblist_format formats[] = {JOBLIST_TEXT, JOBLIST_JSON, JOBLIST_MARKDOWN, JOBLIST_TSV};
     struct joblist *list = joblist_create(d);
-    bool one_dialect = c->render.dialect != NULL;
     int rc;
 
     if (!list)
         return DIAG_INPUT;
-    /* --dialect, or stdin (which can be read once: render alone may read it): the files
-     * in one dialect, as render reads them; else each file in its own */
-    for (size_t i = 0; i < n; i++)
-        one_dialect = one_dialect || !strcmp(paths[i], "-");
-    if (one_dialect)
+    /* --dialect: the files in it, as render reads them; else each file in its own */
+    if (c->render.dialect)
         rc = render_group(c, paths, n, d, list);
     else
         rc = cmd_by_dialect(c, paths, n, d, render_group, list);

@@ -28,6 +28,17 @@ int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, 
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
         return DIAG_INPUT;
     }
+    /* stdin can be read once: all the inputs one group, told by the rendering itself */
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(paths[i], "-")) {
+            memcpy(g->all, paths, n * sizeof(*paths));
+            g->groups[0] = (struct render_group){NULL, g->all, n};
+            g->n = 1;
+            free(of);
+            free(silent);
+            return 0;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         const struct dialect *found;
 
@@ -144,18 +155,14 @@ int render_files(const char *const *paths, size_t n, const struct render_opts *o
 {
     struct render_opts one = *opts;
     struct render_groups g;
-    bool one_pass = opts->dialect || opts->sink || n < 2;
     int rc;
 
-    /* stdin can be read once: told by the rendering itself, with the other files */
-    for (size_t i = 0; i < n && !one_pass; i++)
-        one_pass = !strcmp(paths[i], "-");
-    if (one_pass)
+    if (opts->dialect || opts->sink || n < 2)
         return render_run(paths, n, opts, d);
     if ((rc = render_group_by_dialect(paths, n, d, &g)) != 0)
         return rc;
     if (g.n == 1 && !g.none) {
-        one.dialect = g.groups[0].dialect; /* told already: not again */
+        one.dialect = g.groups[0].dialect; /* told already: not again (NULL: stdin's run tells) */
         rc = render_run(paths, n, &one, d);
     } else {
         rc = render_each_group(&g, opts, d);
