@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/strset.h"
-
 #include "fanout/strhash.h"
+#include "fanout/strset.h"
 
 int pd_hkey_cmp(const struct hkey *a, const struct hkey *b)
 {
@@ -95,15 +94,22 @@ static const char *path_in_operand(const struct side *s, unsigned file)
     return path;
 }
 
-/* Mixes the job's file (its path within the operand) into identity `id`. */
-static void scope_to_file(const struct side *s, unsigned file, struct hkey *id)
+/* `k` with `a` and `b` mixed in: an identity made more specific (a repeat, a file). */
+static struct hkey hkey_mix(struct hkey k, uint64_t a, uint64_t b)
+{
+    k.h1 = (k.h1 ^ a) * 0x100000001b3ull;
+    k.h2 = (k.h2 + b) * 0x9E3779B97F4A7C15ull;
+    return k;
+}
+
+/* Identity `id` of a job in `file`, scoped to its path within the operand. */
+static struct hkey scope_to_file(const struct side *s, unsigned file, struct hkey id)
 {
     const char *path = path_in_operand(s, file);
     struct hkey f;
 
     strhash_pair(path, strlen(path), &f.h1, &f.h2);
-    id->h1 = (id->h1 ^ f.h1) * 0x100000001b3ull;
-    id->h2 = (id->h2 + f.h2) * 0x9E3779B97F4A7C15ull;
+    return hkey_mix(id, f.h1, f.h2);
 }
 
 static int record_step(void *user, const struct dialect_job *job)
@@ -133,7 +139,7 @@ static int record_step(void *user, const struct dialect_job *job)
     r.line = job->pos.line;
     strhash_pair(id, len, &r.id.h1, &r.id.h2);
     if (s->dialect->diff->identity_per_file)
-        scope_to_file(s, job->pos.file, &r.id);
+        r.id = scope_to_file(s, job->pos.file, r.id);
     if (spool_write(s, id, len, &r.id_off) != 0)
         return -1;
     r.id_len = (uint32_t)len;
@@ -341,13 +347,7 @@ void pd_side_free(struct side *s)
  * unsharded steps of one identity, the repeat number ("id#2"). */
 static struct hkey logical_id(struct hkey id, uint32_t repeat)
 {
-    struct hkey k = id;
-
-    if (repeat > 1) {
-        k.h1 = (k.h1 ^ repeat) * 0x100000001b3ull;
-        k.h2 = (k.h2 + repeat) * 0x9E3779B97F4A7C15ull;
-    }
-    return k;
+    return repeat > 1 ? hkey_mix(id, repeat, repeat) : id;
 }
 
 static struct shard_tuple tuple_of(const struct step_rec *r)
