@@ -190,19 +190,18 @@ static void check_paths_free(struct check_paths *p)
     free(p->rendered);
 }
 
-/* `path` as the config means it: relative to the config's directory (dir[0..len), with
- * its '/'), unless absolute; the config may have been found in a parent directory.
+/* `path` as the config (the file `config`) means it: relative to the config's
+ * directory, unless absolute; the config may have been found in a parent directory.
  * malloc'd, NULL when out of memory. */
-static char *from_config_dir(const char *path, const char *dir, size_t len)
+static char *from_config_dir(const char *path, const char *config)
 {
-    size_t pl = strlen(path);
-    char *joined;
+    const char *slash = strrchr(config, '/');
+    size_t len = slash && path[0] != '/' ? (size_t)(slash - config) + 1 : 0, pl = strlen(path);
+    char *joined = malloc(len + pl + 1);
 
-    if (path[0] == '/')
-        len = 0;
-    if (!(joined = malloc(len + pl + 1)))
+    if (!joined)
         return NULL;
-    memcpy(joined, dir, len);
+    memcpy(joined, config, len);
     memcpy(joined + len, path, pl + 1);
     return joined;
 }
@@ -243,8 +242,8 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
                       struct dialect_options **own, struct diag *d)
 {
     const struct ynode *src = ynode_get(e, "sources"), *v;
-    const char *slash = strrchr(config, '/'), *rendered;
-    size_t dir_len = slash ? (size_t)(slash - config) + 1 : 0, count = ynode_is_seq(src) ? ynode_len(src) : 1;
+    const char *rendered;
+    size_t count = ynode_is_seq(src) ? ynode_len(src) : 1;
 
     if (!ynode_is_map(e))
         return config_error(d, config, e, "a check is a mapping with sources and rendered");
@@ -252,7 +251,7 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
         return config_error(d, config, e, "a check needs 'rendered' (the committed rendering)");
     if (!ynode_is_scalar(src) && !(ynode_is_seq(src) && count))
         return config_error(d, config, src ? src : e, "a check needs 'sources' (a path or a list)");
-    if (!(p->rendered = from_config_dir(rendered, config, dir_len)) ||
+    if (!(p->rendered = from_config_dir(rendered, config)) ||
         !(p->sources = calloc(count, sizeof(*p->sources))))
         return 2;
     for (; p->n < count; p->n++) {
@@ -260,7 +259,7 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
 
         if (!path)
             return config_error(d, config, ynode_item(src, p->n), "sources are paths");
-        if (!(p->sources[p->n] = from_config_dir(path, config, dir_len)))
+        if (!(p->sources[p->n] = from_config_dir(path, config)))
             return 2;
     }
     if ((v = ynode_get(e, "upload")) && !option_bool(v, &o->upload))
@@ -279,8 +278,6 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
 char **check_config_rendered(const struct ynode *root, const char *config, size_t *n)
 {
     const struct ynode *checks = ynode_get(root, "checks");
-    const char *slash = strrchr(config, '/');
-    size_t dir_len = slash ? (size_t)(slash - config) + 1 : 0;
     char **paths = calloc(ynode_len(checks) + 1, sizeof(*paths));
 
     *n = 0;
@@ -288,7 +285,7 @@ char **check_config_rendered(const struct ynode *root, const char *config, size_
         const char *rendered = ynode_scalar(ynode_get(ynode_item(checks, i), "rendered"), NULL);
 
         /* a malformed entry is check's to report, when it runs */
-        if (rendered && (paths[*n] = from_config_dir(rendered, config, dir_len)) != NULL)
+        if (rendered && (paths[*n] = from_config_dir(rendered, config)) != NULL)
             (*n)++;
     }
     return paths;
