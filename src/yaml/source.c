@@ -195,6 +195,17 @@ static size_t next_from_stored(void *user, unsigned char *buf, size_t cap)
     return (size_t)n;
 }
 
+/* YAML 1.2's line breaks as libfyaml counts lines (whose positions fanout's own must
+ * match): LF, CR LF, or a CR alone. True when byte `c` ends a line; *after_cr carries a
+ * CR across buffers, since the LF of a CR LF is not a second break. */
+static bool ends_line(unsigned char c, bool *after_cr)
+{
+    bool lf_of_crlf = c == '\n' && *after_cr;
+
+    *after_cr = c == '\r';
+    return (c == '\n' || c == '\r') && !lf_of_crlf;
+}
+
 /* Line and column (1-based, in characters; a BOM at the start takes none) of `offset`
  * in what `s` holds. */
 static void position_of(uint64_t offset, const struct stored *s, unsigned *line, unsigned *col)
@@ -203,15 +214,16 @@ static void position_of(uint64_t offset, const struct stored *s, unsigned *line,
     unsigned char buf[8192];
     uint64_t at = 0;
     size_t n;
+    bool after_cr = false;
 
     *line = 1;
     *col = 1;
     while (at < offset && (n = next_from_stored(&c, buf, sizeof(buf))) > 0) {
         for (size_t i = 0; i < n && at < offset; i++, at++) {
-            if (buf[i] == '\n') {
+            if (ends_line(buf[i], &after_cr)) {
                 (*line)++;
                 *col = 1;
-            } else if ((buf[i] & 0xC0) != 0x80 && !(at == 0 && buf[i] == 0xEF)) {
+            } else if (buf[i] != '\n' && (buf[i] & 0xC0) != 0x80 && !(at == 0 && buf[i] == 0xEF)) {
                 (*col)++;
             }
         }
@@ -421,18 +433,19 @@ static void decide_prefix(struct source *src)
     const char *p = src->buf;
     size_t i = 0, line_start = 0;
     unsigned line = 1;
+    bool after_cr = false;
 
     src->prefix = PREFIX_NONE;
     if (src->ready >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
         i = line_start = 3;
     while (i < src->ready) {
-        if (p[i] == '\n') {
-            line++;
+        if (p[i] == '\n' || p[i] == '\r') {
+            line += ends_line((unsigned char)p[i], &after_cr);
             line_start = ++i;
-        } else if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r') {
+        } else if (p[i] == ' ' || p[i] == '\t') {
             i++;
         } else if (p[i] == '#') {
-            while (i < src->ready && p[i] != '\n')
+            while (i < src->ready && p[i] != '\n' && p[i] != '\r')
                 i++;
         } else {
             if (p[i] == '{' || p[i] == '[') {
@@ -643,14 +656,15 @@ char *source_lines(struct source *src, unsigned line, size_t max, size_t *len)
     char *buf = line ? malloc(max + 1) : NULL;
     uint64_t at = 0, start = UINT64_MAX;
     ssize_t n = 0;
+    bool after_cr = false;
 
     *len = 0;
     /* stored_read: what was read, from any offset; a read in progress goes on as it was */
     while (buf && start == UINT64_MAX && (n = stored_read(&src->bytes, buf, max, at)) > 0) {
         for (ssize_t i = 0; i < n && start == UINT64_MAX; i++) {
-            if (line == 1)
+            if (line == 1 && !(buf[i] == '\n' && after_cr))
                 start = at + (uint64_t)i;
-            else if (buf[i] == '\n')
+            else if (ends_line((unsigned char)buf[i], &after_cr))
                 line--;
         }
         at += (uint64_t)n;
@@ -725,23 +739,24 @@ static bool excerpt_from(const struct stored *s, unsigned line, unsigned col, un
     unsigned at_line = 1, first = col > DIAG_EXCERPT_CHARS ? col - DIAG_EXCERPT_CHARS / 2 : 1, k = 0;
     size_t len = 0;
     ssize_t n = 0;
-    bool done = false;
+    bool done = false, after_cr = false;
 
     if (*mark_line && *mark_line <= line) {
         at_line = *mark_line;
         off = *mark_offset;
     }
     while (at_line < line) {
-        const char *p = buf, *nl;
+        ssize_t i = 0;
 
         if ((n = stored_read(s, buf, sizeof(buf), off)) <= 0)
             return false;
-        while (at_line < line && (nl = memchr(p, '\n', (size_t)(buf + n - p))) != NULL) {
-            at_line++;
-            p = nl + 1;
-        }
-        off += (uint64_t)(at_line < line ? n : p - buf);
+        while (at_line < line && i < n)
+            at_line += ends_line((unsigned char)buf[i++], &after_cr);
+        off += (uint64_t)i;
     }
+    /* the line begins after its break's LF too (a mark is always such a start) */
+    if (after_cr && stored_read(s, buf, 1, off) == 1 && buf[0] == '\n')
+        off++;
     *mark_line = line;
     *mark_offset = off;
     if (off == 0 && stored_read(s, buf, 3, 0) == 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
@@ -753,14 +768,12 @@ static bool excerpt_from(const struct stored *s, unsigned line, unsigned col, un
 
             if ((c & 0xC0) != 0x80 && ++k == col)
                 out->caret = len;
-            done = c == '\n' || c == '\0' || k >= first + DIAG_EXCERPT_CHARS || len == sizeof(out->text) - 1;
+            done = c == '\n' || c == '\r' || c == '\0' || k >= first + DIAG_EXCERPT_CHARS || len == sizeof(out->text) - 1;
             if (k >= first && !done)
                 out->text[len++] = (char)c;
         }
         off += (uint64_t)n;
     }
-    if (len && out->text[len - 1] == '\r') /* of a CR LF */
-        len--;
     out->text[len] = '\0';
     if (out->caret > len)
         out->caret = col ? len : 0;

@@ -40,6 +40,8 @@ START_TEST(utf8_rejects_bad)
         {"%\x83", 2, 1, 1, 2},              /* libfyaml's known hang */
         {"\xef\xbb\xbf\xef\xbb\xbf" "a", 7, 3, 1, 1}, /* a second BOM (the first takes no column) */
         {"a: \xef\xbb\xbf", 6, 3, 1, 4},    /* a BOM after the start */
+        {"a\rb\r\xff", 5, 4, 3, 1},          /* a CR alone breaks a line, as libfyaml counts */
+        {"a\r\nb\xff", 5, 4, 2, 2},          /* a CR LF is one break */
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -353,6 +355,36 @@ START_TEST(read_and_excerpt)
 }
 END_TEST
 
+/* Lines end as libfyaml ends them (CR LF, LF, a CR alone), so an excerpt is the line a
+ * parser's position names, without its break. */
+START_TEST(excerpt_line_breaks)
+{
+    static const char text[] = "a: 1\rb: 2\r\nc: 3\nd: 4\r";
+    static const char *const lines[] = {"a: 1", "b: 2", "c: 3", "d: 4"};
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct source *src = source_open_text("<breaks-test>", text, sizeof(text) - 1, d);
+    struct diag_excerpt ex;
+    char *rest;
+    size_t len;
+
+    for (unsigned line = 1; line <= 4; line++) {
+        ck_assert(source_excerpt("<breaks-test>", line, 1, &ex));
+        ck_assert_str_eq(ex.text, lines[line - 1]);
+    }
+    ck_assert(source_excerpt("<breaks-test>", 2, 4, &ex)); /* from the mark, backwards */
+    ck_assert_str_eq(ex.text, "b: 2");
+    ck_assert_int_eq(source_rewind(src), 0);
+    while (source_read(src, (char[64]){0}, 64) > 0)
+        ;
+    rest = source_lines(src, 3, 64, &len);
+    ck_assert_ptr_nonnull(rest);
+    ck_assert_str_eq(rest, "c: 3\nd: 4\r");
+    free(rest);
+    source_close(src);
+    diag_destroy(d);
+}
+END_TEST
+
 /* A line longer than the window: the excerpt is DIAG_EXCERPT_CHARS characters around
  * the column, whatever the line's length. */
 START_TEST(excerpt_window)
@@ -394,6 +426,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, spool_is_bounded);
     tcase_add_test(tc, read_and_excerpt);
     tcase_add_test(tc, excerpt_window);
+    tcase_add_test(tc, excerpt_line_breaks);
     suite_add_tcase(s, tc);
     return s;
 }
