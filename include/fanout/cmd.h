@@ -23,6 +23,7 @@ struct cli {
     enum diag_format errors;
     int format;              /* index into the command's `formats` (0: its default) */
     const char *schema, *rendered, *config; /* config: --config, else the one found */
+    const char *base_ref;                   /* diff --base: BASE is this git revision */
     const struct config *cfg;               /* that config, read (NULL: none) */
     bool config_given;                      /* --config was given */
     bool write;

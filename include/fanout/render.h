@@ -74,7 +74,15 @@ struct render_opts {
      * `checks` name): a rendering is no source of itself */
     const char *const *not_inputs;
     size_t n_not_inputs;
+    /* an input under directory `names_root` is named `names_as` and its path below it in
+     * messages and reports (diff --base's revision: `REF:.buildkite/x.yml`) */
+    const char *names_root, *names_as;
 };
+
+/* The name the input at `path` goes by in messages when opts rename its directory (a
+ * new string), else NULL (its path; also when out of memory, which costs the renaming
+ * only). */
+char *render_input_name(const struct render_opts *opts, const char *path);
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d);

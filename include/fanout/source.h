@@ -20,6 +20,9 @@ struct fy_parser;
 
 /* Opens `path` ("-" is stdin). Reports open/read errors to `d` and returns NULL. */
 struct source *source_open(const char *path, struct diag *d);
+/* source_open, named `name` in messages (NULL: as source_open names it): a file read
+ * from where it was put for the run (diff --base's revision) named where it comes from. */
+struct source *source_open_as(const char *path, const char *name, struct diag *d);
 void source_close(struct source *src);
 
 /* A source over `len` bytes of `text` (which must outlive it), named `name`. */

@@ -2,22 +2,48 @@
 #include <string.h>
 
 #include "fanout/cmd.h"
+#include "fanout/gitrev.h"
 #include "fanout/pipediff.h"
 #include "options.h"
+
+/* diff --base REF [PATH]: BASE is PATH as the revision REF has it, HEAD the work tree's
+ * (default: the current directory, which stands for its CI directories). */
+static int diff_revision(struct cli *c, const char *path, const struct render_opts *head, struct diag *d)
+{
+    struct render_opts base = c->render;
+    struct gitrev *g;
+    int rc;
+
+    if (!strcmp(path, "-"))
+        return cmd_usage_error("with --base, HEAD is a path of the work tree, not '-'", NULL);
+    if (!(g = gitrev_open(c->base_ref, path, (const char *const *)c->not_inputs, c->n_not_inputs, d)))
+        return DIAG_INPUT;
+    base.names_root = gitrev_root(g);
+    base.names_as = gitrev_name(g);
+    rc = pipediff_run(gitrev_operand(g), path, &base, head, &c->diff, stdout, d);
+    gitrev_close(g);
+    return rc;
+}
 
 static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
 {
     struct render_opts head = c->render;
     int rc;
 
-    (void)n;
+    if (c->base_ref && n > 1)
+        return cmd_usage_error("with --base REF, diff takes one PATH (default: .)", NULL);
+    if (!c->base_ref && n != 2)
+        return cmd_usage_error("diff needs two operands: BASE HEAD (or --base REF)", NULL);
     /* the second read of stdin would find it empty: HEAD would read as no steps at all */
-    if (!strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
+    if (n == 2 && !strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
         return cmd_usage_error("BASE and HEAD cannot both be '-': diff reads standard input once", NULL);
     head.side = 1; /* a dialect option given twice: BASE's, then HEAD's */
     head.shards = c->shards; /* HEAD's findings, as render gives them; BASE's are not new */
     c->diff.format = (enum pd_format)c->format;
-    rc = pipediff_run(operands[0], operands[1], &c->render, &head, &c->diff, stdout, d);
+    if (c->base_ref)
+        rc = diff_revision(c, n ? operands[0] : ".", &head, d);
+    else
+        rc = pipediff_run(operands[0], operands[1], &c->render, &head, &c->diff, stdout, d);
     return rc == DIAG_FINDING && c->diff.exit_zero ? 0 : rc;
 }
 
@@ -38,21 +64,29 @@ static const struct opt exit_zero = {
     .help = "      --exit-zero            exit 0 when the renderings differ (errors still exit 2)\n",
 };
 
-static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &opt_config,
-                                            CMD_RENDER_MESSAGE_OPTIONS, &ignore_field, &exit_zero, NULL};
+static const struct opt base_ref = {
+    .kind = OPT_STRING, .name = "base", .has_arg = true, .offset = CLI_AT(base_ref),
+    .help = "      --base REF             BASE is the git revision REF (A...B: their merge base),\n"
+            "                             HEAD the work tree; operand: one PATH (default .)\n",
+};
+
+static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &opt_config, CMD_RENDER_MESSAGE_OPTIONS,
+                                            &ignore_field, &exit_zero, &base_ref, NULL};
 /* In enum pd_format's order. */
 static const char *const formats[] = {"text", "json", "github", "markdown", NULL};
 
 const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
-    .synopsis = "diff [options] [--format text|json|github|markdown] BASE HEAD",
+    .synopsis = "diff [options] [--format text|json|github|markdown] BASE HEAD | --base REF [PATH]",
     .help = "Renders BASE and HEAD (sources or renderings: files, directories or -, not\n"
             "both) and reports the steps added, removed, renamed, changed, moved and\n"
-            "re-sharded, job by job, each at its file:line with its label.\n"
+            "re-sharded, job by job, each at its file:line with its label. With --base,\n"
+            "BASE is read from git (no second checkout): REF's files under PATH, named\n"
+            "REF:PATH in the report.\n"
             "\n",
     .options = options,
     .formats = formats,
-    .min_operands = 2,
+    .min_operands = 0, /* two, or one PATH with --base (exec_diff says) */
     .max_operands = 2,
     .sides = 2,
     .operands = "two operands: BASE HEAD",

@@ -77,7 +77,8 @@ struct side {
     const struct pd_opts *pd; /* the fields left out of the comparison */
     struct strset *fields;    /* the field names its jobs have, when some are left out */
     struct diag *diag;
-    struct inputs in;         /* the files rendered: their names by file number */
+    struct inputs in;         /* the files rendered, by file number */
+    char **names;             /* their names in messages where render renames them (else NULL) */
     FILE *spool;
     uint64_t spool_len;
     struct xsort *steps;

@@ -334,6 +334,9 @@ void pd_side_free(struct side *s)
         fclose(s->shards);
     if (s->unmatched)
         fclose(s->unmatched);
+    for (size_t i = 0; s->names && i < s->in.n; i++)
+        free(s->names[i]);
+    free(s->names);
     inputs_free(&s->in);
     strset_destroy(s->fields);
     forget_skipped(s);
@@ -587,6 +590,8 @@ const char *pd_side_file(const struct side *s, uint32_t file)
 {
     if (file >= s->in.n)
         return NULL;
+    if (s->names && s->names[file])
+        return s->names[file];
     return strcmp(s->in.paths[file], "-") ? s->in.paths[file] : "<stdin>";
 }
 
@@ -634,6 +639,10 @@ int pd_render_side(const char *spec, const struct render_opts *opts, const struc
     /* the files by their numbers, for the findings' file:line */
     if (inputs_expand_skipping(&spec, 1, opts->not_inputs, opts->n_not_inputs, d, &s->in) != 0)
         return DIAG_INPUT;
+    if (opts->names_root && (s->names = calloc(s->in.n, sizeof(*s->names))) != NULL) {
+        for (size_t i = 0; i < s->in.n; i++)
+            s->names[i] = render_input_name(opts, s->in.paths[i]);
+    }
     if ((s->json_file = fopencookie(s, "w", to_json)) != NULL)
         s->json_em = emit_create(s->json_file, EMIT_JSON, NULL);
     o.sink = &sink;

@@ -589,6 +589,19 @@ static int out_of_memory(struct run *r)
     return -1;
 }
 
+char *render_input_name(const struct render_opts *opts, const char *path)
+{
+    size_t root = opts->names_root ? strlen(opts->names_root) : 0, len;
+    char *name;
+
+    if (!root || strncmp(path, opts->names_root, root) != 0 || path[root] != '/')
+        return NULL;
+    len = strlen(opts->names_as) + strlen(path + root + 1) + 1;
+    if ((name = malloc(len)) != NULL)
+        snprintf(name, len, "%s%s", opts->names_as, path + root + 1);
+    return name;
+}
+
 /* Opens the target and the inputs, and finds their dialect. 0, or -1 after reporting. */
 static int open_inputs(struct run *r, const char *const *paths, size_t n)
 {
@@ -608,7 +621,11 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
     if (!opts->sink && open_target(r) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        if (!(r->sources[i] = source_open(paths[i], r->diag)))
+        char *name = render_input_name(opts, paths[i]);
+
+        r->sources[i] = source_open_as(paths[i], name, r->diag);
+        free(name);
+        if (!r->sources[i])
             return -1;
         r->names[i] = source_name(r->sources[i]);
         r->n_sources++;

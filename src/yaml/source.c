@@ -548,8 +548,13 @@ static struct source *source_new(const char *name, struct diag *d)
 
 struct source *source_open(const char *path, struct diag *d)
 {
+    return source_open_as(path, NULL, d);
+}
+
+struct source *source_open_as(const char *path, const char *name, struct diag *d)
+{
     bool is_stdin = strcmp(path, "-") == 0;
-    struct source *src = source_new(is_stdin ? "<stdin>" : path, d);
+    struct source *src = source_new(name ? name : is_stdin ? "<stdin>" : path, d);
     int fd = -1;
     struct stat sb;
 
