@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/inputs.h"
 #include "fanout/strset.h"
 #include "fanout/suggest.h"
 
@@ -43,50 +44,175 @@ static int find_changes(struct report *r, struct side *base, struct side *head)
     return r->failed ? -1 : 0;
 }
 
-/* A warning for each --ignore-field name no job of either side has (a typo leaves the
- * field compared), with the closest name they have. */
-static void check_ignored(const struct pd_opts *pd, const struct side *base, const struct side *head,
-                          struct diag *d)
+/* What the --ignore-field names found in the sides compared so far: seen[i] when some
+ * job has name i, else near[i] the closest name one has (the first found). */
+struct ignored {
+    bool *seen;
+    char **near;
+};
+
+static void note_ignored(const struct pd_opts *pd, const struct side *base, const struct side *head,
+                         struct ignored *ig)
 {
     for (size_t i = 0; i < pd->n_ignore_fields; i++) {
         const char *name = pd->ignore_fields[i], *near;
         size_t len = strlen(name);
-        char phrase[SUGGEST_PHRASE_MAX];
 
-        if (strset_has(base->fields, name, len) || strset_has(head->fields, name, len))
+        if (strset_has(base->fields, name, len) || strset_has(head->fields, name, len)) {
+            ig->seen[i] = true;
+            continue;
+        }
+        if (ig->near[i])
             continue;
         if (!(near = suggest_closest(name, len, strset_items(base->fields), suggest_limit(len))))
             near = suggest_closest(name, len, strset_items(head->fields), suggest_limit(len));
-        diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_IGNORE_FIELD,
-                    "--ignore-field %s: no job of either side has that field%s", name,
-                    suggest_phrase(near, phrase));
+        ig->near[i] = near ? strdup(near) : NULL;
     }
+}
+
+/* A warning for each --ignore-field name no job of either side has (a typo leaves the
+ * field compared), with the closest name they have. */
+static void warn_ignored(const struct pd_opts *pd, const struct ignored *ig, struct diag *d)
+{
+    for (size_t i = 0; i < pd->n_ignore_fields; i++) {
+        char phrase[SUGGEST_PHRASE_MAX];
+
+        if (!ig->seen[i])
+            diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_IGNORE_FIELD,
+                        "--ignore-field %s: no job of either side has that field%s", pd->ignore_fields[i],
+                        suggest_phrase(ig->near[i], phrase));
+    }
+}
+
+/* One side's files: the operand's, and the dialects they are in. */
+struct operand {
+    const char *spec;
+    const struct render_opts *opts;
+    struct inputs in;
+    struct render_groups groups;
+};
+
+/* Compares the files `bp` of BASE with the files `hp` of HEAD (one dialect, or whatever
+ * the rendering tells), their differences added to r. 0, DIAG_INPUT when a side does
+ * not render, -1 when out of memory or temporary space. */
+static int compare_files(struct report *r, const struct operand *b, const char *const *bp, size_t bn,
+                         const struct render_opts *bo, const struct operand *h, const char *const *hp, size_t hn,
+                         const struct render_opts *ho, const struct pd_opts *pd, struct ignored *ig, struct diag *d)
+{
+    struct side base, head;
+    int rc;
+
+    memset(&head, 0, sizeof(head));
+    rc = pd_render_side(b->spec, bp, bn, bo, pd, &base, d);
+    if (rc == 0)
+        rc = pd_render_side(h->spec, hp, hn, ho, pd, &head, d);
+    if (rc == 0) {
+        note_ignored(pd, &base, &head, ig);
+        r->dialect = base.dialect;
+        r->pairs = xsort_create(sizeof(struct pair_rec), pd_pair_cmp, SORT_BUDGET);
+        rc = r->pairs && find_changes(r, &base, &head) == 0 ? 0 : -1;
+        xsort_destroy(r->pairs);
+        r->pairs = NULL;
+    } else {
+        rc = DIAG_INPUT;
+    }
+    pd_side_free(&base);
+    pd_side_free(&head);
+    return rc;
+}
+
+/* The jobs of one kind (a dialect's diff table: a test-area file and its Buildkite
+ * rendering compare alike) on each side: a group of files, or none. */
+struct family {
+    const struct dialect_diff *kind;
+    const struct render_group *side[2];
+};
+
+/* The operands' families, HEAD's first. 0 when the files are compared all at once: one
+ * kind of jobs (or none), stdin among them (the rendering tells), or a side with files of
+ * two dialects of one kind (one rendering reads one dialect, and says so). */
+static size_t families_of(const struct operand *ops, struct family *fam, size_t cap)
+{
+    size_t n = 0;
+
+    for (int side = 1; side >= 0; side--) {
+        for (size_t i = 0; i < ops[side].groups.n; i++) {
+            const struct render_group *g = &ops[side].groups.groups[i];
+            size_t k = 0;
+
+            if (!g->dialect)
+                return 0;
+            while (k < n && fam[k].kind != g->dialect->diff)
+                k++;
+            if (k == n) {
+                if (n == cap)
+                    return 0;
+                fam[n++] = (struct family){g->dialect->diff, {NULL, NULL}};
+            }
+            if (fam[k].side[side])
+                return 0;
+            fam[k].side[side] = g;
+        }
+    }
+    return n > 1 ? n : 0;
+}
+
+/* Compares the operands: all their files at once when they hold one kind of jobs, else a
+ * kind at a time, HEAD's first (a repository's .buildkite/ and .github/workflows/ side
+ * by side), each side's files in their own dialect (the other side's when it has none). */
+static int compare_operands(struct report *r, struct operand *ops, const struct pd_opts *pd, struct ignored *ig,
+                            struct diag *d)
+{
+    struct family fam[8];
+    size_t n = families_of(ops, fam, sizeof(fam) / sizeof(fam[0]));
+    int rc = 0;
+
+    if (!n)
+        return compare_files(r, &ops[0], (const char *const *)ops[0].in.paths, ops[0].in.n, ops[0].opts, &ops[1],
+                             (const char *const *)ops[1].in.paths, ops[1].in.n, ops[1].opts, pd, ig, d);
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct render_group *bg = fam[k].side[0], *hg = fam[k].side[1];
+        struct render_opts bo = *ops[0].opts, ho = *ops[1].opts;
+
+        bo.dialect = bg ? bg->dialect : hg->dialect;
+        ho.dialect = hg ? hg->dialect : bg->dialect;
+        r->block = (uint32_t)k;
+        rc = compare_files(r, &ops[0], bg ? bg->paths : NULL, bg ? bg->n : 0, &bo, &ops[1], hg ? hg->paths : NULL,
+                           hg ? hg->n : 0, &ho, pd, ig, d);
+    }
+    return rc;
 }
 
 int pipediff_run(const char *base_spec, const char *head_spec, const struct render_opts *base_opts,
                  const struct render_opts *head_opts, const struct pd_opts *pd, FILE *out, struct diag *d)
 {
-    struct side base, head;
+    struct operand ops[2] = {{.spec = base_spec, .opts = base_opts}, {.spec = head_spec, .opts = head_opts}};
     struct report r = {.format = pd->format, .out = out, .json_first = true};
+    struct ignored ig = {calloc(pd->n_ignore_fields + 1, sizeof(bool)), calloc(pd->n_ignore_fields + 1, sizeof(char *))};
     bool same;
-    int rc, findings;
+    int rc = DIAG_INPUT, findings;
 
-    memset(&head, 0, sizeof(head));
-    rc = pd_render_side(base_spec, base_opts, pd, &base, d);
-    if (rc == 0)
-        rc = pd_render_side(head_spec, head_opts, pd, &head, d);
-    if (rc != 0) {
-        rc = DIAG_INPUT;
-        goto done;
-    }
-    check_ignored(pd, &base, &head, d);
-    findings = diag_exit_code(d, false);
-    r.dialect = base.dialect;
     r.spool = tmpfile();
     r.findings = xsort_create(sizeof(struct finding_rec), pd_finding_cmp, SORT_BUDGET);
-    r.pairs = xsort_create(sizeof(struct pair_rec), pd_pair_cmp, SORT_BUDGET);
-    if (!r.spool || !r.findings || !r.pairs || find_changes(&r, &base, &head) != 0)
+    if (!r.spool || !r.findings || !ig.seen || !ig.near)
         goto fail;
+    for (int side = 0; side < 2; side++) {
+        struct operand *o = &ops[side];
+
+        /* the files by their numbers, for the findings' file:line; a file in no dialect is
+         * said once, and the operand is not compared */
+        if (inputs_expand_skipping(&o->spec, 1, o->opts->not_inputs, o->opts->n_not_inputs, d, &o->in) != 0 ||
+            (!o->opts->dialect && render_group_by_dialect((const char *const *)o->in.paths, o->in.n, d, &o->groups) != 0) ||
+            o->groups.none)
+            goto done;
+    }
+    rc = compare_operands(&r, ops, pd, &ig, d);
+    if (rc == DIAG_INPUT)
+        goto done;
+    if (rc != 0)
+        goto fail;
+    warn_ignored(pd, &ig, d);
+    findings = diag_exit_code(d, false);
     same = !(r.added || r.removed || r.renamed || r.changed || r.moved || r.resharded);
     if (pd_print_report(&r, same) != 0)
         goto fail;
@@ -97,10 +223,15 @@ fail:
                 "cannot compare the renderings (out of memory or temporary space)");
     rc = DIAG_INPUT;
 done:
-    pd_side_free(&base);
-    pd_side_free(&head);
+    for (int side = 0; side < 2; side++) {
+        inputs_free(&ops[side].in);
+        render_groups_free(&ops[side].groups);
+    }
+    for (size_t i = 0; ig.near && i < pd->n_ignore_fields; i++)
+        free(ig.near[i]);
+    free(ig.near);
+    free(ig.seen);
     xsort_destroy(r.findings);
-    xsort_destroy(r.pairs);
     if (r.spool)
         fclose(r.spool);
     free(r.blob.buf);

@@ -77,7 +77,8 @@ struct side {
     const struct pd_opts *pd; /* the fields left out of the comparison */
     struct strset *fields;    /* the field names its jobs have, when some are left out */
     struct diag *diag;
-    struct inputs in;         /* the files rendered, by file number */
+    const char *const *paths; /* the files rendered, by file number (the caller's) */
+    size_t n_paths;
     char **names;             /* their names in messages where render renames them (else NULL) */
     FILE *spool;
     uint64_t spool_len;
@@ -169,7 +170,7 @@ enum phase { PH_BASE, PH_HEAD, PH_MOVES };
 enum group { G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED };
 
 struct finding_rec {
-    uint32_t group, phase, rank, sub;
+    uint32_t group, block, phase, rank, sub;
     uint32_t len;
     uint64_t off;
 };
@@ -220,6 +221,7 @@ struct report {
     struct xsort *findings;
     struct xsort *pairs;
     struct blob blob;
+    uint32_t block;      /* which of the sides' dialects is being compared (0: the first) */
     bool failed;
 };
 
@@ -311,8 +313,8 @@ const char *pd_skip_reason(struct side *s, const char *id, const char *row);
 /* The identity of the job that job `id` is derived from by rule `derived` (a pointer
  * into `id`), or NULL when it is not derived (or `derived` is NULL). */
 const char *pd_parent_of(const struct dialect_derived *derived, const char *id);
-int pd_render_side(const char *spec, const struct render_opts *opts, const struct pd_opts *pd,
-                   struct side *s, struct diag *d);
+int pd_render_side(const char *spec, const char *const *paths, size_t n, const struct render_opts *opts,
+                   const struct pd_opts *pd, struct side *s, struct diag *d);
 
 /* pipediff_report.c */
 int pd_finding_cmp(const void *pa, const void *pb);

@@ -14,6 +14,8 @@ int pd_finding_cmp(const void *pa, const void *pb)
 
     if (a->group != b->group)
         return a->group < b->group ? -1 : 1;
+    if (a->block != b->block)
+        return a->block < b->block ? -1 : 1;
     if (a->phase != b->phase)
         return a->phase < b->phase ? -1 : 1;
     if (a->rank != b->rank)
@@ -28,11 +30,12 @@ int pd_pair_cmp(const void *pa, const void *pb)
     return a->base_rank < b->base_rank ? -1 : a->base_rank > b->base_rank;
 }
 
-/* Records finding `f`, to be printed in (group for markdown, phase, rank, sub) order. */
+/* Records finding `f`, to be printed in (group for markdown, dialect, phase, rank, sub)
+ * order. */
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
                     const struct finding *f)
 {
-    struct finding_rec rec = {r->format == PD_MARKDOWN ? group : 0, phase, rank, sub, 0, r->spool_len};
+    struct finding_rec rec = {r->format == PD_MARKDOWN ? group : 0, r->block, phase, rank, sub, 0, r->spool_len};
     uint8_t words = f->words;
 
     r->blob.len = 0;

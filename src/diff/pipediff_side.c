@@ -83,7 +83,7 @@ static int record_marker(struct side *s, const struct dialect_derived *derived, 
  * "" for the operand itself (two files compared are one file at two times). */
 static const char *path_in_operand(const struct side *s, unsigned file)
 {
-    const char *path = file < s->in.n ? s->in.paths[file] : "";
+    const char *path = file < s->n_paths ? s->paths[file] : "";
     size_t len = strlen(s->name);
 
     if (strncmp(path, s->name, len) != 0)
@@ -334,10 +334,9 @@ void pd_side_free(struct side *s)
         fclose(s->shards);
     if (s->unmatched)
         fclose(s->unmatched);
-    for (size_t i = 0; s->names && i < s->in.n; i++)
+    for (size_t i = 0; s->names && i < s->n_paths; i++)
         free(s->names[i]);
     free(s->names);
-    inputs_free(&s->in);
     strset_destroy(s->fields);
     forget_skipped(s);
     free(s->skipped);
@@ -588,11 +587,11 @@ const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i
 /* The name of file `file` of a side's rendering, as its messages give it. */
 const char *pd_side_file(const struct side *s, uint32_t file)
 {
-    if (file >= s->in.n)
+    if (file >= s->n_paths)
         return NULL;
     if (s->names && s->names[file])
         return s->names[file];
-    return strcmp(s->in.paths[file], "-") ? s->in.paths[file] : "<stdin>";
+    return strcmp(s->paths[file], "-") ? s->paths[file] : "<stdin>";
 }
 
 static int skipped_cmp(const void *pa, const void *pb)
@@ -619,9 +618,11 @@ const char *pd_skip_reason(struct side *s, const char *id, const char *row)
     return found ? found->reason : NULL;
 }
 
-/* Renders side `s` (the operand `spec`) and groups its records into logical steps. */
-int pd_render_side(const char *spec, const struct render_opts *opts, const struct pd_opts *pd,
-                   struct side *s, struct diag *d)
+/* Renders side `s` (`paths`, the files of operand `spec` compared now: none when the
+ * other side alone has files of opts->dialect) and groups its records into logical
+ * steps. */
+int pd_render_side(const char *spec, const char *const *paths, size_t n, const struct render_opts *opts,
+                   const struct pd_opts *pd, struct side *s, struct diag *d)
 {
     static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
     struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped};
@@ -637,19 +638,23 @@ int pd_render_side(const char *spec, const struct render_opts *opts, const struc
         return DIAG_INPUT;
     }
     /* the files by their numbers, for the findings' file:line */
-    if (inputs_expand_skipping(&spec, 1, opts->not_inputs, opts->n_not_inputs, d, &s->in) != 0)
-        return DIAG_INPUT;
-    if (opts->names_root && (s->names = calloc(s->in.n, sizeof(*s->names))) != NULL) {
-        for (size_t i = 0; i < s->in.n; i++)
-            s->names[i] = render_input_name(opts, s->in.paths[i]);
+    s->paths = paths;
+    s->n_paths = n;
+    if (opts->names_root && n && (s->names = calloc(n, sizeof(*s->names))) != NULL) {
+        for (size_t i = 0; i < n; i++)
+            s->names[i] = render_input_name(opts, paths[i]);
     }
     if ((s->json_file = fopencookie(s, "w", to_json)) != NULL)
         s->json_em = emit_create(s->json_file, EMIT_JSON, NULL);
     o.sink = &sink;
-    /* findings (HEAD's shard coverage...) are reported and the side is still compared */
-    rc = render_run((const char *const *)s->in.paths, s->in.n, &o, d);
-    if (rc == DIAG_INPUT)
-        return rc;
+    if (!n) {
+        side_begin(s, opts->dialect); /* no job of that dialect */
+    } else {
+        /* findings (HEAD's shard coverage...) are reported and the side is still compared */
+        rc = render_run(paths, n, &o, d);
+        if (rc == DIAG_INPUT)
+            return rc;
+    }
     if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || group_side(s) != 0 ||
         !(s->unmatched = tmpfile())) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
