@@ -6,7 +6,9 @@ PKGS    := libfyaml libpcre2-8 libcrypto
 # libcrypto (OpenSSL) for the SHA-256 and MD5 the shard runners hash node ids with;
 # python3 for the tests that check shard assignments against hashlib; zsh for the test of
 # the zsh completion; pre-commit for the test of the hooks with a real pre-commit.
-DEB_PKGS := libfyaml-dev libfyaml-utils libpcre2-dev libssl-dev check pkg-config time valgrind python3 zsh pre-commit
+# What building fanout needs (all the Action installs), and what the tests add.
+BUILD_DEB_PKGS := libfyaml-dev libpcre2-dev libssl-dev pkg-config
+DEB_PKGS := $(BUILD_DEB_PKGS) libfyaml-utils check time valgrind python3 zsh pre-commit
 PKG_CONFIG ?= pkg-config
 
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
@@ -35,23 +37,33 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 
 PREFIX ?= /usr/local
 
-.PHONY: FORCE all deps demo test layers unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
+.PHONY: FORCE all deps build-deps demo test layers unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
 
 all: $(BUILD)/fanout
 
 # Installs what pkg-config cannot find. Runs apt-get only when something is missing,
 # so it is a no-op on a prepared machine and needs root (or sudo) only the first time.
-deps:
-	@if ! command -v $(PKG_CONFIG) >/dev/null 2>&1 || \
-	    ! $(PKG_CONFIG) --exists $(PKGS) check || ! command -v fy-tool >/dev/null 2>&1 || [ ! -x /usr/bin/time ] || \
-	    ! command -v valgrind >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1 || \
-	    ! command -v zsh >/dev/null 2>&1 || ! command -v pre-commit >/dev/null 2>&1; then \
-	  echo "deps: installing $(DEB_PKGS)"; \
+# apt-get installs the packages $(1) unless the shell test $(2) passes (sudo unless root).
+define apt_install
+	@if ! { $(2); }; then \
+	  echo "deps: installing $(1)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_PKGS) >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(1) >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(DEB_PKGS),command -v $(PKG_CONFIG) >/dev/null 2>&1 && \
+	    $(PKG_CONFIG) --exists $(PKGS) check && command -v fy-tool >/dev/null 2>&1 && [ -x /usr/bin/time ] && \
+	    command -v valgrind >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 && \
+	    command -v zsh >/dev/null 2>&1 && command -v pre-commit >/dev/null 2>&1)
 	@$(PKG_CONFIG) --exists $(PKGS) check || { echo "deps: $(PKGS) check still missing" >&2; exit 2; }
+
+# Only what building fanout needs (the GitHub Action's set-up).
+build-deps:
+	$(call apt_install,$(BUILD_DEB_PKGS),command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists $(PKGS))
+	@$(PKG_CONFIG) --exists $(PKGS) || { echo "build-deps: $(PKGS) still missing" >&2; exit 2; }
 
 $(BUILD) $(ASAN):
 	mkdir -p $@
