@@ -257,8 +257,8 @@ static int fn_contains(struct expr_value **args, struct expr_value **out)
     if (expr_is_primitive(l) && expr_is_primitive(r)) {
         size_t ll, rl, fl, fr;
         char *ls = coerce(l, &ll), *rs = coerce(r, &rl);
-        char *lf = ls ? expr_fold_copy(ls, ll, false, &fl) : NULL;
-        char *rf = rs ? expr_fold_copy(rs, rl, false, &fr) : NULL;
+        char *lf = ls ? expr_upper(ls, ll, &fl) : NULL;
+        char *rf = rs ? expr_upper(rs, rl, &fr) : NULL;
         int rc = lf && rf ? expr_find(lf, fl, rf, fr) : -1;
 
         free(ls);
@@ -283,8 +283,8 @@ static int fn_affix(struct expr_value **args, bool start, struct expr_value **ou
     if (expr_is_primitive(args[0]) && expr_is_primitive(args[1])) {
         size_t ll, rl, fl, fr;
         char *ls = coerce(args[0], &ll), *rs = coerce(args[1], &rl);
-        char *lf = ls ? expr_fold_copy(ls, ll, true, &fl) : NULL;
-        char *rf = rs ? expr_fold_copy(rs, rl, true, &fr) : NULL;
+        char *lf = ls ? expr_upper(ls, ll, &fl) : NULL;
+        char *rf = rs ? expr_upper(rs, rl, &fr) : NULL;
         bool ok = lf && rf;
 
         if (ok && fr <= fl)

@@ -95,8 +95,6 @@ struct expr_case_range {
 
 extern const struct expr_case_range expr_upper_ranges[];
 extern const size_t expr_upper_ranges_len;
-extern const struct expr_case_range expr_lower_ranges[];
-extern const size_t expr_lower_ranges_len;
 
 /* The code point at s[*i] (advancing *i). A byte that does not start a valid UTF-8
  * sequence comes back as 0xDC00 + byte, a value no case mapping touches. */
@@ -109,10 +107,10 @@ size_t expr_utf16_len(const char *s, size_t len);
 bool expr_is_js_space(uint32_t cp);
 /* s[*start..*end) without the JavaScript white space at both ends. */
 void expr_js_trim(const char *s, size_t *start, size_t *end);
-/* toUpperSpecial (upper) or toLowerCase of one code point. */
-uint32_t expr_fold(uint32_t cp, bool upper);
-/* Case-folded copy of s[0..len) (malloc'd, NUL-terminated), or NULL when out of memory. */
-char *expr_fold_copy(const char *s, size_t len, bool upper, size_t *out_len);
+/* One code point as GitHub's runtime compares it: every case-insensitive comparison
+ * (==, <, contains, startsWith, endsWith, object keys) is .NET's OrdinalIgnoreCase, the
+ * simple upper-case mapping of each character (expr_casemap.c says which). */
+uint32_t expr_fold(uint32_t cp);
 /* Compares the upper-case foldings of a and b in UTF-16 code-unit order (<0, 0, >0). */
 int expr_fold_compare(const char *a, size_t alen, const char *b, size_t blen);
 /* Whether `needle` occurs in `hay` (1) or not (0), in linear time; -1 when out of memory. */

@@ -342,7 +342,39 @@ START_TEST(eval_equality)
     VALUE("matrix.obj.* == matrix.obj.*", "V false"); /* a new filter each time */
     VALUE("'\xc3\xa9' == '\xc3\x89'", "V true");
     VALUE("'\xc4\xb1' == 'I'", "V false"); /* dotless i keeps its case */
-    VALUE("'\xc5\xbf' == 's'", "V true");   /* long s: S in upper case */
+    VALUE("'\xc5\xbf' == 's'", "V false"); /* long s keeps its case (OrdinalIgnoreCase) */
+}
+END_TEST
+
+/* Every case-insensitive comparison is the runner's OrdinalIgnoreCase: each character's
+ * simple upper case. @actions/expressions lower-cases for contains and keys, and
+ * upper-cases fully elsewhere, so it answers otherwise on these. */
+START_TEST(eval_case_runtime)
+{
+    /* final sigma, sigma, capital sigma: one upper case */
+    VALUE("contains('\xcf\x82', '\xcf\x83')", "V true");
+    VALUE("'\xcf\x82' == '\xcf\x83'", "V true");
+    VALUE("startsWith('\xcf\x82x', '\xce\xa3')", "V true");
+    VALUE("endsWith('x\xcf\x82', '\xcf\x83')", "V true");
+    VALUE("contains(fromJSON('[\"\xcf\x82\"]'), '\xcf\x83')", "V true");
+    VALUE("fromJSON('{\"\xcf\x82\": 1}')['\xcf\x83']", "V 1");
+    /* micro sign and mu */
+    VALUE("contains('\xc2\xb5', '\xce\xbc')", "V true");
+    /* long s and dotless i map to no ASCII letter */
+    VALUE("contains('\xc5\xbf', 's')", "V false");
+    VALUE("endsWith('x\xc5\xbf', 'S')", "V false");
+    VALUE("'\xc5\xbf' > 's'", "V true"); /* U+017F after S */
+    VALUE("contains('\xc4\xb1', 'i')", "V false");
+    /* Kelvin sign is its own upper case: not k */
+    VALUE("contains('\xe2\x84\xaa', 'k')", "V false");
+    VALUE("fromJSON('{\"k\": 1}')['\xe2\x84\xaa']", "V null");
+    /* sharp s has no one-character upper case; dotted I's lower case is two */
+    VALUE("'\xc3\x9f' == 'SS'", "V false");
+    VALUE("contains('\xc4\xb0', 'i')", "V false");
+    /* simple mappings where the full one is two characters: alpha with ypogegrammeni */
+    VALUE("'\xe1\xbe\x80' == '\xe1\xbe\x88'", "V true");
+    /* a surrogate pair (Deseret) */
+    VALUE("contains('\xf0\x90\x90\xa8', '\xf0\x90\x90\x80')", "V true");
 }
 END_TEST
 
@@ -812,6 +844,7 @@ Suite *expr_suite(void)
     tcase_add_test(parse, parser_long_runs);
     tcase_add_test(parse, parser_length);
     tcase_add_test(eval, eval_equality);
+    tcase_add_test(eval, eval_case_runtime);
     tcase_add_test(eval, eval_comparison);
     tcase_add_test(eval, eval_logic);
     tcase_add_test(eval, eval_index);
