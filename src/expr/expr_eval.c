@@ -25,7 +25,7 @@
  * ([a-zA-Z_][a-zA-Z0-9_-]*), else `a['b']`, `a.*` for both filter spellings; strings
  * single-quoted with '' for a quote; numbers as JavaScript prints them (NaN, Infinity,
  * -Infinity included); a known array or object as fromJSON('<compact JSON>'), with `'`
- * written \u0027 inside, and followed by `.*` for the result of a filter (whose items
+ * written \u0027 and ±Infinity 1e400 and -1e400 inside, and followed by `.*` for the result of a filter (whose items
  * index one by one); a string holding a NUL as fromJSON('"...\u0000..."'). Every
  * residual is parsed again before it is returned, so fanout never writes an expression
  * GitHub would refuse (too long or too deep). */
@@ -978,8 +978,8 @@ static int write_residual(struct ev *ev, const struct expr_node *r, struct expr_
     if (p.unwritable) {
         expr_buf_free(&p.b);
         return expr_fail(ev->err, r->pos,
-                         "a known value cannot be written into the expression: NaN or "
-                         "Infinity inside an array or object");
+                         "a known value cannot be written into the expression: NaN "
+                         "inside an array or object (JSON has no NaN)");
     }
     out->residual = expr_buf_take(&p.b, &len);
     if (!out->residual)

@@ -130,8 +130,8 @@ double expr_yaml_number(const char *s, size_t len);
 /* ---- JSON ---- */
 
 /* JSON.stringify of `v`: with `pretty`, two-space indentation (toJSON); otherwise
- * compact, with `'` written \u0027 and non-finite numbers refused (-1), for the
- * fromJSON('...') literal of a residual expression. */
+ * compact, with `'` written \u0027, ±Infinity written 1e400 and -1e400 and NaN refused
+ * (-1), for the fromJSON('...') literal of a residual expression. */
 int expr_buf_json(struct expr_buf *b, const struct expr_value *v, bool pretty);
 /* A JSON string literal, escaped as JSON.stringify does (`'` too when `no_quote`). */
 void expr_buf_json_string(struct expr_buf *b, const char *s, size_t len, bool no_quote);
