@@ -21,6 +21,10 @@
  * each level. GitHub's runner refuses an evaluation past 1 MB of memory (a string costs
  * two bytes a character there); JavaScript stops only at 2^29 - 24 characters. */
 #define EXPR_MAX_STRING ((size_t)1 << 20)
+/* The runner's own cap, for toJSON (EvaluationContext: MaxMemory 1 MiB; MemoryCounter:
+ * each piece toJSON writes costs 26 bytes and two a UTF-16 code unit). */
+#define EXPR_MAX_MEMORY 1048576
+#define EXPR_PIECE_COST 26
 
 /* ---- values ---- */
 
@@ -71,7 +75,8 @@ struct expr_buf {
     char *s;
     size_t len, cap;
     bool oom;
-    bool too_long; /* past EXPR_MAX_STRING (oom is set too); kept by expr_buf_take */
+    bool too_long; /* past the cap (oom is set too); kept by expr_buf_take */
+    size_t max;    /* the cap in bytes; 0 for EXPR_MAX_STRING */
 };
 
 void expr_buf_put(struct expr_buf *b, const char *s, size_t n);

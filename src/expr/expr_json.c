@@ -136,7 +136,7 @@ int expr_buf_json(struct expr_buf *b, const struct expr_value *v, bool pretty)
 
 char *expr_to_json(const struct expr_value *v)
 {
-    struct expr_buf b = {0};
+    struct expr_buf b = {.max = SIZE_MAX}; /* output, not an evaluation: no cap */
     struct expr_value none = {.kind = EXPR_NULL};
 
     expr_buf_json(&b, v ? v : &none, true);

@@ -14,7 +14,7 @@ void expr_buf_put(struct expr_buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (n > EXPR_MAX_STRING - b->len) {
+    if (n > (b->max ? b->max : EXPR_MAX_STRING) - b->len) {
         b->oom = b->too_long = true;
         return;
     }

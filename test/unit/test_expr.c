@@ -508,11 +508,34 @@ END_TEST
 
 START_TEST(eval_string_cap)
 {
-    /* toJSON of toJSON doubles its length each time: refused past 1 MiB. */
+    /* toJSON of toJSON doubles its length each time: refused past the runner's 1 MiB,
+     * where each piece toJSON writes costs 26 bytes and a character two. */
     char *s = nested("toJSON(", "'\"'", ")", 30);
+    struct expr_value *m = expr_object(), *big = expr_array();
+    char *text = malloc(524274);
 
-    ck_assert_str_eq(value_of(s), "E 77: the result would be longer than 1 MiB");
+    ck_assert_str_eq(value_of(s), "E 84: The maximum allowed memory size was exceeded while "
+                                  "evaluating toJSON (GitHub's runner allows 1048576 bytes, a "
+                                  "character counting two)");
     free(s);
+    /* "..." of 524,273 characters: 26 + 2 * 524,275 bytes, the most allowed */
+    ck_assert_ptr_nonnull(text);
+    memset(text, 'x', 524274);
+    ck_assert_int_eq(expr_object_set(m, "fits", 4, expr_string(text, 524273)), 0);
+    ck_assert_int_eq(expr_object_set(m, "over", 4, expr_string(text, 524274)), 0);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(expr_array_append(big, expr_string(text, 524274)), 0);
+    ck_assert_int_eq(expr_object_set(m, "big", 3, big), 0);
+    free(text);
+    ck_assert_int_eq(expr_contexts_set(ctx, "matrix", m), 0);
+    VALUE("toJSON(matrix.fits) == ''", "V false");
+    ck_assert_str_eq(value_of("toJSON(matrix.over)"),
+                     "E 0: The maximum allowed memory size was exceeded while evaluating toJSON "
+                     "(GitHub's runner allows 1048576 bytes, a character counting two)");
+    /* a residual far past GitHub's length is that error, not out of memory */
+    ck_assert_str_eq(value_of("matrix.big == github.x"),
+                     "E 0: the expression left to GitHub would be refused: Exceeded max "
+                     "expression length 21000");
 }
 END_TEST
 
