@@ -62,8 +62,8 @@ char *expr_to_json(const struct expr_value *v);
  * same double, without an exponent from 1e-6 to 1e21 (also what JSON.stringify writes);
  * its length. */
 size_t expr_js_number(double d, char buf[EXPR_NUMBUF]);
-/* JavaScript's toUpperCase() of UTF-8 text by its one-to-one mappings (the case
- * GitHub's parsers compare keys in); malloc'd, NUL-terminated, or NULL. */
+/* UTF-8 text in the upper case GitHub's runtime compares it in (.NET's OrdinalIgnoreCase:
+ * each character's simple upper-case mapping); malloc'd, NUL-terminated, or NULL. */
 char *expr_upper(const char *s, size_t len, size_t *out_len);
 /* fromJSON. NULL with *error set (malloc'd) on invalid JSON or out of memory. JSON.parse's
  * grammar exactly; of keys that differ only in case the first spelling stays, with the

@@ -62,6 +62,13 @@ static int exec_expr(struct cli *c, char **operands, int n, struct diag *d)
         diag_report(d, DIAG_ERROR, DIAG_INPUT, EXPR_FILE, 1, (unsigned)err.offset + 1, RULE_EXPRESSION,
                     "%s", err.message);
         rc = DIAG_INPUT;
+    } else if (res.value && c->format != 1 && expr_kind_of(res.value) == EXPR_STRING) {
+        size_t len;
+        const char *s = expr_string_value(res.value, &len);
+
+        /* every byte: a string may hold a NUL (fromJSON('"\u0000"')) */
+        fwrite(s, 1, len, stdout);
+        putchar('\n');
     } else if (res.value) {
         out = c->format == 1 ? expr_to_json(res.value) : expr_to_string(res.value);
         if (out)

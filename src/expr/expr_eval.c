@@ -25,7 +25,7 @@
  * ([a-zA-Z_][a-zA-Z0-9_-]*), else `a['b']`, `a.*` for both filter spellings; strings
  * single-quoted with '' for a quote; numbers as JavaScript prints them (NaN, Infinity,
  * -Infinity included); a known array or object as fromJSON('<compact JSON>'), with `'`
- * written \u0027 inside, and followed by `.*` for the result of a filter (whose items
+ * written \u0027 and ±Infinity 1e400 and -1e400 inside, and followed by `.*` for the result of a filter (whose items
  * index one by one); a string holding a NUL as fromJSON('"...\u0000..."'). Every
  * residual is parsed again before it is returned, so fanout never writes an expression
  * GitHub would refuse (too long or too deep). */
@@ -257,8 +257,8 @@ static int fn_contains(struct expr_value **args, struct expr_value **out)
     if (expr_is_primitive(l) && expr_is_primitive(r)) {
         size_t ll, rl, fl, fr;
         char *ls = coerce(l, &ll), *rs = coerce(r, &rl);
-        char *lf = ls ? expr_fold_copy(ls, ll, false, &fl) : NULL;
-        char *rf = rs ? expr_fold_copy(rs, rl, false, &fr) : NULL;
+        char *lf = ls ? expr_upper(ls, ll, &fl) : NULL;
+        char *rf = rs ? expr_upper(rs, rl, &fr) : NULL;
         int rc = lf && rf ? expr_find(lf, fl, rf, fr) : -1;
 
         free(ls);
@@ -283,8 +283,8 @@ static int fn_affix(struct expr_value **args, bool start, struct expr_value **ou
     if (expr_is_primitive(args[0]) && expr_is_primitive(args[1])) {
         size_t ll, rl, fl, fr;
         char *ls = coerce(args[0], &ll), *rs = coerce(args[1], &rl);
-        char *lf = ls ? expr_fold_copy(ls, ll, true, &fl) : NULL;
-        char *rf = rs ? expr_fold_copy(rs, rl, true, &fr) : NULL;
+        char *lf = ls ? expr_upper(ls, ll, &fl) : NULL;
+        char *rf = rs ? expr_upper(rs, rl, &fr) : NULL;
         bool ok = lf && rf;
 
         if (ok && fr <= fl)
@@ -401,12 +401,40 @@ static int fn_join(struct expr_value **args, size_t n, size_t pos, struct expr_e
     return string_result(&b, pos, err, out);
 }
 
+/* The pieces the runner's toJSON writes for `v`, each costing EXPR_PIECE_COST: a scalar,
+ * a key, an empty array or object, the start and the end of another. */
+static size_t json_pieces(const struct expr_value *v)
+{
+    size_t n = expr_len(v), pieces = 2;
+
+    if (expr_is_primitive(v) || n == 0)
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        if (v->kind == EXPR_ARRAY)
+            pieces += json_pieces(v->u.arr.items[i]);
+        else
+            pieces += 1 + json_pieces(v->u.obj.pairs[i].v);
+    }
+    return pieces;
+}
+
 static int fn_tojson(struct expr_value **args, size_t pos, struct expr_error *err,
                      struct expr_value **out)
 {
-    struct expr_buf b = {0};
+    /* A UTF-16 code unit is at most 3 bytes of UTF-8: the buffer holds what the cap allows. */
+    struct expr_buf b = {.max = EXPR_MAX_MEMORY / 2 * 3};
+    size_t pieces = json_pieces(args[0]);
 
-    expr_buf_json(&b, args[0], true);
+    if (pieces <= EXPR_MAX_MEMORY / EXPR_PIECE_COST)
+        expr_buf_json(&b, args[0], true);
+    if (pieces > EXPR_MAX_MEMORY / EXPR_PIECE_COST || b.too_long ||
+        (!b.oom && pieces * EXPR_PIECE_COST + 2 * expr_utf16_len(b.s, b.len) > EXPR_MAX_MEMORY)) {
+        expr_buf_free(&b);
+        return expr_fail(err, pos,
+                         "The maximum allowed memory size was exceeded while evaluating toJSON "
+                         "(GitHub's runner allows %d bytes, a character counting two)",
+                         EXPR_MAX_MEMORY);
+    }
     return string_result(&b, pos, err, out);
 }
 
@@ -975,11 +1003,17 @@ static int write_residual(struct ev *ev, const struct expr_node *r, struct expr_
     size_t len;
 
     print(&p, r, 1);
+    if (p.b.too_long) { /* far past what GitHub parses */
+        expr_buf_free(&p.b);
+        return expr_fail(ev->err, r->pos,
+                         "the expression left to GitHub would be refused: Exceeded max "
+                         "expression length %d", EXPR_MAX_LENGTH);
+    }
     if (p.unwritable) {
         expr_buf_free(&p.b);
         return expr_fail(ev->err, r->pos,
-                         "a known value cannot be written into the expression: NaN or "
-                         "Infinity inside an array or object");
+                         "a known value cannot be written into the expression: NaN "
+                         "inside an array or object (JSON has no NaN)");
     }
     out->residual = expr_buf_take(&p.b, &len);
     if (!out->residual)

@@ -21,6 +21,10 @@
  * each level. GitHub's runner refuses an evaluation past 1 MB of memory (a string costs
  * two bytes a character there); JavaScript stops only at 2^29 - 24 characters. */
 #define EXPR_MAX_STRING ((size_t)1 << 20)
+/* The runner's own cap, for toJSON (EvaluationContext: MaxMemory 1 MiB; MemoryCounter:
+ * each piece toJSON writes costs 26 bytes and two a UTF-16 code unit). */
+#define EXPR_MAX_MEMORY 1048576
+#define EXPR_PIECE_COST 26
 
 /* ---- values ---- */
 
@@ -71,7 +75,8 @@ struct expr_buf {
     char *s;
     size_t len, cap;
     bool oom;
-    bool too_long; /* past EXPR_MAX_STRING (oom is set too); kept by expr_buf_take */
+    bool too_long; /* past the cap (oom is set too); kept by expr_buf_take */
+    size_t max;    /* the cap in bytes; 0 for EXPR_MAX_STRING */
 };
 
 void expr_buf_put(struct expr_buf *b, const char *s, size_t n);
@@ -95,8 +100,6 @@ struct expr_case_range {
 
 extern const struct expr_case_range expr_upper_ranges[];
 extern const size_t expr_upper_ranges_len;
-extern const struct expr_case_range expr_lower_ranges[];
-extern const size_t expr_lower_ranges_len;
 
 /* The code point at s[*i] (advancing *i). A byte that does not start a valid UTF-8
  * sequence comes back as 0xDC00 + byte, a value no case mapping touches. */
@@ -109,10 +112,10 @@ size_t expr_utf16_len(const char *s, size_t len);
 bool expr_is_js_space(uint32_t cp);
 /* s[*start..*end) without the JavaScript white space at both ends. */
 void expr_js_trim(const char *s, size_t *start, size_t *end);
-/* toUpperSpecial (upper) or toLowerCase of one code point. */
-uint32_t expr_fold(uint32_t cp, bool upper);
-/* Case-folded copy of s[0..len) (malloc'd, NUL-terminated), or NULL when out of memory. */
-char *expr_fold_copy(const char *s, size_t len, bool upper, size_t *out_len);
+/* One code point as GitHub's runtime compares it: every case-insensitive comparison
+ * (==, <, contains, startsWith, endsWith, object keys) is .NET's OrdinalIgnoreCase, the
+ * simple upper-case mapping of each character (expr_casemap.c says which). */
+uint32_t expr_fold(uint32_t cp);
 /* Compares the upper-case foldings of a and b in UTF-16 code-unit order (<0, 0, >0). */
 int expr_fold_compare(const char *a, size_t alen, const char *b, size_t blen);
 /* Whether `needle` occurs in `hay` (1) or not (0), in linear time; -1 when out of memory. */
@@ -132,8 +135,8 @@ double expr_yaml_number(const char *s, size_t len);
 /* ---- JSON ---- */
 
 /* JSON.stringify of `v`: with `pretty`, two-space indentation (toJSON); otherwise
- * compact, with `'` written \u0027 and non-finite numbers refused (-1), for the
- * fromJSON('...') literal of a residual expression. */
+ * compact, with `'` written \u0027, ±Infinity written 1e400 and -1e400 and NaN refused
+ * (-1), for the fromJSON('...') literal of a residual expression. */
 int expr_buf_json(struct expr_buf *b, const struct expr_value *v, bool pretty);
 /* A JSON string literal, escaped as JSON.stringify does (`'` too when `no_quote`). */
 void expr_buf_json_string(struct expr_buf *b, const char *s, size_t len, bool no_quote);

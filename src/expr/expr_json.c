@@ -88,10 +88,17 @@ static int write_json(struct expr_buf *b, const struct expr_value *v, bool prett
         expr_buf_puts(b, v->u.b ? "true" : "false");
         return 0;
     case EXPR_NUMBER:
-        if (!isfinite(v->u.d)) {
-            if (!pretty)
-                return -1; /* fromJSON could not give it back */
+        if (pretty && !isfinite(v->u.d)) {
             expr_buf_puts(b, "null");
+            return 0;
+        }
+        if (isnan(v->u.d))
+            return -1; /* JSON has no NaN: fromJSON could not give it back */
+        if (isinf(v->u.d)) {
+            /* A number too large for a double: JSON.parse and the runner's fromJSON
+             * (Newtonsoft on .NET 8, where an overflowing parse is ±Infinity) read it
+             * back as ±Infinity. */
+            expr_buf_puts(b, v->u.d > 0 ? "1e400" : "-1e400");
             return 0;
         }
         expr_buf_put(b, num, expr_js_number(v->u.d, num));
@@ -129,7 +136,7 @@ int expr_buf_json(struct expr_buf *b, const struct expr_value *v, bool pretty)
 
 char *expr_to_json(const struct expr_value *v)
 {
-    struct expr_buf b = {0};
+    struct expr_buf b = {.max = SIZE_MAX}; /* output, not an evaluation: no cap */
     struct expr_value none = {.kind = EXPR_NULL};
 
     expr_buf_json(&b, v ? v : &none, true);

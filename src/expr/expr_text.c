@@ -14,7 +14,7 @@ void expr_buf_put(struct expr_buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (n > EXPR_MAX_STRING - b->len) {
+    if (n > (b->max ? b->max : EXPR_MAX_STRING) - b->len) {
         b->oom = b->too_long = true;
         return;
     }
@@ -182,18 +182,13 @@ void expr_js_trim(const char *s, size_t *start, size_t *end)
 
 /* ---- case ---- */
 
-uint32_t expr_fold(uint32_t cp, bool upper)
+uint32_t expr_fold(uint32_t cp)
 {
-    const struct expr_case_range *r = upper ? expr_upper_ranges : expr_lower_ranges;
-    size_t lo = 0, hi = upper ? expr_upper_ranges_len : expr_lower_ranges_len;
+    const struct expr_case_range *r = expr_upper_ranges;
+    size_t lo = 0, hi = expr_upper_ranges_len;
 
-    if (cp < 0x80) {
-        if (upper && cp >= 'a' && cp <= 'z')
-            return cp - 32;
-        if (!upper && cp >= 'A' && cp <= 'Z')
-            return cp + 32;
-        return cp;
-    }
+    if (cp < 0x80)
+        return cp >= 'a' && cp <= 'z' ? cp - 32 : cp;
     /* The last run starting at or before cp (runs do not overlap). */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -240,24 +235,19 @@ static size_t utf8_put(uint32_t cp, char *out)
     return 4;
 }
 
-char *expr_fold_copy(const char *s, size_t len, bool upper, size_t *out_len)
+char *expr_upper(const char *s, size_t len, size_t *out_len)
 {
-    /* A mapping may grow a character by one byte (U+023A's lower case is 3 bytes). */
+    /* A mapping may grow a character by one byte (U+0250's upper case is 3 bytes). */
     char *out = len < SIZE_MAX / 2 ? malloc(len * 2 + 1) : NULL;
     size_t i = 0, n = 0;
 
     if (!out)
         return NULL;
     while (i < len)
-        n += utf8_put(expr_fold(expr_utf8_next(s, len, &i), upper), out + n);
+        n += utf8_put(expr_fold(expr_utf8_next(s, len, &i)), out + n);
     out[n] = '\0';
     *out_len = n;
     return out;
-}
-
-char *expr_upper(const char *s, size_t len, size_t *out_len)
-{
-    return expr_fold_copy(s, len, true, out_len);
 }
 
 /* The order of JavaScript's `<` on strings: UTF-16 code units. */
@@ -273,8 +263,8 @@ int expr_fold_compare(const char *a, size_t alen, const char *b, size_t blen)
     size_t i = 0, j = 0;
 
     while (i < alen && j < blen) {
-        uint32_t x = utf16_key(expr_fold(expr_utf8_next(a, alen, &i), true));
-        uint32_t y = utf16_key(expr_fold(expr_utf8_next(b, blen, &j), true));
+        uint32_t x = utf16_key(expr_fold(expr_utf8_next(a, alen, &i)));
+        uint32_t y = utf16_key(expr_fold(expr_utf8_next(b, blen, &j)));
 
         if (x != y)
             return x < y ? -1 : 1;

@@ -126,7 +126,7 @@ fail:
     return -1;
 }
 
-/* ---- object keys: case-insensitive as GitHub's dictionaries (toLowerCase) ---- */
+/* ---- object keys: case-insensitive as GitHub's dictionaries (OrdinalIgnoreCase) ---- */
 
 static uint32_t key_hash(const char *s, size_t len)
 {
@@ -134,7 +134,7 @@ static uint32_t key_hash(const char *s, size_t len)
     size_t i = 0;
 
     while (i < len) {
-        h ^= expr_fold(expr_utf8_next(s, len, &i), false);
+        h ^= expr_fold(expr_utf8_next(s, len, &i));
         h *= 16777619u;
     }
     return h;
@@ -147,8 +147,7 @@ static bool key_equal(const char *a, size_t alen, const char *b, size_t blen)
     if (alen == blen && memcmp(a, b, alen) == 0)
         return true;
     while (i < alen && j < blen) {
-        if (expr_fold(expr_utf8_next(a, alen, &i), false) !=
-            expr_fold(expr_utf8_next(b, blen, &j), false))
+        if (expr_fold(expr_utf8_next(a, alen, &i)) != expr_fold(expr_utf8_next(b, blen, &j)))
             return false;
     }
     return i == alen && j == blen;

@@ -1,6 +1,6 @@
 /* tmplschema_keys: the keys of one mapping as GitHub's reader compares them, in upper
- * case (JavaScript's toUpperCase), by two hashes in an open-addressing table: most
- * mappings are small and use the set's inline slots. */
+ * case (expr_upper: OrdinalIgnoreCase, as the runner's TemplateReader), by two hashes in
+ * an open-addressing table: most mappings are small and use the set's inline slots. */
 #include "tmplschema_internal.h"
 
 #include <stdlib.h>
@@ -18,8 +18,7 @@ void tmpl_keyset_free(struct keyset *k)
     k->n = k->cap = 0;
 }
 
-/* The two hashes of `text` in upper case (JavaScript's toUpperCase, one-to-one
- * mappings). False when out of memory. */
+/* The two hashes of `text` in upper case (expr_upper). False when out of memory. */
 static bool key_hash(const char *text, size_t len, uint64_t *h1, uint64_t *h2)
 {
     char small[128] = {0}, *upper = small;

@@ -7,8 +7,11 @@
  *                                         them (NaN, Infinity, -0 kept), keys in order
  *   PARSE_ERROR | EVAL_ERROR | RESIDUAL <text>
  *
- * Usage: expr_driver CONTEXTS.json EXPRESSIONS.jsonl [--bench N]
- * --bench parses and evaluates the whole set N times and prints expressions per second. */
+ * Usage: expr_driver CONTEXTS.json EXPRESSIONS.jsonl [--bench N | --unknown NAME]
+ * --bench parses and evaluates the whole set N times and prints expressions per second.
+ * --unknown evaluates in two stages, as a rendering and then GitHub do: first with the
+ * context NAME unknown, then the residual left (if any) with every context known; the
+ * result must be GitHub's for the whole expression. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,19 +127,31 @@ static int load_set(const char *path, struct set *set)
     return 0;
 }
 
-/* One expression's line; the buffer is reset first. */
-static void run(const struct expr_value *text, const struct expr_contexts *c, struct expr_buf *b)
+/* One expression's line; the buffer is reset first. With `first`, the expression is
+ * evaluated against it, and a residual again against `c`. */
+static void run(const struct expr_value *text, const struct expr_contexts *first,
+                const struct expr_contexts *c, struct expr_buf *b)
 {
     struct expr_error err;
     struct expr_result r;
     struct expr *e = expr_parse(text->u.str.s, text->u.str.len, &err);
+    int rc;
 
     b->len = 0;
     if (!e) {
         expr_buf_puts(b, "PARSE_ERROR");
         return;
     }
-    if (expr_eval(e, c, false, &r, &err) != 0) {
+    rc = expr_eval(e, first ? first : c, false, &r, &err);
+    if (rc == 0 && first && r.residual) {
+        struct expr *again = expr_parse(r.residual, strlen(r.residual), &err);
+
+        expr_result_clear(&r);
+        expr_free(e);
+        e = again;
+        rc = e ? expr_eval(e, c, false, &r, &err) : -1;
+    }
+    if (rc != 0) {
         expr_buf_puts(b, "EVAL_ERROR");
     } else if (r.residual) {
         expr_buf_puts(b, "RESIDUAL ");
@@ -157,8 +172,9 @@ static void run(const struct expr_value *text, const struct expr_contexts *c, st
 
 int main(int argc, char **argv)
 {
-    struct expr_contexts *c = expr_contexts_create();
+    struct expr_contexts *c = expr_contexts_create(), *first = NULL;
     struct expr_value *all;
+    const char *unknown = NULL;
     struct set set = {0};
     struct expr_buf b = {0};
     char *text, *error = NULL;
@@ -167,8 +183,11 @@ int main(int argc, char **argv)
 
     if (argc == 5 && strcmp(argv[3], "--bench") == 0)
         rounds = strtol(argv[4], NULL, 10);
+    else if (argc == 5 && strcmp(argv[3], "--unknown") == 0)
+        unknown = argv[4];
     else if (argc != 3) {
-        fprintf(stderr, "usage: expr_driver CONTEXTS.json EXPRESSIONS.jsonl [--bench N]\n");
+        fprintf(stderr, "usage: expr_driver CONTEXTS.json EXPRESSIONS.jsonl "
+                        "[--bench N | --unknown NAME]\n");
         return 2;
     }
     text = read_file(argv[1], &len);
@@ -179,8 +198,15 @@ int main(int argc, char **argv)
                 error ? error : "");
         return 2;
     }
-    for (size_t i = 0; i < expr_len(all); i++)
-        expr_contexts_set(c, expr_key(all, i, NULL), expr_ref(expr_member(all, i)));
+    if (unknown && !(first = expr_contexts_create()))
+        return 2;
+    for (size_t i = 0; i < expr_len(all); i++) {
+        const char *name = expr_key(all, i, NULL);
+
+        expr_contexts_set(c, name, expr_ref(expr_member(all, i)));
+        if (first && strcmp(name, unknown) != 0)
+            expr_contexts_set(first, name, expr_ref(expr_member(all, i)));
+    }
     if (rounds > 0) {
         struct timespec t0, t1;
         double s;
@@ -188,7 +214,7 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (long k = 0; k < rounds; k++) {
             for (size_t i = 0; i < set.n; i++)
-                run(set.texts[i], c, &b);
+                run(set.texts[i], NULL, c, &b);
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -196,7 +222,7 @@ int main(int argc, char **argv)
                set.n, rounds, s, (double)set.n * (double)rounds / s);
     } else {
         for (size_t i = 0; i < set.n; i++) {
-            run(set.texts[i], c, &b);
+            run(set.texts[i], first, c, &b);
             printf("%s\n", b.s);
         }
     }
@@ -206,5 +232,6 @@ int main(int argc, char **argv)
     expr_buf_free(&b);
     expr_unref(all);
     expr_contexts_destroy(c);
+    expr_contexts_destroy(first);
     return 0;
 }

@@ -342,7 +342,39 @@ START_TEST(eval_equality)
     VALUE("matrix.obj.* == matrix.obj.*", "V false"); /* a new filter each time */
     VALUE("'\xc3\xa9' == '\xc3\x89'", "V true");
     VALUE("'\xc4\xb1' == 'I'", "V false"); /* dotless i keeps its case */
-    VALUE("'\xc5\xbf' == 's'", "V true");   /* long s: S in upper case */
+    VALUE("'\xc5\xbf' == 's'", "V false"); /* long s keeps its case (OrdinalIgnoreCase) */
+}
+END_TEST
+
+/* Every case-insensitive comparison is the runner's OrdinalIgnoreCase: each character's
+ * simple upper case. @actions/expressions lower-cases for contains and keys, and
+ * upper-cases fully elsewhere, so it answers otherwise on these. */
+START_TEST(eval_case_runtime)
+{
+    /* final sigma, sigma, capital sigma: one upper case */
+    VALUE("contains('\xcf\x82', '\xcf\x83')", "V true");
+    VALUE("'\xcf\x82' == '\xcf\x83'", "V true");
+    VALUE("startsWith('\xcf\x82x', '\xce\xa3')", "V true");
+    VALUE("endsWith('x\xcf\x82', '\xcf\x83')", "V true");
+    VALUE("contains(fromJSON('[\"\xcf\x82\"]'), '\xcf\x83')", "V true");
+    VALUE("fromJSON('{\"\xcf\x82\": 1}')['\xcf\x83']", "V 1");
+    /* micro sign and mu */
+    VALUE("contains('\xc2\xb5', '\xce\xbc')", "V true");
+    /* long s and dotless i map to no ASCII letter */
+    VALUE("contains('\xc5\xbf', 's')", "V false");
+    VALUE("endsWith('x\xc5\xbf', 'S')", "V false");
+    VALUE("'\xc5\xbf' > 's'", "V true"); /* U+017F after S */
+    VALUE("contains('\xc4\xb1', 'i')", "V false");
+    /* Kelvin sign is its own upper case: not k */
+    VALUE("contains('\xe2\x84\xaa', 'k')", "V false");
+    VALUE("fromJSON('{\"k\": 1}')['\xe2\x84\xaa']", "V null");
+    /* sharp s has no one-character upper case; dotted I's lower case is two */
+    VALUE("'\xc3\x9f' == 'SS'", "V false");
+    VALUE("contains('\xc4\xb0', 'i')", "V false");
+    /* simple mappings where the full one is two characters: alpha with ypogegrammeni */
+    VALUE("'\xe1\xbe\x80' == '\xe1\xbe\x88'", "V true");
+    /* a surrogate pair (Deseret) */
+    VALUE("contains('\xf0\x90\x90\xa8', '\xf0\x90\x90\x80')", "V true");
 }
 END_TEST
 
@@ -476,11 +508,34 @@ END_TEST
 
 START_TEST(eval_string_cap)
 {
-    /* toJSON of toJSON doubles its length each time: refused past 1 MiB. */
+    /* toJSON of toJSON doubles its length each time: refused past the runner's 1 MiB,
+     * where each piece toJSON writes costs 26 bytes and a character two. */
     char *s = nested("toJSON(", "'\"'", ")", 30);
+    struct expr_value *m = expr_object(), *big = expr_array();
+    char *text = malloc(524274);
 
-    ck_assert_str_eq(value_of(s), "E 77: the result would be longer than 1 MiB");
+    ck_assert_str_eq(value_of(s), "E 84: The maximum allowed memory size was exceeded while "
+                                  "evaluating toJSON (GitHub's runner allows 1048576 bytes, a "
+                                  "character counting two)");
     free(s);
+    /* "..." of 524,273 characters: 26 + 2 * 524,275 bytes, the most allowed */
+    ck_assert_ptr_nonnull(text);
+    memset(text, 'x', 524274);
+    ck_assert_int_eq(expr_object_set(m, "fits", 4, expr_string(text, 524273)), 0);
+    ck_assert_int_eq(expr_object_set(m, "over", 4, expr_string(text, 524274)), 0);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(expr_array_append(big, expr_string(text, 524274)), 0);
+    ck_assert_int_eq(expr_object_set(m, "big", 3, big), 0);
+    free(text);
+    ck_assert_int_eq(expr_contexts_set(ctx, "matrix", m), 0);
+    VALUE("toJSON(matrix.fits) == ''", "V false");
+    ck_assert_str_eq(value_of("toJSON(matrix.over)"),
+                     "E 0: The maximum allowed memory size was exceeded while evaluating toJSON "
+                     "(GitHub's runner allows 1048576 bytes, a character counting two)");
+    /* a residual far past GitHub's length is that error, not out of memory */
+    ck_assert_str_eq(value_of("matrix.big == github.x"),
+                     "E 0: the expression left to GitHub would be refused: Exceeded max "
+                     "expression length 21000");
 }
 END_TEST
 
@@ -592,8 +647,12 @@ START_TEST(partial_unwritable)
     ck_assert_int_eq(expr_object_set(m, "long", 4, s), 0);
     ck_assert_int_eq(expr_contexts_set(ctx, "matrix", m), 0);
     VALUE("contains(matrix.a, github.x)",
-          "E 0: a known value cannot be written into the expression: NaN or Infinity inside an "
-          "array or object");
+          "E 0: a known value cannot be written into the expression: NaN inside an array or "
+          "object (JSON has no NaN)");
+    /* ±Infinity has one: a number past a double's range, read back as ±Infinity. */
+    VALUE("github.x || fromJSON('[1e999, {\"a\": -1e999}]')",
+          "R github.x || fromJSON('[1e400,{\"a\":-1e400}]') | github | -");
+    VALUE("fromJSON('[1e400]') == github.x", "R fromJSON('[1e400]') == github.x | github | -");
     VALUE("matrix.a[0] == github.x", "R NaN == github.x | github | -");
     /* Nor can a residual longer than GitHub allows. */
     ck_assert_int_eq(strncmp(value_of("matrix.long == github.x"),
@@ -812,6 +871,7 @@ Suite *expr_suite(void)
     tcase_add_test(parse, parser_long_runs);
     tcase_add_test(parse, parser_length);
     tcase_add_test(eval, eval_equality);
+    tcase_add_test(eval, eval_case_runtime);
     tcase_add_test(eval, eval_comparison);
     tcase_add_test(eval, eval_logic);
     tcase_add_test(eval, eval_index);
