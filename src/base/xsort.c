@@ -14,6 +14,8 @@ struct run {
 struct xsort {
     size_t rec_size;
     xsort_cmp cmp;
+    xsort_key key; /* NULL: runs are sorted by qsort */
+    char *spare;   /* with a key: the radix sort's second buffer */
     size_t budget;
     char *buf;
     size_t n, cap;
@@ -58,6 +60,7 @@ void xsort_destroy(struct xsort *xs)
     free(xs->runs);
     free(xs->heap);
     free(xs->buf);
+    free(xs->spare);
     free(xs->out);
     if (xs->tmp)
         fclose(xs->tmp);
@@ -80,6 +83,84 @@ static int fail(struct xsort *xs)
     return -1;
 }
 
+int xsort_set_key(struct xsort *xs, xsort_key key)
+{
+    if (xs->n || !(xs->spare = malloc(xs->cap * xs->rec_size)))
+        return fail(xs);
+    xs->key = key;
+    return 0;
+}
+
+/* A record copied in words when its size allows: memcpy of a size known only at run
+ * time is a call per record. */
+static void copy_rec(char *dst, const char *src, size_t size)
+{
+    if (size % 8) {
+        memcpy(dst, src, size);
+        return;
+    }
+    for (size_t i = 0; i < size; i += 8)
+        memcpy(dst + i, src + i, 8);
+}
+
+/* The buffer sorted by the key, least significant byte first (a byte that is the same
+ * in every key takes no pass), then each run of equal keys by `cmp`. */
+static void radix_sort(struct xsort *xs)
+{
+    size_t count[8][256] = {{0}}, size = xs->rec_size, n = xs->n;
+    char *src = xs->buf, *dst = xs->spare;
+    uint64_t first;
+
+    if (n == 0)
+        return;
+    first = xs->key(src);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = xs->key(src + i * size);
+
+        for (unsigned b = 0; b < 8; b++)
+            count[b][(k >> (8 * b)) & 255]++;
+    }
+    for (unsigned b = 0; b < 8; b++) {
+        size_t at = 0;
+        char *t;
+
+        if (count[b][(first >> (8 * b)) & 255] == n)
+            continue;
+        for (unsigned d = 0; d < 256; d++) {
+            size_t c = count[b][d];
+
+            count[b][d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const char *rec = src + i * size;
+
+            copy_rec(dst + count[b][(xs->key(rec) >> (8 * b)) & 255]++ * size, rec, size);
+        }
+        t = src;
+        src = dst;
+        dst = t;
+    }
+    xs->buf = src;
+    xs->spare = dst;
+    for (size_t i = 0, j; i < n; i = j) {
+        uint64_t k = xs->key(src + i * size);
+
+        for (j = i + 1; j < n && xs->key(src + j * size) == k; j++)
+            ;
+        if (j - i > 1)
+            qsort(src + i * size, j - i, size, xs->cmp);
+    }
+}
+
+static void sort_buffer(struct xsort *xs)
+{
+    if (xs->key)
+        radix_sort(xs);
+    else
+        qsort(xs->buf, xs->n, xs->rec_size, xs->cmp);
+}
+
 /* Sorts the buffer and appends it to the temporary file as one run. */
 static int spill(struct xsort *xs)
 {
@@ -98,7 +179,7 @@ static int spill(struct xsort *xs)
         xs->runs = runs;
         xs->cap_runs = cap;
     }
-    qsort(xs->buf, xs->n, xs->rec_size, xs->cmp);
+    sort_buffer(xs);
     if (fseek(xs->tmp, 0, SEEK_END) != 0)
         return fail(xs);
     r = &xs->runs[xs->n_runs];
@@ -186,14 +267,15 @@ int xsort_finish(struct xsort *xs)
         return -1;
     xs->reading = true;
     if (xs->n_runs == 0) {
-        qsort(xs->buf, xs->n, xs->rec_size, xs->cmp);
+        sort_buffer(xs);
         return 0;
     }
     if (spill(xs) != 0)
         return -1;
     /* The merge reuses the budget: one read buffer per run. */
     free(xs->buf);
-    xs->buf = NULL;
+    free(xs->spare);
+    xs->buf = xs->spare = NULL;
     xs->heap = malloc(xs->n_runs * sizeof(*xs->heap));
     if (!xs->heap)
         return fail(xs);

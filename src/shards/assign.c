@@ -94,9 +94,28 @@ static void digest_words(bool sha, const unsigned char *d, unsigned dlen, uint32
     }
 }
 
-/* The number mod `shards`, by Horner's rule from the most significant word: r < shards
- * < 2^32, so r * 2^32 + a word cannot overflow. */
-static unsigned words_mod(const uint32_t *w, unsigned shards)
+/* 2^(32k) mod `shards` for each word k: the number mod `shards` is then the sum of w_k *
+ * c_k mod `shards`, one division a digest, as eight terms under 2^32 * `shards` stay
+ * under 2^64 (`shards` <= ASSIGN_MAX_SHARDS < 2^29). */
+static void word_weights(unsigned shards, uint64_t *c)
+{
+    c[0] = 1 % shards;
+    for (unsigned k = 1; k < WORDS; k++)
+        c[k] = (c[k - 1] << 32) % shards;
+}
+
+static unsigned words_mod(const uint32_t *w, const uint64_t *c, unsigned shards)
+{
+    uint64_t sum = 0;
+
+    for (unsigned k = 0; k < WORDS; k++)
+        sum += w[k] * c[k];
+    return (unsigned)(sum % shards);
+}
+
+/* The same for any count below 2^32, by Horner's rule from the most significant word: r <
+ * shards, so r * 2^32 + a word cannot overflow (eight divisions). */
+static unsigned words_mod_horner(const uint32_t *w, unsigned shards)
 {
     uint64_t r = 0;
 
@@ -108,6 +127,9 @@ static unsigned words_mod(const uint32_t *w, unsigned shards)
 unsigned assign_shard_keyed(enum assign_algo a, const char *id, size_t len, unsigned shards,
                             uint64_t key[2])
 {
+    /* the weights of the last count asked for: a streamed list asks with one throughout */
+    static unsigned weighted;
+    static uint64_t c[WORDS];
     unsigned char d[DIGEST_MAX];
     uint32_t w[WORDS];
     unsigned dlen = 0;
@@ -118,7 +140,13 @@ unsigned assign_shard_keyed(enum assign_algo a, const char *id, size_t len, unsi
     if (key)
         memcpy(key, d, 2 * sizeof(*key)); /* both digests have 16 bytes or more */
     digest_words(sha, d, dlen, w);
-    return words_mod(w, shards);
+    if (shards > ASSIGN_MAX_SHARDS)
+        return words_mod_horner(w, shards);
+    if (shards != weighted) {
+        word_weights(shards, c);
+        weighted = shards;
+    }
+    return words_mod(w, c, shards);
 }
 
 unsigned assign_shard_of(enum assign_algo a, const char *id, size_t len, unsigned shards)
@@ -620,24 +648,14 @@ void assign_prep_free(struct assign_prep *p)
     free(p);
 }
 
-/* Every test's shard from its digest's words, one division a test: with c_k = 2^(32k)
- * mod N, the sum of w_k * c_k is the number mod N, and eight terms under 2^32 * N stay
- * under 2^64 (N < 2^29; a budget search tries many counts). */
+/* Every test's shard from its digest's words (a budget search tries many counts). */
 static void hash_shards(struct assign_prep *p, unsigned shards)
 {
     uint64_t c[WORDS];
 
-    c[0] = 1 % shards;
-    for (unsigned k = 1; k < WORDS; k++)
-        c[k] = (c[k - 1] << 32) % shards;
-    for (size_t i = 0; i < p->n; i++) {
-        const uint32_t *w = p->words + i * WORDS;
-        uint64_t sum = 0;
-
-        for (unsigned k = 0; k < WORDS; k++)
-            sum += w[k] * c[k];
-        p->tests[i].shard = (unsigned)(sum % shards);
-    }
+    word_weights(shards, c);
+    for (size_t i = 0; i < p->n; i++)
+        p->tests[i].shard = words_mod(p->words + i * WORDS, c, shards);
 }
 
 long assign_prep_run(struct assign_prep *p, unsigned shards)

@@ -30,6 +30,15 @@ static int list_rec_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* (shard, seq) in one word, seq held at 2^32 - 1 past it (a streamed list of more ids
+ * than that ties there and list_rec_cmp decides) */
+static uint64_t list_rec_key(const void *a)
+{
+    const struct list_rec *x = a;
+
+    return (uint64_t)x->shard << 32 | (x->seq < UINT32_MAX ? x->seq : UINT32_MAX);
+}
+
 /* Which shard runs a test, by 96 bits of a key of its id: the first 64 bits, then 32
  * more above the shard (16 bytes sort faster than 24; two of a million ids agree in 96
  * bits with a chance of 1 in 10^16). */
@@ -48,6 +57,11 @@ static int proof_rec_cmp(const void *a, const void *b)
     return x->h2_shard < y->h2_shard ? -1 : x->h2_shard > y->h2_shard;
 }
 
+static uint64_t proof_rec_key(const void *a)
+{
+    return ((const struct proof_rec *)a)->h1;
+}
+
 /* With `lists`, the report lists each shard's tests: their ids are in `text` (the tests
  * in memory), or are spooled as they come (NULL). */
 static int result_init(struct result *r, const struct assign_opts *o, bool lists, const char *text)
@@ -60,16 +74,20 @@ static int result_init(struct result *r, const struct assign_opts *o, bool lists
     r->overhead = o->overhead;
     r->budget = o->budget;
     r->proof = xsort_create(sizeof(struct proof_rec), proof_rec_cmp, SPOOL_BUDGET);
+    if (!r->proof || xsort_set_key(r->proof, proof_rec_key) != 0)
+        return -1;
     r->unstable_re = pcre2_compile((PCRE2_SPTR)UNSTABLE_RE, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &at, NULL);
     if (r->unstable_re)
         pcre2_jit_compile(r->unstable_re, PCRE2_JIT_COMPLETE);
     r->unstable_md = r->unstable_re ? pcre2_match_data_create_from_pattern(r->unstable_re, NULL) : NULL;
     if (lists) {
         r->lists = xsort_create(sizeof(struct list_rec), list_rec_cmp, SPOOL_BUDGET);
+        if (!r->lists || xsort_set_key(r->lists, list_rec_key) != 0)
+            return -1;
         r->text = text;
         r->spool = text ? NULL : tmpfile();
     }
-    return r->proof && r->unstable_md && (!lists || (r->lists && (text || r->spool))) ? 0 : -1;
+    return r->unstable_md && (!lists || text || r->spool) ? 0 : -1;
 }
 
 static int result_shards(struct result *r, unsigned count)
@@ -94,13 +112,12 @@ static void result_free(struct result *r)
 }
 
 /* One collected test, its duration (< 0: unknown) and the shard it went to
- * (ASSIGN_NOWHERE: none). `key` tells ids apart (NULL: hashed here); every test of a run
- * gets its key the same way. */
+ * (ASSIGN_NOWHERE: none). `key` tells ids apart; every test of a run gets its key the
+ * same way. */
 static int result_add(struct result *r, const char *id, size_t len, unsigned shard, size_t seq,
                       double seconds, const uint64_t *key)
 {
     struct proof_rec p;
-    uint64_t h[2];
     const char *params = memchr(id, '[', len); /* only parametrize ids vary */
 
     r->collected++;
@@ -116,10 +133,6 @@ static int result_add(struct result *r, const char *id, size_t len, unsigned sha
     else
         r->shards[shard].untimed++;
     r->shards[shard].tests++;
-    if (!key) {
-        strhash_pair(id, len, &h[0], &h[1]);
-        key = h;
-    }
     p.h1 = key[0];
     p.h2_shard = (key[1] & ~(uint64_t)UINT32_MAX) | shard;
     if (xsort_add(r->proof, &p) != 0)
@@ -196,7 +209,9 @@ static int on_streamed(void *user, const char *id, size_t len, unsigned line)
 
     (void)line;
     memcpy(st->buf + pl, id, len);
-    slot = st->dur ? sp_dur_find(st->dur, st->buf, pl + len) : NULL;
+    if (st->dur)
+        strhash_pair(st->buf, pl + len, &key[0], &key[1]);
+    slot = st->dur ? sp_dur_find(st->dur, key) : NULL;
     if (slot && slot->used) {
         seconds = slot->seconds;
         st->known_sum += seconds;
@@ -240,7 +255,7 @@ static void fill_seconds(struct tests *ts, const struct durations *dur, struct r
     size_t known = 0;
 
     for (size_t i = 0; i < ts->n; i++) {
-        const struct dslot *s = sp_dur_find(dur, ts->t[i].id, ts->t[i].len);
+        const struct dslot *s = sp_dur_find(dur, ts->keys[i]);
 
         ts->t[i].seconds = s && s->used ? s->seconds : -1;
         if (s && s->used) {
@@ -261,19 +276,34 @@ static void fill_seconds(struct tests *ts, const struct durations *dur, struct r
     }
 }
 
-/* Assigns the in-memory tests into `count` shards and records them. */
-static int assign_listed(struct result *r, struct tests *ts, unsigned count, double avail)
+/* The in-memory tests timed, the count chosen (-n, or the budget's search) and the tests
+ * assigned into it and recorded. The algorithm is prepared (sorted, or each id digested)
+ * once for the search and the assignment. -1 when out of memory. */
+static int assign_in_memory(const struct assign_opts *o, struct result *r, struct tests *ts,
+                            const struct durations *dur)
 {
-    long got = assign_run(r->algo, ts->t, ts->n, count, avail);
+    struct assign_prep *p = NULL;
+    unsigned count;
+    long got;
+    int rc = -1;
 
-    /* ci-infra-contiguous chooses its own count */
-    if (got < 0 || result_shards(r, (unsigned)got) != 0)
+    fill_seconds(ts, dur, r);
+    if (r->algo != ASSIGN_CONTIGUOUS && !(p = assign_prepare(r->algo, ts->t, ts->n)))
         return -1;
+    if (sp_answer_budget(o, r, ts, p, &count) != 0)
+        goto done;
+    /* ci-infra-contiguous chooses its own count */
+    got = p ? assign_prep_run(p, count) : assign_run(r->algo, ts->t, ts->n, count, o->budget - o->overhead);
+    if (got < 0 || result_shards(r, (unsigned)got) != 0)
+        goto done;
     for (size_t i = 0; i < ts->n; i++)
         if (result_add(r, ts->t[i].id, ts->t[i].len, ts->t[i].shard, ts->t[i].seq, ts->t[i].seconds,
-                       NULL) != 0)
-            return -1;
-    return 0;
+                       ts->keys[i]) != 0)
+            goto done;
+    rc = 0;
+done:
+    assign_prep_free(p);
+    return rc;
 }
 
 /* Durations near the largest double add up to infinity, which no report can show: an
@@ -318,11 +348,8 @@ int shardplan_assign(const struct assign_opts *o, enum shardplan_format format, 
             goto oom;
         if (assign_streamed(o, &r, in.have_durations ? &in.dur : NULL, d) != 0)
             goto done;
-    } else {
-        fill_seconds(&in.ts, &in.dur, &r);
-        if (sp_answer_budget(o, &r, &in.ts, &count) != 0 ||
-            assign_listed(&r, &in.ts, count, o->budget - o->overhead) != 0)
-            goto oom;
+    } else if (assign_in_memory(o, &r, &in.ts, &in.dur) != 0) {
+        goto oom;
     }
     if (result_prove(&r) != 0)
         goto oom;
@@ -354,7 +381,6 @@ int shardplan_plan(const struct assign_opts *o, FILE *out, struct diag *d)
     struct assign_opts lpt = *o;
     struct inputs in;
     struct result r;
-    unsigned count;
     int rc = 2;
 
     lpt.algo = ASSIGN_LPT_REGISTRY;
@@ -363,9 +389,7 @@ int shardplan_plan(const struct assign_opts *o, FILE *out, struct diag *d)
     if (result_init(&r, &lpt, true, in.ts.text) != 0)
         goto oom;
     r.timed = in.have_durations;
-    fill_seconds(&in.ts, &in.dur, &r);
-    if (sp_answer_budget(&lpt, &r, &in.ts, &count) != 0 || assign_listed(&r, &in.ts, count, 0) != 0 ||
-        result_prove(&r) != 0 || xsort_finish(r.lists) != 0)
+    if (assign_in_memory(&lpt, &r, &in.ts, &in.dur) != 0 || result_prove(&r) != 0 || xsort_finish(r.lists) != 0)
         goto oom;
     if (times_overflow(&r, o, d))
         goto done;

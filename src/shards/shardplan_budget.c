@@ -57,26 +57,26 @@ static int fits(struct assign_prep *p, const struct tests *ts, unsigned count, d
     return assignment_span(ts->t, ts->n, count, sums) <= avail + 1e-9;
 }
 
-/* The fewest shards from `lo` to `hi` whose tests fit in `avail` seconds each, for
- * algorithm `a` (0: none does; -1: out of memory). Counts are tried one by one while
- * that places at most MAX_LINEAR_WORK tests; past that from `sure` (a count known to
- * fit, or 0) or by a step that doubles until a count fits, then bisection finds one
- * whose predecessor does not (neither hashing nor LPT is monotone in the count, so a
- * smaller one may fit by chance). Each try is one O(n log n) assignment at most: the
- * sort or the digests are done once. */
-static long fewest_shards(enum assign_algo a, struct tests *ts, unsigned lo, unsigned hi, unsigned sure,
+/* The fewest shards from `lo` to `hi` whose tests fit in `avail` seconds each, for the
+ * algorithm `p` prepared (NULL: ci-infra-contiguous, which chooses its count itself)
+ * (0: none does; -1: out of memory). Counts are tried one by one while that places at
+ * most MAX_LINEAR_WORK tests; past that from `sure` (a count known to fit, or 0) or by
+ * a step that doubles until a count fits, then bisection finds one whose predecessor
+ * does not (neither hashing nor LPT is monotone in the count, so a smaller one may fit
+ * by chance). Each try is one O(n log n) assignment at most: the sort or the digests
+ * are done once. */
+static long fewest_shards(struct assign_prep *p, struct tests *ts, unsigned lo, unsigned hi, unsigned sure,
                           double avail, unsigned max_shards)
 {
     size_t linear = ts->n ? MAX_LINEAR_WORK / ts->n : 0;
     unsigned bad, good = 0, step;
-    struct assign_prep *p;
     double *sums;
     int f = 0;
 
     if (!ts->n) /* nothing to run fits anywhere */
         return 1;
-    if (a == ASSIGN_CONTIGUOUS) { /* it chooses its count from the budget itself */
-        long found = assign_run(a, ts->t, ts->n, max_shards, avail);
+    if (!p) { /* ci-infra-contiguous chooses its count from the budget itself */
+        long found = assign_run(ASSIGN_CONTIGUOUS, ts->t, ts->n, max_shards, avail);
 
         if (found <= 0 || !(sums = malloc((size_t)found * sizeof(*sums))))
             return -1;
@@ -85,10 +85,8 @@ static long fewest_shards(enum assign_algo a, struct tests *ts, unsigned lo, uns
         free(sums);
         return found;
     }
-    p = assign_prepare(a, ts->t, ts->n);
-    sums = malloc((size_t)hi * sizeof(*sums));
-    if (!p || !sums)
-        goto done;
+    if (!(sums = malloc((size_t)hi * sizeof(*sums))))
+        return -1;
     for (bad = lo - 1; bad < hi && bad + 1 - lo < (linear ? linear : 1); bad++)
         if ((f = fits(p, ts, bad + 1, avail, sums)) != 0) {
             good = bad + 1;
@@ -115,9 +113,8 @@ static long fewest_shards(enum assign_algo a, struct tests *ts, unsigned lo, uns
             bad = mid;
     }
 done:
-    assign_prep_free(p);
     free(sums);
-    return !p || !sums || f < 0 ? -1 : (long)good;
+    return f < 0 ? -1 : (long)good;
 }
 
 /* Does the algorithm give each test to the lightest shard (LPT and pytest-split's
@@ -129,7 +126,8 @@ static bool lightest_first(enum assign_algo a)
 
 /* The budget's answers (r->least, r->need, r->need_lpt) and the count to report at:
  * -n, else the fewest that fit, else the bound (at most one shard per test). */
-int sp_answer_budget(const struct assign_opts *o, struct result *r, struct tests *ts, unsigned *count)
+int sp_answer_budget(const struct assign_opts *o, struct result *r, struct tests *ts, struct assign_prep *p,
+                     unsigned *count)
 {
     double avail = o->budget - o->overhead;
     double most = fmin(SHARDPLAN_MAX_SHARDS, ts->n > 1 ? (double)ts->n : 1.0);
@@ -148,11 +146,14 @@ int sp_answer_budget(const struct assign_opts *o, struct result *r, struct tests
 
         r->searched_to = ts->n > lo ? (unsigned)fmin(SHARDPLAN_MAX_SHARDS, (double)ts->n) : lo;
         sure = (unsigned)fmin(r->searched_to, fmax(lo, bound));
-        r->need = fewest_shards(r->algo, ts, lo, r->searched_to, lightest_first(r->algo) ? sure : 0, avail,
-                                o->count);
-        r->need_lpt = r->algo == ASSIGN_LPT_REGISTRY
-                          ? r->need
-                          : fewest_shards(ASSIGN_LPT_REGISTRY, ts, lo, r->searched_to, sure, avail, o->count);
+        struct assign_prep *lpt = r->algo == ASSIGN_LPT_REGISTRY ? NULL
+                                                                 : assign_prepare(ASSIGN_LPT_REGISTRY, ts->t, ts->n);
+
+        r->need = fewest_shards(p, ts, lo, r->searched_to, lightest_first(r->algo) ? sure : 0, avail, o->count);
+        r->need_lpt = r->algo == ASSIGN_LPT_REGISTRY ? r->need
+                      : lpt                          ? fewest_shards(lpt, ts, lo, r->searched_to, sure, avail, o->count)
+                                                     : -1;
+        assign_prep_free(lpt);
         if (r->need < 0 || r->need_lpt < 0)
             return -1;
     }

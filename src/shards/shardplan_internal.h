@@ -38,6 +38,8 @@ struct durations {
 /* the collected tests, in memory */
 struct tests {
     struct assign_test *t;
+    uint64_t (*keys)[2]; /* each id's two hashes (strhash_pair), taken once: its duration's
+                            slot and its proof record */
     size_t n, cap;
     char *text; /* the ids, NUL-separated */
     size_t len, text_cap;
@@ -53,8 +55,8 @@ struct inputs {
 int sp_input_error(struct diag *d, const char *file, unsigned line, const char *msg);
 /* A list past what is held in memory; returns -1. */
 int sp_too_many(struct diag *d, const char *file, unsigned line);
-/* The slot of `id`: used when it has a duration. */
-struct dslot *sp_dur_find(const struct durations *m, const char *id, size_t len);
+/* The slot of the id whose two hashes are `key`: used when it has a duration. */
+struct dslot *sp_dur_find(const struct durations *m, const uint64_t key[2]);
 
 typedef int (*test_fn)(void *user, const char *id, size_t len, unsigned line);
 /* Each node id of the collected tests at `path` ("-": stdin), as read. */
@@ -115,8 +117,10 @@ double sp_makespan(const struct result *r);
 /* Why the budget is not met, into `buf`; false when it is (or there is none). */
 bool sp_budget_unmet(const struct result *r, char *buf, size_t cap);
 /* The budget's answers (r->least, r->need, r->need_lpt) and the count to report at:
- * -n, else the fewest that fit, else the bound (at most one shard per test). */
-int sp_answer_budget(const struct assign_opts *o, struct result *r, struct tests *ts, unsigned *count);
+ * -n, else the fewest that fit, else the bound (at most one shard per test). `p` is the
+ * chosen algorithm prepared on the tests (NULL for ci-infra-contiguous). */
+int sp_answer_budget(const struct assign_opts *o, struct result *r, struct tests *ts, struct assign_prep *p,
+                     unsigned *count);
 
 /* ---- the reports (shardplan_report.c) ---- */
 

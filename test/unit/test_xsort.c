@@ -17,8 +17,24 @@ static int item_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Sorts pseudo-random items within `budget` and checks order and completeness. */
-static size_t sort_check(size_t budget, uint32_t count)
+/* Keys that order items as item_cmp does first: a coarse one (ten keys to a key, whose
+ * ties item_cmp decides) and an exact one whose middle bytes are all zero (a radix pass
+ * skipped). */
+static uint64_t coarse_key(const void *pa)
+{
+    return ((const struct item *)pa)->key / 10;
+}
+
+static uint64_t exact_key(const void *pa)
+{
+    const struct item *a = pa;
+
+    return (uint64_t)a->key << 40 | a->seq;
+}
+
+/* Sorts pseudo-random items within `budget` (by radix on `key`, or NULL) and checks order
+ * and completeness. */
+static size_t sort_check(size_t budget, uint32_t count, xsort_key key)
 {
     struct xsort *xs = xsort_create(sizeof(struct item), item_cmp, budget);
     const struct item *it, *prev = NULL;
@@ -28,6 +44,8 @@ static size_t sort_check(size_t budget, uint32_t count)
     size_t runs;
 
     ck_assert_ptr_nonnull(xs);
+    if (key)
+        ck_assert_int_eq(xsort_set_key(xs, key), 0);
     for (uint32_t i = 0; i < count; i++) {
         struct item in;
 
@@ -56,19 +74,32 @@ static size_t sort_check(size_t budget, uint32_t count)
 
 START_TEST(in_memory)
 {
-    ck_assert_uint_eq(sort_check(1u << 20, 1000), 0);
+    ck_assert_uint_eq(sort_check(1u << 20, 1000, NULL), 0);
 }
 END_TEST
 
 START_TEST(spilled_runs)
 {
-    ck_assert_uint_gt(sort_check(256, 20000), 100);
+    ck_assert_uint_gt(sort_check(256, 20000, NULL), 100);
 }
 END_TEST
 
 START_TEST(empty)
 {
-    ck_assert_uint_eq(sort_check(256, 0), 0);
+    ck_assert_uint_eq(sort_check(256, 0, NULL), 0);
+}
+END_TEST
+
+/* The same order by radix on a key, ties (and runs spilled to disk) included. */
+START_TEST(keyed)
+{
+    xsort_key keys[] = {coarse_key, exact_key};
+
+    for (size_t k = 0; k < 2; k++) {
+        ck_assert_uint_eq(sort_check(1u << 20, 5000, keys[k]), 0);
+        ck_assert_uint_gt(sort_check(1024, 20000, keys[k]), 100);
+        ck_assert_uint_eq(sort_check(1024, 0, keys[k]), 0);
+    }
 }
 END_TEST
 
@@ -80,6 +111,7 @@ Suite *xsort_suite(void)
     tcase_add_test(tc, in_memory);
     tcase_add_test(tc, spilled_runs);
     tcase_add_test(tc, empty);
+    tcase_add_test(tc, keyed);
     suite_add_tcase(s, tc);
     return s;
 }
