@@ -1,5 +1,6 @@
 /* textdiff: a unified diff of two texts (Myers' algorithm, 3 lines of context), for
- * `fanout check` to show how a committed rendering is stale. */
+ * `fanout check` to show how a committed rendering is stale and for `fanout diff` to show
+ * how a field's multi-line value changed. */
 #ifndef FANOUT_TEXTDIFF_H
 #define FANOUT_TEXTDIFF_H
 
@@ -17,5 +18,11 @@
  * then added) but stays correct. Returns 0 equal (nothing written), 1 different, -1 on
  * a read error or out of memory. */
 int textdiff_files(FILE *out, const char *a_name, FILE *a, const char *b_name, FILE *b);
+
+/* Writes the hunks of text a[0..alen) (old) against text b[0..blen) (new), in memory, to
+ * `out`: each an `@@ -A,B +C,D @@` line (lines counted from 1 in each text) and its
+ * lines, no headers; nothing when they are equal. Past a couple of hundred differing
+ * lines the middle is shown removed, then added. 0, or -1 when out of memory. */
+int textdiff_texts(FILE *out, const char *a, size_t alen, const char *b, size_t blen);
 
 #endif

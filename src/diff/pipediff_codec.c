@@ -238,14 +238,21 @@ static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
     return 0;
 }
 
+const struct dialect_command *pd_command_field(const struct dialect_diff *dd, const char *name, size_t len)
+{
+    for (const struct dialect_command *c = dd->commands; c && c->field; c++) {
+        if (pd_is_name(name, len, c->field))
+            return c;
+    }
+    return NULL;
+}
+
 /* The COMMAND entries of field `name` when its dialect says it holds what the job runs. */
 static int serialize_job_commands(struct side *s, const char *name, size_t len, const struct ynode *v)
 {
-    for (const struct dialect_command *c = s->dialect->diff->commands; c && c->field; c++) {
-        if (pd_is_name(name, len, c->field))
-            return serialize_commands(s, c->shown, v);
-    }
-    return 0;
+    const struct dialect_command *c = pd_command_field(s->dialect->diff, name, len);
+
+    return c ? serialize_commands(s, c->shown, v) : 0;
 }
 
 /* The entries of `step` into s->blob; *digest covers those that decide whether it

@@ -70,74 +70,71 @@ static bool same_env(const struct entries *a, const struct entries *b)
 
 /* The changes found in one job, before they are reported (a matched step's jobs are
  * compared one by one, then each field is reported once for the jobs that changed it). */
-struct change {
-    char *detail, *field, *old_v, *new_v;
-    char *old_json, *new_json; /* NULL: no such value that side */
-    bool cut;                  /* a value shown is cut at VALUE_MAX */
-    bool done;                 /* reported */
-};
-
 struct changes {
     struct change *v;
     size_t n, cap;
     bool failed;
 };
 
-static char *dup_or_null(const char *s, bool *failed)
+/* Adds change `one` (its strings are the list's then; freed when it cannot be added). */
+static void changes_push(struct changes *c, struct change *one)
 {
-    char *d = s ? strdup(s) : NULL;
-
-    *failed |= s && !d;
-    return d;
-}
-
-static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
-                        const char *old_json, const char *new_json, bool cut, const char *fmt, ...)
-    __attribute__((format(printf, 8, 9)));
-
-static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
-                        const char *old_json, const char *new_json, bool cut, const char *fmt, ...)
-{
-    char detail[512];
-    struct change *one;
-    bool failed = false;
-    va_list ap;
-
     if (c->n == c->cap) {
-        struct change *grown = realloc(c->v, (c->cap = c->cap ? c->cap * 2 : 8) * sizeof(*grown));
+        struct change *grown = realloc(c->v, (c->cap ? c->cap * 2 : 8) * sizeof(*grown));
 
         if (!grown) {
+            pd_change_free(one);
             c->failed = true;
             return;
         }
         c->v = grown;
+        c->cap = c->cap ? c->cap * 2 : 8;
     }
+    c->v[c->n++] = *one;
+}
+
+/* A change shown as it is: a step added or removed, a job that is no mapping. */
+static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
+                        const char *old_json, const char *new_json, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+static void changes_add(struct changes *c, const char *field, const char *old_v, const char *new_v,
+                        const char *old_json, const char *new_json, const char *fmt, ...)
+{
+    struct change one = {0};
+    va_list ap;
+    int n;
+
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
+    n = vasprintf(&one.detail, fmt, ap);
     va_end(ap);
-    one = &c->v[c->n];
-    memset(one, 0, sizeof(*one));
-    one->detail = dup_or_null(detail, &failed);
-    one->field = dup_or_null(field, &failed);
-    one->old_v = dup_or_null(old_v, &failed);
-    one->new_v = dup_or_null(new_v, &failed);
-    one->old_json = dup_or_null(old_json, &failed);
-    one->new_json = dup_or_null(new_json, &failed);
-    one->cut = cut;
-    c->n++;
-    c->failed |= failed;
+    if (n < 0)
+        one.detail = NULL;
+    if (n < 0 || !(one.field = strdup(field)) || !(one.old_v = strdup(old_v)) || !(one.new_v = strdup(new_v)) ||
+        (old_json && !(one.old_json = strdup(old_json))) || (new_json && !(one.new_json = strdup(new_json)))) {
+        pd_change_free(&one);
+        c->failed = true;
+        return;
+    }
+    changes_push(c, &one);
+}
+
+/* Adds how field `field` changed from a to b (pd_value_change). */
+static void changes_value(struct changes *c, const char *field, bool commands, const struct pd_value *a,
+                          const struct pd_value *b)
+{
+    struct change one;
+
+    if (pd_value_change(&one, field, commands, a, b) != 0)
+        c->failed = true;
+    else
+        changes_push(c, &one);
 }
 
 static void changes_free(struct changes *c)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        free(c->v[i].detail);
-        free(c->v[i].field);
-        free(c->v[i].old_v);
-        free(c->v[i].new_v);
-        free(c->v[i].old_json);
-        free(c->v[i].new_json);
-    }
+    for (size_t i = 0; i < c->n; i++)
+        pd_change_free(&c->v[i]);
     free(c->v);
     memset(c, 0, sizeof(*c));
 }
@@ -177,8 +174,6 @@ static int env_of(const struct entries *es, struct text *t, char **json)
         snprintf(t->buf, sizeof(t->buf), "(none)");
         return any ? -1 : 0;
     }
-    if (t->cut)
-        strcat(t->buf, "...");
     return 0;
 }
 
@@ -187,19 +182,43 @@ static void env_change(struct changes *c, const char *env, const struct entries 
     struct text ta, tb;
     char *ja = NULL, *jb = NULL;
 
-    if (env_of(a, &ta, &ja) != 0 || env_of(b, &tb, &jb) != 0)
+    if (env_of(a, &ta, &ja) != 0 || env_of(b, &tb, &jb) != 0) {
         c->failed = true;
-    else
-        changes_add(c, env, ta.buf, tb.buf, ja, jb, ta.cut || tb.cut, "%s: %s -> %s", env, ta.buf, tb.buf);
+    } else {
+        struct pd_value va = {ta.buf, ja, false, ta.cut}, vb = {tb.buf, jb, false, tb.cut};
+
+        changes_value(c, env, false, &va, &vb);
+    }
     free(ja);
     free(jb);
+}
+
+/* One side's value of a field from its entry (NULL: none), its digest left out of
+ * `shown` (a buffer of VALUE_MAX + 8). */
+static struct pd_value value_of(const struct entry *e, char *shown)
+{
+    struct pd_value v = {"(none)", NULL, false, false};
+    size_t len;
+
+    if (!e)
+        return v;
+    len = strcspn(e->value, "\x1f");
+    /* a job's item's field: a scalar's whole text, else the value as shown and its digest */
+    v.raw = e->type == E_SUBFIELD && !e->value[len];
+    v.cut = !v.raw && e->value[len];
+    v.json = e->json;
+    v.shown = v.raw ? e->value : shown;
+    if (!v.raw)
+        snprintf(shown, VALUE_MAX + 8, "%.*s", (int)len, e->value);
+    return v;
 }
 
 static void field_change(struct changes *c, const struct dialect_diff *dd, const struct entries *a,
                          const struct entries *b, const char *name)
 {
-    const struct entry *ca = pd_entry_find(a, E_FIELD, name), *cb = pd_entry_find(b, E_FIELD, name), *ea, *eb;
-    const char *old_v, *new_v;
+    const struct entry *ca = pd_entry_find(a, E_FIELD, name), *cb = pd_entry_find(b, E_FIELD, name);
+    char sa[VALUE_MAX + 8], sb[VALUE_MAX + 8];
+    struct pd_value va, vb;
 
     if (pd_in_list(dd->identity, name, strlen(name)))
         return;
@@ -211,60 +230,14 @@ static void field_change(struct changes *c, const struct dialect_diff *dd, const
     /* a field at its default on one side and absent on the other is not compared at all */
     if (ca && cb && !strcmp(ca->value, cb->value))
         return;
-    ea = pd_field_entry(a, name);
-    eb = pd_field_entry(b, name);
-    old_v = ea ? ea->value : "(none)";
-    new_v = eb ? eb->value : "(none)";
-    {
-        /* as shown: without the digest of a value cut at VALUE_MAX */
-        int ol = (int)strcspn(old_v, "\x1f"), nl = (int)strcspn(new_v, "\x1f");
-        const char *late = ol == nl && !strncmp(old_v, new_v, (size_t)ol)
-                               ? " (they differ after the first " STR(VALUE_MAX) " characters)"
-                               : "";
-        char o[VALUE_MAX + 8], n[VALUE_MAX + 8];
-
-        snprintf(o, sizeof(o), "%.*s", ol, old_v);
-        snprintf(n, sizeof(n), "%.*s", nl, new_v);
-        changes_add(c, name, o, n, ea ? ea->json : NULL, eb ? eb->json : NULL,
-                    old_v[ol] != '\0' || new_v[nl] != '\0', "%s: %s -> %s%s", name, o, n, late);
-    }
-}
-
-/* A value of a step's field as a reader sees it: without the digest, and of a text that
- * differs from `other`, the first line that differs; cut at VALUE_MAX. */
-static bool step_value(char *buf, size_t cap, const char *v, const char *other)
-{
-    const char *end = strchr(v, '\x1f'), *line = v;
-    size_t len = end ? (size_t)(end - v) : strlen(v);
-    bool cut = end != NULL;
-
-    if (!end && (strchr(v, '\n') || strchr(other, '\n'))) {
-        /* the first line that differs */
-        cut = true;
-        while (*line && *other) {
-            const char *nl = strchr(line, '\n'), *onl = strchr(other, '\n');
-            size_t ll = nl ? (size_t)(nl - line) : strlen(line);
-            size_t ol = onl ? (size_t)(onl - other) : strlen(other);
-
-            if (ll != ol || memcmp(line, other, ll) != 0 || !nl || !onl)
-                break;
-            line = nl + 1;
-            other = onl + 1;
-        }
-        len = strchr(line, '\n') ? (size_t)(strchr(line, '\n') - line) : strlen(line);
-        while (len && (*line == ' ' || *line == '\t'))
-            line++, len--;
-    }
-    if (len > VALUE_MAX)
-        snprintf(buf, cap, "%.*s...", VALUE_MAX, line);
-    else
-        snprintf(buf, cap, "%.*s", (int)len, line);
-    return cut || len > VALUE_MAX;
+    va = value_of(pd_field_entry(a, name), sa);
+    vb = value_of(pd_field_entry(b, name), sb);
+    changes_value(c, name, pd_command_field(dd, name, strlen(name)) != NULL, &va, &vb);
 }
 
 /* The fields of step `name` that differ between a and b. */
-static void step_field_changes(struct changes *c, const struct entries *a, const struct entries *b,
-                               const char *name)
+static void step_field_changes(struct changes *c, const struct dialect_diff *dd, const struct entries *a,
+                               const struct entries *b, const char *name)
 {
     size_t nlen = strlen(name);
     const struct entries *sides[2] = {a, b};
@@ -272,9 +245,9 @@ static void step_field_changes(struct changes *c, const struct entries *a, const
     for (int side = 0; side < 2; side++) {
         for (size_t i = 0; i < sides[side]->n; i++) {
             const struct entry *e = &sides[side]->v[i], *other, *ea, *eb;
-            char field[300], old_v[VALUE_MAX + 8], new_v[VALUE_MAX + 8];
-            const char *fa, *fb;
-            bool cut;
+            char field[300], sa[VALUE_MAX + 8], sb[VALUE_MAX + 8];
+            const char *item_field = e->name + nlen + 1;
+            struct pd_value va, vb;
 
             if (e->type != E_SUBFIELD || strncmp(e->name, name, nlen) != 0 || e->name[nlen] != '\x1f')
                 continue;
@@ -283,21 +256,19 @@ static void step_field_changes(struct changes *c, const struct entries *a, const
                 continue; /* compared from a's side */
             ea = side == 0 ? e : other;
             eb = side == 0 ? other : e;
-            fa = ea ? ea->value : "(none)";
-            fb = eb ? eb->value : "(none)";
-            if (!strcmp(fa, fb))
+            if (ea && eb && !strcmp(ea->value, eb->value))
                 continue;
-            cut = step_value(old_v, sizeof(old_v), fa, fb);
-            cut |= step_value(new_v, sizeof(new_v), fb, fa);
-            snprintf(field, sizeof(field), "step %s: %s", name, e->name + nlen + 1);
-            changes_add(c, field, old_v, new_v, ea ? ea->json : NULL, eb ? eb->json : NULL, cut, "%s: %s -> %s",
-                        field, old_v, new_v);
+            va = value_of(ea, sa);
+            vb = value_of(eb, sb);
+            snprintf(field, sizeof(field), "step %s: %s", name, item_field);
+            changes_value(c, field, pd_in_list(dd->item_commands, item_field, strlen(item_field)), &va, &vb);
         }
     }
 }
 
 /* A job's steps, one by one: added, removed, changed (field by field). */
-static void steps_changes(struct changes *c, const struct entries *a, const struct entries *b)
+static void steps_changes(struct changes *c, const struct dialect_diff *dd, const struct entries *a,
+                          const struct entries *b)
 {
     char field[128];
 
@@ -308,16 +279,16 @@ static void steps_changes(struct changes *c, const struct entries *a, const stru
             continue;
         snprintf(field, sizeof(field), "step %s", e->name);
         if (!pd_entry_find(b, E_SUB, e->name))
-            changes_add(c, field, e->value, "(none)", e->json, NULL, false, "step %s removed", e->name);
+            changes_add(c, field, e->value, "(none)", e->json, NULL, "step %s removed", e->name);
         else
-            step_field_changes(c, a, b, e->name);
+            step_field_changes(c, dd, a, b, e->name);
     }
     for (size_t i = 0; i < b->n; i++) {
         const struct entry *e = &b->v[i];
 
         snprintf(field, sizeof(field), "step %s", e->name);
         if (e->type == E_SUB && !pd_entry_find(a, E_SUB, e->name))
-            changes_add(c, field, "(none)", e->value, NULL, e->json, false, "step %s added", e->name);
+            changes_add(c, field, "(none)", e->value, NULL, e->json, "step %s added", e->name);
     }
 }
 
@@ -333,14 +304,14 @@ static void fields_changes(struct changes *c, const struct dialect_diff *dd, con
         const char *va = sa ? sa->value : "(a step)", *vb = sb ? sb->value : "(a step)";
 
         if (!sa || !sb || strcmp(va, vb) != 0)
-            changes_add(c, "step", va, vb, sa ? sa->json : NULL, sb ? sb->json : NULL, false, "%s -> %s", va, vb);
+            changes_add(c, "step", va, vb, sa ? sa->json : NULL, sb ? sb->json : NULL, "%s -> %s", va, vb);
         return;
     }
     for (size_t i = 0; i < a->n; i++) {
         if (a->v[i].type != E_FIELD)
             continue;
         if (by_step && pd_is_field(dd->items, a->v[i].name, strlen(a->v[i].name)))
-            steps_changes(c, a, b);
+            steps_changes(c, dd, a, b);
         else
             field_change(c, dd, a, b, a->v[i].name);
     }
@@ -348,15 +319,45 @@ static void fields_changes(struct changes *c, const struct dialect_diff *dd, con
         if (b->v[i].type != E_FIELD || pd_entry_find(a, E_FIELD, b->v[i].name))
             continue;
         if (by_step && pd_is_field(dd->items, b->v[i].name, strlen(b->v[i].name)))
-            steps_changes(c, a, b);
+            steps_changes(c, dd, a, b);
         else
             field_change(c, dd, a, b, b->v[i].name);
     }
 }
 
-static bool same_json(const char *a, const char *b)
+/* Whether two texts, each possibly none (NULL), are the same. */
+static bool same_text(const char *a, const char *b)
 {
     return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* Whether two changes' hunks (either NULL: none) remove and add the same lines, whatever
+ * their context and where they are (a matrix's jobs change one line of scripts that
+ * differ elsewhere). */
+static bool same_lines_changed(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    for (;;) {
+        while (*a && *a != '-' && *a != '+')
+            a += strcspn(a, "\n") + (a[strcspn(a, "\n")] == '\n');
+        while (*b && *b != '-' && *b != '+')
+            b += strcspn(b, "\n") + (b[strcspn(b, "\n")] == '\n');
+        if (!*a || !*b)
+            return !*a && !*b;
+        if (strcspn(a, "\n") != strcspn(b, "\n") || strncmp(a, b, strcspn(a, "\n")) != 0)
+            return false;
+        a += strcspn(a, "\n");
+        b += strcspn(b, "\n");
+    }
+}
+
+/* A finding's parts that show change `ch` in its form: its lines' hunks, a list's items. */
+static void finding_form(struct finding *f, const struct change *ch)
+{
+    f->part[P_HUNKS] = ch->hunks;
+    f->part[P_ADDED] = ch->added;
+    f->part[P_REMOVED] = ch->removed;
 }
 
 /* Reports change `ch` of m jobs (bi and hi: their indices on each side); `all`: every
@@ -377,6 +378,8 @@ static void report_change(struct report *r, struct step_ctx *x, const struct cha
     f.part[P_NEW] = ch->new_v;
     f.part[P_OLD_JSON] = ch->old_json;
     f.part[P_NEW_JSON] = ch->new_json;
+    f.part[P_EXTRA_JSON] = ch->items_json;
+    finding_form(&f, ch);
     if (ch->cut && asprintf(&full, "old: %s\nnew: %s", ch->old_json ? ch->old_json : "(none)",
                             ch->new_json ? ch->new_json : "(none)") < 0) {
         full = NULL;
@@ -393,24 +396,29 @@ done:
     free(full);
 }
 
-/* The words that differ in each job's old and new values (pd_differing_words; short values
- * whole), summarized over the jobs into old_s and new_s; false when a job's differ from
- * the others' other than by a number in one place. */
+/* The words that differ in each job's old and new values, whole on one line
+ * (pd_differing_words; short values whole), summarized over the jobs into old_s and
+ * new_s; false when a job's differ from the others' other than by a number in one
+ * place, or over more than VALUE_MAX characters. */
+#define WHOLE(ch, side) ((ch)->side##_w ? (ch)->side##_w : (ch)->side##_v)
+
 static bool words_summary(struct change *const *chg, unsigned m, char *old_s, char *new_s, size_t cap)
 {
     char **w = calloc(2 * (size_t)m, sizeof(*w));
     bool ok = w != NULL, whole = true;
 
     for (unsigned j = 0; j < m; j++)
-        whole = whole && strlen(chg[j]->old_v) <= WHOLE_MAX && strlen(chg[j]->new_v) <= WHOLE_MAX;
+        whole = whole && strlen(WHOLE(chg[j], old)) <= WHOLE_MAX && strlen(WHOLE(chg[j], new)) <= WHOLE_MAX;
     for (unsigned j = 0; ok && j < m; j++) {
-        size_t span[2][2] = {{0, strlen(chg[j]->old_v)}, {0, strlen(chg[j]->new_v)}};
+        const char *a = WHOLE(chg[j], old), *b = WHOLE(chg[j], new);
+        size_t span[2][2] = {{0, strlen(a)}, {0, strlen(b)}};
 
         if (!whole)
-            pd_differing_words(chg[j]->old_v, chg[j]->new_v, span);
-        ok = span[0][1] > span[0][0] && span[1][1] > span[1][0] &&
-             (w[j] = strndup(chg[j]->old_v + span[0][0], span[0][1] - span[0][0])) != NULL &&
-             (w[m + j] = strndup(chg[j]->new_v + span[1][0], span[1][1] - span[1][0])) != NULL;
+            pd_differing_words(a, b, span);
+        ok = span[0][1] > span[0][0] && span[1][1] > span[1][0] && span[0][1] - span[0][0] <= VALUE_MAX &&
+             span[1][1] - span[1][0] <= VALUE_MAX &&
+             (w[j] = strndup(a + span[0][0], span[0][1] - span[0][0])) != NULL &&
+             (w[m + j] = strndup(b + span[1][0], span[1][1] - span[1][0])) != NULL;
     }
     ok = ok && pd_summarize(old_s, cap, w, m) && pd_summarize(new_s, cap, w + m, m);
     for (unsigned j = 0; w && j < 2 * m; j++)
@@ -435,6 +443,9 @@ static void report_jobs(struct report *r, struct step_ctx *x, struct change *con
 
     if (!mj || !mf || (!all && !jobs) || pd_where_of(x->head, x->th, hi, m, x->id, &w) != 0)
         goto fail;
+    /* a list's items (the same in every job: they read alike), then every job's values */
+    if (!words && chg[0]->items_json)
+        fprintf(mj, "%s, ", chg[0]->items_json);
     fputs("\"by_job\": [", mj);
     for (unsigned j = 0; j < m; j++) {
         pd_job_label(x->base, &x->tb[bi[j]], bi[j], label, sizeof(label));
@@ -463,8 +474,11 @@ static void report_jobs(struct report *r, struct step_ctx *x, struct change *con
     f.part[P_OLD_JSON] = chg[0]->old_json;
     f.part[P_NEW_JSON] = chg[0]->new_json;
     f.part[P_EXTRA_JSON] = json;
-    f.part[P_FULL] = full;
+    /* a text's lines read alike: the hunks say it, not every job's whole text */
+    f.part[P_FULL] = chg[0]->hunks ? NULL : full;
     f.words = words;
+    if (!words)
+        finding_form(&f, chg[0]);
     step_finding(r, x, G_CHANGED, &f);
     goto done;
 fail:
@@ -481,25 +495,26 @@ done:
 }
 
 /* Reports a field m jobs changed (`all`: every compared job): once when they changed it
- * alike (naming the jobs unless it is all of them), or so that it reads alike (the first
- * differing line of a script); once with the words that differ when they changed it
- * each their own way but for a number; else job by job. */
+ * alike (naming the jobs unless it is all of them), or so that it reads alike (the
+ * same part of a long value, the same lines of a script, the same items of a list); once
+ * with the words that differ when they changed it each their own way but for a number;
+ * else job by job. */
 static void report_field(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *bi,
                          const unsigned *hi, unsigned m, bool all)
 {
     char old_s[2 * VALUE_MAX], new_s[2 * VALUE_MAX], detail[6 * VALUE_MAX];
-    bool alike = true, reads_alike = true, cut = false;
+    bool alike = true, reads_alike = true;
 
     for (unsigned j = 0; j < m; j++) {
-        reads_alike = reads_alike && !strcmp(chg[j]->detail, chg[0]->detail);
-        alike = alike && same_json(chg[j]->old_json, chg[0]->old_json) && same_json(chg[j]->new_json, chg[0]->new_json);
-        cut |= chg[j]->cut;
+        reads_alike = reads_alike && !strcmp(chg[j]->detail, chg[0]->detail) &&
+                      same_lines_changed(chg[j]->hunks, chg[0]->hunks);
+        alike = alike && same_text(chg[j]->old_json, chg[0]->old_json) && same_text(chg[j]->new_json, chg[0]->new_json);
     }
     if (reads_alike && alike) {
         report_change(r, x, chg[0], bi, hi, m, all);
     } else if (reads_alike) {
         report_jobs(r, x, chg, bi, hi, m, all, chg[0]->detail, chg[0]->old_v, chg[0]->new_v, false);
-    } else if (m > 1 && !cut && words_summary(chg, m, old_s, new_s, sizeof(old_s))) {
+    } else if (m > 1 && words_summary(chg, m, old_s, new_s, sizeof(old_s))) {
         snprintf(detail, sizeof(detail), "%s: %s (was %s)", chg[0]->field, new_s, old_s);
         report_jobs(r, x, chg, bi, hi, m, false, detail, old_s, new_s, true);
     } else {

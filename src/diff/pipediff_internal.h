@@ -37,10 +37,13 @@
 
 /* ---------- values on one line ---------- */
 
+struct blob;
+
 struct text {
     char buf[VALUE_MAX + 32]; /* the value, "...", a digest */
     size_t len;
     bool cut;
+    struct blob *whole; /* not NULL: the value goes there whole instead (pd_show_whole) */
 };
 
 /* ---------- a job's comparable fields, serialized ----------
@@ -193,6 +196,9 @@ enum part {
     P_EXTRA_JSON, /* more members of its JSON object ("\"count\": 4") */
     P_MORE,       /* lines under it (an added step's jobs and commands) */
     P_FULL,       /* lines only markdown shows, in <details> (full values, values by job) */
+    P_HUNKS,      /* a multi-line value's lines changed: unified hunks (textdiff_texts) */
+    P_ADDED,      /* a list's items added and removed, as shown, one a line */
+    P_REMOVED,
     N_PARTS
 };
 
@@ -278,9 +284,52 @@ static inline bool pd_in_list(const char *const *list, const char *name, size_t 
     return false;
 }
 
+/* ---------- a changed field, as a reader is shown it ---------- */
+
+/* One side's value of a field: as its entry shows it, and as JSON (NULL: the side has
+ * none, and `shown` reads "(none)"). */
+struct pd_value {
+    const char *shown; /* without a digest */
+    const char *json;
+    bool raw;          /* shown is a scalar's own text (a job's item's field), not flow style */
+    bool cut;          /* shown is cut at VALUE_MAX */
+};
+
+/* A field's change in one job (pipediff_change.c), in one of three forms: a list's
+ * items added and removed (items_json set), a multi-line text's lines (hunks set), else
+ * its values on one line. */
+struct change {
+    char *detail, *field;
+    char *old_v, *new_v;       /* the values as shown, around their first difference */
+    char *old_w, *new_w;       /* whole (NULL: as shown), for the words several jobs differ by */
+    char *old_json, *new_json; /* NULL: no such value that side */
+    char *hunks;               /* the unified hunks of its lines (textdiff_texts) */
+    char *added, *removed;     /* the items only one side has, as shown, one a line */
+    char *items_json;          /* and as the JSON report's member ("\"items\": {...}") */
+    bool cut;                  /* old_v or new_v is cut (pd_window) */
+    bool done;                 /* reported */
+};
+
+/* pipediff_change.c */
+/* How field `field` changed from a to b (`commands`: a list of it is a command list, read
+ * as lines), into *ch (its strings malloc'd). 0, or -1 when out of memory. */
+int pd_value_change(struct change *ch, const char *field, bool commands, const struct pd_value *a,
+                    const struct pd_value *b);
+void pd_change_free(struct change *ch);
+
 /* pipediff_values.c */
 void pd_text_add(struct text *t, const char *s, size_t n);
 void pd_show(struct text *t, const struct ynode *n);
+/* `n` on one line as pd_show shows it but whole, NUL-terminated in `b` (which it
+ * returns); NULL when out of memory. */
+const char *pd_show_whole(struct blob *b, const struct ynode *n);
+/* A value's JSON (an entry's) read back into a tree, or NULL when out of memory. */
+struct ynode_doc *pd_json_read(const char *json);
+/* What a reader is shown of value `s` that differs from `other` (both as pd_show_whole
+ * shows them): all of it when both are at most VALUE_MAX characters, else the part
+ * around the first difference, "..." where it is cut (*cut says whether it is), at most
+ * VALUE_MAX characters of it. Malloc'd; NULL when out of memory. */
+char *pd_window(const char *s, const char *other, bool *cut);
 int pd_blob_add(struct blob *b, const void *p, size_t n);
 int pd_blob_str(struct blob *b, const char *s, size_t n);
 size_t pd_utf8_cut(const char *s, size_t len, size_t max);
@@ -299,6 +348,8 @@ const struct entry *pd_entry_find(const struct entries *es, enum entry_type type
                                   const char *name);
 int pd_row_text(struct blob *b, const struct ynode *row);
 const struct entry *pd_field_entry(const struct entries *es, const char *name);
+/* The dialect's command field `name` (a field that holds what a job runs), or NULL. */
+const struct dialect_command *pd_command_field(const struct dialect_diff *dd, const char *name, size_t len);
 bool pd_has_type(const struct entries *es, enum entry_type type);
 
 /* pipediff_side.c */

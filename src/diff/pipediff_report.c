@@ -124,9 +124,10 @@ static void md_text(FILE *md, const char *s)
     }
 }
 
-/* Markdown: `lines` in a code block inside <details>, under a list item. */
-static void md_details(FILE *md, const char *summary, const char *lines)
+/* Markdown: `lines` in a code block under a list item (`info`: its language). */
+static void md_block(FILE *md, const char *info, const char *lines)
 {
+    static const char fence[] = "``````````````````````````````````````````````````````````````````````````````````````````";
     unsigned run = 0, longest = 0;
 
     /* a fence longer than any run of backticks in the lines */
@@ -134,16 +135,36 @@ static void md_details(FILE *md, const char *summary, const char *lines)
         run = *p == '`' ? run + 1 : 0;
         longest = run > longest ? run : longest;
     }
-    fprintf(md, "  <details><summary>%s</summary>\n\n  %.*s\n", summary, (int)(longest < 3 ? 3 : longest + 1),
-            "``````````````````````````````````````````````````````````````````````````````````````````");
+    fprintf(md, "  %.*s%s\n", (int)(longest < 3 ? 3 : longest + 1), fence, info);
     for (const char *p = lines; *p;) {
         size_t n = strcspn(p, "\n");
 
         fprintf(md, "  %.*s\n", (int)n, p);
         p += n + (p[n] == '\n');
     }
-    fprintf(md, "  %.*s\n\n  </details>\n", (int)(longest < 3 ? 3 : longest + 1),
-            "``````````````````````````````````````````````````````````````````````````````````````````");
+    fprintf(md, "  %.*s\n", (int)(longest < 3 ? 3 : longest + 1), fence);
+}
+
+/* Markdown: `lines` in a code block inside <details>, under a list item. */
+static void md_details(FILE *md, const char *summary, const char *lines)
+{
+    fprintf(md, "  <details><summary>%s</summary>\n\n", summary);
+    md_block(md, "", lines);
+    fputs("\n  </details>\n", md);
+}
+
+/* Markdown: a list's items as code, each after `sign`, from the first (`*any`: one is
+ * written already). */
+static void md_items(FILE *md, const char *items, const char *sign, bool *any)
+{
+    for (const char *p = items; p && *p;) {
+        size_t n = strcspn(p, "\n");
+
+        fprintf(md, "%s%s ", *any ? ", " : " ", sign);
+        fprintf(md, memchr(p, '`', n) ? "`` %.*s ``" : "`%.*s`", (int)n, p);
+        *any = true;
+        p += n + (p[n] == '\n');
+    }
 }
 
 static void print_markdown(FILE *md, const struct finding *f)
@@ -169,7 +190,24 @@ static void print_markdown(FILE *md, const struct finding *f)
         md_text(md, f->part[P_LABEL]);
         fputs("”", md);
     }
-    if (f->part[P_FIELD]) {
+    if (f->part[P_FIELD] && f->part[P_HUNKS]) {
+        /* "**run**: 1 line removed, 1 added", the lines under it */
+        fputs(": **", md);
+        md_text(md, f->part[P_FIELD]);
+        fputs("**: ", md);
+        md_text(md, detail + strlen(f->part[P_FIELD]) + 2);
+        fputs("\n\n", md);
+        md_block(md, "diff", f->part[P_HUNKS]);
+    } else if (f->part[P_FIELD] && (f->part[P_ADDED] || f->part[P_REMOVED])) {
+        bool any = false;
+
+        fputs(": **", md);
+        md_text(md, f->part[P_FIELD]);
+        fputs("**:", md);
+        md_items(md, f->part[P_ADDED], "+", &any);
+        md_items(md, f->part[P_REMOVED], "-", &any);
+        fputc('\n', md);
+    } else if (f->part[P_FIELD]) {
         fputs(": **", md);
         md_text(md, f->part[P_FIELD]);
         fputs("**: ", md);
@@ -197,7 +235,39 @@ static void print_markdown(FILE *md, const struct finding *f)
         md_details(md, f->words ? "values by job" : "full values", f->part[P_FULL]);
 }
 
-static void print_json(struct report *r, const struct finding *f, const char *line)
+/* JSON: unified hunks as data, ", \"hunks\": [{\"old_start\": 8, \"old_lines\": 7, \"new_start\":
+ * 8, \"new_lines\": 7, \"lines\": [\" a\", \"-b\", \"+c\"]}, ...]". */
+static int json_hunks(FILE *out, const char *hunks)
+{
+    bool first = true, in_hunk = false;
+
+    fputs(", \"hunks\": [", out);
+    for (const char *p = hunks; *p;) {
+        size_t n = strcspn(p, "\n");
+        unsigned long a, b, c, d;
+        char *line;
+
+        if (sscanf(p, "@@ -%lu,%lu +%lu,%lu @@", &a, &b, &c, &d) == 4) {
+            fprintf(out, "%s{\"old_start\": %lu, \"old_lines\": %lu, \"new_start\": %lu, \"new_lines\": %lu, "
+                         "\"lines\": [",
+                    in_hunk ? "]}, " : "", a, b, c, d);
+            in_hunk = true;
+            first = true;
+        } else {
+            if (!(line = strndup(p, n)))
+                return -1;
+            fputs(first ? "" : ", ", out);
+            diag_write_json_string(out, line);
+            free(line);
+            first = false;
+        }
+        p += n + (p[n] == '\n');
+    }
+    fputs(in_hunk ? "]}]" : "]", out);
+    return 0;
+}
+
+static int print_json(struct report *r, const struct finding *f, const char *line)
 {
     static const struct {
         enum part part;
@@ -221,22 +291,27 @@ static void print_json(struct report *r, const struct finding *f, const char *li
         fprintf(r->out, ", \"new\": %s", f->part[P_NEW_JSON]);
     if (f->part[P_EXTRA_JSON])
         fprintf(r->out, ", %s", f->part[P_EXTRA_JSON]);
+    if (f->part[P_HUNKS] && json_hunks(r->out, f->part[P_HUNKS]) != 0)
+        return -1;
     fputs(", \"text\": ", r->out);
     diag_write_json_string(r->out, line);
     fputc('}', r->out);
+    return 0;
 }
 
 /* Writes one finding in the report's format (markdown to `md`, under the summary). */
 static int print_finding(struct report *r, FILE *md, const struct finding *f)
 {
     char *line = line_of(f);
+    int rc = 0;
 
     if (!line)
         return -1;
     switch (r->format) {
     case PD_TEXT:
         fprintf(r->out, "%s\n", line);
-        for (const char *p = f->part[P_MORE]; p && *p;) {
+        /* what an added step runs, or a text's lines changed, under it */
+        for (const char *p = f->part[P_MORE] ? f->part[P_MORE] : f->part[P_HUNKS]; p && *p;) {
             size_t n = strcspn(p, "\n");
 
             fprintf(r->out, "    %.*s\n", (int)n, p);
@@ -257,9 +332,9 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         diag_write_github_property(r->out, f->part[P_ID]);
         fputs("::", r->out);
         diag_write_github_escaped(r->out, line);
-        if (f->part[P_MORE]) {
+        if (f->part[P_MORE] || f->part[P_HUNKS]) {
             fputs("%0A", r->out);
-            diag_write_github_escaped(r->out, f->part[P_MORE]);
+            diag_write_github_escaped(r->out, f->part[P_MORE] ? f->part[P_MORE] : f->part[P_HUNKS]);
         }
         fputc('\n', r->out);
         break;
@@ -267,11 +342,11 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         print_markdown(md, f);
         break;
     case PD_JSON:
-        print_json(r, f, line);
+        rc = print_json(r, f, line);
         break;
     }
     free(line);
-    return 0;
+    return rc;
 }
 
 /* Prints the findings in order (to `md` for markdown, which goes under the summary). */

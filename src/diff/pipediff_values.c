@@ -1,16 +1,23 @@
 /* pipediff_values: values as a report shows them: a node on one line in YAML flow style
- * (cut at VALUE_MAX), digests of whole values, the texts of several jobs summarized
- * ("--shard-id=1..3") and the words two values differ by. */
+ * (cut at VALUE_MAX, or whole), the part of a long value around its first difference,
+ * digests of whole values, a value's JSON read back, the texts of several jobs
+ * summarized ("--shard-id=1..3") and the words two values differ by. */
 #include "pipediff_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/source.h"
+#include "fanout/stream.h"
 #include "fanout/strhash.h"
 #include "fanout/yscalar.h"
 
 void pd_text_add(struct text *t, const char *s, size_t n)
 {
+    if (t->whole) {
+        t->cut |= pd_blob_add(t->whole, s, n) != 0; /* out of memory stops it as a cut does */
+        return;
+    }
     if (t->len + n > VALUE_MAX) {
         n = VALUE_MAX > t->len ? VALUE_MAX - t->len : 0;
         t->cut = true;
@@ -76,6 +83,32 @@ void pd_show(struct text *t, const struct ynode *n)
     flow(t, n);
     if (t->cut)
         strcat(t->buf, "...");
+}
+
+const char *pd_show_whole(struct blob *b, const struct ynode *n)
+{
+    struct text t;
+
+    memset(&t, 0, sizeof(t));
+    b->len = 0;
+    t.whole = b;
+    flow(&t, n);
+    return !t.cut && pd_blob_add(b, "", 1) == 0 ? b->buf : NULL;
+}
+
+struct ynode_doc *pd_json_read(const char *json)
+{
+    struct diag *d = diag_create_buffered(DIAG_TEXT); /* fanout's own JSON: nothing to say */
+    struct source *src = d ? source_open_text("(value)", json, strlen(json), d) : NULL;
+    struct stream *st = src ? stream_open(src, 0, d) : NULL;
+    struct ynode_doc *doc = NULL;
+
+    if (st && stream_document(st, &doc) < 0)
+        doc = NULL;
+    stream_close(st);
+    source_close(src);
+    diag_destroy(d);
+    return doc;
 }
 
 int pd_blob_add(struct blob *b, const void *p, size_t n)
@@ -206,6 +239,42 @@ bool pd_summarize(char *buf, size_t cap, char *const *t, unsigned m)
 static bool word_sep(char c)
 {
     return c == ' ' || c == ',' || c == '[' || c == ']';
+}
+
+#define WINDOW_LEAD 40 /* characters shown before a long value's first difference, about */
+
+char *pd_window(const char *s, const char *other, bool *cut)
+{
+    size_t ls = strlen(s), lo = strlen(other), p = 0, q = 0, from, to;
+    char *w;
+
+    if (ls <= VALUE_MAX && lo <= VALUE_MAX) {
+        *cut = false;
+        return strdup(s);
+    }
+    while (p < ls && p < lo && s[p] == other[p])
+        p++;
+    while (q < ls - p && q < lo - p && s[ls - 1 - q] == other[lo - 1 - q])
+        q++;
+    /* from some way before the difference (a word's start, when one is near; the same
+     * place on both sides: what precedes the difference is alike), to VALUE_MAX
+     * characters on, or a little past the difference's end when that is sooner */
+    from = p > WINDOW_LEAD ? p - WINDOW_LEAD : 0;
+    for (size_t i = from; from && i < p - WINDOW_LEAD / 2; i++) {
+        if (word_sep(s[i])) {
+            from = i + 1;
+            break;
+        }
+    }
+    while (from < ls && (s[from] & 0xC0) == 0x80)
+        from++;
+    to = ls - q + WINDOW_LEAD < ls ? ls - q + WINDOW_LEAD : ls;
+    to = from + pd_utf8_cut(s + from, to - from, VALUE_MAX);
+    if (!(w = malloc(to - from + 8)))
+        return NULL;
+    sprintf(w, "%s%.*s%s", from ? "..." : "", (int)(to - from), s + from, to < ls ? "..." : "");
+    *cut = from || to < ls;
+    return w;
 }
 
 /* The words of `a` and `b` that differ, between the words they start and end with alike:

@@ -5,7 +5,10 @@
 #include <string.h>
 
 #define CONTEXT 3
-#define MAX_EDIT 2000 /* Myers' trace is O(D^2) ints: cap D */
+/* Myers' trace is O(D^2) ints: D is capped (past it the middle is shown all out, all
+ * in), for files at FILE_EDIT, for a field's value at TEXT_EDIT (pipediff shows many) */
+#define FILE_EDIT 2000
+#define TEXT_EDIT 200
 
 struct line {
     const char *s;
@@ -83,7 +86,7 @@ static int push(struct script *sc, enum op op, size_t a, size_t b)
 
 /* Myers' shortest edit script of a[a0..a1) against b[b0..b1), appended in order. */
 static int myers(const struct lines *A, size_t a0, size_t a1, const struct lines *B, size_t b0,
-                 size_t b1, struct script *sc)
+                 size_t b1, long max_edit, struct script *sc)
 {
     long n = (long)(a1 - a0), m = (long)(b1 - b0), max = n + m, found = -1;
     long *v, **trace;
@@ -91,7 +94,7 @@ static int myers(const struct lines *A, size_t a0, size_t a1, const struct lines
     int rc = -1;
 
     if (max > 0) {
-        long lim = max < MAX_EDIT ? max : MAX_EDIT;
+        long lim = max < max_edit ? max : max_edit;
 
         v = calloc((size_t)(2 * max + 3), sizeof(*v));
         trace = calloc((size_t)lim + 1, sizeof(*trace));
@@ -212,10 +215,11 @@ static void hunk(FILE *out, const struct script *sc, size_t from, size_t to, con
     }
 }
 
-/* The hunks of A against B; line numbers are shown `a_base`/`b_base` further on (the
- * texts are the middle of longer ones). 0, or -1 when out of memory. */
+/* The hunks of A against B (edits found up to `max_edit`); line numbers are shown
+ * `a_base`/`b_base` further on (the texts are the middle of longer ones). 0, or -1 when
+ * out of memory. */
 static int hunks(FILE *out, const struct lines *A, const struct lines *B, size_t a_base,
-                 size_t b_base)
+                 size_t b_base, long max_edit)
 {
     struct script sc = {0};
     size_t pre = 0, suf = 0;
@@ -229,7 +233,7 @@ static int hunks(FILE *out, const struct lines *A, const struct lines *B, size_t
         if (push(&sc, EQ, i, i) != 0)
             goto done;
     }
-    if (myers(A, pre, A->n - suf, B, pre, B->n - suf, &sc) != 0)
+    if (myers(A, pre, A->n - suf, B, pre, B->n - suf, max_edit, &sc) != 0)
         goto done;
     for (size_t i = 0; i < suf; i++) {
         if (push(&sc, EQ, A->n - suf + i, B->n - suf + i) != 0)
@@ -259,6 +263,16 @@ static int hunks(FILE *out, const struct lines *A, const struct lines *B, size_t
     rc = 0;
 done:
     free(sc.v);
+    return rc;
+}
+
+int textdiff_texts(FILE *out, const char *a, size_t alen, const char *b, size_t blen)
+{
+    struct lines la = {0}, lb = {0};
+    int rc = split(a, alen, &la) == 0 && split(b, blen, &lb) == 0 ? hunks(out, &la, &lb, 0, 0, TEXT_EDIT) : -1;
+
+    free(la.v);
+    free(lb.v);
     return rc;
 }
 
@@ -459,7 +473,7 @@ int textdiff_files(FILE *out, const char *a_name, FILE *a, const char *b_name, F
     if (!(ta = read_span(a, a_from, A.middle_end, &alen)) || !(tb = read_span(b, b_from, B.middle_end, &blen)) ||
         split(ta, alen, &la) != 0 || split(tb, blen, &lb) != 0)
         goto done;
-    rc = hunks(out, &la, &lb, A.lines_before - ctx, B.lines_before - ctx) == 0 ? 1 : -1;
+    rc = hunks(out, &la, &lb, A.lines_before - ctx, B.lines_before - ctx, FILE_EDIT) == 0 ? 1 : -1;
 done:
     free(ta);
     free(tb);

@@ -31,7 +31,11 @@ grep -qxF -- "- multimodal-gen-unit-test-amd [$S/before.yml:774]: removed" diff.
 sed -E 's/ \[[^]]*\]:/:/' diff.txt >plain.txt
 grep -qxF 'multimodal-gen-test-2-gpu-amd: matrix 3 -> 2 jobs (part 2 removed)' plain.txt
 grep -qxF '~ multimodal-gen-test-1-gpu-amd (part 0): step "Run diffusion unit tests" added' plain.txt
-grep -qxF '~ multimodal-gen-test-2-gpu-amd: step "Run diffusion server tests (2-GPU)": run: --total-partitions 3 \ -> --total-partitions 2 \' plain.txt
+# the script's changed line in a unified diff under the line (both jobs left changed it alike)
+grep -A8 -xF '~ multimodal-gen-test-2-gpu-amd: step "Run diffusion server tests (2-GPU)": run: 1 line removed, 1 added' plain.txt >hunk.txt
+grep -qxF '    -    --total-partitions 3 \' hunk.txt
+grep -qxF '    +    --total-partitions 2 \' hunk.txt
+grep -qxF '~ pr-test-amd-finish: needs: - multimodal-gen-test-2-gpu-amd-2, - multimodal-gen-unit-test-amd' plain.txt
 # The same findings in the other formats.
 "$FANOUT" diff --format json "$S/before.yml" "$S/after.yml" >diff.json || [ $? = 1 ]
 grep -q '"removed": 1,' diff.json

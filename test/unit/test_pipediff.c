@@ -293,6 +293,68 @@ START_TEST(test_rename_through_table)
 }
 END_TEST
 
+/* A long value is shown around its first difference, from a word's start near 40
+ * characters before it; short ones whole. */
+START_TEST(test_window)
+{
+    char a[400], b[400], *w;
+    bool cut;
+
+    w = pd_window("make test", "make all", &cut);
+    ck_assert_str_eq(w, "make test");
+    ck_assert(!cut);
+    free(w);
+    memset(a, 'x', 300);
+    strcpy(a + 300, " --size 12 --id 3");
+    strcpy(b, a);
+    b[308] = '3';
+    w = pd_window(a, b, &cut);
+    ck_assert(cut);
+    ck_assert_str_eq(w, "...xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx --size 12 --id 3");
+    free(w);
+    /* no word's start near: from 40 characters before it, mid-word, to 40 after it */
+    memset(a, 'y', 250);
+    strcpy(b, a);
+    b[200] = 'z';
+    w = pd_window(b, a, &cut);
+    ck_assert_uint_eq(strlen(w), 3 + 81 + 3);
+    ck_assert(!strncmp(w, "...yyyy", 7) && w[3 + 40] == 'z' && !strcmp(w + 84, "..."));
+    free(w);
+}
+END_TEST
+
+/* The three forms of a changed value, from the values' JSON. */
+START_TEST(test_value_forms)
+{
+    struct pd_value a = {"[a, b, c]", "[\"a\", \"b\", \"c\"]", false, false},
+                    b = {"[a, c, d]", "[\"a\", \"c\", \"d\"]", false, false};
+    struct pd_value s1 = {"\"x\\ny\\nz\\n\"", "\"x\\ny\\nz\\n\"", false, false},
+                    s2 = {"\"x\\nY\\nz\\n\"", "\"x\\nY\\nz\\n\"", false, false};
+    struct change ch;
+
+    ck_assert_int_eq(pd_value_change(&ch, "needs", false, &a, &b), 0);
+    ck_assert_str_eq(ch.detail, "needs: + d, - b");
+    ck_assert_str_eq(ch.items_json, "\"items\": {\"added\": [\"d\"], \"removed\": [\"b\"]}");
+    ck_assert_ptr_null(ch.hunks);
+    pd_change_free(&ch);
+    /* a command list is lines, not a set */
+    ck_assert_int_eq(pd_value_change(&ch, "commands", true, &a, &b), 0);
+    ck_assert_str_eq(ch.detail, "commands: 1 line removed, 1 added");
+    ck_assert_str_eq(ch.hunks, "@@ -1,3 +1,3 @@\n a\n-b\n c\n+d");
+    pd_change_free(&ch);
+    ck_assert_int_eq(pd_value_change(&ch, "run", false, &s1, &s2), 0);
+    ck_assert_str_eq(ch.detail, "run: 1 line removed, 1 added");
+    ck_assert_str_eq(ch.hunks, "@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z");
+    pd_change_free(&ch);
+    /* reordered: no item added or removed, the values */
+    b.shown = "[c, b, a]";
+    b.json = "[\"c\", \"b\", \"a\"]";
+    ck_assert_int_eq(pd_value_change(&ch, "needs", false, &a, &b), 0);
+    ck_assert_str_eq(ch.detail, "needs: [a, b, c] -> [c, b, a]");
+    pd_change_free(&ch);
+}
+END_TEST
+
 Suite *pipediff_suite(void)
 {
     Suite *s = suite_create("pipediff");
@@ -306,6 +368,8 @@ Suite *pipediff_suite(void)
     tcase_add_test(tc, test_derived_parent);
     tcase_add_test(tc, test_mirror_by_parent);
     tcase_add_test(tc, test_rename_through_table);
+    tcase_add_test(tc, test_window);
+    tcase_add_test(tc, test_value_forms);
     suite_add_tcase(s, tc);
     return s;
 }

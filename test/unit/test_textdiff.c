@@ -127,6 +127,22 @@ START_TEST(large_middle_streams)
 }
 END_TEST
 
+/* Two texts in memory (a field's value): hunks only, lines counted within the texts. */
+START_TEST(texts_in_memory)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    const char *a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n", *b = "1\n2\n3\n4\n5\n6\n7\neight\n9\n";
+
+    ck_assert_int_eq(textdiff_texts(fp, a, strlen(a), b, strlen(b)), 0);
+    ck_assert_int_eq(textdiff_texts(fp, a, strlen(a), a, strlen(a)), 0); /* alike: nothing */
+    fclose(fp);
+    ck_assert_str_eq(buf, "@@ -5,5 +5,5 @@\n 5\n 6\n 7\n-8\n+eight\n 9\n");
+    free(buf);
+}
+END_TEST
+
 Suite *textdiff_suite(void)
 {
     Suite *s = suite_create("textdiff");
@@ -137,6 +153,7 @@ Suite *textdiff_suite(void)
     tcase_add_test(tc, separate_hunks_and_edges);
     tcase_add_test(tc, very_different);
     tcase_add_test(tc, large_middle_streams);
+    tcase_add_test(tc, texts_in_memory);
     suite_add_tcase(s, tc);
     return s;
 }
