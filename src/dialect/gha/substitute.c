@@ -186,7 +186,7 @@ static void substitute_name(struct job *j, struct ynode *job)
         return;
     }
     if (res.value && expr_kind_of(res.value) != EXPR_STRING) {
-        gha_error_at(j, n, RULE_WORKFLOW_VALUE, "the job's name is %s, where GitHub wants a string "
+        gha_error_at(j, n, RULE_EXPRESSION, "the job's name is %s, where GitHub wants a string "
                      "(it fails the job: A %s was not expected)",
                      expr_kind_of(res.value) == EXPR_ARRAY ? "a list" : "a mapping",
                      expr_kind_of(res.value) == EXPR_ARRAY ? "sequence" : "mapping");
