@@ -168,15 +168,22 @@ START_TEST(job_if_without_matrix)
 }
 END_TEST
 
-/* A job name is evaluated as GitHub's C# runtime makes a string: numbers in G15. */
-START_TEST(job_name_numbers_in_g15)
+/* The job of `yaml` expanded: its name at `path` is `want`. */
+static void expect_name(const char *yaml, const char *path, const char *want)
 {
     struct run r;
 
-    expand(&r, "t:\n  name: v ${{ matrix.v }}\n  strategy: {matrix: {v: [1e-7]}}\n  runs-on: x\n", NULL, NULL);
+    expand(&r, yaml, NULL, NULL);
     ck_assert_msg(r.rc == 0, "%s", r.messages);
-    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), "t-0.name"), "v 1E-07");
+    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), path), want);
     run_free(&r);
+}
+
+/* A job name is evaluated as GitHub's C# runtime makes a string: numbers in G15. */
+START_TEST(job_name_numbers_in_g15)
+{
+    expect_name("t:\n  name: v ${{ matrix.v }}\n  strategy: {matrix: {v: [1e-7]}}\n  runs-on: x\n", "t-0.name",
+                "v 1E-07");
 }
 END_TEST
 
@@ -184,18 +191,10 @@ END_TEST
  * values (a single include row's too), the id alone when no configuration is left. */
 START_TEST(job_name_empty_is_the_default)
 {
-    struct run r;
-
-    expand(&r, "t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {v: [1], exclude: [{v: 1}]}}\n  runs-on: x\n",
-           NULL, NULL);
-    ck_assert_msg(r.rc == 0, "%s", r.messages);
-    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), "t.name"), "t");
-    run_free(&r);
-    expand(&r, "t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {include: [{v: 1}]}}\n  runs-on: x\n",
-           NULL, NULL);
-    ck_assert_msg(r.rc == 0, "%s", r.messages);
-    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), "t.name"), "t (1)");
-    run_free(&r);
+    expect_name("t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {v: [1], exclude: [{v: 1}]}}\n  runs-on: x\n",
+                "t.name", "t");
+    expect_name("t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {include: [{v: 1}]}}\n  runs-on: x\n",
+                "t.name", "t (1)");
 }
 END_TEST
 
