@@ -49,6 +49,12 @@ struct expr_value *expr_member(const struct expr_value *object, size_t i);
 /* The value of `key` (case-insensitive), or NULL. Borrowed. */
 struct expr_value *expr_get(const struct expr_value *object, const char *key, size_t len);
 
+/* v[index] as GitHub's index operator reads it (`matrix['os'][0]`): an object by its
+ * key (a number as its text), an array by an integer (a string as its number); null
+ * when there is none or `v` is no array or object. A new reference; NULL when out of
+ * memory. */
+struct expr_value *expr_index(const struct expr_value *v, const struct expr_value *index);
+
 /* GitHub's truthiness, loose `==`, and coercion to string (`3.1`, `true`, `Array`...). */
 bool expr_truthy(const struct expr_value *v);
 bool expr_equal(const struct expr_value *a, const struct expr_value *b);
@@ -62,6 +68,11 @@ char *expr_to_json(const struct expr_value *v);
  * same double, without an exponent from 1e-6 to 1e21 (also what JSON.stringify writes);
  * its length. */
 size_t expr_js_number(double d, char buf[EXPR_NUMBUF]);
+/* .NET's Double.ToString("G15", InvariantCulture), how GitHub's runtime writes a number
+ * (NumberExpressionData.ToString, ExpressionUtility.ConvertToParseToken): 15 significant
+ * digits rounded half away from zero, trailing zeros dropped, 1E-05 and 1E+15 on in
+ * scientific form, NaN, Infinity, -Infinity, -0; its length. */
+size_t expr_g15_number(double d, char buf[EXPR_NUMBUF]);
 /* UTF-8 text in the upper case GitHub's runtime compares it in (.NET's OrdinalIgnoreCase:
  * each character's simple upper-case mapping); malloc'd, NUL-terminated, or NULL. */
 char *expr_upper(const char *s, size_t len, size_t *out_len);
@@ -164,6 +175,16 @@ int expr_eval(const struct expr *e, const struct expr_contexts *c, bool conditio
  * offsets point into `text`. */
 int expr_template_eval(const char *text, size_t len, const struct expr_contexts *c,
                        struct expr_result *out, struct expr_error *err);
+
+/* A workflow string GitHub makes a string of (a job's `name`), evaluated as its C#
+ * runtime does it, which differs from @actions/expressions in how numbers print: as
+ * expr_template_eval, but a known value is a string, each expression's number in G15
+ * (EvaluationResult.ConvertToString around other text, where -0 prints as 0;
+ * NumberToken.ToString alone), null empty, booleans true/false; except that a text of one
+ * expression whose value is an array or object gives that value (GitHub fails there:
+ * "A sequence was not expected"; the caller says so). */
+int expr_template_string(const char *text, size_t len, const struct expr_contexts *c,
+                         struct expr_result *out, struct expr_error *err);
 
 /* A workflow string whose value is exactly `s` (len bytes): `s` itself, or when it holds
  * what GitHub would read as an expression (`${{`) or a NUL, `${{ 's' }}`. Malloc'd,

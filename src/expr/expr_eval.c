@@ -188,7 +188,7 @@ static struct expr_value *filtered_access(const struct expr_value *fa, const str
     return out;
 }
 
-static struct expr_value *index_value(const struct expr_value *obj, const struct expr_value *idx)
+struct expr_value *expr_index(const struct expr_value *obj, const struct expr_value *idx)
 {
     struct index x;
     struct expr_value *out, *v;
@@ -773,7 +773,7 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
             return -1;
         }
         if (a.v && (b.v || !n->u.kids[1])) {
-            out->v = index_value(a.v, b.v);
+            out->v = expr_index(a.v, b.v);
             release(&a);
             release(&b);
             return out->v ? 0 : oom(ev);

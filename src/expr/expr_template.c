@@ -232,7 +232,19 @@ char *expr_template_literal(const char *s, size_t len, size_t *out_len)
     return out.s;
 }
 
-static int eval_parts(const char *s, struct template *t, const struct expr_contexts *c,
+/* Appends `v` as text: coerceString, or with `runtime` as GitHub's C# runtime converts
+ * a value around ${{ }} (EvaluationResult.ConvertToString: numbers in G15, -0 as 0). */
+static void put_value(struct expr_buf *b, const struct expr_value *v, bool runtime)
+{
+    char num[EXPR_NUMBUF];
+
+    if (runtime && v->kind == EXPR_NUMBER)
+        expr_buf_put(b, num, expr_g15_number(v->u.d == 0 ? 0 : v->u.d, num));
+    else
+        expr_buf_coerce(b, v);
+}
+
+static int eval_parts(const char *s, struct template *t, const struct expr_contexts *c, bool runtime,
                       struct expr_result *out, struct expr_error *err)
 {
     struct expr_buf text = {0}, run = {0}, names = {0};
@@ -253,7 +265,7 @@ static int eval_parts(const char *s, struct template *t, const struct expr_conte
             goto done;
         }
         if (r.value) {
-            expr_buf_coerce(&run, r.value);
+            put_value(&run, r.value, runtime);
         } else {
             if (run.oom) {
                 expr_result_clear(&r);
@@ -308,8 +320,32 @@ done:
     return rc;
 }
 
-int expr_template_eval(const char *text, size_t len, const struct expr_contexts *c,
-                       struct expr_result *out, struct expr_error *err)
+/* The value of one expression where a string is wanted (TemplateEvaluator: a scalar's
+ * ToString(), numbers in G15 as NumberToken writes them); an array or object stays. */
+static struct expr_value *runtime_string(struct expr_value *v)
+{
+    char num[EXPR_NUMBUF];
+    struct expr_value *out;
+
+    switch (v->kind) {
+    case EXPR_NULL:
+        out = expr_string("", 0);
+        break;
+    case EXPR_BOOL:
+        out = expr_string(v->u.b ? "true" : "false", v->u.b ? 4 : 5);
+        break;
+    case EXPR_NUMBER:
+        out = expr_string(num, expr_g15_number(v->u.d, num));
+        break;
+    default:
+        return v;
+    }
+    expr_unref(v);
+    return out;
+}
+
+static int template_eval(const char *text, size_t len, const struct expr_contexts *c, bool runtime,
+                         struct expr_result *out, struct expr_error *err)
 {
     struct template t;
     struct expr_result r;
@@ -329,6 +365,10 @@ int expr_template_eval(const char *text, size_t len, const struct expr_contexts 
         }
         if (r.value) {
             *out = r;
+            if (runtime && !(out->value = runtime_string(out->value))) {
+                rc = expr_fail(err, 0, "out of memory");
+                goto done;
+            }
             rc = 0;
             goto done;
         }
@@ -347,12 +387,24 @@ int expr_template_eval(const char *text, size_t len, const struct expr_contexts 
     }
     if (combined(text, &t, NULL, err) != 0)
         goto done;
-    rc = eval_parts(text, &t, c, out, err);
+    rc = eval_parts(text, &t, c, runtime, out, err);
 done:
     template_free(&t);
     if (rc != 0)
         expr_result_clear(out);
     return rc;
+}
+
+int expr_template_eval(const char *text, size_t len, const struct expr_contexts *c,
+                       struct expr_result *out, struct expr_error *err)
+{
+    return template_eval(text, len, c, false, out, err);
+}
+
+int expr_template_string(const char *text, size_t len, const struct expr_contexts *c,
+                         struct expr_result *out, struct expr_error *err)
+{
+    return template_eval(text, len, c, true, out, err);
 }
 
 /* ---- if: ---- */

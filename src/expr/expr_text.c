@@ -331,10 +331,52 @@ static size_t put_integer(uint64_t u, bool neg, char *buf)
     return k;
 }
 
+/* The number 0.DIGITS x 10^e (k digits, no trailing zeros) written out: in full when
+ * `fixed`, else as d.ddd and the exponent e - 1, as JavaScript (e+7) or .NET (E+07)
+ * writes it. */
+static size_t layout(const char *digits, size_t k, long e, bool neg, bool fixed, bool dotnet,
+                     char buf[EXPR_NUMBUF])
+{
+    size_t n = 0;
+
+    if (neg)
+        buf[n++] = '-';
+    if (fixed && (long)k <= e) {
+        memcpy(buf + n, digits, k);
+        n += k;
+        for (long z = 0; z < e - (long)k; z++)
+            buf[n++] = '0';
+    } else if (fixed && 0 < e) {
+        memcpy(buf + n, digits, (size_t)e);
+        n += (size_t)e;
+        buf[n++] = '.';
+        memcpy(buf + n, digits + e, k - (size_t)e);
+        n += k - (size_t)e;
+    } else if (fixed) {
+        buf[n++] = '0';
+        buf[n++] = '.';
+        for (long z = 0; z < -e; z++)
+            buf[n++] = '0';
+        memcpy(buf + n, digits, k);
+        n += k;
+    } else {
+        buf[n++] = digits[0];
+        if (k > 1) {
+            buf[n++] = '.';
+            memcpy(buf + n, digits + 1, k - 1);
+            n += k - 1;
+        }
+        n += (size_t)(dotnet ? snprintf(buf + n, EXPR_NUMBUF - n, "E%c%02ld", e - 1 < 0 ? '-' : '+', labs(e - 1))
+                             : snprintf(buf + n, EXPR_NUMBUF - n, "e%c%ld", e - 1 < 0 ? '-' : '+', labs(e - 1)));
+    }
+    buf[n] = '\0';
+    return n;
+}
+
 size_t expr_js_number(double d, char buf[EXPR_NUMBUF])
 {
     char tmp[EXPR_NUMBUF], digits[20];
-    size_t k = 0, n = 0;
+    size_t k = 0;
     bool neg = d < 0;
     long e;
     int p;
@@ -366,38 +408,43 @@ size_t expr_js_number(double d, char buf[EXPR_NUMBUF])
     e = strtol(strchr(tmp, 'e') + 1, NULL, 10) + 1; /* digits are 0.ddd x 10^e */
     while (k > 1 && digits[k - 1] == '0')
         k--;
-    if (neg)
-        buf[n++] = '-';
-    if ((long)k <= e && e <= 21) {
-        memcpy(buf + n, digits, k);
-        n += k;
-        for (long z = 0; z < e - (long)k; z++)
-            buf[n++] = '0';
-    } else if (0 < e && e <= 21) {
-        memcpy(buf + n, digits, (size_t)e);
-        n += (size_t)e;
-        buf[n++] = '.';
-        memcpy(buf + n, digits + e, k - (size_t)e);
-        n += k - (size_t)e;
-    } else if (-6 < e && e <= 0) {
-        buf[n++] = '0';
-        buf[n++] = '.';
-        for (long z = 0; z < -e; z++)
-            buf[n++] = '0';
-        memcpy(buf + n, digits, k);
-        n += k;
-    } else {
-        buf[n++] = digits[0];
-        if (k > 1) {
-            buf[n++] = '.';
-            memcpy(buf + n, digits + 1, k - 1);
-            n += k - 1;
+    return layout(digits, k, e, neg, -6 < e && e <= 21, false, buf);
+}
+
+size_t expr_g15_number(double d, char buf[EXPR_NUMBUF])
+{
+    char exact[800], digits[16];
+    size_t k = 15;
+    long e;
+
+    if (isnan(d))
+        return (size_t)snprintf(buf, EXPR_NUMBUF, "NaN");
+    if (isinf(d))
+        return (size_t)snprintf(buf, EXPR_NUMBUF, d < 0 ? "-Infinity" : "Infinity");
+    if (d == 0)
+        return (size_t)snprintf(buf, EXPR_NUMBUF, signbit(d) ? "-0" : "0");
+    /* Every digit of the double (767 at most), so that the rounding at the 15th sees the
+     * exact value: .NET rounds half away from zero, printf half to even. */
+    snprintf(exact, sizeof(exact), "%.767e", fabs(d));
+    digits[0] = exact[0];
+    memcpy(digits + 1, exact + 2, 14);
+    e = strtol(strchr(exact, 'e') + 1, NULL, 10) + 1;
+    if (exact[16] >= '5') {
+        size_t i = 15;
+
+        while (i > 0 && digits[i - 1] == '9')
+            digits[--i] = '0';
+        if (i == 0) { /* 999... rounds to 1000... */
+            digits[0] = '1';
+            e++;
+        } else {
+            digits[i - 1]++;
         }
-        n += (size_t)snprintf(buf + n, EXPR_NUMBUF - n, "e%c%ld", e - 1 < 0 ? '-' : '+',
-                              labs(e - 1));
     }
-    buf[n] = '\0';
-    return n;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    /* scientific when the exponent is below -5 or past 14 (d.ddE+XX, two digits at least) */
+    return layout(digits, k, e, d < 0, -4 < e && e <= 15, true, buf);
 }
 
 size_t expr_coerce_number(double d, char buf[EXPR_NUMBUF])

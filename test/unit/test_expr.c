@@ -148,6 +148,11 @@ static const char *template_of(const char *text)
     return evaluated_by(expr_template_eval, text);
 }
 
+static const char *string_of(const char *text)
+{
+    return evaluated_by(expr_template_string, text);
+}
+
 static const char *if_of(const char *text)
 {
     return evaluated_by(expr_condition_eval, text);
@@ -156,6 +161,7 @@ static const char *if_of(const char *text)
 #define VALUE(text, want) ck_assert_str_eq(value_of(text), (want))
 #define CONDITION(text, want) ck_assert_str_eq(condition_of(text), (want))
 #define TEMPLATE(text, want) ck_assert_str_eq(template_of(text), (want))
+#define STRING(text, want) ck_assert_str_eq(string_of(text), (want))
 #define IF(text, want) ck_assert_str_eq(if_of(text), (want))
 
 /* ---- lexer ---- */
@@ -506,6 +512,28 @@ START_TEST(eval_numbers_as_text)
 }
 END_TEST
 
+/* .NET's G15, as GitHub's runtime prints numbers: ties away from zero, E+XX. */
+START_TEST(numbers_g15)
+{
+    static const struct {
+        double d;
+        const char *want;
+    } cases[] = {
+        {0.1, "0.1"}, {1e-7, "1E-07"}, {1e-5, "1E-05"}, {0.0001, "0.0001"}, {1e15, "1E+15"},
+        {123456789012345, "123456789012345"}, {1234567890123445, "1.23456789012345E+15"},
+        {0.30000000000000004, "0.3"}, {999999999999999.9, "1E+15"}, {-2.5, "-2.5"},
+        {1.5e300, "1.5E+300"}, {5e-324, "4.94065645841247E-324"}, {-0.0, "-0"},
+        {NAN, "NaN"}, {INFINITY, "Infinity"}, {-INFINITY, "-Infinity"},
+    };
+    char buf[EXPR_NUMBUF];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ck_assert_uint_eq(expr_g15_number(cases[i].d, buf), strlen(cases[i].want));
+        ck_assert_str_eq(buf, cases[i].want);
+    }
+}
+END_TEST
+
 START_TEST(eval_string_cap)
 {
     /* toJSON of toJSON doubles its length each time: refused past the runner's 1 MiB,
@@ -695,6 +723,20 @@ START_TEST(template_values)
 }
 END_TEST
 
+/* Where GitHub's runtime makes a string: numbers in G15 (-0 is 0 around text), null
+ * empty; an array or object alone is handed back. */
+START_TEST(template_strings)
+{
+    STRING("x ${{ 1e-7 }} ${{ -0 }} ${{ null }}", "V 'x 1E-07 0 '");
+    STRING("${{ 12345678901234567 }}", "V '1.23456789012346E+16'");
+    STRING("${{ -0 }}", "V '-0'");
+    STRING("${{ true }}", "V 'true'");
+    STRING("${{ null }}", "V ''");
+    STRING("${{ matrix.list }}", "V [1,'two',null]");
+    STRING("${{ github.ref }}", "R ${{ github.ref }} | github | -");
+}
+END_TEST
+
 START_TEST(template_residuals)
 {
     TEMPLATE("${{ github.ref }}", "R ${{ github.ref }} | github | -");
@@ -879,6 +921,7 @@ Suite *expr_suite(void)
     tcase_add_test(eval, eval_long_message);
     tcase_add_test(eval, eval_numbers_as_text);
     tcase_add_test(eval, eval_string_cap);
+    tcase_add_test(eval, numbers_g15);
     tcase_add_test(partial, partial_brief);
     tcase_add_test(partial, partial_logic);
     tcase_add_test(partial, partial_status);
@@ -887,6 +930,7 @@ Suite *expr_suite(void)
     tcase_add_test(partial, partial_unwritable);
     tcase_add_test(partial, partial_uses_context);
     tcase_add_test(tmpl, template_values);
+    tcase_add_test(tmpl, template_strings);
     tcase_add_test(tmpl, template_residuals);
     tcase_add_test(tmpl, template_errors);
     tcase_add_test(tmpl, template_format_limits);

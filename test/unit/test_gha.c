@@ -168,6 +168,49 @@ START_TEST(job_if_without_matrix)
 }
 END_TEST
 
+/* The job of `yaml` expanded: its name at `path` is `want`. */
+static void expect_name(const char *yaml, const char *path, const char *want)
+{
+    struct run r;
+
+    expand(&r, yaml, NULL, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), path), want);
+    run_free(&r);
+}
+
+/* A job name is evaluated as GitHub's C# runtime makes a string: numbers in G15. */
+START_TEST(job_name_numbers_in_g15)
+{
+    expect_name("t:\n  name: v ${{ matrix.v }}\n  strategy: {matrix: {v: [1e-7]}}\n  runs-on: x\n", "t-0.name",
+                "v 1E-07");
+}
+END_TEST
+
+/* EvaluateJobName: an empty name is the default one, the job id with the configuration's
+ * values (a single include row's too), the id alone when no configuration is left. */
+START_TEST(job_name_empty_is_the_default)
+{
+    expect_name("t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {v: [1], exclude: [{v: 1}]}}\n  runs-on: x\n",
+                "t.name", "t");
+    expect_name("t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {include: [{v: 1}]}}\n  runs-on: x\n",
+                "t.name", "t (1)");
+}
+END_TEST
+
+/* A name that is a mapping fails the job on GitHub: an error where it is written. */
+START_TEST(job_name_not_a_string)
+{
+    struct run r;
+
+    expand(&r, "t:\n  name: ${{ matrix }}\n  strategy: {matrix: {v: [1]}}\n  runs-on: x\n", NULL, NULL);
+    ck_assert_int_eq(r.rc, -1);
+    ck_assert_str_eq(r.messages, "w/caller.yml:2:9: error: the job's name is a mapping, where GitHub wants a "
+                                 "string (it fails the job: A mapping was not expected) [expression]\n");
+    run_free(&r);
+}
+END_TEST
+
 struct visits {
     char text[256];
 };
@@ -335,6 +378,9 @@ Suite *gha_suite(void)
     tcase_add_test(t, substitutes_contexts);
     tcase_add_test(t, folds_step_if);
     tcase_add_test(t, job_if_without_matrix);
+    tcase_add_test(t, job_name_numbers_in_g15);
+    tcase_add_test(t, job_name_empty_is_the_default);
+    tcase_add_test(t, job_name_not_a_string);
     tcase_add_test(t, needs_read_and_rewritten);
     tcase_add_test(t, needs_entry_not_an_id);
     tcase_add_test(t, call_binds_inputs);

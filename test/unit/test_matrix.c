@@ -171,6 +171,69 @@ START_TEST(name_values)
     free(t);
     matrix_free(&rows);
     expr_unref(m);
+    /* numbers as NumberExpressionData.ToString (G15) prints them */
+    m = matrix_of("v: [[.nan, .inf, -.inf, 1e-7, 1e15, 0.30000000000000004, -0.0]]\n");
+    ck_assert_int_eq(matrix_expand(m, &rows, &err), 0);
+    t = shown_text(&rows.rows[0]);
+    ck_assert_str_eq(t, "NaN, Infinity, -Infinity, 1E-07, 1E+15, 0.3, -0");
+    free(t);
+    matrix_free(&rows);
+    expr_unref(m);
+}
+END_TEST
+
+/* MatrixFilter tests one `==` per leaf of an include or exclude value, on the row
+ * indexed by the leaf's path: {} and [] have no leaf and match every row; {x: null}
+ * matches a scalar (indexing it gives null); [1] matches [1, 2]; a list index reads an
+ * object's key "0". */
+START_TEST(filters_match_leaf_by_leaf)
+{
+    static const char *const all[] = {"v=Object,tag=t", "v=2,tag=t", "v=Array,tag=t"};
+    static const char *const one[] = {"v=Object"};
+    static const char *const both[] = {"v=Array,tag=t", "v=Array,tag=t", "v=Object,tag=t"};
+
+    expect_rows("v: [{x: 1}, 2, [1, 2]]\ninclude:\n  - v: {}\n    tag: t\n", all, 3);
+    expect_rows("v: [{x: 1}, 2, [1, 2]]\ninclude:\n  - v: []\n    tag: t\n", all, 3);
+    expect_rows("v: [{x: 1}, 2, {x: ~}]\nexclude:\n  - v: {x: null}\n", one, 1);
+    expect_rows("v: [[1, 2], [1], {'0': 1}]\ninclude:\n  - v: [1]\n    tag: t\n", both, 3);
+}
+END_TEST
+
+/* A filter number is compared through its G15 text: 0.30000000000000004 is written 0.3
+ * and matches 0.3, not itself (left: the first row, whose text is 0.3 too);
+ * 1234567890123456789 matches nothing. */
+START_TEST(filters_compare_g15_literals)
+{
+    static const char *const want[] = {"v=0.3", "v=1234567890123456800"};
+
+    expect_rows("v: [0.30000000000000004, 0.3, 1234567890123456789, 0.1]\nexclude:\n"
+                "  - v: 0.30000000000000004\n  - v: 1234567890123456789\n  - v: 0.1\n",
+                want, 2);
+}
+END_TEST
+
+/* JobNameBuilder cuts a name longer than 100 UTF-16 code units to 97 and "...": a
+ * character past U+FFFF counts two, and one cut in half is U+FFFD as GitHub sends it. */
+START_TEST(name_cut_in_utf16)
+{
+    char name[400];
+    size_t len;
+
+    memset(name, 'a', 101);
+    ck_assert_uint_eq(matrix_name_cut(name, 100), 100);
+    ck_assert_uint_eq(matrix_name_cut(name, 101), 100);
+    ck_assert_int_eq(memcmp(name + 96, "a...", 5), 0);
+    for (len = 0; len < 120; len += 2) /* 60 characters, 120 bytes: not cut */
+        memcpy(name + len, "\xC3\xA9", 2);
+    ck_assert_uint_eq(matrix_name_cut(name, 120), 120);
+    memset(name, 'a', 99); /* 99 and an emoji: 101 code units */
+    memcpy(name + 99, "\xF0\x9F\x98\x80", 5);
+    ck_assert_uint_eq(matrix_name_cut(name, 103), 100);
+    ck_assert_str_eq(name + 97, "...");
+    memset(name, 'a', 96); /* the emoji at code units 96 and 97 */
+    memcpy(name + 96, "\xF0\x9F\x98\x80" "aaaaaaaaaa", 15);
+    ck_assert_uint_eq(matrix_name_cut(name, 110), 102);
+    ck_assert_str_eq(name + 96, "\xEF\xBF\xBD...");
 }
 END_TEST
 
@@ -372,6 +435,9 @@ Suite *matrix_suite(void)
     tcase_add_test(tc, include_matches_loosely);
     tcase_add_test(tc, include_overwrites_added_values_only);
     tcase_add_test(tc, name_values);
+    tcase_add_test(tc, filters_match_leaf_by_leaf);
+    tcase_add_test(tc, filters_compare_g15_literals);
+    tcase_add_test(tc, name_cut_in_utf16);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, limit_is_inclusive);
     tcase_add_test(tc, exclude_applies_before_the_limit);

@@ -96,10 +96,7 @@ static int set_name(struct job *j, struct ynode *job, const struct ynode *writte
         o += (size_t)snprintf(text + o, sizeof(text) - o, ")");
     if (o >= sizeof(text))
         o = sizeof(text) - 1;
-    if (o > GHA_NAME_MAX) {
-        memcpy(text + GHA_NAME_MAX - 3, "...", 4);
-        o = GHA_NAME_MAX;
-    }
+    o = matrix_name_cut(text, o);
     if (!(n = gha_string_node(j, text, o, ynode_pos(name ? name : id))) ||
         ynode_set(j->doc, job, "name", n) != 0) {
         gha_out_of_memory(j, job);
@@ -229,8 +226,9 @@ static bool is_explicit(const struct expr_value *m)
            expr_kind_of(expr_item(include, 0)) == EXPR_OBJECT && expr_len(expr_item(include, 0)) > 0;
 }
 
-/* Such a job keeps its id, strategy and name (a name is only made when there is none);
- * its contexts are substituted like any configuration's. Takes `m`. */
+/* Such a job keeps its id, strategy and written name (a name is made when there is
+ * none, or when its expression gives an empty one); its contexts are substituted like
+ * any configuration's. Takes `m`. */
 static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job,
                            struct expr_value *m)
 {
@@ -238,6 +236,7 @@ static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *
     struct matrix_error merr;
     size_t len;
     const char *text = ynode_scalar(id, &len);
+    const struct ynode *written = ynode_get(job, "name");
     int rc = matrix_expand(m, &rows, &merr);
 
     expr_unref(m);
@@ -247,8 +246,8 @@ static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *
     }
     if (gha_substitute_job(j, job, expr_ref(rows.rows[0].values),
                            gha_strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0 &&
-        !ynode_get(job, "name"))
-        set_name(j, job, NULL, id, &rows.rows[0]);
+        (!written || gha_has_expression(written)))
+        set_name(j, job, written, id, &rows.rows[0]);
     matrix_free(&rows);
     if (j->failed)
         return -1;
@@ -262,8 +261,13 @@ static int expand_single(struct job *j, const struct ynode *id, struct ynode *jo
 {
     size_t len;
     const char *text = ynode_scalar(id, &len);
+    const struct ynode *written = ynode_get(job, "name");
 
     if (gha_substitute_job(j, job, expr_null(), gha_strategy_value(strategy, 0, 1)) != 0)
+        return -1;
+    /* EvaluateJobName: an expression that gives an empty name leaves the default, the job
+     * id (a configuration with no values) */
+    if (gha_has_expression(written) && set_name(j, job, written, id, &(struct matrix_row){0}) != 0)
         return -1;
     return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
 }

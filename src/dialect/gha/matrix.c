@@ -32,52 +32,90 @@ static bool is_keyword(const char *key, size_t len)
     return (len == 7 && memcmp(key, "include", 7) == 0) || (len == 7 && memcmp(key, "exclude", 7) == 0);
 }
 
-/* Whether `want` (an exclude or include value) matches `have`: mappings leaf by leaf
- * (only the leaves `want` names), sequences item by item, scalars by loose `==`. */
-static bool matches(const struct expr_value *have, const struct expr_value *want)
+/* `v` (include or exclude entries) with each number as GitHub compares it in a filter:
+ * MatrixFilter.AddExpression writes each leaf into the expression `matrix[...] ==
+ * literal`, a number as its G15 text (ExpressionUtility.ConvertToParseToken), which the
+ * lexer reads back, so a number of 16 and more significant digits matches no value.
+ * NULL when out of memory. */
+static struct expr_value *filter_literals(const struct expr_value *v)
 {
-    enum expr_kind hk = have ? expr_kind_of(have) : EXPR_NULL, wk = expr_kind_of(want);
+    char text[EXPR_NUMBUF];
+    enum expr_kind kind = expr_kind_of(v);
+    struct expr_value *out;
 
-    if (wk == EXPR_OBJECT) {
-        if (hk != EXPR_OBJECT)
-            return false;
-        for (size_t i = 0; i < expr_len(want); i++) {
-            size_t len;
-            const char *k = expr_key(want, i, &len);
+    if (kind == EXPR_NUMBER) {
+        expr_g15_number(expr_number_value(v), text);
+        return expr_number(strtod(text, NULL));
+    }
+    if (kind != EXPR_OBJECT && kind != EXPR_ARRAY)
+        return expr_ref((struct expr_value *)v);
+    out = kind == EXPR_OBJECT ? expr_object() : expr_array();
+    for (size_t i = 0; out && i < expr_len(v); i++) {
+        size_t len;
+        const char *k = kind == EXPR_OBJECT ? expr_key(v, i, &len) : NULL;
+        struct expr_value *item = filter_literals(k ? expr_member(v, i) : expr_item(v, i));
 
-            if (!matches(expr_get(have, k, len), expr_member(want, i)))
-                return false;
+        if (!item || (k ? expr_object_set(out, k, len, item) : expr_array_append(out, item)) != 0) {
+            expr_unref(out);
+            out = NULL;
         }
-        return true;
     }
-    if (wk == EXPR_ARRAY) {
-        if (hk != EXPR_ARRAY || expr_len(have) != expr_len(want))
-            return false;
-        for (size_t i = 0; i < expr_len(want); i++) {
-            if (!matches(expr_item(have, i), expr_item(want, i)))
-                return false;
-        }
-        return true;
-    }
-    if (!have || hk == EXPR_OBJECT || hk == EXPR_ARRAY)
-        return false;
-    return expr_equal(have, want);
+    return out;
 }
 
-/* Every pair of `entry` whose key is (is_vector) or is not (!is_vector) a vector of `m`
- * matches `row`. */
-static bool entry_matches(const struct expr_value *m, const struct expr_value *entry,
-                          const struct expr_value *row)
+/* Whether the include or exclude value `want` (its numbers as filter_literals makes
+ * them) matches `have`, as MatrixFilter tests it: one `==` per leaf of `want` (a scalar;
+ * mappings and lists are walked by key and by index), each on `have` indexed by the
+ * leaf's path as an expression indexes (a path through a scalar or a missing key gives
+ * null). So {} and [] (no leaves) match everything, {x: null} matches a scalar, [1]
+ * matches [1, 2]. 1, 0, or -1 when out of memory. */
+static int matches(const struct expr_value *have, const struct expr_value *want)
 {
-    for (size_t i = 0; i < expr_len(entry); i++) {
+    enum expr_kind wk = expr_kind_of(want);
+    int rc = 1;
+
+    if (wk != EXPR_OBJECT && wk != EXPR_ARRAY)
+        return expr_equal(have, want);
+    for (size_t i = 0; rc == 1 && i < expr_len(want); i++) {
+        size_t len;
+        const char *k = wk == EXPR_OBJECT ? expr_key(want, i, &len) : NULL;
+        struct expr_value *index = k ? expr_string(k, len) : expr_number((double)i);
+        struct expr_value *at = index ? expr_index(have, index) : NULL;
+
+        rc = at ? matches(at, k ? expr_member(want, i) : expr_item(want, i)) : -1;
+        expr_unref(at);
+        expr_unref(index);
+    }
+    return rc;
+}
+
+/* Whether every pair of `entry` whose key is a vector of `m` matches `row`: 1, 0, or -1
+ * when out of memory. */
+static int entry_matches(const struct expr_value *m, const struct expr_value *entry,
+                         const struct expr_value *row)
+{
+    int rc = 1;
+
+    for (size_t i = 0; rc == 1 && i < expr_len(entry); i++) {
         size_t len;
         const char *k = expr_key(entry, i, &len);
 
-        if (expr_get(m, k, len) && !is_keyword(k, len) &&
-            !matches(expr_get(row, k, len), expr_member(entry, i)))
-            return false;
+        if (expr_get(m, k, len) && !is_keyword(k, len))
+            rc = matches(expr_get(row, k, len), expr_member(entry, i));
     }
-    return true;
+    return rc;
+}
+
+/* The leaves of `v` (what matching it costs), at least 1. */
+static unsigned long leaves(const struct expr_value *v)
+{
+    unsigned long n = 0;
+
+    if (expr_kind_of(v) != EXPR_OBJECT && expr_kind_of(v) != EXPR_ARRAY)
+        return 1;
+    for (size_t i = 0; i < expr_len(v); i++)
+        n += leaves(expr_kind_of(v) == EXPR_OBJECT ? expr_member(v, i) : expr_item(v, i));
+    return n ? n : 1;
 }
 
 static bool is_vector_key(const struct expr_value *m, const char *k, size_t len)
@@ -115,11 +153,12 @@ static int shown_add(struct shown *s, const char *text, size_t len)
     return 0;
 }
 
-/* The leaf scalars of `v`, depth-first in key order, as JobNameBuilder prints them:
- * numbers in .NET's G15 form, booleans as true/false, null skipped. */
+/* The leaf scalars of `v`, depth-first in key order, as MatrixBuilder.CreateConfiguration
+ * prints them (ExpressionData.ToString): numbers in .NET's G15 form (NaN, Infinity),
+ * booleans as true/false, null skipped. */
 static int shown_leaves(struct shown *s, const struct expr_value *v)
 {
-    char buf[64];
+    char buf[EXPR_NUMBUF];
     size_t len;
     const char *t;
 
@@ -130,8 +169,8 @@ static int shown_leaves(struct shown *s, const struct expr_value *v)
         t = expr_bool_value(v) ? "true" : "false";
         return shown_add(s, t, strlen(t));
     case EXPR_NUMBER:
-        snprintf(buf, sizeof(buf), "%.15G", expr_number_value(v));
-        return shown_add(s, buf, strlen(buf));
+        len = expr_g15_number(expr_number_value(v), buf);
+        return shown_add(s, buf, len);
     case EXPR_STRING:
         t = expr_string_value(v, &len);
         return shown_add(s, t, len);
@@ -149,6 +188,36 @@ static int shown_leaves(struct shown *s, const struct expr_value *v)
         return 0;
     }
     return 0;
+}
+
+size_t matrix_name_cut(char *name, size_t len)
+{
+    size_t units = 0, at = 0, keep;
+
+    /* name.Length counts UTF-16 code units: 2 for a character past U+FFFF (4 bytes) */
+    for (size_t i = 0; i < len; i++)
+        units += ((unsigned char)name[i] & 0xC0) != 0x80 ? 1 + ((unsigned char)name[i] >= 0xF0) : 0;
+    if (units <= MATRIX_NAME_MAX)
+        return len;
+    for (units = 0; at < len; ) {
+        size_t w = (unsigned char)name[at] >= 0xF0 ? 2 : 1, bytes = 1;
+
+        if (units + w > MATRIX_NAME_MAX - 3)
+            break;
+        while (at + bytes < len && ((unsigned char)name[at + bytes] & 0xC0) == 0x80)
+            bytes++;
+        units += w;
+        at += bytes;
+    }
+    keep = at;
+    /* Substring(0, 97) keeps the first half of a surrogate pair it cuts, which GitHub
+     * sends as U+FFFD (UTF-8's replacement for a lone surrogate). */
+    if (units < MATRIX_NAME_MAX - 3) {
+        memcpy(name + keep, "\xEF\xBF\xBD", 3);
+        keep += 3;
+    }
+    memcpy(name + keep, "...", 4);
+    return keep + 3;
 }
 
 /* ---- building ---- */
@@ -245,6 +314,9 @@ struct product {
     size_t *last;                /* per entry, its deepest vector */
     size_t *dropped_at;          /* per entry, the depth that dropped it, or SIZE_MAX */
     unsigned long steps;
+    const struct expr_value *include;  /* the include entries, */
+    struct expr_value *include_filter; /* as filter_literals makes them (for matching) */
+    bool *matched;                     /* per entry, whether a row matched it */
 };
 
 static void product_free(struct product *p)
@@ -259,6 +331,7 @@ static void product_free(struct product *p)
     free(p->n_tests);
     free(p->last);
     free(p->dropped_at);
+    expr_unref(p->include_filter);
 }
 
 /* The vectors in order, checked, and the product's size (at most MATRIX_MAX_PRODUCT). */
@@ -299,12 +372,12 @@ static int over_budget(struct matrix_error *err)
                 "include instead", MATRIX_MAX_STEPS);
 }
 
-/* Each exclude entry's keys as tables of the values they match (counted against the
- * work bound too: many entries on long vectors). */
-static int product_excludes(struct product *p, const struct expr_value *exclude, struct matrix_error *err)
+/* The tables of `entries` exclude entries (their numbers as filter_literals makes
+ * them), each key's values it matches (counted against the work bound too: many
+ * entries on long vectors). */
+static int exclude_tables(struct product *p, const struct expr_value *exclude, size_t entries,
+                          struct matrix_error *err)
 {
-    size_t entries = exclude ? expr_len(exclude) : 0;
-
     p->tests = calloc(p->n_vectors, sizeof(*p->tests));
     p->n_tests = calloc(p->n_vectors, sizeof(*p->n_tests));
     p->last = calloc(entries ? entries : 1, sizeof(*p->last));
@@ -330,17 +403,35 @@ static int product_excludes(struct product *p, const struct expr_value *exclude,
 
             if (!want)
                 continue;
-            if ((p->steps += n) > MATRIX_MAX_STEPS)
+            if ((p->steps += n * leaves(want)) > MATRIX_MAX_STEPS)
                 return over_budget(err);
             if (!(ok = malloc(n * sizeof(*ok))))
                 return out_of_memory(err);
-            for (size_t i = 0; i < n; i++)
-                ok[i] = matches(expr_item(p->vectors[v].values, i), want);
             p->tests[v][p->n_tests[v]++] = (struct exclude_test){e, ok};
+            for (size_t i = 0; i < n; i++) {
+                int rc = matches(expr_item(p->vectors[v].values, i), want);
+
+                if (rc < 0)
+                    return out_of_memory(err);
+                ok[i] = rc;
+            }
             p->last[e] = v;
         }
     }
     return 0;
+}
+
+/* Each exclude entry's keys as tables of the values they match. */
+static int product_excludes(struct product *p, const struct expr_value *written, struct matrix_error *err)
+{
+    struct expr_value *exclude = written ? filter_literals(written) : NULL;
+    int rc;
+
+    if (written && !exclude)
+        return out_of_memory(err);
+    rc = exclude_tables(p, exclude, exclude ? expr_len(exclude) : 0, err);
+    expr_unref(exclude);
+    return rc;
 }
 
 /* Takes value `value` of vector `depth`: drops the entries one of whose keys it does not
@@ -389,12 +480,12 @@ static struct expr_value *product_row(const struct product *p, const size_t *at)
     return row;
 }
 
-static int add_row(const struct expr_value *m, const struct expr_value *include, struct expr_value *row,
-                   bool *matched, struct matrix *out, struct matrix_error *err);
+static int add_row(const struct product *p, const struct expr_value *m, struct expr_value *row,
+                   struct matrix *out, struct matrix_error *err);
 
 /* Every combination the exclude entries leave, in order, added to `out`. */
-static int product_walk(struct product *p, const struct expr_value *m, const struct expr_value *include,
-                        bool *matched, struct matrix *out, struct matrix_error *err)
+static int product_walk(struct product *p, const struct expr_value *m, struct matrix *out,
+                        struct matrix_error *err)
 {
     size_t *at = calloc(p->n_vectors, sizeof(*at)), depth = 0;
     int rc = 0;
@@ -423,7 +514,7 @@ static int product_walk(struct product *p, const struct expr_value *m, const str
             continue;
         }
         if (!excluded)
-            rc = add_row(m, include, product_row(p, at), matched, out, err);
+            rc = add_row(p, m, product_row(p, at), out, err);
         product_leave(p, depth);
         at[depth]++;
     }
@@ -432,16 +523,19 @@ static int product_walk(struct product *p, const struct expr_value *m, const str
 }
 
 /* `row` with the extras of every include entry whose filter matches it. */
-static struct expr_value *with_extras(const struct expr_value *m, const struct expr_value *include,
-                                      struct expr_value *row, bool *matched)
+static struct expr_value *with_extras(const struct product *p, const struct expr_value *m,
+                                      struct expr_value *row)
 {
-    for (size_t e = 0; include && e < expr_len(include); e++) {
-        const struct expr_value *entry = expr_item(include, e);
+    for (size_t e = 0; p->include && e < expr_len(p->include); e++) {
+        const struct expr_value *entry = expr_item(p->include, e);
+        int rc = entry_matches(m, expr_item(p->include_filter, e), row);
 
         /* Matched against the product's values: extras added so far do not count. */
-        if (!entry_matches(m, entry, row))
+        if (rc < 0)
+            return NULL;
+        if (rc == 0)
             continue;
-        matched[e] = true;
+        p->matched[e] = true;
         for (size_t k = 0; k < expr_len(entry); k++) {
             size_t len;
             const char *key = expr_key(entry, k, &len);
@@ -477,13 +571,13 @@ static struct expr_value *include_row(const struct expr_value *m, const struct e
 }
 
 /* Adds a row of the product with its include extras; takes `row` (NULL: out of memory). */
-static int add_row(const struct expr_value *m, const struct expr_value *include, struct expr_value *row,
-                   bool *matched, struct matrix *out, struct matrix_error *err)
+static int add_row(const struct product *p, const struct expr_value *m, struct expr_value *row,
+                   struct matrix *out, struct matrix_error *err)
 {
     struct shown s = {0};
 
     /* The name shows the product's values, before the extras. */
-    if (!row || shown_leaves(&s, row) != 0 || !with_extras(m, include, row, matched)) {
+    if (!row || shown_leaves(&s, row) != 0 || !with_extras(p, m, row)) {
         shown_free(&s);
         expr_unref(row);
         return out_of_memory(err);
@@ -516,11 +610,13 @@ int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_
         fail(err, NULL, -1, "the matrix must define at least one vector (or a non-empty include)");
         goto fail;
     }
-    if (!(matched = calloc(n_include ? n_include : 1, sizeof(*matched)))) {
+    p.include = include;
+    if (!(matched = p.matched = calloc(n_include ? n_include : 1, sizeof(*matched))) ||
+        (include && !(p.include_filter = filter_literals(include)))) {
         out_of_memory(err);
         goto fail;
     }
-    if (size && (product_excludes(&p, exclude, err) != 0 || product_walk(&p, m, include, matched, out, err) != 0))
+    if (size && (product_excludes(&p, exclude, err) != 0 || product_walk(&p, m, out, err) != 0))
         goto fail;
     for (size_t e = 0; e < n_include; e++) {
         struct shown s = {0};

@@ -45,6 +45,14 @@ struct matrix {
     size_t n;
 };
 
+/* The longest display name: JobNameBuilder.Build cuts a longer one (counted in UTF-16
+ * code units) to 97 and "...". */
+#define MATRIX_NAME_MAX 100
+
+/* `name` (UTF-8, len bytes, NUL-terminated room for MATRIX_NAME_MAX * 3 + 1 bytes at
+ * least) cut as JobNameBuilder.Build cuts it; its new length. */
+size_t matrix_name_cut(char *name, size_t len);
+
 /* Expands `m` (an object). 0 with *out filled (free with matrix_free), or -1 with *err
  * set (a malformed matrix, too many jobs, out of memory). */
 int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_error *err);

@@ -166,8 +166,46 @@ static void substitute_fields(struct job *j, struct ynode *map, const char *cons
     }
 }
 
-/* Where GitHub makes `matrix` and `strategy` available (docs: contexts#context-availability). */
-static const char *const job_fields[] = {"name", "runs-on", "env", "container", "services",
+/* The job's `name` evaluated as WorkflowTemplateEvaluator.EvaluateJobName does: a string
+ * made by GitHub's C# runtime (numbers in G15: 1E-07, not @actions/expressions' 1e-7);
+ * an array or object fails the job there (TemplateEvaluator: "A mapping was not
+ * expected"), so it is an error here. */
+static void substitute_name(struct job *j, struct ynode *job)
+{
+    long at = ynode_find(job, "name", 4);
+    struct ynode *n = at >= 0 ? ynode_value(job, (size_t)at) : NULL, *out;
+    struct expr_result res = {0};
+    struct expr_error err;
+    size_t len;
+    const char *text = ynode_scalar(n, &len);
+
+    if (!text || !gha_has_expression(n))
+        return;
+    if (expr_template_string(text, len, j->contexts, &res, &err) != 0) {
+        gha_expr_error_at(j, n, &err);
+        return;
+    }
+    if (res.value && expr_kind_of(res.value) != EXPR_STRING) {
+        gha_error_at(j, n, RULE_EXPRESSION, "the job's name is %s, where GitHub wants a string "
+                     "(it fails the job: A %s was not expected)",
+                     expr_kind_of(res.value) == EXPR_ARRAY ? "a list" : "a mapping",
+                     expr_kind_of(res.value) == EXPR_ARRAY ? "sequence" : "mapping");
+        expr_result_clear(&res);
+        return;
+    }
+    text = res.value ? expr_string_value(res.value, &len) : res.residual;
+    out = res.value ? gha_string_node(j, text, len, ynode_pos(n))
+                    : ynode_new_string(j->doc, text, strlen(text), ynode_pos(n));
+    expr_result_clear(&res);
+    if (!out)
+        gha_out_of_memory(j, n);
+    else
+        job->u.map.pairs[at].value = out;
+}
+
+/* Where GitHub makes `matrix` and `strategy` available (docs: contexts#context-availability;
+ * `name` too: substitute_name). */
+static const char *const job_fields[] = {"runs-on", "env", "container", "services",
                                          "timeout-minutes", "continue-on-error", "environment",
                                          "with", "secrets", "concurrency", NULL};
 static const char *const step_fields[] = {"name", "run", "with", "env", "timeout-minutes",
@@ -292,6 +330,7 @@ int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matr
         gha_out_of_memory(j, job);
         return -1;
     }
+    substitute_name(j, job);
     substitute_fields(j, job, job_fields);
     substitute_steps(j, job);
     return j->failed ? -1 : 0;
