@@ -201,7 +201,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
         return -1;
     /* The configuration stays visible (and `${{ matrix.x }}` that stayed unknown still
      * resolves): one row of include. */
-    values = gha_node_from_value(j, row->values, ynode_pos(ynode_get(strategy, "matrix")));
+    values = gha_node_from_value(j, row->values, false, ynode_pos(ynode_get(strategy, "matrix")));
     list = ynode_new_seq(j->doc, ynode_pos(strategy));
     include = ynode_new_map(j->doc, ynode_pos(strategy));
     key = ynode_new_string(j->doc, name, (size_t)n, ynode_pos(id));
@@ -263,7 +263,7 @@ static int expand_single(struct job *j, const struct ynode *id, struct ynode *jo
     size_t len;
     const char *text = ynode_scalar(id, &len);
 
-    if (gha_substitute_job(j, job, expr_null(), gha_strategy_value(strategy, 0, 1)) != 0)
+    if (gha_substitute_job(j, job, expr_null(), gha_strategy_value(strategy, 0, 0)) != 0)
         return -1;
     return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
 }
