@@ -73,34 +73,86 @@ static bool valid_job_id(const char *id, size_t len)
     return true;
 }
 
+/* The node of the display name `text` of a job whose matrix is the one row `values`.
+ * GitHub lists a matrix's values after a literal name (JobNameBuilder), also after one
+ * that shows them already (`t (a)` with the row {x: a} shows as `t (a) (a)`), but shows a
+ * name that is an expression as it evaluates (WorkflowTemplateEvaluator.EvaluateJobName).
+ * So a name GitHub would extend is written ${{ format('text') }}, quotes and braces
+ * doubled: the form GitHub's own TemplateReader.ParseScalar gives text around ${{ }}.
+ * (A lone string, ${{ 'text' }}, would not do: ParseScalar reads it as the literal.) */
+static struct ynode *name_node(struct job *j, const char *text, size_t len,
+                               const struct expr_value *values, struct ypos pos)
+{
+    struct ynode *n;
+    char *e, *o;
+
+    if (!matrix_names_values(values))
+        return gha_string_node(j, text, len, pos);
+    if (!(e = malloc(2 * len + 32)))
+        return NULL;
+    o = e + sprintf(e, "${{ format('");
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\'' || text[i] == '{' || text[i] == '}')
+            *o++ = text[i];
+        *o++ = text[i];
+    }
+    o += sprintf(o, "') }}");
+    n = ynode_new_string(j->doc, e, (size_t)(o - e), pos);
+    free(e);
+    return n;
+}
+
 /* The job's display name for a configuration (JobNameBuilder; a name with an expression
- * is evaluated instead, falling back to the generated one when empty). */
+ * is evaluated instead, falling back to the generated one when empty), written as
+ * name_node writes it. */
 static int set_name(struct job *j, struct ynode *job, const struct ynode *written,
                     const struct ynode *id, const struct matrix_row *row)
 {
     struct ynode *name = ynode_get(job, "name");
-    const char *base = ynode_scalar(name, NULL);
+    size_t len;
+    const char *base = ynode_scalar(name, &len);
     char text[GHA_NAME_MAX * 4];
-    size_t o = 0, len;
+    size_t o = 0;
     struct ynode *n;
 
-    /* `written`: the name as the input has it (`name` is already substituted). */
-    if (gha_has_expression(written) && ynode_scalar(name, &len) && len > 0)
-        return 0;
-    if (!base || !*base)
-        base = ynode_scalar(id, NULL);
-    o = (size_t)snprintf(text, sizeof(text), "%s", base);
-    for (size_t i = 0; i < row->n_shown && o < sizeof(text); i++)
-        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? ", " : " (", row->shown[i]);
-    if (row->n_shown && o < sizeof(text))
-        o += (size_t)snprintf(text + o, sizeof(text) - o, ")");
-    if (o >= sizeof(text))
-        o = sizeof(text) - 1;
-    if (o > GHA_NAME_MAX) {
-        memcpy(text + GHA_NAME_MAX - 3, "...", 4);
-        o = GHA_NAME_MAX;
+    /* `written`: the name as the input has it (`name` is already substituted: a text
+     * that reads as ${{ }} is written as an expression of it, which folds to the text) */
+    if (gha_has_expression(written) && base && len > 0) {
+        struct expr_value *v = NULL;
+        char *folded = NULL;
+        int rc = gha_has_expression(name) ? gha_fold(j, name, &v, NULL) : 1;
+
+        if (rc <= 0) /* what stays unknown is evaluated by GitHub */
+            return rc;
+        if (v) {
+            folded = expr_to_string(v);
+            expr_unref(v);
+            if (!folded) {
+                gha_out_of_memory(j, job);
+                return -1;
+            }
+            base = folded;
+            len = strlen(folded);
+        }
+        o = len < sizeof(text) ? len : sizeof(text) - 1;
+        memcpy(text, base, o);
+        free(folded);
+    } else {
+        if (!base || !*base)
+            base = ynode_scalar(id, NULL);
+        o = (size_t)snprintf(text, sizeof(text), "%s", base);
+        for (size_t i = 0; i < row->n_shown && o < sizeof(text); i++)
+            o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? ", " : " (", row->shown[i]);
+        if (row->n_shown && o < sizeof(text))
+            o += (size_t)snprintf(text + o, sizeof(text) - o, ")");
+        if (o >= sizeof(text))
+            o = sizeof(text) - 1;
+        if (o > GHA_NAME_MAX) {
+            memcpy(text + GHA_NAME_MAX - 3, "...", 4);
+            o = GHA_NAME_MAX;
+        }
     }
-    if (!(n = gha_string_node(j, text, o, ynode_pos(name ? name : id))) ||
+    if (!(n = name_node(j, text, o, row->values, ynode_pos(name ? name : id))) ||
         ynode_set(j->doc, job, "name", n) != 0) {
         gha_out_of_memory(j, job);
         return -1;
@@ -239,16 +291,19 @@ static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *
     size_t len;
     const char *text = ynode_scalar(id, &len);
     int rc = matrix_expand(m, &rows, &merr);
+    const struct ynode *written = ynode_get(job, "name");
 
     expr_unref(m);
     if (rc != 0) {
         gha_out_of_memory(j, job);
         return -1;
     }
+    /* (a name that is an expression is evaluated and written again as set_name writes
+     * it, so that a rendering rendered again stays as it is) */
     if (gha_substitute_job(j, job, expr_ref(rows.rows[0].values),
                            gha_strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0 &&
-        !ynode_get(job, "name"))
-        set_name(j, job, NULL, id, &rows.rows[0]);
+        (!written || gha_has_expression(written)))
+        set_name(j, job, written, id, &rows.rows[0]);
     matrix_free(&rows);
     if (j->failed)
         return -1;

@@ -50,7 +50,7 @@ struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct y
 
 /* A number as plain YAML that GitHub's reader (YamlObjectReader.MatchFloat, .NET's
  * correctly rounded Double.TryParse) reads back as the same double: the shortest digits
- * that round-trip, -0 as -0, NaN and the infinities in YAML's own spellings (.nan, .inf,
+ * that round-trip, NaN and the infinities in YAML's own spellings (.nan, .inf,
  * -.inf; plain NaN and Infinity are strings there). */
 static struct ynode *number_node(struct job *j, double d, struct ypos pos)
 {
@@ -60,21 +60,20 @@ static struct ynode *number_node(struct job *j, double d, struct ypos pos)
         return ynode_new_plain(j->doc, ".nan", pos);
     if (isinf(d))
         return ynode_new_plain(j->doc, d < 0 ? "-.inf" : ".inf", pos);
-    if (d == 0 && signbit(d))
-        return ynode_new_plain(j->doc, "-0", pos);
     expr_js_number(d, buf);
     return ynode_new_plain(j->doc, buf, pos);
 }
 
 /* A value as a node of the rendering: strings stay strings whatever they look like
- * (gha_string_node), numbers read back as the same number (number_node); null is null
- * in a matrix row (GitHub keeps it: toJSON(matrix) shows null) and, with `in_field`, the
- * empty string (what GitHub makes of it in a field). */
+ * (gha_string_node). In a matrix row each value reads back as itself: null stays null
+ * (toJSON(matrix) shows it), a number as number_node. With `in_field` null is the empty
+ * string and a number prints as GitHub prints it (what it makes of them in a field). */
 struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, bool in_field, struct ypos pos)
 {
     struct ynode *n = NULL;
     size_t len;
     const char *s;
+    char *text;
 
     switch (expr_kind_of(v)) {
     case EXPR_NULL:
@@ -82,7 +81,17 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, boo
     case EXPR_BOOL:
         return ynode_new_plain(j->doc, expr_bool_value(v) ? "true" : "false", pos);
     case EXPR_NUMBER:
-        return number_node(j, expr_number_value(v), pos);
+        /* -0 stays -0, as GitHub's YAML and JSON readers keep it (the job's name shows
+         * it so; JavaScript's text of it is 0) */
+        if (expr_number_value(v) == 0 && signbit(expr_number_value(v)))
+            return ynode_new_plain(j->doc, "-0", pos);
+        if (!in_field)
+            return number_node(j, expr_number_value(v), pos);
+        if (!(text = expr_to_string(v)))
+            return NULL;
+        n = ynode_new_plain(j->doc, text, pos);
+        free(text);
+        return n;
     case EXPR_STRING:
         s = expr_string_value(v, &len);
         return gha_string_node(j, s, len, pos);
