@@ -138,10 +138,6 @@ function matchFloat(s) {
     return undefined;
 }
 function typedPlain(s) {
-    const v = typedPlainGitHub(s);
-    return hooks.plain ? hooks.plain(s, v) : v;
-}
-function typedPlainGitHub(s) {
     if (matchNull(s)) return null;
     const b = matchBoolean(s);
     if (b !== undefined) return b;
