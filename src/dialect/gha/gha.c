@@ -554,6 +554,23 @@ static bool gha_detect(const struct stream_item *item, const struct dialect_prob
     return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
 }
 
+/* A name's value when it is an expression of constants (a rendering's name written
+ * ${{ format('...') }}: set_name), else NULL. */
+static char *gha_label_value(const char *text, size_t len)
+{
+    struct expr_contexts *none = expr_contexts_create();
+    struct expr_result res = {0};
+    struct expr_error err;
+    char *out = NULL;
+
+    if (none && expr_template_eval(text, len, none, &res, &err) == 0 && res.value &&
+        expr_kind_of(res.value) == EXPR_STRING)
+        out = expr_to_string(res.value);
+    expr_result_clear(&res);
+    expr_contexts_destroy(none);
+    return out;
+}
+
 static const char *const diff_labels[] = {"name", NULL};
 static const char *const diff_machine[] = {"runs-on", NULL};
 static const char *const diff_step_names[] = {"name", "id", "uses", "run", NULL};
@@ -562,6 +579,7 @@ static const struct dialect_default diff_defaults[] = {{"continue-on-error", "fa
 
 static const struct dialect_diff gha_diff = {
     .labels = diff_labels,
+    .label_value = gha_label_value,
     .env = "env",
     .machine = diff_machine,
     .items = "steps",
