@@ -240,6 +240,10 @@ struct dialect_diff {
     /* What a reader calls a job, the first it has: one of its `labels` (which name it,
      * so a rename looks past them as it does past the identity), else a `prompt`. */
     const char *const *labels, *const *prompts;
+    /* The label a reader sees for one written `text` (GitHub: a name written as an
+     * expression of constants, as a rendering writes one, shows its value): malloc'd,
+     * or NULL for the text as written. NULL: labels are text. */
+    char *(*label_value)(const char *text, size_t len);
     const char *env;                         /* compared entry by entry; NULL: none */
     const struct dialect_command *commands;  /* ended by a NULL field */
     const char *const *machine;              /* where it runs, the first it has */

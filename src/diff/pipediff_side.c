@@ -158,8 +158,17 @@ static int record_step(void *user, const struct dialect_job *job)
         r.row_len = (uint32_t)s->blob.len;
     }
     if ((title = pd_job_title(s->dialect->diff, step, &title_len)) != NULL) {
+        char *shown = s->dialect->diff->label_value ? s->dialect->diff->label_value(title, title_len) : NULL;
+        int rc;
+
+        if (shown) {
+            title = shown;
+            title_len = strlen(shown);
+        }
         r.title_len = (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX);
-        if (spool_write(s, title, r.title_len, &r.title_off) != 0)
+        rc = spool_write(s, title, r.title_len, &r.title_off);
+        free(shown);
+        if (rc != 0)
             return -1;
     }
     if (xsort_add(s->steps, &r) != 0)

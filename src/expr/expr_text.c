@@ -679,8 +679,14 @@ double expr_yaml_number(const char *s, size_t len)
     bool neg = len > 0 && s[0] == '-';
     size_t sign = len > 0 && (s[0] == '-' || s[0] == '+');
 
-    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o'))
-        return radix_value(s + 2, len - 2, s[1] == 'x' ? 4 : 3);
+    /* GitHub's YamlObjectReader.MatchInteger reads these as Int32 (Int32.TryParse with
+     * AllowHexSpecifier, Convert.ToInt32(s, 8)): 32 bits in two's complement, 0xFFFFFFFF
+     * is -1. (More bits are an error there; fanout keeps their value.) */
+    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) {
+        double v = radix_value(s + 2, len - 2, s[1] == 'x' ? 4 : 3);
+
+        return v >= 2147483648.0 && v <= 4294967295.0 ? v - 4294967296.0 : v;
+    }
     if (len - sign == 4 && s[sign] == '.' && !is_digit(s[sign + 1])) { /* .inf, .nan */
         if (s[sign + 1] == 'n' || s[sign + 1] == 'N')
             return NAN;

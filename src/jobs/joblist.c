@@ -185,6 +185,16 @@ static const struct ynode *title_of(const struct dialect_diff *dd, const struct 
     return ynode_is_scalar(v) ? v : NULL;
 }
 
+/* A label as a reader sees it (the dialect's label_value), malloc'd. */
+static char *label_text(const struct dialect_diff *dd, const struct ynode *n, bool *ok)
+{
+    size_t len;
+    const char *t = ynode_scalar(n, &len);
+    char *v = t && dd->label_value ? dd->label_value(t, len) : NULL;
+
+    return v ? v : text_of(n, ok);
+}
+
 /* The input's name as render's messages give it. */
 static const char *file_name(const struct joblist *l, unsigned file)
 {
@@ -201,7 +211,7 @@ static int make_rec(struct joblist *l, const struct dialect_job *j, struct rec *
 
     memset(r, 0, sizeof(*r));
     r->id = strndup(j->id ? j->id : "", j->id ? j->id_len : 0);
-    r->name = text_of(title_of(dd, j->node), &ok);
+    r->name = label_text(dd, title_of(dd, j->node), &ok);
     r->runs_on = text_of(first_of(j->node, dd->machine), &ok);
     r->file = strdup(file_name(l, j->pos.file));
     r->part = j->part;

@@ -873,7 +873,9 @@ START_TEST(values_ynode)
     struct ypos at = {0, 1, 1};
     struct ynode_doc *doc = ynode_doc_create();
     struct ynode *map = ynode_new_map(doc, at), *seq = ynode_new_seq(doc, at);
-    static const char *const plain[] = {"3.10", "true", "~", "0x1F", "0o17", "-.inf", "yes", ""};
+    /* hex and octal as GitHub's YamlObjectReader reads them: Int32, two's complement */
+    static const char *const plain[] = {"3.10", "true", "~", "0x1F", "0o17", "-.inf", "yes", "",
+                                        "0xFFFFFFFF", "0x80000000", "0o37777777777", "0x7fffffff"};
     struct expr_value *v;
     char out[512] = "";
 
@@ -886,7 +888,7 @@ START_TEST(values_ynode)
     v = expr_from_ynode(map);
     ck_assert_ptr_nonnull(v);
     dump(out, sizeof(out), v);
-    ck_assert_str_eq(out, "{v:[3.1,true,null,31,15,-Infinity,'yes',null,'10'],Name:'x'}");
+    ck_assert_str_eq(out, "{v:[3.1,true,null,31,15,-Infinity,'yes',null,-1,-2147483648,-1,2147483647,'10'],Name:'x'}");
     ck_assert_ptr_nonnull(expr_get(v, "name", 4));
     expr_unref(v);
     ynode_doc_destroy(doc);

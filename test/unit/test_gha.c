@@ -117,7 +117,8 @@ START_TEST(substitutes_contexts)
     ck_assert_int_eq(ynode_len(items), 2);
     ck_assert_str_eq(ynode_scalar(ynode_key(items, 0), NULL), "t-0");
     ck_assert_str_eq(ynode_scalar(ynode_key(items, 1), NULL), "t-1");
-    ck_assert_str_eq(text_at(items, "t-0.name"), "build linux");
+    /* (a name GitHub would extend with the row's values is written as an expression) */
+    ck_assert_str_eq(text_at(items, "t-0.name"), "${{ format('build linux') }}");
     ck_assert_str_eq(text_at(items, "t-1.runs-on"), "mac");
     ck_assert_str_eq(text_at(items, "t-0.env.INDEX"), "0/2");
     ck_assert_str_eq(text_at(items, "t-1.env.INDEX"), "1/2");
@@ -125,6 +126,33 @@ START_TEST(substitutes_contexts)
     ck_assert_str_eq(text_at(items, "t-1.env.IN"), "y");
     ck_assert_str_eq(text_at(items, "t-1.strategy.matrix.include.0.os"), "mac");
     ck_assert_str_eq(text_at(items, "t-0.steps.1.run"), "echo ${{ github.sha }}");
+    run_free(&r);
+}
+END_TEST
+
+/* A rendered job's name is one GitHub displays as it is: GitHub lists the values of its
+ * one-row matrix after a literal name (`t (a)` would show as `t (a) (a)`), so such a
+ * name is written as ${{ format('...') }} (quotes and braces doubled); a row whose
+ * values show nothing (null, '') keeps a plain name; a name that still depends on what
+ * is unknown stays the expression GitHub evaluates. */
+START_TEST(names_displayed_as_written)
+{
+    struct run r;
+    const struct ynode *items;
+
+    expand(&r, "t:\n  runs-on: x\n  strategy:\n    matrix:\n      v: [\"it's {x}\", '', null]\n"
+               "  steps: [{run: x}]\n", NULL, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    items = ynode_doc_root(r.doc);
+    ck_assert_str_eq(text_at(items, "t-0.name"), "${{ format('t (it''s {{x}})') }}");
+    ck_assert_str_eq(text_at(items, "t-1.name"), "t");
+    ck_assert_str_eq(text_at(items, "t-2.name"), "t");
+    run_free(&r);
+
+    expand(&r, "t:\n  name: ${{ github.ref }} ${{ matrix.v }}\n  runs-on: x\n  strategy:\n"
+               "    matrix:\n      v: [a]\n  steps: [{run: x}]\n", NULL, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), "t-0.name"), "${{ github.ref }} a");
     run_free(&r);
 }
 END_TEST
@@ -183,7 +211,7 @@ static void expect_name(const char *yaml, const char *path, const char *want)
 START_TEST(job_name_numbers_in_g15)
 {
     expect_name("t:\n  name: v ${{ matrix.v }}\n  strategy: {matrix: {v: [1e-7]}}\n  runs-on: x\n", "t-0.name",
-                "v 1E-07");
+                "${{ format('v 1E-07') }}"); /* written so that GitHub shows it as it is */
 }
 END_TEST
 
@@ -194,7 +222,7 @@ START_TEST(job_name_empty_is_the_default)
     expect_name("t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {v: [1], exclude: [{v: 1}]}}\n  runs-on: x\n",
                 "t.name", "t");
     expect_name("t:\n  name: ${{ matrix.x }}\n  strategy: {matrix: {include: [{v: 1}]}}\n  runs-on: x\n",
-                "t.name", "t (1)");
+                "t.name", "${{ format('t (1)') }}");
 }
 END_TEST
 
@@ -376,6 +404,7 @@ Suite *gha_suite(void)
     TCase *t = tcase_create("core");
 
     tcase_add_test(t, substitutes_contexts);
+    tcase_add_test(t, names_displayed_as_written);
     tcase_add_test(t, folds_step_if);
     tcase_add_test(t, job_if_without_matrix);
     tcase_add_test(t, job_name_numbers_in_g15);

@@ -390,7 +390,7 @@ static struct expr_value *call_inputs(struct job *j, const struct ynode *id, str
         gha_error_at(j, decl, RULE_REUSABLE_WORKFLOW, "on.workflow_call.inputs must be a mapping of input names");
     if (j->failed)
         return NULL;
-    gha_substitute_job(j, job, expr_null(), gha_strategy_value(NULL, 0, 1));
+    gha_substitute_job(j, job, expr_null(), gha_strategy_value(NULL, 0, 0));
     inputs = j->failed ? NULL : bind_inputs(j, id, with, decl, path, &unknown);
     if (!inputs && !j->failed)
         diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(uses), RULE_REUSABLE_WORKFLOW,

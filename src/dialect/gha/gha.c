@@ -73,31 +73,83 @@ static bool valid_job_id(const char *id, size_t len)
     return true;
 }
 
+/* The node of the display name `text` of a job whose matrix is the one row `values`.
+ * GitHub lists a matrix's values after a literal name (JobNameBuilder), also after one
+ * that shows them already (`t (a)` with the row {x: a} shows as `t (a) (a)`), but shows a
+ * name that is an expression as it evaluates (WorkflowTemplateEvaluator.EvaluateJobName).
+ * So a name GitHub would extend is written ${{ format('text') }}, quotes and braces
+ * doubled: the form GitHub's own TemplateReader.ParseScalar gives text around ${{ }}.
+ * (A lone string, ${{ 'text' }}, would not do: ParseScalar reads it as the literal.) */
+static struct ynode *name_node(struct job *j, const char *text, size_t len,
+                               const struct expr_value *values, struct ypos pos)
+{
+    struct ynode *n;
+    char *e, *o;
+
+    if (!matrix_names_values(values))
+        return gha_string_node(j, text, len, pos);
+    if (!(e = malloc(2 * len + 32)))
+        return NULL;
+    o = e + sprintf(e, "${{ format('");
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\'' || text[i] == '{' || text[i] == '}')
+            *o++ = text[i];
+        *o++ = text[i];
+    }
+    o += sprintf(o, "') }}");
+    n = ynode_new_string(j->doc, e, (size_t)(o - e), pos);
+    free(e);
+    return n;
+}
+
 /* The job's display name for a configuration (JobNameBuilder; a name with an expression
- * is evaluated instead, falling back to the generated one when empty). */
+ * is evaluated instead, falling back to the generated one when empty), written as
+ * name_node writes it. */
 static int set_name(struct job *j, struct ynode *job, const struct ynode *written,
                     const struct ynode *id, const struct matrix_row *row)
 {
     struct ynode *name = ynode_get(job, "name");
-    const char *base = ynode_scalar(name, NULL);
+    size_t len;
+    const char *base = ynode_scalar(name, &len);
     char text[GHA_NAME_MAX * 4];
-    size_t o = 0, len;
+    size_t o = 0;
     struct ynode *n;
 
-    /* `written`: the name as the input has it (`name` is already substituted). */
-    if (gha_has_expression(written) && ynode_scalar(name, &len) && len > 0)
-        return 0;
-    if (!base || !*base)
-        base = ynode_scalar(id, NULL);
-    o = (size_t)snprintf(text, sizeof(text), "%s", base);
-    for (size_t i = 0; i < row->n_shown && o < sizeof(text); i++)
-        o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? ", " : " (", row->shown[i]);
-    if (row->n_shown && o < sizeof(text))
-        o += (size_t)snprintf(text + o, sizeof(text) - o, ")");
-    if (o >= sizeof(text))
-        o = sizeof(text) - 1;
-    o = matrix_name_cut(text, o);
-    if (!(n = gha_string_node(j, text, o, ynode_pos(name ? name : id))) ||
+    /* `written`: the name as the input has it (`name` is already substituted: a text
+     * that reads as ${{ }} is written as an expression of it, which folds to the text) */
+    if (gha_has_expression(written) && base && len > 0) {
+        struct expr_value *v = NULL;
+        char *folded = NULL;
+        int rc = gha_has_expression(name) ? gha_fold(j, name, &v, NULL) : 1;
+
+        if (rc <= 0) /* what stays unknown is evaluated by GitHub */
+            return rc;
+        if (v) {
+            folded = expr_to_string(v);
+            expr_unref(v);
+            if (!folded) {
+                gha_out_of_memory(j, job);
+                return -1;
+            }
+            base = folded;
+            len = strlen(folded);
+        }
+        o = len < sizeof(text) ? len : sizeof(text) - 1;
+        memcpy(text, base, o);
+        free(folded);
+    } else {
+        if (!base || !*base)
+            base = ynode_scalar(id, NULL);
+        o = (size_t)snprintf(text, sizeof(text), "%s", base);
+        for (size_t i = 0; i < row->n_shown && o < sizeof(text); i++)
+            o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", i ? ", " : " (", row->shown[i]);
+        if (row->n_shown && o < sizeof(text))
+            o += (size_t)snprintf(text + o, sizeof(text) - o, ")");
+        if (o >= sizeof(text))
+            o = sizeof(text) - 1;
+        o = matrix_name_cut(text, o);
+    }
+    if (!(n = name_node(j, text, o, row->values, ynode_pos(name ? name : id))) ||
         ynode_set(j->doc, job, "name", n) != 0) {
         gha_out_of_memory(j, job);
         return -1;
@@ -198,7 +250,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
         return -1;
     /* The configuration stays visible (and `${{ matrix.x }}` that stayed unknown still
      * resolves): one row of include. */
-    values = gha_node_from_value(j, row->values, ynode_pos(ynode_get(strategy, "matrix")));
+    values = gha_node_from_value(j, row->values, false, ynode_pos(ynode_get(strategy, "matrix")));
     list = ynode_new_seq(j->doc, ynode_pos(strategy));
     include = ynode_new_map(j->doc, ynode_pos(strategy));
     key = ynode_new_string(j->doc, name, (size_t)n, ynode_pos(id));
@@ -244,9 +296,11 @@ static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *
         gha_out_of_memory(j, job);
         return -1;
     }
+    /* named as GitHub names it, `lint (linux)` for a plain `lint` too (JobNameBuilder);
+     * a name that is an expression is evaluated; written as set_name writes it, so that
+     * a rendering rendered again stays as it is */
     if (gha_substitute_job(j, job, expr_ref(rows.rows[0].values),
-                           gha_strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0 &&
-        (!written || gha_has_expression(written)))
+                           gha_strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0)
         set_name(j, job, written, id, &rows.rows[0]);
     matrix_free(&rows);
     if (j->failed)
@@ -263,7 +317,7 @@ static int expand_single(struct job *j, const struct ynode *id, struct ynode *jo
     const char *text = ynode_scalar(id, &len);
     const struct ynode *written = ynode_get(job, "name");
 
-    if (gha_substitute_job(j, job, expr_null(), gha_strategy_value(strategy, 0, 1)) != 0)
+    if (gha_substitute_job(j, job, expr_null(), gha_strategy_value(strategy, 0, 0)) != 0)
         return -1;
     /* EvaluateJobName: an expression that gives an empty name leaves the default, the job
      * id (a configuration with no values) */
@@ -503,6 +557,23 @@ static bool gha_detect(const struct stream_item *item, const struct dialect_prob
     return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
 }
 
+/* A name's value when it is an expression of constants (a rendering's name written
+ * ${{ format('...') }}: set_name), else NULL. */
+static char *gha_label_value(const char *text, size_t len)
+{
+    struct expr_contexts *none = expr_contexts_create();
+    struct expr_result res = {0};
+    struct expr_error err;
+    char *out = NULL;
+
+    if (none && expr_template_eval(text, len, none, &res, &err) == 0 && res.value &&
+        expr_kind_of(res.value) == EXPR_STRING)
+        out = expr_to_string(res.value);
+    expr_result_clear(&res);
+    expr_contexts_destroy(none);
+    return out;
+}
+
 static const char *const diff_labels[] = {"name", NULL};
 static const char *const diff_machine[] = {"runs-on", NULL};
 static const char *const diff_step_names[] = {"name", "id", "uses", "run", NULL};
@@ -511,6 +582,7 @@ static const struct dialect_default diff_defaults[] = {{"continue-on-error", "fa
 
 static const struct dialect_diff gha_diff = {
     .labels = diff_labels,
+    .label_value = gha_label_value,
     .env = "env",
     .machine = diff_machine,
     .items = "steps",

@@ -45,12 +45,15 @@ int gha_expand_job(struct job *j, struct ynode *items);
 /* An error in an expression, reported at its place in the scalar `at`. */
 void gha_expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e);
 bool gha_has_expression(const struct ynode *n);
-struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, struct ypos pos);
+/* A value as a node of the rendering, which GitHub reads back as that value (null: the
+ * empty string `in_field`, else null). */
+struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, bool in_field, struct ypos pos);
 /* A field's node whose value is the string s[0..len): a string that reads as `${{ }}` is
  * written as an expression of it (GitHub does not evaluate a value again, but would
  * evaluate the rendering's text, and so would rendering it again). */
 struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct ypos pos);
-/* The `strategy` context of job `index` of `total`. */
+/* The `strategy` context of job `index` of `total` (0: the one job of a strategy with
+ * no configuration, which GitHub gives max-parallel 1). */
 struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index, size_t total);
 /* The job's fields and steps substituted with `matrix` and `strategy` (both taken) known,
  * its steps' `if:` folded. 0, or -1 after an error (reported). */

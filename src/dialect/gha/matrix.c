@@ -229,6 +229,16 @@ static void shown_free(struct shown *s)
     free(s->items);
 }
 
+bool matrix_names_values(const struct expr_value *values)
+{
+    struct shown s = {0};
+    int rc = shown_leaves(&s, values);
+    bool any = rc != 0 || s.n > 0; /* out of memory: as if it did (the safe answer) */
+
+    shown_free(&s);
+    return any;
+}
+
 /* Adds a row; takes `values` and the name's values `s`, also on failure. */
 static int rows_add(struct matrix *out, struct expr_value *values, struct shown s,
                     struct matrix_error *err)

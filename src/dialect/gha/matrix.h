@@ -7,6 +7,7 @@
 #ifndef FANOUT_MATRIX_H
 #define FANOUT_MATRIX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fanout/expr.h"
@@ -57,5 +58,9 @@ size_t matrix_name_cut(char *name, size_t len);
  * set (a malformed matrix, too many jobs, out of memory). */
 int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_error *err);
 void matrix_free(struct matrix *m);
+/* Whether JobNameBuilder would list any of `values`' leaves after a job's name (it skips
+ * null and empty strings): whether GitHub extends a literal name of a job whose matrix
+ * is `values`. */
+bool matrix_names_values(const struct expr_value *values);
 
 #endif

@@ -48,10 +48,27 @@ struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct y
     return out;
 }
 
+/* A number as plain YAML that GitHub's reader (YamlObjectReader.MatchFloat, .NET's
+ * correctly rounded Double.TryParse) reads back as the same double: the shortest digits
+ * that round-trip, NaN and the infinities in YAML's own spellings (.nan, .inf,
+ * -.inf; plain NaN and Infinity are strings there). */
+static struct ynode *number_node(struct job *j, double d, struct ypos pos)
+{
+    char buf[EXPR_NUMBUF];
+
+    if (isnan(d))
+        return ynode_new_plain(j->doc, ".nan", pos);
+    if (isinf(d))
+        return ynode_new_plain(j->doc, d < 0 ? "-.inf" : ".inf", pos);
+    expr_js_number(d, buf);
+    return ynode_new_plain(j->doc, buf, pos);
+}
+
 /* A value as a node of the rendering: strings stay strings whatever they look like
- * (gha_string_node), numbers print as GitHub prints them, null is the empty string (what
- * GitHub makes of it in a field). */
-struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, struct ypos pos)
+ * (gha_string_node). In a matrix row each value reads back as itself: null stays null
+ * (toJSON(matrix) shows it), a number as number_node. With `in_field` null is the empty
+ * string and a number prints as GitHub prints it (what it makes of them in a field). */
+struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, bool in_field, struct ypos pos)
 {
     struct ynode *n = NULL;
     size_t len;
@@ -60,7 +77,7 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, str
 
     switch (expr_kind_of(v)) {
     case EXPR_NULL:
-        return ynode_new_string(j->doc, "", 0, pos);
+        return in_field ? ynode_new_string(j->doc, "", 0, pos) : ynode_new_plain(j->doc, "null", pos);
     case EXPR_BOOL:
         return ynode_new_plain(j->doc, expr_bool_value(v) ? "true" : "false", pos);
     case EXPR_NUMBER:
@@ -68,6 +85,8 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, str
          * it so; JavaScript's text of it is 0) */
         if (expr_number_value(v) == 0 && signbit(expr_number_value(v)))
             return ynode_new_plain(j->doc, "-0", pos);
+        if (!in_field)
+            return number_node(j, expr_number_value(v), pos);
         if (!(text = expr_to_string(v)))
             return NULL;
         n = ynode_new_plain(j->doc, text, pos);
@@ -80,7 +99,7 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, str
         if (!(n = ynode_new_seq(j->doc, pos)))
             return NULL;
         for (size_t i = 0; i < expr_len(v); i++) {
-            struct ynode *item = gha_node_from_value(j, expr_item(v, i), pos);
+            struct ynode *item = gha_node_from_value(j, expr_item(v, i), in_field, pos);
 
             if (!item || ynode_append(j->doc, n, item) != 0)
                 return NULL;
@@ -90,7 +109,7 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, str
         if (!(n = ynode_new_map(j->doc, pos)))
             return NULL;
         for (size_t i = 0; i < expr_len(v); i++) {
-            struct ynode *val = gha_node_from_value(j, expr_member(v, i), pos);
+            struct ynode *val = gha_node_from_value(j, expr_member(v, i), in_field, pos);
             struct ynode *key;
 
             s = expr_key(v, i, &len);
@@ -118,7 +137,7 @@ static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
         return NULL;
     }
     if (res.value)
-        out = gha_node_from_value(j, res.value, ynode_pos(n));
+        out = gha_node_from_value(j, res.value, true, ynode_pos(n));
     else
         out = ynode_new_string(j->doc, res.residual, strlen(res.residual), ynode_pos(n));
     expr_result_clear(&res);
@@ -267,7 +286,25 @@ static void substitute_steps(struct job *j, struct ynode *job)
     }
 }
 
-/* The `strategy` context of job `index` of `total` (docs: contexts#strategy-context). */
+/* strategy.max-parallel as GitHub takes it: (Int32) of the written number (saturating, as
+ * .NET converts a double; NaN is 0), the number of jobs when that is 0 or less
+ * (WorkflowTemplateConverter.ConvertToStrategy), 1 for the job of a strategy with no
+ * configuration (WorkflowTemplateEvaluator.EvaluateStrategy's default one, `total` 0). A
+ * value that is not a number (what stays unknown) is kept. Takes `written`. */
+static struct expr_value *max_parallel_value(struct expr_value *written, size_t total)
+{
+    double d;
+
+    if (total && expr_kind_of(written) != EXPR_NUMBER && expr_kind_of(written) != EXPR_NULL)
+        return written;
+    d = expr_kind_of(written) == EXPR_NUMBER ? expr_number_value(written) : 0;
+    expr_unref(written);
+    d = isnan(d) ? 0 : d >= 2147483647.0 ? 2147483647.0 : d <= -2147483648.0 ? -2147483648.0 : trunc(d);
+    return expr_number(!total ? 1 : d > 0 ? d : (double)total);
+}
+
+/* The `strategy` context of job `index` of `total` (docs: contexts#strategy-context);
+ * `total` 0: the one job of a strategy with no configuration. */
 struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index, size_t total)
 {
     struct expr_value *s = expr_object();
@@ -278,14 +315,12 @@ struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index
         expr_unref(fail_fast);
         fail_fast = expr_bool(true);
     }
-    if (s && max_parallel && expr_kind_of(max_parallel) == EXPR_NULL) {
-        expr_unref(max_parallel);
-        max_parallel = expr_number((double)total);
-    }
+    if (max_parallel)
+        max_parallel = max_parallel_value(max_parallel, total);
     if (!s || !fail_fast || !max_parallel ||
         expr_object_set(s, "fail-fast", 9, fail_fast) != 0 ||
         expr_object_set(s, "job-index", 9, expr_number((double)index)) != 0 ||
-        expr_object_set(s, "job-total", 9, expr_number((double)total)) != 0 ||
+        expr_object_set(s, "job-total", 9, expr_number((double)(total ? total : 1))) != 0 ||
         expr_object_set(s, "max-parallel", 12, max_parallel) != 0) {
         if (!s) {
             expr_unref(fail_fast);

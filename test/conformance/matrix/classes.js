@@ -1,8 +1,7 @@
 // The classes of disagreement between fanout and GitHub's matrix expansion. Each class is
 // one behaviour of fanout's (src/expand/matrix.c, src/dialect/gha.c, the YAML reader and
 // writer) that differs from GitHub's, written as hooks that make the oracle behave that
-// way (oracle.js, `hooks`; `rendered`: how fanout writes a value that GitHub then reads
-// back). compare.js names a case's disagreements by a small set of classes whose hooks
+// way (oracle.js, `hooks`). compare.js names a case's disagreements by a small set of classes whose hooks
 // make the oracle agree with fanout's rendering; `rendering-name` is found by its
 // own check. When fanout is fixed, its class stops explaining cases and its line in
 // known-disagreements.tsv goes. `github` says which GitHub source decides the point.
@@ -27,12 +26,6 @@ function fanoutMatches(have, want) {
     return O.holds(O.leafTest("matrix['h']", want), O.context(m));
 }
 
-// f over the scalars of a value (null included)
-const mapValues = (v, f) => Array.isArray(v) ? v.map(x => mapValues(x, f))
-    : v instanceof O.Dict ? (() => { const d = new O.Dict(); for (const [k, x] of v) d.add(k, mapValues(x, f)); return d; })()
-    : f(v);
-const mapNumbers = (v, f) => mapValues(v, x => typeof x === "number" ? f(x) : x);
-
 export const classes = [
     {
         name: "filter-structure",
@@ -45,18 +38,6 @@ export const classes = [
         reason: "include/exclude numbers are compared as written; GitHub writes each filter number into the filter expression as a G15 literal, so 16+-digit numbers and 0.30000000000000004 never match the vector's own value",
         github: "MatrixBuilder.cs AddExpression (lines 594-597: ExpressionUtility.ConvertToParseToken(Double), NumberFormat G15)",
         hooks: { filterNumber: v => String(v) },
-    },
-    {
-        name: "null-as-empty",
-        reason: "a null matrix value (null, ~, an empty value) is written as '' in the rendering, so the job's matrix has the empty string where GitHub's has null (toJSON(matrix) shows \"\", not null)",
-        github: "YamlObjectReader.cs MatchNull (lines 699-717), TemplateTokenExtensions.ToExpressionData (TokenType.Null: null)",
-        rendered: v => mapValues(v, x => x === null ? "" : x),
-    },
-    {
-        name: "hex-int32",
-        reason: "0x and 0o integers are read without GitHub's Int32 bound: 0xFFFFFFFF is 4294967295 (GitHub: -1), 0x100000000 a number (GitHub: an error)",
-        github: "YamlObjectReader.cs MatchInteger (lines 656-692: Int32.TryParse(AllowHexSpecifier), Convert.ToInt32(s, 8))",
-        hooks: { plain: (s, v) => /^0x[0-9a-fA-F]+$/.test(s) ? parseInt(s.slice(2), 16) : /^0o[0-7]+$/.test(s) ? parseInt(s.slice(2), 8) : v },
     },
     {
         name: "expressions-kept",
@@ -111,39 +92,12 @@ export const classes = [
         github: "WorkflowTemplateEvaluator.cs EvaluateJobName (lines 219-223: an empty result is the default name) with EvaluateStrategy's configuration (lines 166-172)",
         hooks: { nullMatrixName: true },
     },
-    {
-        name: "max-parallel",
-        reason: "strategy.max-parallel is the written value (0, -1, 3.7, also for the one job of an empty matrix); GitHub takes (Int32) of it, the job count when that is 0 or less, and 1 for the single job of a matrix with no configuration",
-        github: "WorkflowTemplateConverter.cs ConvertToStrategy (line 908: (Int32); lines 1026-1039: MaxParallel > 0 or Configurations.Count), WorkflowTemplateEvaluator.cs EvaluateStrategy (lines 190-193: 1)",
-        hooks: { maxParallel: (written, total) => written === undefined ? total : written },
-    },
-    {
-        name: "rendered-number-digits",
-        reason: "the rendering writes a non-integer number with 15 significant digits and -0 as 0, so GitHub reads back another number (0.30000000000000004 becomes 0.3)",
-        github: "YamlObjectReader.cs MatchFloat (the rendered text is read back exactly: Double.TryParse)",
-        rendered: v => mapNumbers(v, x => Object.is(x, -0) ? 0 : Number.isFinite(x) && !Number.isInteger(x) ? Number(x.toPrecision(15)) : x),
-    },
-    {
-        name: "rendered-special-numbers",
-        reason: "the rendering writes NaN and ±Infinity as plain NaN, Infinity, -Infinity, which GitHub reads as strings (YAML's .nan, .inf, -.inf are the numbers)",
-        github: "YamlObjectReader.cs MatchFloat (lines 505-526: only .inf/.Inf/.INF, .nan/.NaN/.NAN are special)",
-        rendered: v => mapNumbers(v, x => Number.isFinite(x) ? x : O.g15(x)),
-    },
 ];
 
-// One set of hooks for several classes: `plain` hooks chain, the others are each one
-// class's.
+// One set of hooks for several classes (each hook is one class's).
 export function hooksOf(names) {
-    const h = {}, plains = [], rendered = [];
-    for (const c of classes) {
-        if (!names.includes(c.name)) continue;
-        for (const [k, f] of Object.entries(c.hooks || {})) {
-            if (k === "plain") plains.push(f);
-            else h[k] = f;
-        }
-        if (c.rendered) rendered.push(c.rendered);
-    }
-    if (plains.length) h.plain = (s, v) => plains.reduce((x, f) => f(s, x), v);
-    h.rendered = v => rendered.reduce((x, f) => f(x), v);
+    const h = {};
+    for (const c of classes)
+        if (names.includes(c.name)) Object.assign(h, c.hooks || {});
     return h;
 }

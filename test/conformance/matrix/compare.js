@@ -114,7 +114,7 @@ function check(id, names) {
         // what GitHub reads from fanout's `include` row: fanout writes the values, then
         // GitHub evaluates a ${{ }} that fanout kept
         const gm = github.configs && github.configs[k] ? github.configs[k].matrix : w.matrix;
-        const gv = github !== gh ? gm : h.keepExpressions ? O.reread(h.rendered(gm)) : h.rendered(gm);
+        const gv = github !== gh ? gm : h.keepExpressions ? O.reread(gm) : gm;
         if (O.show(gv) !== f.values) add("values", O.show(gv), f.values, k);
         // (a name in which fanout kept a ${{ }} is displayed evaluated)
         const wn = h.keepExpressions && w.name.includes("${{") ? O.displayName(f.id, w.name, gv, w.strategy) : w.name;

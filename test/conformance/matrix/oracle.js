@@ -2,7 +2,7 @@
 // transcription (ours, in JavaScript) of the C# that GitHub runs, from actions/runner at
 // commit 258d6c857db3519913f7deb6004b60172f8043ae (2026-08-17):
 //   src/Sdk/WorkflowParser/Conversion/YamlObjectReader.cs          how a scalar is typed
-//   src/Sdk/WorkflowParser/ObjectTemplating/TemplateReader.cs       ParseScalar: ${{ }} in a string
+//   src/Sdk/WorkflowParser/ObjectTemplating/TemplateReader.cs       ParseScalar: ${{ }} in a string (${{ 'text' }} a literal)
 //   src/Sdk/WorkflowParser/ObjectTemplating/Tokens/TemplateToken.cs an expression's result as a token
 //   src/Sdk/WorkflowParser/ObjectTemplating/TemplateEvaluator.cs    Validate: a scalar where a string is wanted
 //   src/Sdk/WorkflowParser/Conversion/WorkflowTemplateConverter.cs  ConvertToStrategy (lines 855-1053)
@@ -138,10 +138,6 @@ function matchFloat(s) {
     return undefined;
 }
 function typedPlain(s) {
-    const v = typedPlainGitHub(s);
-    return hooks.plain ? hooks.plain(s, v) : v;
-}
-function typedPlainGitHub(s) {
     if (matchNull(s)) return null;
     const b = matchBoolean(s);
     if (b !== undefined) return b;
@@ -186,9 +182,31 @@ function parseScalar(s) {
         segments.push({ code: s.slice(start + 3, end - 1) });
         i = end + 1;
     }
-    // (TemplateReader turns a lone ${{ 'text' }} into the string at once; evaluating it,
-    // as everything here is, gives the same string.)
+    // A lone string literal, ${{ 'text' }}, is that string at once (IsExpressionString):
+    // a literal, so a job name written so is extended with the matrix values as any.
+    if (segments.length === 1 && typeof segments[0] !== "string") {
+        const str = expressionString(segments[0].code.trim());
+        if (str !== undefined) return str;
+    }
     return { expr: segments, raw: s };
+}
+
+// TemplateReader.IsExpressionString: the string an expression is when it is nothing but
+// one string literal ('' inside it a quote), else undefined.
+function expressionString(code) {
+    let out = "", inString = false;
+    for (let i = 0; i < code.length; i++) {
+        const c = code[i];
+        if (c === "'") {
+            inString = !inString;
+            if (inString && i !== 0) out += c;
+        } else if (!inString) {
+            return undefined;
+        } else {
+            out += c;
+        }
+    }
+    return out;
 }
 
 function token(node) {
