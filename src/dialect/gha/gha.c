@@ -73,10 +73,8 @@ static bool valid_job_id(const char *id, size_t len)
     return true;
 }
 
-/* The job's display name for a configuration (JobNameBuilder; a name with an expression
- * is evaluated instead, falling back to the generated one when empty). */
-static int set_name(struct job *j, struct ynode *job, const struct ynode *written,
-                    const struct ynode *id, const struct matrix_row *row)
+int gha_set_name(struct job *j, struct ynode *job, const struct ynode *written,
+                 const struct ynode *id, const struct matrix_row *row)
 {
     struct ynode *name = ynode_get(job, "name");
     const char *base = ynode_scalar(name, NULL);
@@ -197,7 +195,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
     if (!copy)
         goto oom;
     if (gha_substitute_job(j, copy, expr_ref(row->values), gha_strategy_value(strategy, index, m->n)) != 0 ||
-        set_name(j, copy, ynode_get(job, "name"), id, row) != 0)
+        gha_set_name(j, copy, ynode_get(job, "name"), id, row) != 0)
         return -1;
     /* The configuration stays visible (and `${{ matrix.x }}` that stayed unknown still
      * resolves): one row of include. */
@@ -230,26 +228,16 @@ static bool is_explicit(const struct expr_value *m)
 }
 
 /* Such a job keeps its id, strategy and name (a name is only made when there is none);
- * its contexts are substituted like any configuration's. Takes `m`. */
-static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job,
-                           struct expr_value *m)
+ * its contexts are substituted like any configuration's. */
+static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job, const struct matrix *rows)
 {
-    struct matrix rows;
-    struct matrix_error merr;
     size_t len;
     const char *text = ynode_scalar(id, &len);
-    int rc = matrix_expand(m, &rows, &merr);
 
-    expr_unref(m);
-    if (rc != 0) {
-        gha_out_of_memory(j, job);
-        return -1;
-    }
-    if (gha_substitute_job(j, job, expr_ref(rows.rows[0].values),
+    if (gha_substitute_job(j, job, expr_ref(rows->rows[0].values),
                            gha_strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0 &&
         !ynode_get(job, "name"))
-        set_name(j, job, NULL, id, &rows.rows[0]);
-    matrix_free(&rows);
+        gha_set_name(j, job, NULL, id, &rows->rows[0]);
     if (j->failed)
         return -1;
     return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
@@ -307,6 +295,23 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
     return 0;
 }
 
+int gha_matrix_rows(struct job *j, const struct ynode *matrix, struct matrix *rows, bool *one, char **unknown)
+{
+    struct matrix_error merr;
+    struct expr_value *m = matrix_value(j, matrix, unknown);
+
+    if (!m)
+        return j->failed ? -1 : 0;
+    *one = is_explicit(m);
+    if (matrix_expand(m, rows, &merr) != 0) {
+        gha_error_at(j, matrix_error_node(matrix, &merr), RULE_MATRIX, "%s", merr.message);
+        expr_unref(m);
+        return -1;
+    }
+    expr_unref(m);
+    return 1;
+}
+
 /* The job of `items` with a matrix: one job per configuration in its place, or the job
  * kept as written (with a note) when its matrix depends on what is not known here. */
 static int expand_matrix(struct job *j, struct ynode *items, const struct ynode *strategy,
@@ -314,33 +319,27 @@ static int expand_matrix(struct job *j, struct ynode *items, const struct ynode 
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     struct ynode *out;
-    struct expr_value *m;
     struct matrix rows;
-    struct matrix_error merr;
     char *unknown = NULL;
     size_t len;
     const char *text = ynode_scalar(id, &len);
+    bool one;
+    int rc = gha_matrix_rows(j, matrix, &rows, &one, &unknown);
 
-    m = matrix_value(j, matrix, &unknown);
-    if (!m) {
-        if (j->failed)
-            return -1;
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
         diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(matrix), RULE_MATRIX_UNKNOWN,
                 "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
                 "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
         free(unknown);
         return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
     }
-    if (is_explicit(m))
-        return expand_explicit(j, id, job, m);
-    if (matrix_expand(m, &rows, &merr) != 0) {
-        gha_error_at(j, matrix_error_node(matrix, &merr), RULE_MATRIX, "%s", merr.message);
-        expr_unref(m);
-        return -1;
+    if (one || rows.n == 0) { /* one include row as render writes it; every combination excluded */
+        rc = one ? expand_explicit(j, id, job, &rows) : expand_single(j, id, job, strategy);
+        matrix_free(&rows);
+        return rc;
     }
-    expr_unref(m);
-    if (rows.n == 0) /* every combination excluded */
-        return expand_single(j, id, job, strategy);
     if (!(out = ynode_new_map(j->doc, ynode_pos(items)))) {
         matrix_free(&rows);
         gha_out_of_memory(j, job);
@@ -363,7 +362,7 @@ int gha_expand_job(struct job *j, struct ynode *items)
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     struct ynode *strategy = ynode_get(job, "strategy"), *matrix = ynode_get(strategy, "matrix");
 
-    if (check_job(j, id, job) != 0)
+    if (check_job(j, id, job) != 0 || gha_substitute_strategy(j, job, strategy) != 0)
         return -1;
     if (ynode_has(job, "uses")) {
         int rc = gha_inline_call(j, items);
@@ -371,8 +370,6 @@ int gha_expand_job(struct job *j, struct ynode *items)
         if (rc != 0)
             return rc < 0 ? -1 : 0;
     }
-    if (gha_substitute_strategy(j, job, strategy) != 0)
-        return -1;
     if (!matrix)
         return expand_single(j, id, job, strategy);
     return expand_matrix(j, items, strategy, matrix);
@@ -417,22 +414,38 @@ static void configuration_label(const struct ynode *job, char *buf, size_t cap)
     }
 }
 
-/* The id of a configuration `<id>-<index>` without its index (its length), or 0 for a
- * job that is no configuration. */
-static size_t configuration_base(const struct ynode *items, size_t i, unsigned *index)
+/* The id of a job `<id>-<index>` without its index (its length), or 0 for a job of no
+ * fan-out: a configuration of a matrix, or (`plain`) a job without one, such as a job of
+ * a matrix call, whose configurations its id numbers (the caller's matrix is not the
+ * called job's: GitHub passes it only through inputs). */
+static size_t fanout_base(const struct ynode *items, size_t i, bool plain, unsigned *index)
 {
     size_t len, base;
     const char *id = ynode_scalar(ynode_key(items, i), &len);
     long at;
 
-    if (!id || !is_configuration(ynode_value(items, i)) || (at = dialect_key_index(id, len, &base)) < 0)
+    if (!id || is_configuration(ynode_value(items, i)) == plain || (at = dialect_key_index(id, len, &base)) < 0)
         return 0;
     *index = (unsigned)at;
     return base;
 }
 
-/* A configuration `<id>-<index>` of a matrix is matched by `<id>`; the configurations
- * of one job are consecutive (an inlined workflow's items hold several jobs). */
+/* How many jobs from the i-th on (its index 0) make one fan-out: `<id>-0`, `<id>-1`...
+ * consecutive (an inlined workflow's items hold several jobs). */
+static unsigned fanout_run(const struct ynode *items, size_t i, size_t base, bool plain)
+{
+    const char *id = ynode_scalar(ynode_key(items, i), NULL);
+    unsigned parts = 1, next;
+
+    while (i + parts < ynode_len(items) && fanout_base(items, i + parts, plain, &next) == base &&
+           next == parts && !memcmp(ynode_scalar(ynode_key(items, i + parts), NULL), id, base))
+        parts++;
+    return parts;
+}
+
+/* A configuration `<id>-<index>` of a matrix is matched by `<id>`, and so is a run of
+ * plain jobs `<id>-0`, `<id>-1`... (the configurations of a matrix call's jobs, as
+ * calls.c names them): one fan-out, whose values only a matrix's configurations show. */
 static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *user)
 {
     size_t n = ynode_len(items);
@@ -443,21 +456,18 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
         struct dialect_job dj = {.node = job, .shards = 1, .parts = 1, .pos = ynode_pos(ynode_key(items, i))};
         char label[128];
         unsigned index;
-        size_t base = configuration_base(items, i, &index);
+        size_t base = fanout_base(items, i, false, &index);
+        bool plain = !base && (base = fanout_base(items, i, true, &index)) != 0;
 
         dj.id = ynode_scalar(ynode_key(items, i), &dj.id_len);
-        if (base) {
-            unsigned next;
-
-            if (index == 0) /* the run of this job's configurations */
-                for (parts = 1; i + parts < n && configuration_base(items, i + parts, &next) == base &&
-                                next == parts && !memcmp(ynode_scalar(ynode_key(items, i + parts), NULL),
-                                                         dj.id, base);
-                     parts++)
-                    ;
+        if (base && index == 0) /* the run of this job's configurations */
+            parts = fanout_run(items, i, base, plain);
+        if (base && (!plain || parts > 1)) {
             dj.part = dj.shard = index;
             dj.parts = dj.shards = parts > index ? parts : index + 1;
             dj.id_len = base;
+        }
+        if (base && !plain) {
             dj.row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"), "include"), 0);
             configuration_label(job, label, sizeof(label));
             dj.label = label;

@@ -36,6 +36,20 @@ void gha_warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const
     __attribute__((format(printf, 4, 5)));
 void gha_out_of_memory(struct job *j, const struct ynode *at);
 
+struct matrix;
+/* The configurations of a job's `matrix`, its expressions folded: 1 with *rows filled
+ * (free with matrix_free; none when every combination is excluded) and *one set for one
+ * include row and nothing else (what render writes a configuration as); 0 with *unknown
+ * set (what it depends on, malloc'd) when it depends on unknown contexts; -1 after an
+ * error (reported). */
+int gha_matrix_rows(struct job *j, const struct ynode *matrix, struct matrix *rows, bool *one, char **unknown);
+struct matrix_row;
+/* The job's display name for a configuration (JobNameBuilder; a name with an expression
+ * is evaluated instead, falling back to the generated one when empty). `written`: the
+ * name as the input has it (`name` of `job` is already substituted). 0, or -1. */
+int gha_set_name(struct job *j, struct ynode *job, const struct ynode *written, const struct ynode *id,
+                 const struct matrix_row *row);
+
 /* The one job of `items` (a one-pair mapping) made explicit: its configurations, or the
  * jobs of the workflow it calls, in its place. 0, or -1 after an error (reported). */
 int gha_expand_job(struct job *j, struct ynode *items);
