@@ -15,16 +15,13 @@
 #include "gha_internal.h"
 #include "matrix.h"
 
-/* The run's state: the jobs each inlined call became. */
-struct gha_state {
-    struct call *calls;
-    size_t n, cap;
-};
-
 void *gha_state_create(const struct dialect_options *options)
 {
-    (void)options;
-    return calloc(1, sizeof(struct gha_state));
+    struct gha_state *st = calloc(1, sizeof(struct gha_state));
+
+    if (st)
+        st->run = gha_contexts(dialect_options_own(options, &dialect_gha));
+    return st;
 }
 
 static void call_clear(struct call *c)
@@ -42,6 +39,9 @@ void gha_state_destroy(void *state)
     for (size_t i = 0; i < st->n; i++)
         call_clear(&st->calls[i]);
     free(st->calls);
+    for (size_t i = 0; i < st->n_files; i++)
+        expr_unref(st->files[i]);
+    free(st->files);
     free(st);
 }
 
@@ -240,8 +240,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
     return inputs;
 }
 
-/* The run's known contexts with `inputs` in place of the caller's. */
-static struct expr_value *with_inputs(const struct expr_value *known, struct expr_value *inputs)
+struct expr_value *gha_with_inputs(const struct expr_value *known, struct expr_value *inputs)
 {
     struct expr_value *c = expr_object();
 
@@ -515,7 +514,7 @@ static int configurations(struct job *j, const struct ynode *id, struct ynode *j
             rc = j->failed ? -1 : 0;
             break;
         }
-        if (!(c->contexts = with_inputs(j->known, inputs))) {
+        if (!(c->contexts = gha_with_inputs(j->known, inputs))) {
             gha_out_of_memory(j, job);
             rc = -1;
         }

@@ -377,12 +377,13 @@ int gha_expand_job(struct job *j, struct ynode *items)
 
 static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
 {
-    struct job j = {.ctx = ctx, .known = gha_contexts(dialect_options_own(ctx->options, &dialect_gha)),
-                    .doc = doc};
+    struct job j = {.ctx = ctx, .doc = doc};
     int rc;
 
     if (!ynode_is_map(items) || ynode_len(items) != 1)
         return 0;
+    j.known = ctx->state ? gha_file_contexts(ctx->state, ynode_pos(ynode_key(items, 0)).file)
+                         : gha_contexts(dialect_options_own(ctx->options, &dialect_gha));
     rc = gha_expand_job(&j, items);
     expr_contexts_destroy(j.contexts);
     return rc == 0 && !j.failed ? 0 : -1;
@@ -502,6 +503,18 @@ static const char *const job_key_order[] = {
 /* Steps keep their keys as written. */
 static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL};
 
+/* The workflows, each `on` seen as read (it completes the workflow's `inputs`). */
+static struct dialect_reader *gha_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
+{
+    struct dialect_input own = *in;
+
+    if (in->state) {
+        own.transform = gha_workflow_inputs;
+        own.transform_user = in->state;
+    }
+    return dialect_files_open(&own, observe, user);
+}
+
 /* A top-level `jobs` mapping. */
 static bool gha_detect(const struct stream_item *item, const struct dialect_probe *probe)
 {
@@ -544,7 +557,7 @@ const struct dialect dialect_gha = {
     .bad_reference = {RULE_UNKNOWN_NEEDS, true},
     .max_jobs_per_document = 0,
     .max_jobs_total = 0,
-    .open = dialect_files_open,
+    .open = gha_open,
     .next = dialect_files_next,
     .close = dialect_files_close,
     .expand = gha_expand,

@@ -85,13 +85,25 @@ struct call {
     size_t n;
 };
 
-struct gha_state;
+/* The run's state. */
+struct gha_state {
+    struct call *calls; /* calls.c: what each inlined call became */
+    size_t n, cap;
+    const struct expr_value *run;  /* the options' contexts (NULL: none) */
+    struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
+    size_t n_files;
+};
+
 void *gha_state_create(const struct dialect_options *options);
 void gha_state_destroy(void *state);
 struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len);
 /* 1: the calling job of `items` inlined; 0: kept as written (a note or warning says
  * why); -1: error. */
 int gha_inline_call(struct job *j, struct ynode *items);
+
+/* The contexts `known` (may be NULL) with `inputs` (taken) in place of theirs; NULL
+ * when out of memory. */
+struct expr_value *gha_with_inputs(const struct expr_value *known, struct expr_value *inputs);
 
 /* ---- needs.c: `needs`, read and rewritten ---- */
 
@@ -118,5 +130,10 @@ int gha_option(void *own, const struct dialect_option *opt, const char *arg,
 void gha_options_free(void *own);
 /* The expression contexts the options give (NULL when none). */
 const struct expr_value *gha_contexts(const void *own);
+/* Each item as read (a dialect_input transform): a workflow's `on` completes the
+ * `inputs` the options give with the inputs it declares. 0, or -1 (out of memory). */
+int gha_workflow_inputs(void *state, struct stream_item *item);
+/* The contexts of the workflow in `file`: the options', `inputs` completed. */
+const struct expr_value *gha_file_contexts(const struct gha_state *st, unsigned file);
 
 #endif
