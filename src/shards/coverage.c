@@ -280,7 +280,7 @@ static bool whole_copies(const struct coverage *c, const size_t *members, const 
 {
     const struct job *j = &c->jobs[members[0]];
 
-    if (j->parallel || j->n_row || j->parts < 2 || !n || m % n)
+    if (j->parallel || j->n_row || m < 2 || !n || m % n)
         return false;
     for (size_t i = 0; i < m; i++)
         if (idx[i] != base + i / (m / n))

@@ -415,38 +415,37 @@ static void configuration_label(const struct ynode *job, char *buf, size_t cap)
     }
 }
 
+/* A job of a matrix call, as calls.c writes it: `<caller>-<job>-<index>`, no matrix of
+ * its own, named `<caller> (<values>) / <job>`. */
+static bool is_called_configuration(const struct ynode *job)
+{
+    const char *name = ynode_scalar(ynode_get(job, "name"), NULL);
+
+    return !is_configuration(job) && name && strstr(name, " / ");
+}
+
 /* The id of a job `<id>-<index>` without its index (its length), or 0 for a job of no
- * fan-out: a configuration of a matrix, or (`plain`) a job without one, such as a job of
- * a matrix call, whose configurations its id numbers (the caller's matrix is not the
- * called job's: GitHub passes it only through inputs). */
-static size_t fanout_base(const struct ynode *items, size_t i, bool plain, unsigned *index)
+ * fan-out: a configuration of a matrix, or (`called`) of a matrix call, whose jobs only
+ * their ids number (the caller's matrix is not the called job's: GitHub passes it only
+ * through inputs). */
+static size_t fanout_base(const struct ynode *items, size_t i, bool called, unsigned *index)
 {
     size_t len, base;
     const char *id = ynode_scalar(ynode_key(items, i), &len);
+    const struct ynode *job = ynode_value(items, i);
     long at;
 
-    if (!id || is_configuration(ynode_value(items, i)) == plain || (at = dialect_key_index(id, len, &base)) < 0)
+    if (!id || !(called ? is_called_configuration(job) : is_configuration(job)) ||
+        (at = dialect_key_index(id, len, &base)) < 0)
         return 0;
     *index = (unsigned)at;
     return base;
 }
 
-/* How many jobs from the i-th on (its index 0) make one fan-out: `<id>-0`, `<id>-1`...
- * consecutive (an inlined workflow's items hold several jobs). */
-static unsigned fanout_run(const struct ynode *items, size_t i, size_t base, bool plain)
-{
-    const char *id = ynode_scalar(ynode_key(items, i), NULL);
-    unsigned parts = 1, next;
-
-    while (i + parts < ynode_len(items) && fanout_base(items, i + parts, plain, &next) == base &&
-           next == parts && !memcmp(ynode_scalar(ynode_key(items, i + parts), NULL), id, base))
-        parts++;
-    return parts;
-}
-
-/* A configuration `<id>-<index>` of a matrix is matched by `<id>`, and so is a run of
- * plain jobs `<id>-0`, `<id>-1`... (the configurations of a matrix call's jobs, as
- * calls.c names them): one fan-out, whose values only a matrix's configurations show. */
+/* A configuration `<id>-<index>` of a matrix is matched by `<id>`, and so is one of a
+ * matrix call's jobs; the configurations of one job are consecutive (an inlined
+ * workflow's items hold several jobs; a rendering read again, one job an item). Only a
+ * matrix's configurations show their values. */
 static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *user)
 {
     size_t n = ynode_len(items);
@@ -456,19 +455,23 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
         const struct ynode *job = ynode_value(items, i);
         struct dialect_job dj = {.node = job, .shards = 1, .parts = 1, .pos = ynode_pos(ynode_key(items, i))};
         char label[128];
-        unsigned index;
+        unsigned index, next;
         size_t base = fanout_base(items, i, false, &index);
-        bool plain = !base && (base = fanout_base(items, i, true, &index)) != 0;
+        bool called = !base && (base = fanout_base(items, i, true, &index)) != 0;
 
         dj.id = ynode_scalar(ynode_key(items, i), &dj.id_len);
-        if (base && index == 0) /* the run of this job's configurations */
-            parts = fanout_run(items, i, base, plain);
-        if (base && (!plain || parts > 1)) {
+        if (base) {
+            if (index == 0) /* the run of this job's configurations */
+                for (parts = 1; i + parts < n && fanout_base(items, i + parts, called, &next) == base &&
+                                next == parts && !memcmp(ynode_scalar(ynode_key(items, i + parts), NULL),
+                                                         dj.id, base);
+                     parts++)
+                    ;
             dj.part = dj.shard = index;
             dj.parts = dj.shards = parts > index ? parts : index + 1;
             dj.id_len = base;
         }
-        if (base && !plain) {
+        if (base && !called) {
             dj.row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"), "include"), 0);
             configuration_label(job, label, sizeof(label));
             dj.label = label;
