@@ -27,6 +27,13 @@ struct expr_value *expr_string(const char *s, size_t len);
 struct expr_value *expr_array(void);
 struct expr_value *expr_object(void);
 
+/* A member of a context object whose value is not known (an input declared without a
+ * default, not given): `inputs.x` naming it stays in the residual while the object's
+ * other members are known, and the object used whole (`toJSON(inputs)`) is unknown. */
+struct expr_value *expr_unknown(void);
+/* Whether object `v` has such a member. */
+bool expr_holds_unknown(const struct expr_value *v);
+
 /* Take the reference to `item` / `v` (also on failure). 0, or -1 when out of memory.
  * expr_object_set replaces the value of a key already present (keys compare
  * case-insensitively, as GitHub's dictionaries do) and keeps first-insertion order. */

@@ -745,7 +745,7 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
         return 0;
     case EN_CTX:
         v = expr_contexts_get(ev->c, n->u.name);
-        if (v)
+        if (v && !expr_holds_unknown(v))
             out->v = expr_ref(v);
         else
             out->r = (struct expr_node *)n; /* the parsed node lives as long as the result */
@@ -768,6 +768,19 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
         /* The index first, as GitHub does (it matters only for which error shows). */
         if (n->u.kids[1] && eval(ev, n->u.kids[1], flags & LAZY, &b) != 0)
             return -1;
+        if (n->u.kids[0]->kind == EN_CTX && b.v &&
+            expr_holds_unknown(v = expr_contexts_get(ev->c, n->u.kids[0]->u.name))) {
+            /* a member of a context known in part: known, or left as written */
+            out->v = expr_index(v, b.v);
+            release(&b);
+            if (out->v && out->v->unknown) {
+                expr_unref(out->v);
+                out->v = NULL;
+                out->r = (struct expr_node *)n;
+                return 0;
+            }
+            return out->v ? 0 : oom(ev);
+        }
         if (eval(ev, n->u.kids[0], flags & LAZY, &a) != 0) {
             release(&b);
             return -1;

@@ -38,6 +38,7 @@ struct expr_value {
     size_t refs;
     uint8_t kind;  /* enum expr_kind */
     bool filtered; /* an array made by a `*` filter (FilteredArray): indexing maps over it */
+    bool unknown;  /* expr_unknown(): a member whose value is not known */
     union {
         bool b;
         double d;

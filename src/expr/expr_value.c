@@ -23,6 +23,23 @@ struct expr_value *expr_null(void)
     return new_value(EXPR_NULL);
 }
 
+struct expr_value *expr_unknown(void)
+{
+    struct expr_value *v = new_value(EXPR_NULL);
+
+    if (v)
+        v->unknown = true;
+    return v;
+}
+
+bool expr_holds_unknown(const struct expr_value *v)
+{
+    for (size_t i = 0; v && v->kind == EXPR_OBJECT && i < v->u.obj.n; i++)
+        if (v->u.obj.pairs[i].v->unknown)
+            return true;
+    return false;
+}
+
 struct expr_value *expr_bool(bool b)
 {
     struct expr_value *v = new_value(EXPR_BOOL);

@@ -270,6 +270,24 @@ static char *combination(const struct job *j, const char *skip)
     return strdup(t.buf);
 }
 
+/* Whether the sorted indexes `idx` (m of them, each of the n a runner's count makes) are
+ * whole copies of the split, each index as often as the others, in jobs whose matrix
+ * values are not theirs to show (a GitHub matrix call's jobs: the caller's values reach
+ * them only through inputs), so that which combination of the caller's other vectors
+ * runs which copy cannot be told. */
+static bool whole_copies(const struct coverage *c, const size_t *members, const unsigned long *idx, size_t m,
+                         unsigned long n, unsigned base)
+{
+    const struct job *j = &c->jobs[members[0]];
+
+    if (j->parallel || j->n_row || m < 2 || !n || m % n)
+        return false;
+    for (size_t i = 0; i < m; i++)
+        if (idx[i] != base + i / (m / n))
+            return false;
+    return true;
+}
+
 /* One combination's jobs (`members`, m of them): one count, and each index once. */
 static void check_set(struct coverage *c, const struct hit *const *per_job, const size_t *members, size_t m,
                       const char *vector, const char *combo)
@@ -319,7 +337,7 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
         }
     }
     add_gap(missing, &n_missing, next, base + n);
-    if (n == m && !n_missing && !n_twice && !n_range)
+    if ((n == m && !n_missing && !n_twice && !n_range) || whole_copies(c, members, idx, m, n, base))
         goto done;
     put_name(&t, c, combo);
     if (n != m) {
@@ -513,7 +531,8 @@ static void check_group(struct coverage *c)
 }
 
 /* Does the job continue the fan-out of the jobs before it? Its jobs come one after
- * the other, numbered from 0: parallel jobs of one count, or configurations of one id. */
+ * the other, numbered from 0: parallel jobs of one count, or configurations of one id
+ * (all with their matrix values, or all without: a GitHub matrix call's jobs). */
 static bool continues(const struct coverage *c, const struct dialect_job *dj)
 {
     const struct job *last = c->n_jobs ? &c->jobs[c->n_jobs - 1] : NULL;
@@ -522,7 +541,7 @@ static bool continues(const struct coverage *c, const struct dialect_job *dj)
         return false;
     if (dj->parallel)
         return last->parallel && dj->parts == last->parts;
-    return !last->parallel && dj->row && last->n_row && dj->id_len == last->id_len &&
+    return !last->parallel && !dj->row == !last->n_row && dj->id_len == last->id_len &&
            !memcmp(dj->id, last->id, dj->id_len);
 }
 

@@ -691,6 +691,27 @@ START_TEST(partial_unwritable)
 }
 END_TEST
 
+/* A context known in part (a workflow's inputs, one declared without a default and not
+ * given): its known members fold, the unknown one stays as written, the whole is unknown. */
+START_TEST(partial_unknown_member)
+{
+    struct expr_value *in = expr_object();
+
+    ck_assert_int_eq(expr_object_set(in, "size", 4, expr_number(1200)), 0);
+    ck_assert_int_eq(expr_object_set(in, "timeout", 7, expr_unknown()), 0);
+    ck_assert(expr_holds_unknown(in));
+    ck_assert_int_eq(expr_contexts_set(ctx, "inputs", in), 0);
+    VALUE("inputs.size", "V 1200");
+    VALUE("inputs['SIZE'] == 1200", "V true");
+    VALUE("inputs.timeout", "R inputs.timeout | inputs | -");
+    VALUE("inputs.timeout || inputs.size", "R inputs.timeout || 1200 | inputs | -");
+    VALUE("inputs.missing", "V null");
+    VALUE("toJSON(inputs)", "R toJSON(inputs) | inputs | -");
+    TEMPLATE("--timeout ${{ inputs.timeout }} --size ${{ inputs.size }}",
+             "R --timeout ${{ inputs.timeout }} --size 1200 | inputs | -");
+}
+END_TEST
+
 START_TEST(partial_uses_context)
 {
     struct expr_error err;
@@ -931,6 +952,7 @@ Suite *expr_suite(void)
     tcase_add_test(partial, partial_canonical);
     tcase_add_test(partial, partial_unwritable);
     tcase_add_test(partial, partial_uses_context);
+    tcase_add_test(partial, partial_unknown_member);
     tcase_add_test(tmpl, template_values);
     tcase_add_test(tmpl, template_strings);
     tcase_add_test(tmpl, template_residuals);

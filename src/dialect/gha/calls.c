@@ -13,17 +13,15 @@
 #include "fanout/stream.h"
 
 #include "gha_internal.h"
-
-/* The run's state: the jobs each inlined call became. */
-struct gha_state {
-    struct call *calls;
-    size_t n, cap;
-};
+#include "matrix.h"
 
 void *gha_state_create(const struct dialect_options *options)
 {
-    (void)options;
-    return calloc(1, sizeof(struct gha_state));
+    struct gha_state *st = calloc(1, sizeof(struct gha_state));
+
+    if (st)
+        st->run = gha_contexts(dialect_options_own(options, &dialect_gha));
+    return st;
 }
 
 static void call_clear(struct call *c)
@@ -41,6 +39,9 @@ void gha_state_destroy(void *state)
     for (size_t i = 0; i < st->n; i++)
         call_clear(&st->calls[i]);
     free(st->calls);
+    for (size_t i = 0; i < st->n_files; i++)
+        expr_unref(st->files[i]);
+    free(st->files);
     free(st);
 }
 
@@ -88,7 +89,7 @@ static int call_record(struct gha_state *st, unsigned file, const char *caller, 
     return 0;
 }
 
-/* The input that a local `uses: ./.github/workflows/X.yml` names: X.yml next to the
+/* The input that a local `uses: ./.github/workflows/X.yml` (or `$/...`) names: X.yml next to the
  * caller (the inputs are workflow files, and the path is from the repository's root).
  * Its file number, or -1 when it is not among the inputs. */
 static long callee_file(const struct job *j, const struct ynode *id, const char *uses)
@@ -239,8 +240,7 @@ static struct expr_value *bind_inputs(struct job *j, const struct ynode *id, con
     return inputs;
 }
 
-/* The run's known contexts with `inputs` in place of the caller's. */
-static struct expr_value *with_inputs(const struct expr_value *known, struct expr_value *inputs)
+struct expr_value *gha_with_inputs(const struct expr_value *known, struct expr_value *inputs)
 {
     struct expr_value *c = expr_object();
 
@@ -261,23 +261,36 @@ static struct expr_value *with_inputs(const struct expr_value *known, struct exp
     return c;
 }
 
-/* `<caller>-<name>`, at the caller's id: the called jobs' ids and their references to
- * each other belong to the caller's workflow (its job ids are checked together). */
-static struct ynode *prefixed(struct job *j, const struct ynode *caller, const struct ynode *n)
+/* `<caller>-<name>`, or `<caller>-<name>-<index>` for configuration `index` of a call
+ * with a matrix, at the caller's id: the called jobs' ids and their references to each
+ * other belong to the caller's workflow (its job ids are checked together). */
+static struct ynode *prefixed(struct job *j, const struct ynode *caller, const struct ynode *n, long index)
 {
-    char name[2 * GHA_NAME_MAX + 2];
-    int len = snprintf(name, sizeof(name), "%s-%s", ynode_scalar(caller, NULL), ynode_scalar(n, NULL));
+    char name[2 * GHA_NAME_MAX + 24];
+    int len = index < 0 ? snprintf(name, sizeof(name), "%s-%s", ynode_scalar(caller, NULL), ynode_scalar(n, NULL))
+                        : snprintf(name, sizeof(name), "%s-%s-%ld", ynode_scalar(caller, NULL),
+                                   ynode_scalar(n, NULL), index);
 
     return ynode_new_string(j->doc, name, (size_t)(len < (int)sizeof(name) ? len : (int)sizeof(name) - 1),
                             ynode_pos(caller));
 }
 
-/* A called workflow's job as one of the caller's: id `<caller>-<job>`, its needs renamed
- * and after the caller's, the caller's `if:` too, named `<caller> / <job>` as GitHub
- * shows it. */
-static struct ynode *inlined_job(struct job *j, const struct ynode *id, const struct ynode *caller,
+/* One configuration of a call: the caller's job with its matrix applied (named as GitHub
+ * shows that configuration), and the contexts the called jobs expand with. */
+struct configuration {
+    struct ynode *caller;
+    struct expr_value *contexts;
+    long index; /* -1: the call has no matrix, or the one configuration it writes out */
+};
+
+/* A called workflow's job as one of the caller's: id `<caller>-<job>` (`-<index>` for a
+ * configuration of the caller's matrix), its needs renamed and after the caller's, the
+ * caller's `if:` too, named `<caller> / <job>` as GitHub shows it (`<caller> (<values>)
+ * / <job>` for a configuration). */
+static struct ynode *inlined_job(struct job *j, const struct ynode *id, const struct configuration *c,
                                  const struct ynode *cid, const struct ynode *cjob)
 {
+    const struct ynode *caller = c->caller;
     const char *ctext = ynode_scalar(id, NULL);
     struct ynode *job = ynode_copy(j->doc, cjob), *needs = ynode_new_seq(j->doc, ynode_pos(cjob));
     const struct ynode *own = ynode_get(cjob, "needs"), *theirs = ynode_get(caller, "needs");
@@ -295,7 +308,7 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
     for (size_t i = 0; i < gha_needs_len(own); i++) {
         const struct ynode *t = gha_needs_at(own, i);
 
-        if (ynode_scalar(t, NULL) && ynode_append(j->doc, needs, prefixed(j, id, t)) != 0)
+        if (ynode_scalar(t, NULL) && ynode_append(j->doc, needs, prefixed(j, id, t, c->index)) != 0)
             return NULL;
     }
     if (ynode_len(needs) ? ynode_set(j->doc, job, "needs", needs) != 0 : (ynode_remove(job, "needs"), 0))
@@ -318,17 +331,21 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
     return job;
 }
 
+/* A call of the caller's own repository: `./PATH`, or `$/PATH`, GitHub's self-repository
+ * form, which resolves "exactly like `./`" (@actions/workflow-parser 0.3.61,
+ * workflows/file-reference.ts parseFileReference; GitHub's changelog of 2026-07-30). */
+static bool is_local(const char *path)
+{
+    return path && (!strncmp(path, "./", 2) || !strncmp(path, "$/", 2));
+}
+
 /* Which input a call names, checked: 1 with *file set; 0 when the call is kept as
  * written (a warning says why); -1 after an error. */
-static int call_target(struct job *j, const struct ynode *id, const struct ynode *job,
-                       const struct ynode *uses, const char *path, long *file)
+static int call_target(struct job *j, const struct ynode *id, const struct ynode *uses, const char *path,
+                       long *file)
 {
-    if (!path || strncmp(path, "./", 2) != 0) {
+    if (!is_local(path)) {
         gha_warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: %s is not a local workflow", path ? path : "uses");
-        return 0;
-    }
-    if (ynode_get(ynode_get(job, "strategy"), "matrix")) {
-        gha_warn_at(j, uses, RULE_REUSABLE_WORKFLOW, "not inlined: a call with a matrix is rendered as its calls");
         return 0;
     }
     if ((*file = callee_file(j, id, path)) < 0) {
@@ -373,11 +390,12 @@ static struct ynode_doc *open_callee(struct job *j, const struct ynode *uses, co
     return callee;
 }
 
-/* The call's `inputs` context: its fields substituted with the run's contexts, its
- * `with` bound to the callee's declared inputs. NULL after an error, or (with a note)
- * when an input is only known at run time. */
+/* The call's `inputs` context: its fields substituted with the run's contexts and
+ * `matrix` and `strategy` (taken), its `with` bound to the callee's declared inputs.
+ * NULL after an error, or (with a note) when an input is only known at run time. */
 static struct expr_value *call_inputs(struct job *j, const struct ynode *id, struct ynode *job,
-                                      const struct ynode *uses, const struct ynode *on, const char *path)
+                                      const struct ynode *uses, const struct ynode *on, const char *path,
+                                      struct expr_value *matrix, struct expr_value *strategy)
 {
     const struct ynode *with = ynode_get(job, "with"), *decl = ynode_get(ynode_get(on, "workflow_call"), "inputs");
     struct expr_value *inputs;
@@ -388,9 +406,12 @@ static struct expr_value *call_inputs(struct job *j, const struct ynode *id, str
         gha_error_at(j, with, RULE_REUSABLE_WORKFLOW, "with must be a mapping of input names to values");
     else if (decl && !ynode_is_map(decl) && !ynode_is_null(decl))
         gha_error_at(j, decl, RULE_REUSABLE_WORKFLOW, "on.workflow_call.inputs must be a mapping of input names");
-    if (j->failed)
+    if (j->failed) {
+        expr_unref(matrix);
+        expr_unref(strategy);
         return NULL;
-    gha_substitute_job(j, job, expr_null(), gha_strategy_value(NULL, 0, 0));
+    }
+    gha_substitute_job(j, job, matrix, strategy);
     inputs = j->failed ? NULL : bind_inputs(j, id, with, decl, path, &unknown);
     if (!inputs && !j->failed)
         diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(uses), RULE_REUSABLE_WORKFLOW,
@@ -398,46 +419,49 @@ static struct expr_value *call_inputs(struct job *j, const struct ynode *id, str
     return inputs;
 }
 
-/* The called workflow's `jobs` as the caller's own (inlined_job), each expanded with
- * the call's `contexts`, within the outermost call's budget of jobs: a mapping of them,
- * or NULL after an error (an error in a nested call was reported there: this call fails
- * with it, quietly). */
+/* The called workflow's `jobs` as the caller's own (inlined_job): each job once per
+ * configuration (one after the other, so that a job's configurations are one fan-out),
+ * expanded with that configuration's contexts, within the outermost call's budget of
+ * jobs: a mapping of them, or NULL after an error (an error in a nested call was
+ * reported there: this call fails with it, quietly). */
 static struct ynode *called_jobs(struct job *j, const struct ynode *items, long file, const struct ynode *jobs,
-                                 const struct expr_value *contexts)
+                                 const struct configuration *cfg, size_t n_cfg)
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     const struct ynode *uses = ynode_get(job, "uses");
-    struct ynode *out;
+    struct ynode *out = ynode_new_map(j->doc, ynode_pos(items));
     struct job sub;
     unsigned budget = GHA_CALL_JOBS;
 
     memset(&sub, 0, sizeof(sub));
     sub.ctx = j->ctx;
-    sub.known = contexts;
     sub.doc = j->doc;
     sub.depth = j->depth + 1;
     memcpy(sub.calling, j->calling, sizeof(sub.calling));
     sub.calling[j->depth] = file;
     sub.budget = j->budget ? j->budget : &budget;
-    out = contexts ? ynode_new_map(j->doc, ynode_pos(items)) : NULL;
     for (size_t i = 0; out && i < ynode_len(jobs) && !sub.failed; i++) {
-        struct ynode *one = ynode_new_map(j->doc, ynode_pos(id));
-        struct ynode *cj = inlined_job(j, id, job, ynode_key(jobs, i), ynode_value(jobs, i));
+        for (size_t c = 0; c < n_cfg && !sub.failed && !j->failed; c++) {
+            struct ynode *one = ynode_new_map(j->doc, ynode_pos(id));
+            struct ynode *cj = inlined_job(j, id, &cfg[c], ynode_key(jobs, i), ynode_value(jobs, i));
 
-        if (!one || !cj || ynode_append_pair(j->doc, one, prefixed(j, id, ynode_key(jobs, i)), cj) != 0 ||
-            gha_expand_job(&sub, one) != 0) {
-            if (!sub.failed)
-                gha_out_of_memory(j, job);
-            break;
-        }
-        if (ynode_len(one) > *sub.budget) {
-            gha_error_at(j, uses, RULE_REUSABLE_WORKFLOW, "the call becomes more than %d jobs", GHA_CALL_JOBS);
-            break;
-        }
-        *sub.budget -= (unsigned)ynode_len(one);
-        for (size_t k = 0; k < ynode_len(one); k++) {
-            if (ynode_append_pair(j->doc, out, ynode_key(one, k), ynode_value(one, k)) != 0)
-                gha_out_of_memory(j, job);
+            sub.known = cfg[c].contexts;
+            if (!one || !cj ||
+                ynode_append_pair(j->doc, one, prefixed(j, id, ynode_key(jobs, i), cfg[c].index), cj) != 0 ||
+                gha_expand_job(&sub, one) != 0) {
+                if (!sub.failed)
+                    gha_out_of_memory(j, job);
+                break;
+            }
+            if (ynode_len(one) > *sub.budget) {
+                gha_error_at(j, uses, RULE_REUSABLE_WORKFLOW, "the call becomes more than %d jobs", GHA_CALL_JOBS);
+                break;
+            }
+            *sub.budget -= (unsigned)ynode_len(one);
+            for (size_t k = 0; k < ynode_len(one); k++) {
+                if (ynode_append_pair(j->doc, out, ynode_key(one, k), ynode_value(one, k)) != 0)
+                    gha_out_of_memory(j, job);
+            }
         }
     }
     if (!out)
@@ -445,6 +469,65 @@ static struct ynode *called_jobs(struct job *j, const struct ynode *items, long 
     j->failed |= sub.failed;
     expr_contexts_destroy(sub.contexts);
     return j->failed ? NULL : out;
+}
+
+/* The call's configurations (docs: "Using a matrix strategy with a reusable workflow"):
+ * one without a matrix (or when it excludes every combination, as GitHub then runs the
+ * job once with a null matrix), else one per configuration of the caller's matrix, each
+ * the caller's job with its matrix substituted and named as JobNameBuilder names it.
+ * 1 with *cfg (n of them) set, 0 when kept as written (a note says why), -1 after an
+ * error. */
+static int configurations(struct job *j, const struct ynode *id, struct ynode *job, const struct ynode *uses,
+                          const struct ynode *on, const char *path, struct configuration **cfg, size_t *n)
+{
+    struct ynode *strategy = ynode_get(job, "strategy");
+    const struct ynode *matrix = ynode_get(strategy, "matrix");
+    struct matrix rows = {NULL, 0};
+    char *unknown = NULL;
+    bool one = false;
+    int rc = matrix ? gha_matrix_rows(j, matrix, &rows, &one, &unknown) : 1;
+
+    free(unknown); /* the matrix kept as written says it (gha.c's expand_matrix) */
+    if (rc <= 0)
+        return rc;
+    *n = rows.n ? rows.n : 1;
+    if (!(*cfg = calloc(*n, sizeof(**cfg)))) {
+        gha_out_of_memory(j, job);
+        rc = -1;
+    }
+    for (size_t k = 0; rc > 0 && k < *n; k++) {
+        struct configuration *c = &(*cfg)[k];
+        struct expr_value *inputs;
+
+        c->index = rows.n && !one ? (long)k : -1;
+        if (!(c->caller = rows.n ? ynode_copy(j->doc, job) : job)) {
+            gha_out_of_memory(j, job);
+            rc = -1;
+            break;
+        }
+        inputs = call_inputs(j, id, c->caller, uses, on, path,
+                             rows.n ? expr_ref(rows.rows[k].values) : expr_null(),
+                             gha_strategy_value(strategy, rows.n ? k : 0, rows.n));
+        if (!inputs || (rows.n && (!one || !ynode_get(job, "name")) &&
+                        gha_set_name(j, c->caller, ynode_get(job, "name"), id, &rows.rows[k], true) != 0)) {
+            expr_unref(inputs);
+            rc = j->failed ? -1 : 0;
+            break;
+        }
+        if (!(c->contexts = gha_with_inputs(j->known, inputs))) {
+            gha_out_of_memory(j, job);
+            rc = -1;
+        }
+    }
+    matrix_free(&rows);
+    return rc;
+}
+
+static void configurations_free(struct configuration *cfg, size_t n)
+{
+    for (size_t k = 0; cfg && k < n; k++)
+        expr_unref(cfg[k].contexts);
+    free(cfg);
 }
 
 /* A job that calls a local reusable workflow among the inputs becomes the called
@@ -457,21 +540,22 @@ int gha_inline_call(struct job *j, struct ynode *items)
     const char *path = ynode_scalar(uses, NULL), *caller = ynode_scalar(id, NULL);
     struct ynode_doc *callee;
     const struct ynode *on, *jobs;
-    struct expr_value *inputs, *contexts;
+    struct configuration *cfg = NULL;
+    size_t n_cfg = 0;
     long file;
-    int rc = call_target(j, id, job, uses, path, &file);
+    int rc = call_target(j, id, uses, path, &file);
 
     if (rc <= 0)
         return rc;
     if (!(callee = open_callee(j, uses, path, file, &on, &jobs)))
         return -1;
-    if (!(inputs = call_inputs(j, id, job, uses, on, path))) {
+    if ((rc = configurations(j, id, job, uses, on, path, &cfg, &n_cfg)) <= 0) {
+        configurations_free(cfg, n_cfg);
         ynode_doc_destroy(callee);
-        return j->failed ? -1 : 0;
+        return rc;
     }
-    contexts = with_inputs(j->known, inputs);
-    out = called_jobs(j, items, file, jobs, contexts);
-    expr_unref(contexts);
+    out = called_jobs(j, items, file, jobs, cfg, n_cfg);
+    configurations_free(cfg, n_cfg);
     ynode_doc_destroy(callee);
     if (!out)
         return -1;

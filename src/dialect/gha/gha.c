@@ -105,8 +105,8 @@ static struct ynode *name_node(struct job *j, const char *text, size_t len,
 /* The job's display name for a configuration (JobNameBuilder; a name with an expression
  * is evaluated instead, falling back to the generated one when empty), written as
  * name_node writes it. */
-static int set_name(struct job *j, struct ynode *job, const struct ynode *written,
-                    const struct ynode *id, const struct matrix_row *row)
+int gha_set_name(struct job *j, struct ynode *job, const struct ynode *written,
+                 const struct ynode *id, const struct matrix_row *row, bool prefix_only)
 {
     struct ynode *name = ynode_get(job, "name");
     size_t len;
@@ -149,7 +149,8 @@ static int set_name(struct job *j, struct ynode *job, const struct ynode *writte
             o = sizeof(text) - 1;
         o = matrix_name_cut(text, o);
     }
-    if (!(n = name_node(j, text, o, row->values, ynode_pos(name ? name : id))) ||
+    if (!(n = prefix_only ? gha_string_node(j, text, o, ynode_pos(name ? name : id))
+                          : name_node(j, text, o, row->values, ynode_pos(name ? name : id))) ||
         ynode_set(j->doc, job, "name", n) != 0) {
         gha_out_of_memory(j, job);
         return -1;
@@ -246,7 +247,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
     if (!copy)
         goto oom;
     if (gha_substitute_job(j, copy, expr_ref(row->values), gha_strategy_value(strategy, index, m->n)) != 0 ||
-        set_name(j, copy, ynode_get(job, "name"), id, row) != 0)
+        gha_set_name(j, copy, ynode_get(job, "name"), id, row, false) != 0)
         return -1;
     /* The configuration stays visible (and `${{ matrix.x }}` that stayed unknown still
      * resolves): one row of include. */
@@ -278,31 +279,19 @@ static bool is_explicit(const struct expr_value *m)
            expr_kind_of(expr_item(include, 0)) == EXPR_OBJECT && expr_len(expr_item(include, 0)) > 0;
 }
 
-/* Such a job keeps its id, strategy and written name (a name is made when there is
- * none, or when its expression gives an empty one); its contexts are substituted like
- * any configuration's. Takes `m`. */
-static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job,
-                           struct expr_value *m)
+/* Such a job keeps its id and strategy, and is named as GitHub names it (a plain name
+ * with its values, `lint (linux)`; an expression evaluated, its default when empty); its
+ * contexts are substituted like any configuration's. */
+static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job, const struct matrix *rows)
 {
-    struct matrix rows;
-    struct matrix_error merr;
     size_t len;
     const char *text = ynode_scalar(id, &len);
     const struct ynode *written = ynode_get(job, "name");
-    int rc = matrix_expand(m, &rows, &merr);
 
-    expr_unref(m);
-    if (rc != 0) {
-        gha_out_of_memory(j, job);
-        return -1;
-    }
-    /* named as GitHub names it, `lint (linux)` for a plain `lint` too (JobNameBuilder);
-     * a name that is an expression is evaluated; written as set_name writes it, so that
-     * a rendering rendered again stays as it is */
-    if (gha_substitute_job(j, job, expr_ref(rows.rows[0].values),
+    /* written as gha_set_name writes it, so that a rendering rendered again stays as it is */
+    if (gha_substitute_job(j, job, expr_ref(rows->rows[0].values),
                            gha_strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0)
-        set_name(j, job, written, id, &rows.rows[0]);
-    matrix_free(&rows);
+        gha_set_name(j, job, written, id, &rows->rows[0], false);
     if (j->failed)
         return -1;
     return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
@@ -321,7 +310,7 @@ static int expand_single(struct job *j, const struct ynode *id, struct ynode *jo
         return -1;
     /* EvaluateJobName: an expression that gives an empty name leaves the default, the job
      * id (a configuration with no values) */
-    if (gha_has_expression(written) && set_name(j, job, written, id, &(struct matrix_row){0}) != 0)
+    if (gha_has_expression(written) && gha_set_name(j, job, written, id, &(struct matrix_row){0}, false) != 0)
         return -1;
     return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
 }
@@ -365,6 +354,23 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
     return 0;
 }
 
+int gha_matrix_rows(struct job *j, const struct ynode *matrix, struct matrix *rows, bool *one, char **unknown)
+{
+    struct matrix_error merr;
+    struct expr_value *m = matrix_value(j, matrix, unknown);
+
+    if (!m)
+        return j->failed ? -1 : 0;
+    *one = is_explicit(m);
+    if (matrix_expand(m, rows, &merr) != 0) {
+        gha_error_at(j, matrix_error_node(matrix, &merr), RULE_MATRIX, "%s", merr.message);
+        expr_unref(m);
+        return -1;
+    }
+    expr_unref(m);
+    return 1;
+}
+
 /* The job of `items` with a matrix: one job per configuration in its place, or the job
  * kept as written (with a note) when its matrix depends on what is not known here. */
 static int expand_matrix(struct job *j, struct ynode *items, const struct ynode *strategy,
@@ -372,33 +378,27 @@ static int expand_matrix(struct job *j, struct ynode *items, const struct ynode 
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     struct ynode *out;
-    struct expr_value *m;
     struct matrix rows;
-    struct matrix_error merr;
     char *unknown = NULL;
     size_t len;
     const char *text = ynode_scalar(id, &len);
+    bool one;
+    int rc = gha_matrix_rows(j, matrix, &rows, &one, &unknown);
 
-    m = matrix_value(j, matrix, &unknown);
-    if (!m) {
-        if (j->failed)
-            return -1;
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
         diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(matrix), RULE_MATRIX_UNKNOWN,
                 "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
                 "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
         free(unknown);
         return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
     }
-    if (is_explicit(m))
-        return expand_explicit(j, id, job, m);
-    if (matrix_expand(m, &rows, &merr) != 0) {
-        gha_error_at(j, matrix_error_node(matrix, &merr), RULE_MATRIX, "%s", merr.message);
-        expr_unref(m);
-        return -1;
+    if (one || rows.n == 0) { /* one include row as render writes it; every combination excluded */
+        rc = one ? expand_explicit(j, id, job, &rows) : expand_single(j, id, job, strategy);
+        matrix_free(&rows);
+        return rc;
     }
-    expr_unref(m);
-    if (rows.n == 0) /* every combination excluded */
-        return expand_single(j, id, job, strategy);
     if (!(out = ynode_new_map(j->doc, ynode_pos(items)))) {
         matrix_free(&rows);
         gha_out_of_memory(j, job);
@@ -421,7 +421,7 @@ int gha_expand_job(struct job *j, struct ynode *items)
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     struct ynode *strategy = ynode_get(job, "strategy"), *matrix = ynode_get(strategy, "matrix");
 
-    if (check_job(j, id, job) != 0)
+    if (check_job(j, id, job) != 0 || gha_substitute_strategy(j, job, strategy) != 0)
         return -1;
     if (ynode_has(job, "uses")) {
         int rc = gha_inline_call(j, items);
@@ -429,8 +429,6 @@ int gha_expand_job(struct job *j, struct ynode *items)
         if (rc != 0)
             return rc < 0 ? -1 : 0;
     }
-    if (gha_substitute_strategy(j, job, strategy) != 0)
-        return -1;
     if (!matrix)
         return expand_single(j, id, job, strategy);
     return expand_matrix(j, items, strategy, matrix);
@@ -438,12 +436,13 @@ int gha_expand_job(struct job *j, struct ynode *items)
 
 static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
 {
-    struct job j = {.ctx = ctx, .known = gha_contexts(dialect_options_own(ctx->options, &dialect_gha)),
-                    .doc = doc};
+    struct job j = {.ctx = ctx, .doc = doc};
     int rc;
 
     if (!ynode_is_map(items) || ynode_len(items) != 1)
         return 0;
+    j.known = ctx->state ? gha_file_contexts(ctx->state, ynode_pos(ynode_key(items, 0)).file)
+                         : gha_contexts(dialect_options_own(ctx->options, &dialect_gha));
     rc = gha_expand_job(&j, items);
     expr_contexts_destroy(j.contexts);
     return rc == 0 && !j.failed ? 0 : -1;
@@ -475,22 +474,37 @@ static void configuration_label(const struct ynode *job, char *buf, size_t cap)
     }
 }
 
-/* The id of a configuration `<id>-<index>` without its index (its length), or 0 for a
- * job that is no configuration. */
-static size_t configuration_base(const struct ynode *items, size_t i, unsigned *index)
+/* A job of a matrix call, as calls.c writes it: `<caller>-<job>-<index>`, no matrix of
+ * its own, named `<caller> (<values>) / <job>`. */
+static bool is_called_configuration(const struct ynode *job)
+{
+    const char *name = ynode_scalar(ynode_get(job, "name"), NULL);
+
+    return !is_configuration(job) && name && strstr(name, " / ");
+}
+
+/* The id of a job `<id>-<index>` without its index (its length), or 0 for a job of no
+ * fan-out: a configuration of a matrix, or (`called`) of a matrix call, whose jobs only
+ * their ids number (the caller's matrix is not the called job's: GitHub passes it only
+ * through inputs). */
+static size_t fanout_base(const struct ynode *items, size_t i, bool called, unsigned *index)
 {
     size_t len, base;
     const char *id = ynode_scalar(ynode_key(items, i), &len);
+    const struct ynode *job = ynode_value(items, i);
     long at;
 
-    if (!id || !is_configuration(ynode_value(items, i)) || (at = dialect_key_index(id, len, &base)) < 0)
+    if (!id || !(called ? is_called_configuration(job) : is_configuration(job)) ||
+        (at = dialect_key_index(id, len, &base)) < 0)
         return 0;
     *index = (unsigned)at;
     return base;
 }
 
-/* A configuration `<id>-<index>` of a matrix is matched by `<id>`; the configurations
- * of one job are consecutive (an inlined workflow's items hold several jobs). */
+/* A configuration `<id>-<index>` of a matrix is matched by `<id>`, and so is one of a
+ * matrix call's jobs; the configurations of one job are consecutive (an inlined
+ * workflow's items hold several jobs; a rendering read again, one job an item). Only a
+ * matrix's configurations show their values. */
 static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *user)
 {
     size_t n = ynode_len(items);
@@ -500,15 +514,14 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
         const struct ynode *job = ynode_value(items, i);
         struct dialect_job dj = {.node = job, .shards = 1, .parts = 1, .pos = ynode_pos(ynode_key(items, i))};
         char label[128];
-        unsigned index;
-        size_t base = configuration_base(items, i, &index);
+        unsigned index, next;
+        size_t base = fanout_base(items, i, false, &index);
+        bool called = !base && (base = fanout_base(items, i, true, &index)) != 0;
 
         dj.id = ynode_scalar(ynode_key(items, i), &dj.id_len);
         if (base) {
-            unsigned next;
-
             if (index == 0) /* the run of this job's configurations */
-                for (parts = 1; i + parts < n && configuration_base(items, i + parts, &next) == base &&
+                for (parts = 1; i + parts < n && fanout_base(items, i + parts, called, &next) == base &&
                                 next == parts && !memcmp(ynode_scalar(ynode_key(items, i + parts), NULL),
                                                          dj.id, base);
                      parts++)
@@ -516,6 +529,8 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
             dj.part = dj.shard = index;
             dj.parts = dj.shards = parts > index ? parts : index + 1;
             dj.id_len = base;
+        }
+        if (base && !called) {
             dj.row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"), "include"), 0);
             configuration_label(job, label, sizeof(label));
             dj.label = label;
@@ -550,6 +565,18 @@ static const char *const job_key_order[] = {
 /* Steps keep their keys as written. */
 static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL};
 
+/* The workflows, each `on` seen as read (it completes the workflow's `inputs`). */
+static struct dialect_reader *gha_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
+{
+    struct dialect_input own = *in;
+
+    if (in->state) {
+        own.transform = gha_workflow_inputs;
+        own.transform_user = in->state;
+    }
+    return dialect_files_open(&own, observe, user);
+}
+
 /* A top-level `jobs` mapping. */
 static bool gha_detect(const struct stream_item *item, const struct dialect_probe *probe)
 {
@@ -558,7 +585,7 @@ static bool gha_detect(const struct stream_item *item, const struct dialect_prob
 }
 
 /* A name's value when it is an expression of constants (a rendering's name written
- * ${{ format('...') }}: set_name), else NULL. */
+ * ${{ format('...') }}: gha_set_name), else NULL. */
 static char *gha_label_value(const char *text, size_t len)
 {
     struct expr_contexts *none = expr_contexts_create();
@@ -610,7 +637,7 @@ const struct dialect dialect_gha = {
     .bad_reference = {RULE_UNKNOWN_NEEDS, true},
     .max_jobs_per_document = 0,
     .max_jobs_total = 0,
-    .open = dialect_files_open,
+    .open = gha_open,
     .next = dialect_files_next,
     .close = dialect_files_close,
     .expand = gha_expand,

@@ -36,6 +36,22 @@ void gha_warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const
     __attribute__((format(printf, 4, 5)));
 void gha_out_of_memory(struct job *j, const struct ynode *at);
 
+struct matrix;
+/* The configurations of a job's `matrix`, its expressions folded: 1 with *rows filled
+ * (free with matrix_free; none when every combination is excluded) and *one set for one
+ * include row and nothing else (what render writes a configuration as); 0 with *unknown
+ * set (what it depends on, malloc'd) when it depends on unknown contexts; -1 after an
+ * error (reported). */
+int gha_matrix_rows(struct job *j, const struct ynode *matrix, struct matrix *rows, bool *one, char **unknown);
+struct matrix_row;
+/* The job's display name for a configuration (JobNameBuilder; a name with an expression
+ * is evaluated instead, falling back to the generated one when empty), written so that
+ * GitHub shows it as it is (gha.c's name_node), or as plain text when `prefix_only` (a
+ * matrix call's caller, whose name only begins its called jobs'). `written`: the name as
+ * the input has it (`name` of `job` is already substituted). 0, or -1. */
+int gha_set_name(struct job *j, struct ynode *job, const struct ynode *written, const struct ynode *id,
+                 const struct matrix_row *row, bool prefix_only);
+
 /* The one job of `items` (a one-pair mapping) made explicit: its configurations, or the
  * jobs of the workflow it calls, in its place. 0, or -1 after an error (reported). */
 int gha_expand_job(struct job *j, struct ynode *items);
@@ -74,13 +90,25 @@ struct call {
     size_t n;
 };
 
-struct gha_state;
+/* The run's state. */
+struct gha_state {
+    struct call *calls; /* calls.c: what each inlined call became */
+    size_t n, cap;
+    const struct expr_value *run;  /* the options' contexts (NULL: none) */
+    struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
+    size_t n_files;
+};
+
 void *gha_state_create(const struct dialect_options *options);
 void gha_state_destroy(void *state);
 struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len);
 /* 1: the calling job of `items` inlined; 0: kept as written (a note or warning says
  * why); -1: error. */
 int gha_inline_call(struct job *j, struct ynode *items);
+
+/* The contexts `known` (may be NULL) with `inputs` (taken) in place of theirs; NULL
+ * when out of memory. */
+struct expr_value *gha_with_inputs(const struct expr_value *known, struct expr_value *inputs);
 
 /* ---- needs.c: `needs`, read and rewritten ---- */
 
@@ -107,5 +135,10 @@ int gha_option(void *own, const struct dialect_option *opt, const char *arg,
 void gha_options_free(void *own);
 /* The expression contexts the options give (NULL when none). */
 const struct expr_value *gha_contexts(const void *own);
+/* Each item as read (a dialect_input transform): a workflow's `on` completes the
+ * `inputs` the options give with the inputs it declares. 0, or -1 (out of memory). */
+int gha_workflow_inputs(void *state, struct stream_item *item);
+/* The contexts of the workflow in `file`: the options', `inputs` completed. */
+const struct expr_value *gha_file_contexts(const struct gha_state *st, unsigned file);
 
 #endif

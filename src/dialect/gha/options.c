@@ -1,6 +1,8 @@
 /* options: the GitHub dialect's options, the contexts known for the whole run
- * (--input, --var, --github, --event, --matrix, --contexts FILE). */
+ * (--input, --var, --github, --event, --matrix, --contexts FILE), and each workflow's
+ * `inputs` completed by what it declares. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fanout/source.h"
@@ -133,4 +135,71 @@ const struct expr_value *gha_contexts(const void *own)
     const struct expr_value *known = own ? ((const struct gha_options *)own)->contexts : NULL;
 
     return expr_len(known) ? known : NULL;
+}
+
+/* The inputs a workflow declares (`on.workflow_call.inputs`, `on.workflow_dispatch.inputs`)
+ * that `given` does not name, added to it: an input not given takes its default, as GitHub
+ * gives it; one without a default stays unknown (docs: "inputs context"). -1 when out of
+ * memory. */
+static int complete_inputs(struct expr_value *given, const struct ynode *on)
+{
+    static const char *const events[] = {"workflow_call", "workflow_dispatch"};
+
+    for (size_t e = 0; e < sizeof(events) / sizeof(events[0]); e++) {
+        const struct ynode *decl = ynode_get(ynode_get(on, events[e]), "inputs");
+
+        for (size_t i = 0; ynode_is_map(decl) && i < ynode_len(decl); i++) {
+            size_t len;
+            const char *name = ynode_scalar(ynode_key(decl, i), &len);
+            const struct ynode *def = ynode_get(ynode_value(decl, i), "default");
+
+            if (name && !expr_get(given, name, len) &&
+                expr_object_set(given, name, len, def ? expr_from_ynode(def) : expr_unknown()) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int gha_workflow_inputs(void *state, struct stream_item *item)
+{
+    struct gha_state *st = state;
+    const struct ynode *root = item->doc ? ynode_doc_root(item->doc) : NULL;
+    const struct expr_value *given = expr_get(st->run, "inputs", 6);
+    struct expr_value *inputs;
+    unsigned file = item->pos.file;
+
+    if (item->kind != STREAM_PAIR || !given || !ynode_has(root, "on"))
+        return 0;
+    if (file >= st->n_files) {
+        struct expr_value **grown = realloc(st->files, (file + 1) * sizeof(*grown));
+
+        if (!grown)
+            return -1;
+        memset(grown + st->n_files, 0, (file + 1 - st->n_files) * sizeof(*grown));
+        st->files = grown;
+        st->n_files = file + 1;
+    }
+    if (!(inputs = expr_object()))
+        return -1;
+    for (size_t i = 0; i < expr_len(given); i++) {
+        size_t len;
+        const char *k = expr_key(given, i, &len);
+
+        if (expr_object_set(inputs, k, len, expr_ref(expr_member(given, i))) != 0) {
+            expr_unref(inputs);
+            return -1;
+        }
+    }
+    if (complete_inputs(inputs, ynode_get(root, "on")) != 0) {
+        expr_unref(inputs);
+        return -1;
+    }
+    expr_unref(st->files[file]);
+    return (st->files[file] = gha_with_inputs(st->run, inputs)) ? 0 : -1;
+}
+
+const struct expr_value *gha_file_contexts(const struct gha_state *st, unsigned file)
+{
+    return file < st->n_files && st->files[file] ? st->files[file] : st->run;
 }
