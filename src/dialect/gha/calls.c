@@ -14,18 +14,6 @@
 
 #include "gha_internal.h"
 
-/* The run's state: the jobs each inlined call became. */
-struct gha_state {
-    struct call *calls;
-    size_t n, cap;
-};
-
-void *gha_state_create(const struct dialect_options *options)
-{
-    (void)options;
-    return calloc(1, sizeof(struct gha_state));
-}
-
 static void call_clear(struct call *c)
 {
     for (size_t i = 0; i < c->n; i++)
@@ -34,14 +22,11 @@ static void call_clear(struct call *c)
     free(c->caller);
 }
 
-void gha_state_destroy(void *state)
+void gha_calls_clear(struct gha_state *st)
 {
-    struct gha_state *st = state;
-
     for (size_t i = 0; i < st->n; i++)
         call_clear(&st->calls[i]);
     free(st->calls);
-    free(st);
 }
 
 struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len)
@@ -158,16 +143,6 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
         return NULL;
     }
     return doc;
-}
-
-/* Whether `on` (a name, a list of names or a mapping) names workflow_call. */
-static bool is_callable(const struct ynode *on)
-{
-    for (size_t i = 0; ynode_is_seq(on) && i < ynode_len(on); i++) {
-        if (ynode_scalar_is(ynode_item(on, i), "workflow_call"))
-            return true;
-    }
-    return ynode_scalar_is(on, "workflow_call") || ynode_has(on, "workflow_call");
 }
 
 /* `inputs` of the call: `with` checked against the callee's declared inputs (names,
@@ -362,7 +337,7 @@ static struct ynode_doc *open_callee(struct job *j, const struct ynode *uses, co
         return NULL;
     *on = ynode_get(ynode_doc_root(callee), "on");
     *jobs = ynode_get(ynode_doc_root(callee), "jobs");
-    if (!is_callable(*on))
+    if (!gha_on_event(*on, "workflow_call"))
         gha_error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is not a reusable workflow (it has no on.workflow_call)", path);
     else if (!ynode_is_map(*jobs) || ynode_len(*jobs) == 0)
         gha_error_at(j, uses, RULE_REUSABLE_WORKFLOW, "called workflow %s defines no jobs", path);
