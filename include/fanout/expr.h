@@ -150,6 +150,36 @@ int expr_check(const char *text, size_t len, const struct expr_names *names, boo
 /* True when the expression refers to context `name` (`matrix`, ...). */
 bool expr_uses_context(const struct expr *e, const char *name);
 
+/* What an expression reads: a context, then the properties named after it by `.name` or
+ * `['name']` (`matrix.os`, `steps['build'].outputs.x`), as far as each is a literal name
+ * and up to EXPR_PATH_MAX of them; a computed index ends the path (`matrix[inputs.k]`
+ * reads matrix, then inputs.k). `context` is lower case, `offset` the byte offset of
+ * its name in the text parsed; the names are as written, not NUL-terminated. Valid
+ * during the call. */
+#define EXPR_PATH_MAX 3
+
+struct expr_path_part {
+    const char *name;
+    size_t len;
+};
+
+struct expr_path {
+    const char *context;
+    size_t offset, n;
+    struct expr_path_part props[EXPR_PATH_MAX];
+};
+
+/* Return non-zero to stop. */
+typedef int (*expr_path_fn)(void *user, const struct expr_path *path);
+
+/* Calls fn for each path `e` reads, in the order written. 0, or what fn returned. */
+int expr_each_path(const struct expr *e, expr_path_fn fn, void *user);
+
+/* The same over a workflow string's `${{ }}` expressions (with `condition`: an `if:`
+ * value, with or without `${{ }}`, read as expr_condition_eval reads it), offsets into
+ * `text`. Expressions that do not parse read nothing (evaluating them says why). */
+int expr_text_paths(const char *text, size_t len, bool condition, expr_path_fn fn, void *user);
+
 /* The outcome of an evaluation: exactly one of `value` (fully known) and `residual`
  * (canonical text of what stays unknown, without `${{ }}`) is set. `status` tells
  * whether the residual still calls a status function (success(), failure(), always(),

@@ -999,3 +999,63 @@ bool expr_uses_context(const struct expr *e, const char *name)
 {
     return e && uses(e->root, name);
 }
+
+static int walk_paths(const struct expr_node *n, expr_path_fn fn, void *user);
+
+/* The path read through the index node `n` (`ctx.a['b'].c`): the properties named by
+ * literal strings from the context up, as far as they are; then the indexes computed
+ * inside it (`matrix[inputs.k]`), and what a chain starts from when it is no context
+ * (`fromJSON(x).a`), walked as expressions of their own. */
+static int walk_index(const struct expr_node *n, expr_path_fn fn, void *user)
+{
+    const struct expr_node *chain[EXPR_MAX_DEPTH + 2];
+    size_t depth = 0;
+    struct expr_path path = {0};
+    bool named = true;
+    int rc;
+
+    /* The parser's depth limit bounds a chain of postfix indexes. */
+    for (; n->kind == EN_INDEX && depth < EXPR_MAX_DEPTH + 2; n = n->u.kids[0])
+        chain[depth++] = n;
+    if (n->kind == EN_CTX) {
+        path.context = n->u.name;
+        path.offset = n->pos;
+        for (size_t i = depth; i-- > 0 && named && path.n < EXPR_PATH_MAX;) {
+            const struct expr_node *idx = chain[i]->u.kids[1];
+            struct expr_path_part *part = &path.props[path.n];
+
+            named = idx && idx->kind == EN_LIT && expr_kind_of(idx->u.lit) == EXPR_STRING;
+            if (named) {
+                part->name = expr_string_value(idx->u.lit, &part->len);
+                path.n++;
+            }
+        }
+        if ((rc = fn(user, &path)) != 0)
+            return rc;
+    } else if ((rc = walk_paths(n, fn, user)) != 0) {
+        return rc;
+    }
+    while (depth-- > 0) {
+        if ((rc = walk_paths(chain[depth]->u.kids[1], fn, user)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int walk_paths(const struct expr_node *n, expr_path_fn fn, void *user)
+{
+    int rc = 0;
+
+    if (!n || n->kind == EN_LIT)
+        return 0;
+    if (n->kind == EN_INDEX || n->kind == EN_CTX)
+        return walk_index(n, fn, user);
+    for (uint32_t i = 0; i < n->n && rc == 0; i++)
+        rc = walk_paths(n->u.kids[i], fn, user);
+    return rc;
+}
+
+int expr_each_path(const struct expr *e, expr_path_fn fn, void *user)
+{
+    return e ? walk_paths(e->root, fn, user) : 0;
+}

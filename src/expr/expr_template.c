@@ -505,3 +505,71 @@ done:
         expr_result_clear(out);
     return rc;
 }
+
+/* ---- what a text's expressions read ---- */
+
+/* expr_text_paths' callback, its offsets moved from an expression's text into the
+ * whole text: by `base`, or all to `base` when `pin` (a condition in a quoted string). */
+struct shifted {
+    expr_path_fn fn;
+    void *user;
+    size_t base;
+    bool pin;
+};
+
+static int shift_path(void *user, const struct expr_path *path)
+{
+    const struct shifted *sh = user;
+    struct expr_path p = *path;
+
+    p.offset = sh->pin ? sh->base : sh->base + p.offset;
+    return sh->fn(sh->user, &p);
+}
+
+/* The paths of the expression s[0..len), trimmed as a condition is. */
+static int paths_of(const char *s, size_t len, struct shifted *sh)
+{
+    size_t start = 0, end = len;
+    struct expr_error err;
+    struct expr *e;
+    int rc;
+
+    expr_js_trim(s, &start, &end);
+    if (!(e = expr_parse(s + start, end - start, &err)))
+        return 0;
+    if (!sh->pin)
+        sh->base += start;
+    rc = expr_each_path(e, shift_path, sh);
+    expr_free(e);
+    return rc;
+}
+
+int expr_text_paths(const char *text, size_t len, bool condition, expr_path_fn fn, void *user)
+{
+    struct shifted sh = {fn, user, 0, false};
+    struct template t;
+    struct expr_error err;
+    int rc = 0;
+
+    if (find_open(text, len, 0) == SIZE_MAX)
+        return condition ? paths_of(text, len, &sh) : 0;
+    if (split(text, len, &t, &err) == 0) {
+        for (size_t i = 0; i < t.n && rc == 0; i++) {
+            const struct segment *g = &t.seg[i];
+            bool is_text = false;
+            char *lit = condition && whole(&t) ? quoted_text(text + g->start, g->end - g->start, &is_text) : NULL;
+
+            if (is_text) { /* its text is the condition (expr_condition_eval) */
+                sh.base = g->open;
+                sh.pin = true;
+                rc = lit ? paths_of(lit, strlen(lit), &sh) : 0;
+            } else if (g->e) {
+                sh.base = g->start;
+                rc = expr_each_path(g->e, shift_path, &sh);
+            }
+            free(lit);
+        }
+    }
+    template_free(&t);
+    return rc;
+}

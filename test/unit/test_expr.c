@@ -916,6 +916,54 @@ START_TEST(values_ynode)
 }
 END_TEST
 
+/* ---- what an expression reads ---- */
+
+/* expr_text_paths' paths as "context.name.name@offset" lines. */
+static int collect_path(void *user, const struct expr_path *p)
+{
+    char *out = user;
+    size_t o = strlen(out);
+
+    o += (size_t)snprintf(out + o, 512 - o, "%s", p->context);
+    for (size_t i = 0; i < p->n; i++)
+        o += (size_t)snprintf(out + o, 512 - o, ".%.*s", (int)p->props[i].len, p->props[i].name);
+    snprintf(out + o, 512 - o, "@%zu;", p->offset);
+    return 0;
+}
+
+static const char *paths_read(const char *text, bool condition)
+{
+    static char out[512];
+
+    out[0] = '\0';
+    ck_assert_int_eq(expr_text_paths(text, strlen(text), condition, collect_path, out), 0);
+    return out;
+}
+
+/* A context and the literal names after it (`.x`, `['x']`, up to three), at the context's
+ * offset in the whole text; a computed index or `*` ends the path, and what it holds is
+ * read on its own; a condition reads bare text, and a quoted one's paths are at its
+ * `${{`; text that does not parse reads nothing. */
+START_TEST(text_paths)
+{
+    ck_assert_str_eq(paths_read("a ${{ matrix.os }} b", false), "matrix.os@6;");
+    ck_assert_str_eq(paths_read("${{ steps['build'].outputs.x.y }}", false), "steps.build.outputs.x@4;");
+    ck_assert_str_eq(paths_read("${{ matrix[inputs.k].x }} ${{ steps.*.outcome }}", false),
+                     "matrix@4;inputs.k@11;steps@30;");
+    ck_assert_str_eq(paths_read("${{ fromJSON(needs.a.outputs.m).b }}", false), "needs.a.outputs.m@13;");
+    ck_assert_str_eq(paths_read("${{ github.event.inputs.V == 1 && MATRIX.Os }}", false),
+                     "github.event.inputs.V@4;matrix.Os@34;");
+    ck_assert_str_eq(paths_read("matrix.os", false), "");
+    ck_assert_str_eq(paths_read("  matrix.os == 1", true), "matrix.os@2;");
+    ck_assert_str_eq(paths_read("${{ matrix.a }} and ${{ inputs.b }}", true), "matrix.a@4;inputs.b@24;");
+    ck_assert_str_eq(paths_read("x ${{ 'matrix.os' }}", true), "");
+    ck_assert_str_eq(paths_read("${{ 'matrix.os == 1' }}", true), "matrix.os@0;");
+    ck_assert_str_eq(paths_read(" ${{ 'matrix.os == 1' }}", true), ""); /* text: a string */
+    ck_assert_str_eq(paths_read("${{ matrix.a }} ${{ bad( }}", false), "");
+    ck_assert_str_eq(paths_read("bad(", true), "");
+}
+END_TEST
+
 Suite *expr_suite(void)
 {
     Suite *s = suite_create("expr");
@@ -959,6 +1007,7 @@ Suite *expr_suite(void)
     tcase_add_test(tmpl, template_errors);
     tcase_add_test(tmpl, template_format_limits);
     tcase_add_test(tmpl, condition_forms);
+    tcase_add_test(tmpl, text_paths);
     tcase_add_test(values, values_objects);
     tcase_add_test(values, values_json);
     tcase_add_test(values, values_ynode);

@@ -1,13 +1,15 @@
 /* gha: the GitHub dialect's entries on one job at a time: its contexts substituted
  * (matrix, strategy, the run's inputs) and its steps' `if:` folded; `needs` read,
  * visited and rewritten; a call of a reusable workflow among the inputs bound to its
- * inputs and inlined. */
+ * inputs and inlined; what the job's expressions read checked against what the
+ * contexts hold. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fanout/dialect.h"
 #include "fanout/source.h"
+#include "dialect/gha/gha_internal.h"
 #include "unit.h"
 
 static int no_usage(const char *what, const char *arg)
@@ -33,8 +35,9 @@ struct run {
 };
 
 /* Expands the job of `caller` (a one-pair mapping), with `input` (NAME=VALUE, or NULL)
- * known as --input gives it. */
-static void expand(struct run *r, const char *caller, const char *called, const char *input)
+ * known as --input gives it; `on` (YAML of the workflow's `on` pair, or NULL) read
+ * before it as the reader shows it. */
+static void expand_on(struct run *r, const char *caller, const char *called, const char *input, const char *on)
 {
     memset(r, 0, sizeof(*r));
     r->err = open_memstream(&r->messages, &r->messages_len);
@@ -52,9 +55,20 @@ static void expand(struct run *r, const char *caller, const char *called, const 
     r->ctx.options = r->options;
     r->ctx.state = dialect_gha.state_create(r->options);
     r->ctx.sources = r->sources;
+    if (on) {
+        struct stream_item pair = {.kind = STREAM_PAIR, .doc = doc_from(on)};
+
+        ck_assert_int_eq(gha_declared_item(r->ctx.state, &pair), 0);
+        ynode_doc_destroy(pair.doc);
+    }
     r->doc = doc_from(caller);
     r->rc = dialect_gha.expand(&r->ctx, r->doc, ynode_doc_root(r->doc));
     fflush(r->err);
+}
+
+static void expand(struct run *r, const char *caller, const char *called, const char *input)
+{
+    expand_on(r, caller, called, input, NULL);
 }
 
 static void run_free(struct run *r)
@@ -398,6 +412,140 @@ START_TEST(call_checks_inputs)
 }
 END_TEST
 
+/* ---- references ---- */
+
+/* Whether the run said `text`. */
+static bool said(const struct run *r, const char *text)
+{
+    return strstr(r->messages, text) != NULL;
+}
+
+static const char matrix_refs[] =
+    "t:\n"
+    "  runs-on: linux\n"
+    "  strategy:\n"
+    "    matrix:\n"
+    "      python: ['3.11', '3.12']\n"
+    "      include:\n"
+    "        - {python: '3.12', coverage: true}\n"
+    "  steps:\n"
+    "    - run: ${{ matrix.pyhton }} ${{ matrix.PYTHON }} ${{ matrix['coverage'] }}\n";
+
+/* matrix.X against the configurations: a key none has is a warning with the closest one,
+ * a key some have a note; a job without a matrix has none; a matrix from an expression
+ * says nothing; matrix in the job's if: is matrix-context's. */
+START_TEST(references_matrix)
+{
+    struct run r;
+
+    expand(&r, matrix_refs, NULL, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    ck_assert_msg(said(&r, "w/caller.yml:9:16: warning: matrix.pyhton: no configuration of job 't' defines "
+                           "'pyhton' (GitHub reads it as null), did you mean 'python'? [unknown-reference]") &&
+                      said(&r, "w/caller.yml:9:58: note: matrix.coverage: 1 of the 2 configurations of job 't' "
+                               "define it") && !said(&r, "PYTHON"),
+                  "%s", r.messages);
+    run_free(&r);
+
+    expand(&r, "t:\n  runs-on: ${{ matrix.os }}\n  steps: [{run: echo}]\n", NULL, NULL);
+    ck_assert_msg(said(&r, "matrix.os: job 't' has no matrix"), "%s", r.messages);
+    run_free(&r);
+
+    expand(&r, "t:\n  strategy: {matrix: {a: [1], include: '${{ fromJSON(vars.x) }}'}}\n"
+               "  steps: [{run: '${{ matrix.b }}'}]\n", NULL, NULL);
+    ck_assert_msg(!said(&r, "unknown-reference"), "%s", r.messages);
+    run_free(&r);
+
+    /* every combination excluded: the job runs once with matrix null, nothing to type */
+    expand(&r, "t:\n  strategy: {matrix: {a: [1], exclude: [{a: 1}]}}\n  steps: [{run: '${{ matrix.a }}'}]\n",
+           NULL, NULL);
+    ck_assert_msg(!said(&r, "unknown-reference"), "%s", r.messages);
+    run_free(&r);
+}
+END_TEST
+
+/* inputs.X against the inputs `on` declares (both events'), once `on` is read, in its
+ * own file; none without workflow_call or workflow_dispatch; github.event.inputs.X
+ * against workflow_dispatch's in a workflow that is not called. */
+START_TEST(references_inputs)
+{
+    static const char job[] = "t:\n  steps:\n    - run: ${{ inputs.Ref }} ${{ inputs.refs }} "
+                              "${{ github.event.inputs.mode }}\n";
+    struct run r;
+
+    expand_on(&r, job, NULL, NULL,
+              "on:\n  workflow_call:\n    inputs: {ref: {type: string}}\n  workflow_dispatch:\n"
+              "    inputs: {modes: {type: string}}\n");
+    ck_assert_msg(said(&r, "inputs.refs: the workflow declares no input 'refs' (GitHub reads it as null), did "
+                           "you mean 'ref'?") && !said(&r, "inputs.Ref") && !said(&r, "github.event"),
+                  "%s", r.messages);
+    run_free(&r);
+
+    expand_on(&r, job, NULL, NULL, "on:\n  workflow_dispatch:\n    inputs: {modes: {type: string}}\n");
+    ck_assert_msg(said(&r, "github.event.inputs.mode: workflow_dispatch declares no input 'mode' (GitHub reads "
+                           "it as null), did you mean 'modes'?"), "%s", r.messages);
+    run_free(&r);
+
+    expand_on(&r, job, NULL, NULL, "on: [push, pull_request]\n");
+    ck_assert_msg(said(&r, "inputs.Ref: the workflow has no workflow_call or workflow_dispatch event"),
+                  "%s", r.messages);
+    run_free(&r);
+
+    /* `on` not read before the job, or inputs that are no mapping of names: not known */
+    expand(&r, job, NULL, NULL);
+    ck_assert_msg(!said(&r, "unknown-reference"), "%s", r.messages);
+    run_free(&r);
+    expand_on(&r, job, NULL, NULL, "on:\n  workflow_call:\n    inputs: [ref]\n");
+    ck_assert_msg(!said(&r, "unknown-reference"), "%s", r.messages);
+    run_free(&r);
+}
+END_TEST
+
+/* needs.X against the job's own needs; steps.X against the earlier steps' ids (a later
+ * step's is said so), all of them in the job's outputs; a step id that is an expression
+ * might be any. */
+START_TEST(references_needs_steps)
+{
+    struct run r;
+
+    expand(&r,
+           "t:\n  needs: build\n  if: needs.Build.result == 'success' && needs.biuld.result\n"
+           "  outputs: {o: '${{ steps.late.outputs.x }}'}\n"
+           "  steps:\n"
+           "    - run: ${{ steps.late.outputs.x }}\n"
+           "      if: steps.erly.outcome\n"
+           "    - {id: late, run: echo}\n",
+           NULL, NULL);
+    ck_assert_msg(said(&r, "needs.biuld: job 't' does not need 'biuld' (the needs context holds its own needs "
+                           "only; GitHub reads it as null), did you mean 'build'?") &&
+                      said(&r, "w/caller.yml:6:16: warning: steps.late: step 'late' of job 't' has not run yet") &&
+                      said(&r, "steps.erly: no step of job 't' has id 'erly'") && !said(&r, "caller.yml:4:"),
+                  "%s", r.messages);
+    run_free(&r);
+
+    expand(&r, "t:\n  steps:\n    - {id: '${{ github.job }}', run: echo}\n    - run: ${{ steps.any.outputs.x }}"
+               " ${{ needs.x.result }}\n", NULL, NULL);
+    ck_assert_msg(!said(&r, "steps.any") && said(&r, "needs.x: job 't' does not need 'x' (it needs no job"),
+                  "%s", r.messages);
+    run_free(&r);
+}
+END_TEST
+
+/* A called workflow's jobs are checked in its own file, not again where they are
+ * inlined. */
+START_TEST(references_not_in_calls)
+{
+    struct run r;
+
+    expand(&r, "call:\n  uses: ./.github/workflows/called.yml\n  with:\n    runner: ubuntu\n",
+           "on:\n  workflow_call:\n    inputs:\n      runner: {type: string}\njobs:\n  build:\n"
+           "    runs-on: ${{ inputs.runner }}\n    steps:\n      - run: ${{ matrix.nope }}\n",
+           NULL);
+    ck_assert_msg(r.rc == 0 && !said(&r, "unknown-reference"), "%s", r.messages);
+    run_free(&r);
+}
+END_TEST
+
 Suite *gha_suite(void)
 {
     Suite *s = suite_create("gha");
@@ -414,6 +562,10 @@ Suite *gha_suite(void)
     tcase_add_test(t, needs_entry_not_an_id);
     tcase_add_test(t, call_binds_inputs);
     tcase_add_test(t, call_checks_inputs);
+    tcase_add_test(t, references_matrix);
+    tcase_add_test(t, references_inputs);
+    tcase_add_test(t, references_needs_steps);
+    tcase_add_test(t, references_not_in_calls);
     suite_add_tcase(s, t);
     return s;
 }

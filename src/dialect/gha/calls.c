@@ -15,15 +15,6 @@
 #include "gha_internal.h"
 #include "matrix.h"
 
-void *gha_state_create(const struct dialect_options *options)
-{
-    struct gha_state *st = calloc(1, sizeof(struct gha_state));
-
-    if (st)
-        st->run = gha_contexts(dialect_options_own(options, &dialect_gha));
-    return st;
-}
-
 static void call_clear(struct call *c)
 {
     for (size_t i = 0; i < c->n; i++)
@@ -32,17 +23,11 @@ static void call_clear(struct call *c)
     free(c->caller);
 }
 
-void gha_state_destroy(void *state)
+void gha_calls_clear(struct gha_state *st)
 {
-    struct gha_state *st = state;
-
     for (size_t i = 0; i < st->n; i++)
         call_clear(&st->calls[i]);
     free(st->calls);
-    for (size_t i = 0; i < st->n_files; i++)
-        expr_unref(st->files[i]);
-    free(st->files);
-    free(st);
 }
 
 struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len)
@@ -159,16 +144,6 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
         return NULL;
     }
     return doc;
-}
-
-/* Whether `on` (a name, a list of names or a mapping) names workflow_call. */
-static bool is_callable(const struct ynode *on)
-{
-    for (size_t i = 0; ynode_is_seq(on) && i < ynode_len(on); i++) {
-        if (ynode_scalar_is(ynode_item(on, i), "workflow_call"))
-            return true;
-    }
-    return ynode_scalar_is(on, "workflow_call") || ynode_has(on, "workflow_call");
 }
 
 /* `inputs` of the call: `with` checked against the callee's declared inputs (names,
@@ -379,7 +354,7 @@ static struct ynode_doc *open_callee(struct job *j, const struct ynode *uses, co
         return NULL;
     *on = ynode_get(ynode_doc_root(callee), "on");
     *jobs = ynode_get(ynode_doc_root(callee), "jobs");
-    if (!is_callable(*on))
+    if (!gha_on_event(*on, "workflow_call"))
         gha_error_at(j, uses, RULE_REUSABLE_WORKFLOW, "%s is not a reusable workflow (it has no on.workflow_call)", path);
     else if (!ynode_is_map(*jobs) || ynode_len(*jobs) == 0)
         gha_error_at(j, uses, RULE_REUSABLE_WORKFLOW, "called workflow %s defines no jobs", path);

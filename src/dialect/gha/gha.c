@@ -17,16 +17,10 @@
 
 static const struct stream_shape jobs_shape[] = {{"jobs", true}, {NULL, false}};
 
-static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
-                       enum rule_id rule, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
-
-static void vreport_at(struct job *j, enum diag_severity sev, const struct ynode *at,
-                       enum rule_id rule, const char *fmt, va_list ap)
+void gha_vreport(struct job *j, enum diag_severity sev, struct ypos p, enum rule_id rule, const char *fmt,
+                 va_list ap)
 {
-    struct ypos p = ynode_pos(at);
-
-    diag_vat(j->ctx->diag, sev, sev == DIAG_ERROR ? DIAG_INPUT : DIAG_FINDING,
-             j->ctx->files, p, rule, fmt, ap);
+    diag_vat(j->ctx->diag, sev, sev == DIAG_ERROR ? DIAG_INPUT : DIAG_FINDING, j->ctx->files, p, rule, fmt, ap);
     if (sev == DIAG_ERROR)
         j->failed = 1;
 }
@@ -36,7 +30,7 @@ void gha_error_at(struct job *j, const struct ynode *at, enum rule_id rule, cons
     va_list ap;
 
     va_start(ap, fmt);
-    vreport_at(j, DIAG_ERROR, at, rule, fmt, ap);
+    gha_vreport(j, DIAG_ERROR, ynode_pos(at), rule, fmt, ap);
     va_end(ap);
 }
 
@@ -45,7 +39,7 @@ void gha_warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const
     va_list ap;
 
     va_start(ap, fmt);
-    vreport_at(j, DIAG_WARNING, at, rule, fmt, ap);
+    gha_vreport(j, DIAG_WARNING, ynode_pos(at), rule, fmt, ap);
     va_end(ap);
 }
 
@@ -201,16 +195,6 @@ static int fold_tree(struct job *j, const struct ynode *n, struct expr_value **v
     return 1;
 }
 
-/* The matrix as a value, its expressions folded by the known contexts. NULL with
- * *unknown set (what it depends on) when one stays unknown; NULL after an error. */
-static struct expr_value *matrix_value(struct job *j, const struct ynode *node, char **unknown)
-{
-    struct expr_value *m;
-
-    *unknown = NULL;
-    return fold_tree(j, node, &m, unknown) > 0 ? m : NULL;
-}
-
 /* The node a matrix error points at. */
 static const struct ynode *matrix_error_node(const struct ynode *matrix, const struct matrix_error *e)
 {
@@ -228,6 +212,39 @@ static const struct ynode *matrix_error_node(const struct ynode *matrix, const s
         }
     }
     return at;
+}
+
+/* A matrix of one include row and nothing else: one configuration, written out (what
+ * render makes of a matrix, so that rendering a rendering gives it back). */
+static bool is_explicit(const struct expr_value *m)
+{
+    const struct expr_value *include = expr_get(m, "include", 7);
+
+    return expr_kind_of(m) == EXPR_OBJECT && expr_len(m) == 1 && include &&
+           expr_kind_of(include) == EXPR_ARRAY && expr_len(include) == 1 &&
+           expr_kind_of(expr_item(include, 0)) == EXPR_OBJECT && expr_len(expr_item(include, 0)) > 0;
+}
+
+/* The job's matrix (mx->written) folded by the known contexts and expanded into
+ * mx->rows; left unknown (with *unknown set: what it depends on) when an expression in
+ * it stays unknown. 0, or -1 after an error. */
+static int job_matrix(struct job *j, struct gha_matrix *mx, char **unknown)
+{
+    struct expr_value *m = NULL;
+    struct matrix_error merr;
+
+    *unknown = NULL;
+    if (!mx->written || fold_tree(j, mx->written, &m, unknown) <= 0)
+        return j->failed ? -1 : 0;
+    if (matrix_expand(m, &mx->rows, &merr) != 0) {
+        gha_error_at(j, matrix_error_node(mx->written, &merr), RULE_MATRIX, "%s", merr.message);
+        expr_unref(m);
+        return -1;
+    }
+    mx->known = true;
+    mx->explicit = is_explicit(m);
+    expr_unref(m);
+    return 0;
 }
 
 /* The explicit job for configuration `index`: a copy of `job` with its contexts applied,
@@ -268,9 +285,10 @@ oom:
     return -1;
 }
 
-/* A matrix of one include row and nothing else: one configuration, written out (what
- * render makes of a matrix, so that rendering a rendering gives it back). */
-static bool is_explicit(const struct expr_value *m)
+/* A job whose matrix is one configuration written out (an explicit matrix) keeps its
+ * id, strategy and name (a name is only made when there is none); its contexts are
+ * substituted like any configuration's. */
+static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job, const struct matrix *rows)
 {
     const struct expr_value *include = expr_get(m, "include", 7);
 
@@ -315,6 +333,18 @@ static int expand_single(struct job *j, const struct ynode *id, struct ynode *jo
     return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
 }
 
+/* A job whose matrix depends on what is not known here: kept as written, with a note. */
+static int keep_unknown(struct job *j, const struct ynode *id, const struct ynode *matrix, const char *unknown)
+{
+    size_t len;
+    const char *text = ynode_scalar(id, &len);
+
+    diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(matrix), RULE_MATRIX_UNKNOWN,
+            "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
+            "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
+    return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
+}
+
 /* A job id as GitHub takes it, a job that is a mapping, and a job `if:` that parses and
  * names neither matrix nor strategy. 0, or -1 after an error (reported). */
 static int check_job(struct job *j, const struct ynode *id, const struct ynode *job)
@@ -354,59 +384,37 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
     return 0;
 }
 
+/* The matrix `matrix` of a job (a call's, calls.c) as job_matrix makes it: 1 with *rows
+ * and *one (one configuration written out) set, 0 when it stays unknown (*unknown says
+ * on what), -1 after an error. */
 int gha_matrix_rows(struct job *j, const struct ynode *matrix, struct matrix *rows, bool *one, char **unknown)
 {
-    struct matrix_error merr;
-    struct expr_value *m = matrix_value(j, matrix, unknown);
+    struct gha_matrix mx = {.written = matrix};
 
-    if (!m)
-        return j->failed ? -1 : 0;
-    *one = is_explicit(m);
-    if (matrix_expand(m, rows, &merr) != 0) {
-        gha_error_at(j, matrix_error_node(matrix, &merr), RULE_MATRIX, "%s", merr.message);
-        expr_unref(m);
+    if (job_matrix(j, &mx, unknown) != 0)
         return -1;
-    }
-    expr_unref(m);
+    if (!mx.known)
+        return 0;
+    *rows = mx.rows;
+    *one = mx.explicit;
     return 1;
 }
 
-/* The job of `items` with a matrix: one job per configuration in its place, or the job
- * kept as written (with a note) when its matrix depends on what is not known here. */
-static int expand_matrix(struct job *j, struct ynode *items, const struct ynode *strategy,
-                         const struct ynode *matrix)
+/* The job of `items` with a matrix of several configurations: one job per configuration
+ * in its place. */
+static int expand_configurations(struct job *j, struct ynode *items, const struct matrix *rows)
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
-    struct ynode *out;
-    struct matrix rows;
-    char *unknown = NULL;
+    struct ynode *out = ynode_new_map(j->doc, ynode_pos(items));
     size_t len;
     const char *text = ynode_scalar(id, &len);
-    bool one;
-    int rc = gha_matrix_rows(j, matrix, &rows, &one, &unknown);
 
-    if (rc < 0)
-        return -1;
-    if (rc == 0) {
-        diag_at(j->ctx->diag, DIAG_NOTE, DIAG_FINDING, j->ctx->files, ynode_pos(matrix), RULE_MATRIX_UNKNOWN,
-                "job '%s' kept as written: its matrix depends on %s, unknown here (give them "
-                "with --input/--var/--github)", text, unknown && *unknown ? unknown : "run-time values");
-        free(unknown);
-        return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
-    }
-    if (one || rows.n == 0) { /* one include row as render writes it; every combination excluded */
-        rc = one ? expand_explicit(j, id, job, &rows) : expand_single(j, id, job, strategy);
-        matrix_free(&rows);
-        return rc;
-    }
-    if (!(out = ynode_new_map(j->doc, ynode_pos(items)))) {
-        matrix_free(&rows);
+    if (!out) {
         gha_out_of_memory(j, job);
         return -1;
     }
-    for (size_t i = 0; i < rows.n && !j->failed; i++)
-        add_configuration(j, out, id, job, &rows, i);
-    matrix_free(&rows);
+    for (size_t i = 0; i < rows->n && !j->failed; i++)
+        add_configuration(j, out, id, job, rows, i);
     if (j->failed)
         return -1;
     /* The job id still names all of them (needs: [id]). */
@@ -419,19 +427,36 @@ static int expand_matrix(struct job *j, struct ynode *items, const struct ynode 
 int gha_expand_job(struct job *j, struct ynode *items)
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
-    struct ynode *strategy = ynode_get(job, "strategy"), *matrix = ynode_get(strategy, "matrix");
+    struct ynode *strategy = ynode_get(job, "strategy");
+    struct gha_matrix mx = {.written = ynode_get(strategy, "matrix")};
+    char *unknown = NULL;
+    int rc = -1;
 
-    if (check_job(j, id, job) != 0 || gha_substitute_strategy(j, job, strategy) != 0)
-        return -1;
-    if (ynode_has(job, "uses")) {
-        int rc = gha_inline_call(j, items);
-
-        if (rc != 0)
-            return rc < 0 ? -1 : 0;
+    /* The matrix is folded by the run's contexts before the fields are substituted, so
+     * that the references are checked in the job as written. */
+    if (check_job(j, id, job) != 0 || gha_job_contexts(j, job) != 0 || job_matrix(j, &mx, &unknown) != 0)
+        goto done;
+    if (j->depth == 0) /* a called workflow's jobs are checked as its own file's */
+        gha_check_references(j, id, job, &mx);
+    if (ynode_has(job, "uses") && (rc = gha_inline_call(j, items)) != 0) {
+        rc = rc < 0 ? -1 : 0;
+        goto done;
     }
-    if (!matrix)
-        return expand_single(j, id, job, strategy);
-    return expand_matrix(j, items, strategy, matrix);
+    if ((rc = gha_substitute_strategy(j, strategy)) != 0)
+        goto done;
+    if (!mx.written || (mx.known && mx.rows.n == 0)) /* no matrix, or every combination excluded */
+        rc = expand_single(j, id, job, strategy);
+    else if (!mx.known)
+        rc = keep_unknown(j, id, mx.written, unknown);
+    else if (mx.explicit)
+        rc = expand_explicit(j, id, job, &mx.rows);
+    else
+        rc = expand_configurations(j, items, &mx.rows);
+done:
+    if (mx.known)
+        matrix_free(&mx.rows);
+    free(unknown);
+    return rc;
 }
 
 static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
@@ -565,17 +590,52 @@ static const char *const job_key_order[] = {
 /* Steps keep their keys as written. */
 static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL};
 
-/* The workflows, each `on` seen as read (it completes the workflow's `inputs`). */
+/* The reader's transform: a workflow's `on`, read as it comes (before its jobs, as
+ * workflows write it), completes its `inputs` (options.c) and says which names it
+ * declares (references.c). */
+static int read_on(void *state, struct stream_item *item)
+{
+    int rc = gha_workflow_inputs(state, item);
+
+    return rc != 0 ? rc : gha_declared_item(state, item);
+}
+
 static struct dialect_reader *gha_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
 {
     struct dialect_input own = *in;
 
     if (in->state) {
-        own.transform = gha_workflow_inputs;
+        own.transform = read_on;
         own.transform_user = in->state;
     }
     return dialect_files_open(&own, observe, user);
 }
+
+/* ---- the run's state ---- */
+
+static void *gha_state_create(const struct dialect_options *options)
+{
+    struct gha_state *st = calloc(1, sizeof(*st));
+
+    if (st) {
+        st->run = gha_contexts(dialect_options_own(options, &dialect_gha));
+        st->declared.file = -1;
+    }
+    return st;
+}
+
+static void gha_state_destroy(void *state)
+{
+    struct gha_state *st = state;
+
+    gha_calls_clear(st);
+    for (size_t i = 0; i < st->n_files; i++)
+        expr_unref(st->files[i]);
+    free(st->files);
+    gha_declared_clear(&st->declared);
+    free(st);
+}
+
 
 /* A top-level `jobs` mapping. */
 static bool gha_detect(const struct stream_item *item, const struct dialect_probe *probe)

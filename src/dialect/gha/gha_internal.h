@@ -1,16 +1,20 @@
 /* gha_internal: what the GitHub dialect's files share: a job being expanded, how it
  * reports, and each file's entries for the others (gha.c expands a job, substitute.c
  * folds its contexts, calls.c inlines a reusable workflow's jobs, needs.c reads and
- * rewrites `needs`, options.c gives the run's contexts). */
+ * rewrites `needs`, references.c checks what a job's expressions read, options.c gives
+ * the run's contexts). */
 #ifndef FANOUT_GHA_INTERNAL_H
 #define FANOUT_GHA_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
 #include "fanout/ynode.h"
+
+#include "matrix.h"
 
 #define GHA_NAME_MAX 100 /* JobNameBuilder cuts longer names to 97 chars and "..." */
 #define GHA_CALL_DEPTH 10 /* GitHub: up to ten levels of reusable workflows */
@@ -28,8 +32,19 @@ struct job {
     unsigned *budget;               /* jobs the outermost call may still become */
 };
 
+/* A job's `strategy.matrix`: as written (NULL: none, GitHub's `matrix` is null) and,
+ * when `known`, its configurations (`explicit`: one written out, as a rendering has it). */
+struct gha_matrix {
+    const struct ynode *written;
+    bool known, explicit;
+    struct matrix rows;
+};
+
 /* ---- gha.c: reporting, and a job expanded (a called workflow's jobs are too) ---- */
 
+/* A message at `p` about the job (an error, of the input's class, fails it). */
+void gha_vreport(struct job *j, enum diag_severity sev, struct ypos p, enum rule_id rule, const char *fmt,
+                 va_list ap) __attribute__((format(printf, 5, 0)));
 void gha_error_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void gha_warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
@@ -58,6 +73,10 @@ int gha_expand_job(struct job *j, struct ynode *items);
 
 /* ---- substitute.c: contexts, `${{ }}` substitution, step `if:` folding ---- */
 
+/* A message at byte `offset` of the scalar `at`'s text, at its line and column in the
+ * input (an error fails the job). */
+void gha_report_in_text(struct job *j, enum diag_severity sev, const struct ynode *at, size_t offset,
+                        enum rule_id rule, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* An error in an expression, reported at its place in the scalar `at`. */
 void gha_expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e);
 bool gha_has_expression(const struct ynode *n);
@@ -75,8 +94,10 @@ struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index
  * its steps' `if:` folded. 0, or -1 after an error (reported). */
 int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
                        struct expr_value *strategy);
-/* `strategy`'s fail-fast and max-parallel substituted with the run's contexts only. */
-int gha_substitute_strategy(struct job *j, struct ynode *job, struct ynode *strategy);
+/* The job's contexts before its matrix is known: the run's, `matrix` and `strategy` null. */
+int gha_job_contexts(struct job *j, const struct ynode *job);
+/* `strategy`'s fail-fast and max-parallel substituted with those (gha_job_contexts). */
+int gha_substitute_strategy(struct job *j, struct ynode *strategy);
 int gha_fold(struct job *j, const struct ynode *n, struct expr_value **value, char **unknown);
 const char *gha_condition_text(const struct ynode *cond, size_t *len);
 
@@ -90,17 +111,9 @@ struct call {
     size_t n;
 };
 
-/* The run's state. */
-struct gha_state {
-    struct call *calls; /* calls.c: what each inlined call became */
-    size_t n, cap;
-    const struct expr_value *run;  /* the options' contexts (NULL: none) */
-    struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
-    size_t n_files;
-};
-
-void *gha_state_create(const struct dialect_options *options);
-void gha_state_destroy(void *state);
+struct gha_state;
+/* Each inlined call's record released. */
+void gha_calls_clear(struct gha_state *st);
 struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len);
 /* 1: the calling job of `items` inlined; 0: kept as written (a note or warning says
  * why); -1: error. */
@@ -109,6 +122,40 @@ int gha_inline_call(struct job *j, struct ynode *items);
 /* The contexts `known` (may be NULL) with `inputs` (taken) in place of theirs; NULL
  * when out of memory. */
 struct expr_value *gha_with_inputs(const struct expr_value *known, struct expr_value *inputs);
+
+/* ---- references.c: what a job's expressions read from matrix, inputs, needs, steps ---- */
+
+/* What the workflow being read declares, as far as its `on` was read before its jobs:
+ * whether it has the events that give `inputs` and the names each declares (objects of
+ * names; NULL: none). `file` is the workflow's, -1 before its `on` is read; `known` is
+ * false when a declaration is not a mapping of names. */
+struct gha_declared {
+    long file;
+    bool known, call, dispatch;
+    struct expr_value *call_inputs, *dispatch_inputs;
+};
+
+/* Whether `on` (a name, a list of names or a mapping) names `event`. */
+bool gha_on_event(const struct ynode *on, const char *event);
+void gha_declared_clear(struct gha_declared *d);
+/* The reader's transform: records each workflow's `on` as it is read. */
+int gha_declared_item(void *state, struct stream_item *item);
+/* Warns about each property of matrix, inputs, needs and steps (and github.event.inputs)
+ * that the job's expressions read but no value of the context holds; a note for a matrix
+ * key only some configurations define (docs/gha.md, rule unknown-reference). */
+void gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,
+                          const struct gha_matrix *mx);
+
+/* ---- gha.c: the run's state ---- */
+
+struct gha_state {
+    struct call *calls; /* calls.c: the jobs each inlined call became */
+    size_t n, cap;
+    const struct expr_value *run;  /* the options' contexts (NULL: none) */
+    struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
+    size_t n_files;
+    struct gha_declared declared; /* references.c: the workflow being read */
+};
 
 /* ---- needs.c: `needs`, read and rewritten ---- */
 

@@ -3,8 +3,9 @@
  * `strategy` available substituted (its value, or the text with what stays unknown left
  * as expressions), and each step's `if:` folded (a step that never runs removed). */
 #define _GNU_SOURCE /* memmem */
-#include <stdio.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,22 +13,29 @@
 
 #include "gha_internal.h"
 
-/* Where an error in an expression is: the line and column of its offset in the scalar,
- * followed through the input's bytes (block scalars, folded lines, quotes and escapes);
- * at the scalar when those cannot be read again or no longer hold it. */
-void gha_expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e)
+/* Where a message about a scalar's text goes: the line and column of its offset in the
+ * scalar, followed through the input's bytes (block scalars, folded lines, quotes and
+ * escapes); at the scalar when those cannot be read again or no longer hold it. */
+void gha_report_in_text(struct job *j, enum diag_severity sev, const struct ynode *at, size_t offset,
+                        enum rule_id rule, const char *fmt, ...)
 {
-    struct ypos p = ynode_text_pos(at, e->offset);
+    struct ypos p = ynode_text_pos(at, offset);
     size_t len;
     char *raw = NULL;
+    va_list ap;
 
     if (!at->verbatim && ynode_pos(at).line && at->style != YNODE_MADE &&
         (raw = source_lines(j->ctx->sources[p.file], ynode_raw_line(at), SOURCE_MAX_TOKEN + 4096, &len)))
-        p = ynode_text_pos_raw(at, e->offset, raw, len);
+        p = ynode_text_pos_raw(at, offset, raw, len);
     free(raw);
-    diag_at(j->ctx->diag, DIAG_ERROR, DIAG_INPUT, j->ctx->files, p,
-            RULE_EXPRESSION, "%s", e->message);
-    j->failed = 1;
+    va_start(ap, fmt);
+    gha_vreport(j, sev, p, rule, fmt, ap);
+    va_end(ap);
+}
+
+void gha_expr_error_at(struct job *j, const struct ynode *at, const struct expr_error *e)
+{
+    gha_report_in_text(j, DIAG_ERROR, at, e->offset, RULE_EXPRESSION, "%s", e->message);
 }
 
 bool gha_has_expression(const struct ynode *n)
@@ -371,13 +379,18 @@ int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matr
     return j->failed ? -1 : 0;
 }
 
-/* fail-fast and max-parallel may be expressions of the run's contexts (not matrix). */
-int gha_substitute_strategy(struct job *j, struct ynode *job, struct ynode *strategy)
+int gha_job_contexts(struct job *j, const struct ynode *job)
 {
     if (set_contexts(j, expr_null(), expr_null()) != 0) {
         gha_out_of_memory(j, job);
         return -1;
     }
+    return 0;
+}
+
+/* fail-fast and max-parallel may be expressions of the run's contexts (not matrix). */
+int gha_substitute_strategy(struct job *j, struct ynode *strategy)
+{
     substitute_fields(j, strategy, strategy_fields);
     return j->failed ? -1 : 0;
 }
