@@ -285,19 +285,8 @@ oom:
     return -1;
 }
 
-/* A job whose matrix is one configuration written out (an explicit matrix) keeps its
- * id, strategy and name (a name is only made when there is none); its contexts are
- * substituted like any configuration's. */
-static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job, const struct matrix *rows)
-{
-    const struct expr_value *include = expr_get(m, "include", 7);
-
-    return expr_kind_of(m) == EXPR_OBJECT && expr_len(m) == 1 && include &&
-           expr_kind_of(include) == EXPR_ARRAY && expr_len(include) == 1 &&
-           expr_kind_of(expr_item(include, 0)) == EXPR_OBJECT && expr_len(expr_item(include, 0)) > 0;
-}
-
-/* Such a job keeps its id and strategy, and is named as GitHub names it (a plain name
+/* A job whose matrix is one configuration written out (an explicit matrix) keeps its id
+ * and strategy, and is named as GitHub names it (a plain name
  * with its values, `lint (linux)`; an expression evaluated, its default when empty); its
  * contexts are substituted like any configuration's. */
 static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job, const struct matrix *rows)
