@@ -453,18 +453,16 @@ static struct ynode *called_jobs(struct job *j, const struct ynode *items, long 
  * 1 with *cfg (n of them) set, 0 when kept as written (a note says why), -1 after an
  * error. */
 static int configurations(struct job *j, const struct ynode *id, struct ynode *job, const struct ynode *uses,
-                          const struct ynode *on, const char *path, struct configuration **cfg, size_t *n)
+                          const struct ynode *on, const char *path, const struct gha_matrix *mx,
+                          struct configuration **cfg, size_t *n)
 {
     struct ynode *strategy = ynode_get(job, "strategy");
-    const struct ynode *matrix = ynode_get(strategy, "matrix");
-    struct matrix rows = {NULL, 0};
-    char *unknown = NULL;
-    bool one = false;
-    int rc = matrix ? gha_matrix_rows(j, matrix, &rows, &one, &unknown) : 1;
+    const struct matrix rows = mx->known ? mx->rows : (struct matrix){NULL, 0};
+    bool one = mx->known && mx->explicit;
+    int rc = 1;
 
-    free(unknown); /* the matrix kept as written says it (gha.c's expand_matrix) */
-    if (rc <= 0)
-        return rc;
+    if (mx->written && !mx->known) /* kept as written: gha.c's keep_unknown says why */
+        return 0;
     *n = rows.n ? rows.n : 1;
     if (!(*cfg = calloc(*n, sizeof(**cfg)))) {
         gha_out_of_memory(j, job);
@@ -494,7 +492,6 @@ static int configurations(struct job *j, const struct ynode *id, struct ynode *j
             rc = -1;
         }
     }
-    matrix_free(&rows);
     return rc;
 }
 
@@ -508,7 +505,7 @@ static void configurations_free(struct configuration *cfg, size_t n)
 /* A job that calls a local reusable workflow among the inputs becomes the called
  * workflow's jobs (docs/gha.md). 1: inlined into `items`; 0: kept as written (a note or
  * warning says why); -1: error. */
-int gha_inline_call(struct job *j, struct ynode *items)
+int gha_inline_call(struct job *j, struct ynode *items, const struct gha_matrix *mx)
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     struct ynode *uses = ynode_get(job, "uses"), *out;
@@ -524,7 +521,7 @@ int gha_inline_call(struct job *j, struct ynode *items)
         return rc;
     if (!(callee = open_callee(j, uses, path, file, &on, &jobs)))
         return -1;
-    if ((rc = configurations(j, id, job, uses, on, path, &cfg, &n_cfg)) <= 0) {
+    if ((rc = configurations(j, id, job, uses, on, path, mx, &cfg, &n_cfg)) <= 0) {
         configurations_free(cfg, n_cfg);
         ynode_doc_destroy(callee);
         return rc;

@@ -373,22 +373,6 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
     return 0;
 }
 
-/* The matrix `matrix` of a job (a call's, calls.c) as job_matrix makes it: 1 with *rows
- * and *one (one configuration written out) set, 0 when it stays unknown (*unknown says
- * on what), -1 after an error. */
-int gha_matrix_rows(struct job *j, const struct ynode *matrix, struct matrix *rows, bool *one, char **unknown)
-{
-    struct gha_matrix mx = {.written = matrix};
-
-    if (job_matrix(j, &mx, unknown) != 0)
-        return -1;
-    if (!mx.known)
-        return 0;
-    *rows = mx.rows;
-    *one = mx.explicit;
-    return 1;
-}
-
 /* The job of `items` with a matrix of several configurations: one job per configuration
  * in its place. */
 static int expand_configurations(struct job *j, struct ynode *items, const struct matrix *rows)
@@ -427,7 +411,7 @@ int gha_expand_job(struct job *j, struct ynode *items)
         goto done;
     if (j->depth == 0) /* a called workflow's jobs are checked as its own file's */
         gha_check_references(j, id, job, &mx);
-    if (ynode_has(job, "uses") && (rc = gha_inline_call(j, items)) != 0) {
+    if (ynode_has(job, "uses") && (rc = gha_inline_call(j, items, &mx)) != 0) {
         rc = rc < 0 ? -1 : 0;
         goto done;
     }

@@ -51,13 +51,6 @@ void gha_warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const
     __attribute__((format(printf, 4, 5)));
 void gha_out_of_memory(struct job *j, const struct ynode *at);
 
-struct matrix;
-/* The configurations of a job's `matrix`, its expressions folded: 1 with *rows filled
- * (free with matrix_free; none when every combination is excluded) and *one set for one
- * include row and nothing else (what render writes a configuration as); 0 with *unknown
- * set (what it depends on, malloc'd) when it depends on unknown contexts; -1 after an
- * error (reported). */
-int gha_matrix_rows(struct job *j, const struct ynode *matrix, struct matrix *rows, bool *one, char **unknown);
 struct matrix_row;
 /* The job's display name for a configuration (JobNameBuilder; a name with an expression
  * is evaluated instead, falling back to the generated one when empty), written so that
@@ -115,9 +108,10 @@ struct gha_state;
 /* Each inlined call's record released. */
 void gha_calls_clear(struct gha_state *st);
 struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len);
-/* 1: the calling job of `items` inlined; 0: kept as written (a note or warning says
+/* 1: the calling job of `items` inlined, once per configuration of its matrix `mx`
+ * (gha.c's, worked out once for the job); 0: kept as written (a note or warning says
  * why); -1: error. */
-int gha_inline_call(struct job *j, struct ynode *items);
+int gha_inline_call(struct job *j, struct ynode *items, const struct gha_matrix *mx);
 
 /* The contexts `known` (may be NULL) with `inputs` (taken) in place of theirs; NULL
  * when out of memory. */
