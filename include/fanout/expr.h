@@ -147,6 +147,12 @@ struct expr_names {
 int expr_check(const char *text, size_t len, const struct expr_names *names, bool *not_here,
                struct expr_error *err);
 
+/* Parses `text` as expr_parse does, where GitHub's parser allows `names` (expr_check's
+ * language): for a place whose functions take other argument counts than expr_parse's
+ * (a job's if: lets failure() and success() name jobs). NULL with *err set. */
+struct expr *expr_parse_in(const char *text, size_t len, const struct expr_names *names,
+                           struct expr_error *err);
+
 /* True when the expression refers to context `name` (`matrix`, ...). */
 bool expr_uses_context(const struct expr *e, const char *name);
 

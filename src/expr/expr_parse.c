@@ -962,6 +962,14 @@ int expr_check(const char *text, size_t len, const struct expr_names *names, boo
     return e ? 0 : -1;
 }
 
+struct expr *expr_parse_in(const char *text, size_t len, const struct expr_names *names,
+                           struct expr_error *err)
+{
+    bool not_here = false;
+
+    return parse(text, len, names, &not_here, err);
+}
+
 void expr_free(struct expr *e)
 {
     if (!e)

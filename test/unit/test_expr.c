@@ -249,6 +249,29 @@ START_TEST(parser_errors)
 }
 END_TEST
 
+/* A place's own argument counts (a job's if: lets failure() and success() name jobs),
+ * and only the names it allows. */
+START_TEST(parser_names)
+{
+    static const char *const contexts[] = {"needs"};
+    static const struct expr_function functions[] = {{"failure", 0, UINT32_MAX}, {"always", 0, 0}};
+    static const struct expr_names names = {contexts, 1, functions, 2};
+    struct expr_error err;
+    struct expr *e = expr_parse_in("failure('a', 'b') && needs.a.result", 35, &names, &err);
+
+    ck_assert_ptr_nonnull(e);
+    expr_free(e);
+    ck_assert_ptr_null(expr_parse("failure('a')", 12, &err));
+    ck_assert_str_eq(err.message, "Too many parameters supplied: 'failure'");
+    ck_assert_ptr_null(expr_parse_in("always(1)", 9, &names, &err));
+    ck_assert_str_eq(err.message, "Too many parameters supplied: 'always'");
+    ck_assert_ptr_null(expr_parse_in("success()", 9, &names, &err));
+    ck_assert_str_eq(err.message, "Unrecognized function: 'success'");
+    ck_assert_ptr_null(expr_parse_in("github.sha", 10, &names, &err));
+    ck_assert_str_eq(err.message, "Unrecognized named-value: 'github'");
+}
+END_TEST
+
 /* A text of `n` copies of `unit` around `middle`, closed by `n` copies of `close`. */
 static char *nested(const char *unit, const char *middle, const char *close, int n)
 {
@@ -980,6 +1003,7 @@ Suite *expr_suite(void)
     tcase_add_test(lex, lexer_errors);
     tcase_add_test(parse, parser_precedence);
     tcase_add_test(parse, parser_errors);
+    tcase_add_test(parse, parser_names);
     tcase_add_test(parse, parser_depth);
     tcase_add_test(parse, parser_long_runs);
     tcase_add_test(parse, parser_length);

@@ -4,6 +4,7 @@
  * `strategy` substituted in the fields where GitHub makes them available and step `if:`
  * conditions folded; `needs` naming an expanded job names all of its jobs. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,8 +335,23 @@ static int keep_unknown(struct job *j, const struct ynode *id, const struct ynod
     return j->ctx->on_key ? j->ctx->on_key(j->ctx->user, text, len, 0, ynode_pos(id)) : 0;
 }
 
-/* A job id as GitHub takes it, a job that is a mapping, and a job `if:` that parses and
- * names neither matrix nor strategy. 0, or -1 after an error (reported). */
+/* How a job's if: is parsed: failure() and success() take job ids there (workflow-v1.0.json's
+ * `job-if`: failure(0,MAX), success(0,MAX)). Every context and function GitHub defines
+ * parses, as with expr_parse: which of them a job's if: may not use is the template
+ * schema's check to say (workflow-context), and matrix and strategy get their own error. */
+static const char *const job_if_contexts[] = {"github", "env",      "vars",   "job",   "jobs",  "steps",
+                                              "runner", "secrets",  "strategy", "matrix", "needs", "inputs"};
+static const struct expr_function job_if_functions[] = {
+    {"hashFiles", 1, 255},      {"always", 0, 0}, {"failure", 0, UINT32_MAX},
+    {"cancelled", 0, 0},        {"success", 0, UINT32_MAX},
+};
+static const struct expr_names job_if_names = {
+    job_if_contexts, sizeof(job_if_contexts) / sizeof(*job_if_contexts),
+    job_if_functions, sizeof(job_if_functions) / sizeof(*job_if_functions),
+};
+
+/* A job id as GitHub takes it, a job that is a mapping, and a job `if:` that parses as
+ * GitHub's parser reads a job's if: and names neither matrix nor strategy. 0, or -1 after an error (reported). */
 static int check_job(struct job *j, const struct ynode *id, const struct ynode *job)
 {
     const struct ynode *cond = ynode_get(job, "if");
@@ -356,7 +372,7 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
         struct expr_error err;
         size_t clen;
         const char *ctext = gha_condition_text(cond, &clen);
-        struct expr *e = expr_parse(ctext, clen, &err);
+        struct expr *e = expr_parse_in(ctext, clen, &job_if_names, &err);
 
         if (!e) {
             err.offset += (size_t)(ctext - ynode_scalar(cond, NULL));
