@@ -258,12 +258,33 @@ struct configuration {
     long index; /* -1: the call has no matrix, or the one configuration it writes out */
 };
 
+/* The called job's own `if:` folded with the call's contexts (`sub`'s: its `inputs` are
+ * the call's, which the caller's workflow does not have): 1 with *text what to write
+ * (malloc'd; NULL when it has none or it is known true, which its implicit success()
+ * says anyway), 0 after an error (reported). */
+static int own_condition(struct job *sub, const struct ynode *cjob, char **text)
+{
+    const struct ynode *mine = ynode_get(cjob, "if");
+    int rc;
+
+    *text = NULL;
+    if (!ynode_scalar(mine, NULL))
+        return 1;
+    if ((rc = gha_fold_if(sub, mine, text)) < 0)
+        return 0;
+    if (rc == 0 && !(*text = strdup("false"))) {
+        gha_out_of_memory(sub, mine);
+        return 0;
+    }
+    return 1;
+}
+
 /* A called workflow's job as one of the caller's: id `<caller>-<job>` (`-<index>` for a
- * configuration of the caller's matrix), its needs renamed and after the caller's, the
- * caller's `if:` too, named `<caller> / <job>` as GitHub shows it (`<caller> (<values>)
- * / <job>` for a configuration). */
+ * configuration of the caller's matrix), its needs renamed and after the caller's, its
+ * `if:` folded (own_condition) and the caller's with it, named `<caller> / <job>` as
+ * GitHub shows it (`<caller> (<values>) / <job>` for a configuration). */
 static struct ynode *inlined_job(struct job *j, const struct ynode *id, const struct configuration *c,
-                                 const struct ynode *cid, const struct ynode *cjob)
+                                 const struct ynode *cid, const struct ynode *cjob, const char *mine)
 {
     const struct ynode *caller = c->caller;
     const char *ctext = ynode_scalar(id, NULL);
@@ -288,15 +309,18 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
     }
     if (ynode_len(needs) ? ynode_set(j->doc, job, "needs", needs) != 0 : (ynode_remove(job, "needs"), 0))
         return NULL;
-    if (ynode_scalar(cond, NULL)) {
-        const char *mine = ynode_scalar(ynode_get(cjob, "if"), NULL);
-        size_t ml, cl;
-        const char *ct = gha_condition_text(cond, &cl), *mt = mine ? gha_condition_text(ynode_get(cjob, "if"), &ml) : NULL;
+    if (ynode_scalar(cond, NULL) || mine) {
+        size_t cl = 0;
+        const char *ct = ynode_scalar(cond, NULL) ? gha_condition_text(cond, &cl) : NULL;
 
-        n = mt ? snprintf(text, sizeof(text), "(%.*s) && (%.*s)", (int)cl, ct, (int)ml, mt)
-               : snprintf(text, sizeof(text), "%.*s", (int)cl, ct);
-        if (n >= (int)sizeof(text) || ynode_set(j->doc, job, "if", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(cond))) != 0)
+        n = ct && mine ? snprintf(text, sizeof(text), "(%.*s) && (%s)", (int)cl, ct, mine)
+            : ct       ? snprintf(text, sizeof(text), "%.*s", (int)cl, ct)
+                       : snprintf(text, sizeof(text), "%s", mine);
+        if (n >= (int)sizeof(text) ||
+            ynode_set(j->doc, job, "if", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(ct ? cond : cjob))) != 0)
             return NULL;
+    } else {
+        ynode_remove(job, "if");
     }
     n = snprintf(text, sizeof(text), "%s / %s", caller_name ? caller_name : ctext,
                  ynode_scalar(name, NULL) ? ynode_scalar(name, NULL) : ynode_scalar(cid, NULL));
@@ -417,10 +441,14 @@ static struct ynode *called_jobs(struct job *j, const struct ynode *items, long 
     sub.budget = j->budget ? j->budget : &budget;
     for (size_t i = 0; out && i < ynode_len(jobs) && !sub.failed; i++) {
         for (size_t c = 0; c < n_cfg && !sub.failed && !j->failed; c++) {
-            struct ynode *one = ynode_new_map(j->doc, ynode_pos(id));
-            struct ynode *cj = inlined_job(j, id, &cfg[c], ynode_key(jobs, i), ynode_value(jobs, i));
+            struct ynode *one = ynode_new_map(j->doc, ynode_pos(id)), *cj = NULL;
+            char *mine = NULL;
 
             sub.known = cfg[c].contexts;
+            if (gha_job_contexts(&sub, ynode_value(jobs, i)) != 0 || !own_condition(&sub, ynode_value(jobs, i), &mine))
+                break;
+            cj = inlined_job(j, id, &cfg[c], ynode_key(jobs, i), ynode_value(jobs, i), mine);
+            free(mine);
             if (!one || !cj ||
                 ynode_append_pair(j->doc, one, prefixed(j, id, ynode_key(jobs, i), cfg[c].index), cj) != 0 ||
                 gha_expand_job(&sub, one) != 0) {

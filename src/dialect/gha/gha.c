@@ -581,7 +581,8 @@ static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL}
 
 /* The reader's transform: a workflow's `on`, read as it comes (before its jobs, as
  * workflows write it), completes its `inputs` (options.c) and says which names it
- * declares (references.c). */
+ * declares, and the workflow's own keys after it are checked against them
+ * (references.c). */
 static int read_on(void *state, struct stream_item *item)
 {
     int rc = gha_workflow_inputs(state, item);
@@ -594,6 +595,10 @@ static struct dialect_reader *gha_open(const struct dialect_input *in, dialect_o
     struct dialect_input own = *in;
 
     if (in->state) {
+        struct gha_state *st = in->state;
+
+        st->top = (struct dialect_ctx){.diag = in->diag, .files = in->names, .n_files = in->n,
+                                       .sources = in->sources};
         own.transform = read_on;
         own.transform_user = in->state;
     }

@@ -92,6 +92,9 @@ int gha_job_contexts(struct job *j, const struct ynode *job);
 /* `strategy`'s fail-fast and max-parallel substituted with those (gha_job_contexts). */
 int gha_substitute_strategy(struct job *j, struct ynode *strategy);
 int gha_fold(struct job *j, const struct ynode *n, struct expr_value **value, char **unknown);
+/* An `if:` (a scalar) folded with the job's contexts: 1 known true, 0 known false, 2
+ * with *residual (malloc'd) what stays to decide at run time, -1 after an error. */
+int gha_fold_if(struct job *j, const struct ynode *cond, char **residual);
 const char *gha_condition_text(const struct ynode *cond, size_t *len);
 
 /* ---- calls.c: reusable workflows, and the run's state of the calls inlined ---- */
@@ -132,7 +135,8 @@ struct gha_declared {
 /* Whether `on` (a name, a list of names or a mapping) names `event`. */
 bool gha_on_event(const struct ynode *on, const char *event);
 void gha_declared_clear(struct gha_declared *d);
-/* The reader's transform: records each workflow's `on` as it is read. */
+/* The reader's transform: records each workflow's `on` as it is read, and checks the
+ * references of the workflow's own keys read after it. */
 int gha_declared_item(void *state, struct stream_item *item);
 /* Warns about each property of matrix, inputs, needs and steps (and github.event.inputs)
  * that the job's expressions read but no value of the context holds; a note for a matrix
@@ -149,6 +153,9 @@ struct gha_state {
     struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
     size_t n_files;
     struct gha_declared declared; /* references.c: the workflow being read */
+    /* What a workflow's own keys (run-name, env, concurrency) are reported with as they
+     * are read: the reader's diag, files and sources (gha_open's). */
+    struct dialect_ctx top;
 };
 
 /* ---- needs.c: `needs`, read and rewritten ---- */

@@ -67,24 +67,6 @@ static bool read_inputs(const struct ynode *on, const char *event, struct expr_v
     return !decl || ynode_is_null(decl) || (*out = names_of(decl)) != NULL;
 }
 
-int gha_declared_item(void *state, struct stream_item *item)
-{
-    struct gha_declared *d = &((struct gha_state *)state)->declared;
-    const struct ynode *on;
-
-    if (item->kind == STREAM_DOC_START)
-        gha_declared_clear(d);
-    if (item->kind != STREAM_PAIR || !(on = ynode_get(ynode_doc_root(item->doc), "on")))
-        return 0;
-    gha_declared_clear(d);
-    d->file = item->pos.file;
-    d->call = gha_on_event(on, "workflow_call");
-    d->dispatch = gha_on_event(on, "workflow_dispatch");
-    d->known = read_inputs(on, "workflow_call", &d->call_inputs) &&
-               read_inputs(on, "workflow_dispatch", &d->dispatch_inputs);
-    return 0;
-}
-
 /* ---- one job's references ---- */
 
 /* What each context can hold in the job being read; a NULL set is not known. */
@@ -139,10 +121,11 @@ static bool holds(const struct expr_value *names, const struct expr_path_part *x
 static void check_matrix(struct refs *r, const struct expr_path *p, const struct expr_path_part *x)
 {
     char buf[SUGGEST_PHRASE_MAX];
-    size_t defined = 0, n = r->mx->known ? r->mx->rows.n : 0;
+    size_t defined = 0, n;
 
-    if (r->job_if)
+    if (r->job_if || !r->mx) /* a job's if: or a workflow's key: GitHub's schema refuses it */
         return;
+    n = r->mx->known ? r->mx->rows.n : 0;
     if (!r->mx->written) {
         gha_report_in_text(r->j, DIAG_WARNING, r->at, p->offset, RULE_UNKNOWN_REFERENCE,
                            "matrix.%.*s: job '%s' has no matrix (GitHub reads it as null)", SHOWN(x), r->job);
@@ -343,6 +326,46 @@ static struct expr_value *inputs_of(const struct gha_declared *d)
         return NULL;
     }
     return all;
+}
+
+/* A workflow's own keys after its `on` (run-name, env, concurrency, defaults) may read
+ * `inputs` (workflow-v1.0.json gives them github, inputs, vars; env secrets too): their
+ * references are checked as a job's are. */
+static void check_workflow_key(struct gha_state *st, const struct ynode *pair, unsigned file)
+{
+    struct job j = {.ctx = &st->top};
+    struct refs r = {.j = &j, .declared = &st->declared};
+
+    if (!st->top.diag || !st->declared.known || st->declared.file != (long)file ||
+        !(r.inputs = inputs_of(&st->declared)))
+        return;
+    for (size_t i = 0; i < ynode_len(pair); i++)
+        read_tree(&r, ynode_value(pair, i), false);
+    expr_unref(r.inputs);
+}
+
+int gha_declared_item(void *state, struct stream_item *item)
+{
+    struct gha_state *st = state;
+    struct gha_declared *d = &st->declared;
+    const struct ynode *root, *on;
+
+    if (item->kind == STREAM_DOC_START)
+        gha_declared_clear(d);
+    if (item->kind != STREAM_PAIR)
+        return 0;
+    root = ynode_doc_root(item->doc);
+    if (!(on = ynode_get(root, "on"))) {
+        check_workflow_key(st, root, item->pos.file);
+        return 0;
+    }
+    gha_declared_clear(d);
+    d->file = item->pos.file;
+    d->call = gha_on_event(on, "workflow_call");
+    d->dispatch = gha_on_event(on, "workflow_dispatch");
+    d->known = read_inputs(on, "workflow_call", &d->call_inputs) &&
+               read_inputs(on, "workflow_dispatch", &d->dispatch_inputs);
+    return 0;
 }
 
 void gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,

@@ -240,38 +240,51 @@ static const char *const step_fields[] = {"name", "run", "with", "env", "timeout
 
 static const char *const strategy_fields[] = {"fail-fast", "max-parallel", NULL};
 
-/* Folds a step's `if:`. Returns false when the step never runs (remove it). */
-static bool fold_step_if(struct job *j, struct ynode *step)
+int gha_fold_if(struct job *j, const struct ynode *cond, char **residual)
 {
-    long at = ynode_find(step, "if", 2);
-    struct ynode *cond = at >= 0 ? ynode_value(step, (size_t)at) : NULL;
     struct expr_result res = {0};
     struct expr_error err;
     size_t len;
     const char *text = ynode_scalar(cond, &len);
-    bool runs = true;
+    int rc;
 
-    if (!text)
-        return true;
+    *residual = NULL;
     if (expr_condition_eval(text, len, j->contexts, &res, &err) != 0) {
         gha_expr_error_at(j, cond, &err);
-        return true;
+        return -1;
     }
     if (res.value) {
-        /* Known: false never runs; true is what the implicit success() says anyway. */
-        runs = expr_truthy(res.value);
-        if (runs)
-            ynode_remove_at(step, (size_t)at);
+        rc = expr_truthy(res.value) ? 1 : 0;
     } else {
-        struct ynode *n = ynode_new_string(j->doc, res.residual, strlen(res.residual), ynode_pos(cond));
-
-        if (n)
-            step->u.map.pairs[at].value = n;
-        else
-            gha_out_of_memory(j, cond);
+        *residual = res.residual;
+        res.residual = NULL;
+        rc = 2;
     }
     expr_result_clear(&res);
-    return runs;
+    return rc;
+}
+
+/* Folds a step's `if:`. Returns false when the step never runs (remove it). */
+static bool fold_step_if(struct job *j, struct ynode *step)
+{
+    long at = ynode_find(step, "if", 2);
+    struct ynode *cond = at >= 0 ? ynode_value(step, (size_t)at) : NULL, *n;
+    char *residual;
+    int rc;
+
+    if (!ynode_scalar(cond, NULL) || (rc = gha_fold_if(j, cond, &residual)) < 0)
+        return true;
+    /* Known: false never runs; true is what the implicit success() says anyway. */
+    if (rc == 1)
+        ynode_remove_at(step, (size_t)at);
+    if (rc != 2)
+        return rc == 1;
+    if ((n = ynode_new_string(j->doc, residual, strlen(residual), ynode_pos(cond))))
+        step->u.map.pairs[at].value = n;
+    else
+        gha_out_of_memory(j, cond);
+    free(residual);
+    return true;
 }
 
 static void substitute_steps(struct job *j, struct ynode *job)
