@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "fanout/change.h"
 #include "fanout/diag.h"
 #include "fanout/pipediff.h"
 #include "fanout/render.h"
@@ -44,6 +45,11 @@ struct cli {
     size_t n_levels, n_known_keys, n_ignore_fields;
     char **not_inputs;           /* the config's committed renderings (render.not_inputs) */
     size_t n_not_inputs;
+    /* --changed FILE, --changed-from REF (read when the command runs), --explain, and
+     * what --build gave, collected in `change` (render.change once files are read) */
+    const char *changed, *changed_from;
+    bool explain;
+    struct change *change;
 };
 
 struct cmd_entry {

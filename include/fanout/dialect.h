@@ -17,6 +17,7 @@
 #include "fanout/stream.h"
 #include "fanout/ynode.h"
 
+struct change;
 struct dialect;
 struct expr_value;
 
@@ -151,6 +152,9 @@ struct dialect_ctx {
      * each read is checked against the others (source_changed). */
     struct source *const *sources;
     const struct dialect_limits *limits; /* NULL: the platform's defaults */
+    /* The change rendered for (change.h): a dialect that gates jobs on the files a
+     * change touches decides with it; NULL: every job runs. */
+    const struct change *change;
 };
 
 /* What a dialect reads: the opened inputs, in order. */
@@ -164,6 +168,7 @@ struct dialect_input {
     unsigned side;            /* the rendering's side of a diff */
     bool upload;
     void *state;              /* the dialect's state for the run (state_create), or NULL */
+    const struct change *change; /* as dialect_ctx's */
     /* Applied to each item as read, before `observe` (0, or -1 after reporting); NULL:
      * none. For dialect_files_open, set by the dialect that reads its files so. */
     int (*transform)(void *user, struct stream_item *item);

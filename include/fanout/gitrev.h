@@ -26,4 +26,10 @@ const char *gitrev_root(const struct gitrev *g);
 const char *gitrev_name(const struct gitrev *g);
 void gitrev_close(struct gitrev *g);
 
+/* The files the work tree changes since `ref` left it, NUL-separated (*len bytes,
+ * malloc'd): `git diff --name-only -z --diff-filter=ACMDR` from the merge base of REF
+ * and HEAD (of A and B for `A...B`, to B), paths from the repository's root. NULL after
+ * reporting (`io`). */
+char *gitrev_changed(const char *ref, size_t *len, struct diag *d);
+
 #endif

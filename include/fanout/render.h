@@ -77,6 +77,9 @@ struct render_opts {
     /* an input under directory `names_root` is named `names_as` and its path below it in
      * messages and reports (diff --base's revision: `REF:.buildkite/x.yml`) */
     const char *names_root, *names_as;
+    /* the change the jobs are rendered for (--changed): the dialects that gate jobs on
+     * the files a change touches decide with it; NULL: every job runs */
+    const struct change *change;
 };
 
 /* The name the input at `path` goes by in messages when opts rename its directory (a

@@ -309,6 +309,29 @@ const char *gitrev_name(const struct gitrev *g)
     return g->name;
 }
 
+char *gitrev_changed(const char *ref, size_t *len, struct diag *d)
+{
+    const char *dots = strstr(ref, "...");
+    char *spec = NULL, *base, *out = NULL;
+
+    /* REF alone is REF...: where HEAD left it */
+    if (!dots && asprintf(&spec, "%s...", ref) < 0)
+        return NULL;
+    base = commit_of(spec ? spec : ref, d);
+    free(spec);
+    if (!base)
+        return NULL;
+    /* the vLLM generator's list_file_diff (ci-infra git_utils.py get_list_file_diff) */
+    if (dots && dots[3])
+        out = git_output((const char *const[]){"git", "diff", "--name-only", "-z", "--diff-filter=ACMDR", base,
+                                              dots + 3, "--", NULL}, len, d);
+    else
+        out = git_output((const char *const[]){"git", "diff", "--name-only", "-z", "--diff-filter=ACMDR", base,
+                                              "--", NULL}, len, d);
+    free(base);
+    return out;
+}
+
 void gitrev_close(struct gitrev *g)
 {
     if (!g)

@@ -220,6 +220,7 @@ static void cli_clear(struct cli *c)
         free(c->not_inputs[i]);
     free(c->not_inputs);
     dialect_options_destroy(c->dialect_options);
+    change_destroy(c->change);
     memset(c, 0, sizeof(*c));
 }
 

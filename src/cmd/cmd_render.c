@@ -11,10 +11,12 @@ static int render_inputs(struct cli *c, const char *const *paths, size_t n, stru
 
 static int exec_render(struct cli *c, char **operands, int n, struct diag *d)
 {
-    return cmd_on_inputs(c, operands, n, d, render_inputs);
+    int rc = cmd_read_change(c, d);
+
+    return rc != 0 ? rc : cmd_on_inputs(c, operands, n, d, render_inputs);
 }
 
-static const struct opt *const options[] = {&opt_format, &opt_output, CMD_RENDER_OPTIONS, &opt_config,
+static const struct opt *const options[] = {&opt_format, &opt_output, CMD_RENDER_OPTIONS, CMD_CHANGE_OPTIONS, &opt_config,
                                             CMD_RENDER_MESSAGE_OPTIONS, NULL};
 static const char *const formats[] = {"yaml", "json", NULL};
 

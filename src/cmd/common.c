@@ -224,6 +224,38 @@ static int add_known_key(const struct opt_hit *hit, const char *arg)
     return cmd_append_word(&c->known_keys, &c->n_known_keys, arg);
 }
 
+/* The change's build values, kept in the change (made with the first). */
+static int add_build_value(const struct opt_hit *hit, const char *arg)
+{
+    struct cli *c = hit->dest;
+
+    if (!c->change && !(c->change = change_create()))
+        return cmd_usage_error("out of memory", NULL);
+    if (change_set_build(c->change, arg) != 0)
+        return cmd_usage_error("--build takes KEY=VALUE (branch=main, env.RUN_ALL=1):", arg);
+    return 0;
+}
+
+int cmd_read_change(struct cli *c, struct diag *d)
+{
+    if (!c->changed && !c->changed_from) {
+        if (c->explain)
+            return cmd_usage_error("--explain says why the change does not run a job: it needs --changed "
+                                   "or --changed-from", NULL);
+        c->render.change = c->change;
+        return 0;
+    }
+    if (c->changed && c->changed_from)
+        return cmd_usage_error("--changed and --changed-from both give the changed files: give one", NULL);
+    if (!c->change && !(c->change = change_create()))
+        return cmd_usage_error("out of memory", NULL);
+    if ((c->changed ? change_read_file(c->change, c->changed, d) : change_read_git(c->change, c->changed_from, d)) != 0)
+        return DIAG_INPUT;
+    change_set_explain(c->change, c->explain);
+    c->render.change = c->change;
+    return 0;
+}
+
 static int set_color(const struct opt_hit *hit, const char *arg)
 {
     static const char *const colors[] = {"auto", "always", "never", NULL};
@@ -342,6 +374,28 @@ const struct opt opt_known_key = {
     .kind = OPT_CALL, .name = "known-key", .has_arg = true, .call = add_known_key,
     .help = "      --known-key KEY        KEY is defined in another upload: no dangling-depends-on\n"
             "                             (a shell glob; repeatable)\n",
+};
+const struct opt opt_changed = {
+    .kind = OPT_STRING, .name = "changed", .has_arg = true, .offset = CLI_AT(changed),
+    .help = "      --changed FILE         render for the change that touches the files FILE lists\n"
+            "                             (one path a line, from the repository's root, as `git\n"
+            "                             diff --name-only` prints them; - for stdin): jobs gated\n"
+            "                             on changed files are gated as their platform does\n",
+};
+const struct opt opt_changed_from = {
+    .kind = OPT_STRING, .name = "changed-from", .has_arg = true, .offset = CLI_AT(changed_from),
+    .help = "      --changed-from REF     the same, for the files the work tree changes since it\n"
+            "                             left REF (from their merge base; A...B: B's since)\n",
+};
+const struct opt opt_build = {
+    .kind = OPT_CALL, .name = "build", .has_arg = true, .call = add_build_value,
+    .help = "      --build KEY=VALUE      a value of the build the change runs in, for the\n"
+            "                             gating: branch=NAME, env.NAME=VALUE (repeatable)\n",
+};
+const struct opt opt_explain = {
+    .kind = OPT_SET, .name = "explain", .offset = CLI_AT(explain), .value = true,
+    .help = "      --explain              with --changed: a note for each job the change does\n"
+            "                             not run, and why [not-run]\n",
 };
 const struct opt opt_color = {
     .kind = OPT_CALL, .name = "color", .has_arg = true, .call = set_color,

@@ -96,6 +96,14 @@ extern const struct opt opt_format, opt_output, opt_upload, opt_strict, opt_dial
     opt_validate, opt_config, opt_error_format, opt_quiet, opt_ignore, opt_known_key, opt_color,
     opt_no_snippet, opt_dialects_render, opt_dialects_expressions;
 
+/* The change a rendering is for (--changed, --changed-from, --build, --explain). */
+extern const struct opt opt_changed, opt_changed_from, opt_build, opt_explain;
+#define CMD_CHANGE_OPTIONS &opt_changed, &opt_changed_from, &opt_build, &opt_explain
+
+/* The files --changed or --changed-from names read into the change (render.change). 0,
+ * or the exit code after the message. */
+int cmd_read_change(struct cli *c, struct diag *d);
+
 /* What shards assign and shards plan take (cmd_shards_assign.c). */
 extern const struct opt opt_tests, opt_durations, opt_suite, opt_shards, opt_nodeid_prefix, opt_overhead,
     opt_budget;

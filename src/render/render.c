@@ -74,6 +74,7 @@ static struct dialect_reader *reader_open(struct run *r, struct validator *in_ch
         .side = r->opts->side,
         .upload = r->opts->upload,
         .state = r->dialect_state,
+        .change = r->opts->change,
     };
 
     return r->dialect->open(&in, in_check ? observe_input : NULL, in_check);
@@ -351,6 +352,7 @@ static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
         .state = r->dialect_state,
         .sources = r->sources,
         .limits = r->opts->limits,
+        .change = r->opts->change,
     };
     return ctx;
 }

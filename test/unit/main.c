@@ -27,6 +27,7 @@ int main(void)
     srunner_add_suite(sr, shards_suite());
     srunner_add_suite(sr, bkmatrix_suite());
     srunner_add_suite(sr, suggest_suite());
+    srunner_add_suite(sr, change_suite());
     srunner_add_suite(sr, shellword_suite());
     srunner_add_suite(sr, render_suite());
     srunner_add_suite(sr, tmplschema_suite());

@@ -50,7 +50,7 @@ static struct result run(const char *yaml, enum ta_platform platform)
     src = source_open(path, d);
     ck_assert_ptr_nonnull(src);
     s = stream_open(src, 0, d);
-    ta = testarea_create(d, files, &(struct ta_options){platform, TA_MIRROR_OWN, false});
+    ta = testarea_create(d, files, &(struct ta_options){platform, TA_MIRROR_OWN, false, NULL});
     r.rc = testarea_file(ta, s, &doc);
     r.group = render_doc(doc);
     r.amd = render_doc(testarea_take_amd_group(ta));

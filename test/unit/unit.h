@@ -26,6 +26,7 @@ Suite *assign_suite(void);
 Suite *shards_suite(void);
 Suite *bkmatrix_suite(void);
 Suite *suggest_suite(void);
+Suite *change_suite(void);
 Suite *shellword_suite(void);
 Suite *render_suite(void);
 Suite *tmplschema_suite(void);

@@ -98,7 +98,11 @@ static void check_placeholders(const struct dialect_ctx *ctx, const struct ynode
         return;
     pos = ynode_text_pos(label, (size_t)at);
     /* A step that cannot have parallelism (a block: vLLM's generator titles them "Run
-     * <label>") is not a step someone forgot to shard: shown as written, a warning. */
+     * <label>") is not a step someone forgot to shard: shown as written, a warning; none
+     * for a block the test-area dialect made as the generator does (render --changed):
+     * its label is the generator's, not the input's. */
+    if (kind != BK_COMMAND && kind != BK_TRIGGER && label->style == YNODE_MADE)
+        return;
     if (kind != BK_COMMAND && kind != BK_TRIGGER)
         diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_PLACEHOLDER,
                 "label placeholder '%%%c' in a %s step, which has no parallelism "

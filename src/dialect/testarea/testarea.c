@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* asprintf */
 #include "testarea.h"
 
 #include <stdio.h>
@@ -579,6 +580,37 @@ static void generator_path(const char *name, char *buf, size_t cap)
     snprintf(buf, cap, ".buildkite/test_areas/%s", at);
 }
 
+/* The block step the generator puts before the AMD step just added (buildkite_step.py
+ * convert_group_step_to_buildkite_step): of a step on an AMD GPU (`parent` NULL), "Run
+ * <its AMD label>" after its depends_on; of `parent`'s mirror, "Run <the mirror's label>"
+ * or "Run AMD: <parent's label>" after the mirror's first dependency (the AMD image
+ * build by default). The AMD step waits for it last; the block's key is
+ * block-amd-<the step's key>. */
+static int block_last_amd(struct testarea *ta, const struct ynode *parent, const char *why)
+{
+    size_t at = ynode_len(ta->amd_steps) - 1;
+    struct ynode *amd = ynode_item(ta->amd_steps, at), *first;
+    const struct ynode *deps = ynode_get(amd, "depends_on"), *own = ynode_get(ynode_get(parent, "mirror"), "amd");
+    const char *label = ynode_scalar(ynode_get(amd, "label"), NULL);
+    char *text = NULL;
+    int rc;
+
+    if (!parent)
+        return ta_block_step(ta, ta->amd, ta->amd_steps, at, label, "block-amd-", deps, false, why) ? out_of_memory(ta, amd)
+                                                                                                    : 0;
+    if (!ynode_get(own, "label") && asprintf(&text, "AMD: %s", ynode_scalar(ynode_get(parent, "label"), NULL)) < 0)
+        return out_of_memory(ta, amd);
+    first = ynode_new_seq(ta->amd, ynode_pos(amd));
+    deps = ynode_is_seq(deps) && ynode_len(deps) ? ynode_item(deps, 0) : ynode_scalar(deps, NULL) ? deps : NULL;
+    rc = !first || ynode_append(ta->amd, first, deps ? ynode_copy(ta->amd, deps)
+                                                   : ynode_new_string(ta->amd, TA_AMD_IMAGE_BUILD,
+                                                                      strlen(TA_AMD_IMAGE_BUILD), ynode_pos(amd))) != 0 ||
+         /* the mirror's key is amd-<key> already: block-amd-<key> */
+         ta_block_step(ta, ta->amd, ta->amd_steps, at, text ? text : label, "block-", first, false, why) != 0;
+    free(text);
+    return rc ? out_of_memory(ta, amd) : 0;
+}
+
 /* A file's steps once the whole file is read (its depends_on may come after them): the
  * file's defaults, each step's mirror into the AMD group, a step on an AMD GPU moved
  * there, the --platform filter, and each step's directory. */
@@ -593,27 +625,37 @@ static int finish_file(struct testarea *ta, struct ynode_doc *doc, struct ynode 
         const struct ynode *overrides = ynode_get(ynode_get(step, "mirror"), "amd");
         const struct ynode *device = ynode_get(step, "device");
 
+        const char *why;
+
         if (truthy(dep) && file_defaults(ta, doc, step, dep, path) != 0)
             return -1;
         if (is_amd_gpu(device) && platform_wants(ta, true)) {
+            why = ta_step_not_run(ta, step, true);
             /* the generator files it before it looks for a mirror: it has none */
             ynode_remove(step, "mirror");
-            if (add_amd_device_step(ta, step) != 0)
+            if (add_amd_device_step(ta, step) != 0 || (why && block_last_amd(ta, NULL, why) != 0))
                 return -1;
             ynode_remove_at(steps, i);
             continue;
         }
-        if (overrides && platform_wants(ta, true) && add_mirror_step(ta, step, overrides) != 0)
-            return -1;
+        if (overrides && platform_wants(ta, true)) {
+            why = ta_mirror_not_run(ta, step, overrides);
+            if (add_mirror_step(ta, step, overrides) != 0 || (why && block_last_amd(ta, step, why) != 0))
+                return -1;
+        }
         ynode_remove(step, "mirror");
         if (!platform_wants(ta, is_amd_platform(device))) {
             ynode_remove_at(steps, i);
             continue;
         }
+        why = ta_step_not_run(ta, step, false);
         if (finish_step(ta, doc, step, effective_dir(ynode_get(step, "working_dir"), ynode_get(step, "label"),
                                                       ynode_get(step, "num_nodes"))) != 0)
             return out_of_memory(ta, step);
-        i++;
+        if (why && ta_block_step(ta, doc, steps, i, ynode_scalar(ynode_get(step, "label"), NULL), "block-", NULL,
+                                 true, why) != 0)
+            return out_of_memory(ta, step);
+        i += why ? 2 : 1;
     }
     return 0;
 }
@@ -763,6 +805,7 @@ static struct dialect_reader *ta_open(const struct dialect_input *in, dialect_ob
         .platform = (enum ta_platform)dialect_options_value(in->options, &ta_options[0], in->side),
         .mirror_parallelism = (enum ta_mirror_parallelism)dialect_options_value(in->options, &ta_options[1], in->side),
         .upload = in->upload,
+        .change = in->change,
     };
 
     if (!r)

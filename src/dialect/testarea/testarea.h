@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "fanout/change.h"
 #include "fanout/diag.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
@@ -32,6 +33,9 @@ struct ta_options {
      * steps; otherwise every field is kept for review, `working_dir` set to the
      * directory the commands run in. */
     bool upload;
+    /* The change rendered for (render --changed): the steps the generator does not run
+     * for it get its block step; NULL: every step runs. */
+    const struct change *change;
 };
 
 #define TA_AMD_GROUP "Hardware-AMD Tests"

@@ -38,4 +38,18 @@ int ta_check_step(const struct testarea *ta, struct ynode *step, const struct yn
  * one (its error is this dialect's to report). */
 bool ta_step_fields_known(const struct ynode *step);
 
+/* ---- gating.c: the steps a change does not run (render --changed) ---- */
+
+/* Why vLLM's generator does not run `step` (its file's defaults applied; `amd_gpu`: its
+ * device is an AMD GPU) for the change, or NULL when it does (or no change is given). */
+const char *ta_step_not_run(const struct testarea *ta, const struct ynode *step, bool amd_gpu);
+/* The same for the AMD mirror of `parent` with its `overrides`. */
+const char *ta_mirror_not_run(const struct testarea *ta, const struct ynode *parent, const struct ynode *overrides);
+/* Puts the generator's block step ("Run <label>", key <prefix><key>, depends_on
+ * `block_depends_on` or none) before the step at `at` of `steps`, which waits for it
+ * (first among its depends_on, or last), and with --explain says `why` [not-run]. 0,
+ * or -1 when out of memory. */
+int ta_block_step(struct testarea *ta, struct ynode_doc *doc, struct ynode *steps, size_t at, const char *label,
+                  const char *prefix, const struct ynode *block_depends_on, bool first, const char *why);
+
 #endif

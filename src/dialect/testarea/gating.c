@@ -1,0 +1,248 @@
+/* gating: which steps vLLM's generator runs for a change (render --changed), and the
+ * block step it puts before each one it does not, as vllm-project/ci-infra does it at
+ * 3e4cfe4 (buildkite/pipeline_generator/): buildkite_step.py `_step_should_run`,
+ * `_source_file_dependencies_match`, `_matches_source_dependency`,
+ * `_get_amd_mirror_effective_step`, `_create_block_step` and the block steps of
+ * `convert_group_step_to_buildkite_step`; amd.py `_amd_mirror_should_run` and its
+ * constants; global_config.py `_should_run_all` and the `ready-run-all-tests` label. The
+ * build's environment comes from --build env.NAME=VALUE, its labels from --build
+ * pull_request.labels=a,b. */
+#define _GNU_SOURCE /* asprintf */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/change.h"
+#include "fanout/yscalar.h"
+
+#include "testarea_internal.h"
+
+/* amd.py: what a step that runs natively on an AMD GPU (dind false) also runs for, the
+ * steps that always run, and the file whose change runs every AMD mirror. */
+static const char *const native_runtime_sources[] = {".buildkite/scripts/hardware_ci/run-amd-test.sh", NULL};
+static const char *const always_run_keys[] = {"ensure-ci-base-amd", "refresh-rocm-base-amd", NULL};
+static const char rocm_base_dockerfile[] = "docker/Dockerfile.rocm_base";
+
+static bool env_is(const struct change *c, const char *name, const char *value)
+{
+    char key[64];
+    const char *v;
+
+    snprintf(key, sizeof(key), "env.%s", name);
+    v = change_build(c, key);
+    return v && !strcmp(v, value);
+}
+
+/* Whether the pull request has label `name` (--build pull_request.labels=a,b). */
+static bool has_label(const struct change *c, const char *name)
+{
+    const char *labels = change_build(c, "pull_request.labels");
+    size_t len = strlen(name);
+
+    for (const char *p = labels; p && *p;) {
+        size_t n = strcspn(p, ",");
+
+        if (n == len && !memcmp(p, name, len))
+            return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+/* global_config.py: NIGHTLY=1, or the ready-run-all-tests label. */
+static bool nightly(const struct change *c)
+{
+    return env_is(c, "NIGHTLY", "1") || has_label(c, "ready-run-all-tests");
+}
+
+/* _should_run_all, as far as fanout knows it: RUN_ALL=1, TORCH_NIGHTLY=1, the label.
+ * ci_config.yaml's run_all_patterns are not read (a change they match: --build
+ * env.RUN_ALL=1). */
+static bool run_all(const struct change *c)
+{
+    return env_is(c, "RUN_ALL", "1") || env_is(c, "TORCH_NIGHTLY", "1") || has_label(c, "ready-run-all-tests");
+}
+
+/* The source dependencies of a step, as two lists read as one (a mirror's own, then its
+ * parent's), and the changed files matched against them. */
+struct sources {
+    const struct ynode *lists[2];
+    const char *const *fixed; /* or a fixed list (NULL-terminated) */
+};
+
+/* `_matches_source_dependency`'s entry: the entry without its trailing '/'s. */
+static const char *entry_of(const char *s, size_t *len)
+{
+    *len = strlen(s);
+    while (*len && s[*len - 1] == '/')
+        (*len)--;
+    return s;
+}
+
+static bool matches_entry(const char *entry, const char *file)
+{
+    size_t len;
+
+    entry = entry_of(entry, &len);
+    return len && !strncmp(file, entry, len) && (file[len] == '\0' || file[len] == '/');
+}
+
+static const char *source_at(const struct sources *s, size_t k, size_t i)
+{
+    return s->fixed ? (k == 0 ? s->fixed[i] : NULL) : ynode_scalar(ynode_item(s->lists[k], i), NULL);
+}
+
+static size_t sources_len(const struct sources *s, size_t k)
+{
+    size_t n = 0;
+
+    if (!s->fixed)
+        return ynode_is_seq(s->lists[k]) ? ynode_len(s->lists[k]) : 0;
+    while (k == 0 && s->fixed[n])
+        n++;
+    return n;
+}
+
+/* A changed file not excluded by a `!` entry. */
+static int not_excluded(void *user, const char *file)
+{
+    const struct sources *s = user;
+
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t i = 0; i < sources_len(s, k); i++) {
+            const char *e = source_at(s, k, i);
+
+            if (e && e[0] == '!' && matches_entry(e + 1, file))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* _source_file_dependencies_match: some changed file is under an entry and under no
+ * `!` entry; none when there are no entries. */
+static bool sources_match(const struct change *c, const struct sources *s)
+{
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t i = 0; i < sources_len(s, k); i++) {
+            const char *e = source_at(s, k, i);
+            size_t len;
+
+            if (!e || e[0] == '!')
+                continue;
+            e = entry_of(e, &len);
+            if (len && change_each_under(c, e, len, not_excluded, (void *)s))
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool has_sources(const struct sources *s)
+{
+    return sources_len(s, 0) || sources_len(s, 1);
+}
+
+/* _step_should_run: NULL when the generator runs the step for the change, else why not. */
+static const char *not_run_reason(const struct change *c, const char *key, bool optional, bool amd_gpu,
+                                  bool dind, const struct sources *s)
+{
+    static const struct sources native = {{NULL, NULL}, native_runtime_sources};
+
+    if (env_is(c, "NOAUTO", "1"))
+        return "NOAUTO=1 blocks every step";
+    for (size_t i = 0; key && always_run_keys[i]; i++) {
+        if (!strcmp(key, always_run_keys[i]))
+            return NULL;
+    }
+    if ((key && !strncmp(key, "image-build", 11)) || nightly(c))
+        return NULL;
+    if (optional)
+        return "it is optional (it runs when unblocked, or in a nightly build)";
+    if ((amd_gpu && !dind && sources_match(c, &native)) || run_all(c) || sources_match(c, s))
+        return NULL;
+    return has_sources(s) ? "no changed file is under its source_file_dependencies"
+                          : "it has no source_file_dependencies";
+}
+
+/* A boolean field that is true (the step model's bool: the fields check typed it). */
+static bool truthy(const struct ynode *v)
+{
+    size_t len;
+    const char *t = ynode_is_string(v) ? NULL : ynode_scalar(v, &len);
+
+    return t && yscalar_type(t, len) == YS_BOOL && (t[0] == 't' || t[0] == 'T');
+}
+
+const char *ta_step_not_run(const struct testarea *ta, const struct ynode *step, bool amd_gpu)
+{
+    struct sources s = {{ynode_get(step, "source_file_dependencies"), NULL}, NULL};
+
+    if (!change_known(ta->opts.change))
+        return NULL;
+    return not_run_reason(ta->opts.change, ynode_scalar(ynode_get(step, "key"), NULL), truthy(ynode_get(step, "optional")),
+                          amd_gpu, truthy(ynode_get(step, "dind")), &s);
+}
+
+const char *ta_mirror_not_run(const struct testarea *ta, const struct ynode *parent, const struct ynode *overrides)
+{
+    const struct change *c = ta->opts.change;
+    const struct ynode *optional = ynode_get(overrides, "optional"), *dind = ynode_get(overrides, "dind");
+    struct sources s = {{ynode_get(overrides, "source_file_dependencies"), ynode_get(parent, "source_file_dependencies")},
+                        NULL};
+    const char *why;
+
+    if (!change_known(c))
+        return NULL;
+    /* _get_amd_mirror_effective_step: no key, the mirror's device (an AMD GPU), its dind
+     * (true by default) and optional (the parent's by default), both lists */
+    why = not_run_reason(c, NULL, truthy(optional ? optional : ynode_get(parent, "optional")), true,
+                         dind ? truthy(dind) : true, &s);
+    if (why && !env_is(c, "NOAUTO", "1") && change_has(c, rocm_base_dockerfile, strlen(rocm_base_dockerfile)))
+        return NULL;
+    return why;
+}
+
+int ta_block_step(struct testarea *ta, struct ynode_doc *doc, struct ynode *steps, size_t at, const char *label,
+                  const char *prefix, const struct ynode *block_depends_on, bool first, const char *why)
+{
+    struct ynode *step = ynode_item(steps, at), *block, *deps, *own;
+    const struct ynode *key = ynode_get(step, "key"), *old = ynode_get(step, "depends_on");
+    struct ypos pos = ynode_pos(step);
+    char *text = NULL, *block_key = NULL;
+    size_t klen;
+    const char *k = ynode_scalar(key, &klen);
+    int rc = -1;
+
+    if (!k || asprintf(&text, "Run %s", label) < 0 || asprintf(&block_key, "%s%.*s", prefix, (int)klen, k) < 0)
+        goto done;
+    block = ynode_new_map(doc, pos);
+    deps = block_depends_on ? ynode_copy(doc, block_depends_on) : ynode_new_seq(doc, pos);
+    own = ynode_new_seq(doc, pos);
+    if (!block || !deps || !own || ynode_set(doc, block, "block", ynode_new_string(doc, text, strlen(text), pos)) != 0 ||
+        ynode_set(doc, block, "depends_on", deps) != 0 ||
+        ynode_set(doc, block, "key", ynode_new_string(doc, block_key, strlen(block_key), pos)) != 0)
+        goto done;
+    /* the command step waits for it: first (a step of a file's group), else last */
+    if (first && ynode_append(doc, own, ynode_new_string(doc, block_key, strlen(block_key), pos)) != 0)
+        goto done;
+    for (size_t i = 0; ynode_is_seq(old) ? i < ynode_len(old) : (i == 0 && ynode_scalar(old, NULL)); i++) {
+        const struct ynode *d = ynode_is_seq(old) ? ynode_item(old, i) : old;
+
+        if (!ynode_scalar_is(d, block_key) && ynode_append(doc, own, ynode_copy(doc, d)) != 0)
+            goto done;
+    }
+    if (!first && ynode_append(doc, own, ynode_new_string(doc, block_key, strlen(block_key), pos)) != 0)
+        goto done;
+    if (ynode_set(doc, step, "depends_on", own) != 0 || ynode_insert(doc, steps, at, block) != 0)
+        goto done;
+    if (change_explain(ta->opts.change))
+        diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, pos, RULE_NOT_RUN,
+                "'%.*s' does not run for this change: %s; block step '%s' waits before it", (int)klen, k, why,
+                block_key);
+    rc = 0;
+done:
+    free(text);
+    free(block_key);
+    return rc;
+}
