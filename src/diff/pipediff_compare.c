@@ -74,6 +74,8 @@ struct changes {
     struct change *v;
     size_t n, cap;
     bool failed;
+    const char *references; /* the field that names other jobs, whose fan-out items */
+    const struct pd_skip *skip; /* `skip` passes over (NULL: none) */
 };
 
 /* Adds change `one` (its strings are the list's then; freed when it cannot be added). */
@@ -123,11 +125,13 @@ static void changes_add(struct changes *c, const char *field, const char *old_v,
 static void changes_value(struct changes *c, const char *field, bool commands, const struct pd_value *a,
                           const struct pd_value *b)
 {
+    const struct pd_skip *skip = c->skip && !strcmp(field, c->references) ? c->skip : NULL;
     struct change one;
+    int rc = pd_value_change_skip(&one, field, commands, a, b, skip);
 
-    if (pd_value_change(&one, field, commands, a, b) != 0)
+    if (rc < 0)
         c->failed = true;
-    else
+    else if (rc == 0)
         changes_push(c, &one);
 }
 
@@ -360,12 +364,12 @@ static void finding_form(struct finding *f, const struct change *ch)
     f->part[P_REMOVED] = ch->removed;
 }
 
-/* Reports change `ch` of m jobs (bi and hi: their indices on each side); `all`: every
+/* Reports change `ch` of m jobs (hi: their indices in HEAD); `all`: every
  * compared job has it alike, and the line names no jobs. */
-static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *bi,
-                          const unsigned *hi, unsigned m, bool all)
+static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *hi,
+                          unsigned m, bool all)
 {
-    char *jobs = all ? NULL : pd_jobs_text(x->base, x->tb, bi, m), *full = NULL;
+    char *jobs = all ? NULL : pd_jobs_text(x->head, x->th, hi, m), *full = NULL;
     struct where w = {NULL, 0, NULL};
     struct finding f;
 
@@ -430,11 +434,11 @@ static bool words_summary(struct change *const *chg, unsigned m, char *old_s, ch
 /* One line for a field m jobs changed each their own way (`all`: every compared job),
  * reading `detail` (`words`: old_s and new_s are the words that differ), with every
  * job's values in the JSON ("by_job") and markdown's details. */
-static void report_jobs(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *bi,
-                        const unsigned *hi, unsigned m, bool all, const char *detail, const char *old_s,
+static void report_jobs(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *hi,
+                        unsigned m, bool all, const char *detail, const char *old_s,
                         const char *new_s, bool words)
 {
-    char *jobs = all ? NULL : pd_jobs_text(x->base, x->tb, bi, m), *json = NULL, *full = NULL, label[128];
+    char *jobs = all ? NULL : pd_jobs_text(x->head, x->th, hi, m), *json = NULL, *full = NULL, label[128];
     size_t json_len, full_len;
     FILE *mj = open_memstream(&json, &json_len), *mf = open_memstream(&full, &full_len);
     struct where w = {NULL, 0, NULL};
@@ -448,7 +452,7 @@ static void report_jobs(struct report *r, struct step_ctx *x, struct change *con
         fprintf(mj, "%s, ", chg[0]->items_json);
     fputs("\"by_job\": [", mj);
     for (unsigned j = 0; j < m; j++) {
-        pd_job_label(x->base, &x->tb[bi[j]], bi[j], label, sizeof(label));
+        pd_job_label(x->head, &x->th[hi[j]], hi[j], label, sizeof(label));
         fputs(j ? ", {\"job\": " : "{\"job\": ", mj);
         diag_write_json_string(mj, label);
         if (chg[j]->old_json)
@@ -499,8 +503,8 @@ done:
  * same part of a long value, the same lines of a script, the same items of a list); once
  * with the words that differ when they changed it each their own way but for a number;
  * else job by job. */
-static void report_field(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *bi,
-                         const unsigned *hi, unsigned m, bool all)
+static void report_field(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *hi,
+                         unsigned m, bool all)
 {
     char old_s[2 * VALUE_MAX], new_s[2 * VALUE_MAX], detail[6 * VALUE_MAX];
     bool alike = true, reads_alike = true;
@@ -511,15 +515,15 @@ static void report_field(struct report *r, struct step_ctx *x, struct change *co
         alike = alike && same_text(chg[j]->old_json, chg[0]->old_json) && same_text(chg[j]->new_json, chg[0]->new_json);
     }
     if (reads_alike && alike) {
-        report_change(r, x, chg[0], bi, hi, m, all);
+        report_change(r, x, chg[0], hi, m, all);
     } else if (reads_alike) {
-        report_jobs(r, x, chg, bi, hi, m, all, chg[0]->detail, chg[0]->old_v, chg[0]->new_v, false);
+        report_jobs(r, x, chg, hi, m, all, chg[0]->detail, chg[0]->old_v, chg[0]->new_v, false);
     } else if (m > 1 && words_summary(chg, m, old_s, new_s, sizeof(old_s))) {
         snprintf(detail, sizeof(detail), "%s: %s (was %s)", chg[0]->field, new_s, old_s);
-        report_jobs(r, x, chg, bi, hi, m, false, detail, old_s, new_s, true);
+        report_jobs(r, x, chg, hi, m, false, detail, old_s, new_s, true);
     } else {
         for (unsigned j = 0; j < m; j++)
-            report_change(r, x, chg[j], &bi[j], &hi[j], 1, false);
+            report_change(r, x, chg[j], &hi[j], 1, false);
     }
 }
 
@@ -529,10 +533,10 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
 {
     struct changes *c = calloc(n ? n : 1, sizeof(*c));
     struct change **chg = calloc(n ? n : 1, sizeof(*chg));
-    unsigned *bi = calloc(n ? n : 1, sizeof(*bi)), *hi = calloc(n ? n : 1, sizeof(*hi));
+    unsigned *hi = calloc(n ? n : 1, sizeof(*hi));
     bool any = false;
 
-    if (!c || !chg || !bi || !hi) {
+    if (!c || !chg || !hi) {
         r->failed = true;
         goto done;
     }
@@ -542,11 +546,17 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
 
         if (p->digest == q->digest && p->data_len == q->data_len)
             continue;
+        struct pd_fanref refs = {x->base, x->head, {p->file, q->file}};
+        struct pd_skip skip = {pd_fanout_item, &refs};
+
+        c[k].references = r->dialect->reference_field;
+        c[k].skip = c[k].references ? &skip : NULL;
         if (pd_entries_read(x->base->spool, p->data_off, p->data_len, &ea) != 0 ||
             pd_entries_read(x->head->spool, q->data_off, q->data_len, &eb) != 0)
             r->failed = true;
         else
             fields_changes(&c[k], r->dialect->diff, &ea, &eb);
+        c[k].skip = NULL; /* refs and skip are gone */
         pd_entries_free(&ea);
         pd_entries_free(&eb);
         r->failed |= c[k].failed;
@@ -567,13 +577,12 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
                     if (!o->done && !strcmp(o->field, c[k].v[i].field)) {
                         o->done = true;
                         chg[m] = o;
-                        bi[m] = pairs[k2][0];
                         hi[m++] = pairs[k2][1];
                         break;
                     }
                 }
             }
-            report_field(r, x, chg, bi, hi, m, m == n);
+            report_field(r, x, chg, hi, m, m == n);
         }
     }
 done:
@@ -581,7 +590,6 @@ done:
         changes_free(&c[k]);
     free(c);
     free(chg);
-    free(bi);
     free(hi);
     return any && !r->failed;
 }

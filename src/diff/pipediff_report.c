@@ -435,18 +435,39 @@ done:
     return rc;
 }
 
+/* A matrix's jobs as one range of their labels ("part 0..13", "os=linux part=0..13")
+ * when they differ by consecutive numbers in one place, into buf; false when they do
+ * not (or out of memory). */
+static bool labels_range(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
+                         char *buf, size_t cap)
+{
+    char **labels = calloc(n, sizeof(*labels)), label[128];
+    bool ok = labels != NULL && n > 1;
+
+    for (unsigned i = 0; ok && i < n; i++)
+        ok = (labels[i] = strdup(pd_job_label(s, &t[idx[i]], idx[i], label, sizeof(label)))) != NULL;
+    ok = ok && pd_summarize(buf, cap, labels, n) && strstr(buf, "..");
+    for (unsigned i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+    return ok;
+}
+
 /* The jobs of a fan-out a line is about, `idx` (ascending) of tuples `t`: "shard 2",
- * "shards 1-3", "shards 0, 2-3"; a matrix's by their labels ("part 0, part 2").
- * Malloc'd; NULL when out of memory. */
+ * "shards 1-3", "shards 0, 2-3"; a matrix's by their labels, as a range when they are
+ * one ("part 0..13"), else one by one ("part 0, part 2"). Malloc'd; NULL when out of
+ * memory. */
 char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n)
 {
-    char *text = NULL, label[128];
+    char *text = NULL, label[128], range[4 * LABEL_MAX];
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
 
     if (!m)
         return NULL;
-    if (t[idx[0]].label_len) {
+    if (t[idx[0]].label_len && labels_range(s, t, idx, n, range, sizeof(range))) {
+        fputs(range, m);
+    } else if (t[idx[0]].label_len) {
         for (unsigned i = 0; i < n; i++) {
             if (ftello(m) > 2 * LABEL_MAX) {
                 fprintf(m, ", ... (%u jobs)", n);
