@@ -253,6 +253,10 @@ struct dialect_diff {
     const char *items;
     const char *const *item_names, *const *item_commands;
     const struct dialect_default *defaults;  /* ended by a NULL field */
+    /* The fields that hold a matrix configuration's values (a workflow job's rendered
+     * `strategy`), which change with the vectors of its matrix: when a vector is added
+     * or removed, they and the labels (made from the values) are not compared. */
+    const char *const *configuration;
     const struct dialect_derived *derived;   /* NULL: no job is derived */
     /* A job's identity is its file's too (a workflow's job ids are its own: two
      * workflows may each have a `check-changes`); else ids are one namespace across the

@@ -76,6 +76,7 @@ struct changes {
     bool failed;
     const char *references; /* the field that names other jobs, whose fan-out items */
     const struct pd_skip *skip; /* `skip` passes over (NULL: none) */
+    bool vectors;               /* a vector was added or removed: no configuration fields */
 };
 
 /* Adds change `one` (its strings are the list's then; freed when it cannot be added). */
@@ -224,7 +225,8 @@ static void field_change(struct changes *c, const struct dialect_diff *dd, const
     char sa[VALUE_MAX + 8], sb[VALUE_MAX + 8];
     struct pd_value va, vb;
 
-    if (pd_in_list(dd->identity, name, strlen(name)))
+    if (pd_in_list(dd->identity, name, strlen(name)) ||
+        (c->vectors && (pd_in_list(dd->configuration, name, strlen(name)) || pd_in_list(dd->labels, name, strlen(name)))))
         return;
     if (pd_is_field(dd->env, name, strlen(name))) {
         if (!same_env(a, b))
@@ -498,6 +500,33 @@ done:
     free(w.label);
 }
 
+/* A field m jobs changed each their own way: one line for each set of jobs that changed
+ * it alike (a matrix's jobs of one value of a vector), in the order of their first. */
+static void report_groups(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *hi,
+                          unsigned m)
+{
+    bool *done = calloc(m, sizeof(*done));
+    unsigned *group = calloc(m, sizeof(*group));
+
+    for (unsigned j = 0; done && group && j < m; j++) {
+        unsigned k = 0;
+
+        for (unsigned j2 = j; !done[j] && j2 < m; j2++) {
+            if (!done[j2] && !strcmp(chg[j2]->detail, chg[j]->detail) &&
+                same_text(chg[j2]->old_json, chg[j]->old_json) && same_text(chg[j2]->new_json, chg[j]->new_json)) {
+                done[j2] = j2 != j;
+                group[k++] = hi[j2];
+            }
+        }
+        if (!done[j])
+            report_change(r, x, chg[j], group, k, false);
+        done[j] = true;
+    }
+    r->failed |= !done || !group;
+    free(done);
+    free(group);
+}
+
 /* Reports a field m jobs changed (`all`: every compared job): once when they changed it
  * alike (naming the jobs unless it is all of them), or so that it reads alike (the
  * same part of a long value, the same lines of a script, the same items of a list); once
@@ -522,8 +551,7 @@ static void report_field(struct report *r, struct step_ctx *x, struct change *co
         snprintf(detail, sizeof(detail), "%s: %s (was %s)", chg[0]->field, new_s, old_s);
         report_jobs(r, x, chg, hi, m, false, detail, old_s, new_s, true);
     } else {
-        for (unsigned j = 0; j < m; j++)
-            report_change(r, x, chg[j], &hi[j], 1, false);
+        report_groups(r, x, chg, hi, m);
     }
 }
 
@@ -549,6 +577,7 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
         struct pd_fanref refs = {x->base, x->head, {p->file, q->file}};
         struct pd_skip skip = {pd_fanout_item, &refs};
 
+        c[k].vectors = x->vectors;
         c[k].references = r->dialect->reference_field;
         c[k].skip = c[k].references ? &skip : NULL;
         if (pd_entries_read(x->base->spool, p->data_off, p->data_len, &ea) != 0 ||
@@ -757,12 +786,15 @@ static unsigned match_configurations(struct configurations *c, unsigned (*pairs)
 }
 
 /* "matrix 4 -> 6 jobs (os=windows added; ...)": the configurations one side has alone
- * (BASE's that HEAD's adjustments skip said so). */
-static void report_configurations(struct report *r, struct step_ctx *x, struct configurations *c, const char *id)
+ * (BASE's that HEAD's adjustments skip said so), after the vectors one side has alone
+ * (`vectors`: "" for none). */
+static void report_configurations(struct report *r, struct step_ctx *x, struct configurations *c, const char *id,
+                                  const char *vectors)
 {
-    char line[3 * 320 + 64], old_j[16], new_j[16]; /* the three parts at most, whole */
+    char line[4 * 320 + 64], old_j[16], new_j[16]; /* the four parts at most, whole */
     char gained[2][320], skipped[320];
-    size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", c->n[0], c->n[1]);
+    size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs%s%.320s (", c->n[0], c->n[1],
+                                *vectors ? ": " : "", vectors);
     struct finding f;
 
     skipped_text(x->head, id, c->rows[0], c->labels[0], c->extra[0], c->n[0], skipped, sizeof(skipped));
@@ -773,6 +805,8 @@ static void report_configurations(struct report *r, struct step_ctx *x, struct c
     snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
              *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "",
              (*gained[1] || *gained[0]) && *skipped ? "; " : "", skipped);
+    if (!*gained[0] && !*gained[1] && !*skipped)
+        line[o - 2] = '\0'; /* the vectors say it all */
     pd_finding_init(&f, "shards", x->id, &x->at, line);
     snprintf(old_j, sizeof(old_j), "%u", c->n[0]);
     snprintf(new_j, sizeof(new_j), "%u", c->n[1]);
@@ -787,21 +821,27 @@ static void report_configurations(struct report *r, struct step_ctx *x, struct c
 static void compare_configurations(struct report *r, struct step_ctx *x, bool *changed, bool *resharded)
 {
     struct configurations c = {{0, 0}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
-    unsigned (*pairs)[2] = malloc((x->b->shards + 1) * sizeof(*pairs)), matched;
-    char *id = pd_spooled(x->head, x->h->id_off, x->h->id_len);
+    unsigned most = x->b->shards > x->h->shards ? x->b->shards : x->h->shards;
+    unsigned (*pairs)[2] = malloc((most + 1) * sizeof(*pairs)), matched = 0;
+    char *id = pd_spooled(x->head, x->h->id_off, x->h->id_len), *vectors = NULL;
+    int n_vectors = 0;
 
-    if (!pairs || !id || read_configurations(x, &c) != 0) {
+    if (!pairs || !id || read_configurations(x, &c) != 0 ||
+        (n_vectors = pd_match_vectors(c.rows, c.n, c.extra, pairs, &matched, &vectors)) < 0) {
         r->failed = true;
     } else {
-        matched = match_configurations(&c, pairs);
-        if (matched < c.n[0] || matched < c.n[1]) {
-            report_configurations(r, x, &c, id);
+        if (!n_vectors)
+            matched = match_configurations(&c, pairs);
+        x->vectors = n_vectors > 0;
+        if (n_vectors || matched < c.n[0] || matched < c.n[1]) {
+            report_configurations(r, x, &c, id, vectors);
             *resharded = true;
         }
         *changed = compare_jobs(r, x, (const unsigned (*)[2])pairs, matched);
     }
     free_configurations(&c);
     free(pairs);
+    free(vectors);
     free(id);
 }
 
@@ -817,7 +857,7 @@ static const struct dialect_derived *derived_rule(const struct side *base, const
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
                         const struct logical *h, const char *from, unsigned similarity)
 {
-    struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0};
+    struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0, false};
     char *id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
     struct pair_rec pair = {b->rank, h->rank, h->repeat, h->id_len, h->shards, h->id_off, h->tuples_off};
     unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = malloc((n + 1) * sizeof(*pairs));

@@ -259,6 +259,7 @@ struct step_ctx {
     struct where at;             /* HEAD's step: its first job, every job's label */
     enum group group;            /* where markdown lists its changes (changed, or renamed) */
     uint32_t sub;                /* the next finding's place under the step */
+    bool vectors;                /* its matrix gained or lost a vector (pipediff_vectors.c) */
 };
 
 /* A step one side has alone, as a rename candidate: its first job's compared fields. */
@@ -425,6 +426,16 @@ struct pd_fanref {
  * target whose job count differs between the sides, or one of its jobs, while the other
  * list names that target too: a rewrite the target's own line reports. */
 bool pd_fanout_item(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item, unsigned side);
+
+/* pipediff_vectors.c */
+/* A matrix's configurations (rows[side]: row texts, n[side] of them) when one side has
+ * vectors the other has not: those that have the same values for the other vectors
+ * paired, each HEAD configuration with the first BASE one (pairs[k]: BASE's, HEAD's;
+ * *matched of them; at most n[1]), their extra[] cleared, and *phrase (malloc'd) says
+ * the vectors ("vector os added (2 values)"). How many vectors (0: none, and nothing
+ * paired), or -1 when out of memory. */
+int pd_match_vectors(char **rows[2], const unsigned n[2], bool *extra[2], unsigned (*pairs)[2], unsigned *matched,
+                     char **phrase);
 
 /* pipediff_moves.c */
 /* Sets keep[i] for the elements of one longest strictly increasing subsequence of

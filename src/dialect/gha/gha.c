@@ -639,6 +639,7 @@ static const char *const diff_machine[] = {"runs-on", NULL};
 static const char *const diff_step_names[] = {"name", "id", "uses", "run", NULL};
 static const char *const diff_step_commands[] = {"run", "uses", NULL};
 static const struct dialect_default diff_defaults[] = {{"continue-on-error", "false"}, {NULL, NULL}};
+static const char *const diff_configuration[] = {"strategy", NULL};
 
 static const struct dialect_diff gha_diff = {
     .labels = diff_labels,
@@ -649,6 +650,7 @@ static const struct dialect_diff gha_diff = {
     .item_names = diff_step_names,
     .item_commands = diff_step_commands,
     .defaults = diff_defaults,
+    .configuration = diff_configuration,
     .identity_per_file = true,
 };
 
