@@ -110,6 +110,9 @@ struct side {
      * change rewrites (pipediff_fanref.c): 20 bytes a fan-out */
     struct fanout_count *fanouts;
     size_t n_fanouts, cap_fanouts;
+    /* what each file says of its jobs' labels (dialect_diff.label_note), by file number */
+    char **notes;
+    size_t n_notes;
 };
 
 

@@ -164,15 +164,16 @@ static int record_step(void *user, const struct dialect_job *job)
         r.row_len = (uint32_t)s->blob.len;
     }
     if ((title = pd_job_title(s->dialect->diff, step, &title_len)) != NULL) {
-        char *shown = s->dialect->diff->label_value ? s->dialect->diff->label_value(title, title_len) : NULL;
+        const char *note = job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL;
+        char *shown = s->dialect->diff->label_value ? s->dialect->diff->label_value(note, title, title_len) : NULL;
         int rc;
 
-        if (shown) {
-            title = shown;
-            title_len = strlen(shown);
-        }
-        r.title_len = (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX);
-        rc = spool_write(s, title, r.title_len, &r.title_off);
+        /* a label that does not read as text (an expression left to run time) is none:
+         * the reader sees the identity, not the expression cut */
+        title = s->dialect->diff->label_value ? shown : title;
+        title_len = shown ? strlen(shown) : s->dialect->diff->label_value ? 0 : title_len;
+        r.title_len = title ? (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX) : 0;
+        rc = title ? spool_write(s, title, r.title_len, &r.title_off) : 0;
         free(shown);
         if (rc != 0)
             return -1;
@@ -232,6 +233,30 @@ static int record_failed(struct side *s)
     return -1;
 }
 
+/* Keeps what top-level pair `top` of file `file` says of its jobs' labels. 0, or -1 when
+ * out of memory. */
+static int note_labels(struct side *s, unsigned file, const struct ynode *top)
+{
+    char *note = s->dialect->diff->label_note ? s->dialect->diff->label_note(top) : NULL;
+
+    if (!note)
+        return 0;
+    if (file >= s->n_notes) {
+        char **grown = realloc(s->notes, (file + 1) * sizeof(*grown));
+
+        if (!grown) {
+            free(note);
+            return -1;
+        }
+        memset(grown + s->n_notes, 0, (file + 1 - s->n_notes) * sizeof(*grown));
+        s->notes = grown;
+        s->n_notes = file + 1;
+    }
+    free(s->notes[file]);
+    s->notes[file] = note;
+    return 0;
+}
+
 static int side_item(void *user, const struct stream_item *item)
 {
     struct side *s = user;
@@ -241,6 +266,8 @@ static int side_item(void *user, const struct stream_item *item)
 
     if (item->kind != STREAM_STEP && item->kind != STREAM_PAIR)
         return 0;
+    if (item->kind == STREAM_PAIR && note_labels(s, item->pos.file, root) != 0)
+        goto fail;
     s->n_jobs = 0;
     if (item->kind == STREAM_STEP && s->dialect->each_job(root, record_step, s) < 0)
         goto fail;
@@ -356,6 +383,9 @@ void pd_side_free(struct side *s)
     forget_skipped(s);
     free(s->skipped);
     free(s->fanouts);
+    for (size_t i = 0; i < s->n_notes; i++)
+        free(s->notes[i]);
+    free(s->notes);
     free(s->jobs);
     free(s->blob.buf);
     free(s->json.buf);
