@@ -453,10 +453,44 @@ static bool labels_range(struct side *s, const struct shard_tuple *t, const unsi
     return ok;
 }
 
+/* Whether label `l` has the word w (len bytes) between spaces. */
+static bool has_word(const char *l, const char *w, size_t len)
+{
+    for (const char *p = l; *p; p += strcspn(p, " "), p += *p == ' ') {
+        if (strcspn(p, " ") == len && !memcmp(p, w, len))
+            return true;
+    }
+    return false;
+}
+
+/* A matrix's jobs by the values they all have ("4 jobs with arch=arm64"), into buf;
+ * false when they share none (or out of memory). */
+static bool labels_shared(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
+                          char *buf, size_t cap)
+{
+    char first[128], label[128];
+    size_t o = (size_t)snprintf(buf, cap, "%u jobs with", n);
+    bool any = false;
+
+    pd_job_label(s, &t[idx[0]], idx[0], first, sizeof(first));
+    for (const char *w = first; *w && o < cap; w += strcspn(w, " "), w += *w == ' ') {
+        size_t len = strcspn(w, " ");
+        bool all = memchr(w, '=', len) != NULL;
+
+        for (unsigned i = 1; all && i < n; i++)
+            all = has_word(pd_job_label(s, &t[idx[i]], idx[i], label, sizeof(label)), w, len);
+        if (all) {
+            o += (size_t)snprintf(buf + o, cap - o, " %.*s", (int)len, w);
+            any = true;
+        }
+    }
+    return any && n > 1 && o < cap;
+}
+
 /* The jobs of a fan-out a line is about, `idx` (ascending) of tuples `t`: "shard 2",
  * "shards 1-3", "shards 0, 2-3"; a matrix's by their labels, as a range when they are
- * one ("part 0..13"), else one by one ("part 0, part 2"). Malloc'd; NULL when out of
- * memory. */
+ * one ("part 0..13"), else by the values they all have ("4 jobs with arch=arm64"), else
+ * one by one ("part 0, part 2"). Malloc'd; NULL when out of memory. */
 char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n)
 {
     char *text = NULL, label[128], range[4 * LABEL_MAX];
@@ -465,7 +499,8 @@ char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *
 
     if (!m)
         return NULL;
-    if (t[idx[0]].label_len && labels_range(s, t, idx, n, range, sizeof(range))) {
+    if (t[idx[0]].label_len && (labels_range(s, t, idx, n, range, sizeof(range)) ||
+                                labels_shared(s, t, idx, n, range, sizeof(range)))) {
         fputs(range, m);
     } else if (t[idx[0]].label_len) {
         for (unsigned i = 0; i < n; i++) {
