@@ -74,8 +74,8 @@ struct changes {
     struct change *v;
     size_t n, cap;
     bool failed;
-    const char *references; /* the field that names other jobs, whose fan-out items */
-    const struct pd_skip *skip; /* `skip` passes over (NULL: none) */
+    const char *references;     /* the field naming other jobs (depends_on, needs): */
+    const struct pd_skip *skip; /* its items a target's fan-out rewrote (NULL: none) */
     bool vectors;               /* a vector was added or removed: no configuration fields */
 };
 
@@ -531,7 +531,7 @@ static void report_groups(struct report *r, struct step_ctx *x, struct change *c
  * alike (naming the jobs unless it is all of them), or so that it reads alike (the
  * same part of a long value, the same lines of a script, the same items of a list); once
  * with the words that differ when they changed it each their own way but for a number;
- * else job by job. */
+ * else once for each set of jobs that changed it alike. */
 static void report_field(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *hi,
                          unsigned m, bool all)
 {

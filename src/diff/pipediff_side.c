@@ -405,6 +405,7 @@ static struct shard_tuple tuple_of(const struct step_rec *r)
 
     return t;
 }
+
 /* Keeps fan-out l's identity and job count. */
 static int note_fanout(struct side *s, const struct logical *l)
 {
