@@ -888,6 +888,8 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
         }
         for (unsigned k = 0; k < n; k++)
             pairs[k][0] = pairs[k][1] = k;
+        /* a job that became a matrix (or stopped being one) gained its vectors */
+        x.vectors = b->matrix != h->matrix;
         changed = compare_jobs(r, &x, (const unsigned (*)[2])pairs, n);
     }
     /* a step counts once: a rename is a rename, whatever else changed with it */
