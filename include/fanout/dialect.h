@@ -245,10 +245,15 @@ struct dialect_diff {
     /* What a reader calls a job, the first it has: one of its `labels` (which name it,
      * so a rename looks past them as it does past the identity), else a `prompt`. */
     const char *const *labels, *const *prompts;
-    /* The label a reader sees for one written `text` (GitHub: a name written as an
-     * expression of constants, as a rendering writes one, shows its value): malloc'd,
-     * or NULL for the text as written. NULL: labels are text. */
-    char *(*label_value)(const char *text, size_t len);
+    /* The label a reader sees for one written `text` (GitHub: a name written with
+     * expressions shows its value), given what the job's file says of it (`note`, from
+     * label_note; NULL: nothing): malloc'd, or NULL when it has no such text (an
+     * expression of values only a run knows) or out of memory. NULL: labels are text. */
+    char *(*label_value)(const char *note, const char *text, size_t len);
+    /* What a document's top-level pair `top` (a mapping of one key) tells the labels of
+     * its file's jobs (GitHub: the event its `on` makes clear, which a name may test):
+     * malloc'd, or NULL when nothing. NULL: nothing. */
+    char *(*label_note)(const struct ynode *top);
     const char *env;                         /* compared entry by entry; NULL: none */
     const struct dialect_command *commands;  /* ended by a NULL field */
     const char *const *machine;              /* where it runs, the first it has */
@@ -258,6 +263,10 @@ struct dialect_diff {
     const char *items;
     const char *const *item_names, *const *item_commands;
     const struct dialect_default *defaults;  /* ended by a NULL field */
+    /* The fields that hold a matrix configuration's values (a workflow job's rendered
+     * `strategy`), which change with the vectors of its matrix: when a vector is added
+     * or removed, they and the labels (made from the values) are not compared. */
+    const char *const *configuration;
     const struct dialect_derived *derived;   /* NULL: no job is derived */
     /* A job's identity is its file's too (a workflow's job ids are its own: two
      * workflows may each have a `check-changes`); else ids are one namespace across the

@@ -174,14 +174,15 @@ static int write_items(const struct ynode *list, const bool *shared, const char 
 }
 
 /* The items form: the items of list b that a has not (added) and of a that b has not
- * (removed), as sets (by sorting both: time n log n). 0 (nothing set when neither has an
- * item the other has not: a list reordered or an item repeated), or -1 when out of
+ * (removed), as sets (by sorting both: time n log n), but those `skip` passes over. 0
+ * (nothing set when neither has an item the other has not: a list reordered or an item
+ * repeated), 1 when the items only one has are all passed over, or -1 when out of
  * memory. */
-static int items_change(struct change *ch, const struct ynode *a, const struct ynode *b)
+static int items_change(struct change *ch, const struct ynode *a, const struct ynode *b, const struct pd_skip *skip)
 {
     size_t na = ynode_len(a), nb = ynode_len(b), n = na + nb, dl = 0, al = 0, rl = 0, jl = 0;
     struct item *v = malloc((n ? n : 1) * sizeof(*v));
-    bool *shared = calloc(n ? n : 1, 1), any = false;
+    bool *shared = calloc(n ? n : 1, 1), any = false, skipped = false;
     char *detail = NULL, *json = NULL;
     FILE *md = NULL, *ma = NULL, *mr = NULL, *mj = NULL;
     struct blob blob = {0};
@@ -202,12 +203,19 @@ static int items_change(struct change *ch, const struct ynode *a, const struct y
 
         for (j = i; j < n && !item_cmp(&v[i], &v[j]); j++)
             sides |= 1u << v[j].side;
+        /* an item that only says a fan-out changed reads as both sides' */
+        for (size_t k = i; k < j && sides != 3 && skip; k++) {
+            if (skip->item(skip->user, a, b, v[k].n, v[k].side)) {
+                sides = 3;
+                skipped = true;
+            }
+        }
         for (size_t k = i; k < j; k++)
             shared[v[k].side ? na + v[k].index : v[k].index] = sides == 3;
         any |= sides != 3;
     }
     if (!any) {
-        rc = 0;
+        rc = skipped;
         goto done;
     }
     if (!(md = open_memstream(&detail, &dl)) || !(ma = open_memstream(&ch->added, &al)) ||
@@ -275,6 +283,12 @@ static int scalar_change(struct change *ch)
 int pd_value_change(struct change *ch, const char *field, bool commands, const struct pd_value *a,
                     const struct pd_value *b)
 {
+    return pd_value_change_skip(ch, field, commands, a, b, NULL) == 0 ? 0 : -1;
+}
+
+int pd_value_change_skip(struct change *ch, const char *field, bool commands, const struct pd_value *a,
+                         const struct pd_value *b, const struct pd_skip *skip)
+{
     struct ynode_doc *da = NULL, *db = NULL;
     const struct ynode *na = NULL, *nb = NULL;
     char *ta = NULL, *tb = NULL;
@@ -298,7 +312,7 @@ int pd_value_change(struct change *ch, const char *field, bool commands, const s
         tb = lines_of(nb, commands, &failed);
         if (failed || (ta && tb && (several_lines(ta) || several_lines(tb)) && lines_change(ch, ta, tb) != 0))
             goto done;
-        if (!ch->hunks && !commands && scalars(na) && scalars(nb) && items_change(ch, na, nb) != 0)
+        if (!ch->hunks && !commands && scalars(na) && scalars(nb) && (rc = items_change(ch, na, nb, skip)) != 0)
             goto done;
     }
     rc = ch->detail ? 0 : scalar_change(ch);

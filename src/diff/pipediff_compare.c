@@ -74,6 +74,9 @@ struct changes {
     struct change *v;
     size_t n, cap;
     bool failed;
+    const char *references;     /* the field naming other jobs (depends_on, needs): */
+    const struct pd_skip *skip; /* its items a target's fan-out rewrote (NULL: none) */
+    bool vectors;               /* a vector was added or removed: no configuration fields */
 };
 
 /* Adds change `one` (its strings are the list's then; freed when it cannot be added). */
@@ -123,11 +126,13 @@ static void changes_add(struct changes *c, const char *field, const char *old_v,
 static void changes_value(struct changes *c, const char *field, bool commands, const struct pd_value *a,
                           const struct pd_value *b)
 {
+    const struct pd_skip *skip = c->skip && !strcmp(field, c->references) ? c->skip : NULL;
     struct change one;
+    int rc = pd_value_change_skip(&one, field, commands, a, b, skip);
 
-    if (pd_value_change(&one, field, commands, a, b) != 0)
+    if (rc < 0)
         c->failed = true;
-    else
+    else if (rc == 0)
         changes_push(c, &one);
 }
 
@@ -220,7 +225,8 @@ static void field_change(struct changes *c, const struct dialect_diff *dd, const
     char sa[VALUE_MAX + 8], sb[VALUE_MAX + 8];
     struct pd_value va, vb;
 
-    if (pd_in_list(dd->identity, name, strlen(name)))
+    if (pd_in_list(dd->identity, name, strlen(name)) ||
+        (c->vectors && (pd_in_list(dd->configuration, name, strlen(name)) || pd_in_list(dd->labels, name, strlen(name)))))
         return;
     if (pd_is_field(dd->env, name, strlen(name))) {
         if (!same_env(a, b))
@@ -360,12 +366,12 @@ static void finding_form(struct finding *f, const struct change *ch)
     f->part[P_REMOVED] = ch->removed;
 }
 
-/* Reports change `ch` of m jobs (bi and hi: their indices on each side); `all`: every
+/* Reports change `ch` of m jobs (hi: their indices in HEAD); `all`: every
  * compared job has it alike, and the line names no jobs. */
-static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *bi,
-                          const unsigned *hi, unsigned m, bool all)
+static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *hi,
+                          unsigned m, bool all)
 {
-    char *jobs = all ? NULL : pd_jobs_text(x->base, x->tb, bi, m), *full = NULL;
+    char *jobs = all ? NULL : pd_jobs_text(x->head, x->th, hi, m), *full = NULL;
     struct where w = {NULL, 0, NULL};
     struct finding f;
 
@@ -430,11 +436,11 @@ static bool words_summary(struct change *const *chg, unsigned m, char *old_s, ch
 /* One line for a field m jobs changed each their own way (`all`: every compared job),
  * reading `detail` (`words`: old_s and new_s are the words that differ), with every
  * job's values in the JSON ("by_job") and markdown's details. */
-static void report_jobs(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *bi,
-                        const unsigned *hi, unsigned m, bool all, const char *detail, const char *old_s,
+static void report_jobs(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *hi,
+                        unsigned m, bool all, const char *detail, const char *old_s,
                         const char *new_s, bool words)
 {
-    char *jobs = all ? NULL : pd_jobs_text(x->base, x->tb, bi, m), *json = NULL, *full = NULL, label[128];
+    char *jobs = all ? NULL : pd_jobs_text(x->head, x->th, hi, m), *json = NULL, *full = NULL, label[128];
     size_t json_len, full_len;
     FILE *mj = open_memstream(&json, &json_len), *mf = open_memstream(&full, &full_len);
     struct where w = {NULL, 0, NULL};
@@ -448,7 +454,7 @@ static void report_jobs(struct report *r, struct step_ctx *x, struct change *con
         fprintf(mj, "%s, ", chg[0]->items_json);
     fputs("\"by_job\": [", mj);
     for (unsigned j = 0; j < m; j++) {
-        pd_job_label(x->base, &x->tb[bi[j]], bi[j], label, sizeof(label));
+        pd_job_label(x->head, &x->th[hi[j]], hi[j], label, sizeof(label));
         fputs(j ? ", {\"job\": " : "{\"job\": ", mj);
         diag_write_json_string(mj, label);
         if (chg[j]->old_json)
@@ -494,13 +500,40 @@ done:
     free(w.label);
 }
 
+/* A field m jobs changed each their own way: one line for each set of jobs that changed
+ * it alike (a matrix's jobs of one value of a vector), in the order of their first. */
+static void report_groups(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *hi,
+                          unsigned m)
+{
+    bool *done = calloc(m, sizeof(*done));
+    unsigned *group = calloc(m, sizeof(*group));
+
+    for (unsigned j = 0; done && group && j < m; j++) {
+        unsigned k = 0;
+
+        for (unsigned j2 = j; !done[j] && j2 < m; j2++) {
+            if (!done[j2] && !strcmp(chg[j2]->detail, chg[j]->detail) &&
+                same_text(chg[j2]->old_json, chg[j]->old_json) && same_text(chg[j2]->new_json, chg[j]->new_json)) {
+                done[j2] = j2 != j;
+                group[k++] = hi[j2];
+            }
+        }
+        if (!done[j])
+            report_change(r, x, chg[j], group, k, false);
+        done[j] = true;
+    }
+    r->failed |= !done || !group;
+    free(done);
+    free(group);
+}
+
 /* Reports a field m jobs changed (`all`: every compared job): once when they changed it
  * alike (naming the jobs unless it is all of them), or so that it reads alike (the
  * same part of a long value, the same lines of a script, the same items of a list); once
  * with the words that differ when they changed it each their own way but for a number;
- * else job by job. */
-static void report_field(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *bi,
-                         const unsigned *hi, unsigned m, bool all)
+ * else once for each set of jobs that changed it alike. */
+static void report_field(struct report *r, struct step_ctx *x, struct change *const *chg, const unsigned *hi,
+                         unsigned m, bool all)
 {
     char old_s[2 * VALUE_MAX], new_s[2 * VALUE_MAX], detail[6 * VALUE_MAX];
     bool alike = true, reads_alike = true;
@@ -511,15 +544,14 @@ static void report_field(struct report *r, struct step_ctx *x, struct change *co
         alike = alike && same_text(chg[j]->old_json, chg[0]->old_json) && same_text(chg[j]->new_json, chg[0]->new_json);
     }
     if (reads_alike && alike) {
-        report_change(r, x, chg[0], bi, hi, m, all);
+        report_change(r, x, chg[0], hi, m, all);
     } else if (reads_alike) {
-        report_jobs(r, x, chg, bi, hi, m, all, chg[0]->detail, chg[0]->old_v, chg[0]->new_v, false);
+        report_jobs(r, x, chg, hi, m, all, chg[0]->detail, chg[0]->old_v, chg[0]->new_v, false);
     } else if (m > 1 && words_summary(chg, m, old_s, new_s, sizeof(old_s))) {
         snprintf(detail, sizeof(detail), "%s: %s (was %s)", chg[0]->field, new_s, old_s);
-        report_jobs(r, x, chg, bi, hi, m, false, detail, old_s, new_s, true);
+        report_jobs(r, x, chg, hi, m, false, detail, old_s, new_s, true);
     } else {
-        for (unsigned j = 0; j < m; j++)
-            report_change(r, x, chg[j], &bi[j], &hi[j], 1, false);
+        report_groups(r, x, chg, hi, m);
     }
 }
 
@@ -529,10 +561,10 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
 {
     struct changes *c = calloc(n ? n : 1, sizeof(*c));
     struct change **chg = calloc(n ? n : 1, sizeof(*chg));
-    unsigned *bi = calloc(n ? n : 1, sizeof(*bi)), *hi = calloc(n ? n : 1, sizeof(*hi));
+    unsigned *hi = calloc(n ? n : 1, sizeof(*hi));
     bool any = false;
 
-    if (!c || !chg || !bi || !hi) {
+    if (!c || !chg || !hi) {
         r->failed = true;
         goto done;
     }
@@ -542,11 +574,18 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
 
         if (p->digest == q->digest && p->data_len == q->data_len)
             continue;
+        struct pd_fanref refs = {x->base, x->head, {p->file, q->file}};
+        struct pd_skip skip = {pd_fanout_item, &refs};
+
+        c[k].vectors = x->vectors;
+        c[k].references = r->dialect->reference_field;
+        c[k].skip = c[k].references ? &skip : NULL;
         if (pd_entries_read(x->base->spool, p->data_off, p->data_len, &ea) != 0 ||
             pd_entries_read(x->head->spool, q->data_off, q->data_len, &eb) != 0)
             r->failed = true;
         else
             fields_changes(&c[k], r->dialect->diff, &ea, &eb);
+        c[k].skip = NULL; /* refs and skip are gone */
         pd_entries_free(&ea);
         pd_entries_free(&eb);
         r->failed |= c[k].failed;
@@ -567,13 +606,12 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
                     if (!o->done && !strcmp(o->field, c[k].v[i].field)) {
                         o->done = true;
                         chg[m] = o;
-                        bi[m] = pairs[k2][0];
                         hi[m++] = pairs[k2][1];
                         break;
                     }
                 }
             }
-            report_field(r, x, chg, bi, hi, m, m == n);
+            report_field(r, x, chg, hi, m, m == n);
         }
     }
 done:
@@ -581,7 +619,6 @@ done:
         changes_free(&c[k]);
     free(c);
     free(chg);
-    free(bi);
     free(hi);
     return any && !r->failed;
 }
@@ -749,12 +786,15 @@ static unsigned match_configurations(struct configurations *c, unsigned (*pairs)
 }
 
 /* "matrix 4 -> 6 jobs (os=windows added; ...)": the configurations one side has alone
- * (BASE's that HEAD's adjustments skip said so). */
-static void report_configurations(struct report *r, struct step_ctx *x, struct configurations *c, const char *id)
+ * (BASE's that HEAD's adjustments skip said so), after the vectors one side has alone
+ * (`vectors`: "" for none). */
+static void report_configurations(struct report *r, struct step_ctx *x, struct configurations *c, const char *id,
+                                  const char *vectors)
 {
-    char line[3 * 320 + 64], old_j[16], new_j[16]; /* the three parts at most, whole */
+    char line[4 * 320 + 64], old_j[16], new_j[16]; /* the four parts at most, whole */
     char gained[2][320], skipped[320];
-    size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs (", c->n[0], c->n[1]);
+    size_t o = (size_t)snprintf(line, sizeof(line), "matrix %u -> %u jobs%s%.320s (", c->n[0], c->n[1],
+                                *vectors ? ": " : "", vectors);
     struct finding f;
 
     skipped_text(x->head, id, c->rows[0], c->labels[0], c->extra[0], c->n[0], skipped, sizeof(skipped));
@@ -765,6 +805,8 @@ static void report_configurations(struct report *r, struct step_ctx *x, struct c
     snprintf(line + o, sizeof(line) - o, "%s%s%s%s%s%s%s)", gained[1], *gained[1] ? " added" : "",
              *gained[1] && *gained[0] ? "; " : "", gained[0], *gained[0] ? " removed" : "",
              (*gained[1] || *gained[0]) && *skipped ? "; " : "", skipped);
+    if (!*gained[0] && !*gained[1] && !*skipped)
+        line[o - 2] = '\0'; /* the vectors say it all */
     pd_finding_init(&f, "shards", x->id, &x->at, line);
     snprintf(old_j, sizeof(old_j), "%u", c->n[0]);
     snprintf(new_j, sizeof(new_j), "%u", c->n[1]);
@@ -779,21 +821,27 @@ static void report_configurations(struct report *r, struct step_ctx *x, struct c
 static void compare_configurations(struct report *r, struct step_ctx *x, bool *changed, bool *resharded)
 {
     struct configurations c = {{0, 0}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
-    unsigned (*pairs)[2] = malloc((x->b->shards + 1) * sizeof(*pairs)), matched;
-    char *id = pd_spooled(x->head, x->h->id_off, x->h->id_len);
+    unsigned most = x->b->shards > x->h->shards ? x->b->shards : x->h->shards;
+    unsigned (*pairs)[2] = malloc((most + 1) * sizeof(*pairs)), matched = 0;
+    char *id = pd_spooled(x->head, x->h->id_off, x->h->id_len), *vectors = NULL;
+    int n_vectors = 0;
 
-    if (!pairs || !id || read_configurations(x, &c) != 0) {
+    if (!pairs || !id || read_configurations(x, &c) != 0 ||
+        (n_vectors = pd_match_vectors(c.rows, c.n, c.extra, pairs, &matched, &vectors)) < 0) {
         r->failed = true;
     } else {
-        matched = match_configurations(&c, pairs);
-        if (matched < c.n[0] || matched < c.n[1]) {
-            report_configurations(r, x, &c, id);
+        if (!n_vectors)
+            matched = match_configurations(&c, pairs);
+        x->vectors = n_vectors > 0;
+        if (n_vectors || matched < c.n[0] || matched < c.n[1]) {
+            report_configurations(r, x, &c, id, vectors);
             *resharded = true;
         }
         *changed = compare_jobs(r, x, (const unsigned (*)[2])pairs, matched);
     }
     free_configurations(&c);
     free(pairs);
+    free(vectors);
     free(id);
 }
 
@@ -809,7 +857,7 @@ static const struct dialect_derived *derived_rule(const struct side *base, const
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
                         const struct logical *h, const char *from, unsigned similarity)
 {
-    struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0};
+    struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0, false};
     char *id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
     struct pair_rec pair = {b->rank, h->rank, h->repeat, h->id_len, h->shards, h->id_off, h->tuples_off};
     unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = malloc((n + 1) * sizeof(*pairs));
@@ -840,6 +888,8 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
         }
         for (unsigned k = 0; k < n; k++)
             pairs[k][0] = pairs[k][1] = k;
+        /* a job that became a matrix (or stopped being one) gained its vectors */
+        x.vectors = b->matrix != h->matrix;
         changed = compare_jobs(r, &x, (const unsigned (*)[2])pairs, n);
     }
     /* a step counts once: a rename is a rename, whatever else changed with it */

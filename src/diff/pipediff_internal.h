@@ -106,6 +106,13 @@ struct side {
     struct skipped_job *skipped;
     size_t n_skipped, skipped_bytes;
     bool skipped_sorted;
+    /* its fan-outs (steps of several jobs) by identity, for the references a fan-out's
+     * change rewrites (pipediff_fanref.c): 20 bytes a fan-out */
+    struct fanout_count *fanouts;
+    size_t n_fanouts, cap_fanouts;
+    /* what each file says of its jobs' labels (dialect_diff.label_note), by file number */
+    char **notes;
+    size_t n_notes;
 };
 
 
@@ -125,6 +132,11 @@ struct entries {
 
 struct hkey {
     uint64_t h1, h2;
+};
+
+struct fanout_count {
+    struct hkey id;
+    uint32_t jobs;
 };
 
 /* A rendered step (groups flattened), or a marker saying that a step whose identity is
@@ -250,6 +262,7 @@ struct step_ctx {
     struct where at;             /* HEAD's step: its first job, every job's label */
     enum group group;            /* where markdown lists its changes (changed, or renamed) */
     uint32_t sub;                /* the next finding's place under the step */
+    bool vectors;                /* its matrix gained or lost a vector (pipediff_vectors.c) */
 };
 
 /* A step one side has alone, as a rename candidate: its first job's compared fields. */
@@ -315,6 +328,16 @@ struct change {
  * as lines), into *ch (its strings malloc'd). 0, or -1 when out of memory. */
 int pd_value_change(struct change *ch, const char *field, bool commands, const struct pd_value *a,
                     const struct pd_value *b);
+/* Items of two lists a change passes over: `item` of side `side` (0: a's) says nothing
+ * a reader needs (pipediff_fanref.c: a target's fan-out, reported at the target). */
+struct pd_skip {
+    bool (*item)(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item, unsigned side);
+    void *user;
+};
+/* pd_value_change, but a list's items `skip` passes over (NULL: none) are not changes:
+ * 1 (*ch empty) when nothing else changed. */
+int pd_value_change_skip(struct change *ch, const char *field, bool commands, const struct pd_value *a,
+                         const struct pd_value *b, const struct pd_skip *skip);
 void pd_change_free(struct change *ch);
 
 /* pipediff_values.c */
@@ -361,6 +384,10 @@ char *pd_spooled(struct side *s, uint64_t off, uint32_t len);
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap);
 const char *pd_side_file(const struct side *s, uint32_t file);
 const char *pd_skip_reason(struct side *s, const char *id, const char *row);
+/* The identity of a job `id` (len bytes) written in file `file` of side s. */
+struct hkey pd_identity(const struct side *s, unsigned file, const char *id, size_t len);
+/* How many jobs the step of identity `id` has on side s (1: none, or not a fan-out). */
+unsigned pd_fanout_jobs(const struct side *s, struct hkey id);
 /* The identity of the job that job `id` is derived from by rule `derived` (a pointer
  * into `id`), or NULL when it is not derived (or `derived` is NULL). */
 const char *pd_parent_of(const struct dialect_derived *derived, const char *id);
@@ -390,6 +417,28 @@ void pd_compare(struct report *r, struct side *base, struct side *head);
 unsigned pd_similarity(const struct candidate *a, const struct candidate *b);
 void pd_report_unmatched(struct report *r, struct side *base, struct side *head);
 void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l);
+
+/* pipediff_fanref.c */
+/* What tells a reference item a fan-out rewrote: the sides, and the file of the job that
+ * names it on each (BASE's, HEAD's). */
+struct pd_fanref {
+    struct side *base, *head;
+    unsigned file[2];
+};
+/* For struct pd_skip (user: a pd_fanref): whether `item` of list a (side 0) or b names a
+ * target whose job count differs between the sides, or one of its jobs, while the other
+ * list names that target too: a rewrite the target's own line reports. */
+bool pd_fanout_item(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item, unsigned side);
+
+/* pipediff_vectors.c */
+/* A matrix's configurations (rows[side]: row texts, n[side] of them) when one side has
+ * vectors the other has not: those that have the same values for the other vectors
+ * paired, each HEAD configuration with the first BASE one (pairs[k]: BASE's, HEAD's;
+ * *matched of them; at most n[1]), their extra[] cleared, and *phrase (malloc'd) says
+ * the vectors ("vector os added (2 values)"). How many vectors (0: none, and nothing
+ * paired), or -1 when out of memory. */
+int pd_match_vectors(char **rows[2], const unsigned n[2], bool *extra[2], unsigned (*pairs)[2], unsigned *matched,
+                     char **phrase);
 
 /* pipediff_moves.c */
 /* Sets keep[i] for the elements of one longest strictly increasing subsequence of

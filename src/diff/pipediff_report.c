@@ -435,18 +435,74 @@ done:
     return rc;
 }
 
+/* A matrix's jobs as one range of their labels ("part 0..13", "os=linux part=0..13")
+ * when they differ by consecutive numbers in one place, into buf; false when they do
+ * not (or out of memory). */
+static bool labels_range(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
+                         char *buf, size_t cap)
+{
+    char **labels = calloc(n, sizeof(*labels)), label[128];
+    bool ok = labels != NULL && n > 1;
+
+    for (unsigned i = 0; ok && i < n; i++)
+        ok = (labels[i] = strdup(pd_job_label(s, &t[idx[i]], idx[i], label, sizeof(label)))) != NULL;
+    ok = ok && pd_summarize(buf, cap, labels, n) && strstr(buf, "..");
+    for (unsigned i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+    return ok;
+}
+
+/* Whether label `l` has the word w (len bytes) between spaces. */
+static bool has_word(const char *l, const char *w, size_t len)
+{
+    for (const char *p = l; *p; p += strcspn(p, " "), p += *p == ' ') {
+        if (strcspn(p, " ") == len && !memcmp(p, w, len))
+            return true;
+    }
+    return false;
+}
+
+/* A matrix's jobs by the values they all have ("4 jobs with arch=arm64"), into buf;
+ * false when they share none (or out of memory). */
+static bool labels_shared(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
+                          char *buf, size_t cap)
+{
+    char first[128], label[128];
+    size_t o = (size_t)snprintf(buf, cap, "%u jobs with", n);
+    bool any = false;
+
+    pd_job_label(s, &t[idx[0]], idx[0], first, sizeof(first));
+    for (const char *w = first; *w && o < cap; w += strcspn(w, " "), w += *w == ' ') {
+        size_t len = strcspn(w, " ");
+        bool all = memchr(w, '=', len) != NULL;
+
+        for (unsigned i = 1; all && i < n; i++)
+            all = has_word(pd_job_label(s, &t[idx[i]], idx[i], label, sizeof(label)), w, len);
+        if (all) {
+            o += (size_t)snprintf(buf + o, cap - o, " %.*s", (int)len, w);
+            any = true;
+        }
+    }
+    return any && n > 1 && o < cap;
+}
+
 /* The jobs of a fan-out a line is about, `idx` (ascending) of tuples `t`: "shard 2",
- * "shards 1-3", "shards 0, 2-3"; a matrix's by their labels ("part 0, part 2").
- * Malloc'd; NULL when out of memory. */
+ * "shards 1-3", "shards 0, 2-3"; a matrix's by their labels, as a range when they are
+ * one ("part 0..13"), else by the values they all have ("4 jobs with arch=arm64"), else
+ * one by one ("part 0, part 2"). Malloc'd; NULL when out of memory. */
 char *pd_jobs_text(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n)
 {
-    char *text = NULL, label[128];
+    char *text = NULL, label[128], range[4 * LABEL_MAX];
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
 
     if (!m)
         return NULL;
-    if (t[idx[0]].label_len) {
+    if (t[idx[0]].label_len && (labels_range(s, t, idx, n, range, sizeof(range)) ||
+                                labels_shared(s, t, idx, n, range, sizeof(range)))) {
+        fputs(range, m);
+    } else if (t[idx[0]].label_len) {
         for (unsigned i = 0; i < n; i++) {
             if (ftello(m) > 2 * LABEL_MAX) {
                 fprintf(m, ", ... (%u jobs)", n);

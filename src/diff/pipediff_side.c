@@ -112,6 +112,14 @@ static struct hkey scope_to_file(const struct side *s, unsigned file, struct hke
     return hkey_mix(id, f.h1, f.h2);
 }
 
+struct hkey pd_identity(const struct side *s, unsigned file, const char *id, size_t len)
+{
+    struct hkey k;
+
+    strhash_pair(id, len, &k.h1, &k.h2);
+    return s->dialect->diff->identity_per_file ? scope_to_file(s, file, k) : k;
+}
+
 static int record_step(void *user, const struct dialect_job *job)
 {
     struct side *s = user;
@@ -137,9 +145,7 @@ static int record_step(void *user, const struct dialect_job *job)
     r.shards = job->shards;
     r.file = job->pos.file;
     r.line = job->pos.line;
-    strhash_pair(id, len, &r.id.h1, &r.id.h2);
-    if (s->dialect->diff->identity_per_file)
-        r.id = scope_to_file(s, job->pos.file, r.id);
+    r.id = pd_identity(s, job->pos.file, id, len);
     if (spool_write(s, id, len, &r.id_off) != 0)
         return -1;
     r.id_len = (uint32_t)len;
@@ -158,15 +164,16 @@ static int record_step(void *user, const struct dialect_job *job)
         r.row_len = (uint32_t)s->blob.len;
     }
     if ((title = pd_job_title(s->dialect->diff, step, &title_len)) != NULL) {
-        char *shown = s->dialect->diff->label_value ? s->dialect->diff->label_value(title, title_len) : NULL;
+        const char *note = job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL;
+        char *shown = s->dialect->diff->label_value ? s->dialect->diff->label_value(note, title, title_len) : NULL;
         int rc;
 
-        if (shown) {
-            title = shown;
-            title_len = strlen(shown);
-        }
-        r.title_len = (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX);
-        rc = spool_write(s, title, r.title_len, &r.title_off);
+        /* a label that does not read as text (an expression left to run time) is none:
+         * the reader sees the identity, not the expression cut */
+        title = s->dialect->diff->label_value ? shown : title;
+        title_len = shown ? strlen(shown) : s->dialect->diff->label_value ? 0 : title_len;
+        r.title_len = title ? (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX) : 0;
+        rc = title ? spool_write(s, title, r.title_len, &r.title_off) : 0;
         free(shown);
         if (rc != 0)
             return -1;
@@ -226,6 +233,30 @@ static int record_failed(struct side *s)
     return -1;
 }
 
+/* Keeps what top-level pair `top` of file `file` says of its jobs' labels. 0, or -1 when
+ * out of memory. */
+static int note_labels(struct side *s, unsigned file, const struct ynode *top)
+{
+    char *note = s->dialect->diff->label_note ? s->dialect->diff->label_note(top) : NULL;
+
+    if (!note)
+        return 0;
+    if (file >= s->n_notes) {
+        char **grown = realloc(s->notes, (file + 1) * sizeof(*grown));
+
+        if (!grown) {
+            free(note);
+            return -1;
+        }
+        memset(grown + s->n_notes, 0, (file + 1 - s->n_notes) * sizeof(*grown));
+        s->notes = grown;
+        s->n_notes = file + 1;
+    }
+    free(s->notes[file]);
+    s->notes[file] = note;
+    return 0;
+}
+
 static int side_item(void *user, const struct stream_item *item)
 {
     struct side *s = user;
@@ -235,6 +266,8 @@ static int side_item(void *user, const struct stream_item *item)
 
     if (item->kind != STREAM_STEP && item->kind != STREAM_PAIR)
         return 0;
+    if (item->kind == STREAM_PAIR && note_labels(s, item->pos.file, root) != 0)
+        goto fail;
     s->n_jobs = 0;
     if (item->kind == STREAM_STEP && s->dialect->each_job(root, record_step, s) < 0)
         goto fail;
@@ -349,6 +382,10 @@ void pd_side_free(struct side *s)
     strset_destroy(s->fields);
     forget_skipped(s);
     free(s->skipped);
+    free(s->fanouts);
+    for (size_t i = 0; i < s->n_notes; i++)
+        free(s->notes[i]);
+    free(s->notes);
     free(s->jobs);
     free(s->blob.buf);
     free(s->json.buf);
@@ -368,12 +405,45 @@ static struct shard_tuple tuple_of(const struct step_rec *r)
 
     return t;
 }
+
+/* Keeps fan-out l's identity and job count. */
+static int note_fanout(struct side *s, const struct logical *l)
+{
+    if (s->n_fanouts == s->cap_fanouts) {
+        size_t cap = s->cap_fanouts ? s->cap_fanouts * 2 : 16;
+        struct fanout_count *grown = realloc(s->fanouts, cap * sizeof(*grown));
+
+        if (!grown)
+            return -1;
+        s->fanouts = grown;
+        s->cap_fanouts = cap;
+    }
+    s->fanouts[s->n_fanouts++] = (struct fanout_count){l->lid, l->shards};
+    return 0;
+}
+
+static int fanout_cmp(const void *pa, const void *pb)
+{
+    return pd_hkey_cmp(&((const struct fanout_count *)pa)->id, &((const struct fanout_count *)pb)->id);
+}
+
+unsigned pd_fanout_jobs(const struct side *s, struct hkey id)
+{
+    const struct fanout_count key = {id, 0},
+                              *found = s->n_fanouts ? bsearch(&key, s->fanouts, s->n_fanouts, sizeof(key), fanout_cmp)
+                                                    : NULL;
+
+    return found ? found->jobs : 1;
+}
+
 /* Writes the shard tuples of `l` (shards of them, by shard index) and adds it. */
 static int close_logical(struct side *s, struct logical *l, const struct shard_tuple *tuples,
                          struct xsort *by_seq)
 {
     size_t size = (size_t)l->shards * sizeof(*tuples);
 
+    if (l->shards > 1 && note_fanout(s, l) != 0)
+        return -1;
     l->tuples_off = s->shards_len;
     if (fwrite(tuples, 1, size, s->shards) != size)
         return -1;
@@ -529,10 +599,13 @@ static int group_side(struct side *s)
     s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
     s->shards = tmpfile();
     s->shards_len = 0;
+    s->n_fanouts = 0;
     rc = g.by_seq && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
                  rank_logicals(s, g.by_seq) == 0
              ? 0
              : -1;
+    if (s->n_fanouts)
+        qsort(s->fanouts, s->n_fanouts, sizeof(*s->fanouts), fanout_cmp);
     xsort_destroy(g.by_seq);
     free(g.tuples);
     return rc;

@@ -190,7 +190,7 @@ static char *label_text(const struct dialect_diff *dd, const struct ynode *n, bo
 {
     size_t len;
     const char *t = ynode_scalar(n, &len);
-    char *v = t && dd->label_value ? dd->label_value(t, len) : NULL;
+    char *v = t && dd->label_value ? dd->label_value(NULL, t, len) : NULL;
 
     return v ? v : text_of(n, ok);
 }

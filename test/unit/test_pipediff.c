@@ -355,6 +355,108 @@ START_TEST(test_value_forms)
 }
 END_TEST
 
+/* A skip that passes over the items beginning with "build-": a list whose other items
+ * agree is no change (1), and the others read as before. */
+static bool skip_build(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item,
+                       unsigned side)
+{
+    (void)user, (void)a, (void)b, (void)side;
+    return !strncmp(ynode_scalar(item, NULL), "build-", 6);
+}
+
+START_TEST(test_value_skip)
+{
+    struct pd_value a = {"[build-0, build-1, lint]", "[\"build-0\", \"build-1\", \"lint\"]", false, false},
+                    b = {"[build-0, build-1, build-2, lint]", "[\"build-0\", \"build-1\", \"build-2\", \"lint\"]",
+                         false, false},
+                    c = {"[build-0, unit]", "[\"build-0\", \"unit\"]", false, false};
+    struct pd_skip skip = {skip_build, NULL};
+    struct change ch;
+
+    ck_assert_int_eq(pd_value_change_skip(&ch, "depends_on", false, &a, &b, &skip), 1);
+    ck_assert_ptr_null(ch.detail);
+    ck_assert_int_eq(pd_value_change_skip(&ch, "depends_on", false, &a, &c, &skip), 0);
+    ck_assert_str_eq(ch.detail, "depends_on: + unit, - lint");
+    pd_change_free(&ch);
+    ck_assert_int_eq(pd_value_change_skip(&ch, "depends_on", false, &a, &b, NULL), 0);
+    ck_assert_str_eq(ch.detail, "depends_on: + build-2");
+    pd_change_free(&ch);
+}
+END_TEST
+
+/* A vector added: each BASE configuration with the HEAD ones that extend it; removed:
+ * the other way; none: nothing paired. */
+START_TEST(test_match_vectors)
+{
+    char *b0[] = {"os=linux\x1e", "os=mac\x1e"};
+    char *h0[] = {"os=linux\x1esize=1\x1e", "os=linux\x1esize=4\x1e", "os=mac\x1esize=1\x1e",
+                  "os=mac\x1esize=4\x1e", "os=win\x1esize=1\x1e"};
+    char **rows[2] = {b0, h0};
+    unsigned n[2] = {2, 5}, pairs[6][2], matched;
+    bool eb[2] = {true, true}, eh[5] = {true, true, true, true, true}, *extra[2] = {eb, eh};
+    char *phrase = NULL;
+
+    ck_assert_int_eq(pd_match_vectors(rows, n, extra, pairs, &matched, &phrase), 1);
+    ck_assert_str_eq(phrase, "vector size added (2 values)");
+    ck_assert_uint_eq(matched, 4);
+    ck_assert_uint_eq(pairs[1][0], 0);
+    ck_assert_uint_eq(pairs[1][1], 1);
+    ck_assert_uint_eq(pairs[3][0], 1);
+    ck_assert(!eb[0] && !eb[1] && !eh[3] && eh[4]); /* os=win extends none */
+    free(phrase);
+    /* removed: HEAD's configurations each with the first BASE one; all BASE's explained */
+    rows[0] = h0;
+    rows[1] = b0;
+    n[0] = 4;
+    n[1] = 2;
+    memset(eb, 1, sizeof(eb));
+    memset(eh, 1, sizeof(eh));
+    extra[0] = eh;
+    extra[1] = eb;
+    ck_assert_int_eq(pd_match_vectors(rows, n, extra, pairs, &matched, &phrase), 1);
+    ck_assert_str_eq(phrase, "vector size removed (2 values)");
+    ck_assert_uint_eq(matched, 2);
+    ck_assert(!eh[0] && !eh[1] && !eh[2] && !eh[3]);
+    free(phrase);
+    rows[1] = h0;
+    ck_assert_int_eq(pd_match_vectors(rows, n, extra, pairs, &matched, &phrase), 0);
+    ck_assert_uint_eq(matched, 0);
+    free(phrase);
+}
+END_TEST
+
+/* GitHub's names fold with the event a workflow's on makes clear: a pull request's run has
+ * no inputs; a name that still depends on a run is none. */
+START_TEST(test_label_event)
+{
+    const struct dialect_diff *dd = dialect_gha.diff;
+    struct ynode_doc *pr = doc_from("on: {pull_request: {}, workflow_dispatch: {}}\n"),
+                     *two = doc_from("on: [schedule, workflow_dispatch]\n"), *one = doc_from("on: push\n");
+    const char *name = "${{ format('a ({0})', inputs.arch || (github.event_name == 'pull_request' && 'x' || 'y')) }}";
+    char *note = dd->label_note(ynode_doc_root(pr)), *v;
+
+    ck_assert_str_eq(note, "pull_request");
+    v = dd->label_value(note, name, strlen(name));
+    ck_assert_str_eq(v, "a (x)");
+    free(v);
+    free(note);
+    ck_assert_ptr_null(dd->label_note(ynode_doc_root(two)));
+    ck_assert_ptr_null(dd->label_value(NULL, name, strlen(name)));
+    note = dd->label_note(ynode_doc_root(one));
+    ck_assert_str_eq(note, "push");
+    v = dd->label_value(note, name, strlen(name));
+    ck_assert_str_eq(v, "a (y)");
+    free(v);
+    free(note);
+    v = dd->label_value(NULL, "plain", 5);
+    ck_assert_str_eq(v, "plain");
+    free(v);
+    ynode_doc_destroy(pr);
+    ynode_doc_destroy(two);
+    ynode_doc_destroy(one);
+}
+END_TEST
+
 Suite *pipediff_suite(void)
 {
     Suite *s = suite_create("pipediff");
@@ -370,6 +472,9 @@ Suite *pipediff_suite(void)
     tcase_add_test(tc, test_rename_through_table);
     tcase_add_test(tc, test_window);
     tcase_add_test(tc, test_value_forms);
+    tcase_add_test(tc, test_value_skip);
+    tcase_add_test(tc, test_match_vectors);
+    tcase_add_test(tc, test_label_event);
     suite_add_tcase(s, tc);
     return s;
 }

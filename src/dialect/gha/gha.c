@@ -638,20 +638,63 @@ static bool gha_detect(const struct stream_item *item, const struct dialect_prob
     return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
 }
 
-/* A name's value when it is an expression of constants (a rendering's name written
- * ${{ format('...') }}: gha_set_name), else NULL. */
-static char *gha_label_value(const char *text, size_t len)
+/* Whether `on` (a name, a list of names or a mapping keyed by them) names `event`. */
+static bool on_names(const struct ynode *on, const char *event)
 {
-    struct expr_contexts *none = expr_contexts_create();
+    if (ynode_is_scalar(on))
+        return ynode_scalar_is(on, event);
+    for (size_t i = 0; i < ynode_len(on); i++) {
+        if (ynode_scalar_is(ynode_is_seq(on) ? ynode_item(on, i) : ynode_key(on, i), event))
+            return true;
+    }
+    return false;
+}
+
+/* The event a workflow's `on` makes clear for its jobs' names: `pull_request` when it
+ * has it (diff is read in a pull request's review), else its one event; NULL for none. */
+static char *gha_label_note(const struct ynode *top)
+{
+    const struct ynode *on = ynode_get(top, "on");
+    const struct ynode *one = ynode_is_seq(on) ? ynode_item(on, 0) : ynode_is_map(on) ? ynode_key(on, 0) : on;
+
+    if (!on)
+        return NULL;
+    if (on_names(on, "pull_request"))
+        return strdup("pull_request");
+    return (ynode_is_scalar(on) || ynode_len(on) == 1) && ynode_scalar(one, NULL) ? strdup(ynode_scalar(one, NULL))
+                                                                                   : NULL;
+}
+
+/* A name's value, as GitHub shows it (EvaluateJobName), with what the rendering left
+ * unknown taken from the event `note` (NULL: none): github.event_name, and an empty
+ * `inputs` for an event other than a dispatch or a call (the inputs context holds only
+ * theirs: docs "inputs context"; `inputs.x` reads empty on a push or pull request).
+ * NULL when it does not fold to a text. */
+static char *gha_label_value(const char *note, const char *text, size_t len)
+{
+    struct expr_contexts *known = expr_contexts_create();
+    struct expr_value *github = note ? expr_object() : NULL;
     struct expr_result res = {0};
     struct expr_error err;
     char *out = NULL;
+    bool ok = known != NULL && (!note || github);
 
-    if (none && expr_template_eval(text, len, none, &res, &err) == 0 && res.value &&
+    if (ok && note) {
+        if (expr_object_set(github, "event_name", 10, expr_string(note, strlen(note))) != 0) {
+            expr_unref(github);
+            ok = false;
+        }
+        ok = ok && expr_contexts_set(known, "github", github) == 0; /* github is the contexts' */
+        if (ok && strcmp(note, "workflow_dispatch") != 0 && strcmp(note, "workflow_call") != 0)
+            ok = expr_contexts_set(known, "inputs", expr_object()) == 0;
+    } else {
+        expr_unref(github);
+    }
+    if (ok && expr_template_string(text, len, known, &res, &err) == 0 && res.value &&
         expr_kind_of(res.value) == EXPR_STRING)
         out = expr_to_string(res.value);
     expr_result_clear(&res);
-    expr_contexts_destroy(none);
+    expr_contexts_destroy(known);
     return out;
 }
 
@@ -660,16 +703,19 @@ static const char *const diff_machine[] = {"runs-on", NULL};
 static const char *const diff_step_names[] = {"name", "id", "uses", "run", NULL};
 static const char *const diff_step_commands[] = {"run", "uses", NULL};
 static const struct dialect_default diff_defaults[] = {{"continue-on-error", "false"}, {NULL, NULL}};
+static const char *const diff_configuration[] = {"strategy", NULL};
 
 static const struct dialect_diff gha_diff = {
     .labels = diff_labels,
     .label_value = gha_label_value,
+    .label_note = gha_label_note,
     .env = "env",
     .machine = diff_machine,
     .items = "steps",
     .item_names = diff_step_names,
     .item_commands = diff_step_commands,
     .defaults = diff_defaults,
+    .configuration = diff_configuration,
     .identity_per_file = true,
 };
 
