@@ -271,7 +271,7 @@ static bool has_regex_chars(const char *s, size_t n)
 
 static bool contains(const char *s, size_t n, char c)
 {
-    return memchr(s, c, n) != NULL;
+    return n && memchr(s, c, n) != NULL;
 }
 
 /* utils.escapeLast: a backslash before the last `c` not already escaped */
@@ -368,10 +368,10 @@ static void extglob_close(struct pstate *st, struct pext *e)
     struct gbuf *output = &e->close;
 
     if (e->type == P_NEGATE) {
-        const char *extglob_star = STAR;
-        if (e->inner.n > 1 && contains(e->inner.s, e->inner.n, '/'))
-            extglob_star = GLOBSTAR;
-        if (extglob_star != (const char *)STAR || eos(st) ||
+        /* a negated extglob with a slash inside spans folders */
+        bool spans = e->inner.n > 1 && contains(e->inner.s, e->inner.n, '/');
+        const char *extglob_star = spans ? GLOBSTAR : STAR;
+        if (spans || eos(st) ||
             only_close_parens(remaining(st), remaining_len(st))) {
             gbuf_cut(output, 0);
             gbuf_puts(output, ")$))");

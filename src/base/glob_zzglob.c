@@ -525,8 +525,8 @@ bool glob_zz_match(const struct zzglob *z, const char *path, size_t len)
     if (z->home)
         return false; /* an absolute home directory: no repository path is under it */
     if (z->literal)
-        return len == z->root_len && !memcmp(path, z->root, len);
-    if (len < z->root_len || memcmp(path, z->root, z->root_len))
+        return len == z->root_len && (!len || !memcmp(path, z->root, len));
+    if (len < z->root_len || (z->root_len && memcmp(path, z->root, z->root_len)))
         return false;
 
     size_t *a = malloc(z->nstates * sizeof(*a)), *b = malloc(z->nstates * sizeof(*b));
