@@ -41,7 +41,8 @@ struct glob *glob_compile(enum glob_dialect dialect, const char *pattern, size_t
                           struct glob_error *err);
 void glob_free(struct glob *g);
 
-/* Whether `path` (`len` bytes) matches. A GitHub pattern's leading `!` is not part of
+/* Whether `path` (`len` bytes) matches (a glob holds its match data: one thread at a
+ * time). A GitHub pattern's leading `!` is not part of
  * what it matches (glob_negated says it was there). */
 bool glob_match(const struct glob *g, const char *path, size_t len);
 

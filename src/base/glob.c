@@ -21,6 +21,8 @@ struct glob {
     char *literal; /* picomatch: the pattern itself, which a path equal to it matches */
     size_t literal_len;
     pcre2_code *re; /* NULL: matches nothing (picomatch's /$^/ for a regex JS refuses) */
+    pcre2_match_data *md; /* the match's own, made once with `re` */
+    pcre2_match_context *mc;
     struct zzglob *zz;
 };
 
@@ -604,6 +606,15 @@ struct glob *glob_compile(enum glob_dialect dialect, const char *pattern, size_t
         break;
     }
     gbuf_free(&src);
+    if (g->re) {
+        g->md = pcre2_match_data_create(1, NULL);
+        g->mc = pcre2_match_context_create(NULL);
+        if (!g->md || !g->mc) {
+            glob_free(g);
+            return NULL;
+        }
+        pcre2_set_match_limit(g->mc, MATCH_LIMIT);
+    }
     return g;
 fail:
     gbuf_free(&src);
@@ -616,24 +627,16 @@ void glob_free(struct glob *g)
     if (!g)
         return;
     free(g->literal);
+    pcre2_match_data_free(g->md);
+    pcre2_match_context_free(g->mc);
     pcre2_code_free(g->re);
     glob_zz_free(g->zz);
     free(g);
 }
 
-static bool run_re(const pcre2_code *re, const char *path, size_t len)
+static bool run_re(const struct glob *g, const char *path, size_t len)
 {
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    pcre2_match_context *mc = pcre2_match_context_create(NULL);
-    int rc = -1;
-
-    if (md && mc) {
-        pcre2_set_match_limit(mc, MATCH_LIMIT);
-        rc = pcre2_match(re, (PCRE2_SPTR)path, len, 0, 0, md, mc);
-    }
-    pcre2_match_data_free(md);
-    pcre2_match_context_free(mc);
-    return rc >= 0;
+    return pcre2_match(g->re, (PCRE2_SPTR)path, len, 0, 0, g->md, g->mc) >= 0;
 }
 
 bool glob_match(const struct glob *g, const char *path, size_t len)
@@ -644,9 +647,9 @@ bool glob_match(const struct glob *g, const char *path, size_t len)
             return false;
         if (len == g->literal_len && !memcmp(path, g->literal, len))
             return true;
-        return g->re && run_re(g->re, path, len);
+        return g->re && run_re(g, path, len);
     case GLOB_GITHUB:
-        return run_re(g->re, path, len);
+        return run_re(g, path, len);
     case GLOB_BUILDKITE:
         return glob_zz_match(g->zz, path, len);
     }

@@ -361,7 +361,8 @@ static bool parse_class(struct zparse *p, size_t from, bool negated, size_t open
         add_edge(z, from, (struct zedge){.expr = Z_NEG_LIT, .rune = z->sets[first], .to = *end});
         return true;
     }
-    qsort(z->sets + first, len, sizeof(*z->sets), rune_cmp);
+    if (len > 1) /* `[^]` lists nothing: it matches any character */
+        qsort(z->sets + first, len, sizeof(*z->sets), rune_cmp);
     add_edge(z, from, (struct zedge){.expr = Z_NEG_SET, .set = first, .set_len = len, .to = *end});
     return true;
 }
@@ -499,7 +500,7 @@ static bool edge_matches(const struct zzglob *z, const struct zedge *e, int32_t 
     case Z_NEG_LIT:
         return e->rune != r;
     case Z_NEG_SET:
-        return !bsearch(&r, z->sets + e->set, e->set_len, sizeof(int32_t), rune_cmp);
+        return !e->set_len || !bsearch(&r, z->sets + e->set, e->set_len, sizeof(int32_t), rune_cmp);
     case Z_EPS:
         break;
     }
