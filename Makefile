@@ -32,7 +32,7 @@ TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff expr shards gha buildkite config
+FUZZ_TARGETS := render schema diff expr shards gha buildkite config glob
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local
@@ -134,6 +134,9 @@ $(ASAN)/schema-suite: test/conformance/schema_suite.c $(ASAN_OBJ) $(HDR)
 $(BUILD)/expr-driver: test/conformance/expr_driver.c $(OBJ) $(HDR) src/expr/expr_internal.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
 
+$(BUILD)/glob-driver: test/conformance/glob_driver.c $(OBJ) $(HDR)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
+
 $(ASAN)/expr-driver: test/conformance/expr_driver.c $(ASAN_OBJ) $(HDR) src/expr/expr_internal.h
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
 
@@ -169,10 +172,12 @@ e2e: $(BUILD)/fanout
 # engine against GitHub's own evaluator (@actions/expressions from npm), `validate`
 # against GitHub's workflow parser (@actions/workflow-parser; its hand-made cases run
 # without node, the rest is skipped, with a message, without node) and `render`'s matrix
-# jobs against a transcription of GitHub's MatrixBuilder (skipped without node).
-conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/fanout
+# jobs against a transcription of GitHub's MatrixBuilder (skipped without node), and the
+# picomatch glob dialect against picomatch from npm (skipped without node).
+conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/glob-driver $(BUILD)/fanout
 	./$(BUILD)/schema-suite $(SUITE)
 	sh test/conformance/expr.sh ./$(BUILD)/expr-driver
+	sh test/conformance/glob.sh ./$(BUILD)/glob-driver
 	sh test/conformance/workflow.sh ./$(BUILD)/fanout
 	sh test/conformance/matrix.sh ./$(BUILD)/fanout
 

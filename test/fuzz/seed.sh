@@ -110,6 +110,13 @@ config)
         done
     done
     ;;
+glob)
+    # the table tests' rows, each in the dialect of its table: pattern, 0xFF, path
+    for t in picomatch:0 github:1 buildkite:2; do
+        grep -v '^#' "$ROOT/test/glob/${t%%:*}.tsv" | awk -F '\t' -v d="${t#*:}" -v dir="$dir" -v name="${t%%:*}" '
+            { f = dir "/" name "-" NR; printf "%c%s\377%s", d + 0, $1, $2 > f; close(f) }'
+    done
+    ;;
 *)
     echo "seed.sh: unknown target $target" >&2; exit 2 ;;
 esac
