@@ -74,7 +74,7 @@ struct pd_runner {
     double minutes;
 };
 
-/* A side's jobs by runner (a hash table), all its jobs' figures, and its longest job. */
+/* A side's jobs by runner (sorted by name), all its jobs' figures, and its longest job. */
 struct pd_tally {
     struct pd_runner *slot;
     size_t cap, n;

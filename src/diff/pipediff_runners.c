@@ -232,7 +232,7 @@ struct pd_durations *pd_durations_read(const char *path, struct diag *d)
 
 void pd_tally_clear(struct pd_tally *t)
 {
-    for (size_t i = 0; i < t->cap; i++)
+    for (size_t i = 0; i < t->n; i++)
         free(t->slot[i].name);
     free(t->slot);
     free(t->longest_id);
@@ -240,37 +240,53 @@ void pd_tally_clear(struct pd_tally *t)
     memset(t, 0, sizeof(*t));
 }
 
-/* The slot of runner `name` (added when new); NULL when out of memory. */
+/* The position of runner `name` in t's slots (sorted by name), or where it would go
+ * (*found says which). */
+static size_t runner_at(const struct pd_tally *t, const char *name, bool *found)
+{
+    size_t lo = 0, hi = t->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(t->slot[mid].name, name);
+
+        if (!c) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = false;
+    return lo;
+}
+
+/* The slot of runner `name`, added in its place when new (few runners, many jobs: the
+ * slots stay sorted for the report's merge); NULL when out of memory. */
 static struct pd_runner *runner_slot(struct pd_tally *t, const char *name)
 {
-    size_t i;
+    bool found;
+    size_t i = runner_at(t, name, &found);
+    char *copy;
 
-    if (2 * (t->n + 1) > t->cap) {
+    if (found)
+        return &t->slot[i];
+    if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        struct pd_runner *grown = calloc(cap, sizeof(*grown));
+        struct pd_runner *grown = realloc(t->slot, cap * sizeof(*grown));
 
         if (!grown)
             return NULL;
-        for (size_t k = 0; k < t->cap; k++) {
-            if (!t->slot[k].name)
-                continue;
-            for (i = strhash_fnv1a(t->slot[k].name, strlen(t->slot[k].name)) & (cap - 1); grown[i].name;
-                 i = (i + 1) & (cap - 1))
-                ;
-            grown[i] = t->slot[k];
-        }
-        free(t->slot);
         t->slot = grown;
         t->cap = cap;
     }
-    for (i = strhash_fnv1a(name, strlen(name)) & (t->cap - 1); t->slot[i].name && strcmp(t->slot[i].name, name);
-         i = (i + 1) & (t->cap - 1))
-        ;
-    if (!t->slot[i].name) {
-        if (!(t->slot[i].name = strdup(name)))
-            return NULL;
-        t->n++;
-    }
+    if (!(copy = strdup(name)))
+        return NULL;
+    memmove(&t->slot[i + 1], &t->slot[i], (t->n - i) * sizeof(*t->slot));
+    t->slot[i] = (struct pd_runner){copy, 0, 0, 0};
+    t->n++;
     return &t->slot[i];
 }
 
@@ -372,12 +388,10 @@ int pd_tally_merge(struct pd_tally *into, const struct pd_tally *from)
     into->jobs += from->jobs;
     into->timed += from->timed;
     into->minutes += from->minutes;
-    for (size_t i = 0; i < from->cap; i++) {
+    for (size_t i = 0; i < from->n; i++) {
         const struct pd_runner *r = &from->slot[i];
         struct pd_runner *mine;
 
-        if (!r->name)
-            continue;
         if (!(mine = runner_slot(into, r->name)))
             return -1;
         mine->jobs += r->jobs;
@@ -429,43 +443,32 @@ struct row {
     double minutes[2];
 };
 
-static int by_name(const void *pa, const void *pb)
-{
-    return strcmp(((const struct row *)pa)->name, ((const struct row *)pb)->name);
-}
-
-/* The runners whose figures changed, by name (*n of them; malloc'd, NULL when none or
- * out of memory: *failed says). */
+/* The runners whose figures changed, by name: the sides' sorted slots merged (*n of
+ * them; malloc'd, NULL when none or out of memory: *failed says). */
 static struct row *changed_rows(const struct pd_runners *rs, size_t *n, bool *failed)
 {
-    struct row *rows = malloc((rs->side[0].n + rs->side[1].n + 1) * sizeof(*rows));
+    const struct pd_tally *b = &rs->side[0], *h = &rs->side[1];
+    struct row *rows = malloc((b->n + h->n + 1) * sizeof(*rows));
+    size_t i = 0, j = 0;
 
     *n = 0;
     *failed = !rows;
-    for (int side = 0; rows && side < 2; side++) {
-        const struct pd_tally *t = &rs->side[side], *other = &rs->side[!side];
+    while (rows && (i < b->n || j < h->n)) {
+        int c = i == b->n ? 1 : j == h->n ? -1 : strcmp(b->slot[i].name, h->slot[j].name);
+        struct row w = {c <= 0 ? b->slot[i].name : h->slot[j].name, {0, 0}, {0, 0}, {0, 0}};
 
-        for (size_t i = 0; i < t->cap; i++) {
-            const struct pd_runner *r = &t->slot[i], *o = NULL;
-            struct row w = {r->name, {0, 0}, {0, 0}, {0, 0}};
-
-            if (!r->name)
-                continue;
-            for (size_t k = 0; k < other->cap && !o; k++)
-                if (other->slot[k].name && !strcmp(other->slot[k].name, r->name))
-                    o = &other->slot[k];
-            if (side == 1 && o)
-                continue; /* BASE's pass had it */
-            w.jobs[side] = r->jobs, w.timed[side] = r->timed, w.minutes[side] = r->minutes;
-            if (o)
-                w.jobs[!side] = o->jobs, w.timed[!side] = o->timed, w.minutes[!side] = o->minutes;
-            if (w.jobs[0] != w.jobs[1] || w.timed[0] != w.timed[1] || fabs(w.minutes[0] - w.minutes[1]) >= 0.005)
-                rows[(*n)++] = w;
+        if (c <= 0) {
+            w.jobs[0] = b->slot[i].jobs, w.timed[0] = b->slot[i].timed, w.minutes[0] = b->slot[i].minutes;
+            i++;
         }
+        if (c >= 0) {
+            w.jobs[1] = h->slot[j].jobs, w.timed[1] = h->slot[j].timed, w.minutes[1] = h->slot[j].minutes;
+            j++;
+        }
+        if (w.jobs[0] != w.jobs[1] || w.timed[0] != w.timed[1] || fabs(w.minutes[0] - w.minutes[1]) >= 0.005)
+            rows[(*n)++] = w;
     }
-    if (rows && *n)
-        qsort(rows, *n, sizeof(*rows), by_name);
-    else {
+    if (!*n) {
         free(rows);
         rows = NULL;
     }
