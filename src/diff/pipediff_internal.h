@@ -106,6 +106,8 @@ int pd_tally_job(struct pd_tally *t, const struct pd_durations *dur, const struc
                  const struct dialect_job *job);
 int pd_tally_merge(struct pd_tally *into, const struct pd_tally *from);
 void pd_tally_clear(struct pd_tally *t);
+/* Whether pd_print_runners says anything. */
+bool pd_runners_changed(const struct pd_runners *rs);
 /* The runners whose jobs or minutes changed, and the sides' minutes, in `format` (nothing
  * when none changed). 0, or -1 when out of memory. */
 int pd_print_runners(const struct pd_runners *rs, enum pd_format format, FILE *out);

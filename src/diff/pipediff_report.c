@@ -511,10 +511,10 @@ static int print_summary(struct report *r, bool same, const char *md_text)
     case PD_MARKDOWN:
         fprintf(r->out, "### fanout: pipeline changes\n\n");
         if (same)
-            fprintf(r->out, "No change in the rendered pipeline.\n");
+            /* then the runners only when minutes alone changed */
+            fprintf(r->out, "No change in the rendered pipeline.\n%s", pd_runners_changed(&r->runners) ? "\n" : "");
         else
             fprintf(r->out, "**%s**\n\n", counts);
-        /* after "No change..." only when minutes alone changed */
         rc = pd_print_runners(&r->runners, r->format, r->out);
         if (!same)
             fputs(md_text ? md_text : "", r->out);

@@ -640,6 +640,16 @@ static void print_markdown(FILE *out, const struct pd_runners *rs, const struct 
     }
 }
 
+bool pd_runners_changed(const struct pd_runners *rs)
+{
+    bool failed;
+    size_t n;
+    struct row *rows = changed_rows(rs, &n, &failed);
+
+    free(rows);
+    return n || totals_changed(rs);
+}
+
 int pd_print_runners(const struct pd_runners *rs, enum pd_format format, FILE *out)
 {
     bool failed, timed = any_timed(rs), totals = totals_changed(rs);
