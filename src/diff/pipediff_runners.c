@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* open_memstream, strndup */
+#define _GNU_SOURCE /* open_memstream, getline */
 /* pipediff_runners: what a change costs in machines, the figures reviewers quote by hand
  * ("4 shards, slowest 19.5 min vs 72"): each side's jobs counted per runner (where a job
  * runs: its dialect's `machine` fields, as rendered, so a matrix's `runs-on: ${{
@@ -95,8 +95,10 @@ static int dur_add(struct pd_durations *m, const char *id, size_t len, const cha
         struct pd_durations bigger = {calloc(m->cap ? m->cap * 2 : 256, sizeof(struct dur_slot)),
                                       m->cap ? m->cap * 2 : 256, 0, NULL, NULL};
 
-        if (!bigger.slots)
-            return dur_error(m, line, 0, "out of memory");
+        if (!bigger.slots) {
+            diag_report(m->diag, DIAG_ERROR, DIAG_INPUT, m->name, 0, 0, RULE_INTERNAL, "out of memory");
+            return -1;
+        }
         for (size_t i = 0; i < m->cap; i++)
             if (m->slots[i].used)
                 *dur_slot(&bigger, m->slots[i].h1, m->slots[i].h2) = m->slots[i];
@@ -181,8 +183,10 @@ static int read_tsv(struct pd_durations *m, FILE *f)
         rc = dur_add(m, line, (size_t)(tab - line), tab + 1, len - (size_t)(tab + 1 - line), no,
                      (unsigned)(tab - line) + 2);
     }
-    if (rc == 0 && ferror(f))
-        rc = dur_error(m, 0, 0, "cannot read");
+    if (rc == 0 && ferror(f)) {
+        diag_report(m->diag, DIAG_ERROR, DIAG_INPUT, m->name, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
+        rc = -1;
+    }
     free(line);
     return rc;
 }
@@ -593,120 +597,87 @@ static void json_longest(FILE *out, const char *member, const struct pd_tally *t
     fprintf(out, ", \"minutes\": %s}", mins(buf, t->longest));
 }
 
-/* A markdown table cell's text: `|` escaped. */
-static void md_cell(FILE *out, const char *s)
+/* Markdown: `s` as code in a table cell (`|` escaped: GitHub splits cells first). */
+static void md_cell_code(FILE *out, const char *s)
 {
+    bool ticks = strchr(s, '`') != NULL;
+
+    fputs(ticks ? "`` " : "`", out);
     for (; *s; s++)
         fprintf(out, *s == '|' ? "\\|" : "%c", *s);
+    fputs(ticks ? " ``" : "`", out);
 }
 
+/* A table of the rows under the counts, then the minutes' line. */
 static void print_markdown(FILE *out, const struct pd_runners *rs, const struct row *rows, size_t n, bool timed)
 {
     char a[32], b[32];
 
-    if (n) {
+    if (n)
         fputs(timed ? "| runs on | jobs | runner-minutes |\n| --- | --- | --- |\n" : "| runs on | jobs |\n| --- | --- |\n",
               out);
-        for (size_t i = 0; i < n; i++) {
-            char *name = NULL;
-            size_t len = 0;
-            FILE *m = open_memstream(&name, &len);
-
-            if (m) {
-                md_code(m, rows[i].name);
-                if (fclose(m) != 0) {
-                    free(name);
-                    name = NULL;
-                }
-            }
-            fputs("| ", out);
-            md_cell(out, name ? name : "?");
-            free(name);
-            fprintf(out, " | %u → %u |", rows[i].jobs[0], rows[i].jobs[1]);
-            if (timed && (rows[i].timed[0] || rows[i].timed[1])) {
-                fprintf(out, " %s → %s", mins(a, rows[i].minutes[0]), mins(b, rows[i].minutes[1]));
-                untimed(out, rows[i].jobs, rows[i].timed);
-                fputs(" |", out);
-            } else if (timed) {
-                fputs(" |", out);
-            }
-            fputc('\n', out);
+    for (size_t i = 0; i < n; i++) {
+        fputs("| ", out);
+        md_cell_code(out, rows[i].name);
+        fprintf(out, " | %u → %u |", rows[i].jobs[0], rows[i].jobs[1]);
+        if (timed && (rows[i].timed[0] || rows[i].timed[1])) {
+            fprintf(out, " %s → %s", mins(a, rows[i].minutes[0]), mins(b, rows[i].minutes[1]));
+            untimed(out, rows[i].jobs, rows[i].timed);
         }
-        fputc('\n', out);
+        fputs(timed ? " |\n" : "\n", out);
     }
+    fputs(n ? "\n" : "", out);
     if (totals_changed(rs)) {
         totals_text(out, rs, true);
         fputs("\n\n", out);
     }
 }
 
-bool pd_runners_changed(const struct pd_runners *rs)
+/* JSON: `runners` and (with durations) `minutes`, members after `changes`. */
+static void print_json(FILE *out, const struct pd_runners *rs, const struct row *rows, size_t n, bool timed)
 {
-    bool failed;
-    size_t n;
-    struct row *rows = changed_rows(rs, &n, &failed);
-
-    free(rows);
-    return n || totals_changed(rs);
+    fputs(",\n  \"runners\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n    {\"runs_on\": " : "\n    {\"runs_on\": ", out);
+        diag_write_json_string(out, rows[i].name);
+        fprintf(out, ", \"old_jobs\": %u, \"new_jobs\": %u", rows[i].jobs[0], rows[i].jobs[1]);
+        if (timed) {
+            json_minutes(out, "old_minutes", rows[i].minutes[0]);
+            json_minutes(out, "new_minutes", rows[i].minutes[1]);
+            fprintf(out, ", \"old_timed\": %u, \"new_timed\": %u", rows[i].timed[0], rows[i].timed[1]);
+        }
+        fputc('}', out);
+    }
+    fputs(n ? "\n  ]" : "]", out);
+    if (timed) {
+        fputs(",\n  \"minutes\": {", out);
+        json_minutes(out, "old", rs->side[0].minutes);
+        json_minutes(out, "new", rs->side[1].minutes);
+        json_longest(out, "old_longest", &rs->side[0]);
+        json_longest(out, "new_longest", &rs->side[1]);
+        fputc('}', out);
+    }
 }
 
-int pd_print_runners(const struct pd_runners *rs, enum pd_format format, FILE *out)
+/* Text: a line each, then the totals; github: those lines as one notice's message. 0, or
+ * -1 when out of memory. */
+static int print_lines(FILE *out, enum pd_format format, const struct pd_runners *rs, const struct row *rows,
+                       size_t n)
 {
-    bool failed, timed = any_timed(rs), totals = totals_changed(rs);
-    size_t n;
-    struct row *rows = changed_rows(rs, &n, &failed);
     char *text = NULL;
     size_t len = 0;
-    FILE *m;
+    FILE *m = open_memstream(&text, &len);
 
-    if (failed)
+    if (!m)
         return -1;
-    if (!n && !totals)
-        return 0;
-    if (format == PD_MARKDOWN) {
-        print_markdown(out, rs, rows, n, timed);
-        free(rows);
-        return 0;
-    }
-    if (format == PD_JSON) {
-        fputs(",\n  \"runners\": [", out);
-        for (size_t i = 0; i < n; i++) {
-            fputs(i ? ",\n    {\"runs_on\": " : "\n    {\"runs_on\": ", out);
-            diag_write_json_string(out, rows[i].name);
-            fprintf(out, ", \"old_jobs\": %u, \"new_jobs\": %u", rows[i].jobs[0], rows[i].jobs[1]);
-            if (timed) {
-                json_minutes(out, "old_minutes", rows[i].minutes[0]);
-                json_minutes(out, "new_minutes", rows[i].minutes[1]);
-                fprintf(out, ", \"old_timed\": %u, \"new_timed\": %u", rows[i].timed[0], rows[i].timed[1]);
-            }
-            fputc('}', out);
-        }
-        fputs(n ? "\n  ]" : "]", out);
-        if (timed) {
-            fputs(",\n  \"minutes\": {", out);
-            json_minutes(out, "old", rs->side[0].minutes);
-            json_minutes(out, "new", rs->side[1].minutes);
-            json_longest(out, "old_longest", &rs->side[0]);
-            json_longest(out, "new_longest", &rs->side[1]);
-            fputc('}', out);
-        }
-        free(rows);
-        return 0;
-    }
-    /* text, and the github notice's message: a line each, then the totals */
-    if (!(m = open_memstream(&text, &len))) {
-        free(rows);
-        return -1;
-    }
     for (size_t i = 0; i < n; i++) {
         fputs(i ? "\nruns on " : "runs on ", m);
         row_text(m, &rows[i]);
     }
-    if (totals) {
+    if (totals_changed(rs)) {
         fputs(n ? "\n" : "", m);
         totals_text(m, rs, false);
     }
-    free(rows);
     if (fclose(m) != 0) {
         free(text);
         return -1;
@@ -722,4 +693,35 @@ int pd_print_runners(const struct pd_runners *rs, enum pd_format format, FILE *o
     }
     free(text);
     return 0;
+}
+
+bool pd_runners_changed(const struct pd_runners *rs)
+{
+    bool failed;
+    size_t n;
+    struct row *rows = changed_rows(rs, &n, &failed);
+
+    free(rows);
+    return n || totals_changed(rs);
+}
+
+int pd_print_runners(const struct pd_runners *rs, enum pd_format format, FILE *out)
+{
+    bool failed;
+    size_t n;
+    struct row *rows = changed_rows(rs, &n, &failed);
+    int rc = 0;
+
+    if (failed)
+        return -1;
+    if (n || totals_changed(rs)) {
+        if (format == PD_MARKDOWN)
+            print_markdown(out, rs, rows, n, any_timed(rs));
+        else if (format == PD_JSON)
+            print_json(out, rs, rows, n, any_timed(rs));
+        else
+            rc = print_lines(out, format, rs, rows, n);
+    }
+    free(rows);
+    return rc;
 }
