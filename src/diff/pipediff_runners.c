@@ -19,6 +19,10 @@
 /* ---------- the durations file ---------- */
 
 #define DURATIONS_MAX 1000000u /* ids held, at most */
+/* Runners told apart on a side, at most (each insertion moves the slots after it); the
+ * others are counted together under RUNNERS_MORE. */
+#define RUNNERS_MAX 4096u
+#define RUNNERS_MORE "(more runners)"
 #define LINE_MAX_BYTES 65536u
 
 struct dur_slot {
@@ -268,7 +272,8 @@ static size_t runner_at(const struct pd_tally *t, const char *name, bool *found)
 }
 
 /* The slot of runner `name`, added in its place when new (few runners, many jobs: the
- * slots stay sorted for the report's merge); NULL when out of memory. */
+ * slots stay sorted for the report's merge); past RUNNERS_MAX runners, the others' one
+ * slot. NULL when out of memory. */
 static struct pd_runner *runner_slot(struct pd_tally *t, const char *name)
 {
     bool found;
@@ -277,6 +282,8 @@ static struct pd_runner *runner_slot(struct pd_tally *t, const char *name)
 
     if (found)
         return &t->slot[i];
+    if (t->n >= RUNNERS_MAX && strcmp(name, RUNNERS_MORE) != 0)
+        return runner_slot(t, RUNNERS_MORE);
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
         struct pd_runner *grown = realloc(t->slot, cap * sizeof(*grown));

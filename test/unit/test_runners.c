@@ -1,5 +1,5 @@
 /* pipediff_runners: the --durations reader (TSV and JSON, and what it refuses, at its
- * line and column). */
+ * line and column), and the runners' table's bound. */
 #define _GNU_SOURCE /* open_memstream */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +105,42 @@ START_TEST(test_durations_refused)
 }
 END_TEST
 
+/* Past 4,096 runners a side, the others are one: memory and the sorted insertions stay
+ * bounded whatever the rendering. */
+START_TEST(test_runners_bounded)
+{
+    struct pd_tally t;
+    const struct pd_runner *more = NULL;
+
+    memset(&t, 0, sizeof(t));
+    for (unsigned i = 0; i < 4100; i++) {
+        char yaml[64];
+        struct ynode_doc *doc;
+        struct dialect_job job;
+
+        snprintf(yaml, sizeof(yaml), "{command: x, agents: {queue: q%u}}\n", i);
+        doc = doc_from(yaml);
+        memset(&job, 0, sizeof(job));
+        job.node = ynode_doc_root(doc);
+        job.id = "x";
+        job.id_len = 1;
+        job.parts = job.shards = 1;
+        ck_assert_int_eq(pd_tally_job(&t, NULL, &dialect_buildkite_diff, &job), 0);
+        ynode_doc_destroy(doc);
+    }
+    ck_assert_uint_eq(t.n, 4097);
+    ck_assert_uint_eq(t.jobs, 4100);
+    for (size_t i = 1; i < t.n; i++)
+        ck_assert_int_lt(strcmp(t.slot[i - 1].name, t.slot[i].name), 0);
+    for (size_t i = 0; i < t.n; i++)
+        if (!strcmp(t.slot[i].name, "(more runners)"))
+            more = &t.slot[i];
+    ck_assert_ptr_nonnull(more);
+    ck_assert_uint_eq(more->jobs, 4);
+    pd_tally_clear(&t);
+}
+END_TEST
+
 Suite *runners_suite(void)
 {
     Suite *s = suite_create("runners");
@@ -113,6 +149,7 @@ Suite *runners_suite(void)
     tcase_add_test(tc, test_durations_tsv);
     tcase_add_test(tc, test_durations_json);
     tcase_add_test(tc, test_durations_refused);
+    tcase_add_test(tc, test_runners_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
