@@ -23,6 +23,10 @@ struct pd_opts {
     const char *const *ignore_fields; /* fields left out of the comparison (--ignore-field) */
     size_t n_ignore_fields;
     bool exit_zero;                   /* "different" exits 0 (errors keep 2) */
+    /* --durations: job id -> minutes, for the runners' minutes; given twice, BASE's then
+     * HEAD's */
+    const char *durations[2];
+    size_t n_durations;
 };
 
 /* Renders `base` and `head` (a file, a directory or "-"; sources or renderings alike,

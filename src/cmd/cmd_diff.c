@@ -54,6 +54,22 @@ static int add_ignored_field(const struct opt_hit *hit, const char *arg)
     return cmd_append_word(&c->ignore_fields, &c->n_ignore_fields, arg);
 }
 
+/* Given twice: BASE's, then HEAD's (as a dialect's per-side option). */
+static int add_durations(const struct opt_hit *hit, const char *arg)
+{
+    struct cli *c = hit->dest;
+
+    if (c->diff.n_durations == 2)
+        return cmd_usage_error("--durations is given once (both sides) or twice (BASE's, then HEAD's):", arg);
+    c->diff.durations[c->diff.n_durations++] = arg;
+    return 0;
+}
+
+static const struct opt durations = {
+    .kind = OPT_CALL, .name = "durations", .has_arg = true, .call = add_durations,
+    .help = "      --durations FILE       job id -> minutes (TSV or JSON), for the runners'\n"
+            "                             minutes and longest job; twice: BASE's, then HEAD's\n",
+};
 static const struct opt ignore_field = {
     .kind = OPT_CALL, .name = "ignore-field", .has_arg = true, .call = add_ignored_field,
     .help = "      --ignore-field NAME    leave field NAME out of the comparison (repeatable)\n",
@@ -71,7 +87,7 @@ static const struct opt base_ref = {
 };
 
 static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &opt_config, CMD_RENDER_MESSAGE_OPTIONS,
-                                            &ignore_field, &exit_zero, &base_ref, NULL};
+                                            &ignore_field, &durations, &exit_zero, &base_ref, NULL};
 /* In enum pd_format's order. */
 static const char *const formats[] = {"text", "json", "github", "markdown", NULL};
 

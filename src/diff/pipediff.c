@@ -104,9 +104,9 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     int rc;
 
     memset(&head, 0, sizeof(head));
-    rc = pd_render_side(b->spec, bp, bn, bo, pd, &base, d);
+    rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, &base, d);
     if (rc == 0)
-        rc = pd_render_side(h->spec, hp, hn, ho, pd, &head, d);
+        rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, &head, d);
     if (rc == 0) {
         note_ignored(pd, &base, &head, ig);
         r->dialect = base.dialect;
@@ -193,6 +193,9 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     bool same;
     int rc = DIAG_INPUT, findings;
 
+    /* a durations file that cannot be read is an input error before anything renders */
+    if (pd_runners_open(&r.runners, pd, d) != 0)
+        goto done;
     r.spool = tmpfile();
     r.findings = xsort_create(sizeof(struct finding_rec), pd_finding_cmp, SORT_BUDGET);
     if (!r.spool || !r.findings || !ig.seen || !ig.near)
@@ -232,6 +235,7 @@ done:
         free(ig.near[i]);
     free(ig.near);
     free(ig.seen);
+    pd_runners_close(&r.runners);
     xsort_destroy(r.findings);
     if (r.spool)
         fclose(r.spool);

@@ -63,6 +63,56 @@ struct blob {
     size_t len, cap;
 };
 
+/* ---------- the jobs per runner (pipediff_runners.c) ---------- */
+
+struct pd_durations; /* a --durations file: job id -> minutes */
+
+/* One runner's jobs on one side, `timed` of them taking `minutes` together. */
+struct pd_runner {
+    char *name; /* where they run, as a value is shown (NULL: a free slot) */
+    uint32_t jobs, timed;
+    double minutes;
+};
+
+/* A side's jobs by runner (sorted by name), all its jobs' figures, and its longest job. */
+struct pd_tally {
+    struct pd_runner *slot;
+    size_t cap, n;
+    uint32_t jobs, timed;
+    double minutes, longest;
+    char *longest_id; /* as `fanout jobs` lists it */
+    bool has_longest;
+    struct blob blob;
+};
+
+/* The run's: the durations of each side (given once: both sides share it) and the
+ * sides' tallies over every kind of jobs compared. */
+struct pd_runners {
+    struct pd_durations *durations[2];
+    bool shared;
+    struct pd_tally side[2];
+};
+
+/* 0, or -1 after reporting a durations file that cannot be read (exit 2). */
+int pd_runners_open(struct pd_runners *rs, const struct pd_opts *pd, struct diag *d);
+void pd_runners_close(struct pd_runners *rs);
+/* A durations file (TSV or JSON, docs/diff.md), or NULL after reporting why not. */
+struct pd_durations *pd_durations_read(const char *path, struct diag *d);
+bool pd_durations_get(const struct pd_durations *m, const char *id, size_t len, double *minutes);
+void pd_durations_free(struct pd_durations *m);
+/* Counts rendered job `job` on its runner (the first of dd->machine it has), with its
+ * minutes when `dur` (may be NULL) has them (`note`: what its file says of its label,
+ * dialect_diff.label_value's). 0, or -1 when out of memory. */
+int pd_tally_job(struct pd_tally *t, const struct pd_durations *dur, const struct dialect_diff *dd,
+                 const char *note, const struct dialect_job *job);
+int pd_tally_merge(struct pd_tally *into, const struct pd_tally *from);
+void pd_tally_clear(struct pd_tally *t);
+/* Whether pd_print_runners says anything. */
+bool pd_runners_changed(const struct pd_runners *rs);
+/* The runners whose jobs or minutes changed, and the sides' minutes, in `format` (nothing
+ * when none changed). 0, or -1 when out of memory. */
+int pd_print_runners(const struct pd_runners *rs, enum pd_format format, FILE *out);
+
 /* ---------- a side: the sink that records a rendering ---------- */
 
 /* A job a matrix adjustment skips: its identity and values as record_step keeps them,
@@ -113,6 +163,8 @@ struct side {
     /* what each file says of its jobs' labels (dialect_diff.label_note), by file number */
     char **notes;
     size_t n_notes;
+    const struct pd_durations *durations; /* NULL: none given */
+    struct pd_tally tally;                /* its jobs per runner */
 };
 
 
@@ -241,6 +293,7 @@ struct report {
     struct blob blob;
     uint32_t block;      /* which of the sides' dialects is being compared (0: the first) */
     bool failed;
+    struct pd_runners runners;
 };
 
 
@@ -391,8 +444,10 @@ unsigned pd_fanout_jobs(const struct side *s, struct hkey id);
 /* The identity of the job that job `id` is derived from by rule `derived` (a pointer
  * into `id`), or NULL when it is not derived (or `derived` is NULL). */
 const char *pd_parent_of(const struct dialect_derived *derived, const char *id);
+/* Its jobs' runners are added to rs->side[which]. */
 int pd_render_side(const char *spec, const char *const *paths, size_t n, const struct render_opts *opts,
-                   const struct pd_opts *pd, struct side *s, struct diag *d);
+                   const struct pd_opts *pd, struct pd_runners *rs, unsigned which, struct side *s,
+                   struct diag *d);
 
 /* pipediff_report.c */
 int pd_finding_cmp(const void *pa, const void *pb);

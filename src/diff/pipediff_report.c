@@ -539,33 +539,44 @@ void pd_finding_init(struct finding *f, const char *kind, const char *id, const 
     }
 }
 
-static void print_summary(struct report *r, bool same, const char *md_text)
+/* The summary, the runners whose figures changed before it (in markdown under the
+ * counts, in JSON after the changes). */
+static int print_summary(struct report *r, bool same, const char *md_text)
 {
     char counts[160];
+    int rc = 0;
 
     snprintf(counts, sizeof(counts), "%u added, %u removed, %u renamed, %u changed, %u moved, %u re-sharded",
              r->added, r->removed, r->renamed, r->changed, r->moved, r->resharded);
     switch (r->format) {
     case PD_TEXT:
+        rc = pd_print_runners(&r->runners, r->format, r->out);
         fprintf(r->out, "%s%s\n", same ? "no changes: " : "", counts);
         break;
     case PD_GITHUB:
+        rc = pd_print_runners(&r->runners, r->format, r->out);
         fprintf(r->out, "::notice title=fanout diff::%s\n", counts);
         break;
     case PD_JSON:
-        fprintf(r->out, "%s],\n  \"same\": %s,\n  \"added\": %u,\n  \"removed\": %u,\n  \"renamed\": %u,\n"
+        fprintf(r->out, "%s]", r->json_first ? "" : "\n  ");
+        rc = pd_print_runners(&r->runners, r->format, r->out);
+        fprintf(r->out, ",\n  \"same\": %s,\n  \"added\": %u,\n  \"removed\": %u,\n  \"renamed\": %u,\n"
                         "  \"changed\": %u,\n  \"moved\": %u,\n  \"resharded\": %u\n}\n",
-                r->json_first ? "" : "\n  ", same ? "true" : "false", r->added, r->removed, r->renamed,
-                r->changed, r->moved, r->resharded);
+                same ? "true" : "false", r->added, r->removed, r->renamed, r->changed, r->moved, r->resharded);
         break;
     case PD_MARKDOWN:
         fprintf(r->out, "### fanout: pipeline changes\n\n");
         if (same)
-            fprintf(r->out, "No change in the rendered pipeline.\n");
+            /* then the runners only when minutes alone changed */
+            fprintf(r->out, "No change in the rendered pipeline.\n%s", pd_runners_changed(&r->runners) ? "\n" : "");
         else
-            fprintf(r->out, "**%s**\n\n%s", counts, md_text ? md_text : "");
+            fprintf(r->out, "**%s**\n\n", counts);
+        rc = pd_print_runners(&r->runners, r->format, r->out);
+        if (!same)
+            fputs(md_text ? md_text : "", r->out);
         break;
     }
+    return rc;
 }
 
 int pd_print_report(struct report *r, bool same)
@@ -587,8 +598,7 @@ int pd_print_report(struct report *r, bool same)
         goto done;
     }
     md = NULL;
-    print_summary(r, same, md_text);
-    rc = 0;
+    rc = print_summary(r, same, md_text);
 done:
     if (md)
         fclose(md);

@@ -178,7 +178,8 @@ static int record_step(void *user, const struct dialect_job *job)
         if (rc != 0)
             return -1;
     }
-    if (xsort_add(s->steps, &r) != 0)
+    if (xsort_add(s->steps, &r) != 0 || pd_tally_job(&s->tally, s->durations, s->dialect->diff,
+                                                         job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL, job) != 0)
         return -1;
     return s->dialect->diff->derived ? record_marker(s, s->dialect->diff->derived, id, len) : 0;
 }
@@ -353,6 +354,7 @@ static void side_reset(void *user)
     s->outside = 0;
     s->failed = !s->steps || !s->spool || !s->json_em;
     forget_skipped(s);
+    pd_tally_clear(&s->tally);
 }
 
 static void side_begin(void *user, const struct dialect *dialect)
@@ -386,6 +388,7 @@ void pd_side_free(struct side *s)
     for (size_t i = 0; i < s->n_notes; i++)
         free(s->notes[i]);
     free(s->notes);
+    pd_tally_clear(&s->tally);
     free(s->jobs);
     free(s->blob.buf);
     free(s->json.buf);
@@ -704,7 +707,8 @@ const char *pd_skip_reason(struct side *s, const char *id, const char *row)
  * other side alone has files of opts->dialect) and groups its records into logical
  * steps. */
 int pd_render_side(const char *spec, const char *const *paths, size_t n, const struct render_opts *opts,
-                   const struct pd_opts *pd, struct side *s, struct diag *d)
+                   const struct pd_opts *pd, struct pd_runners *rs, unsigned which, struct side *s,
+                   struct diag *d)
 {
     static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
     struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped};
@@ -715,6 +719,7 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
     s->name = spec;
     s->diag = d;
     s->pd = pd;
+    s->durations = rs->durations[which];
     if (pd->n_ignore_fields && !(s->fields = strset_create())) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_INTERNAL, "out of memory");
         return DIAG_INPUT;
@@ -738,7 +743,7 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
             return rc;
     }
     if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || group_side(s) != 0 ||
-        !(s->unmatched = tmpfile())) {
+        !(s->unmatched = tmpfile()) || pd_tally_merge(&rs->side[which], &s->tally) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
                     "cannot record the rendering (out of memory or temporary space)");
         return DIAG_INPUT;
