@@ -253,6 +253,9 @@ struct dialect_diff {
     const char *items;
     const char *const *item_names, *const *item_commands;
     const struct dialect_default *defaults;  /* ended by a NULL field */
+    /* What a reader calls a group of jobs (an item that holds jobs and is none), the
+     * first it has: diff names the group so when it has no identity field. NULL: none. */
+    const char *const *group_labels;
     const struct dialect_derived *derived;   /* NULL: no job is derived */
     /* A job's identity is its file's too (a workflow's job ids are its own: two
      * workflows may each have a `check-changes`); else ids are one namespace across the
