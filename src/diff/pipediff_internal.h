@@ -317,6 +317,12 @@ struct change {
 int pd_value_change(struct change *ch, const char *field, bool commands, const struct pd_value *a,
                     const struct pd_value *b);
 void pd_change_free(struct change *ch);
+/* A finding's parts that show change `ch` in its form: its lines' hunks, a list's items. */
+void pd_finding_form(struct finding *f, const struct change *ch);
+/* Finding f's parts that show change `ch`: its field, its values as shown and as JSON,
+ * its form, and when a value is cut the whole values markdown shows (*full, malloc'd,
+ * else NULL). 0, or -1 when out of memory. */
+int pd_change_parts(struct finding *f, const struct change *ch, char **full);
 
 /* pipediff_values.c */
 void pd_text_add(struct text *t, const char *s, size_t n);

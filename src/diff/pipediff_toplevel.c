@@ -144,10 +144,10 @@ static int record_values(struct side *s, struct hkey scope, char *path, size_t l
         for (size_t i = 0; i < ynode_len(v); i++) {
             size_t klen;
             const char *k = ynode_scalar(ynode_key(v, i), &klen);
-            int n = snprintf(path + len, PATH_MAX_LEN - len, "%s%.*s", len ? "." : "", (int)klen, k ? k : "?");
-            size_t nlen = len + ((size_t)n < PATH_MAX_LEN - len ? (size_t)n : PATH_MAX_LEN - len - 1);
 
-            if (record_values(s, scope, path, nlen, ynode_value(v, i)) != 0)
+            /* a path past PATH_MAX_LEN is cut: deeper values share it */
+            snprintf(path + len, PATH_MAX_LEN - len, "%s%.*s", len ? "." : "", (int)klen, k ? k : "?");
+            if (record_values(s, scope, path, strlen(path), ynode_value(v, i)) != 0)
                 return -1;
             path[len] = '\0';
         }
@@ -194,16 +194,19 @@ static int record_group(struct side *s, const struct ynode *group, long jobs)
 {
     const struct dialect_diff *dd = s->dialect->diff;
     struct ynode *idv = NULL, *labelv = NULL;
-    const char *id = dd->identity ? ynode_scalar(ynode_is_map(group) && ynode_get_any(group, dd->identity, &idv) ? idv : NULL, NULL) : NULL;
-    const char *label = NULL;
+    const char *id, *label;
     struct ynode *items[1] = {(struct ynode *)group};
     const struct ynode seq = {.kind = YNODE_SEQ, .u.seq = {items, 1, 1}};
     char *job_id = NULL, path[PATH_MAX_LEN];
     struct out_rec r;
     int rc = -1;
 
-    if (dd->group_labels && ynode_get_any(group, dd->group_labels, &labelv))
-        label = ynode_scalar(labelv, NULL);
+    if (dd->identity)
+        ynode_get_any(group, dd->identity, &idv);
+    if (dd->group_labels)
+        ynode_get_any(group, dd->group_labels, &labelv);
+    id = ynode_scalar(idv, NULL);
+    label = ynode_scalar(labelv, NULL);
     if (!id)
         s->dialect->each_job(&seq, first_job, &job_id);
     memset(&r, 0, sizeof(r));
@@ -358,23 +361,10 @@ static void report_value(struct report *r, struct side *base, struct side *head,
     f.part[P_FILE] = pd_side_file(head, h ? h->file : sc->mark.file);
     f.line = h ? h->line : sc->mark.line;
     f.part[P_LABEL] = *label && strcmp(label, sc->texts) ? label : NULL;
-    f.part[P_FIELD] = ch.field;
-    f.part[P_OLD] = ch.old_v;
-    f.part[P_NEW] = ch.new_v;
-    f.part[P_OLD_JSON] = ch.old_json;
-    f.part[P_NEW_JSON] = ch.new_json;
-    f.part[P_EXTRA_JSON] = ch.items_json;
-    f.part[P_HUNKS] = ch.hunks;
-    f.part[P_ADDED] = ch.added;
-    f.part[P_REMOVED] = ch.removed;
     snprintf(reach_text, sizeof(reach_text), "%u", reach);
     f.part[P_REACH] = reach ? reach_text : NULL;
-    if (ch.cut && asprintf(&full, "old: %s\nnew: %s", ch.old_json ? ch.old_json : "(none)",
-                           ch.new_json ? ch.new_json : "(none)") < 0) {
-        full = NULL;
+    if (pd_change_parts(&f, &ch, &full) != 0)
         goto fail;
-    }
-    f.part[P_FULL] = full;
     /* in HEAD's order: a value HEAD has at its place, one it lost at its scope's */
     pd_add_finding(r, PH_OUTSIDE, h ? h->seq : sc->mark.seq, sc->sub++, G_CHANGED, &f);
     sc->changed = true;
@@ -432,7 +422,7 @@ static void compare_scope(struct report *r, struct cursor *b, struct cursor *h)
 
 void pd_outside_compare(struct report *r, struct side *base, struct side *head)
 {
-    struct cursor b = {base, {{0, 0}, {0, 0}, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false}, h = {head, b.rec, false};
+    struct cursor b = {.s = base}, h = {.s = head};
 
     if (xsort_finish(base->outside->recs) != 0 || xsort_finish(head->outside->recs) != 0 ||
         fflush(base->outside->spool) != 0 || fflush(head->outside->spool) != 0) {
