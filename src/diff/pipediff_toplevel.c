@@ -190,7 +190,7 @@ static int first_job(void *user, const struct dialect_job *job)
 /* A group's scope and how it reads: its identity (its key), else its first job's (a
  * label may change: the jobs it holds tell it), else its label; shown by its identity,
  * else its label. */
-static int record_group(struct side *s, const struct ynode *group, long jobs)
+static int record_group(struct side *s, const struct ynode *group, size_t jobs)
 {
     const struct dialect_diff *dd = s->dialect->diff;
     struct ynode *idv = NULL, *labelv = NULL;
@@ -217,12 +217,12 @@ static int record_group(struct side *s, const struct ynode *group, long jobs)
         strhash_pair(job_id, strlen(job_id), &r.scope.h1, &r.scope.h2);
     else
         strhash_pair(label ? label : "", label ? strlen(label) : 0, &r.scope.h1, &r.scope.h2);
-    r.scope.h1 ^= 0x2; /* a group's scope is not its first job's identity */
+    r.scope.h1 ^= 0x2; /* a group's scope is not a file's (nor any identity of a job) */
     if (dd->identity_per_file)
         r.scope = pd_scope_to_file(s, ynode_pos(group).file, r.scope);
     r.file = ynode_pos(group).file;
     r.line = ynode_pos(group).line;
-    r.jobs = (uint32_t)(jobs > 0 ? jobs : 0);
+    r.jobs = (uint32_t)jobs;
     if (add_rec(s->outside, &r, id ? id : label ? label : job_id ? job_id : "(group)", label ? label : "", NULL) != 0)
         goto done;
     for (size_t i = 0; i < ynode_len(group); i++) {
@@ -245,8 +245,10 @@ int pd_outside_item(struct side *s, const struct stream_item *item, const struct
 {
     char path[PATH_MAX_LEN];
 
-    if (!root || mark_file(s, item->pos) != 0)
-        return root ? -1 : 0;
+    if (!root)
+        return 0;
+    if (mark_file(s, item->pos) != 0)
+        return -1;
     if (item->kind == STREAM_PAIR) {
         path[0] = '\0';
         return record_values(s, file_scope(s, item->pos.file), path, 0, root);
