@@ -267,6 +267,9 @@ struct dialect_diff {
      * `strategy`), which change with the vectors of its matrix: when a vector is added
      * or removed, they and the labels (made from the values) are not compared. */
     const char *const *configuration;
+    /* What a reader calls a group of jobs (an item that holds jobs and is none), the
+     * first it has: diff names the group so when it has no identity field. NULL: none. */
+    const char *const *group_labels;
     const struct dialect_derived *derived;   /* NULL: no job is derived */
     /* A job's identity is its file's too (a workflow's job ids are its own: two
      * workflows may each have a `check-changes`); else ids are one namespace across the

@@ -33,15 +33,9 @@ static int find_changes(struct report *r, struct side *base, struct side *head)
         pd_report_unmatched(r, base, head);
     if (r->failed || pd_report_moves(r, head) != 0 || r->failed)
         return -1;
-    if (base->outside != head->outside) {
-        struct finding f;
-
-        /* top-level settings (env, agents, notify...) and groups' own fields are outside
-         * the jobs */
-        pd_finding_init(&f, "changed", "(pipeline)", NULL, "top-level settings or groups changed");
-        pd_add_finding(r, PH_MOVES, UINT32_MAX, 0, G_CHANGED, &f);
-        r->changed++;
-    }
+    /* top-level settings (env, agents, notify...) and groups' own fields are outside the
+     * jobs */
+    pd_outside_compare(r, base, head);
     return r->failed ? -1 : 0;
 }
 

@@ -325,3 +325,29 @@ done:
         pd_change_free(ch);
     return rc;
 }
+
+void pd_finding_form(struct finding *f, const struct change *ch)
+{
+    f->part[P_HUNKS] = ch->hunks;
+    f->part[P_ADDED] = ch->added;
+    f->part[P_REMOVED] = ch->removed;
+}
+
+int pd_change_parts(struct finding *f, const struct change *ch, char **full)
+{
+    f->part[P_FIELD] = ch->field;
+    f->part[P_OLD] = ch->old_v;
+    f->part[P_NEW] = ch->new_v;
+    f->part[P_OLD_JSON] = ch->old_json;
+    f->part[P_NEW_JSON] = ch->new_json;
+    f->part[P_EXTRA_JSON] = ch->items_json;
+    pd_finding_form(f, ch);
+    *full = NULL;
+    if (ch->cut && asprintf(full, "old: %s\nnew: %s", ch->old_json ? ch->old_json : "(none)",
+                            ch->new_json ? ch->new_json : "(none)") < 0) {
+        *full = NULL;
+        return -1;
+    }
+    f->part[P_FULL] = *full;
+    return 0;
+}

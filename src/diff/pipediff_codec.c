@@ -68,9 +68,7 @@ ssize_t pd_json_write(void *user, const char *buf, size_t n)
     return pd_blob_add(&s->json, buf, n) == 0 ? (ssize_t)n : -1;
 }
 
-/* `n` in JSON on one line, typed as `render --format json` types it (NUL-terminated in
- * s->json); NULL when it cannot be written. */
-static const char *json_of(struct side *s, const struct ynode *n)
+const char *pd_json_of(struct side *s, const struct ynode *n)
 {
     char *p;
     size_t o = 0;
@@ -164,7 +162,7 @@ static int serialize_step_field(struct side *s, const char *step, const struct y
     if (k && quiet(s, k, len, value))
         return 0;
     snprintf(name, sizeof(name), "%s\x1f%.*s", step, (int)(len > 100 ? 100 : len), k ? k : "");
-    if (!(json = json_of(s, value)))
+    if (!(json = pd_json_of(s, value)))
         return -1;
     if (text)
         return blob_entry(&s->blob, E_SUBFIELD, name, strlen(name), text, json);
@@ -202,7 +200,7 @@ static int serialize_items(struct side *s, const struct ynode *steps, uint64_t *
         if (seen > 1)
             snprintf(names[i] + strlen(names[i]), 8, " #%u", seen % 100000);
         pd_show(&t, step);
-        rc = (json = json_of(s, step)) ? blob_entry(&s->blob, E_SUB, names[i], strlen(names[i]), t.buf, json) : -1;
+        rc = (json = pd_json_of(s, step)) ? blob_entry(&s->blob, E_SUB, names[i], strlen(names[i]), t.buf, json) : -1;
         *h ^= pd_entry_hash(names[i], strlen(names[i]), step, 0xC2B2AE3D27D4EB4Full);
         for (size_t f = 0; rc == 0 && ynode_is_map(step) && f < ynode_len(step); f++)
             rc = serialize_step_field(s, names[i], ynode_key(step, f), ynode_value(step, f));
@@ -231,7 +229,7 @@ static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
         if (elen > 100)
             elen = 100;
         pd_show(&t, ynode_value(v, e));
-        if (!(json = json_of(s, ynode_value(v, e))) || blob_entry(&s->blob, E_ENV, ename, elen, t.buf, json) != 0)
+        if (!(json = pd_json_of(s, ynode_value(v, e))) || blob_entry(&s->blob, E_ENV, ename, elen, t.buf, json) != 0)
             return -1;
         *h ^= pd_entry_hash(ename, elen, ynode_value(v, e), 0xD6E8FEB86659FD93ull);
     }
@@ -268,7 +266,7 @@ int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
     b->len = 0;
     if (!ynode_is_map(step)) {
         pd_show(&t, step);
-        if (!(json = json_of(s, step)) || blob_entry(b, E_STEP, "", 0, t.buf, json) != 0)
+        if (!(json = pd_json_of(s, step)) || blob_entry(b, E_STEP, "", 0, t.buf, json) != 0)
             return -1;
         *digest = pd_node_hash(step, h);
         return 0;
@@ -288,7 +286,7 @@ int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
         if (t.cut) /* the digest of the whole value tells a change past the cut */
             snprintf(t.buf + strlen(t.buf), sizeof(t.buf) - strlen(t.buf), "\x1f%016llx",
                      (unsigned long long)pd_node_hash(v, 0));
-        if (!(json = json_of(s, v)) || blob_entry(b, compared ? E_FIELD : E_QUIET, name, len, t.buf, json) != 0)
+        if (!(json = pd_json_of(s, v)) || blob_entry(b, compared ? E_FIELD : E_QUIET, name, len, t.buf, json) != 0)
             return -1;
         if (serialize_job_commands(s, name, len, v) != 0)
             return -1;

@@ -358,14 +358,6 @@ static bool same_lines_changed(const char *a, const char *b)
     }
 }
 
-/* A finding's parts that show change `ch` in its form: its lines' hunks, a list's items. */
-static void finding_form(struct finding *f, const struct change *ch)
-{
-    f->part[P_HUNKS] = ch->hunks;
-    f->part[P_ADDED] = ch->added;
-    f->part[P_REMOVED] = ch->removed;
-}
-
 /* Reports change `ch` of m jobs (hi: their indices in HEAD); `all`: every
  * compared job has it alike, and the line names no jobs. */
 static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *hi,
@@ -379,19 +371,8 @@ static void report_change(struct report *r, struct step_ctx *x, const struct cha
         goto fail;
     pd_finding_init(&f, "changed", x->id, &w, ch->detail);
     f.part[P_JOBS] = jobs;
-    f.part[P_FIELD] = ch->field;
-    f.part[P_OLD] = ch->old_v;
-    f.part[P_NEW] = ch->new_v;
-    f.part[P_OLD_JSON] = ch->old_json;
-    f.part[P_NEW_JSON] = ch->new_json;
-    f.part[P_EXTRA_JSON] = ch->items_json;
-    finding_form(&f, ch);
-    if (ch->cut && asprintf(&full, "old: %s\nnew: %s", ch->old_json ? ch->old_json : "(none)",
-                            ch->new_json ? ch->new_json : "(none)") < 0) {
-        full = NULL;
+    if (pd_change_parts(&f, ch, &full) != 0)
         goto fail;
-    }
-    f.part[P_FULL] = full;
     step_finding(r, x, G_CHANGED, &f);
     goto done;
 fail:
@@ -484,7 +465,7 @@ static void report_jobs(struct report *r, struct step_ctx *x, struct change *con
     f.part[P_FULL] = chg[0]->hunks ? NULL : full;
     f.words = words;
     if (!words)
-        finding_form(&f, chg[0]);
+        pd_finding_form(&f, chg[0]);
     step_finding(r, x, G_CHANGED, &f);
     goto done;
 fail:

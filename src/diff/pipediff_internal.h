@@ -137,8 +137,8 @@ struct side {
     uint64_t spool_len;
     struct xsort *steps;
     uint32_t seq;
-    /* a digest of what the rendering holds besides its jobs (top-level settings, groups) */
-    uint64_t outside;
+    /* what the rendering holds besides its jobs (top-level settings, groups' own fields) */
+    struct pd_outside *outside;
     const struct ynode **jobs; /* the current item's jobs, by address */
     size_t n_jobs, cap_jobs;
     struct blob blob;
@@ -231,7 +231,7 @@ struct logical {
     uint64_t tuples_off; /* its shards' tuples in the shard spool */
 };
 
-enum phase { PH_BASE, PH_HEAD, PH_MOVES };
+enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE };
 
 /* Markdown's headings, in its order (the other formats keep one list). */
 enum group { G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED };
@@ -263,6 +263,7 @@ enum part {
     P_HUNKS,      /* a multi-line value's lines changed: unified hunks (textdiff_texts) */
     P_ADDED,      /* a list's items added and removed, as shown, one a line */
     P_REMOVED,
+    P_REACH,      /* a top-level env's change: the jobs it reaches, all of them ("37") */
     N_PARTS
 };
 
@@ -392,6 +393,12 @@ struct pd_skip {
 int pd_value_change_skip(struct change *ch, const char *field, bool commands, const struct pd_value *a,
                          const struct pd_value *b, const struct pd_skip *skip);
 void pd_change_free(struct change *ch);
+/* A finding's parts that show change `ch` in its form: its lines' hunks, a list's items. */
+void pd_finding_form(struct finding *f, const struct change *ch);
+/* Finding f's parts that show change `ch`: its field, its values as shown and as JSON,
+ * its form, and when a value is cut the whole values markdown shows (*full, malloc'd,
+ * else NULL). 0, or -1 when out of memory. */
+int pd_change_parts(struct finding *f, const struct change *ch, char **full);
 
 /* pipediff_values.c */
 void pd_text_add(struct text *t, const char *s, size_t n);
@@ -416,6 +423,9 @@ void pd_differing_words(const char *a, const char *b, size_t span[2][2]);
 
 /* pipediff_codec.c */
 const char *pd_job_title(const struct dialect_diff *dd, const struct ynode *job, size_t *len);
+/* `n` in JSON on one line, typed as `render --format json` types it (NUL-terminated in
+ * s->json); NULL when it cannot be written. */
+const char *pd_json_of(struct side *s, const struct ynode *n);
 ssize_t pd_json_write(void *user, const char *buf, size_t n);
 int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest);
 int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es);
@@ -430,6 +440,10 @@ bool pd_has_type(const struct entries *es, enum entry_type type);
 
 /* pipediff_side.c */
 int pd_hkey_cmp(const struct hkey *a, const struct hkey *b);
+/* Whether `n` is one of the current item's jobs. */
+bool pd_is_job(const struct side *s, const struct ynode *n);
+/* Identity `id` of something in file `file`, scoped to its path within the operand. */
+struct hkey pd_scope_to_file(const struct side *s, unsigned file, struct hkey id);
 void pd_side_free(struct side *s);
 char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
@@ -494,6 +508,18 @@ bool pd_fanout_item(void *user, const struct ynode *a, const struct ynode *b, co
  * paired), or -1 when out of memory. */
 int pd_match_vectors(char **rows[2], const unsigned n[2], bool *extra[2], unsigned (*pairs)[2], unsigned *matched,
                      char **phrase);
+
+/* pipediff_toplevel.c: what is outside the jobs, by field path */
+struct pd_outside;
+/* For a side of n_files files; NULL when out of memory. */
+struct pd_outside *pd_outside_create(size_t n_files);
+void pd_outside_destroy(struct pd_outside *o);
+/* Records what item (its document's root) holds besides its jobs (s->jobs, sorted). 0,
+ * or -1 when out of memory or temporary space. */
+int pd_outside_item(struct side *s, const struct stream_item *item, const struct ynode *root);
+/* Reports every value outside the jobs that differs, in a file or group both sides
+ * have (r->failed when out of memory). */
+void pd_outside_compare(struct report *r, struct side *base, struct side *head);
 
 /* pipediff_moves.c */
 /* Sets keep[i] for the elements of one longest strictly increasing subsequence of

@@ -167,6 +167,14 @@ static void md_items(FILE *md, const char *items, const char *sign, bool *any)
     }
 }
 
+/* Markdown: the end of a value's line: the jobs a top-level env reaches, if any. */
+static void md_reach(FILE *md, const struct finding *f)
+{
+    if (f->part[P_REACH])
+        fprintf(md, strcmp(f->part[P_REACH], "1") ? " (all %s jobs)" : " (%s job)", f->part[P_REACH]);
+    fputc('\n', md);
+}
+
 static void print_markdown(FILE *md, const struct finding *f)
 {
     const char *kind = f->part[P_KIND], *detail = f->part[P_DETAIL];
@@ -206,7 +214,7 @@ static void print_markdown(FILE *md, const struct finding *f)
         fputs("**:", md);
         md_items(md, f->part[P_ADDED], "+", &any);
         md_items(md, f->part[P_REMOVED], "-", &any);
-        fputc('\n', md);
+        md_reach(md, f);
     } else if (f->part[P_FIELD]) {
         fputs(": **", md);
         md_text(md, f->part[P_FIELD]);
@@ -214,7 +222,8 @@ static void print_markdown(FILE *md, const struct finding *f)
         md_code(md, f->part[f->words ? P_NEW : P_OLD]);
         fputs(f->words ? " (was " : " → ", md);
         md_code(md, f->part[f->words ? P_OLD : P_NEW]);
-        fputs(f->words ? ")\n" : "\n", md);
+        fputs(f->words ? ")" : "", md);
+        md_reach(md, f);
     } else {
         /* the heading says the kind: "added (4 shards)" reads "4 shards" */
         if (!strncmp(detail, kind, kl) && (detail[kl] == '\0' || detail[kl] == ' '))
@@ -291,6 +300,8 @@ static int print_json(struct report *r, const struct finding *f, const char *lin
         fprintf(r->out, ", \"new\": %s", f->part[P_NEW_JSON]);
     if (f->part[P_EXTRA_JSON])
         fprintf(r->out, ", %s", f->part[P_EXTRA_JSON]);
+    if (f->part[P_REACH])
+        fprintf(r->out, ", \"reaches\": %s", f->part[P_REACH]);
     if (f->part[P_HUNKS] && json_hunks(r->out, f->part[P_HUNKS]) != 0)
         return -1;
     fputs(", \"text\": ", r->out);

@@ -102,8 +102,7 @@ static struct hkey hkey_mix(struct hkey k, uint64_t a, uint64_t b)
     return k;
 }
 
-/* Identity `id` of a job in `file`, scoped to its path within the operand. */
-static struct hkey scope_to_file(const struct side *s, unsigned file, struct hkey id)
+struct hkey pd_scope_to_file(const struct side *s, unsigned file, struct hkey id)
 {
     const char *path = path_in_operand(s, file);
     struct hkey f;
@@ -117,7 +116,7 @@ struct hkey pd_identity(const struct side *s, unsigned file, const char *id, siz
     struct hkey k;
 
     strhash_pair(id, len, &k.h1, &k.h2);
-    return s->dialect->diff->identity_per_file ? scope_to_file(s, file, k) : k;
+    return s->dialect->diff->identity_per_file ? pd_scope_to_file(s, file, k) : k;
 }
 
 static int record_step(void *user, const struct dialect_job *job)
@@ -191,39 +190,9 @@ static int by_address(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-static bool is_job(const struct side *s, const struct ynode *n)
+bool pd_is_job(const struct side *s, const struct ynode *n)
 {
     return s->n_jobs && bsearch(&n, s->jobs, s->n_jobs, sizeof(*s->jobs), by_address);
-}
-
-/* A digest of what `n` holds besides the current item's jobs (top-level settings, a
- * group's own fields), *held counting the nodes it covers. The jobs are compared one by
- * one, and whether a default or an ignored field is there must not count here either.
- * A mapping's pairs count in any order: a rendering writes a group's keys its own way. */
-static uint64_t outside_hash(const struct side *s, const struct ynode *n, unsigned *held)
-{
-    uint64_t h;
-
-    if (ynode_is_map(n)) {
-        h = '{';
-        for (size_t i = 0; i < ynode_len(n); i++) {
-            if (is_job(s, ynode_value(n, i)))
-                continue;
-            ++*held;
-            h += (pd_node_hash(ynode_key(n, i), 0) ^ outside_hash(s, ynode_value(n, i), held)) * FNV_PRIME;
-        }
-        return h;
-    }
-    if (ynode_is_seq(n)) {
-        h = '[';
-        for (size_t i = 0; i < ynode_len(n); i++) {
-            if (!is_job(s, ynode_item(n, i)))
-                h = (h ^ outside_hash(s, ynode_item(n, i), held)) * FNV_PRIME;
-        }
-        return h;
-    }
-    ++*held;
-    return pd_node_hash(n, 0);
 }
 
 static int record_failed(struct side *s)
@@ -262,8 +231,6 @@ static int side_item(void *user, const struct stream_item *item)
 {
     struct side *s = user;
     const struct ynode *root = item->doc ? ynode_doc_root(item->doc) : NULL;
-    unsigned held = 0;
-    uint64_t h;
 
     if (item->kind != STREAM_STEP && item->kind != STREAM_PAIR)
         return 0;
@@ -274,12 +241,8 @@ static int side_item(void *user, const struct stream_item *item)
         goto fail;
     if (s->n_jobs)
         qsort(s->jobs, s->n_jobs, sizeof(*s->jobs), by_address);
-    /* an item that is only jobs counts for nothing: a rendering read again has an item
-     * per job where its source had one per step */
-    h = outside_hash(s, root, &held);
-    if (held)
-        s->outside += (h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull;
-    return 0;
+    if (pd_outside_item(s, item, root) == 0)
+        return 0;
 fail:
     return record_failed(s);
 }
@@ -351,8 +314,9 @@ static void side_reset(void *user)
     s->spool = tmpfile();
     s->spool_len = 0;
     s->seq = 0;
-    s->outside = 0;
-    s->failed = !s->steps || !s->spool || !s->json_em;
+    pd_outside_destroy(s->outside);
+    s->outside = pd_outside_create(s->n_paths);
+    s->failed = !s->steps || !s->spool || !s->json_em || !s->outside;
     forget_skipped(s);
     pd_tally_clear(&s->tally);
 }
@@ -371,6 +335,7 @@ void pd_side_free(struct side *s)
     if (s->json_file)
         fclose(s->json_file);
     xsort_destroy(s->steps);
+    pd_outside_destroy(s->outside);
     xsort_destroy(s->logicals);
     if (s->spool)
         fclose(s->spool);

@@ -13,4 +13,4 @@ while read -r name; do
         { echo "docs/diff.md: the example of fixtures/$name is not its expected.out:"; diff -u "$ROOT/fixtures/$name/expected.out" "block.$name"; exit 1; }
     n=$((n + 1))
 done <names.txt
-[ "$n" -ge 5 ] || { echo "docs/diff.md: $n examples checked, expected 5"; exit 1; }
+[ "$n" -ge 7 ] || { echo "docs/diff.md: $n examples checked, expected 7"; exit 1; }

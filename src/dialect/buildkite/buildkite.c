@@ -212,6 +212,8 @@ static bool bk_detect(const struct stream_item *item, const struct dialect_probe
 static const char *const diff_identity[] = {"key", "id", "identifier", NULL};
 static const char *const diff_labels[] = {"label", "name", NULL};
 static const char *const diff_prompts[] = {"block", "input", NULL};
+/* a group step's name (docs: pipelines/configure/step-types/group-step) */
+static const char *const diff_group_labels[] = {"group", "label", NULL};
 static const struct dialect_command diff_commands[] = {{"command", "command"}, {"commands", "command"}, {NULL, NULL}};
 /* a test-area step says its GPU by `device` */
 static const char *const diff_machine[] = {"agents", "device", NULL};
@@ -229,6 +231,7 @@ const struct dialect_diff dialect_buildkite_diff = {
     .commands = diff_commands,
     .machine = diff_machine,
     .defaults = diff_defaults,
+    .group_labels = diff_group_labels,
     .derived = &dialect_testarea_mirror,
 };
 
