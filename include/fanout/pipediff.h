@@ -17,12 +17,17 @@
 
 enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN };
 
+/* Which of HEAD's rule findings diff reports (--findings): those BASE does not have, all,
+ * or none. */
+enum pd_findings { PD_FINDINGS_NEW, PD_FINDINGS_ALL, PD_FINDINGS_NONE };
+
 /* How diff reports. */
 struct pd_opts {
     enum pd_format format;
     const char *const *ignore_fields; /* fields left out of the comparison (--ignore-field) */
     size_t n_ignore_fields;
     bool exit_zero;                   /* "different" exits 0 (errors keep 2) */
+    enum pd_findings findings;
 };
 
 /* Renders `base` and `head` (a file, a directory or "-"; sources or renderings alike,

@@ -65,6 +65,23 @@ struct blob {
 
 /* ---------- a side: the sink that records a rendering ---------- */
 
+struct hkey {
+    uint64_t h1, h2;
+};
+
+/* A side's rule findings, held back to report only those the change introduces
+ * (pipediff_findings.c): spooled and sorted by place, then by key. */
+struct pd_found {
+    struct side *side;
+    struct diag *capture; /* what the side renders into */
+    struct diag_sink sink;
+    FILE *spool;          /* their files' names and messages */
+    uint64_t spool_len;
+    struct xsort *places, *keys, *starts; /* the findings by place, by key; the jobs by place */
+    uint32_t seq, last_file;
+    bool failed;
+};
+
 /* A job a matrix adjustment skips: its identity and values as record_step keeps them,
  * and the adjustment's reason ("" for `skip: true`). */
 struct skipped_job {
@@ -106,6 +123,7 @@ struct side {
     struct skipped_job *skipped;
     size_t n_skipped, skipped_bytes;
     bool skipped_sorted;
+    struct pd_found found; /* its rule findings */
 };
 
 
@@ -122,10 +140,6 @@ struct entries {
 
 
 /* ---------- recording a side ---------- */
-
-struct hkey {
-    uint64_t h1, h2;
-};
 
 /* A rendered step (groups flattened), or a marker saying that a step whose identity is
  * `id` with its dialect's derived prefix exists (for naming a derived job by its
@@ -354,6 +368,8 @@ bool pd_has_type(const struct entries *es, enum entry_type type);
 
 /* pipediff_side.c */
 int pd_hkey_cmp(const struct hkey *a, const struct hkey *b);
+struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b);
+const char *pd_path_in_operand(const struct side *s, unsigned file);
 void pd_side_free(struct side *s);
 char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
@@ -380,6 +396,21 @@ void pd_finding_init(struct finding *f, const char *kind, const char *id, const 
 /* Prints the findings in order and the summary (`same`: no finding) in r's format. 0, or
  * -1 when out of memory or temporary space. */
 int pd_print_report(struct report *r, bool same);
+
+/* pipediff_findings.c */
+/* Begins recording side s's findings: the diag to render it into (its findings held,
+ * the rest reported into d), or NULL when out of memory. */
+struct diag *pd_found_begin(struct pd_found *f, struct side *s, struct diag *d);
+/* A job of the side is written at (file, line), its identity `id`. */
+void pd_found_job(struct pd_found *f, uint32_t file, uint32_t line, struct hkey id);
+/* The jobs recorded so far are not the rendering's (render's second pass sends them again). */
+void pd_found_forget_jobs(struct pd_found *f);
+/* The side is recorded: each finding given its job and its key. 0, or -1 when out of
+ * memory or temporary space. */
+int pd_found_end(struct pd_found *f);
+/* Reports into d HEAD's findings `mode` asks for (new: those BASE does not have). 0, or -1. */
+int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d);
+void pd_found_free(struct pd_found *f);
 
 /* pipediff_compare.c */
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
