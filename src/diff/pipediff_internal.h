@@ -47,7 +47,8 @@ struct text {
 };
 
 /* ---------- a job's comparable fields, serialized ----------
- * Entries: a type byte, the name, the value as shown and the value as JSON (each a
+ * Entries: a type byte, where it is written (file, line, a literal block's first line:
+ * three 32-bit numbers), the name, the value as shown and the value as JSON (each a
  * 32-bit length and its bytes). FIELD is a field's value; QUIET a field left out of the
  * comparison (at its default, or --ignore-field), kept for the job's JSON; ENV one entry
  * of its env (the shard variables left out: they show up as a re-sharding); SUB one of
@@ -129,6 +130,8 @@ struct side {
 
 struct entry {
     enum entry_type type;
+    uint32_t file, line; /* where it is written (its key), as the side numbers its files */
+    uint32_t body;       /* a literal block's first line (its lines are the value's), or 0 */
     const char *name, *value, *json; /* NUL-terminated copies in the entries' buffer */
 };
 
@@ -213,12 +216,16 @@ enum part {
     P_HUNKS,      /* a multi-line value's lines changed: unified hunks (textdiff_texts) */
     P_ADDED,      /* a list's items added and removed, as shown, one a line */
     P_REMOVED,
+    P_MARK_FILE, /* where an annotation goes (HEAD's file of the changed field; "": no
+                    file); NULL: FILE:LINE */
+    P_MARK_NOTE, /* why it goes there, for a reader of the annotation */
     N_PARTS
 };
 
 struct finding {
     const char *part[N_PARTS];
     uint32_t line;
+    uint32_t mark; /* P_MARK_FILE's line */
     bool words; /* P_OLD and P_NEW are the words that differ, over several jobs */
 };
 
@@ -322,6 +329,7 @@ struct change {
     char *items_json;          /* and as the JSON report's member ("\"items\": {...}") */
     bool cut;                  /* old_v or new_v is cut (pd_window) */
     bool done;                 /* reported */
+    uint32_t file, line;       /* where HEAD writes what changed (line 0: unknown) */
 };
 
 /* pipediff_change.c */

@@ -39,7 +39,8 @@ void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t 
     uint8_t words = f->words;
 
     r->blob.len = 0;
-    if (pd_blob_add(&r->blob, &f->line, sizeof(f->line)) != 0 || pd_blob_add(&r->blob, &words, 1) != 0)
+    if (pd_blob_add(&r->blob, &f->line, sizeof(f->line)) != 0 || pd_blob_add(&r->blob, &f->mark, sizeof(f->mark)) != 0 ||
+        pd_blob_add(&r->blob, &words, 1) != 0)
         goto fail;
     for (int i = 0; i < N_PARTS; i++) {
         uint32_t none = UINT32_MAX;
@@ -299,6 +300,18 @@ static int print_json(struct report *r, const struct finding *f, const char *lin
     return 0;
 }
 
+/* Where an annotation of f goes: HEAD's file and line of what changed, else FILE:LINE
+ * ("": no file). */
+static const char *mark_file(const struct finding *f)
+{
+    return f->part[P_MARK_FILE] ? f->part[P_MARK_FILE] : f->part[P_FILE];
+}
+
+static uint32_t mark_line(const struct finding *f)
+{
+    return f->part[P_MARK_FILE] ? f->mark : f->line;
+}
+
 /* Writes one finding in the report's format (markdown to `md`, under the summary). */
 static int print_finding(struct report *r, FILE *md, const struct finding *f)
 {
@@ -320,10 +333,11 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         break;
     case PD_GITHUB:
         fputs("::notice ", r->out);
-        if (f->part[P_FILE]) {
+        /* on HEAD's line of what changed, which the pull request's diff shows */
+        if (mark_file(f) && *mark_file(f)) {
             fputs("file=", r->out);
-            diag_write_github_property(r->out, f->part[P_FILE]);
-            fprintf(r->out, ",line=%u,", f->line);
+            diag_write_github_property(r->out, mark_file(f));
+            fprintf(r->out, ",line=%u,", mark_line(f));
         }
         fputs("title=", r->out);
         diag_write_github_property(r->out, "fanout diff: ");
@@ -332,6 +346,10 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         diag_write_github_property(r->out, f->part[P_ID]);
         fputs("::", r->out);
         diag_write_github_escaped(r->out, line);
+        if (f->part[P_MARK_NOTE]) {
+            fputs("%0A", r->out);
+            diag_write_github_escaped(r->out, f->part[P_MARK_NOTE]);
+        }
         if (f->part[P_MORE] || f->part[P_HUNKS]) {
             fputs("%0A", r->out);
             diag_write_github_escaped(r->out, f->part[P_MORE] ? f->part[P_MORE] : f->part[P_HUNKS]);
@@ -375,8 +393,9 @@ static int print_findings(struct report *r, FILE *md)
             goto done;
         memset(&f, 0, sizeof(f));
         memcpy(&f.line, buf, sizeof(f.line));
-        f.words = buf[sizeof(f.line)];
-        p = buf + sizeof(f.line) + 1;
+        memcpy(&f.mark, buf + sizeof(f.line), sizeof(f.mark));
+        f.words = buf[sizeof(f.line) + sizeof(f.mark)];
+        p = buf + sizeof(f.line) + sizeof(f.mark) + 1;
         for (int i = 0; i < N_PARTS; i++) {
             uint32_t n;
 
