@@ -124,6 +124,15 @@ struct diag_sink {
  * diff renders each side into one and reports only the findings HEAD has and BASE not. */
 struct diag *diag_create_capture(struct diag *to, const struct diag_sink *sink);
 
+/* For another SARIF log (diff --format sarif): its opening, up to the `results` array
+ * opened; whether `file` names an artifact (a result needs one: code scanning refuses a
+ * log with a result that has no location); and one result at `file` (an artifact) and
+ * `line` (0: the whole file), `rule` its ruleId (NULL: none). */
+void diag_sarif_open(FILE *out);
+bool diag_sarif_is_artifact(const char *file);
+void diag_sarif_result(FILE *out, const char *rule, enum diag_severity sev, const char *file, unsigned line,
+                       unsigned col, const char *msg);
+
 /* The SARIF log's driver: fanout's version and where to read about it (both kept, not
  * copied; NULL: not said). */
 void diag_sarif_driver(const char *version, const char *information_uri);

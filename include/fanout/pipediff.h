@@ -15,7 +15,7 @@
 #include "fanout/diag.h"
 #include "fanout/render.h"
 
-enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN };
+enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN, PD_SARIF };
 
 /* Which of HEAD's rule findings diff reports (--findings): those BASE does not have, all,
  * or none. */

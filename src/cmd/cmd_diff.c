@@ -95,11 +95,11 @@ static const struct opt base_ref = {
 static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &opt_config, CMD_RENDER_MESSAGE_OPTIONS,
                                             &ignore_field, &exit_zero, &findings, &base_ref, NULL};
 /* In enum pd_format's order. */
-static const char *const formats[] = {"text", "json", "github", "markdown", NULL};
+static const char *const formats[] = {"text", "json", "github", "markdown", "sarif", NULL};
 
 const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
-    .synopsis = "diff [options] [--format text|json|github|markdown] BASE HEAD | --base REF [PATH]",
+    .synopsis = "diff [options] [--format text|json|github|markdown|sarif] BASE HEAD | --base REF [PATH]",
     .help = "Renders BASE and HEAD (sources or renderings: files, directories or -, not\n"
             "both) and reports the steps added, removed, renamed, changed, moved and\n"
             "re-sharded, job by job, each at its file:line with its label. With --base,\n"

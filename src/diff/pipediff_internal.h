@@ -250,6 +250,7 @@ struct report {
     struct blob blob;
     uint32_t block;      /* which of the sides' dialects is being compared (0: the first) */
     bool failed;
+    struct pd_sarif *sarif; /* --format sarif's log (pipediff_sarif.c) */
 };
 
 
@@ -419,6 +420,15 @@ int pd_found_end(struct pd_found *f);
 /* Reports into d HEAD's findings `mode` asks for (new: those BASE does not have). 0, or -1. */
 int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d);
 void pd_found_free(struct pd_found *f);
+
+/* pipediff_sarif.c */
+/* The log begun on r->out (0, or -1 when out of memory); change f (`text`, its line) a
+ * result at `file`:`line` (NULL: a notification); the log ended with the summary
+ * (0, or -1); its state freed. */
+int pd_sarif_begin(struct report *r);
+void pd_sarif_finding(struct report *r, const char *file, uint32_t line, const struct finding *f, const char *text);
+int pd_sarif_end(struct report *r, const char *summary);
+void pd_sarif_free(struct report *r);
 
 /* pipediff_compare.c */
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,

@@ -362,6 +362,9 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
     case PD_JSON:
         rc = print_json(r, f, line);
         break;
+    case PD_SARIF:
+        pd_sarif_finding(r, mark_file(f) && *mark_file(f) ? mark_file(f) : NULL, mark_line(f), f, line);
+        break;
     }
     free(line);
     return rc;
@@ -502,7 +505,7 @@ void pd_finding_init(struct finding *f, const char *kind, const char *id, const 
     }
 }
 
-static void print_summary(struct report *r, bool same, const char *md_text)
+static int print_summary(struct report *r, bool same, const char *md_text)
 {
     char counts[160];
 
@@ -528,7 +531,10 @@ static void print_summary(struct report *r, bool same, const char *md_text)
         else
             fprintf(r->out, "**%s**\n\n%s", counts, md_text ? md_text : "");
         break;
+    case PD_SARIF:
+        return pd_sarif_end(r, counts);
     }
+    return 0;
 }
 
 int pd_print_report(struct report *r, bool same)
@@ -540,6 +546,8 @@ int pd_print_report(struct report *r, bool same)
 
     if (r->format == PD_JSON)
         fputs("{\n  \"changes\": [", r->out);
+    if (r->format == PD_SARIF && pd_sarif_begin(r) != 0)
+        goto done;
     /* markdown's findings go under the summary, which counts them */
     if (r->format == PD_MARKDOWN && !(md = open_memstream(&md_text, &md_len)))
         return -1;
@@ -550,9 +558,9 @@ int pd_print_report(struct report *r, bool same)
         goto done;
     }
     md = NULL;
-    print_summary(r, same, md_text);
-    rc = 0;
+    rc = print_summary(r, same, md_text);
 done:
+    pd_sarif_free(r);
     if (md)
         fclose(md);
     free(md_text);
