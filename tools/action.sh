@@ -30,7 +30,7 @@
 #   INPUT_FAIL_ON_DIFF   `true`: exit 1 when the jobs differ; `false` (default):
 #                        --exit-zero, a difference is only reported
 # Exit status: the worst of the runs: 0 same (or different, without fail-on-diff),
-# 1 different with fail-on-diff, 2 an error (a side does not render, a bad input, git).
+# 1 different with fail-on-diff, or a rule finding the head introduces, 2 an error (a side does not render, a bad input, git).
 set -eu
 
 fail() {

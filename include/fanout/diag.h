@@ -109,6 +109,30 @@ void diag_set_policy(struct diag *d, const struct diag_policy *p);
  * diag that reports the config's errors exists). */
 void diag_set_format(struct diag *d, enum diag_format format);
 
+/* Where a capturing diag's findings go instead of being printed: each finding (class
+ * DIAG_FINDING) once the policy has leveled, shadowed or dropped it (not -q, which only
+ * prints), its `file` and `msg` alive until the call returns. */
+struct diag_sink {
+    void (*finding)(void *user, enum diag_severity sev, const char *file, unsigned line, unsigned col,
+                    enum rule_id rule, const char *msg);
+    void *user;
+};
+
+/* A diag like `to` (format, policy, shadowing) whose findings go to `sink` (kept, not
+ * copied) and whose other messages (input errors, what a run did) go into `to`, printed
+ * and counted there. It counts its findings too, so a render into it stops as it would:
+ * diff renders each side into one and reports only the findings HEAD has and BASE not. */
+struct diag *diag_create_capture(struct diag *to, const struct diag_sink *sink);
+
+/* For another SARIF log (diff --format sarif): its opening, up to the `results` array
+ * opened; whether `file` names an artifact (a result needs one: code scanning refuses a
+ * log with a result that has no location); and one result at `file` (an artifact) and
+ * `line` (0: the whole file), `rule` its ruleId (NULL: none). */
+void diag_sarif_open(FILE *out);
+bool diag_sarif_is_artifact(const char *file);
+void diag_sarif_result(FILE *out, const char *rule, enum diag_severity sev, const char *file, unsigned line,
+                       unsigned col, const char *msg);
+
 /* The SARIF log's driver: fanout's version and where to read about it (both kept, not
  * copied; NULL: not said). */
 void diag_sarif_driver(const char *version, const char *information_uri);

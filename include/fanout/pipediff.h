@@ -15,7 +15,11 @@
 #include "fanout/diag.h"
 #include "fanout/render.h"
 
-enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN };
+enum pd_format { PD_TEXT, PD_JSON, PD_GITHUB, PD_MARKDOWN, PD_SARIF };
+
+/* Which of HEAD's rule findings diff reports (--findings): those BASE does not have, all,
+ * or none. */
+enum pd_findings { PD_FINDINGS_NEW, PD_FINDINGS_ALL, PD_FINDINGS_NONE };
 
 /* How diff reports. */
 struct pd_opts {
@@ -27,6 +31,7 @@ struct pd_opts {
      * HEAD's */
     const char *durations[2];
     size_t n_durations;
+    enum pd_findings findings;
 };
 
 /* Renders `base` and `head` (a file, a directory or "-"; sources or renderings alike,

@@ -10,15 +10,15 @@
 #include "diag_internal.h"
 
 /* A message a buffered diag holds until a flush, so that the flush can shadow it and
- * count what it writes: its text in buf from `start` (a message -q drops has none), or
- * for SARIF its parts (SARIF goes only into the log). */
+ * count what it writes: its text in buf from `start` (a message -q drops has none), and
+ * its parts (SARIF goes only into the log; a capturing diag takes findings by parts). */
 struct held {
     long start;
     uint64_t place; /* 0: no place (not a finding, or no file) */
     enum rule_id rule;
     enum diag_severity sev;
-    bool input;
-    char *file, *msg; /* SARIF: copies; msg NULL when -q dropped it */
+    bool input, shown; /* shown: -q did not drop it */
+    char *file, *msg;  /* copies (NULL when out of memory) */
     unsigned line, col;
 };
 
@@ -41,6 +41,8 @@ struct diag {
     size_t n_held, held_cap;
     unsigned lost_errors, lost_warnings; /* held when out of memory: counted only */
     bool lost_input;
+    const struct diag_sink *sink; /* a capturing diag's: where its findings go */
+    struct diag *to;              /* and its other messages */
 };
 
 /* A set of places, each kept as a 64-bit hash of file, line and column (open
@@ -139,28 +141,34 @@ struct diag *diag_create_buffered(enum diag_format format)
     return d;
 }
 
-/* A SARIF message written into the log, or (a buffered diag) its parts kept with the
- * message's held record; out of memory loses the text, not its count. */
+struct diag *diag_create_capture(struct diag *to, const struct diag_sink *sink)
+{
+    struct diag *d = diag_create(to->out, to->format == DIAG_SARIF ? DIAG_TEXT : to->format);
+
+    if (!d)
+        return NULL;
+    d->format = to->format; /* the log is begun by `to`, which its messages go into */
+    d->policy = to->policy;
+    d->sink = sink;
+    d->to = to;
+    if (to->shadowing)
+        diag_shadow(d, to->shadow_earlier, to->shadow_later);
+    return d;
+}
+
+/* A SARIF message written into the log, unless a buffered diag holds it (hold() kept its
+ * parts). */
 static void sarif_message(struct diag *d, enum diag_severity sev, const char *file, unsigned line,
                           unsigned col, enum rule_id rule, const char *msg)
 {
-    struct held *h = d->n_held ? &d->held[d->n_held - 1] : NULL;
-
-    if (!d->buffered) {
+    if (!d->buffered)
         sarif_write(sev, file, line, col, rule, msg);
-        return;
-    }
-    if (!h || h->msg)
-        return; /* hold() made the record first */
-    h->file = file ? strdup(file) : NULL;
-    h->msg = strdup(msg);
-    h->line = line;
-    h->col = col;
 }
 
-/* Keeps where a buffered diag's next message starts and what it is. */
+/* Keeps where a buffered diag's next message starts and what it is, its parts copied
+ * (out of memory loses the text, not its count). */
 static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *file, unsigned line,
-                 unsigned col, enum rule_id rule)
+                 unsigned col, enum rule_id rule, const char *msg, bool shown)
 {
     if (d->n_held == d->held_cap) {
         size_t cap = d->held_cap ? d->held_cap * 2 : 16;
@@ -177,7 +185,7 @@ static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, co
     }
     d->held[d->n_held++] = (struct held){
         ftell(d->out), file && cls == DIAG_FINDING && rule != RULE_NONE ? place_hash(file, line, col) : 0,
-        rule, sev, cls == DIAG_INPUT, NULL, NULL, 0, 0};
+        rule, sev, cls == DIAG_INPUT, shown, file ? strdup(file) : NULL, strdup(msg), line, col};
 }
 
 /* Drops the held messages, after writing into `to` (unless NULL) those it would not have
@@ -194,7 +202,9 @@ static void release_held(struct diag *from, struct diag *to)
             said = false;
         if (said && to->shadowing && h->place && h->rule == to->shadow_earlier)
             places_add(to->shadowing, h->place);
-        if (said && from->format == DIAG_SARIF && h->msg)
+        if (said && to->sink && !h->input && h->msg)
+            to->sink->finding(to->sink->user, h->sev, h->file, h->line, h->col, h->rule, h->msg);
+        else if (said && from->format == DIAG_SARIF && h->shown && h->msg)
             sarif_message(to, h->sev, h->file, h->line, h->col, h->rule, h->msg);
         else if (said && from->format != DIAG_SARIF)
             fwrite(from->buf + h->start, 1, end - (size_t)h->start, to->out);
@@ -514,13 +524,21 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     } else if (sev == DIAG_WARNING) {
         d->warnings++;
     }
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (d->sink && cls == DIAG_FINDING) {
+        d->sink->finding(d->sink->user, sev, file, line, col, rule, msg);
+        return;
+    }
+    if (d->to) {
+        diag_report(d->to, sev, cls, file, line, col, rule, "%s", msg);
+        return;
+    }
     if (d->buffered)
-        hold(d, sev, cls, file, line, col, rule);
+        hold(d, sev, cls, file, line, col, rule, msg, !(p && p->quiet && sev != DIAG_ERROR));
     if (p && p->quiet && sev != DIAG_ERROR)
         return;
     word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
 
-    vsnprintf(msg, sizeof(msg), fmt, ap);
     if (d->format == DIAG_SARIF) {
         sarif_message(d, sev, file, line, col, rule, msg);
         return;

@@ -23,20 +23,25 @@ static struct {
     const char *version, *uri; /* the driver's */
 } sarif;
 
-void sarif_begin(FILE *out)
+void diag_sarif_open(FILE *out)
 {
-    if (sarif.out)
-        return;
-    sarif.out = out;
     /* SARIF's columns count UTF-16 code units unless told; fanout's count characters */
     fputs("{\"$schema\":\"" SARIF_SCHEMA "\",\"version\":\"2.1.0\",\"runs\":[{\"columnKind\":"
           "\"unicodeCodePoints\",\"results\":[",
           out);
 }
 
+void sarif_begin(FILE *out)
+{
+    if (sarif.out)
+        return;
+    sarif.out = out;
+    diag_sarif_open(out);
+}
+
 /* Whether `file` names a file of the inputs or outputs, rather than standing for none
  * (NULL, "fanout") or for a stream (`<stdin>`, `<stdout>`, `<expr>`), which no URI names. */
-static bool is_artifact(const char *file)
+bool diag_sarif_is_artifact(const char *file)
 {
     size_t len = file ? strlen(file) : 0;
 
@@ -101,13 +106,21 @@ void sarif_write(enum diag_severity sev, const char *file, unsigned line, unsign
     if (!out)
         return;
     sarif.named[rule] = true;
-    if (!is_artifact(file)) {
+    if (!diag_sarif_is_artifact(file)) {
         write_notification(sev, file, line, col, rule, msg);
         return;
     }
-    fprintf(out, "%s\n{", sarif.any_result ? "," : "");
-    if (rule != RULE_NONE)
-        fprintf(out, "\"ruleId\":\"%s\",", rule_name(rule));
+    fputs(sarif.any_result ? ",\n" : "\n", out);
+    diag_sarif_result(out, rule != RULE_NONE ? rule_name(rule) : NULL, sev, file, line, col, msg);
+    sarif.any_result = true;
+}
+
+void diag_sarif_result(FILE *out, const char *rule, enum diag_severity sev, const char *file, unsigned line,
+                       unsigned col, const char *msg)
+{
+    fputc('{', out);
+    if (rule)
+        fprintf(out, "\"ruleId\":\"%s\",", rule);
     fprintf(out, "\"level\":\"%s\",\"message\":{\"text\":", level(sev));
     diag_write_json_string(out, msg);
     fputs("},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":", out);
@@ -116,7 +129,6 @@ void sarif_write(enum diag_severity sev, const char *file, unsigned line, unsign
     if (line)
         fprintf(out, ",\"region\":{\"startLine\":%u,\"startColumn\":%u}", line, col ? col : 1);
     fputs("}}]}", out);
-    sarif.any_result = true;
 }
 
 void diag_sarif_driver(const char *version, const char *information_uri)

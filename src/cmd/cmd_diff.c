@@ -38,13 +38,14 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
     if (n == 2 && !strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
         return cmd_usage_error("BASE and HEAD cannot both be '-': diff reads standard input once", NULL);
     head.side = 1; /* a dialect option given twice: BASE's, then HEAD's */
-    head.shards = c->shards; /* HEAD's findings, as render gives them; BASE's are not new */
+    /* every rule on both sides, so that a finding BASE has too is known not to be new */
+    c->render.shards = head.shards = c->shards;
     c->diff.format = (enum pd_format)c->format;
     if (c->base_ref)
         rc = diff_revision(c, n ? operands[0] : ".", &head, d);
     else
         rc = pipediff_run(operands[0], operands[1], &c->render, &head, &c->diff, stdout, d);
-    return rc == DIAG_FINDING && c->diff.exit_zero ? 0 : rc;
+    return rc;
 }
 
 static int add_ignored_field(const struct opt_hit *hit, const char *arg)
@@ -80,6 +81,27 @@ static const struct opt exit_zero = {
     .help = "      --exit-zero            exit 0 when the renderings differ (errors still exit 2)\n",
 };
 
+static int set_findings(const struct opt_hit *hit, const char *arg)
+{
+    static const char *const words[] = {"new", "all", "none", NULL}; /* enum pd_findings' order */
+    struct cli *c = hit->dest;
+
+    for (int i = 0; words[i]; i++) {
+        if (!strcmp(arg, words[i])) {
+            c->diff.findings = (enum pd_findings)i;
+            return 0;
+        }
+    }
+    return cmd_unknown_choice("--findings", words, arg);
+}
+
+static const struct opt findings = {
+    .kind = OPT_CALL, .name = "findings", .has_arg = true, .call = set_findings,
+    .help = "      --findings new|all|none\n"
+            "                             HEAD's rule findings reported: those BASE has not\n"
+            "                             (default), all, or none\n",
+};
+
 static const struct opt base_ref = {
     .kind = OPT_STRING, .name = "base", .has_arg = true, .offset = CLI_AT(base_ref),
     .help = "      --base REF             BASE is the git revision REF (A...B: their merge base),\n"
@@ -87,13 +109,13 @@ static const struct opt base_ref = {
 };
 
 static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &opt_config, CMD_RENDER_MESSAGE_OPTIONS,
-                                            &ignore_field, &durations, &exit_zero, &base_ref, NULL};
+                                            &ignore_field, &durations, &exit_zero, &findings, &base_ref, NULL};
 /* In enum pd_format's order. */
-static const char *const formats[] = {"text", "json", "github", "markdown", NULL};
+static const char *const formats[] = {"text", "json", "github", "markdown", "sarif", NULL};
 
 const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
-    .synopsis = "diff [options] [--format text|json|github|markdown] BASE HEAD | --base REF [PATH]",
+    .synopsis = "diff [options] [--format text|json|github|markdown|sarif] BASE HEAD | --base REF [PATH]",
     .help = "Renders BASE and HEAD (sources or renderings: files, directories or -, not\n"
             "both) and reports the steps added, removed, renamed, changed, moved and\n"
             "re-sharded, job by job, each at its file:line with its label. With --base,\n"

@@ -101,6 +101,8 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, &base, d);
     if (rc == 0)
         rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, &head, d);
+    if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d) != 0)
+        rc = -1;
     if (rc == 0) {
         note_ignored(pd, &base, &head, ig);
         r->dialect = base.dialect;
@@ -108,7 +110,7 @@ static int compare_files(struct report *r, const struct operand *b, const char *
         rc = r->pairs && find_changes(r, &base, &head) == 0 ? 0 : -1;
         xsort_destroy(r->pairs);
         r->pairs = NULL;
-    } else {
+    } else if (rc != -1) {
         rc = DIAG_INPUT;
     }
     pd_side_free(&base);
@@ -214,7 +216,8 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     same = !(r.added || r.removed || r.renamed || r.changed || r.moved || r.resharded);
     if (pd_print_report(&r, same) != 0)
         goto fail;
-    rc = same && !findings ? 0 : 1;
+    /* --exit-zero lets a difference pass, not a finding (a lint job fails on new ones) */
+    rc = findings || !(same || pd->exit_zero) ? 1 : 0;
     goto done;
 fail:
     diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,

@@ -10,12 +10,17 @@
 #include "fanout/strset.h"
 #include "fanout/yscalar.h"
 
-static int blob_entry(struct blob *b, enum entry_type type, const char *name, size_t nlen,
-                      const char *value, const char *json)
+/* An entry: where it is written (`at`: its key, else its value; `v` its value), then its
+ * name, its value as shown and as JSON. */
+static int blob_entry(struct blob *b, enum entry_type type, const struct ynode *at, const struct ynode *v,
+                      const char *name, size_t nlen, const char *value, const char *json)
 {
     uint8_t t = (uint8_t)type;
+    /* a literal block's lines are the value's, one for one, from its position on */
+    uint32_t where[3] = {ynode_pos(at).file, ynode_pos(at).line,
+                         v && v->kind == YNODE_SCALAR && v->style == YNODE_LITERAL ? ynode_pos(v).line : 0};
 
-    return pd_blob_add(b, &t, 1) == 0 && pd_blob_str(b, name, nlen) == 0 &&
+    return pd_blob_add(b, &t, 1) == 0 && pd_blob_add(b, where, sizeof(where)) == 0 && pd_blob_str(b, name, nlen) == 0 &&
                    pd_blob_str(b, value, strlen(value)) == 0 && pd_blob_str(b, json, strlen(json)) == 0
                ? 0
                : -1;
@@ -144,7 +149,7 @@ static int serialize_commands(struct side *s, const char *what, const struct yno
         /* "..." where the line goes on, " ..." where more lines follow */
         snprintf(line, sizeof(line), "%.*s%s", (int)pd_utf8_cut(t, first, VALUE_MAX), t,
                  first > VALUE_MAX ? "..." : nl && nl + 1 < t + len ? " ..." : "");
-        if (blob_entry(&s->blob, E_COMMAND, what, strlen(what), line, "") != 0)
+        if (blob_entry(&s->blob, E_COMMAND, v, NULL, what, strlen(what), line, "") != 0)
             return -1;
     }
     return 0;
@@ -165,12 +170,12 @@ static int serialize_step_field(struct side *s, const char *step, const struct y
     if (!(json = pd_json_of(s, value)))
         return -1;
     if (text)
-        return blob_entry(&s->blob, E_SUBFIELD, name, strlen(name), text, json);
+        return blob_entry(&s->blob, E_SUBFIELD, key, value, name, strlen(name), text, json);
     pd_show(&t, value);
     if (!(v = malloc(strlen(t.buf) + 20)))
         return -1;
     sprintf(v, "%s\x1f%016llx", t.buf, (unsigned long long)pd_node_hash(value, 0));
-    rc = blob_entry(&s->blob, E_SUBFIELD, name, strlen(name), v, json);
+    rc = blob_entry(&s->blob, E_SUBFIELD, key, value, name, strlen(name), v, json);
     free(v);
     return rc;
 }
@@ -200,7 +205,7 @@ static int serialize_items(struct side *s, const struct ynode *steps, uint64_t *
         if (seen > 1)
             snprintf(names[i] + strlen(names[i]), 8, " #%u", seen % 100000);
         pd_show(&t, step);
-        rc = (json = pd_json_of(s, step)) ? blob_entry(&s->blob, E_SUB, names[i], strlen(names[i]), t.buf, json) : -1;
+        rc = (json = pd_json_of(s, step)) ? blob_entry(&s->blob, E_SUB, step, NULL, names[i], strlen(names[i]), t.buf, json) : -1;
         *h ^= pd_entry_hash(names[i], strlen(names[i]), step, 0xC2B2AE3D27D4EB4Full);
         for (size_t f = 0; rc == 0 && ynode_is_map(step) && f < ynode_len(step); f++)
             rc = serialize_step_field(s, names[i], ynode_key(step, f), ynode_value(step, f));
@@ -229,7 +234,7 @@ static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
         if (elen > 100)
             elen = 100;
         pd_show(&t, ynode_value(v, e));
-        if (!(json = pd_json_of(s, ynode_value(v, e))) || blob_entry(&s->blob, E_ENV, ename, elen, t.buf, json) != 0)
+        if (!(json = pd_json_of(s, ynode_value(v, e))) || blob_entry(&s->blob, E_ENV, ynode_key(v, e), ynode_value(v, e), ename, elen, t.buf, json) != 0)
             return -1;
         *h ^= pd_entry_hash(ename, elen, ynode_value(v, e), 0xD6E8FEB86659FD93ull);
     }
@@ -266,7 +271,7 @@ int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
     b->len = 0;
     if (!ynode_is_map(step)) {
         pd_show(&t, step);
-        if (!(json = pd_json_of(s, step)) || blob_entry(b, E_STEP, "", 0, t.buf, json) != 0)
+        if (!(json = pd_json_of(s, step)) || blob_entry(b, E_STEP, step, NULL, "", 0, t.buf, json) != 0)
             return -1;
         *digest = pd_node_hash(step, h);
         return 0;
@@ -286,7 +291,7 @@ int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
         if (t.cut) /* the digest of the whole value tells a change past the cut */
             snprintf(t.buf + strlen(t.buf), sizeof(t.buf) - strlen(t.buf), "\x1f%016llx",
                      (unsigned long long)pd_node_hash(v, 0));
-        if (!(json = pd_json_of(s, v)) || blob_entry(b, compared ? E_FIELD : E_QUIET, name, len, t.buf, json) != 0)
+        if (!(json = pd_json_of(s, v)) || blob_entry(b, compared ? E_FIELD : E_QUIET, ynode_key(step, i), v, name, len, t.buf, json) != 0)
             return -1;
         if (serialize_job_commands(s, name, len, v) != 0)
             return -1;
@@ -329,6 +334,10 @@ int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es)
         uint32_t n;
 
         e.type = (enum entry_type)(uint8_t)*p++;
+        memcpy(&e.file, p, sizeof(e.file));
+        memcpy(&e.line, p + 4, sizeof(e.line));
+        memcpy(&e.body, p + 8, sizeof(e.body));
+        p += 12;
         for (int part = 0; part < 3; part++) {
             memcpy(&n, p, sizeof(n));
             memmove(p, p + sizeof(n), n);

@@ -122,6 +122,26 @@ static void changes_add(struct changes *c, const char *field, const char *old_v,
     changes_push(c, &one);
 }
 
+/* The last change added is written at HEAD's entry `e` (NULL: HEAD has none): its key's
+ * line, or for a literal block whose lines changed, the first line that changed
+ * (`@@ -A,B +C,D @@` and the context lines before it). */
+static void changes_at(struct changes *c, const struct entry *e)
+{
+    struct change *ch = c->n ? &c->v[c->n - 1] : NULL;
+    unsigned long a, b, from, d;
+    const char *p;
+
+    if (!ch || !e || c->failed)
+        return;
+    ch->file = e->file;
+    ch->line = e->line;
+    if (!e->body || !ch->hunks || sscanf(ch->hunks, "@@ -%lu,%lu +%lu,%lu @@", &a, &b, &from, &d) != 4)
+        return;
+    for (p = strchr(ch->hunks, '\n'); p && p[1] == ' '; p = strchr(p + 1, '\n'))
+        from++;
+    ch->line = e->body + (uint32_t)(from ? from - 1 : 0);
+}
+
 /* Adds how field `field` changed from a to b (pd_value_change). */
 static void changes_value(struct changes *c, const char *field, bool commands, const struct pd_value *a,
                           const struct pd_value *b)
@@ -229,8 +249,10 @@ static void field_change(struct changes *c, const struct dialect_diff *dd, const
         (c->vectors && (pd_in_list(dd->configuration, name, strlen(name)) || pd_in_list(dd->labels, name, strlen(name)))))
         return;
     if (pd_is_field(dd->env, name, strlen(name))) {
-        if (!same_env(a, b))
+        if (!same_env(a, b)) {
             env_change(c, dd->env, a, b);
+            changes_at(c, pd_entry_find(b, E_FIELD, name));
+        }
         return;
     }
     /* a field at its default on one side and absent on the other is not compared at all */
@@ -239,6 +261,7 @@ static void field_change(struct changes *c, const struct dialect_diff *dd, const
     va = value_of(pd_field_entry(a, name), sa);
     vb = value_of(pd_field_entry(b, name), sb);
     changes_value(c, name, pd_command_field(dd, name, strlen(name)) != NULL, &va, &vb);
+    changes_at(c, pd_field_entry(b, name));
 }
 
 /* The fields of step `name` that differ between a and b. */
@@ -268,6 +291,7 @@ static void step_field_changes(struct changes *c, const struct dialect_diff *dd,
             vb = value_of(eb, sb);
             snprintf(field, sizeof(field), "step %s: %s", name, item_field);
             changes_value(c, field, pd_in_list(dd->item_commands, item_field, strlen(item_field)), &va, &vb);
+            changes_at(c, eb ? eb : pd_entry_find(b, E_SUB, name));
         }
     }
 }
@@ -293,8 +317,10 @@ static void steps_changes(struct changes *c, const struct dialect_diff *dd, cons
         const struct entry *e = &b->v[i];
 
         snprintf(field, sizeof(field), "step %s", e->name);
-        if (e->type == E_SUB && !pd_entry_find(a, E_SUB, e->name))
+        if (e->type == E_SUB && !pd_entry_find(a, E_SUB, e->name)) {
             changes_add(c, field, "(none)", e->value, NULL, e->json, "step %s added", e->name);
+            changes_at(c, e);
+        }
     }
 }
 
@@ -358,6 +384,15 @@ static bool same_lines_changed(const char *a, const char *b)
     }
 }
 
+/* Where HEAD writes change `ch`, for an annotation on that line. */
+static void finding_mark(struct side *head, struct finding *f, const struct change *ch)
+{
+    if (ch->line && pd_side_file(head, ch->file)) {
+        f->part[P_MARK_FILE] = pd_side_file(head, ch->file);
+        f->mark = ch->line;
+    }
+}
+
 /* Reports change `ch` of m jobs (hi: their indices in HEAD); `all`: every
  * compared job has it alike, and the line names no jobs. */
 static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *hi,
@@ -371,6 +406,7 @@ static void report_change(struct report *r, struct step_ctx *x, const struct cha
         goto fail;
     pd_finding_init(&f, "changed", x->id, &w, ch->detail);
     f.part[P_JOBS] = jobs;
+    finding_mark(x->head, &f, ch);
     if (pd_change_parts(&f, ch, &full) != 0)
         goto fail;
     step_finding(r, x, G_CHANGED, &f);
@@ -466,6 +502,7 @@ static void report_jobs(struct report *r, struct step_ctx *x, struct change *con
     f.words = words;
     if (!words)
         pd_finding_form(&f, chg[0]);
+    finding_mark(x->head, &f, chg[0]);
     step_finding(r, x, G_CHANGED, &f);
     goto done;
 fail:

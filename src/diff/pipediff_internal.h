@@ -47,7 +47,8 @@ struct text {
 };
 
 /* ---------- a job's comparable fields, serialized ----------
- * Entries: a type byte, the name, the value as shown and the value as JSON (each a
+ * Entries: a type byte, where it is written (file, line, a literal block's first line:
+ * three 32-bit numbers), the name, the value as shown and the value as JSON (each a
  * 32-bit length and its bytes). FIELD is a field's value; QUIET a field left out of the
  * comparison (at its default, or --ignore-field), kept for the job's JSON; ENV one entry
  * of its env (the shard variables left out: they show up as a re-sharding); SUB one of
@@ -115,6 +116,23 @@ int pd_print_runners(const struct pd_runners *rs, enum pd_format format, FILE *o
 
 /* ---------- a side: the sink that records a rendering ---------- */
 
+struct hkey {
+    uint64_t h1, h2;
+};
+
+/* A side's rule findings, held back to report only those the change introduces
+ * (pipediff_findings.c): spooled and sorted by place, then by key. */
+struct pd_found {
+    struct side *side;
+    struct diag *capture; /* what the side renders into */
+    struct diag_sink sink;
+    FILE *spool;          /* their files' names and messages */
+    uint64_t spool_len;
+    struct xsort *places, *keys, *starts; /* the findings by place, by key; the jobs by place */
+    uint32_t seq, last_file;
+    bool failed;
+};
+
 /* A job a matrix adjustment skips: its identity and values as record_step keeps them,
  * and the adjustment's reason ("" for `skip: true`). */
 struct skipped_job {
@@ -165,11 +183,14 @@ struct side {
     size_t n_notes;
     const struct pd_durations *durations; /* NULL: none given */
     struct pd_tally tally;                /* its jobs per runner */
+    struct pd_found found; /* its rule findings */
 };
 
 
 struct entry {
     enum entry_type type;
+    uint32_t file, line; /* where it is written (its key), as the side numbers its files */
+    uint32_t body;       /* a literal block's first line (its lines are the value's), or 0 */
     const char *name, *value, *json; /* NUL-terminated copies in the entries' buffer */
 };
 
@@ -181,10 +202,6 @@ struct entries {
 
 
 /* ---------- recording a side ---------- */
-
-struct hkey {
-    uint64_t h1, h2;
-};
 
 struct fanout_count {
     struct hkey id;
@@ -264,12 +281,16 @@ enum part {
     P_ADDED,      /* a list's items added and removed, as shown, one a line */
     P_REMOVED,
     P_REACH,      /* a top-level env's change: the jobs it reaches, all of them ("37") */
+    P_MARK_FILE, /* where an annotation goes (HEAD's file of the changed field; "": no
+                    file); NULL: FILE:LINE */
+    P_MARK_NOTE, /* why it goes there, for a reader of the annotation */
     N_PARTS
 };
 
 struct finding {
     const char *part[N_PARTS];
     uint32_t line;
+    uint32_t mark; /* P_MARK_FILE's line */
     bool words; /* P_OLD and P_NEW are the words that differ, over several jobs */
 };
 
@@ -295,6 +316,7 @@ struct report {
     uint32_t block;      /* which of the sides' dialects is being compared (0: the first) */
     bool failed;
     struct pd_runners runners;
+    struct pd_sarif *sarif; /* --format sarif's log (pipediff_sarif.c) */
 };
 
 
@@ -375,6 +397,7 @@ struct change {
     char *items_json;          /* and as the JSON report's member ("\"items\": {...}") */
     bool cut;                  /* old_v or new_v is cut (pd_window) */
     bool done;                 /* reported */
+    uint32_t file, line;       /* where HEAD writes what changed (line 0: unknown) */
 };
 
 /* pipediff_change.c */
@@ -444,6 +467,8 @@ int pd_hkey_cmp(const struct hkey *a, const struct hkey *b);
 bool pd_is_job(const struct side *s, const struct ynode *n);
 /* Identity `id` of something in file `file`, scoped to its path within the operand. */
 struct hkey pd_scope_to_file(const struct side *s, unsigned file, struct hkey id);
+struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b);
+const char *pd_path_in_operand(const struct side *s, unsigned file);
 void pd_side_free(struct side *s);
 char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
@@ -476,6 +501,30 @@ void pd_finding_init(struct finding *f, const char *kind, const char *id, const 
 /* Prints the findings in order and the summary (`same`: no finding) in r's format. 0, or
  * -1 when out of memory or temporary space. */
 int pd_print_report(struct report *r, bool same);
+
+/* pipediff_findings.c */
+/* Begins recording side s's findings: the diag to render it into (its findings held,
+ * the rest reported into d), or NULL when out of memory. */
+struct diag *pd_found_begin(struct pd_found *f, struct side *s, struct diag *d);
+/* A job of the side is written at (file, line), its identity `id`. */
+void pd_found_job(struct pd_found *f, uint32_t file, uint32_t line, struct hkey id);
+/* The jobs recorded so far are not the rendering's (render's second pass sends them again). */
+void pd_found_forget_jobs(struct pd_found *f);
+/* The side is recorded: each finding given its job and its key. 0, or -1 when out of
+ * memory or temporary space. */
+int pd_found_end(struct pd_found *f);
+/* Reports into d HEAD's findings `mode` asks for (new: those BASE does not have). 0, or -1. */
+int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d);
+void pd_found_free(struct pd_found *f);
+
+/* pipediff_sarif.c */
+/* The log begun on r->out (0, or -1 when out of memory); change f (`text`, its line) a
+ * result at `file`:`line` (NULL: a notification); the log ended with the summary
+ * (0, or -1); its state freed. */
+int pd_sarif_begin(struct report *r);
+void pd_sarif_finding(struct report *r, const char *file, uint32_t line, const struct finding *f, const char *text);
+int pd_sarif_end(struct report *r, const char *summary);
+void pd_sarif_free(struct report *r);
 
 /* pipediff_compare.c */
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,

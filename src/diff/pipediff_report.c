@@ -39,7 +39,8 @@ void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t 
     uint8_t words = f->words;
 
     r->blob.len = 0;
-    if (pd_blob_add(&r->blob, &f->line, sizeof(f->line)) != 0 || pd_blob_add(&r->blob, &words, 1) != 0)
+    if (pd_blob_add(&r->blob, &f->line, sizeof(f->line)) != 0 || pd_blob_add(&r->blob, &f->mark, sizeof(f->mark)) != 0 ||
+        pd_blob_add(&r->blob, &words, 1) != 0)
         goto fail;
     for (int i = 0; i < N_PARTS; i++) {
         uint32_t none = UINT32_MAX;
@@ -310,6 +311,18 @@ static int print_json(struct report *r, const struct finding *f, const char *lin
     return 0;
 }
 
+/* Where an annotation of f goes: HEAD's file and line of what changed, else FILE:LINE
+ * ("": no file). */
+static const char *mark_file(const struct finding *f)
+{
+    return f->part[P_MARK_FILE] ? f->part[P_MARK_FILE] : f->part[P_FILE];
+}
+
+static uint32_t mark_line(const struct finding *f)
+{
+    return f->part[P_MARK_FILE] ? f->mark : f->line;
+}
+
 /* Writes one finding in the report's format (markdown to `md`, under the summary). */
 static int print_finding(struct report *r, FILE *md, const struct finding *f)
 {
@@ -331,10 +344,11 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         break;
     case PD_GITHUB:
         fputs("::notice ", r->out);
-        if (f->part[P_FILE]) {
+        /* on HEAD's line of what changed, which the pull request's diff shows */
+        if (mark_file(f) && *mark_file(f)) {
             fputs("file=", r->out);
-            diag_write_github_property(r->out, f->part[P_FILE]);
-            fprintf(r->out, ",line=%u,", f->line);
+            diag_write_github_property(r->out, mark_file(f));
+            fprintf(r->out, ",line=%u,", mark_line(f));
         }
         fputs("title=", r->out);
         diag_write_github_property(r->out, "fanout diff: ");
@@ -343,6 +357,10 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         diag_write_github_property(r->out, f->part[P_ID]);
         fputs("::", r->out);
         diag_write_github_escaped(r->out, line);
+        if (f->part[P_MARK_NOTE]) {
+            fputs("%0A", r->out);
+            diag_write_github_escaped(r->out, f->part[P_MARK_NOTE]);
+        }
         if (f->part[P_MORE] || f->part[P_HUNKS]) {
             fputs("%0A", r->out);
             diag_write_github_escaped(r->out, f->part[P_MORE] ? f->part[P_MORE] : f->part[P_HUNKS]);
@@ -354,6 +372,9 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         break;
     case PD_JSON:
         rc = print_json(r, f, line);
+        break;
+    case PD_SARIF:
+        pd_sarif_finding(r, mark_file(f) && *mark_file(f) ? mark_file(f) : NULL, mark_line(f), f, line);
         break;
     }
     free(line);
@@ -386,8 +407,9 @@ static int print_findings(struct report *r, FILE *md)
             goto done;
         memset(&f, 0, sizeof(f));
         memcpy(&f.line, buf, sizeof(f.line));
-        f.words = buf[sizeof(f.line)];
-        p = buf + sizeof(f.line) + 1;
+        memcpy(&f.mark, buf + sizeof(f.line), sizeof(f.mark));
+        f.words = buf[sizeof(f.line) + sizeof(f.mark)];
+        p = buf + sizeof(f.line) + sizeof(f.mark) + 1;
         for (int i = 0; i < N_PARTS; i++) {
             uint32_t n;
 
@@ -586,6 +608,8 @@ static int print_summary(struct report *r, bool same, const char *md_text)
         if (!same)
             fputs(md_text ? md_text : "", r->out);
         break;
+    case PD_SARIF:
+        return pd_sarif_end(r, counts);
     }
     return rc;
 }
@@ -599,6 +623,8 @@ int pd_print_report(struct report *r, bool same)
 
     if (r->format == PD_JSON)
         fputs("{\n  \"changes\": [", r->out);
+    if (r->format == PD_SARIF && pd_sarif_begin(r) != 0)
+        goto done;
     /* markdown's findings go under the summary, which counts them */
     if (r->format == PD_MARKDOWN && !(md = open_memstream(&md_text, &md_len)))
         return -1;
@@ -611,6 +637,7 @@ int pd_print_report(struct report *r, bool same)
     md = NULL;
     rc = print_summary(r, same, md_text);
 done:
+    pd_sarif_free(r);
     if (md)
         fclose(md);
     free(md_text);

@@ -81,7 +81,7 @@ static int record_marker(struct side *s, const struct dialect_derived *derived, 
 
 /* The path of input `file` within the operand it came from: relative to a directory,
  * "" for the operand itself (two files compared are one file at two times). */
-static const char *path_in_operand(const struct side *s, unsigned file)
+const char *pd_path_in_operand(const struct side *s, unsigned file)
 {
     const char *path = file < s->n_paths ? s->paths[file] : "";
     size_t len = strlen(s->name);
@@ -95,7 +95,7 @@ static const char *path_in_operand(const struct side *s, unsigned file)
 }
 
 /* `k` with `a` and `b` mixed in: an identity made more specific (a repeat, a file). */
-static struct hkey hkey_mix(struct hkey k, uint64_t a, uint64_t b)
+struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b)
 {
     k.h1 = (k.h1 ^ a) * 0x100000001b3ull;
     k.h2 = (k.h2 + b) * 0x9E3779B97F4A7C15ull;
@@ -104,11 +104,11 @@ static struct hkey hkey_mix(struct hkey k, uint64_t a, uint64_t b)
 
 struct hkey pd_scope_to_file(const struct side *s, unsigned file, struct hkey id)
 {
-    const char *path = path_in_operand(s, file);
+    const char *path = pd_path_in_operand(s, file);
     struct hkey f;
 
     strhash_pair(path, strlen(path), &f.h1, &f.h2);
-    return hkey_mix(id, f.h1, f.h2);
+    return pd_hkey_mix(id, f.h1, f.h2);
 }
 
 struct hkey pd_identity(const struct side *s, unsigned file, const char *id, size_t len)
@@ -145,6 +145,7 @@ static int record_step(void *user, const struct dialect_job *job)
     r.file = job->pos.file;
     r.line = job->pos.line;
     r.id = pd_identity(s, job->pos.file, id, len);
+    pd_found_job(&s->found, r.file, r.line, r.id);
     if (spool_write(s, id, len, &r.id_off) != 0)
         return -1;
     r.id_len = (uint32_t)len;
@@ -319,6 +320,7 @@ static void side_reset(void *user)
     s->failed = !s->steps || !s->spool || !s->json_em || !s->outside;
     forget_skipped(s);
     pd_tally_clear(&s->tally);
+    pd_found_forget_jobs(&s->found);
 }
 
 static void side_begin(void *user, const struct dialect *dialect)
@@ -354,6 +356,7 @@ void pd_side_free(struct side *s)
         free(s->notes[i]);
     free(s->notes);
     pd_tally_clear(&s->tally);
+    pd_found_free(&s->found);
     free(s->jobs);
     free(s->blob.buf);
     free(s->json.buf);
@@ -363,7 +366,7 @@ void pd_side_free(struct side *s)
  * unsharded steps of one identity, the repeat number ("id#2"). */
 static struct hkey logical_id(struct hkey id, uint32_t repeat)
 {
-    return repeat > 1 ? hkey_mix(id, repeat, repeat) : id;
+    return repeat > 1 ? pd_hkey_mix(id, repeat, repeat) : id;
 }
 
 static struct shard_tuple tuple_of(const struct step_rec *r)
@@ -699,15 +702,19 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
     if ((s->json_file = fopencookie(s, "w", to_json)) != NULL)
         s->json_em = emit_create(s->json_file, EMIT_JSON, NULL);
     o.sink = &sink;
+    if (!pd_found_begin(&s->found, s, d)) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_INTERNAL, "out of memory");
+        return DIAG_INPUT;
+    }
     if (!n) {
         side_begin(s, opts->dialect); /* no job of that dialect */
     } else {
-        /* findings (HEAD's shard coverage...) are reported and the side is still compared */
-        rc = render_run(paths, n, &o, d);
+        /* findings (shard coverage...) are held and the side is still compared */
+        rc = render_run(paths, n, &o, s->found.capture);
         if (rc == DIAG_INPUT)
             return rc;
     }
-    if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || group_side(s) != 0 ||
+    if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || pd_found_end(&s->found) != 0 || group_side(s) != 0 ||
         !(s->unmatched = tmpfile()) || pd_tally_merge(&rs->side[which], &s->tally) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
                     "cannot record the rendering (out of memory or temporary space)");

@@ -4,6 +4,7 @@
 #include "pipediff_internal.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "fanout/strhash.h"
@@ -141,6 +142,30 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
     return -1;
 }
 
+/* Where a step BASE (`s`) has alone, written in its file `file`, is annotated: HEAD has
+ * no line of it, and BASE's line in HEAD's file is some other step's. HEAD's file of the
+ * same path within the operand, at its first line, else no file (nor for an empty file:
+ * the GitHub Action compares a file HEAD deleted with an empty stand-in); the note says
+ * so. */
+static void removed_mark(struct finding *f, const struct side *s, const struct side *head, uint32_t file)
+{
+    const char *path = pd_path_in_operand(s, file);
+
+    f->part[P_MARK_FILE] = "";
+    f->part[P_MARK_NOTE] = "(annotated on no file: HEAD has not its file either)";
+    for (uint32_t i = 0; i < head->n_paths; i++) {
+        struct stat st;
+
+        if (!strcmp(pd_path_in_operand(head, i), path) && pd_side_file(head, i) &&
+            stat(head->paths[i], &st) == 0 && st.st_size > 0) {
+            f->part[P_MARK_FILE] = pd_side_file(head, i);
+            f->mark = 1;
+            f->part[P_MARK_NOTE] = "(annotated at the first line of its file: HEAD has no line of it)";
+            return;
+        }
+    }
+}
+
 /* Reports a step side `s` has alone; `other` is the other side (whose matrix adjustments
  * may skip every job of a step BASE has). */
 static void report_one_side(struct report *r, struct side *s, struct side *other, const struct logical *l,
@@ -180,6 +205,8 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
     f.part[added ? P_NEW_JSON : P_OLD_JSON] = object;
     f.part[P_EXTRA_JSON] = extra;
     f.part[P_MORE] = added && *more ? more : NULL;
+    if (!added)
+        removed_mark(&f, s, other, t[0].file);
     pd_add_finding(r, added ? PH_HEAD : PH_BASE, l->rank, 0, added ? G_ADDED : G_REMOVED, &f);
     if (added)
         r->added++;

@@ -66,14 +66,14 @@ t 'check assign plan' "$F" shards ''
 t 'assign' "$F" shards as
 t '--platform' "$F" render --pl
 t '--exit-zero' "$F" diff --exit
-t 'text json github markdown' "$F" diff --format ''
+t 'text json github markdown sarif' "$F" diff --format ''
 t 'yaml json' "$F" render --format ''
 t 'yaml json' "$F" render -f ''
 t 'text json markdown' "$F" shards assign --format ''
 t 'text json markdown tsv' "$F" jobs --format ''
 t 'pipeline.yml' "$F" jobs --strict pip
 t 'markdown' "$F" diff --format = ma
-t 'text json github markdown' "$F" diff --format =
+t 'text json github markdown sarif' "$F" diff --format =
 t 'auto buildkite testarea gha' "$F" render --dialect ''
 t 'all nvidia amd' "$F" check --platform ''
 t 'auto always never' "$F" validate --color ''
@@ -142,8 +142,8 @@ complete "$F" '' | grep -q '^jobs:'
 complete "$F" jobs '' | grep -q '^\*--format=\[.*\]:[^:]*:(text json markdown tsv)$'
 complete "$F" shards '' | grep -q '^assign:'
 complete "$F" diff --format '' >diff.specs
-grep -qxF '*--format=[output format (default text)]:format:(text json github markdown)' diff.specs
-grep -qxF '*-f+[output format (default text)]:format:(text json github markdown)' diff.specs
+grep -qxF '*--format=[output format (default text)]:format:(text json github markdown sarif)' diff.specs
+grep -qxF '*-f+[output format (default text)]:format:(text json github markdown sarif)' diff.specs
 grep -qxF -- '--exit-zero[exit 0 when the renderings differ (errors still exit 2)]' diff.specs
 grep -qxF '*:input file or directory:_files' diff.specs
 complete "$F" render '' >render.specs

@@ -295,6 +295,51 @@ START_TEST(diag_shadowed_finding)
 }
 END_TEST
 
+/* A capturing diag (diff's sides): its findings, direct or held and flushed, go to the
+ * sink and are counted there, shadowed as the run's diag would; its input errors are
+ * printed and counted in the run's diag. */
+static char captured[256];
+
+static void capture_finding(void *user, enum diag_severity sev, const char *file, unsigned line, unsigned col,
+                            enum rule_id rule, const char *msg)
+{
+    (void)user;
+    snprintf(captured + strlen(captured), sizeof(captured) - strlen(captured), "%d %s:%u:%u %s %s;", (int)sev,
+             file, line, col, rule_name(rule), msg);
+}
+
+START_TEST(diag_capture)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT), *cap, *held;
+    const struct diag_sink sink = {capture_finding, NULL};
+
+    captured[0] = '\0';
+    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
+    cap = diag_create_capture(d, &sink);
+    held = diag_create_buffered_like(cap);
+    diag_report(held, DIAG_ERROR, DIAG_FINDING, "p.yml", 4, 1, RULE_KW_ENUM, "held");
+    diag_report(cap, DIAG_WARNING, DIAG_FINDING, "p.yml", 2, 5, RULE_UNKNOWN_KEY, "typo");
+    diag_report(cap, DIAG_ERROR, DIAG_FINDING, "p.yml", 2, 5, RULE_KW_ADDITIONAL_PROPERTIES, "shadowed");
+    diag_flush_into(held, cap);
+    diag_report(cap, DIAG_ERROR, DIAG_INPUT, "p.yml", 1, 1, RULE_YAML, "bad");
+    ck_assert_str_eq(captured, "1 p.yml:2:5 unknown-key typo;0 p.yml:4:1 enum held;");
+    ck_assert_uint_eq(diag_errors(cap), 2);
+    ck_assert_uint_eq(diag_warnings(cap), 1);
+    ck_assert_uint_eq(diag_errors(d), 1);
+    ck_assert_uint_eq(diag_warnings(d), 0);
+    ck_assert(diag_has_input_error(d));
+    diag_destroy(held);
+    diag_destroy(cap);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "p.yml:1:1: error: bad [yaml]\n");
+    free(buf);
+}
+END_TEST
+
 /* Held findings (a schema's, flushed after the dialect's) are shadowed as if reported
  * then: held in either order, the schema's error at the typo's place is dropped and not
  * counted; a held warning there, and a held error elsewhere, are said. */
@@ -355,6 +400,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, diag_at_position);
     tcase_add_test(tc, diag_exit_codes);
     tcase_add_test(tc, diag_shadowed_finding);
+    tcase_add_test(tc, diag_capture);
     tcase_add_test(tc, diag_shadowed_held_finding);
     tcase_add_test(tc, diag_quiet_still_counts);
     tcase_add_test(tc, output_atomic);
