@@ -182,7 +182,8 @@ conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/glob-driver $(B
 	sh test/conformance/matrix.sh ./$(BUILD)/fanout
 
 # Every case of test/hostile/cases.tsv, each within 10 s (40 s under ASan, which runs
-# a 20,000-job workflow 5-8 times slower: a loaded CI machine took over 10 s).
+# a case 2-8 times slower). Keep a margin of 5x on an idle machine, so that a busy one
+# passes: the slowest case takes 0.9 s of CPU in release and 2.2 s under ASan.
 hostile: $(BUILD)/fanout
 	FANOUT=$(BUILD)/fanout sh test/hostile/run.sh
 

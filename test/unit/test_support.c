@@ -265,8 +265,37 @@ START_TEST(strset_basics)
 
         ck_assert_int_eq(strset_add(s, k, (size_t)n), 0);
     }
+    ck_assert_int_eq(strset_add(s, "k7", 2), 1);
+    ck_assert(strset_has(s, "k99", 3));
+    ck_assert(!strset_has(s, "k100", 4));
+    ck_assert_uint_eq(strset_count(s), 102);
+    ck_assert_str_eq(strset_items(s)[2], "k0");
     strset_clear(s);
+    ck_assert(!strset_has(s, "k7", 2));
     ck_assert_int_eq(strset_add(s, "a", 1), 0);
+    strset_destroy(s);
+}
+END_TEST
+
+/* A mapping of jobs may have 20,000 keys, each checked against the others: 300,000
+ * strings take a blink hashed, and minutes (past the test's timeout) by a scan. */
+START_TEST(strset_many)
+{
+    struct strset *s = strset_create();
+    char k[16];
+
+    for (int i = 0; i < 300000; i++) {
+        int n = snprintf(k, sizeof(k), "job-%d", i);
+
+        ck_assert_int_eq(strset_add(s, k, (size_t)n), 0);
+    }
+    for (int i = 0; i < 300000; i += 997) {
+        int n = snprintf(k, sizeof(k), "job-%d", i);
+
+        ck_assert_int_eq(strset_add(s, k, (size_t)n), 1);
+    }
+    ck_assert(!strset_has(s, "job-300000", 10));
+    ck_assert_str_eq(strset_items(s)[299999], "job-299999");
     strset_destroy(s);
 }
 END_TEST
@@ -408,6 +437,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, strhash_vectors);
     tcase_add_test(tc, strhash_stream_cuts);
     tcase_add_test(tc, strset_basics);
+    tcase_add_test(tc, strset_many);
     suite_add_tcase(s, tc);
     return s;
 }
