@@ -1,5 +1,6 @@
-/* strset: a small set of strings (top-level keys of a document, unknown keys already
- * warned about). Linear search: meant for tens of entries, not for step keys. */
+/* strset: a set of strings in the order added (top-level keys of a document, unknown
+ * keys already warned about, the keys of a workflow's jobs): scanned while small,
+ * hashed past a few tens. */
 #ifndef FANOUT_STRSET_H
 #define FANOUT_STRSET_H
 

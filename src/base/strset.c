@@ -3,10 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
+
+/* Past SCAN_MAX strings a set keeps an index (open addressing, half full at most): the
+ * keys of a workflow's `jobs` are a set, and 11,000 of them took a scan each. */
+#define SCAN_MAX 16
+
 struct strset {
     char **items;
     size_t *lens;
     size_t n, cap;
+    size_t *index; /* per slot: the item's number + 1, or 0 when empty; NULL while small */
+    size_t slots;
 };
 
 struct strset *strset_create(void)
@@ -21,6 +29,9 @@ void strset_clear(struct strset *set)
     set->n = 0;
     if (set->items)
         set->items[0] = NULL;
+    free(set->index);
+    set->index = NULL;
+    set->slots = 0;
 }
 
 void strset_destroy(struct strset *set)
@@ -33,8 +44,34 @@ void strset_destroy(struct strset *set)
     free(set);
 }
 
+/* The slot of `s` in the index: its item's, or the empty one where it would go. */
+static size_t *slot_of(const struct strset *set, const char *s, size_t len)
+{
+    size_t i = strhash_fnv1a(s, len) & (set->slots - 1), k;
+
+    while ((k = set->index[i]) != 0 && !(set->lens[k - 1] == len && memcmp(set->items[k - 1], s, len) == 0))
+        i = (i + 1) & (set->slots - 1);
+    return &set->index[i];
+}
+
+static int reindex(struct strset *set, size_t slots)
+{
+    size_t *index = calloc(slots, sizeof(*index));
+
+    if (!index)
+        return -1;
+    free(set->index);
+    set->index = index;
+    set->slots = slots;
+    for (size_t k = 0; k < set->n; k++)
+        *slot_of(set, set->items[k], set->lens[k]) = k + 1;
+    return 0;
+}
+
 bool strset_has(const struct strset *set, const char *s, size_t len)
 {
+    if (set->index)
+        return *slot_of(set, s, len) != 0;
     for (size_t i = 0; i < set->n; i++) {
         if (set->lens[i] == len && memcmp(set->items[i], s, len) == 0)
             return true;
@@ -67,6 +104,10 @@ int strset_add(struct strset *set, const char *s, size_t len)
     set->items[set->n][len] = '\0';
     set->lens[set->n++] = len;
     set->items[set->n] = NULL;
+    if (set->n > SCAN_MAX && (set->index ? set->n * 2 > set->slots : true))
+        return reindex(set, set->index ? set->slots * 2 : 4 * SCAN_MAX);
+    if (set->index)
+        *slot_of(set, s, len) = set->n;
     return 0;
 }
 

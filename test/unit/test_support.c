@@ -271,6 +271,35 @@ START_TEST(strset_basics)
 }
 END_TEST
 
+/* A set of a workflow's 20,000 job ids (hashed past a few tens): each found, each
+ * refused a second time, kept in the order added, and small again when cleared. */
+START_TEST(strset_many)
+{
+    struct strset *s = strset_create();
+    char k[16];
+    int n;
+
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 20000; i++) {
+            n = snprintf(k, sizeof(k), "test-%d", i);
+            ck_assert_int_eq(strset_add(s, k, (size_t)n), 0);
+        }
+        for (int i = 0; i < 20000; i++) {
+            n = snprintf(k, sizeof(k), "test-%d", i);
+            ck_assert(strset_has(s, k, (size_t)n));
+            ck_assert_int_eq(strset_add(s, k, (size_t)n), 1);
+        }
+        ck_assert(!strset_has(s, "test-20000", 10));
+        ck_assert_uint_eq(strset_count(s), 20000);
+        ck_assert_str_eq(strset_items(s)[17], "test-17");
+        ck_assert_ptr_null(strset_items(s)[20000]);
+        strset_clear(s);
+        ck_assert(!strset_has(s, "test-1", 6));
+    }
+    strset_destroy(s);
+}
+END_TEST
+
 /* A later rule's finding at the place of an earlier rule's is dropped; elsewhere, or of
  * another rule, it is said. */
 START_TEST(diag_shadowed_finding)
@@ -362,6 +391,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, strhash_vectors);
     tcase_add_test(tc, strhash_stream_cuts);
     tcase_add_test(tc, strset_basics);
+    tcase_add_test(tc, strset_many);
     suite_add_tcase(s, tc);
     return s;
 }
