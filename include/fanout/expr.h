@@ -229,6 +229,10 @@ int expr_template_eval(const char *text, size_t len, const struct expr_contexts 
 int expr_template_string(const char *text, size_t len, const struct expr_contexts *c,
                          struct expr_result *out, struct expr_error *err);
 
+/* The offset of the first `${{` in s[0..len) (what makes a workflow string a template),
+ * or SIZE_MAX. */
+size_t expr_template_open(const char *s, size_t len);
+
 /* A workflow string whose value is exactly `s` (len bytes): `s` itself, or when it holds
  * what GitHub would read as an expression (`${{`) or a NUL, `${{ 's' }}`. Malloc'd,
  * NUL-terminated, its length in *out_len; NULL when out of memory. */

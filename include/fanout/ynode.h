@@ -195,6 +195,10 @@ struct ynode *ynode_new_plain(struct ynode_doc *doc, const char *text, struct yp
 
 /* Deep copy of `src` (from any document) into `doc`, positions and styles kept. */
 struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src);
+/* A copy of `src`, a node of `doc` itself (or of something that outlives it), whose
+ * scalars share src's texts, which never change: a matrix job's configurations share
+ * their scripts' text instead of each copying it. */
+struct ynode *ynode_copy_in(struct ynode_doc *doc, const struct ynode *src);
 
 /* A new container with the same children as `src` (a scalar is returned as it is): for
  * changing a few fields of a mapping that `doc` shares with other nodes. */

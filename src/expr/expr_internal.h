@@ -91,6 +91,12 @@ void expr_buf_free(struct expr_buf *b);
 /* coerceString(): appends `v` as a string. */
 void expr_buf_coerce(struct expr_buf *b, const struct expr_value *v);
 
+/* expr_parse without its table of trees: for a text that is not parsed again. */
+struct expr *expr_parse_new(const char *text, size_t len, struct expr_error *err);
+
+/* A hash of a text for the tables of texts parsed before (a word at a time). */
+uint64_t expr_text_hash(const char *s, size_t len);
+
 /* ---- Unicode ---- */
 
 struct expr_case_range {
@@ -205,6 +211,7 @@ struct expr_arena {
     struct expr_chunk *chunks;
     char *p;
     size_t left;
+    size_t chunk; /* the next chunk's size; 0: the usual 2 KiB */
 };
 
 void *expr_arena_alloc(struct expr_arena *a, size_t size);
@@ -221,6 +228,7 @@ struct expr {
     struct expr_node *root;
     struct expr_held *held;
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
+    unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
 };
 
 /* ---- evaluation ---- */

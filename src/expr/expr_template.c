@@ -21,7 +21,74 @@ struct segment {
 struct template {
     struct segment *seg;
     size_t n, cap;
+    struct split_memo *memo; /* where split keeps it, or NULL */
 };
+
+/* Texts already split, with their trees (shared) and whether their format() call was
+ * parsed: a workflow's strings are split again in every matrix configuration and by
+ * every check, and the format() text of a long `run:` costs more than its evaluation.
+ * Direct-mapped like expr_parse's trees, texts of at most SPLIT_MAX_TEXT bytes. */
+#define SPLIT_SLOTS 512
+#define SPLIT_MAX_TEXT 16384
+
+static struct split_memo {
+    char *text;
+    size_t len;
+    struct segment *seg;
+    size_t n;
+    bool formats; /* combined() parsed its format() call */
+} memos[SPLIT_SLOTS];
+
+/* The segments of `from` into `to`, each tree shared. 0, or -1 when out of memory. */
+static int copy_segments(struct segment **to, const struct segment *from, size_t n)
+{
+    if (!(*to = malloc((n ? n : 1) * sizeof(**to))))
+        return -1;
+    memcpy(*to, from, n * sizeof(**to));
+    for (size_t i = 0; i < n; i++) {
+        if (from[i].e)
+            from[i].e->shared++;
+    }
+    return 0;
+}
+
+static void memo_clear(struct split_memo *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        expr_free(m->seg[i].e);
+    free(m->seg);
+    free(m->text);
+    memset(m, 0, sizeof(*m));
+}
+
+/* A text split before (t filled, 1), or 0. */
+static int memo_find(const char *s, size_t len, struct split_memo *m, struct template *t)
+{
+    if (!m->text || m->len != len || memcmp(m->text, s, len) != 0 || copy_segments(&t->seg, m->seg, m->n) != 0)
+        return 0;
+    t->n = t->cap = m->n;
+    t->memo = m;
+    return 1;
+}
+
+/* Keeps the split of text s in `m` (nothing when out of memory or too long). */
+static void memo_keep(const char *s, size_t len, struct split_memo *m, struct template *t)
+{
+    struct split_memo keep = {0};
+
+    if (len > SPLIT_MAX_TEXT || !(keep.text = malloc(len ? len : 1)))
+        return;
+    if (copy_segments(&keep.seg, t->seg, t->n) != 0) {
+        free(keep.text);
+        return;
+    }
+    memcpy(keep.text, s, len);
+    keep.len = len;
+    keep.n = t->n;
+    memo_clear(m);
+    *m = keep;
+    t->memo = m;
+}
 
 static void template_free(struct template *t)
 {
@@ -30,21 +97,34 @@ static void template_free(struct template *t)
     free(t->seg);
 }
 
-static size_t find_open(const char *s, size_t len, size_t from)
+/* memchr finds the candidates: a `run:` script is long and mostly without `$`. */
+size_t expr_template_open(const char *s, size_t len)
 {
-    for (size_t i = from; i + 2 < len; i++) {
-        if (s[i] == '$' && s[i + 1] == '{' && s[i + 2] == '{')
-            return i;
+    for (const char *p = s, *end = s + len; len >= 3 && (p = memchr(p, '$', (size_t)(end - p - 2)));
+         p++) {
+        if (p[1] == '{' && p[2] == '{')
+            return (size_t)(p - s);
     }
     return SIZE_MAX;
+}
+
+static size_t find_open(const char *s, size_t len, size_t from)
+{
+    size_t at = from < len ? expr_template_open(s + from, len - from) : SIZE_MAX;
+
+    return at == SIZE_MAX ? at : from + at;
 }
 
 /* Splits text into segments and parses each expression. 0, or -1 with *err set. */
 static int split(const char *s, size_t len, struct template *t, struct expr_error *err)
 {
-    size_t i = 0, open = find_open(s, len, 0);
+    struct split_memo *m = &memos[expr_text_hash(s, len) & (SPLIT_SLOTS - 1)];
+    size_t i = 0, open;
 
     memset(t, 0, sizeof(*t));
+    if (memo_find(s, len, m, t))
+        return 0;
+    open = find_open(s, len, 0);
     while (i < len) {
         struct segment *g;
 
@@ -100,6 +180,7 @@ static int split(const char *s, size_t len, struct template *t, struct expr_erro
             i = stop;
         }
     }
+    memo_keep(s, len, m, t);
     return 0;
 }
 
@@ -154,12 +235,14 @@ static int combined(const char *s, const struct template *t, struct expr **keep,
                     struct expr_error *err)
 {
     size_t len;
-    char *text = format_text(s, t, &len);
+    char *text;
     struct expr *e;
 
-    if (!text)
+    if (!keep && t->memo && t->memo->formats)
+        return 0;
+    if (!(text = format_text(s, t, &len)))
         return expr_fail(err, 0, "out of memory");
-    e = expr_parse(text, len, err);
+    e = expr_parse_new(text, len, err); /* its verdict is kept in the memo, not its tree */
     free(text);
     if (!e) {
         err->offset = 0;
@@ -169,6 +252,8 @@ static int combined(const char *s, const struct template *t, struct expr **keep,
         *keep = e;
     else
         expr_free(e);
+    if (t->memo)
+        t->memo->formats = true;
     return 0;
 }
 

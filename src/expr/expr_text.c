@@ -6,7 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
+
 #include "expr_internal.h"
+
+uint64_t expr_text_hash(const char *s, size_t len)
+{
+    struct strhash_stream h;
+
+    strhash_stream_init(&h);
+    strhash_stream_add(&h, s, len);
+    return strhash_stream_digest(&h);
+}
 
 /* ---- growable text ---- */
 
@@ -45,6 +56,11 @@ void expr_buf_put(struct expr_buf *b, const char *s, size_t n)
 
 void expr_buf_putc(struct expr_buf *b, char c)
 {
+    if (!b->oom && b->cap - b->len > 1 && b->len < (b->max ? b->max : EXPR_MAX_STRING)) {
+        b->s[b->len++] = c; /* the common case, without expr_buf_put's checks */
+        b->s[b->len] = '\0';
+        return;
+    }
     expr_buf_put(b, &c, 1);
 }
 
@@ -423,6 +439,10 @@ size_t expr_g15_number(double d, char buf[EXPR_NUMBUF])
         return (size_t)snprintf(buf, EXPR_NUMBUF, d < 0 ? "-Infinity" : "Infinity");
     if (d == 0)
         return (size_t)snprintf(buf, EXPR_NUMBUF, signbit(d) ? "-0" : "0");
+    /* An integer of at most 15 digits is its digits: no rounding to see (and the exact
+     * digits below cost a 767-digit printf, most of a matrix's names) */
+    if (fabs(d) < 1e15 && d == trunc(d))
+        return (size_t)snprintf(buf, EXPR_NUMBUF, "%.0f", d);
     /* Every digit of the double (767 at most), so that the rounding at the 15th sees the
      * exact value: .NET rounds half away from zero, printf half to even. */
     snprintf(exact, sizeof(exact), "%.767e", fabs(d));

@@ -589,7 +589,8 @@ struct ynode *ynode_new_plain(struct ynode_doc *doc, const char *text, struct yp
     return ynode_new_scalar(doc, text, strlen(text), YNODE_PLAIN, pos);
 }
 
-struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src)
+/* With `share`, scalars keep src's text (which lives as long as doc). */
+static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool share)
 {
     struct ynode *n;
 
@@ -597,15 +598,20 @@ struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src)
         return NULL;
     switch (src->kind) {
     case YNODE_SCALAR:
-        if ((n = ynode_new_scalar(doc, src->u.scalar.text, src->u.scalar.len,
-                                  (enum ynode_style)src->style, src->pos)) != NULL)
-            n->verbatim = src->verbatim;
+        if (share && (n = new_node(doc, YNODE_SCALAR, src->pos)) != NULL) {
+            n->style = src->style;
+            n->u.scalar = src->u.scalar;
+        } else if (share || !(n = ynode_new_scalar(doc, src->u.scalar.text, src->u.scalar.len,
+                                                   (enum ynode_style)src->style, src->pos))) {
+            return NULL;
+        }
+        n->verbatim = src->verbatim;
         return n;
     case YNODE_SEQ:
         if (!(n = ynode_new_seq(doc, src->pos)))
             return NULL;
         for (size_t i = 0; i < src->u.seq.n; i++) {
-            struct ynode *c = ynode_copy(doc, src->u.seq.items[i]);
+            struct ynode *c = copy(doc, src->u.seq.items[i], share);
 
             if (!c || ynode_append(doc, n, c) != 0)
                 return NULL;
@@ -616,14 +622,24 @@ struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src)
             return NULL;
         for (size_t i = 0; i < src->u.map.n; i++) {
             const struct ynode_pair *p = &src->u.map.pairs[i];
-            struct ynode *k = ynode_copy(doc, p->key);
-            struct ynode *v = p->value ? ynode_copy(doc, p->value) : NULL;
+            struct ynode *k = copy(doc, p->key, share);
+            struct ynode *v = p->value ? copy(doc, p->value, share) : NULL;
 
             if (!k || (p->value && !v) || ynode_append_pair(doc, n, k, v) != 0)
                 return NULL;
         }
         return n;
     }
+}
+
+struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src)
+{
+    return copy(doc, src, false);
+}
+
+struct ynode *ynode_copy_in(struct ynode_doc *doc, const struct ynode *src)
+{
+    return copy(doc, src, true);
 }
 
 struct ynode *ynode_copy_shallow(struct ynode_doc *doc, const struct ynode *src)

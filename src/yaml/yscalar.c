@@ -343,6 +343,10 @@ static bool literal_ok(const char *s, size_t len)
     if (len == 0 || !memchr(s, '\n', len))
         return false;
     for (size_t i = 0; i < len; i++) {
+        if (p[i] > ' ' && p[i] < 0x7F) { /* nearly every byte */
+            blank = false;
+            continue;
+        }
         if (is_special(p + i, len - i))
             return false;
         if (p[i] == '\n') {

@@ -547,6 +547,8 @@ START_TEST(numbers_g15)
         {0.30000000000000004, "0.3"}, {999999999999999.9, "1E+15"}, {-2.5, "-2.5"},
         {1.5e300, "1.5E+300"}, {5e-324, "4.94065645841247E-324"}, {-0.0, "-0"},
         {NAN, "NaN"}, {INFINITY, "Infinity"}, {-INFINITY, "-Infinity"},
+        /* integers below 1E+15 are their digits */
+        {7, "7"}, {-42, "-42"}, {999999999999999, "999999999999999"}, {-999999999999999, "-999999999999999"},
     };
     char buf[EXPR_NUMBUF];
 
@@ -554,6 +556,49 @@ START_TEST(numbers_g15)
         ck_assert_uint_eq(expr_g15_number(cases[i].d, buf), strlen(cases[i].want));
         ck_assert_str_eq(buf, cases[i].want);
     }
+}
+END_TEST
+
+/* A text parsed again shares the tree parsed before (expr_parse keeps them): each
+ * parse is still freed on its own, and stays whole however many texts come after. */
+START_TEST(parser_shared)
+{
+    static const char text[] = "matrix.os == 'ubuntu'";
+    struct expr_error err;
+    struct expr_result r = {0};
+    struct expr *a = expr_parse(text, strlen(text), &err), *b = expr_parse(text, strlen(text), &err);
+    char other[32];
+
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_eq(a, b);
+    expr_free(a);
+    for (int i = 0; i < 5000; i++) { /* more texts than are kept */
+        snprintf(other, sizeof(other), "matrix.part == %d", i);
+        expr_free(expr_parse(other, strlen(other), &err));
+    }
+    ck_assert_int_eq(expr_eval(b, ctx, false, &r, &err), 0);
+    ck_assert(expr_truthy(r.value));
+    expr_result_clear(&r);
+    expr_free(b);
+}
+END_TEST
+
+/* A template split before (kept with its format() check) evaluates anew: other
+ * contexts, other values; a template whose format() GitHub refuses is refused again. */
+START_TEST(template_again)
+{
+    static const char json[] = "{\"os\": \"macOS\", \"node\": 20}";
+    struct expr_value *m = expr_from_json(json, strlen(json), NULL);
+    char many[4096] = "";
+
+    TEMPLATE("on ${{ matrix.os }} node ${{ matrix.node }}", "V 'on Ubuntu node 18'");
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(expr_contexts_set(ctx, "matrix", m), 0);
+    TEMPLATE("on ${{ matrix.os }} node ${{ matrix.node }}", "V 'on macOS node 20'");
+    for (int i = 0; i < 255; i++)
+        strcat(many, "${{ 1 }}-");
+    TEMPLATE(many, "E 0: Too many parameters supplied: 'format'");
+    TEMPLATE(many, "E 0: Too many parameters supplied: 'format'");
 }
 END_TEST
 
@@ -1007,6 +1052,7 @@ Suite *expr_suite(void)
     tcase_add_test(parse, parser_depth);
     tcase_add_test(parse, parser_long_runs);
     tcase_add_test(parse, parser_length);
+    tcase_add_test(parse, parser_shared);
     tcase_add_test(eval, eval_equality);
     tcase_add_test(eval, eval_case_runtime);
     tcase_add_test(eval, eval_comparison);
@@ -1026,6 +1072,7 @@ Suite *expr_suite(void)
     tcase_add_test(partial, partial_uses_context);
     tcase_add_test(partial, partial_unknown_member);
     tcase_add_test(tmpl, template_values);
+    tcase_add_test(tmpl, template_again);
     tcase_add_test(tmpl, template_strings);
     tcase_add_test(tmpl, template_residuals);
     tcase_add_test(tmpl, template_errors);

@@ -254,7 +254,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
                              const struct ynode *job, const struct matrix *m, size_t index)
 {
     const struct matrix_row *row = &m->rows[index];
-    struct ynode *copy = ynode_copy(j->doc, job);
+    struct ynode *copy = ynode_copy_in(j->doc, job);
     struct ynode *strategy = copy ? ynode_get(copy, "strategy") : NULL;
     struct ynode *include, *list, *key, *values;
     char name[GHA_NAME_MAX + 16];

@@ -2,7 +2,6 @@
  * they fold: every `${{ }}` string of the fields where GitHub makes `matrix` and
  * `strategy` available substituted (its value, or the text with what stays unknown left
  * as expressions), and each step's `if:` folded (a step that never runs removed). */
-#define _GNU_SOURCE /* memmem */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,7 +42,7 @@ bool gha_has_expression(const struct ynode *n)
     size_t len;
     const char *t = ynode_scalar(n, &len);
 
-    return t && memmem(t, len, "${{", 3) != NULL;
+    return t && expr_template_open(t, len) != SIZE_MAX;
 }
 
 struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct ypos pos)
@@ -442,7 +441,7 @@ const char *gha_condition_text(const struct ynode *cond, size_t *len)
     while (end > t && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
         end--;
     if (end - t >= 5 && memcmp(t, "${{", 3) == 0 && memcmp(end - 2, "}}", 2) == 0 &&
-        !memmem(t + 3, (size_t)(end - t - 5), "${{", 3)) {
+        expr_template_open(t + 3, (size_t)(end - t - 5)) == SIZE_MAX) {
         t += 3;
         end -= 2;
     }
