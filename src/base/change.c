@@ -75,7 +75,8 @@ static void finish(struct change *c)
 {
     size_t kept = 0;
 
-    qsort(c->files, c->n, sizeof(*c->files), by_bytes);
+    if (c->n) /* an empty list (a change of nothing) has no array to sort */
+        qsort(c->files, c->n, sizeof(*c->files), by_bytes);
     for (size_t i = 0; i < c->n; i++) {
         if (kept && !strcmp(c->files[kept - 1], c->files[i]))
             free(c->files[i]);

@@ -42,6 +42,11 @@ printf 'vllm/a.py\n' >../want.txt
 cmp ../from-file.yaml ../from-range.yaml
 cmp ../from-file.yaml ../out.yaml
 
+# a change of nothing (an empty list): every step waits behind its block step
+: >../empty.txt
+"$FANOUT" render --changed ../empty.txt .buildkite/test_areas >../empty.yaml
+[ "$(grep -c 'block:' ../empty.yaml)" = 2 ]
+
 # usage: --explain alone, both sources, --build without '=', an unknown revision, a
 # missing list: exit 2
 for args in "--explain" "--changed ../want.txt --changed-from main" "--build RUN_ALL" \

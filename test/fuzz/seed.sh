@@ -117,6 +117,18 @@ glob)
             { f = dir "/" name "-" NR; printf "%c%s\377%s", d + 0, $1, $2 > f; close(f) }'
     done
     ;;
+change)
+    # each test-area file of the fixtures and vLLM's, with a change list: a fixture's own,
+    # one of its source dependencies, none; the first byte's bits as fuzz_change.c reads them
+    n=0
+    for f in $(find "$ROOT/fixtures" "$ROOT/../shared/corpus/vllm/test_areas" -path '*test_areas/*.y*ml' 2>/dev/null | sort); do
+        n=$((n + 1))
+        dep=$(grep -m 1 -A 1 'source_file_dependencies' "$f" | tail -n 1 | sed 's/^[ -]*//; s/"//g')
+        { printf "\\00$((n % 8))"; [ -f "$(dirname "$f")/../changed.txt" ] && cat "$(dirname "$f")/../changed.txt"; printf '\377'; cat "$f"; } | emit "$f-own"
+        { printf "\\002%s\n\377" "$dep/x.py"; cat "$f"; } | emit "$f-dep"
+        { printf '\016\377'; cat "$f"; } | emit "$f-none"
+    done
+    ;;
 *)
     echo "seed.sh: unknown target $target" >&2; exit 2 ;;
 esac
