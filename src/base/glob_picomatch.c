@@ -80,21 +80,6 @@ static const struct {
     {"upper", "A-Z"}, {"word", "A-Za-z0-9_"}, {"xdigit", "A-Fa-f0-9"},
 };
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static char peek(const struct pstate *st, long n)
 {
     long i = st->index + n;
@@ -159,7 +144,7 @@ static void set_buf(struct gbuf *b, const char *s, size_t n)
 static int new_tok(struct pstate *st, enum ptype type, const char *value, size_t vlen,
                    const char *output)
 {
-    if (!grow((void **)&st->toks, &st->captoks, st->ntoks + 1, sizeof(*st->toks))) {
+    if (!glob_grow((void **)&st->toks, &st->captoks, st->ntoks + 1, sizeof(*st->toks))) {
         st->oom = true;
         return -1;
     }
@@ -177,7 +162,7 @@ static int new_tok(struct pstate *st, enum ptype type, const char *value, size_t
 
 static void list_push(struct pstate *st, int t)
 {
-    if (!grow((void **)&st->list, &st->caplist, st->nlist + 1, sizeof(*st->list)))
+    if (!glob_grow((void **)&st->list, &st->caplist, st->nlist + 1, sizeof(*st->list)))
         st->oom = true;
     else
         st->list[st->nlist++] = t;
@@ -186,7 +171,7 @@ static void list_push(struct pstate *st, int t)
 static void increment(struct pstate *st, int *counter, char type)
 {
     (*counter)++;
-    if (!grow((void **)&st->stack, &st->capstack, st->nstack + 1, 1)) {
+    if (!glob_grow((void **)&st->stack, &st->capstack, st->nstack + 1, 1)) {
         st->oom = true;
         return;
     }
@@ -321,7 +306,7 @@ static const char *ext_close(enum ptype type)
 
 static void extglob_open(struct pstate *st, enum ptype type, char value)
 {
-    if (!grow((void **)&st->ext, &st->capext, st->next + 1, sizeof(*st->ext))) {
+    if (!glob_grow((void **)&st->ext, &st->capext, st->next + 1, sizeof(*st->ext))) {
         st->oom = true;
         return;
     }
@@ -921,7 +906,7 @@ static void loop_char(struct pstate *st, char c)
             break;
         tok(st, t)->output_index = st->output.n;
         tok(st, t)->tokens_index = st->nlist;
-        if (!grow((void **)&st->bracestk, &st->capbraces, st->nbraces + 1, sizeof(int))) {
+        if (!glob_grow((void **)&st->bracestk, &st->capbraces, st->nbraces + 1, sizeof(int))) {
             st->oom = true;
             break;
         }

@@ -59,21 +59,6 @@ struct zzglob {
     bool oom;
 };
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 /* Go's utf8.DecodeRuneInString */
 static int32_t decode(const char *s, size_t i, size_t n, size_t *width)
 {
@@ -127,7 +112,7 @@ static void encode(int32_t r, char *buf, size_t *len)
 
 static void emit(struct ztoks *k, int32_t t, size_t at)
 {
-    if (!grow((void **)&k->v, &k->cap, k->n + 1, sizeof(*k->v))) {
+    if (!glob_grow((void **)&k->v, &k->cap, k->n + 1, sizeof(*k->v))) {
         k->oom = true;
         return;
     }
@@ -258,7 +243,7 @@ static void preprocess(struct ztoks *k, bool *home)
 
 static size_t new_state(struct zzglob *z)
 {
-    if (!grow((void **)&z->states, &z->capstates, z->nstates + 1, sizeof(*z->states))) {
+    if (!glob_grow((void **)&z->states, &z->capstates, z->nstates + 1, sizeof(*z->states))) {
         z->oom = true;
         return 0;
     }
@@ -269,7 +254,7 @@ static size_t new_state(struct zzglob *z)
 static void add_edge(struct zzglob *z, size_t from, struct zedge e)
 {
     struct zstate *s = &z->states[from];
-    if (!grow((void **)&s->out, &s->cap, s->n + 1, sizeof(*s->out))) {
+    if (!glob_grow((void **)&s->out, &s->cap, s->n + 1, sizeof(*s->out))) {
         z->oom = true;
         return;
     }
@@ -348,7 +333,7 @@ static bool parse_class(struct zparse *p, size_t from, bool negated, size_t open
             seen = z->sets[i] == t;
         if (seen)
             continue;
-        if (!grow((void **)&z->sets, &z->capsets, z->nsets + 1, sizeof(*z->sets))) {
+        if (!glob_grow((void **)&z->sets, &z->capsets, z->nsets + 1, sizeof(*z->sets))) {
             z->oom = true;
             return false;
         }
