@@ -146,26 +146,31 @@ static void mutate_once(struct mutation *m)
 }
 
 /* The parts' emitted texts, joined at FUZZ_SPLIT after the option bytes; 0 when they do
- * not fit. */
+ * not fit. All are emitted before any is written: a parsed scalar's text stays in `data`
+ * (libfyaml reads a string in place), so writing a part over it changed a later part's
+ * plain scalar under the emitter, which then wrote indentation for ever (CI's config
+ * smoke run: mutator-hang). */
 static size_t emit_all(struct mutation *m, uint8_t *data, size_t skip, size_t max_size)
 {
-    size_t len = skip;
+    char *texts[MAX_PARTS] = {0};
+    size_t len = skip, total = skip;
+    bool fits = true;
 
-    for (size_t i = 0; i < m->n_docs; i++) {
-        char *text = fy_emit_document_to_string(m->docs[i], FYECF_DEFAULT);
-        size_t n = text ? strlen(text) : 0;
+    for (size_t i = 0; i < m->n_docs && fits; i++) {
+        texts[i] = fy_emit_document_to_string(m->docs[i], FYECF_DEFAULT);
+        fits = texts[i] && (total += strlen(texts[i]) + (i > 0)) <= max_size;
+    }
+    for (size_t i = 0; i < m->n_docs && fits; i++) {
+        size_t n = strlen(texts[i]);
 
-        if (!text || len + n + (i > 0) > max_size) {
-            free(text);
-            return 0;
-        }
         if (i > 0)
             data[len++] = FUZZ_SPLIT;
-        memcpy(data + len, text, n);
+        memcpy(data + len, texts[i], n);
         len += n;
-        free(text);
     }
-    return len;
+    for (size_t i = 0; i < m->n_docs; i++)
+        free(texts[i]);
+    return fits ? len : 0;
 }
 
 /* Parses the parts; false when one does not parse, would make libfyaml's emitter leak
