@@ -12,22 +12,8 @@ driver=$1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 npm_dir=${EXPR_NPM_DIR:-$root/build/npm}
-want=$(sed -n 's/.*"picomatch": "\(.*\)".*/\1/p' "$here/expr/package.json")
-
-if ! command -v node >/dev/null 2>&1; then
-    echo "glob differential: skipped, node not found"
-    exit 0
-fi
-have=$(node -p "try { require('$npm_dir/node_modules/picomatch/package.json').version } catch { '' }")
-if [ "$have" != "$want" ]; then
-    if ! command -v npm >/dev/null 2>&1; then
-        echo "glob differential: skipped, npm not found (needed once, to install picomatch)"
-        exit 0
-    fi
-    mkdir -p "$npm_dir"
-    cp "$here/expr/package.json" "$here/expr/package-lock.json" "$npm_dir/"
-    (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-fi
+. "$here/npm.sh"
+npm_pinned "glob differential" "$here/expr" "$npm_dir" || exit 0
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

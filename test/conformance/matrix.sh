@@ -16,28 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 npm_dir=${MATRIX_NPM_DIR:-$root/build/npm/matrix}
 
-if ! command -v node >/dev/null 2>&1; then
-    echo "matrix differential: skipped, node not found"
-    exit 0
-fi
-pinned() {
-    node -e "const l = require('$here/matrix/package-lock.json').packages;
-             for (const p of ['@actions/expressions', 'yaml']) console.log(p, l['node_modules/' + p].version)"
-}
-installed() {
-    for p in @actions/expressions yaml; do
-        echo "$p $(node -p "try { require('$npm_dir/node_modules/$p/package.json').version } catch { '' }")"
-    done
-}
-if [ "$(pinned)" != "$(installed)" ]; then
-    if ! command -v npm >/dev/null 2>&1; then
-        echo "matrix differential: skipped, npm not found (needed once, to install @actions/expressions and yaml)"
-        exit 0
-    fi
-    mkdir -p "$npm_dir"
-    cp "$here/matrix/package.json" "$here/matrix/package-lock.json" "$npm_dir/"
-    (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-fi
+. "$here/npm.sh"
+npm_pinned "matrix differential" "$here/matrix" "$npm_dir" || exit 0
 
 if [ -n "${MATRIX_KEEP:-}" ]; then # keep the cases and renderings there, to look into them
     tmp=$MATRIX_KEEP

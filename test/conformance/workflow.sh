@@ -57,20 +57,8 @@ set -- $(compare "$tmp/cases.tsv")
 [ "$3" = 0 ] || failed=1
 echo "workflow conformance: $1 of $(wc -l <"$tmp/cases.tsv") hand-made cases as GitHub's parser decided ($2 known disagreements)"
 
-if ! command -v node >/dev/null 2>&1; then
-    echo "workflow conformance: GitHub's parser skipped, node not found"
-    exit "$failed"
-fi
-have=$(node -p "try { require('$npm_dir/node_modules/@actions/workflow-parser/package.json').version } catch { '' }")
-if [ "$have" != "$want" ]; then
-    if ! command -v npm >/dev/null 2>&1; then
-        echo "workflow conformance: GitHub's parser skipped, npm not found (needed once, to install it)"
-        exit "$failed"
-    fi
-    mkdir -p "$npm_dir"
-    cp "$here/workflow/package.json" "$here/workflow/package-lock.json" "$npm_dir/"
-    (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-fi
+. "$here/npm.sh"
+npm_pinned "workflow conformance: GitHub's parser" "$here/workflow" "$npm_dir" || exit "$failed"
 oracle() {
     node "$here/workflow/oracle.mjs" "$npm_dir"
 }
