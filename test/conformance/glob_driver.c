@@ -7,21 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Undoes the escapes in place; the new length. */
-static size_t unescape(char *s, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' && i + 1 < n) {
-            i++;
-            s[o++] = s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
-        } else {
-            s[o++] = s[i];
-        }
-    }
-    return o;
-}
+#include "../glob/tsv_unescape.h"
 
 int main(int argc, char **argv)
 {
@@ -46,8 +32,8 @@ int main(int argc, char **argv)
         char *tab = memchr(line, '\t', (size_t)n);
         if (!tab)
             return 2;
-        size_t plen = unescape(line, (size_t)(tab - line));
-        size_t len = unescape(tab + 1, (size_t)(line + n - tab - 1));
+        size_t plen = tsv_unescape(line, (size_t)(tab - line));
+        size_t len = tsv_unescape(tab + 1, (size_t)(line + n - tab - 1));
         struct glob_error err;
         struct glob *g = glob_compile(d, line, plen, &err);
         putchar(!g ? 'E' : glob_match(g, tab + 1, len) ? '1' : '0');

@@ -7,21 +7,7 @@
 
 #include "fanout/glob.h"
 #include "unit.h"
-
-/* The table's escapes (\\, \t, \n) undone in place; the new length. */
-static size_t unescape(char *s, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' && i + 1 < n) {
-            i++;
-            s[o++] = s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
-        } else {
-            s[o++] = s[i];
-        }
-    }
-    return o;
-}
+#include "../glob/tsv_unescape.h"
 
 /* A row's answer: '1', '0' or 'E'. A pattern column holding newlines is a list, decided by
  * glob_filter (GitHub's order rule). */
@@ -70,8 +56,8 @@ static unsigned run_table(const char *file, enum glob_dialect d)
         char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
         ck_assert_msg(t2 && t2[1] && !t2[2], "%s: a row is pattern, path, expected: %s", file, line);
         char want = t2[1];
-        size_t plen = unescape(line, (size_t)(t1 - line));
-        size_t len = unescape(t1 + 1, (size_t)(t2 - t1 - 1));
+        size_t plen = tsv_unescape(line, (size_t)(t1 - line));
+        size_t len = tsv_unescape(t1 + 1, (size_t)(t2 - t1 - 1));
         char have = answer(d, line, plen, t1 + 1, len);
         rows++;
         if (have != want && ++wrong <= 10)
