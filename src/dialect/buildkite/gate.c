@@ -15,21 +15,33 @@
 /* What the agent sets `skip` to (pipeline_upload.go ifChangedSkippedMsg). */
 static const char skipped_message[] = "if_changed matched no unexcluded changed files in this build";
 
+/* What a reader calls a step: its key, else its label, else what it runs or triggers
+ * (the first command), else its type. */
+static const char *step_name(const struct ynode *step, enum bk_kind kind, size_t *len)
+{
+    static const char *const runs[] = {"command", "commands", "trigger", NULL};
+    struct ynode *name = NULL;
+    const char *field, *t;
+
+    if (!ynode_get_any(step, bk_key_keys, &name) && (field = bk_label_field(step, kind)) != NULL)
+        name = ynode_get(step, field);
+    if (!name && ynode_get_any(step, runs, &name) && ynode_is_seq(name))
+        name = ynode_len(name) ? ynode_item(name, 0) : NULL;
+    if ((t = ynode_scalar(name, len)) != NULL)
+        return t;
+    t = bk_kind_name(kind);
+    *len = strlen(t);
+    return t;
+}
+
 void bk_gate_not_run(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind, const char *why)
 {
-    struct ynode *name = NULL;
-    const char *field;
-    size_t len = 0;
+    size_t len;
     const char *t;
 
     if (!change_explain(ctx->change))
         return;
-    if (!ynode_get_any(step, bk_key_keys, &name) && (field = bk_label_field(step, kind)) != NULL)
-        name = ynode_get(step, field);
-    if (!(t = ynode_scalar(name, &len))) {
-        t = bk_kind_name(kind);
-        len = strlen(t);
-    }
+    t = step_name(step, kind, &len);
     diag_at(ctx->diag, DIAG_NOTE, DIAG_FINDING, ctx->files, ynode_pos(step), RULE_NOT_RUN,
             "'%.*s' does not run for this change: %s", BK_SHORT(len), t, why);
 }
