@@ -63,6 +63,28 @@ static bool nightly(const struct change *c)
     return env_is(c, "NIGHTLY", "1") || has_label(c, "ready-run-all-tests");
 }
 
+/* global_config.py's ONLY_STEP_KEYS_ENV_VAR: a JSON array of the step keys to run, and
+ * no other (a mirror has no key). */
+#define ONLY_STEP_KEYS "VLLM_CI_ONLY_STEP_KEYS"
+
+static bool only_step_keys_list(const struct change *c, const char *key)
+{
+    const char *list = change_build(c, "env." ONLY_STEP_KEYS);
+    size_t len = key ? strlen(key) : 0;
+
+    /* the keys are [a-zA-Z0-9_-]+ (STEP_KEY_PATTERN): each is a JSON string as written */
+    for (const char *p = list; key && (p = strchr(p, '"')) != NULL;) {
+        const char *end = strchr(p + 1, '"');
+
+        if (!end)
+            break;
+        if ((size_t)(end - p - 1) == len && !memcmp(p + 1, key, len))
+            return true;
+        p = end + 1;
+    }
+    return false;
+}
+
 /* ---- the pipeline config's run_all_patterns ---- */
 
 /* A list of the config's regexes, compiled. */
@@ -303,6 +325,8 @@ static const char *not_run_reason(struct testarea *ta, const struct ynode *step,
 
     if (env_is(c, "NOAUTO", "1"))
         return "NOAUTO=1 blocks every step";
+    if (change_build(c, "env." ONLY_STEP_KEYS))
+        return only_step_keys_list(c, key) ? NULL : ONLY_STEP_KEYS " does not list it";
     for (size_t i = 0; key && always_run_keys[i]; i++) {
         if (!strcmp(key, always_run_keys[i]))
             return NULL;
