@@ -1295,7 +1295,7 @@ static struct value includes(struct eval *e, const struct value *a, const struct
             int m;
 
             if (item.k != V_STRING)
-                return error_value();
+                return undecided ? unknown : error_value(); /* an earlier item may match */
             m = regex_match(e, x->re, item.s, item.n);
             if (m < 0)
                 undecided = true;
@@ -1304,7 +1304,7 @@ static struct value includes(struct eval *e, const struct value *a, const struct
             continue;
         }
         if (item.k != x->k)
-            return error_value();
+            return undecided ? unknown : error_value();
         if (same(e, &item, x, &undecided))
             return of_bool(true);
     }
@@ -1395,8 +1395,10 @@ static struct value eval(struct eval *e, const struct node *n)
             if (decides_left)
                 return l;
             r = eval(e, n->r);
-            if (r.k == V_ERROR || lt >= 0)
+            if (lt >= 0)
                 return r;
+            if (r.k == V_ERROR)
+                return unknown; /* an error only when left does not decide */
             rt = truth_of(&r);
             /* left unknown: the value is left's or right's, of one truth when right has
              * the truth that left would decide with */
