@@ -393,7 +393,8 @@ const struct opt opt_changed_from = {
 const struct opt opt_build = {
     .kind = OPT_CALL, .name = "build", .has_arg = true, .call = add_build_value,
     .help = "      --build KEY=VALUE      a value of the build the change runs in, for the\n"
-            "                             gating: branch=NAME, env.NAME=VALUE (repeatable)\n",
+            "                             gating: branch=NAME, env.NAME=VALUE, any build.*\n"
+            "                             value a Buildkite if: reads (repeatable)\n",
 };
 const struct opt opt_explain = {
     .kind = OPT_SET, .name = "explain", .offset = CLI_AT(explain), .value = true,

@@ -1047,7 +1047,6 @@ struct value {
 };
 
 struct eval {
-    struct parser *p;
     bkc_lookup_fn lookup;
     void *user;
     pcre2_match_data *md;
@@ -1421,7 +1420,7 @@ static struct value eval(struct eval *e, const struct node *n)
 enum bkc_verdict bkc_decide(const char *text, size_t len, bkc_lookup_fn lookup, void *user, char *why, size_t size)
 {
     struct parser p = {.in = text, .len = len, .why = why, .why_size = size};
-    struct eval e = {&p, lookup, user, NULL};
+    struct eval e = {lookup, user, NULL};
     enum bkc_verdict verdict = BKC_INVALID;
     struct node *root = NULL;
     struct value v;
