@@ -134,8 +134,8 @@ static int regex_list_read(struct regex_list *l, const struct ynode *list, const
         const char *t = ynode_scalar(item, &len);
         PCRE2_SIZE off = 0;
         int code = 0;
-        pcre2_code *re = t ? pcre2_compile((PCRE2_SPTR)t, len, PCRE2_ANCHORED | PCRE2_UTF | PCRE2_UCP, &code, &off, NULL)
-                           : NULL;
+        uint32_t options = PCRE2_ANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_UCP;
+        pcre2_code *re = t ? pcre2_compile((PCRE2_SPTR)t, len, options, &code, &off, NULL) : NULL;
 
         if (!re) {
             PCRE2_UCHAR msg[120] = "not a string";
@@ -146,6 +146,7 @@ static int regex_list_read(struct regex_list *l, const struct ynode *list, const
                         "run_all_patterns: %s; fanout ignores this pattern", (const char *)msg);
             continue;
         }
+        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* each is tried on every changed file */
         l->item[l->n] = i;
         l->re[l->n++] = re;
     }
@@ -182,49 +183,59 @@ static char *config_path(const char *file)
     return path;
 }
 
-/* _should_run_all's loop: a changed file matched by a run_all pattern and by no
- * run_all_exclude pattern. The config read once a run (none: nothing matches). */
-static bool run_all_patterns_match(struct testarea *ta, const struct ynode *step)
+/* _should_run_all's loop over the config at `path`: the first changed file a run_all
+ * pattern matches and no run_all_exclude pattern does (said with --explain). */
+static void run_all_decide(struct testarea *ta, struct ta_run_all *r, const char *path)
 {
-    struct ta_run_all *r = ta->run_all;
-    const char *file = ta->files[ynode_pos(step).file];
-    struct source *src = NULL;
-    struct stream *st = NULL;
+    const struct change *c = ta->opts.change;
+    struct source *src = source_open(path, ta->diag);
+    struct stream *st = src ? stream_open(src, 0, ta->diag) : NULL;
     struct ynode_doc *doc = NULL;
-    char *path;
+    const struct ynode *root, *list;
 
-    if (ta->run_all_read)
-        return r && r->matched;
-    ta->run_all_read = true;
-    if (!file || !(path = config_path(file)))
-        return false;
-    if (access(path, F_OK) == 0 && (r = ta->run_all = calloc(1, sizeof(*r))) != NULL && (src = source_open(path, ta->diag)) &&
-        (st = stream_open(src, 0, ta->diag)) && stream_document(st, &doc) > 0 &&
-        (r->md = pcre2_match_data_create(1, NULL)) &&
-        regex_list_read(&r->patterns, ynode_get(ynode_doc_root(doc), "run_all_patterns"), path, ta->diag) == 0 &&
-        regex_list_read(&r->excludes, ynode_get(ynode_doc_root(doc), "run_all_exclude_patterns"), path, ta->diag) == 0) {
-        const struct ynode *list = ynode_get(ynode_doc_root(doc), "run_all_patterns");
+    if (!st || stream_document(st, &doc) <= 0 || !(r->md = pcre2_match_data_create(1, NULL)))
+        goto done;
+    root = ynode_doc_root(doc);
+    list = ynode_get(root, "run_all_patterns");
+    if (regex_list_read(&r->patterns, list, path, ta->diag) != 0 ||
+        regex_list_read(&r->excludes, ynode_get(root, "run_all_exclude_patterns"), path, ta->diag) != 0)
+        goto done;
+    for (size_t i = 0; i < change_count(c) && !r->matched; i++) {
+        const char *f = change_file(c, i);
+        long k = regex_list_match(&r->patterns, r->md, f);
+        struct ypos at;
 
-        for (size_t i = 0; i < change_count(ta->opts.change) && !r->matched; i++) {
-            const char *f = change_file(ta->opts.change, i);
-            long k = regex_list_match(&r->patterns, r->md, f);
-            struct ypos at;
-
-            if (k < 0 || regex_list_match(&r->excludes, r->md, f) >= 0)
-                continue;
-            r->matched = true;
-            at = ynode_pos(ynode_item(list, (size_t)k));
-            if (change_explain(ta->opts.change))
-                diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, path, at.line, at.col, RULE_NOT_RUN,
-                            "run_all_patterns matches the changed file '%s' (no run_all_exclude_patterns entry "
-                            "does): every step runs for this change", f);
-        }
+        if (k < 0 || regex_list_match(&r->excludes, r->md, f) >= 0)
+            continue;
+        r->matched = true;
+        at = ynode_pos(ynode_item(list, (size_t)k));
+        if (change_explain(c))
+            diag_report(ta->diag, DIAG_NOTE, DIAG_FINDING, path, at.line, at.col, RULE_NOT_RUN,
+                        "run_all_patterns matches the changed file '%s' (no run_all_exclude_patterns entry "
+                        "does): every step runs for this change", f);
     }
+done:
     ynode_doc_destroy(doc);
     stream_close(st);
     source_close(src);
-    free(path);
-    return r && r->matched;
+}
+
+/* Whether the change runs every step by the pipeline config's patterns; the config read
+ * once a run (none beside the files: no). */
+static bool run_all_patterns_match(struct testarea *ta, const struct ynode *step)
+{
+    const char *file = ta->files[ynode_pos(step).file];
+    char *path;
+
+    if (!ta->run_all_read) {
+        ta->run_all_read = true;
+        if (file && (path = config_path(file)) != NULL) {
+            if (access(path, F_OK) == 0 && (ta->run_all = calloc(1, sizeof(*ta->run_all))) != NULL)
+                run_all_decide(ta, ta->run_all, path);
+            free(path);
+        }
+    }
+    return ta->run_all && ta->run_all->matched;
 }
 
 /* _should_run_all: RUN_ALL=1, TORCH_NIGHTLY=1, the label, the config's patterns. */
