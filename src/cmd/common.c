@@ -239,9 +239,12 @@ static int add_build_value(const struct opt_hit *hit, const char *arg)
 int cmd_read_change(struct cli *c, struct diag *d)
 {
     if (!c->changed && !c->changed_from) {
-        if (c->explain)
-            return cmd_usage_error("--explain says why the change does not run a job: it needs --changed "
-                                   "or --changed-from", NULL);
+        /* --build alone decides a Buildkite step's if: */
+        if (c->explain && !c->change)
+            return cmd_usage_error("--explain says why the change does not run a job: it needs --changed, "
+                                   "--changed-from or --build", NULL);
+        if (c->change)
+            change_set_explain(c->change, c->explain);
         c->render.change = c->change;
         return 0;
     }
@@ -390,12 +393,13 @@ const struct opt opt_changed_from = {
 const struct opt opt_build = {
     .kind = OPT_CALL, .name = "build", .has_arg = true, .call = add_build_value,
     .help = "      --build KEY=VALUE      a value of the build the change runs in, for the\n"
-            "                             gating: branch=NAME, env.NAME=VALUE (repeatable)\n",
+            "                             gating: branch=NAME, env.NAME=VALUE, any build.*\n"
+            "                             value a Buildkite if: reads (repeatable)\n",
 };
 const struct opt opt_explain = {
     .kind = OPT_SET, .name = "explain", .offset = CLI_AT(explain), .value = true,
-    .help = "      --explain              with --changed: a note for each job the change does\n"
-            "                             not run, and why [not-run]\n",
+    .help = "      --explain              with --changed or --build: a note for each job the\n"
+            "                             change does not run, and why [not-run]\n",
 };
 const struct opt opt_color = {
     .kind = OPT_CALL, .name = "color", .has_arg = true, .call = set_color,

@@ -117,6 +117,14 @@ glob)
             { f = dir "/" name "-" NR; printf "%c%s\377%s", d + 0, $1, $2 > f; close(f) }'
     done
     ;;
+conditional)
+    # the table tests' rows: the expression (escapes kept: the fuzzer reads them as text),
+    # 0xFF, the build's values
+    for t in reference fanout; do
+        grep -v '^#' "$ROOT/test/conditional/$t.tsv" | awk -F '\t' -v dir="$dir" -v name="$t" '
+            { f = dir "/" name "-" NR; printf "%s\377%s", $1, $2 > f; close(f) }'
+    done
+    ;;
 change)
     # each test-area file of the fixtures and vLLM's, with a change list: a fixture's own,
     # one of its source dependencies, none; the first byte's bits as fuzz_change.c reads them

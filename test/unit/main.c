@@ -41,6 +41,7 @@ int main(void)
     srunner_add_suite(sr, config_suite());
     srunner_add_suite(sr, jobs_suite());
     srunner_add_suite(sr, glob_suite());
+    srunner_add_suite(sr, conditional_suite());
     srunner_add_suite(sr, runners_suite());
     srunner_run_all(sr, CK_ENV);
     failed = srunner_ntests_failed(sr);

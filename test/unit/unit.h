@@ -40,6 +40,7 @@ Suite *lint_suite(void);
 Suite *config_suite(void);
 Suite *jobs_suite(void);
 Suite *glob_suite(void);
+Suite *conditional_suite(void);
 Suite *runners_suite(void);
 
 /* Helpers shared by the suites (helpers.c). */

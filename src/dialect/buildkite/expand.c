@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bkmatrix.h"
+#include "gate.h"
 #include "placeholder.h"
 #include "steplint.h"
 #include "steps.h"
@@ -382,6 +383,22 @@ done:
 static int expand_in(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                      bool in_group);
 
+/* A step Buildkite makes no job for (its `if:` is false) still has its keys in the build
+ * (docs: a job whose conditional is false is `broken`, and a step depending on it runs),
+ * so references to them are no dangling ones. */
+static int define_left_out(const struct dialect_ctx *ctx, const struct ynode *step)
+{
+    const struct ynode *children = ynode_get(step, "steps");
+
+    if (define_key(ctx, step, 0) != 0)
+        return -1;
+    for (size_t i = 0; bk_step_kind(step) == BK_GROUP && ynode_is_seq(children) && i < ynode_len(children); i++) {
+        if (ynode_is_map(ynode_item(children, i)) && define_left_out(ctx, ynode_item(children, i)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Expands item *i of `steps`; on return *i is the index of the last item it became. */
 static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
                       size_t *i, bool in_group)
@@ -409,6 +426,19 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
                     "input, trigger or group key); it is kept as written");
     } else if (!ctx->keys_checked) {
         steplint_keys(ctx, step, kind);
+    }
+    if (ctx->change) {
+        enum bk_gate gate;
+
+        if (bk_gate_step(ctx, doc, step, kind, &gate) != 0)
+            return out_of_memory(ctx, step);
+        if (gate == BK_GATE_LEFT_OUT) {
+            if (define_left_out(ctx, step) != 0)
+                return -1;
+            ynode_remove_at(steps, *i);
+            --*i; /* wraps below 0 for the first item: the caller's ++ brings it back */
+            return 0;
+        }
     }
     if (kind == BK_GROUP) {
         struct ynode *children = ynode_get(step, "steps");

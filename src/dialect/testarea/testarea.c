@@ -52,6 +52,7 @@ void testarea_destroy(struct testarea *ta)
     if (!ta)
         return;
     ynode_doc_destroy(ta->amd);
+    ta_run_all_free(ta->run_all);
     free(ta);
 }
 

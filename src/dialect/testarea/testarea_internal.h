@@ -17,6 +17,8 @@ struct testarea {
     void *observe_user;
     struct ynode_doc *amd;   /* the AMD group being built, or NULL */
     struct ynode *amd_steps; /* its steps */
+    struct ta_run_all *run_all; /* the pipeline config's run_all patterns (gating.c) */
+    bool run_all_read;
 };
 
 #define SHORT(len) ((int)((len) > 80 ? 80 : (len)))
@@ -42,9 +44,11 @@ bool ta_step_fields_known(const struct ynode *step);
 
 /* Why vLLM's generator does not run `step` (its file's defaults applied; `amd_gpu`: its
  * device is an AMD GPU) for the change, or NULL when it does (or no change is given). */
-const char *ta_step_not_run(const struct testarea *ta, const struct ynode *step, bool amd_gpu);
+const char *ta_step_not_run(struct testarea *ta, const struct ynode *step, bool amd_gpu);
 /* The same for the AMD mirror of `parent` with its `overrides`. */
-const char *ta_mirror_not_run(const struct testarea *ta, const struct ynode *parent, const struct ynode *overrides);
+const char *ta_mirror_not_run(struct testarea *ta, const struct ynode *parent, const struct ynode *overrides);
+/* Frees what the gating read of the pipeline config (NULL: nothing). */
+void ta_run_all_free(struct ta_run_all *r);
 /* Puts the generator's block step ("Run <label>", key <prefix><key>, depends_on
  * `block_depends_on` or none) before the step at `at` of `steps`, which waits for it
  * (first among its depends_on, or last), and with --explain says `why` [not-run]. 0,
