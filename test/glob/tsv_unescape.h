@@ -1,6 +1,6 @@
-/* The escapes of the glob tables (the .tsv files in test/glob) and of the glob differential's cases:
- * \\, \t and \n are a backslash, a tab and a newline. Shared by the unit test that reads
- * the tables and the differential's driver. */
+/* The escapes of the test tables (the .tsv files in test/glob and test/conditional) and of
+ * the glob differential's cases: \\, \t and \n are a backslash, a tab and a newline.
+ * Shared by the unit tests that read the tables and the differential's driver. */
 #ifndef FANOUT_TEST_GLOB_TSV_UNESCAPE_H
 #define FANOUT_TEST_GLOB_TSV_UNESCAPE_H
 

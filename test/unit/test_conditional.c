@@ -9,23 +9,7 @@
 
 #include "dialect/buildkite/conditional.h"
 #include "unit.h"
-
-/* The table's escapes (\\, \t, \n) undone in place; the new length. */
-static size_t unescape(char *s)
-{
-    size_t o = 0;
-
-    for (size_t i = 0; s[i]; i++) {
-        if (s[i] == '\\' && s[i + 1]) {
-            i++;
-            s[o++] = s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
-        } else {
-            s[o++] = s[i];
-        }
-    }
-    s[o] = '\0';
-    return o;
-}
+#include "../glob/tsv_unescape.h"
 
 struct row_values {
     const char *list; /* KEY=VALUE;... */
@@ -74,8 +58,8 @@ static size_t run_table(const char *path, bool missing_is_null)
         t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
         ck_assert_msg(t3 != NULL, "%s: a row needs four columns: %s", path, line);
         *t1 = *t2 = *t3 = '\0';
-        len = unescape(line);
-        unescape(t1 + 1);
+        line[len = tsv_unescape(line, strlen(line))] = '\0';
+        t1[1 + tsv_unescape(t1 + 1, strlen(t1 + 1))] = '\0';
         v.list = t1 + 1;
         got = bkc_decide(line, len, lookup, &v, why, sizeof(why));
         if (!strcmp(t2 + 1, "valid"))
