@@ -679,7 +679,7 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
                    struct diag *d)
 {
     static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
-    struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped};
+    struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped, NULL};
     struct render_opts o = *opts;
     int rc;
 

@@ -45,10 +45,12 @@ bool ta_step_fields_known(const struct ynode *step);
 const char *ta_step_not_run(const struct testarea *ta, const struct ynode *step, bool amd_gpu);
 /* The same for the AMD mirror of `parent` with its `overrides`. */
 const char *ta_mirror_not_run(const struct testarea *ta, const struct ynode *parent, const struct ynode *overrides);
-/* Puts the generator's block step ("Run <label>", key <prefix><key>, depends_on
- * `block_depends_on` or none) before the step at `at` of `steps`, which waits for it
- * (first among its depends_on, or last), and with --explain says `why` [not-run]. 0,
- * or -1 when out of memory. */
+/* Tells the change's not-run hook that the step at `at` of `steps` does not run, and
+ * why (`why`, then the block step's key), and puts the generator's block step ("Run
+ * <label>", key <prefix><key>, depends_on `block_depends_on` or none) before it, which
+ * waits for it (first among its depends_on, or last), unless the steps are kept as they
+ * are (keep_not_run). The block steps put in (1, or 0), or -1 when out of memory or
+ * when the hook said stop. */
 int ta_block_step(struct testarea *ta, struct ynode_doc *doc, struct ynode *steps, size_t at, const char *label,
                   const char *prefix, const struct ynode *block_depends_on, bool first, const char *why);
 
