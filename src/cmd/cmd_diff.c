@@ -55,6 +55,8 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
     /* the second read of stdin would find it empty: HEAD would read as no steps at all */
     if (n == 2 && !strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
         return cmd_usage_error("BASE and HEAD cannot both be '-': diff reads standard input once", NULL);
+    if (n == 2 && c->changed && !strcmp(c->changed, "-") && (!strcmp(operands[0], "-") || !strcmp(operands[1], "-")))
+        return cmd_usage_error("--changed - and an operand '-' both read standard input: give one a file", NULL);
     head.side = 1; /* a dialect option given twice: BASE's, then HEAD's */
     /* every rule on both sides, so that a finding BASE has too is known not to be new */
     c->render.shards = head.shards = c->shards;

@@ -29,6 +29,10 @@ if grep -q 'block-' with.txt; then echo "a block step is compared"; exit 1; fi
 rc=0
 (cd "$F" && "$FANOUT" diff $KNOWN --changed - base head <changed.txt) >out.txt || rc=$?
 [ $rc = 1 ] && grep -qxF "$NOT_RUN" out.txt
+# ... but not as an operand too: standard input is read once
+rc=0
+(cd "$F" && "$FANOUT" diff --changed - base - <changed.txt) 2>err.txt || rc=$?
+[ $rc = 2 ] && grep -q "both read standard input" err.txt
 
 # a change that touches the docs: the docs steps run, only the optional ones do not
 printf 'docs/index.md\n.buildkite/test_areas/models_language.yaml\n' >"$PWD/docs.txt"
