@@ -33,6 +33,17 @@ typedef int (*dialect_key_fn)(void *user, const char *key, size_t len, unsigned 
  * compares renderings. Return non-zero to stop. */
 typedef int (*dialect_skipped_fn)(void *user, const struct ynode *job, const struct ynode *skip);
 
+/* Told about every job the change rendered for (dialect_ctx.change) leaves out, or runs
+ * only when someone unblocks it (vLLM's block steps, a GitHub job whose `if:` is false
+ * for the change, a Buildkite step whose `if_changed` no changed file matches): `id` is
+ * the job's identity as diff matches jobs (struct dialect_job's `id`: a key or job id
+ * without the shard or matrix suffix; not NUL-terminated), `why` says why in a phrase
+ * ("no changed file is under its source_file_dependencies"), `pos` is where the job is
+ * written (its file tells a workflow job's identity apart). Render says it as the
+ * --explain note `'ID' does not run for this change: WHY` [not-run]; diff reports a job
+ * the change edits that it leaves out. Return non-zero to stop. */
+typedef int (*dialect_not_run_fn)(void *user, const char *id, size_t len, const char *why, struct ypos pos);
+
 /* Called for each key a reference between jobs (depends_on, needs) names. Return
  * non-zero to stop. */
 typedef int (*dialect_visit_fn)(void *user, const char *key, size_t len, struct ypos pos);
@@ -155,6 +166,11 @@ struct dialect_ctx {
     /* The change rendered for (change.h): a dialect that gates jobs on the files a
      * change touches decides with it; NULL: every job runs. */
     const struct change *change;
+    /* Told about each job the change leaves out, and why (may be NULL: report none). */
+    dialect_not_run_fn on_not_run;
+    /* The jobs the change leaves out are only told to on_not_run: the rendering stays as
+     * it is without a change (diff compares HEAD's full job set, and marks those). */
+    bool keep_not_run;
 };
 
 /* What a dialect reads: the opened inputs, in order. */
@@ -169,6 +185,9 @@ struct dialect_input {
     bool upload;
     void *state;              /* the dialect's state for the run (state_create), or NULL */
     const struct change *change; /* as dialect_ctx's */
+    dialect_not_run_fn on_not_run; /* as dialect_ctx's, told `not_run_user` */
+    void *not_run_user;
+    bool keep_not_run;
     /* Applied to each item as read, before `observe` (0, or -1 after reporting); NULL:
      * none. For dialect_files_open, set by the dialect that reads its files so. */
     int (*transform)(void *user, struct stream_item *item);

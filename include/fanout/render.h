@@ -42,6 +42,10 @@ struct render_sink {
     /* When set, told of each job the platform would not create (dialect_skipped_fn), before
      * the item it would have been in; a reset forgets them too. */
     int (*skipped)(void *user, const struct ynode *job, const struct ynode *skip);
+    /* When set, told of each job the change leaves out (dialect_not_run_fn), and the
+     * rendering keeps those jobs as without a change (dialect_ctx.keep_not_run): what
+     * compares renderings compares every job and marks those; a reset forgets them too. */
+    dialect_not_run_fn not_run;
 };
 
 /* Filled in by a successful render. */

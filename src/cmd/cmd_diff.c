@@ -6,9 +6,26 @@
 #include "fanout/pipediff.h"
 #include "options.h"
 
+/* The change HEAD is rendered for (--changed, --changed-from; with --base by default
+ * the files the work tree changes since it left REF): HEAD's options get it (its jobs
+ * kept, those the change leaves out marked), BASE is rendered as it is. 0, or the exit
+ * code after the message. */
+static int read_change(struct cli *c, struct render_opts *head, struct render_opts *base, struct diag *d)
+{
+    int rc;
+
+    if (c->base_ref && !c->changed && !c->changed_from)
+        c->changed_from = c->base_ref;
+    if ((rc = cmd_read_change(c, d)) != 0)
+        return rc;
+    head->change = c->render.change;
+    base->change = NULL;
+    return 0;
+}
+
 /* diff --base REF [PATH]: BASE is PATH as the revision REF has it, HEAD the work tree's
  * (default: the current directory, which stands for its CI directories). */
-static int diff_revision(struct cli *c, const char *path, const struct render_opts *head, struct diag *d)
+static int diff_revision(struct cli *c, const char *path, struct render_opts *head, struct diag *d)
 {
     struct render_opts base = c->render;
     struct gitrev *g;
@@ -20,14 +37,15 @@ static int diff_revision(struct cli *c, const char *path, const struct render_op
         return DIAG_INPUT;
     base.names_root = gitrev_root(g);
     base.names_as = gitrev_name(g);
-    rc = pipediff_run(gitrev_operand(g), path, &base, head, &c->diff, stdout, d);
+    if ((rc = read_change(c, head, &base, d)) == 0)
+        rc = pipediff_run(gitrev_operand(g), path, &base, head, &c->diff, stdout, d);
     gitrev_close(g);
     return rc;
 }
 
 static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
 {
-    struct render_opts head = c->render;
+    struct render_opts head = c->render, base;
     int rc;
 
     if (c->base_ref && n > 1)
@@ -37,15 +55,18 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
     /* the second read of stdin would find it empty: HEAD would read as no steps at all */
     if (n == 2 && !strcmp(operands[0], "-") && !strcmp(operands[1], "-"))
         return cmd_usage_error("BASE and HEAD cannot both be '-': diff reads standard input once", NULL);
+    if (n == 2 && c->changed && !strcmp(c->changed, "-") && (!strcmp(operands[0], "-") || !strcmp(operands[1], "-")))
+        return cmd_usage_error("--changed - and an operand '-' both read standard input: give one a file", NULL);
     head.side = 1; /* a dialect option given twice: BASE's, then HEAD's */
     /* every rule on both sides, so that a finding BASE has too is known not to be new */
     c->render.shards = head.shards = c->shards;
     c->diff.format = (enum pd_format)c->format;
     if (c->base_ref)
-        rc = diff_revision(c, n ? operands[0] : ".", &head, d);
-    else
-        rc = pipediff_run(operands[0], operands[1], &c->render, &head, &c->diff, stdout, d);
-    return rc;
+        return diff_revision(c, n ? operands[0] : ".", &head, d);
+    base = c->render;
+    if ((rc = read_change(c, &head, &base, d)) != 0)
+        return rc;
+    return pipediff_run(operands[0], operands[1], &base, &head, &c->diff, stdout, d);
 }
 
 static int add_ignored_field(const struct opt_hit *hit, const char *arg)
@@ -108,8 +129,9 @@ static const struct opt base_ref = {
             "                             HEAD the work tree; operand: one PATH (default .)\n",
 };
 
-static const struct opt *const options[] = {&opt_format, CMD_RENDER_OPTIONS, &opt_config, CMD_RENDER_MESSAGE_OPTIONS,
-                                            &ignore_field, &durations, &exit_zero, &findings, &base_ref, NULL};
+static const struct opt *const options[] = {&opt_format,  CMD_RENDER_OPTIONS, CMD_CHANGE_OPTIONS, &opt_config,
+                                            CMD_RENDER_MESSAGE_OPTIONS, &ignore_field, &durations, &exit_zero,
+                                            &findings,    &base_ref,          NULL};
 /* In enum pd_format's order. */
 static const char *const formats[] = {"text", "json", "github", "markdown", "sarif", NULL};
 
@@ -120,7 +142,9 @@ const struct cmd_entry cmd_diff_entry = {
             "both) and reports the steps added, removed, renamed, changed, moved and\n"
             "re-sharded, job by job, each at its file:line with its label. With --base,\n"
             "BASE is read from git (no second checkout): REF's files under PATH, named\n"
-            "REF:PATH in the report.\n"
+            "REF:PATH in the report. With --changed, --changed-from or --base, HEAD is\n"
+            "rendered for the change, and a step the change edits that HEAD's CI will not\n"
+            "run for it gets a line saying why (\"changed, but will not run for this change\").\n"
             "\n",
     .options = options,
     .formats = formats,

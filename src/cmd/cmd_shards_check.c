@@ -22,7 +22,7 @@ static void ignore_reset(void *user)
 
 int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, enum rule_id rule)
 {
-    static const struct render_sink nowhere = {ignore_begin, ignore_item, ignore_reset, NULL, NULL};
+    static const struct render_sink nowhere = {ignore_begin, ignore_item, ignore_reset, NULL, NULL, NULL};
     struct render_opts o = c->render;
     int rc;
 

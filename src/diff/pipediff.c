@@ -184,7 +184,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
                  const struct render_opts *head_opts, const struct pd_opts *pd, FILE *out, struct diag *d)
 {
     struct operand ops[2] = {{.spec = base_spec, .opts = base_opts}, {.spec = head_spec, .opts = head_opts}};
-    struct report r = {.format = pd->format, .out = out, .json_first = true};
+    struct report r = {.format = pd->format, .out = out, .json_first = true, .change_known = head_opts->change != NULL};
     struct ignored ig = {calloc(pd->n_ignore_fields + 1, sizeof(bool)), calloc(pd->n_ignore_fields + 1, sizeof(char *))};
     bool same;
     int rc = DIAG_INPUT, findings;

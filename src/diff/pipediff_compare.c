@@ -910,6 +910,8 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
         x.vectors = b->matrix != h->matrix;
         changed = compare_jobs(r, &x, (const unsigned (*)[2])pairs, n);
     }
+    if (changed || resharded || from)
+        pd_not_run_report(r, head, h, x.th, &x.at, id, false, PH_BASE, b->rank, x.sub++);
     /* a step counts once: a rename is a rename, whatever else changed with it */
     if (from) {
         r->renamed++;

@@ -142,6 +142,17 @@ struct skipped_job {
 #define SKIPPED_MAX 4096
 #define SKIPPED_BYTES (1u << 20)
 
+/* A job HEAD's CI will not run for the change (the not-run hook): its identity, its
+ * place among those told, and why. */
+struct not_run_job {
+    struct hkey id;
+    uint32_t seq;
+    char *why;
+};
+
+#define NOT_RUN_MAX 4096
+#define NOT_RUN_BYTES (1u << 20)
+
 struct side {
     const char *name; /* the operand, for messages */
     const struct dialect *dialect;
@@ -174,6 +185,11 @@ struct side {
     struct skipped_job *skipped;
     size_t n_skipped, skipped_bytes;
     bool skipped_sorted;
+    /* the jobs the change leaves out (at most NOT_RUN_MAX of them and about
+     * NOT_RUN_BYTES of reasons; past that one is not marked) */
+    struct not_run_job *not_run;
+    size_t n_not_run, not_run_bytes;
+    bool not_run_sorted;
     /* its fan-outs (steps of several jobs) by identity, for the references a fan-out's
      * change rewrites (pipediff_fanref.c): 20 bytes a fan-out */
     struct fanout_count *fanouts;
@@ -251,7 +267,7 @@ struct logical {
 enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE };
 
 /* Markdown's headings, in its order (the other formats keep one list). */
-enum group { G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED };
+enum group { G_NOT_RUN, G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED };
 
 struct finding_rec {
     uint32_t group, block, phase, rank, sub;
@@ -284,6 +300,7 @@ enum part {
     P_MARK_FILE, /* where an annotation goes (HEAD's file of the changed field; "": no
                     file); NULL: FILE:LINE */
     P_MARK_NOTE, /* why it goes there, for a reader of the annotation */
+    P_REASON,    /* a step HEAD's CI will not run for the change: why */
     N_PARTS
 };
 
@@ -307,6 +324,8 @@ struct report {
     enum pd_format format;
     FILE *out;
     unsigned added, removed, renamed, changed, moved, resharded;
+    unsigned not_run;  /* steps the change edits that HEAD's CI will not run for it */
+    bool change_known; /* HEAD was rendered for a change (its not-run steps are known) */
     bool json_first;
     FILE *spool;         /* the findings' texts */
     uint64_t spool_len;
@@ -535,6 +554,16 @@ void pd_compare(struct report *r, struct side *base, struct side *head);
 unsigned pd_similarity(const struct candidate *a, const struct candidate *b);
 void pd_report_unmatched(struct report *r, struct side *base, struct side *head);
 void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l);
+
+/* pipediff_notrun.c */
+/* The not-run hook of HEAD's rendering (dialect_not_run_fn, user: the side). */
+int pd_not_run_record(void *user, const char *id, size_t len, const char *why, struct ypos pos);
+void pd_not_run_forget(struct side *s);
+/* When HEAD's CI will not run logical step `h` (tuples `t`, at `w`, shown as `id`),
+ * which the change adds or changes (`added`), its line, recorded at (phase, rank, sub). */
+void pd_not_run_report(struct report *r, struct side *head, const struct logical *h, const struct shard_tuple *t,
+                       const struct where *w, const char *id, bool added, enum phase phase, uint32_t rank,
+                       uint32_t sub);
 
 /* pipediff_fanref.c */
 /* What tells a reference item a fan-out rewrote: the sides, and the file of the job that

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const group_titles[] = {"Added", "Removed", "Renamed", "Changed", "Re-sharded", "Moved"};
+static const char *const group_titles[] = {"Will not run for this change", "Added", "Removed", "Renamed", "Changed", "Re-sharded", "Moved"};
 
 int pd_finding_cmp(const void *pa, const void *pb)
 {
@@ -64,7 +64,7 @@ static const char *sigil(const char *kind)
         return "+ ";
     if (!strcmp(kind, "removed"))
         return "- ";
-    if (!strcmp(kind, "changed") || !strcmp(kind, "renamed"))
+    if (!strcmp(kind, "changed") || !strcmp(kind, "renamed") || !strcmp(kind, "not-run"))
         return "~ ";
     return "";
 }
@@ -225,6 +225,11 @@ static void print_markdown(FILE *md, const struct finding *f)
         md_code(md, f->part[f->words ? P_OLD : P_NEW]);
         fputs(f->words ? ")" : "", md);
         md_reach(md, f);
+    } else if (f->part[P_REASON]) {
+        /* the heading says it will not run: "changed: WHY" */
+        fputs(strncmp(detail, "added", 5) ? ": changed: " : ": added: ", md);
+        md_text(md, f->part[P_REASON]);
+        fputc('\n', md);
     } else {
         /* the heading says the kind: "added (4 shards)" reads "4 shards" */
         if (!strncmp(detail, kind, kl) && (detail[kl] == '\0' || detail[kl] == ' '))
@@ -283,7 +288,7 @@ static int print_json(struct report *r, const struct finding *f, const char *lin
         enum part part;
         const char *name;
     } members[] = {{P_KIND, "kind"},   {P_ID, "step"},     {P_FROM, "from"},   {P_JOBS, "jobs"},
-                   {P_FILE, "file"},   {P_LABEL, "label"}, {P_FIELD, "field"}};
+                   {P_FILE, "file"},   {P_LABEL, "label"}, {P_FIELD, "field"}, {P_REASON, "reason"}};
 
     fputs(r->json_first ? "\n    {" : ",\n    {", r->out);
     r->json_first = false;
@@ -343,7 +348,8 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         }
         break;
     case PD_GITHUB:
-        fputs("::notice ", r->out);
+        /* a change its own CI will not run is what a reviewer must not miss */
+        fputs(f->part[P_REASON] ? "::warning " : "::notice ", r->out);
         /* on HEAD's line of what changed, which the pull request's diff shows */
         if (mark_file(f) && *mark_file(f)) {
             fputs("file=", r->out);
@@ -576,11 +582,13 @@ void pd_finding_init(struct finding *f, const char *kind, const char *id, const 
  * counts, in JSON after the changes). */
 static int print_summary(struct report *r, bool same, const char *md_text)
 {
-    char counts[160];
-    int rc = 0;
+    char counts[200];
+    int rc = 0, n;
 
-    snprintf(counts, sizeof(counts), "%u added, %u removed, %u renamed, %u changed, %u moved, %u re-sharded",
-             r->added, r->removed, r->renamed, r->changed, r->moved, r->resharded);
+    n = snprintf(counts, sizeof(counts), "%u added, %u removed, %u renamed, %u changed, %u moved, %u re-sharded",
+                 r->added, r->removed, r->renamed, r->changed, r->moved, r->resharded);
+    if (r->not_run)
+        snprintf(counts + n, sizeof(counts) - (size_t)n, ", %u not run for this change", r->not_run);
     switch (r->format) {
     case PD_TEXT:
         rc = pd_print_runners(&r->runners, r->format, r->out);
@@ -594,8 +602,12 @@ static int print_summary(struct report *r, bool same, const char *md_text)
         fprintf(r->out, "%s]", r->json_first ? "" : "\n  ");
         rc = pd_print_runners(&r->runners, r->format, r->out);
         fprintf(r->out, ",\n  \"same\": %s,\n  \"added\": %u,\n  \"removed\": %u,\n  \"renamed\": %u,\n"
-                        "  \"changed\": %u,\n  \"moved\": %u,\n  \"resharded\": %u\n}\n",
+                        "  \"changed\": %u,\n  \"moved\": %u,\n  \"resharded\": %u",
                 same ? "true" : "false", r->added, r->removed, r->renamed, r->changed, r->moved, r->resharded);
+        /* known only when HEAD was rendered for a change */
+        if (r->change_known)
+            fprintf(r->out, ",\n  \"not_run\": %u", r->not_run);
+        fputs("\n}\n", r->out);
         break;
     case PD_MARKDOWN:
         fprintf(r->out, "### fanout: pipeline changes\n\n");

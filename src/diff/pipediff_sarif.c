@@ -2,7 +2,8 @@
 /* pipediff_sarif: `diff --format sarif`, the report as one SARIF 2.1.0 log for code
  * scanning (diag_sarif.c writes its parts as it writes the messages' log). Each change is
  * a result at HEAD's line of what changed, as the github format annotates it: its ruleId
- * `diff-KIND`, level `note`, its text line as the message. A change with no file (the
+ * `diff-KIND`, level `note` (`warning` for a step HEAD's CI will not run for the change),
+ * its text line as the message. A change with no file (the
  * pipeline's settings, a removed step HEAD has not the file of) cannot be a result, which
  * needs a location: it is a notification of the invocation, as is the summary. */
 #include "pipediff_internal.h"
@@ -19,6 +20,7 @@ static const struct {
     {"changed", "a field of a step both sides have changed"},
     {"shards", "a step's fan-out (parallelism, matrix) changed"},
     {"moved", "a step's place in the order changed"},
+    {"not-run", "a step the change edits that HEAD's CI will not run for the change"},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -62,7 +64,8 @@ void pd_sarif_finding(struct report *r, const char *file, uint32_t line, const s
     } else {
         snprintf(rule, sizeof(rule), "diff-%s", f->part[P_KIND]);
         fputs(s->any_result ? ",\n" : "\n", r->out);
-        diag_sarif_result(r->out, rule, DIAG_NOTE, file, line, 0, text);
+        /* a change its own CI will not run is a warning, as the github format's */
+        diag_sarif_result(r->out, rule, f->part[P_REASON] ? DIAG_WARNING : DIAG_NOTE, file, line, 0, text);
         s->any_result = true;
     }
     free(noted);

@@ -319,6 +319,7 @@ static void side_reset(void *user)
     s->outside = pd_outside_create(s->n_paths);
     s->failed = !s->steps || !s->spool || !s->json_em || !s->outside;
     forget_skipped(s);
+    pd_not_run_forget(s);
     pd_tally_clear(&s->tally);
     pd_found_forget_jobs(&s->found);
 }
@@ -351,6 +352,8 @@ void pd_side_free(struct side *s)
     strset_destroy(s->fields);
     forget_skipped(s);
     free(s->skipped);
+    pd_not_run_forget(s);
+    free(s->not_run);
     free(s->fanouts);
     for (size_t i = 0; i < s->n_notes; i++)
         free(s->notes[i]);
@@ -679,7 +682,9 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
                    struct diag *d)
 {
     static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
-    struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped};
+    /* HEAD's rendering for a change: every job kept, those it leaves out told */
+    struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped,
+                               opts->change ? pd_not_run_record : NULL};
     struct render_opts o = *opts;
     int rc;
 

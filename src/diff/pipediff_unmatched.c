@@ -208,10 +208,12 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
     if (!added)
         removed_mark(&f, s, other, t[0].file);
     pd_add_finding(r, added ? PH_HEAD : PH_BASE, l->rank, 0, added ? G_ADDED : G_REMOVED, &f);
-    if (added)
+    if (added) {
+        pd_not_run_report(r, s, l, t, &w, id, true, PH_HEAD, l->rank, 1);
         r->added++;
-    else
+    } else {
         r->removed++;
+    }
     goto done;
 fail:
     r->failed = true;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/change.h"
 #include "fanout/dialect.h"
 #include "fanout/depgraph.h"
 #include "fanout/keyindex.h"
@@ -61,6 +62,18 @@ static void observe_input(void *user, const struct stream_item *item)
     validator_item(user, item);
 }
 
+/* A job the change leaves out: the --explain note, and the sink's record. */
+static int on_not_run(void *user, const char *id, size_t len, const char *why, struct ypos pos)
+{
+    struct run *r = user;
+    const struct render_sink *sink = r->sink;
+
+    if (change_explain(r->opts->change))
+        diag_at(r->diag, DIAG_NOTE, DIAG_FINDING, r->names, pos, RULE_NOT_RUN, "'%.*s' does not run for this change: %s",
+                (int)len, id, why);
+    return sink->not_run ? sink->not_run(sink->user, id, len, why, pos) : 0;
+}
+
 /* `in_check`: shown the input items (pass 1), or NULL. */
 static struct dialect_reader *reader_open(struct run *r, struct validator *in_check)
 {
@@ -75,6 +88,9 @@ static struct dialect_reader *reader_open(struct run *r, struct validator *in_ch
         .upload = r->opts->upload,
         .state = r->dialect_state,
         .change = r->opts->change,
+        .on_not_run = on_not_run,
+        .not_run_user = r,
+        .keep_not_run = r->sink->not_run != NULL,
     };
 
     return r->dialect->open(&in, in_check ? observe_input : NULL, in_check);
@@ -353,6 +369,8 @@ static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
         .sources = r->sources,
         .limits = r->opts->limits,
         .change = r->opts->change,
+        .on_not_run = on_not_run,
+        .keep_not_run = r->sink->not_run != NULL,
     };
     return ctx;
 }
@@ -652,7 +670,7 @@ static int begin_checks(struct run *r)
         return -1;
     if (opts->validate && load_schemas(r) != 0)
         return -1;
-    r->spooled = (struct render_sink){NULL, spool_item, spool_reset, r, NULL};
+    r->spooled = (struct render_sink){NULL, spool_item, spool_reset, r, NULL, NULL};
     r->sink = opts->sink ? opts->sink : &r->spooled;
     if (opts->sink)
         opts->sink->begin(opts->sink->user, r->dialect);

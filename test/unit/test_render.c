@@ -54,7 +54,7 @@ static int render_with_rewrite(int calls, const char *after, const char *then, b
     FILE *err, *f, *out = fopen("/dev/null", "w");
     struct diag *d;
     struct rewriter w = {.after = after, .path = b, .text = then};
-    struct render_sink sink = {rewriter_begin, rewriter_item, rewriter_reset, &w, NULL};
+    struct render_sink sink = {rewriter_begin, rewriter_item, rewriter_reset, &w, NULL, NULL};
     struct render_opts opts = {.sink = &sink, .validate = true, .stream = out};
     const char *paths[] = {a, b};
     int rc;

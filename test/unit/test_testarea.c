@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "fanout/bundled.h"
+#include "fanout/change.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "dialect/testarea/testarea.h"
@@ -27,8 +28,8 @@ static char *render_doc(struct ynode_doc *fyd)
     return out;
 }
 
-/* Runs one test-area file through testarea_file. */
-static struct result run(const char *yaml, enum ta_platform platform)
+/* Runs one test-area file through testarea_file with `opts`. */
+static struct result run_with(const char *yaml, const struct ta_options *opts)
 {
     char path[] = "/tmp/fanout-ta-XXXXXX";
     int fd = mkstemp(path);
@@ -50,7 +51,7 @@ static struct result run(const char *yaml, enum ta_platform platform)
     src = source_open(path, d);
     ck_assert_ptr_nonnull(src);
     s = stream_open(src, 0, d);
-    ta = testarea_create(d, files, &(struct ta_options){platform, TA_MIRROR_OWN, false, NULL});
+    ta = testarea_create(d, files, opts);
     r.rc = testarea_file(ta, s, &doc);
     r.group = render_doc(doc);
     r.amd = render_doc(testarea_take_amd_group(ta));
@@ -63,12 +64,77 @@ static struct result run(const char *yaml, enum ta_platform platform)
     return r;
 }
 
+static struct result run(const char *yaml, enum ta_platform platform)
+{
+    return run_with(yaml, &(struct ta_options){.platform = platform, .mirror_parallelism = TA_MIRROR_OWN});
+}
+
 static void result_free(struct result *r)
 {
     free(r->group);
     free(r->amd);
     free(r->messages);
 }
+
+/* What the not-run hook was told, one "ID: WHY@LINE" a line. */
+static int record_not_run(void *user, const char *id, size_t len, const char *why, struct ypos pos)
+{
+    FILE *out = user;
+
+    fprintf(out, "%.*s: %s@%u\n", (int)len, id, why, pos.line);
+    return 0;
+}
+
+/* A step the change does not run is told to the hook (it, and its AMD mirror), with a
+ * block step before it; kept as it is (keep_not_run), only told. */
+START_TEST(not_run_hook)
+{
+    static const char yaml[] = "group: G\n"
+                               "steps:\n"
+                               "  - label: Docs\n"
+                               "    key: docs\n"
+                               "    source_file_dependencies: [docs/]\n"
+                               "    commands: [mkdocs build]\n"
+                               "    mirror:\n"
+                               "      amd:\n"
+                               "        device: mi300_1\n"
+                               "  - label: Core\n"
+                               "    key: core\n"
+                               "    source_file_dependencies: [vllm/]\n"
+                               "    commands: [pytest]\n";
+    char list[] = "/tmp/fanout-ta-changed-XXXXXX";
+    int fd = mkstemp(list);
+    struct change *c = change_create();
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "vllm/a.py\n", 10), 10);
+    close(fd);
+    ck_assert_int_eq(change_read_file(c, list, d), 0);
+    for (int keep = 0; keep < 2; keep++) {
+        char *told = NULL;
+        size_t told_len = 0;
+        FILE *out = open_memstream(&told, &told_len);
+        struct ta_options opts = {.change = c, .on_not_run = record_not_run, .not_run_user = out, .keep_not_run = keep};
+        struct result r = run_with(yaml, &opts);
+
+        fclose(out);
+        ck_assert_int_eq(r.rc, 0);
+        ck_assert_str_eq(told, "amd-docs: no changed file is under its source_file_dependencies; block step "
+                               "'block-amd-docs' waits before it@3\n"
+                               "docs: no changed file is under its source_file_dependencies; block step "
+                               "'block-docs' waits before it@3\n");
+        ck_assert_int_eq(strstr(r.group, "block-docs") != NULL, !keep);
+        ck_assert_int_eq(strstr(r.amd, "block-amd-docs") != NULL, !keep);
+        ck_assert_ptr_null(strstr(r.group, "block-core"));
+        free(told);
+        result_free(&r);
+    }
+    change_destroy(c);
+    diag_destroy(d);
+    unlink(list);
+}
+END_TEST
 
 START_TEST(mirror_rules)
 {
@@ -291,6 +357,7 @@ Suite *testarea_suite(void)
     tcase_add_loop_test(tc, derived_keys, 0, sizeof(derived) / sizeof(derived[0]));
     tcase_add_test(tc, amd_gpu_devices);
     tcase_add_test(tc, platform_filter);
+    tcase_add_test(tc, not_run_hook);
     tcase_add_loop_test(tc, bad_files, 0, sizeof(bad) / sizeof(bad[0]));
     tcase_add_loop_test(tc, typo_fields, 0, sizeof(typos) / sizeof(typos[0]));
     suite_add_tcase(s, tc);

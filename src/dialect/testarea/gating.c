@@ -390,6 +390,23 @@ const char *ta_mirror_not_run(struct testarea *ta, const struct ynode *parent, c
     return why;
 }
 
+/* Tells the hook that step `key` (at `pos`) does not run: `why`, and the block step
+ * `block_key` that waits before it. 0, or -1 (out of memory, or the hook said stop). */
+static int report_not_run(const struct testarea *ta, const char *key, size_t len, const char *why,
+                          const char *block_key, struct ypos pos)
+{
+    char *text;
+    int rc;
+
+    if (!ta->opts.on_not_run)
+        return 0;
+    if (asprintf(&text, "%s; block step '%s' waits before it", why, block_key) < 0)
+        return -1;
+    rc = ta->opts.on_not_run(ta->opts.not_run_user, key, len, text, pos) != 0 ? -1 : 0;
+    free(text);
+    return rc;
+}
+
 int ta_block_step(struct testarea *ta, struct ynode_doc *doc, struct ynode *steps, size_t at, const char *label,
                   const char *prefix, const struct ynode *block_depends_on, bool first, const char *why)
 {
@@ -401,7 +418,14 @@ int ta_block_step(struct testarea *ta, struct ynode_doc *doc, struct ynode *step
     const char *k = ynode_scalar(key, &klen);
     int rc = -1;
 
-    if (!k || asprintf(&text, "Run %s", label) < 0 || asprintf(&block_key, "%s%.*s", prefix, (int)klen, k) < 0)
+    if (!k || asprintf(&block_key, "%s%.*s", prefix, (int)klen, k) < 0 ||
+        report_not_run(ta, k, klen, why, block_key, pos) != 0)
+        goto done;
+    if (ta->opts.keep_not_run) {
+        rc = 0;
+        goto done;
+    }
+    if (asprintf(&text, "Run %s", label) < 0)
         goto done;
     block = ynode_new_map(doc, pos);
     deps = block_depends_on ? ynode_copy(doc, block_depends_on) : ynode_new_seq(doc, pos);
@@ -423,11 +447,7 @@ int ta_block_step(struct testarea *ta, struct ynode_doc *doc, struct ynode *step
         goto done;
     if (ynode_set(doc, step, "depends_on", own) != 0 || ynode_insert(doc, steps, at, block) != 0)
         goto done;
-    if (change_explain(ta->opts.change))
-        diag_at(ta->diag, DIAG_NOTE, DIAG_FINDING, ta->files, pos, RULE_NOT_RUN,
-                "'%.*s' does not run for this change: %s; block step '%s' waits before it", (int)klen, k, why,
-                block_key);
-    rc = 0;
+    rc = 1;
 done:
     free(text);
     free(block_key);

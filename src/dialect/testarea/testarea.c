@@ -597,8 +597,9 @@ static int block_last_amd(struct testarea *ta, const struct ynode *parent, const
     int rc;
 
     if (!parent)
-        return ta_block_step(ta, ta->amd, ta->amd_steps, at, label, "block-amd-", deps, false, why) ? out_of_memory(ta, amd)
-                                                                                                    : 0;
+        return ta_block_step(ta, ta->amd, ta->amd_steps, at, label, "block-amd-", deps, false, why) < 0
+                   ? out_of_memory(ta, amd)
+                   : 0;
     if (!ynode_get(own, "label") && asprintf(&text, "AMD: %s", ynode_scalar(ynode_get(parent, "label"), NULL)) < 0)
         return out_of_memory(ta, amd);
     first = ynode_new_seq(ta->amd, ynode_pos(amd));
@@ -607,7 +608,7 @@ static int block_last_amd(struct testarea *ta, const struct ynode *parent, const
                                                    : ynode_new_string(ta->amd, TA_AMD_IMAGE_BUILD,
                                                                       strlen(TA_AMD_IMAGE_BUILD), ynode_pos(amd))) != 0 ||
          /* the mirror's key is amd-<key> already: block-amd-<key> */
-         ta_block_step(ta, ta->amd, ta->amd_steps, at, text ? text : label, "block-", first, false, why) != 0;
+         ta_block_step(ta, ta->amd, ta->amd_steps, at, text ? text : label, "block-", first, false, why) < 0;
     free(text);
     return rc ? out_of_memory(ta, amd) : 0;
 }
@@ -627,6 +628,7 @@ static int finish_file(struct testarea *ta, struct ynode_doc *doc, struct ynode 
         const struct ynode *device = ynode_get(step, "device");
 
         const char *why;
+        int blocks = 0;
 
         if (truthy(dep) && file_defaults(ta, doc, step, dep, path) != 0)
             return -1;
@@ -653,10 +655,10 @@ static int finish_file(struct testarea *ta, struct ynode_doc *doc, struct ynode 
         if (finish_step(ta, doc, step, effective_dir(ynode_get(step, "working_dir"), ynode_get(step, "label"),
                                                       ynode_get(step, "num_nodes"))) != 0)
             return out_of_memory(ta, step);
-        if (why && ta_block_step(ta, doc, steps, i, ynode_scalar(ynode_get(step, "label"), NULL), "block-", NULL,
-                                 true, why) != 0)
+        if (why && (blocks = ta_block_step(ta, doc, steps, i, ynode_scalar(ynode_get(step, "label"), NULL), "block-",
+                                           NULL, true, why)) < 0)
             return out_of_memory(ta, step);
-        i += why ? 2 : 1;
+        i += 1 + (size_t)blocks;
     }
     return 0;
 }
@@ -807,6 +809,9 @@ static struct dialect_reader *ta_open(const struct dialect_input *in, dialect_ob
         .mirror_parallelism = (enum ta_mirror_parallelism)dialect_options_value(in->options, &ta_options[1], in->side),
         .upload = in->upload,
         .change = in->change,
+        .on_not_run = in->on_not_run,
+        .not_run_user = in->not_run_user,
+        .keep_not_run = in->keep_not_run,
     };
 
     if (!r)

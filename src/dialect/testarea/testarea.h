@@ -14,6 +14,7 @@
 
 #include "fanout/change.h"
 #include "fanout/diag.h"
+#include "fanout/dialect.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 
@@ -36,6 +37,11 @@ struct ta_options {
     /* The change rendered for (render --changed): the steps the generator does not run
      * for it get its block step; NULL: every step runs. */
     const struct change *change;
+    /* Told about each step the change does not run (dialect_input's, NULL: none), and
+     * whether the steps keep their place with no block step (diff: only reported). */
+    dialect_not_run_fn on_not_run;
+    void *not_run_user;
+    bool keep_not_run;
 };
 
 #define TA_AMD_GROUP "Hardware-AMD Tests"

@@ -49,10 +49,12 @@ const char *ta_step_not_run(struct testarea *ta, const struct ynode *step, bool 
 const char *ta_mirror_not_run(struct testarea *ta, const struct ynode *parent, const struct ynode *overrides);
 /* Frees what the gating read of the pipeline config (NULL: nothing). */
 void ta_run_all_free(struct ta_run_all *r);
-/* Puts the generator's block step ("Run <label>", key <prefix><key>, depends_on
- * `block_depends_on` or none) before the step at `at` of `steps`, which waits for it
- * (first among its depends_on, or last), and with --explain says `why` [not-run]. 0,
- * or -1 when out of memory. */
+/* Tells the change's not-run hook that the step at `at` of `steps` does not run, and
+ * why (`why`, then the block step's key), and puts the generator's block step ("Run
+ * <label>", key <prefix><key>, depends_on `block_depends_on` or none) before it, which
+ * waits for it (first among its depends_on, or last), unless the steps are kept as they
+ * are (keep_not_run). The block steps put in (1, or 0), or -1 when out of memory or
+ * when the hook said stop. */
 int ta_block_step(struct testarea *ta, struct ynode_doc *doc, struct ynode *steps, size_t at, const char *label,
                   const char *prefix, const struct ynode *block_depends_on, bool first, const char *why);
 
