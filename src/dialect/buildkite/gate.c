@@ -34,16 +34,12 @@ static const char *step_name(const struct ynode *step, enum bk_kind kind, size_t
     return t;
 }
 
-void bk_gate_not_run(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind, const char *why)
+int bk_gate_not_run(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind, const char *why)
 {
     size_t len;
-    const char *t;
+    const char *t = step_name(step, kind, &len);
 
-    if (!change_explain(ctx->change))
-        return;
-    t = step_name(step, kind, &len);
-    diag_at(ctx->diag, DIAG_NOTE, DIAG_FINDING, ctx->files, ynode_pos(step), RULE_NOT_RUN,
-            "'%.*s' does not run for this change: %s", BK_SHORT(len), t, why);
+    return ctx->on_not_run && ctx->on_not_run(ctx->user, t, len, why, ynode_pos(step)) != 0 ? -1 : 0;
 }
 
 /* ---- if_changed ---- */
@@ -217,8 +213,10 @@ int bk_gate_step(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct yn
 
         condition_text(t, len, text, sizeof(text));
         snprintf(why, sizeof(why), "if: %s is false", text);
-        bk_gate_not_run(ctx, step, kind, why);
-        *gate = BK_GATE_LEFT_OUT;
+        if (bk_gate_not_run(ctx, step, kind, why) != 0)
+            return -1;
+        /* diff compares the whole rendering and only marks the step (keep_not_run) */
+        *gate = ctx->keep_not_run ? BK_GATE_RUNS : BK_GATE_LEFT_OUT;
         return 0;
     }
     /* the agent reads if_changed of the steps whose fields it keeps in a map (command,
@@ -226,14 +224,20 @@ int bk_gate_step(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct yn
     if (!change_known(ctx->change) || (kind != BK_COMMAND && kind != BK_TRIGGER && kind != BK_GROUP) ||
         !(ic = ynode_get(step, "if_changed")))
         return 0;
-    ynode_remove(step, "if_changed");
-    if (ynode_is_null(ic) || !if_changed_skips(ctx, ic))
+    if (ynode_is_null(ic) || !if_changed_skips(ctx, ic)) {
+        if (!ctx->keep_not_run)
+            ynode_remove(step, "if_changed");
         return 0;
+    }
+    if (bk_gate_not_run(ctx, step, kind,
+                        kind == BK_GROUP ? "skipped: no changed file matches its if_changed (a skipped group)"
+                                         : "skipped: no changed file matches its if_changed") != 0)
+        return -1;
+    if (ctx->keep_not_run)
+        return 0;
+    ynode_remove(step, "if_changed");
     if (ynode_set(doc, step, "skip", ynode_new_string(doc, skipped_message, sizeof(skipped_message) - 1, ynode_pos(ic))) != 0)
         return -1;
-    bk_gate_not_run(ctx, step, kind,
-                    kind == BK_GROUP ? "skipped: no changed file matches its if_changed (a skipped group)"
-                                     : "skipped: no changed file matches its if_changed");
     *gate = BK_GATE_SKIPPED;
     return 0;
 }

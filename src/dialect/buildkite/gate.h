@@ -23,6 +23,6 @@ int bk_gate_step(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct yn
 
 /* Says (with --explain) that `step` does not run for the change, and why [not-run]: the
  * one place the dialect reports a step left out. */
-void bk_gate_not_run(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind, const char *why);
+int bk_gate_not_run(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind, const char *why);
 
 #endif
