@@ -21,8 +21,8 @@ enum bk_gate {
 int bk_gate_step(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *step, enum bk_kind kind,
                  enum bk_gate *gate);
 
-/* Says (with --explain) that `step` does not run for the change, and why [not-run]: the
- * one place the dialect reports a step left out. */
+/* Tells the change's not-run hook (dialect_ctx.on_not_run) that `step` does not run, and why: the
+ * one place the dialect reports a step left out. 0, or -1 when the hook said stop. */
 int bk_gate_not_run(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind, const char *why);
 
 #endif
