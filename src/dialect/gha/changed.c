@@ -525,12 +525,19 @@ static struct gate_job *record(struct job *j, struct gha_gate *g, const struct y
 static void prune_needs(const struct gha_gate *g, struct ynode *job)
 {
     struct ynode *needs = ynode_get(job, "needs");
+    size_t len;
+    const char *one = ynode_scalar(needs, &len);
+    const struct gate_job *r = one ? gate_find(g, one, len) : NULL;
+
+    if (r && r->why) { /* `needs: x` (normalized after this) */
+        ynode_remove_at(job, (size_t)ynode_find(job, "needs", 5));
+        return;
+    }
 
     for (size_t i = 0; ynode_is_seq(needs) && i < ynode_len(needs);) {
-        size_t len;
         const char *name = ynode_scalar(ynode_item(needs, i), &len);
-        const struct gate_job *r = name ? gate_find(g, name, len) : NULL;
 
+        r = name ? gate_find(g, name, len) : NULL;
         if (r && r->why)
             ynode_remove_at(needs, i);
         else
