@@ -156,6 +156,10 @@ struct expr *expr_parse_in(const char *text, size_t len, const struct expr_names
 /* True when the expression refers to context `name` (`matrix`, ...). */
 bool expr_uses_context(const struct expr *e, const char *name);
 
+/* True when the expression calls a status function (success(), failure(), always(),
+ * cancelled()): a job's if: without one has success() ANDed in by GitHub. */
+bool expr_calls_status(const struct expr *e);
+
 /* What an expression reads: a context, then the properties named after it by `.name` or
  * `['name']` (`matrix.os`, `steps['build'].outputs.x`), as far as each is a literal name
  * and up to EXPR_PATH_MAX of them; a computed index ends the path (`matrix[inputs.k]`

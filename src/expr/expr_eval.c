@@ -789,6 +789,12 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
             out->v = expr_index(a.v, b.v);
             release(&a);
             release(&b);
+            if (out->v && out->v->unknown) { /* a member of a member known in part */
+                expr_unref(out->v);
+                out->v = NULL;
+                out->r = (struct expr_node *)n;
+                return 0;
+            }
             return out->v ? 0 : oom(ev);
         }
         r = rnode(ev, EN_INDEX, 2);

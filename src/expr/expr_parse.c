@@ -1051,6 +1051,11 @@ bool expr_uses_context(const struct expr *e, const char *name)
     return e && uses(e->root, name);
 }
 
+bool expr_calls_status(const struct expr *e)
+{
+    return e && e->has_status;
+}
+
 static int walk_paths(const struct expr_node *n, expr_path_fn fn, void *user);
 
 /* The path read through the index node `n` (`ctx.a['b'].c`): the properties named by

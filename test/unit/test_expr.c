@@ -459,6 +459,44 @@ START_TEST(eval_index)
 }
 END_TEST
 
+/* A member known in part deeper than a context's own members (`needs.<job>.result` of a
+ * job that may run, whose outputs are known): reading it stays unknown, the rest folds. */
+START_TEST(eval_unknown_nested)
+{
+    struct expr_contexts *c = expr_contexts_create();
+    struct expr_value *needs = expr_object(), *job = expr_object(), *outputs = expr_object();
+    struct expr_result res = {0};
+    struct expr_error err;
+    static const char both[] = "needs.a.result == 'success' && needs.a.outputs.x == 'true'";
+    static const char one[] = "needs.a.result == 'success'";
+    static const char known[] = "needs.a.outputs.x";
+    struct expr *e = expr_parse("always() && true", 16, &err);
+
+    ck_assert(expr_calls_status(e));
+    expr_free(e);
+    e = expr_parse(one, strlen(one), &err);
+    ck_assert(!expr_calls_status(e));
+    expr_free(e);
+    ck_assert_int_eq(expr_object_set(outputs, "x", 1, expr_string("false", 5)), 0);
+    ck_assert_int_eq(expr_object_set(job, "result", 6, expr_unknown()), 0);
+    ck_assert_int_eq(expr_object_set(job, "outputs", 7, outputs), 0);
+    ck_assert_int_eq(expr_object_set(needs, "a", 1, job), 0);
+    ck_assert_int_eq(expr_contexts_set(c, "needs", needs), 0);
+    ck_assert_int_eq(expr_condition_eval(both, strlen(both), c, &res, &err), 0);
+    ck_assert_ptr_nonnull(res.value);
+    ck_assert(!expr_truthy(res.value));
+    expr_result_clear(&res);
+    ck_assert_int_eq(expr_condition_eval(one, strlen(one), c, &res, &err), 0);
+    ck_assert_ptr_null(res.value);
+    ck_assert_str_eq(res.residual, "needs.a.result == 'success'");
+    expr_result_clear(&res);
+    ck_assert_int_eq(expr_condition_eval(known, strlen(known), c, &res, &err), 0);
+    ck_assert_ptr_nonnull(res.value);
+    expr_result_clear(&res);
+    expr_contexts_destroy(c);
+}
+END_TEST
+
 START_TEST(eval_functions)
 {
     VALUE("contains('Hello', 'ELL')", "V true");
@@ -1058,6 +1096,7 @@ Suite *expr_suite(void)
     tcase_add_test(eval, eval_comparison);
     tcase_add_test(eval, eval_logic);
     tcase_add_test(eval, eval_index);
+    tcase_add_test(eval, eval_unknown_nested);
     tcase_add_test(eval, eval_functions);
     tcase_add_test(eval, eval_long_message);
     tcase_add_test(eval, eval_numbers_as_text);

@@ -345,7 +345,7 @@ static const struct expr_function job_if_functions[] = {
     {"hashFiles", 1, 255},      {"always", 0, 0}, {"failure", 0, UINT32_MAX},
     {"cancelled", 0, 0},        {"success", 0, UINT32_MAX},
 };
-static const struct expr_names job_if_names = {
+const struct expr_names gha_job_if_names = {
     job_if_contexts, sizeof(job_if_contexts) / sizeof(*job_if_contexts),
     job_if_functions, sizeof(job_if_functions) / sizeof(*job_if_functions),
 };
@@ -372,7 +372,7 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
         struct expr_error err;
         size_t clen;
         const char *ctext = gha_condition_text(cond, &clen);
-        struct expr *e = expr_parse_in(ctext, clen, &job_if_names, &err);
+        struct expr *e = expr_parse_in(ctext, clen, &gha_job_if_names, &err);
 
         if (!e) {
             err.offset += (size_t)(ctext - ynode_scalar(cond, NULL));
@@ -457,9 +457,10 @@ static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
         return 0;
     j.known = ctx->state ? gha_file_contexts(ctx->state, ynode_pos(ynode_key(items, 0)).file)
                          : gha_contexts(dialect_options_own(ctx->options, &dialect_gha));
-    rc = gha_expand_job(&j, items);
+    if ((rc = gha_gate_job(&j, items)) == 0 && (rc = gha_expand_job(&j, items)) == 0)
+        gha_gate_prune(&j, items);
     expr_contexts_destroy(j.contexts);
-    return rc == 0 && !j.failed ? 0 : -1;
+    return rc >= 0 && !j.failed ? 0 : -1;
 }
 
 /* A job this dialect made from a matrix: its matrix is one row of include. */
@@ -585,8 +586,12 @@ static const struct emit_layout gha_layout = {"jobs", true, job_key_order, NULL}
  * (references.c). */
 static int read_on(void *state, struct stream_item *item)
 {
+    struct gha_state *st = state;
     int rc = gha_workflow_inputs(state, item);
+    const struct ynode *root = item->kind == STREAM_PAIR && item->doc ? ynode_doc_root(item->doc) : NULL;
 
+    if (rc == 0 && ynode_has(root, "on"))
+        rc = gha_gate_on(st, root, item->pos.file, st->top.change);
     return rc != 0 ? rc : gha_declared_item(state, item);
 }
 
@@ -598,7 +603,7 @@ static struct dialect_reader *gha_open(const struct dialect_input *in, dialect_o
         struct gha_state *st = in->state;
 
         st->top = (struct dialect_ctx){.diag = in->diag, .files = in->names, .n_files = in->n,
-                                       .sources = in->sources};
+                                       .sources = in->sources, .change = in->change};
         own.transform = read_on;
         own.transform_user = in->state;
     }
@@ -627,6 +632,7 @@ static void gha_state_destroy(void *state)
         expr_unref(st->files[i]);
     free(st->files);
     gha_declared_clear(&st->declared);
+    gha_gates_clear(st);
     free(st);
 }
 

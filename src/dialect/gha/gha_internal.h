@@ -16,6 +16,8 @@
 
 #include "matrix.h"
 
+struct change;
+
 #define GHA_NAME_MAX 100 /* JobNameBuilder cuts longer names to 97 chars and "..." */
 #define GHA_CALL_DEPTH 10 /* GitHub: up to ten levels of reusable workflows */
 #define GHA_CALL_JOBS 1000 /* jobs one call may become, nested calls included */
@@ -156,6 +158,8 @@ struct gha_state {
     /* What a workflow's own keys (run-name, env, concurrency) are reported with as they
      * are read: the reader's diag, files and sources (gha_open's). */
     struct dialect_ctx top;
+    struct gha_gate *gates; /* changed.c: by file, what runs for the change */
+    size_t n_gates;
 };
 
 /* ---- needs.c: `needs`, read and rewritten ---- */
@@ -188,5 +192,35 @@ const struct expr_value *gha_contexts(const void *own);
 int gha_workflow_inputs(void *state, struct stream_item *item);
 /* The contexts of the workflow in `file`: the options', `inputs` completed. */
 const struct expr_value *gha_file_contexts(const struct gha_state *st, unsigned file);
+
+/* ---- trigger.c, pathsfilter.c, changed.c: what runs for a change (render --changed) ---- */
+
+/* The run's event: github.event_name, github.ref, github.base_ref (NULL: not given). */
+struct gha_event {
+    const char *name, *ref, *base_ref;
+};
+/* Why the event `ev` and change `c` do not trigger a workflow whose `on` is `on`
+ * (written into buf), or NULL when they do, or when it cannot be told here. */
+const char *gha_trigger_not_run(const struct ynode *on, const struct gha_event *ev, const struct change *c,
+                                char *buf, size_t cap);
+
+/* Whether a step uses dorny/paths-filter. */
+bool gha_is_paths_filter(const struct ynode *step);
+/* The outputs of a paths-filter step for the change: 1 with *outputs set (an object),
+ * 0 with *why set when they cannot be known here, -1 when out of memory. */
+int gha_paths_filter(const struct ynode *step, const struct change *c, struct expr_value **outputs,
+                     const char **why);
+
+/* How a job's if: is parsed (gha.c). */
+extern const struct expr_names gha_job_if_names;
+/* The reader's transform: a workflow's `on` (`pair`) decides whether the run's event
+ * triggers it. 0, or -1 when out of memory. */
+int gha_gate_on(struct gha_state *st, const struct ynode *pair, unsigned file, const struct change *c);
+/* The job of `items` (as written) decided for the change: 1 when left out (the note
+ * said why; `items` emptied), 0 when it runs, -1 after an error. */
+int gha_gate_job(struct job *j, struct ynode *items);
+/* The jobs of `items` (expanded) no longer wait for jobs left out. */
+void gha_gate_prune(struct job *j, struct ynode *items);
+void gha_gates_clear(struct gha_state *st);
 
 #endif
