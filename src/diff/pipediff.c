@@ -40,7 +40,7 @@ static int find_changes(struct report *r, struct side *base, struct side *head)
 }
 
 /* What the --ignore-field names found in the sides compared so far: seen[i] when some
- * job has name i, else near[i] the closest name one has (the first found). */
+ * job has name i (or a top-level or group field path, pipediff_toplevel.c), else near[i] the closest name one has (the first found). */
 struct ignored {
     bool *seen;
     char **near;
@@ -65,7 +65,7 @@ static void note_ignored(const struct pd_opts *pd, const struct side *base, cons
     }
 }
 
-/* A warning for each --ignore-field name no job of either side has (a typo leaves the
+/* A warning for each --ignore-field name nothing of either side has (a typo leaves the
  * field compared), with the closest name they have. */
 static void warn_ignored(const struct pd_opts *pd, const struct ignored *ig, struct diag *d)
 {
@@ -74,7 +74,7 @@ static void warn_ignored(const struct pd_opts *pd, const struct ignored *ig, str
 
         if (!ig->seen[i])
             diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_IGNORE_FIELD,
-                        "--ignore-field %s: no job of either side has that field%s", pd->ignore_fields[i],
+                        "--ignore-field %s: no job, group or top-level setting of either side has that field%s", pd->ignore_fields[i],
                         suggest_phrase(ig->near[i], phrase));
     }
 }
