@@ -317,6 +317,7 @@ struct report {
     bool failed;
     struct pd_runners runners;
     struct pd_sarif *sarif; /* --format sarif's log (pipediff_sarif.c) */
+    struct pd_callers *callers; /* the jobs that stopped naming a job (pipediff_fanref.c) */
 };
 
 
@@ -547,6 +548,18 @@ struct pd_fanref {
  * target whose job count differs between the sides, or one of its jobs, while the other
  * list names that target too: a rewrite the target's own line reports. */
 bool pd_fanout_item(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item, unsigned side);
+
+/* A matched job of HEAD whose reference list (needs, depends_on) lost items (`ch`, a
+ * change of its dialect's reference field; the job `id`, its first line `at`): where a
+ * removed job those items named is annotated. */
+void pd_callers_note(struct report *r, struct side *head, const char *id, const struct where *at,
+                     const struct change *ch);
+/* Where the first (in HEAD's order) of the jobs that named job `id` (len bytes; BASE's
+ * file `file` of side `base`) in BASE and not in HEAD writes that list: *file (HEAD's),
+ * *line, and *caller its identity (valid until pd_callers_free); false when none. */
+bool pd_callers_find(const struct report *r, const struct side *base, uint32_t file, const char *id, size_t len,
+                     const char **file_name, uint32_t *line, const char **caller);
+void pd_callers_free(struct report *r);
 
 /* pipediff_vectors.c */
 /* A matrix's configurations (rows[side]: row texts, n[side] of them) when one side has

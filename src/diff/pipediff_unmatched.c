@@ -142,15 +142,32 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
     return -1;
 }
 
-/* Where a step BASE (`s`) has alone, written in its file `file`, is annotated: HEAD has
- * no line of it, and BASE's line in HEAD's file is some other step's. HEAD's file of the
- * same path within the operand, at its first line, else no file (nor for an empty file:
- * the GitHub Action compares a file HEAD deleted with an empty stand-in); the note says
- * so. */
-static void removed_mark(struct finding *f, const struct side *s, const struct side *head, uint32_t file)
+/* Where a step BASE (`s`) has alone, its identity `id` (len bytes) written in its file
+ * `file`, is annotated: HEAD has no line of it, and BASE's line in HEAD's file is some
+ * other step's. At the reference list (needs, depends_on) of the job that named it in
+ * BASE and no longer does in HEAD, its caller, which the pull request's diff shows (the
+ * first in HEAD's files, by line); else at HEAD's file of the same path within the
+ * operand, at its first line; else on no file (nor for an empty file: the GitHub Action
+ * compares a file HEAD deleted with an empty stand-in). The note says which (*note,
+ * malloc'd when it names the caller). 0, or -1 when out of memory. */
+static int removed_mark(struct report *r, struct finding *f, const struct side *s, const struct side *head,
+                        uint32_t file, const char *id, size_t len, char **note)
 {
-    const char *path = pd_path_in_operand(s, file);
+    const char *path = pd_path_in_operand(s, file), *at, *caller;
+    uint32_t line;
 
+    *note = NULL;
+    if (pd_callers_find(r, s, file, id, len, &at, &line, &caller)) {
+        if (asprintf(note, "(annotated at %s, whose %s named it: HEAD has no line of it)", caller,
+                     r->dialect->reference_field) < 0) {
+            *note = NULL;
+            return -1;
+        }
+        f->part[P_MARK_FILE] = at;
+        f->mark = line;
+        f->part[P_MARK_NOTE] = *note;
+        return 0;
+    }
     f->part[P_MARK_FILE] = "";
     f->part[P_MARK_NOTE] = "(annotated on no file: HEAD has not its file either)";
     for (uint32_t i = 0; i < head->n_paths; i++) {
@@ -161,9 +178,10 @@ static void removed_mark(struct finding *f, const struct side *s, const struct s
             f->part[P_MARK_FILE] = pd_side_file(head, i);
             f->mark = 1;
             f->part[P_MARK_NOTE] = "(annotated at the first line of its file: HEAD has no line of it)";
-            return;
+            return 0;
         }
     }
+    return 0;
 }
 
 /* Reports a step side `s` has alone; `other` is the other side (whose matrix adjustments
@@ -172,7 +190,7 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
                             bool added)
 {
     char *id = pd_display_id(s->spool, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
-         *more = NULL, *bare = NULL, detail[96 + 2 * LABEL_MAX];
+         *more = NULL, *bare = NULL, *note = NULL, detail[96 + 2 * LABEL_MAX];
     struct shard_tuple *t = pd_read_tuples(s, l);
     const char *kind = added ? "added" : "removed", *reason = NULL;
     struct where w = {NULL, 0, NULL};
@@ -205,8 +223,9 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
     f.part[added ? P_NEW_JSON : P_OLD_JSON] = object;
     f.part[P_EXTRA_JSON] = extra;
     f.part[P_MORE] = added && *more ? more : NULL;
-    if (!added)
-        removed_mark(&f, s, other, t[0].file);
+    if (!added && ((!bare && !(bare = pd_spooled(s, l->id_off, l->id_len))) ||
+                   removed_mark(r, &f, s, other, t[0].file, bare, l->id_len, &note) != 0))
+        goto fail;
     pd_add_finding(r, added ? PH_HEAD : PH_BASE, l->rank, 0, added ? G_ADDED : G_REMOVED, &f);
     if (added)
         r->added++;
@@ -218,6 +237,7 @@ fail:
 done:
     free(id);
     free(bare);
+    free(note);
     free(t);
     free(w.label);
     free(object);
