@@ -100,6 +100,17 @@ void pd_runners_close(struct pd_runners *rs);
 /* A durations file (TSV or JSON, docs/diff.md), or NULL after reporting why not. */
 struct pd_durations *pd_durations_read(const char *path, struct diag *d);
 bool pd_durations_get(const struct pd_durations *m, const char *id, size_t len, double *minutes);
+/* Job `id` (len bytes) takes `minutes` (-1: what was given is no number of minutes),
+ * given at line:col of the file: 0, or -1 after reporting why not (an id empty or given
+ * twice, not a duration). */
+int pd_durations_add(struct pd_durations *m, const char *id, size_t len, double minutes, unsigned line, unsigned col);
+/* Reports `msg` at line:col of the file (rule durations); -1. */
+int pd_durations_error(struct pd_durations *m, unsigned line, unsigned col, const char *msg);
+/* A number's text (len bytes) as a count: finite, 0 or more; -1 for anything else. */
+double pd_minutes_of(const char *t, size_t len);
+/* pipediff_junit.c: the durations of a JUnit XML report at `path`, each <testsuite> a
+ * job's run, into m. 0, or -1 after reporting why not. */
+int pd_junit_read(struct pd_durations *m, const char *path);
 void pd_durations_free(struct pd_durations *m);
 /* Counts rendered job `job` on its runner (the first of dd->machine it has), with its
  * minutes when `dur` (may be NULL) has them (`note`: what its file says of its label,
