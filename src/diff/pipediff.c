@@ -101,7 +101,7 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, &base, d);
     if (rc == 0)
         rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, &head, d);
-    if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d) != 0)
+    if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d, r) != 0)
         rc = -1;
     if (rc == 0) {
         note_ignored(pd, &base, &head, ig);

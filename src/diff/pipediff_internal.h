@@ -259,10 +259,11 @@ struct logical {
     uint64_t tuples_off; /* its shards' tuples in the shard spool */
 };
 
-enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE };
+enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE, PH_FOUND };
 
-/* Markdown's headings, in its order (the other formats keep one list). */
-enum group { G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED };
+/* Markdown's headings, in its order (the other formats keep one list); G_FOUND: the rule
+ * findings the change introduces (pipediff_findings.c). */
+enum group { G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED, G_FOUND };
 
 struct finding_rec {
     uint32_t group, block, phase, rank, sub;
@@ -273,8 +274,8 @@ struct finding_rec {
 
 /* What a finding says: each part a text, or NULL. */
 enum part {
-    P_KIND,   /* added, removed, renamed, changed, shards (re-sharded), moved */
-    P_ID,     /* the step's identity (HEAD's; BASE's for a removal) */
+    P_KIND,   /* added, removed, renamed, changed, shards (re-sharded), moved; finding (a rule's) */
+    P_ID,     /* the step's identity (HEAD's; BASE's for a removal); a finding's rule */
     P_FROM,   /* a rename: BASE's identity */
     P_JOBS,   /* the jobs of a fan-out a change is about ("shards 1-3"); NULL: the step */
     P_FILE,   /* where the step is written (HEAD; BASE for a removal) */
@@ -295,6 +296,7 @@ enum part {
     P_MARK_FILE, /* where an annotation goes (HEAD's file of the changed field; "": no
                     file); NULL: FILE:LINE */
     P_MARK_NOTE, /* why it goes there, for a reader of the annotation */
+    P_SEVERITY,  /* a rule finding's: error, warning, note */
     N_PARTS
 };
 
@@ -525,8 +527,10 @@ void pd_found_forget_jobs(struct pd_found *f);
 /* The side is recorded: each finding given its job and its key. 0, or -1 when out of
  * memory or temporary space. */
 int pd_found_end(struct pd_found *f);
-/* Reports into d HEAD's findings `mode` asks for (new: those BASE does not have). 0, or -1. */
-int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d);
+/* Reports into d HEAD's findings `mode` asks for (new: those BASE does not have), and adds
+ * them to report r (kind `finding`). 0, or -1. */
+int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d,
+                       struct report *r);
 void pd_found_free(struct pd_found *f);
 
 /* pipediff_sarif.c */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const group_titles[] = {"Added", "Removed", "Renamed", "Changed", "Re-sharded", "Moved"};
+static const char *const group_titles[] = {"Added", "Removed", "Renamed", "Changed", "Re-sharded", "Moved", "Findings"};
 
 int pd_finding_cmp(const void *pa, const void *pb)
 {
@@ -66,6 +66,8 @@ static const char *sigil(const char *kind)
         return "- ";
     if (!strcmp(kind, "changed") || !strcmp(kind, "renamed"))
         return "~ ";
+    if (!strcmp(kind, "finding"))
+        return "! ";
     return "";
 }
 
@@ -343,7 +345,8 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         }
         break;
     case PD_GITHUB:
-        fputs("::notice ", r->out);
+        /* a rule finding at its own level */
+        fprintf(r->out, "::%s ", f->part[P_SEVERITY] ? f->part[P_SEVERITY] : "notice");
         /* on HEAD's line of what changed, which the pull request's diff shows */
         if (mark_file(f) && *mark_file(f)) {
             fputs("file=", r->out);
