@@ -37,6 +37,24 @@ static double minutes(const struct pd_durations *m, const char *id)
     return pd_durations_get(m, id, strlen(id), &v) ? v : -1;
 }
 
+/* A file the reader refuses, and its message after the file's name. */
+struct refusal {
+    const char *text, *msg;
+};
+
+static void refused(const struct refusal *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *msgs;
+        struct pd_durations *m = read_text(cases[i].text, &msgs);
+        const char *after = strchr(msgs, ':');
+
+        ck_assert_msg(!m, "case %zu read", i);
+        ck_assert_msg(after && !strcmp(after, cases[i].msg), "case %zu: %s", i, msgs);
+        free(msgs);
+    }
+}
+
 START_TEST(test_durations_tsv)
 {
     char *msgs;
@@ -79,9 +97,7 @@ END_TEST
 
 START_TEST(test_durations_refused)
 {
-    static const struct {
-        const char *text, *msg;
-    } cases[] = {
+    static const struct refusal cases[] = {
         {"a\t1\nb 2\n", ":2:1: error: a line is a job id and its minutes, tab-separated [durations]\n"},
         {"a\t1\tx\n", ":1:2: error: a line is a job id and its minutes, tab-separated [durations]\n"},
         {"a\t-1\n", ":1:3: error: a duration is a number of minutes (0 or more) [durations]\n"},
@@ -94,15 +110,7 @@ START_TEST(test_durations_refused)
         {"[[\"a\", 1]]", ":1:2: error: a JSON durations file is an object of job ids and minutes [durations]\n"},
     };
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-        char *msgs;
-        struct pd_durations *m = read_text(cases[i].text, &msgs);
-        const char *after = strchr(msgs, ':');
-
-        ck_assert_msg(!m, "case %zu read", i);
-        ck_assert_msg(after && !strcmp(after, cases[i].msg), "case %zu: %s", i, msgs);
-        free(msgs);
-    }
+    refused(cases, sizeof(cases) / sizeof(*cases));
 }
 END_TEST
 
@@ -140,9 +148,7 @@ END_TEST
 
 START_TEST(test_durations_junit_refused)
 {
-    static const struct {
-        const char *text, *msg;
-    } cases[] = {
+    static const struct refusal cases[] = {
         {"<testsuites>\n<testsuite name=\"a\">\n</testsuites>\n",
          ":3:14: error: not a JUnit XML report: Opening and ending tag mismatch: testsuite line 2 and testsuites [durations]\n"},
         {"<testsuites/>\n", ":1:1: error: a JUnit XML report has <testsuite> elements: the jobs' runs [durations]\n"},
@@ -156,15 +162,7 @@ START_TEST(test_durations_junit_refused)
          ":3:1: error: a job id given twice [durations]\n"},
     };
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-        char *msgs;
-        struct pd_durations *m = read_text(cases[i].text, &msgs);
-        const char *after = strchr(msgs, ':');
-
-        ck_assert_msg(!m, "case %zu read", i);
-        ck_assert_msg(after && !strcmp(after, cases[i].msg), "case %zu: %s", i, msgs);
-        free(msgs);
-    }
+    refused(cases, sizeof(cases) / sizeof(*cases));
 }
 END_TEST
 
