@@ -109,6 +109,7 @@ static int compare_files(struct report *r, const struct operand *b, const char *
         r->pairs = xsort_create(sizeof(struct pair_rec), pd_pair_cmp, SORT_BUDGET);
         rc = r->pairs && find_changes(r, &base, &head) == 0 ? 0 : -1;
         pd_callers_free(r);
+        pd_parents_free(r);
         xsort_destroy(r->pairs);
         r->pairs = NULL;
     } else if (rc != -1) {

@@ -896,6 +896,7 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
     if (!id || !pairs || !x.tb || !x.th || xsort_add(r->pairs, &pair) != 0 ||
         pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
         goto fail;
+    pd_parents_note(r, head, h, x.th);
     if (from) {
         char extra[32];
         struct finding f;

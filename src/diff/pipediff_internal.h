@@ -331,6 +331,7 @@ struct report {
     struct pd_runners runners;
     struct pd_sarif *sarif; /* --format sarif's log (pipediff_sarif.c) */
     struct pd_callers *callers; /* the jobs that stopped naming a job (pipediff_fanref.c) */
+    struct pd_parents *parents; /* matched steps' lines, for a removed derived job's parent */
 };
 
 
@@ -551,6 +552,11 @@ void pd_compare(struct report *r, struct side *base, struct side *head);
 unsigned pd_similarity(const struct candidate *a, const struct candidate *b);
 void pd_report_unmatched(struct report *r, struct side *base, struct side *head);
 void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l);
+/* HEAD's step h (its jobs t) matched one of BASE: where a removed job derived from it (a
+ * test-area AMD mirror) is annotated; kept for a dialect with derived jobs, at most
+ * PARENTS_MAX of them. */
+void pd_parents_note(struct report *r, const struct side *head, const struct logical *h, const struct shard_tuple *t);
+void pd_parents_free(struct report *r);
 
 /* pipediff_fanref.c */
 /* What tells a reference item a fan-out rewrote: the sides, and the file of the job that
