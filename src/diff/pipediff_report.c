@@ -604,12 +604,13 @@ static int print_summary(struct report *r, bool same, const char *md_text)
         fprintf(r->out, "### fanout: pipeline changes\n\n");
         if (same)
             /* then the runners only when minutes alone changed */
-            fprintf(r->out, "No change in the rendered pipeline.\n%s", pd_runners_changed(&r->runners) ? "\n" : "");
+            fprintf(r->out, "No change in the rendered pipeline.\n%s",
+                    pd_runners_changed(&r->runners) || (md_text && *md_text) ? "\n" : "");
         else
             fprintf(r->out, "**%s**\n\n", counts);
         rc = pd_print_runners(&r->runners, r->format, r->out);
-        if (!same)
-            fputs(md_text ? md_text : "", r->out);
+        /* the findings (with no change, `--findings all`'s rule findings) */
+        fputs(md_text ? md_text : "", r->out);
         break;
     case PD_SARIF:
         return pd_sarif_end(r, counts);
