@@ -294,6 +294,9 @@ struct dialect_diff {
      * workflows may each have a `check-changes`); else ids are one namespace across the
      * files (Buildkite keys are unique per build). */
     bool identity_per_file;
+    /* The key a reference written as a mapping names its target by (Buildkite's
+     * `depends_on: [{step: KEY, allow_failure: true}]`); NULL: references are scalars. */
+    const char *reference_target;
 };
 
 struct dialect {

@@ -40,7 +40,7 @@ static int find_changes(struct report *r, struct side *base, struct side *head)
 }
 
 /* What the --ignore-field names found in the sides compared so far: seen[i] when some
- * job has name i, else near[i] the closest name one has (the first found). */
+ * job has name i (or a top-level or group field path, pipediff_toplevel.c), else near[i] the closest name one has (the first found). */
 struct ignored {
     bool *seen;
     char **near;
@@ -65,7 +65,7 @@ static void note_ignored(const struct pd_opts *pd, const struct side *base, cons
     }
 }
 
-/* A warning for each --ignore-field name no job of either side has (a typo leaves the
+/* A warning for each --ignore-field name nothing of either side has (a typo leaves the
  * field compared), with the closest name they have. */
 static void warn_ignored(const struct pd_opts *pd, const struct ignored *ig, struct diag *d)
 {
@@ -74,7 +74,7 @@ static void warn_ignored(const struct pd_opts *pd, const struct ignored *ig, str
 
         if (!ig->seen[i])
             diag_report(d, DIAG_WARNING, DIAG_FINDING, "fanout", 0, 0, RULE_IGNORE_FIELD,
-                        "--ignore-field %s: no job of either side has that field%s", pd->ignore_fields[i],
+                        "--ignore-field %s: no job, group or top-level setting of either side has that field%s", pd->ignore_fields[i],
                         suggest_phrase(ig->near[i], phrase));
     }
 }
@@ -101,13 +101,15 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, &base, d);
     if (rc == 0)
         rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, &head, d);
-    if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d) != 0)
+    if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d, r) != 0)
         rc = -1;
     if (rc == 0) {
         note_ignored(pd, &base, &head, ig);
         r->dialect = base.dialect;
         r->pairs = xsort_create(sizeof(struct pair_rec), pd_pair_cmp, SORT_BUDGET);
         rc = r->pairs && find_changes(r, &base, &head) == 0 ? 0 : -1;
+        pd_callers_free(r);
+        pd_parents_free(r);
         xsort_destroy(r->pairs);
         r->pairs = NULL;
     } else if (rc != -1) {

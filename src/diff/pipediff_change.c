@@ -113,35 +113,60 @@ static int lines_change(struct change *ch, const char *ta, const char *tb)
     return rc < 0 ? -1 : 0;
 }
 
-/* Whether n is a list of scalars. */
+/* Whether n is a list of items: scalars, or mappings of scalars (a reference written as a
+ * mapping, `{step: build-1, allow_failure: true}`). */
 static bool scalars(const struct ynode *n)
 {
     for (size_t i = 0; i < ynode_len(n); i++) {
-        if (!ynode_is_scalar(ynode_item(n, i)))
+        const struct ynode *item = ynode_item(n, i);
+
+        for (size_t k = 0; ynode_is_map(item) && k < ynode_len(item); k++) {
+            if (!ynode_is_scalar(ynode_value(item, k)))
+                return false;
+        }
+        if (!ynode_is_scalar(item) && !(ynode_is_map(item) && ynode_len(item)))
             return false;
     }
     return ynode_is_seq(n);
 }
 
-/* An item of either list, for sorting them together. */
+/* An item of either list, for sorting them together: a scalar by its text, a mapping
+ * by how it is shown (`shown`, malloc'd). */
 struct item {
     const struct ynode *n;
     unsigned side;
     size_t index;
+    char *shown;
 };
 
 static int item_cmp(const void *pa, const void *pb)
 {
     const struct item *a = pa, *b = pb;
     size_t la, lb;
-    const char *ta = ynode_scalar(a->n, &la), *tb = ynode_scalar(b->n, &lb);
+    const char *ta, *tb;
     int c;
 
+    if (!a->shown != !b->shown)
+        return a->shown ? 1 : -1;
+    if (a->shown)
+        return strcmp(a->shown, b->shown);
+    ta = ynode_scalar(a->n, &la);
+    tb = ynode_scalar(b->n, &lb);
     if (ynode_is_string(a->n) != ynode_is_string(b->n))
         return ynode_is_string(a->n) ? 1 : -1;
     if ((c = memcmp(ta, tb, la < lb ? la : lb)) != 0 || la == lb)
         return c;
     return la < lb ? -1 : 1;
+}
+
+/* A scalar read back from JSON as JSON: a string quoted, else as it is (a number, true,
+ * false or null). */
+static void write_json_scalar(FILE *json, const struct ynode *n)
+{
+    if (ynode_is_string(n))
+        diag_write_json_string(json, ynode_scalar(n, NULL));
+    else
+        fputs(ynode_scalar(n, NULL), json);
 }
 
 /* Writes the items of `list` that `shared` does not mark: as shown into `shown` (one a
@@ -164,10 +189,17 @@ static int write_items(const struct ynode *list, const bool *shared, const char 
         fprintf(detail, "%s%s %s", (*listed)++ ? ", " : " ", sign, t);
         fputs(first ? "" : ", ", json);
         first = false;
-        if (ynode_is_string(n))
-            diag_write_json_string(json, raw);
-        else
-            fputs(raw, json); /* read back from JSON: a number, true, false or null */
+        if (raw) {
+            write_json_scalar(json, n);
+            continue;
+        }
+        for (size_t k = 0; k < ynode_len(n); k++) {
+            fputs(k ? ", " : "{", json);
+            write_json_scalar(json, ynode_key(n, k));
+            fputs(": ", json);
+            write_json_scalar(json, ynode_value(n, k));
+        }
+        fputc('}', json);
     }
     fputc(']', json);
     return 0;
@@ -192,9 +224,16 @@ static int items_change(struct change *ch, const struct ynode *a, const struct y
     if (!v || !shared)
         goto done;
     for (size_t i = 0; i < n; i++) {
+        const char *t;
+
         v[i].side = i >= na;
         v[i].index = i < na ? i : i - na;
         v[i].n = ynode_item(i < na ? a : b, v[i].index);
+        v[i].shown = NULL;
+        if (ynode_is_map(v[i].n) && (!(t = pd_show_whole(&blob, v[i].n)) || !(v[i].shown = strdup(t)))) {
+            n = i; /* those before are freed */
+            goto done;
+        }
     }
     qsort(v, n, sizeof(*v), item_cmp);
     /* a run of equal items with both sides in it is shared */
@@ -242,6 +281,8 @@ done:
         rc = md ? -1 : rc;
     }
     free(blob.buf);
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].shown);
     free(v);
     free(shared);
     return rc;

@@ -219,6 +219,26 @@ static int serialize_items(struct side *s, const struct ynode *steps, uint64_t *
 
 /* The ENV entries of env `v`, but the shard variables (the platform's: every name that
  * begins with the index variable's, as the count variable's does). */
+/* Whether --ignore-field names entry `name` (len bytes) of a job's env by its path
+ * (`env.HF_HOME`, as a top-level env's is named); each path noted for the warning about
+ * a name nothing has. */
+static bool env_ignored(const struct side *s, const char *name, size_t len)
+{
+    const char *env = s->dialect->diff->env;
+    size_t n = strlen(env);
+    char path[160];
+
+    if (!s->fields || len + n + 2 > sizeof(path))
+        return false;
+    snprintf(path, sizeof(path), "%s.%.*s", env, (int)len, name);
+    strset_add(s->fields, path, n + 1 + len);
+    for (size_t i = 0; i < s->pd->n_ignore_fields; i++) {
+        if (pd_is_name(path, n + 1 + len, s->pd->ignore_fields[i]))
+            return true;
+    }
+    return false;
+}
+
 static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
 {
     const char *shard_var = s->dialect->shard_index_variable;
@@ -229,7 +249,7 @@ static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
         size_t elen;
         const char *ename = ynode_scalar(ynode_key(v, e), &elen);
 
-        if (!ename || (shard_var && !strncmp(ename, shard_var, strlen(shard_var))))
+        if (!ename || (shard_var && !strncmp(ename, shard_var, strlen(shard_var))) || env_ignored(s, ename, elen))
             continue;
         if (elen > 100)
             elen = 100;

@@ -393,6 +393,13 @@ static void finding_mark(struct side *head, struct finding *f, const struct chan
     }
 }
 
+/* A reference list that lost items: where the jobs they named are annotated when removed. */
+static void note_callers(struct report *r, const struct step_ctx *x, const struct where *w, const struct change *ch)
+{
+    if (r->dialect->reference_field && !strcmp(ch->field, r->dialect->reference_field))
+        pd_callers_note(r, x->head, x->id, w, ch);
+}
+
 /* Reports change `ch` of m jobs (hi: their indices in HEAD); `all`: every
  * compared job has it alike, and the line names no jobs. */
 static void report_change(struct report *r, struct step_ctx *x, const struct change *ch, const unsigned *hi,
@@ -407,6 +414,7 @@ static void report_change(struct report *r, struct step_ctx *x, const struct cha
     pd_finding_init(&f, "changed", x->id, &w, ch->detail);
     f.part[P_JOBS] = jobs;
     finding_mark(x->head, &f, ch);
+    note_callers(r, x, &w, ch);
     if (pd_change_parts(&f, ch, &full) != 0)
         goto fail;
     step_finding(r, x, G_CHANGED, &f);
@@ -503,6 +511,7 @@ static void report_jobs(struct report *r, struct step_ctx *x, struct change *con
     if (!words)
         pd_finding_form(&f, chg[0]);
     finding_mark(x->head, &f, chg[0]);
+    note_callers(r, x, &w, chg[0]);
     step_finding(r, x, G_CHANGED, &f);
     goto done;
 fail:
@@ -887,6 +896,7 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
     if (!id || !pairs || !x.tb || !x.th || xsort_add(r->pairs, &pair) != 0 ||
         pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
         goto fail;
+    pd_parents_note(r, head, h, x.th);
     if (from) {
         char extra[32];
         struct finding f;

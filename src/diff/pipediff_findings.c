@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* asprintf, open_memstream */
 /* pipediff_findings: the rule findings a diff reports, those the change introduces. Each
  * side renders into a capturing diag (diag_create_capture) whose findings are spooled
  * here instead of printed. Once the side is recorded, each finding is given the job it
@@ -5,7 +6,9 @@
  * key: its rule, that job's identity as diff matches jobs, and its message with the
  * places in it left out (lines move when anything above them changes). HEAD's findings
  * of a key beyond as many as BASE has are new; they are reported into the run's diag in
- * the order render gave them, so they are printed, counted and leveled as render's own.
+ * the order render gave them, so they are printed, counted and leveled as render's own,
+ * and added to the report (every format shows them after the changes, SARIF as results
+ * of their rules).
  * Memory: the sorts' budgets (a side may have a finding a job). */
 #include "pipediff_internal.h"
 
@@ -239,7 +242,50 @@ static int pick(enum pd_findings mode, struct pd_found *base, struct pd_found *h
     return xsort_failed(base->keys) || xsort_failed(head->keys) || xsort_finish(out) != 0 ? -1 : 0;
 }
 
-int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d)
+/* Adds finding `rec` (its file's name `name`, "" for none, and message `msg`) to report
+ * r, in render's order. */
+static void add_to_report(struct report *r, const struct found_rec *rec, const char *name, const char *msg)
+{
+    static const char *const severities[] = {"error", "warning", "note"}; /* enum diag_severity's */
+    const char *sev = severities[rec->sev < 3 ? rec->sev : 2];
+    char *detail = NULL, *extra = NULL;
+    size_t len;
+    FILE *m;
+    struct finding f;
+
+    if (asprintf(&detail, "%s: %s", sev, msg) < 0) {
+        r->failed = true;
+        return;
+    }
+    if (!(m = open_memstream(&extra, &len))) {
+        free(detail);
+        r->failed = true;
+        return;
+    }
+    fprintf(m, "\"severity\": \"%s\", \"message\": ", sev);
+    diag_write_json_string(m, msg);
+    if (*name && rec->col)
+        fprintf(m, ", \"column\": %u", rec->col);
+    if (fclose(m) != 0) {
+        free(detail);
+        free(extra);
+        r->failed = true;
+        return;
+    }
+    pd_finding_init(&f, "finding", rule_name((enum rule_id)rec->rule), NULL, detail);
+    if (*name) {
+        f.part[P_FILE] = name;
+        f.line = rec->line ? rec->line : 1;
+    }
+    f.part[P_EXTRA_JSON] = extra;
+    f.part[P_SEVERITY] = sev;
+    pd_add_finding(r, PH_FOUND, rec->seq, 0, G_FOUND, &f);
+    free(detail);
+    free(extra);
+}
+
+int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d,
+                       struct report *r)
 {
     struct xsort *out;
     const struct found_rec *rec;
@@ -257,8 +303,9 @@ int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_f
             goto done;
         diag_report(d, (enum diag_severity)rec->sev, DIAG_FINDING, *name ? name : NULL, rec->line, rec->col,
                     (enum rule_id)rec->rule, "%s", name + strlen(name) + 1);
+        add_to_report(r, rec, name, name + strlen(name) + 1);
     }
-    rc = xsort_failed(out) ? -1 : 0;
+    rc = xsort_failed(out) || r->failed ? -1 : 0;
 done:
     xsort_destroy(out);
     free(text.buf);

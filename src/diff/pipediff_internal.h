@@ -100,6 +100,17 @@ void pd_runners_close(struct pd_runners *rs);
 /* A durations file (TSV or JSON, docs/diff.md), or NULL after reporting why not. */
 struct pd_durations *pd_durations_read(const char *path, struct diag *d);
 bool pd_durations_get(const struct pd_durations *m, const char *id, size_t len, double *minutes);
+/* Job `id` (len bytes) takes `minutes` (-1: what was given is no number of minutes),
+ * given at line:col of the file: 0, or -1 after reporting why not (an id empty or given
+ * twice, not a duration). */
+int pd_durations_add(struct pd_durations *m, const char *id, size_t len, double minutes, unsigned line, unsigned col);
+/* Reports `msg` at line:col of the file (rule durations); -1. */
+int pd_durations_error(struct pd_durations *m, unsigned line, unsigned col, const char *msg);
+/* A number's text (len bytes) as a count: finite, 0 or more; -1 for anything else. */
+double pd_minutes_of(const char *t, size_t len);
+/* pipediff_junit.c: the durations of a JUnit XML report at `path`, each <testsuite> a
+ * job's run, into m. 0, or -1 after reporting why not. */
+int pd_junit_read(struct pd_durations *m, const char *path);
 void pd_durations_free(struct pd_durations *m);
 /* Counts rendered job `job` on its runner (the first of dd->machine it has), with its
  * minutes when `dur` (may be NULL) has them (`note`: what its file says of its label,
@@ -264,10 +275,11 @@ struct logical {
     uint64_t tuples_off; /* its shards' tuples in the shard spool */
 };
 
-enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE };
+enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE, PH_FOUND };
 
-/* Markdown's headings, in its order (the other formats keep one list). */
-enum group { G_NOT_RUN, G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED };
+/* Markdown's headings, in its order (the other formats keep one list); G_FOUND: the rule
+ * findings the change introduces (pipediff_findings.c). */
+enum group { G_NOT_RUN, G_ADDED, G_REMOVED, G_RENAMED, G_CHANGED, G_RESHARDED, G_MOVED, G_FOUND };
 
 struct finding_rec {
     uint32_t group, block, phase, rank, sub;
@@ -278,8 +290,8 @@ struct finding_rec {
 
 /* What a finding says: each part a text, or NULL. */
 enum part {
-    P_KIND,   /* added, removed, renamed, changed, shards (re-sharded), moved */
-    P_ID,     /* the step's identity (HEAD's; BASE's for a removal) */
+    P_KIND,   /* added, removed, renamed, changed, shards (re-sharded), moved; finding (a rule's) */
+    P_ID,     /* the step's identity (HEAD's; BASE's for a removal); a finding's rule */
     P_FROM,   /* a rename: BASE's identity */
     P_JOBS,   /* the jobs of a fan-out a change is about ("shards 1-3"); NULL: the step */
     P_FILE,   /* where the step is written (HEAD; BASE for a removal) */
@@ -301,6 +313,7 @@ enum part {
                     file); NULL: FILE:LINE */
     P_MARK_NOTE, /* why it goes there, for a reader of the annotation */
     P_REASON,    /* a step HEAD's CI will not run for the change: why */
+    P_SEVERITY,  /* a rule finding's: error, warning, note */
     N_PARTS
 };
 
@@ -336,6 +349,8 @@ struct report {
     bool failed;
     struct pd_runners runners;
     struct pd_sarif *sarif; /* --format sarif's log (pipediff_sarif.c) */
+    struct pd_callers *callers; /* the jobs that stopped naming a job (pipediff_fanref.c) */
+    struct pd_parents *parents; /* matched steps' lines, for a removed derived job's parent */
 };
 
 
@@ -532,8 +547,10 @@ void pd_found_forget_jobs(struct pd_found *f);
 /* The side is recorded: each finding given its job and its key. 0, or -1 when out of
  * memory or temporary space. */
 int pd_found_end(struct pd_found *f);
-/* Reports into d HEAD's findings `mode` asks for (new: those BASE does not have). 0, or -1. */
-int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d);
+/* Reports into d HEAD's findings `mode` asks for (new: those BASE does not have), and adds
+ * them to report r (kind `finding`). 0, or -1. */
+int pd_report_findings(enum pd_findings mode, struct pd_found *base, struct pd_found *head, struct diag *d,
+                       struct report *r);
 void pd_found_free(struct pd_found *f);
 
 /* pipediff_sarif.c */
@@ -554,6 +571,11 @@ void pd_compare(struct report *r, struct side *base, struct side *head);
 unsigned pd_similarity(const struct candidate *a, const struct candidate *b);
 void pd_report_unmatched(struct report *r, struct side *base, struct side *head);
 void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l);
+/* HEAD's step h (its jobs t) matched one of BASE: where a removed job derived from it (a
+ * test-area AMD mirror) is annotated; kept for a dialect with derived jobs, at most
+ * PARENTS_MAX of them. */
+void pd_parents_note(struct report *r, const struct side *head, const struct logical *h, const struct shard_tuple *t);
+void pd_parents_free(struct report *r);
 
 /* pipediff_notrun.c */
 /* The not-run hook of HEAD's rendering (dialect_not_run_fn, user: the side). */
@@ -576,6 +598,18 @@ struct pd_fanref {
  * target whose job count differs between the sides, or one of its jobs, while the other
  * list names that target too: a rewrite the target's own line reports. */
 bool pd_fanout_item(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item, unsigned side);
+
+/* A matched job of HEAD whose reference list (needs, depends_on) lost items (`ch`, a
+ * change of its dialect's reference field; the job `id`, its first line `at`): where a
+ * removed job those items named is annotated. */
+void pd_callers_note(struct report *r, struct side *head, const char *id, const struct where *at,
+                     const struct change *ch);
+/* Where the first (in HEAD's order) of the jobs that named job `id` (len bytes; BASE's
+ * file `file` of side `base`) in BASE and not in HEAD writes that list: *file (HEAD's),
+ * *line, and *caller its identity (valid until pd_callers_free); false when none. */
+bool pd_callers_find(const struct report *r, const struct side *base, uint32_t file, const char *id, size_t len,
+                     const char **file_name, uint32_t *line, const char **caller);
+void pd_callers_free(struct report *r);
 
 /* pipediff_vectors.c */
 /* A matrix's configurations (rows[side]: row texts, n[side] of them) when one side has

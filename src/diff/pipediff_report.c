@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const group_titles[] = {"Will not run for this change", "Added", "Removed", "Renamed", "Changed", "Re-sharded", "Moved"};
+static const char *const group_titles[] = {"Will not run for this change", "Added", "Removed", "Renamed", "Changed", "Re-sharded", "Moved", "Findings"};
 
 int pd_finding_cmp(const void *pa, const void *pb)
 {
@@ -66,6 +66,8 @@ static const char *sigil(const char *kind)
         return "- ";
     if (!strcmp(kind, "changed") || !strcmp(kind, "renamed") || !strcmp(kind, "not-run"))
         return "~ ";
+    if (!strcmp(kind, "finding"))
+        return "! ";
     return "";
 }
 
@@ -348,8 +350,9 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         }
         break;
     case PD_GITHUB:
-        /* a change its own CI will not run is what a reviewer must not miss */
-        fputs(f->part[P_REASON] ? "::warning " : "::notice ", r->out);
+        /* a rule finding at its own level; a change its own CI will not run is what a
+         * reviewer must not miss */
+        fprintf(r->out, "::%s ", f->part[P_SEVERITY] ? f->part[P_SEVERITY] : f->part[P_REASON] ? "warning" : "notice");
         /* on HEAD's line of what changed, which the pull request's diff shows */
         if (mark_file(f) && *mark_file(f)) {
             fputs("file=", r->out);
@@ -613,12 +616,13 @@ static int print_summary(struct report *r, bool same, const char *md_text)
         fprintf(r->out, "### fanout: pipeline changes\n\n");
         if (same)
             /* then the runners only when minutes alone changed */
-            fprintf(r->out, "No change in the rendered pipeline.\n%s", pd_runners_changed(&r->runners) ? "\n" : "");
+            fprintf(r->out, "No change in the rendered pipeline.\n%s",
+                    pd_runners_changed(&r->runners) || (md_text && *md_text) ? "\n" : "");
         else
             fprintf(r->out, "**%s**\n\n", counts);
         rc = pd_print_runners(&r->runners, r->format, r->out);
-        if (!same)
-            fputs(md_text ? md_text : "", r->out);
+        /* the findings (with no change, `--findings all`'s rule findings) */
+        fputs(md_text ? md_text : "", r->out);
         break;
     case PD_SARIF:
         return pd_sarif_end(r, counts);

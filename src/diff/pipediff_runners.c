@@ -66,8 +66,7 @@ static int dur_error(struct pd_durations *m, unsigned line, unsigned col, const 
     return -1;
 }
 
-/* Minutes from a number's text: finite, 0 or more; -1 for anything else. */
-static double minutes_of(const char *t, size_t len)
+double pd_minutes_of(const char *t, size_t len)
 {
     char buf[64], *end;
     double v;
@@ -81,11 +80,20 @@ static double minutes_of(const char *t, size_t len)
     return *end || errno || !isfinite(v) || v < 0 ? -1 : v;
 }
 
+int pd_durations_error(struct pd_durations *m, unsigned line, unsigned col, const char *msg)
+{
+    return dur_error(m, line, col, msg);
+}
+
 /* Job `id` takes `text` minutes (at line:col, the number's). 0, or -1 after the message. */
 static int dur_add(struct pd_durations *m, const char *id, size_t len, const char *text, size_t tlen,
                    unsigned line, unsigned col)
 {
-    double minutes = text ? minutes_of(text, tlen) : -1;
+    return pd_durations_add(m, id, len, text ? pd_minutes_of(text, tlen) : -1, line, col);
+}
+
+int pd_durations_add(struct pd_durations *m, const char *id, size_t len, double minutes, unsigned line, unsigned col)
+{
     uint64_t h1, h2;
     struct dur_slot *s;
 
@@ -224,6 +232,9 @@ struct pd_durations *pd_durations_read(const char *path, struct diag *d)
     if (c == '{' || c == '[') {
         fclose(f);
         rc = read_json(m);
+    } else if (c == '<') {
+        fclose(f);
+        rc = pd_junit_read(m, path);
     } else {
         rewind(f);
         rc = read_tsv(m, f);

@@ -5,7 +5,8 @@
  * `diff-KIND`, level `note` (`warning` for a step HEAD's CI will not run for the change),
  * its text line as the message. A change with no file (the
  * pipeline's settings, a removed step HEAD has not the file of) cannot be a result, which
- * needs a location: it is a notification of the invocation, as is the summary. */
+ * needs a location: it is a notification of the invocation, as is the summary. A rule
+ * finding the change introduces is a result of its rule at its level. */
 #include "pipediff_internal.h"
 
 #include <stdlib.h>
@@ -27,6 +28,7 @@ static const struct {
 
 struct pd_sarif {
     bool any_result, used[N_KINDS];
+    bool rules[RULE_COUNT]; /* the rules of the findings */
     FILE *notes; /* the notifications (a memstream over notes_buf) */
     char *notes_buf;
     size_t notes_len;
@@ -53,19 +55,26 @@ void pd_sarif_finding(struct report *r, const char *file, uint32_t line, const s
 {
     struct pd_sarif *s = r->sarif;
     char rule[32], *noted = NULL;
+    /* a change its own CI will not run is a warning, as the github format's */
+    enum diag_severity sev = f->part[P_REASON] ? DIAG_WARNING : DIAG_NOTE;
 
     /* where it is annotated, and why there */
     if (f->part[P_MARK_NOTE] && asprintf(&noted, "%s %s", text, f->part[P_MARK_NOTE]) >= 0)
         text = noted;
     for (size_t i = 0; i < N_KINDS; i++)
         s->used[i] |= !strcmp(kinds[i].kind, f->part[P_KIND]);
+    snprintf(rule, sizeof(rule), "diff-%s", f->part[P_KIND]);
+    if (f->part[P_SEVERITY]) {
+        snprintf(rule, sizeof(rule), "%s", f->part[P_ID]);
+        sev = !strcmp(f->part[P_SEVERITY], "error") ? DIAG_ERROR : !strcmp(f->part[P_SEVERITY], "warning") ? DIAG_WARNING : DIAG_NOTE;
+        if (rules_find(rule) < RULE_COUNT)
+            s->rules[rules_find(rule)] = true;
+    }
     if (!file || !diag_sarif_is_artifact(file)) {
         note(s, text);
     } else {
-        snprintf(rule, sizeof(rule), "diff-%s", f->part[P_KIND]);
         fputs(s->any_result ? ",\n" : "\n", r->out);
-        /* a change its own CI will not run is a warning, as the github format's */
-        diag_sarif_result(r->out, rule, f->part[P_REASON] ? DIAG_WARNING : DIAG_NOTE, file, line, 0, text);
+        diag_sarif_result(r->out, rule, sev, file, line, 0, text);
         s->any_result = true;
     }
     free(noted);
@@ -84,6 +93,15 @@ int pd_sarif_end(struct report *r, const char *summary)
             continue;
         fprintf(r->out, "%s\n{\"id\":\"diff-%s\",\"shortDescription\":{\"text\":\"%s\"}}", first ? "" : ",",
                 kinds[i].kind, kinds[i].meaning);
+        first = false;
+    }
+    for (int i = 0; i < RULE_COUNT; i++) {
+        if (!s->rules[i])
+            continue;
+        fprintf(r->out, "%s\n{\"id\":\"%s\",\"shortDescription\":{\"text\":", first ? "" : ",",
+                rule_name((enum rule_id)i));
+        diag_write_json_string(r->out, rule_meaning((enum rule_id)i));
+        fputs("}}", r->out);
         first = false;
     }
     rc = fflush(s->notes);

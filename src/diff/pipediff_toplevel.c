@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fanout/strhash.h"
+#include "fanout/strset.h"
 
 /* A scope's marker (it exists on this side: its values are compared), or one value. */
 enum { OUT_MARK = 0, OUT_VALUE = 1 };
@@ -130,8 +131,26 @@ static int mark_file(struct side *s, struct ypos pos)
     return add_rec(o, &r, "(pipeline)", "", NULL);
 }
 
+/* Whether field path `path` (len bytes) is left out by --ignore-field: a name that is
+ * the path or one of its heads (`env` leaves out `env.HF_HOME`, `on.push` `on.push.branches`).
+ * Each path is noted for the warning about a name nothing has (pipediff.c's). */
+static bool path_ignored(const struct side *s, const char *path, size_t len)
+{
+    if (s->fields)
+        strset_add(s->fields, path, len);
+    for (size_t i = 0; i < s->pd->n_ignore_fields; i++) {
+        const char *name = s->pd->ignore_fields[i];
+        size_t n = strlen(name);
+
+        if (n <= len && !memcmp(path, name, n) && (n == len || path[n] == '.'))
+            return true;
+    }
+    return false;
+}
+
 /* The values of `v` under field path `path` (len bytes, in a buffer of PATH_MAX_LEN):
- * a mapping's by their keys' paths, anything else as one value. */
+ * a mapping's by their keys' paths, anything else as one value; none under a path
+ * --ignore-field names. */
 #define PATH_MAX_LEN 512
 
 static int record_values(struct side *s, struct hkey scope, char *path, size_t len, const struct ynode *v)
@@ -140,6 +159,8 @@ static int record_values(struct side *s, struct hkey scope, char *path, size_t l
     struct text t;
     const char *json;
 
+    if (len && path_ignored(s, path, len))
+        return 0;
     if (ynode_is_map(v) && ynode_len(v)) {
         for (size_t i = 0; i < ynode_len(v); i++) {
             size_t klen;

@@ -142,15 +142,117 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
     return -1;
 }
 
-/* Where a step BASE (`s`) has alone, written in its file `file`, is annotated: HEAD has
- * no line of it, and BASE's line in HEAD's file is some other step's. HEAD's file of the
- * same path within the operand, at its first line, else no file (nor for an empty file:
- * the GitHub Action compares a file HEAD deleted with an empty stand-in); the note says
- * so. */
-static void removed_mark(struct finding *f, const struct side *s, const struct side *head, uint32_t file)
-{
-    const char *path = pd_path_in_operand(s, file);
+/* ---------- the parents of removed derived jobs ---------- */
 
+#define PARENTS_MAX 65536 /* matched steps kept (24 bytes each); past that, a file's first line */
+
+struct parent_line {
+    struct hkey id;
+    uint32_t file, line;
+};
+
+struct pd_parents {
+    struct parent_line *v;
+    size_t n, cap;
+    bool sorted;
+};
+
+void pd_parents_note(struct report *r, const struct side *head, const struct logical *h, const struct shard_tuple *t)
+{
+    struct pd_parents *p = r->parents;
+
+    if (!head->dialect->diff->derived || h->repeat > 1)
+        return;
+    if (!p && !(p = r->parents = calloc(1, sizeof(*p)))) {
+        r->failed = true;
+        return;
+    }
+    if (p->n == PARENTS_MAX)
+        return;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        struct parent_line *grown = realloc(p->v, cap * sizeof(*grown));
+
+        if (!grown) {
+            r->failed = true;
+            return;
+        }
+        p->v = grown;
+        p->cap = cap;
+    }
+    p->v[p->n++] = (struct parent_line){h->lid, t[0].file, t[0].line};
+}
+
+void pd_parents_free(struct report *r)
+{
+    if (r->parents)
+        free(r->parents->v);
+    free(r->parents);
+    r->parents = NULL;
+}
+
+static int parent_cmp(const void *pa, const void *pb)
+{
+    return pd_hkey_cmp(&((const struct parent_line *)pa)->id, &((const struct parent_line *)pb)->id);
+}
+
+/* HEAD's line of the step that job `id` of BASE is derived from (*parent: its identity,
+ * a pointer into id), when HEAD has it; NULL when not. */
+static const struct parent_line *parent_in_head(struct report *r, const struct side *head, const char *id,
+                                                size_t len, const char **parent)
+{
+    struct pd_parents *p = r->parents;
+    struct parent_line key;
+
+    if (!p || !(*parent = pd_parent_of(head->dialect->diff->derived, id)))
+        return NULL;
+    if (!p->sorted) {
+        qsort(p->v, p->n, sizeof(*p->v), parent_cmp);
+        p->sorted = true;
+    }
+    key.id = pd_identity(head, 0, *parent, len - (size_t)(*parent - id));
+    return bsearch(&key, p->v, p->n, sizeof(*p->v), parent_cmp);
+}
+
+/* Where a step BASE (`s`) has alone, its identity `id` (len bytes) written in its file
+ * `file`, is annotated: HEAD has no line of it, and BASE's line in HEAD's file is some
+ * other step's. At its parent's line in HEAD, for a job derived from a step HEAD keeps
+ * (a test-area AMD mirror dropped: the step whose `mirror` went); else at the reference
+ * list (needs, depends_on) of the job that named it in BASE and no longer does in HEAD,
+ * its caller, which the pull request's diff shows (the first in HEAD's files, by line);
+ * else at HEAD's file of the same path within the operand, at its first line; else on no
+ * file (nor for an empty file: the GitHub Action compares a file HEAD deleted with an
+ * empty stand-in). The note says which (*note, malloc'd when it names the parent or
+ * caller). 0, or -1 when out of memory. */
+static int removed_mark(struct report *r, struct finding *f, const struct side *s, const struct side *head,
+                        uint32_t file, const char *id, size_t len, char **note)
+{
+    const char *path = pd_path_in_operand(s, file), *at, *caller;
+    const struct parent_line *parent = parent_in_head(r, head, id, len, &caller);
+    uint32_t line;
+
+    *note = NULL;
+    if (parent && pd_side_file(head, parent->file)) {
+        if (asprintf(note, "(annotated at %s, which it was derived from: HEAD has no line of it)", caller) < 0) {
+            *note = NULL;
+            return -1;
+        }
+        f->part[P_MARK_FILE] = pd_side_file(head, parent->file);
+        f->mark = parent->line;
+        f->part[P_MARK_NOTE] = *note;
+        return 0;
+    }
+    if (pd_callers_find(r, s, file, id, len, &at, &line, &caller)) {
+        if (asprintf(note, "(annotated at %s, whose %s named it: HEAD has no line of it)", caller,
+                     r->dialect->reference_field) < 0) {
+            *note = NULL;
+            return -1;
+        }
+        f->part[P_MARK_FILE] = at;
+        f->mark = line;
+        f->part[P_MARK_NOTE] = *note;
+        return 0;
+    }
     f->part[P_MARK_FILE] = "";
     f->part[P_MARK_NOTE] = "(annotated on no file: HEAD has not its file either)";
     for (uint32_t i = 0; i < head->n_paths; i++) {
@@ -161,9 +263,10 @@ static void removed_mark(struct finding *f, const struct side *s, const struct s
             f->part[P_MARK_FILE] = pd_side_file(head, i);
             f->mark = 1;
             f->part[P_MARK_NOTE] = "(annotated at the first line of its file: HEAD has no line of it)";
-            return;
+            return 0;
         }
     }
+    return 0;
 }
 
 /* Reports a step side `s` has alone; `other` is the other side (whose matrix adjustments
@@ -172,7 +275,7 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
                             bool added)
 {
     char *id = pd_display_id(s->spool, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
-         *more = NULL, *bare = NULL, detail[96 + 2 * LABEL_MAX];
+         *more = NULL, *bare = NULL, *note = NULL, detail[96 + 2 * LABEL_MAX];
     struct shard_tuple *t = pd_read_tuples(s, l);
     const char *kind = added ? "added" : "removed", *reason = NULL;
     struct where w = {NULL, 0, NULL};
@@ -205,8 +308,9 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
     f.part[added ? P_NEW_JSON : P_OLD_JSON] = object;
     f.part[P_EXTRA_JSON] = extra;
     f.part[P_MORE] = added && *more ? more : NULL;
-    if (!added)
-        removed_mark(&f, s, other, t[0].file);
+    if (!added && ((!bare && !(bare = pd_spooled(s, l->id_off, l->id_len))) ||
+                   removed_mark(r, &f, s, other, t[0].file, bare, l->id_len, &note) != 0))
+        goto fail;
     pd_add_finding(r, added ? PH_HEAD : PH_BASE, l->rank, 0, added ? G_ADDED : G_REMOVED, &f);
     if (added) {
         pd_not_run_report(r, s, l, t, &w, id, true, PH_HEAD, l->rank, 1);
@@ -220,6 +324,7 @@ fail:
 done:
     free(id);
     free(bare);
+    free(note);
     free(t);
     free(w.label);
     free(object);

@@ -69,7 +69,7 @@ grep -qx 'fanout: error: unknown shards subcommand (did you mean check?): chek' 
 printf 'steps:\n  - command: a\n    label: x\n' >a.yml
 printf 'steps:\n  - command: a\n    label: y\n' >b.yml
 "$FANOUT" diff --ignore-field lable a.yml b.yml >/dev/null 2>err.txt && exit 1
-grep -qx "fanout: warning: --ignore-field lable: no job of either side has that field, did you mean 'label'? \[ignore-field\]" err.txt
+grep -qx "fanout: warning: --ignore-field lable: no job, group or top-level setting of either side has that field, did you mean 'label'? \[ignore-field\]" err.txt
 "$FANOUT" diff --ignore-field label a.yml b.yml >/dev/null 2>err.txt && exit 1
 [ ! -s err.txt ]
 "$FANOUT" jobs --format yaml x.yml 2>err.txt >/dev/null || true

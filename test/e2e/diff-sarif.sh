@@ -51,3 +51,16 @@ holds '
 assert [w[0] for w in where] == ["diff-changed", "diff-removed", "diff-added"], where
 assert where[0] == ("diff-changed", "head.yaml", 8) and where[1] == ("diff-removed", "head.yaml", 1), where
 '
+# a rule finding the change introduces: a result of its rule at its level and its line
+# (the old gap HEAD keeps is no result)
+log diff-findings-new base.yaml head.yaml
+holds '
+assert where[-1] == ("shard-coverage", "head.yaml", 15), where
+assert [r["level"] for r in results if r["ruleId"] == "shard-coverage"] == ["error"], results
+assert "shard-coverage" in rules, rules
+'
+# a removed job at the needs that named it (HEAD's line 15), not its file's first line
+log diff-github-removed-caller base head
+holds '
+assert ("diff-removed", "head/.github/workflows/ci.yml", 15) in where, where
+'

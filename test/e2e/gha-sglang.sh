@@ -4,6 +4,11 @@ set -eu
 S="$ROOT/fixtures/gha-sglang-scenario"
 W="$SHARED/corpus/sglang/workflows"
 
+# before.yml is the corpus file with the unit-test job (and its entry in
+# pr-test-amd-finish's needs) added: the fixtures diff-sglang-2gpu* diff it from after.yml.
+awk '/^  multimodal-gen-unit-test-amd:/{skip=1} skip && /^  [a-z]/ && !/^  multimodal-gen-unit-test-amd:/{skip=0}
+     !skip && !/^        multimodal-gen-unit-test-amd,$/' "$S/before.yml" | cmp - "$W/pr-test-amd.yml"
+
 # After the change: the unit-test step is in part 0 only, with the status functions left.
 "$FANOUT" render "$S/after.yml" >after.yml
 awk '/^  multimodal-gen-test-1-gpu-amd-[0-9]+:/{job=$1} /name: Run diffusion unit tests/{print job}' after.yml >where.txt

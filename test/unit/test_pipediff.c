@@ -355,6 +355,28 @@ START_TEST(test_value_forms)
 }
 END_TEST
 
+/* A list of mappings of scalars (Buildkite's `depends_on: [{step: KEY, allow_failure:
+ * true}]`) reads as items too, each mapping one; a nested one is a value. */
+START_TEST(test_value_mapping_items)
+{
+    struct pd_value a = {"[{step: build}, lint]", "[{\"step\": \"build\"}, \"lint\"]", false, false},
+                    b = {"[{step: build}, {step: unit, allow_failure: true}, lint]",
+                         "[{\"step\": \"build\"}, {\"step\": \"unit\", \"allow_failure\": true}, \"lint\"]", false,
+                         false},
+                    n = {"[{a: {b: 1}}]", "[{\"a\": {\"b\": 1}}]", false, false};
+    struct change ch;
+
+    ck_assert_int_eq(pd_value_change(&ch, "depends_on", false, &a, &b), 0);
+    ck_assert_str_eq(ch.detail, "depends_on: + {step: unit, allow_failure: true}");
+    ck_assert_str_eq(ch.items_json,
+                     "\"items\": {\"added\": [{\"step\": \"unit\", \"allow_failure\": true}], \"removed\": []}");
+    pd_change_free(&ch);
+    ck_assert_int_eq(pd_value_change(&ch, "plugins", false, &a, &n), 0);
+    ck_assert_ptr_null(ch.items_json);
+    pd_change_free(&ch);
+}
+END_TEST
+
 /* A skip that passes over the items beginning with "build-": a list whose other items
  * agree is no change (1), and the others read as before. */
 static bool skip_build(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item,
@@ -467,6 +489,7 @@ Suite *pipediff_suite(void)
     tcase_add_test(tc, test_codec_round_trip);
     tcase_add_test(tc, test_codec_digest);
     tcase_add_test(tc, test_codec_items);
+    tcase_add_test(tc, test_value_mapping_items);
     tcase_add_test(tc, test_derived_parent);
     tcase_add_test(tc, test_mirror_by_parent);
     tcase_add_test(tc, test_rename_through_table);

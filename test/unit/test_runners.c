@@ -1,6 +1,7 @@
-/* pipediff_runners: the --durations reader (TSV and JSON, and what it refuses, at its
- * line and column), and the runners' table's bound. */
+/* pipediff_runners: the --durations reader (TSV, JSON and JUnit XML, and what it refuses,
+ * at its line and column), and the runners' table's bound. */
 #define _GNU_SOURCE /* open_memstream */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,24 @@ static double minutes(const struct pd_durations *m, const char *id)
     double v = -1;
 
     return pd_durations_get(m, id, strlen(id), &v) ? v : -1;
+}
+
+/* A file the reader refuses, and its message after the file's name. */
+struct refusal {
+    const char *text, *msg;
+};
+
+static void refused(const struct refusal *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *msgs;
+        struct pd_durations *m = read_text(cases[i].text, &msgs);
+        const char *after = strchr(msgs, ':');
+
+        ck_assert_msg(!m, "case %zu read", i);
+        ck_assert_msg(after && !strcmp(after, cases[i].msg), "case %zu: %s", i, msgs);
+        free(msgs);
+    }
 }
 
 START_TEST(test_durations_tsv)
@@ -78,9 +97,7 @@ END_TEST
 
 START_TEST(test_durations_refused)
 {
-    static const struct {
-        const char *text, *msg;
-    } cases[] = {
+    static const struct refusal cases[] = {
         {"a\t1\nb 2\n", ":2:1: error: a line is a job id and its minutes, tab-separated [durations]\n"},
         {"a\t1\tx\n", ":1:2: error: a line is a job id and its minutes, tab-separated [durations]\n"},
         {"a\t-1\n", ":1:3: error: a duration is a number of minutes (0 or more) [durations]\n"},
@@ -93,15 +110,59 @@ START_TEST(test_durations_refused)
         {"[[\"a\", 1]]", ":1:2: error: a JSON durations file is an object of job ids and minutes [durations]\n"},
     };
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-        char *msgs;
-        struct pd_durations *m = read_text(cases[i].text, &msgs);
-        const char *after = strchr(msgs, ':');
+    refused(cases, sizeof(cases) / sizeof(*cases));
+}
+END_TEST
 
-        ck_assert_msg(!m, "case %zu read", i);
-        ck_assert_msg(after && !strcmp(after, cases[i].msg), "case %zu: %s", i, msgs);
-        free(msgs);
-    }
+/* JUnit XML (pipediff_junit.c): a suite a job, its time in seconds, else its testcases';
+ * escapes, CDATA and comments are XML's, not ids. */
+START_TEST(test_durations_junit)
+{
+    char *msgs;
+    struct pd_durations *m = read_text(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- <testsuite name=\"no\" time=\"1\"/> -->\n"
+        "<testsuites time=\"9999\">\n"
+        "  <testsuite name=\"pooling#1\" tests=\"1\" time=\"1170\">\n"
+        "    <testcase classname=\"t.a\" name=\"x\" time=\"5\"><system-out><![CDATA[</testsuite>]]></system-out></testcase>\n"
+        "  </testsuite>\n"
+        "  <testsuite name=\"docs &amp; site\"><testcase name=\"a\" time=\"300\"/><testcase name=\"b\" time=\"60.5\"/>"
+        "<testcase name=\"c\"/></testsuite>\n"
+        "  <testsuite name=\"lint\" time=\"0\"/>\n"
+        "  <testsuite name=\"outer\" time=\"120\"><testsuite name=\"inner\" time=\"60\"/></testsuite>\n"
+        "</testsuites>\n",
+        &msgs);
+
+    ck_assert_ptr_nonnull(m);
+    ck_assert_str_eq(msgs, "");
+    ck_assert(minutes(m, "pooling#1") == 19.5);
+    ck_assert(fabs(minutes(m, "docs & site") - 360.5 / 60) < 1e-9);
+    ck_assert(minutes(m, "lint") == 0);
+    ck_assert(minutes(m, "outer") == 2);
+    ck_assert(minutes(m, "inner") == 1);
+    ck_assert(minutes(m, "no") == -1);
+    ck_assert(minutes(m, "x") == -1); /* a test is no job */
+    pd_durations_free(m);
+    free(msgs);
+}
+END_TEST
+
+START_TEST(test_durations_junit_refused)
+{
+    static const struct refusal cases[] = {
+        {"<testsuites>\n<testsuite name=\"a\">\n</testsuites>\n",
+         ":3:14: error: not a JUnit XML report: Opening and ending tag mismatch: testsuite line 2 and testsuites [durations]\n"},
+        {"<testsuites/>\n", ":1:1: error: a JUnit XML report has <testsuite> elements: the jobs' runs [durations]\n"},
+        {"<testsuites>\n<testsuite time=\"1\"/>\n</testsuites>\n",
+         ":2:1: error: a <testsuite> has a name: the job's id [durations]\n"},
+        {"<testsuite name=\"a\" time=\"1 min\"/>\n",
+         ":1:1: error: a <testsuite> time is a number of seconds (0 or more) [durations]\n"},
+        {"<testsuite name=\"a\">\n<testcase time=\"-1\"/>\n</testsuite>\n",
+         ":2:1: error: a <testcase> time is a number of seconds (0 or more) [durations]\n"},
+        {"<r>\n<testsuite name=\"a\" time=\"1\"/>\n<testsuite name=\"a\" time=\"2\"/>\n</r>\n",
+         ":3:1: error: a job id given twice [durations]\n"},
+    };
+
+    refused(cases, sizeof(cases) / sizeof(*cases));
 }
 END_TEST
 
@@ -149,6 +210,8 @@ Suite *runners_suite(void)
     tcase_add_test(tc, test_durations_tsv);
     tcase_add_test(tc, test_durations_json);
     tcase_add_test(tc, test_durations_refused);
+    tcase_add_test(tc, test_durations_junit);
+    tcase_add_test(tc, test_durations_junit_refused);
     tcase_add_test(tc, test_runners_bounded);
     suite_add_tcase(s, tc);
     return s;

@@ -233,6 +233,9 @@ const struct dialect_diff dialect_buildkite_diff = {
     .defaults = diff_defaults,
     .group_labels = diff_group_labels,
     .derived = &dialect_testarea_mirror,
+    /* a depends_on entry `{step: KEY, allow_failure: BOOL}` (buildkite.com/docs/pipelines/
+     * configure/depends-on; the SDK's DependsOnList type; depends.c's entry_key) */
+    .reference_target = "step",
 };
 
 const struct dialect dialect_buildkite = {
