@@ -598,8 +598,8 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
         c[k].vectors = x->vectors;
         c[k].references = r->dialect->reference_field;
         c[k].skip = c[k].references ? &skip : NULL;
-        if (pd_entries_read(x->base->spool, p->data_off, p->data_len, &ea) != 0 ||
-            pd_entries_read(x->head->spool, q->data_off, q->data_len, &eb) != 0)
+        if (pd_entries_read(x->base, p->data_off, p->data_len, &ea) != 0 ||
+            pd_entries_read(x->head, q->data_off, q->data_len, &eb) != 0)
             r->failed = true;
         else
             fields_changes(&c[k], r->dialect->diff, &ea, &eb);

@@ -451,7 +451,7 @@ const char *pd_job_title(const struct dialect_diff *dd, const struct ynode *job,
 const char *pd_json_of(struct side *s, const struct ynode *n);
 ssize_t pd_json_write(void *user, const char *buf, size_t n);
 int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest);
-int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es);
+int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *es);
 void pd_entries_free(struct entries *es);
 const struct entry *pd_entry_find(const struct entries *es, enum entry_type type,
                                   const char *name);
