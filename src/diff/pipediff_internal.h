@@ -167,6 +167,7 @@ struct side {
     struct xsort *logicals; /* by lid, after grouping */
     FILE *shards;           /* the logical steps' shard tuples */
     uint64_t shards_len;
+    uint64_t shards_at;     /* where its last read ended (UINT64_MAX: not known) */
     FILE *unmatched;        /* the logical steps the other side has not (struct logical) */
     uint32_t n_unmatched;
     /* the jobs its matrices' adjustments skip (at most SKIPPED_MAX of them and about
@@ -471,6 +472,8 @@ struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b);
 const char *pd_path_in_operand(const struct side *s, unsigned file);
 void pd_side_free(struct side *s);
 char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
+/* n shard tuples at `off` of s->shards into t: 0, or -1 when they cannot be read. */
+int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t n);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
 char *pd_spooled(struct side *s, uint64_t off, uint32_t len);
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap);

@@ -249,7 +249,7 @@ static int candidate_fields(struct side *s, struct candidate *c)
     struct entries es = {0};
     int rc = -1;
 
-    if (fseeko(s->shards, (off_t)c->l.tuples_off, SEEK_SET) != 0 || fread(&t, sizeof(t), 1, s->shards) != 1 ||
+    if (pd_shards_read(s, c->l.tuples_off, &t, 1) != 0 ||
         pd_entries_read(s, t.data_off, t.data_len, &es) != 0 ||
         !(c->fields = malloc((es.n ? es.n : 1) * sizeof(*c->fields))))
         goto done;
