@@ -323,18 +323,34 @@ static int serialize(struct side *s, const struct ynode *step, uint64_t *digest,
     return 0;
 }
 
-/* A node (NULL too) packed as it is: kind, style, verbatim, position, then a scalar's
- * text or a container's children. Unpacked, it is the same tree to every reader here. */
-#define PACK_HEAD (3 + 4 * sizeof(uint32_t))
+/* A node (NULL too) packed as it is, small (the spool holds every job of both sides):
+ * one byte for kind, style and verbatim (0xff: NULL), its position and the length of its
+ * text or the count of its children as LEB128 numbers, then the text or the children.
+ * Unpacked, it is the same tree to every reader here. */
+static size_t pack_number(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+
+    do {
+        out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
 static int pack(struct blob *b, const struct ynode *n)
 {
-    uint8_t head[PACK_HEAD] = {n ? n->kind : 0xff, n ? n->style : 0, n ? n->verbatim : 0};
-    uint32_t at[4] = {n ? n->pos.file : 0, n ? n->pos.line : 0, n ? n->pos.col : 0, 0};
+    uint8_t head[1 + 4 * 10];
+    size_t len = 1;
 
-    if (n)
-        at[3] = (uint32_t)(ynode_is_scalar(n) ? n->u.scalar.len : ynode_len(n));
-    memcpy(head + 3, at, sizeof(at));
-    if (pd_blob_add(b, head, sizeof(head)) != 0)
+    head[0] = n ? (uint8_t)(n->kind | n->style << 2 | (n->verbatim ? 1 : 0) << 5) : 0xff;
+    if (n) {
+        len += pack_number(head + len, n->pos.file);
+        len += pack_number(head + len, n->pos.line);
+        len += pack_number(head + len, n->pos.col);
+        len += pack_number(head + len, ynode_is_scalar(n) ? n->u.scalar.len : ynode_len(n));
+    }
+    if (pd_blob_add(b, head, len) != 0)
         return -1;
     if (!n)
         return 0;
@@ -348,32 +364,51 @@ static int pack(struct blob *b, const struct ynode *n)
     return 0;
 }
 
+/* The LEB128 number at *p (before end), *p moved past it; *ok false when it runs past. */
+static uint64_t unpack_number(const char **p, const char *end, bool *ok)
+{
+    uint64_t v = 0;
+
+    for (unsigned shift = 0; *ok && *p < end && shift < 64; shift += 7) {
+        uint8_t byte = (uint8_t) * (*p)++;
+
+        v |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            return v;
+    }
+    *ok = false;
+    return 0;
+}
+
 /* The node packed at *p (before end) into doc, *p moved past it; *ok false when the
  * bytes end early or the arena is out of memory. */
 static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *end, bool *ok)
 {
-    uint8_t head[3];
-    uint32_t at[4];
+    uint8_t head;
     struct ypos pos;
+    uint64_t len;
     struct ynode *n;
 
-    if (!*ok || (size_t)(end - *p) < PACK_HEAD)
+    if (!*ok || *p >= end)
         return *ok = false, NULL;
-    memcpy(head, *p, sizeof(head));
-    memcpy(at, *p + sizeof(head), sizeof(at));
-    *p += PACK_HEAD;
-    if (head[0] == 0xff)
+    head = (uint8_t) * (*p)++;
+    if (head == 0xff)
         return NULL;
-    pos = (struct ypos){at[0], at[1], at[2]};
-    if (head[0] == YNODE_SCALAR) {
-        if ((size_t)(end - *p) < at[3] || !(n = ynode_new_scalar(doc, *p, at[3], (enum ynode_style)head[1], pos)))
+    pos.file = (unsigned)unpack_number(p, end, ok);
+    pos.line = (unsigned)unpack_number(p, end, ok);
+    pos.col = (unsigned)unpack_number(p, end, ok);
+    len = unpack_number(p, end, ok);
+    if (!*ok)
+        return NULL;
+    if ((head & 3) == YNODE_SCALAR) {
+        if ((uint64_t)(end - *p) < len || !(n = ynode_new_scalar(doc, *p, len, (enum ynode_style)(head >> 2 & 7), pos)))
             return *ok = false, NULL;
-        *p += at[3];
-    } else if (!(n = head[0] == YNODE_MAP ? ynode_new_map(doc, pos) : ynode_new_seq(doc, pos))) {
+        *p += len;
+    } else if (!(n = (head & 3) == YNODE_MAP ? ynode_new_map(doc, pos) : ynode_new_seq(doc, pos))) {
         return *ok = false, NULL;
     }
-    n->verbatim = head[2];
-    for (uint32_t i = 0; i < at[3] && !ynode_is_scalar(n) && *ok; i++) {
+    n->verbatim = head >> 5 & 1;
+    for (uint64_t i = 0; i < len && !ynode_is_scalar(n) && *ok; i++) {
         struct ynode *k = ynode_is_map(n) ? unpack(doc, p, end, ok) : NULL, *v = unpack(doc, p, end, ok);
 
         if (*ok && (ynode_is_map(n) ? ynode_append_pair(doc, n, k, v) : ynode_append(doc, n, v)) != 0)
