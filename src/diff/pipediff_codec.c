@@ -1,6 +1,6 @@
-/* pipediff_codec: a job's comparable fields as the entries a side spools (see
- * pipediff_internal.h), the fields its dialect's `diff` table names treated as it says
- * (identity, defaults, env, commands, own items), and the entries read back. */
+/* pipediff_codec: a job as a side spools it (its digest, the job packed) and, read back,
+ * its comparable fields as entries (see pipediff_internal.h), the fields its dialect's
+ * `diff` table names treated as it says (identity, defaults, env, commands, own items). */
 #include "pipediff_internal.h"
 
 #include <stdlib.h>
