@@ -11,8 +11,9 @@
 # children's), MB/s, the median peak RSS, the ratio of the contender's CPU time to the
 # input's first fanout row (above 1: fanout is faster) and the command that ran.
 # Then fanout diff and check of 1 and 10 MB (100 MB too with BENCH_BIG=1) against fanout
-# render and GNU diff -u, fanout validate of 1 and 10 MB against ajv (when node is
-# present), shards assign of a million node ids (against the same hashing in Python),
+# render and GNU diff -u, fanout validate of 1 and 10 MB (100 MB too with BENCH_BIG=1)
+# against ajv (when node is present), render --changed with a 1,000-file change list
+# against plain render (vLLM's test areas, SGLang's workflows), shards assign of a million node ids (against the same hashing in Python),
 # shards plan of a million timed ids (against the same LPT in shards assign and in
 # Python), a budget search on 200,000, and the expression engine's rate. The markdown table
 # goes to bench/out/table.md, from which tools/readme-bench.sh fills the README. Commands
@@ -105,6 +106,27 @@ if [ -d "$GHA" ]; then
     stream "$GHA"/*.yml >"$OUT/workflows.yml"
     contenders "SGLang workflows ($(ls "$GHA"/*.yml | wc -l) files)" "$(cat "$GHA"/*.yml | wc -c)" "$OUT/workflows.yml" "$GHA/*.yml" "$GHA"/*.yml
 fi
+# render --changed (issue 25): the gating of a 1,000-file change (bench/out/changed-1000.txt:
+# paths under twenty directories of both repositories, some that steps and filters name,
+# some that none does) against plain render of the same files, in one run; the ratio is
+# the cost of reading, sorting and matching the change list and of the block steps.
+awk 'BEGIN { n = split("vllm/v1/core vllm/model_executor/layers/quantization vllm/distributed/kv_transfer csrc/quantization " \
+    "tests/models/multimodal tests/v1/engine vllm/engine rust/src docs/source python/sglang/srt/layers " \
+    "python/sglang/multimodal_gen/runtime sgl-kernel/csrc test/srt scripts/ci benchmarks/kernels " \
+    "examples/offline .github/workflows tools/ci vllm/platforms requirements", dir, " ")
+    for (i = 0; i < 1000; i++) printf "%s/dir%d/file_%d.py\n", dir[i % n + 1], i % 37, i }' >"$OUT/changed-1000.txt"
+for area in "$TA:test_areas:yaml" "$GHA:SGLang workflows:yml"; do
+    dir=${area%%:*} rest=${area#*:}
+    name=${rest%%:*} ext=${rest#*:}
+    [ -d "$dir" ] || continue
+    input="$name, render --changed (1,000 files)"
+    bytes=$(cat "$dir"/*."$ext" | wc -c)
+    for run in $(seq "$RUNS"); do
+        SHOW="$FANOUT render $dir/*.$ext" one "fanout render" "$input" "$bytes" 0 "$FANOUT" render "$dir"/*."$ext"
+        SHOW="$FANOUT render --changed $OUT/changed-1000.txt $dir/*.$ext" one "fanout render --changed" "$input" "$bytes" 0 \
+            "$FANOUT" render --changed "$OUT/changed-1000.txt" "$dir"/*."$ext"
+    done
+done
 # The realworld corpus's GitHub workflows (its MANIFEST's kind gha): rendered in one run,
 # then one process a file, as a pre-commit hook or an editor runs fanout (start-up and
 # the bundled schema's cost counted each time).
@@ -170,7 +192,8 @@ for size in $DIFF_SIZES; do
     done
 done
 
-# validate at 1 and 10 MB against Buildkite's schema (BENCH_VALIDATE_SIZES): the schema
+# validate at 1 and 10 MB (100 MB too with BENCH_BIG=1) against Buildkite's schema
+# (BENCH_VALIDATE_SIZES): the schema
 # alone (--schema buildkite) and with render's findings (the default), against ajv, the
 # JSON Schema validator most tools use, on the same pipeline as JSON (ajv reads no YAML;
 # fy-tool writes the JSON, untimed), when node is present: the pinned ajv
@@ -193,13 +216,17 @@ else
         echo "validate: ajv rows skipped (npm ci of bench/ajv failed)"
     fi
 fi
-for size in ${BENCH_VALIDATE_SIZES:-1000000 10000000}; do
+VALIDATE_SIZES=${BENCH_VALIDATE_SIZES:-"1000000 10000000"}
+[ -n "${BENCH_BIG:-}" ] && [ -z "${BENCH_VALIDATE_SIZES:-}" ] && VALIDATE_SIZES="$VALIDATE_SIZES 100000000"
+for size in $VALIDATE_SIZES; do
     f="$OUT/pipeline-$size.yml"
     what="$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }') validate"
     [ -f "$f" ] || "$OUT/gen" "$size" >"$f"
     [ -z "$ajv" ] || [ -f "$OUT/pipeline-$size.json" ] || fy-tool --dump --mode json "$f" >"$OUT/pipeline-$size.json"
     bytes=$(stat -c %s "$f")
-    for run in $(seq "$RUNS"); do
+    runs=$RUNS
+    [ "$size" -lt 100000000 ] || runs=$LONG_RUNS
+    for run in $(seq "$runs"); do
         one "fanout validate --schema buildkite" "$what" "$bytes" 0 "$FANOUT" validate -q --schema buildkite "$f"
         one "fanout validate" "$what" "$bytes" 0 "$FANOUT" validate -q "$f"
         [ -z "$ajv" ] || one "ajv $(node -p "require('$PWD/$NPM_AJV/node_modules/ajv/package.json').version") (node, the JSON)" "$what" "$bytes" 0 \

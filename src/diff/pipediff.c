@@ -12,12 +12,12 @@
 
 #include "pipediff_internal.h"
 
-/* How it stays bounded: each side is rendered into a sink that writes every job's
- * comparable fields (as the one-line texts a report shows, and as JSON) to a spool file
- * and one fixed-size record per job to an external sort. The records are grouped into
+/* How it stays bounded: each side is rendered into a sink that writes every job (its
+ * tree packed, pipediff_codec.c) to a spool file and one fixed-size record per job (the
+ * digest of its compared fields) to an external sort. The records are grouped into
  * logical steps (shards together) in key order, ranked by their order in the rendering,
  * and the two sides are merge-joined by identity; only the steps whose digests differ
- * are read back from the spools. The steps only one side has go to a file each, and are
+ * are read back from the spools and made into the entries a report compares. The steps only one side has go to a file each, and are
  * paired up as renames when there are at most RENAME_MAX of them a side. Findings are
  * written to a third spool and sorted back into the order a reader expects. Memory: the
  * sorts' budgets, the rename candidates' field digests (RENAME_MAX a side at most), for

@@ -1,6 +1,6 @@
-/* pipediff_codec: a job's comparable fields as the entries a side spools (see
- * pipediff_internal.h), the fields its dialect's `diff` table names treated as it says
- * (identity, defaults, env, commands, own items), and the entries read back. */
+/* pipediff_codec: a job as a side spools it (its digest, the job packed) and, read back,
+ * its comparable fields as entries (see pipediff_internal.h), the fields its dialect's
+ * `diff` table names treated as it says (identity, defaults, env, commands, own items). */
 #include "pipediff_internal.h"
 
 #include <stdlib.h>
@@ -156,7 +156,7 @@ static int serialize_commands(struct side *s, const char *what, const struct yno
 }
 
 static int serialize_step_field(struct side *s, const char *step, const struct ynode *key,
-                                const struct ynode *value)
+                                const struct ynode *value, bool entries)
 {
     char name[200], *v;
     size_t len;
@@ -164,7 +164,7 @@ static int serialize_step_field(struct side *s, const char *step, const struct y
     struct text t;
     int rc;
 
-    if (k && quiet(s, k, len, value))
+    if ((k && quiet(s, k, len, value)) || !entries)
         return 0;
     snprintf(name, sizeof(name), "%s\x1f%.*s", step, (int)(len > 100 ? 100 : len), k ? k : "");
     if (!(json = pd_json_of(s, value)))
@@ -182,7 +182,7 @@ static int serialize_step_field(struct side *s, const char *step, const struct y
 
 /* The SUB entries of a job's own items (a workflow job's steps), each with its fields
  * and the first command it runs; a repeated name gets " #2", " #3"... */
-static int serialize_items(struct side *s, const struct ynode *steps, uint64_t *h)
+static int serialize_items(struct side *s, const struct ynode *steps, uint64_t *h, bool entries)
 {
     const struct dialect_diff *dd = s->dialect->diff;
     char (*names)[80] = calloc(ynode_len(steps) ? ynode_len(steps) : 1, sizeof(*names));
@@ -204,13 +204,15 @@ static int serialize_items(struct side *s, const struct ynode *steps, uint64_t *
                     (names[k][strlen(names[i])] == '\0' || names[k][strlen(names[i])] == ' ');
         if (seen > 1)
             snprintf(names[i] + strlen(names[i]), 8, " #%u", seen % 100000);
-        pd_show(&t, step);
-        rc = (json = pd_json_of(s, step)) ? blob_entry(&s->blob, E_SUB, step, NULL, names[i], strlen(names[i]), t.buf, json) : -1;
+        if (entries) {
+            pd_show(&t, step);
+            rc = (json = pd_json_of(s, step)) ? blob_entry(&s->blob, E_SUB, step, NULL, names[i], strlen(names[i]), t.buf, json) : -1;
+        }
         *h ^= pd_entry_hash(names[i], strlen(names[i]), step, 0xC2B2AE3D27D4EB4Full);
         for (size_t f = 0; rc == 0 && ynode_is_map(step) && f < ynode_len(step); f++)
-            rc = serialize_step_field(s, names[i], ynode_key(step, f), ynode_value(step, f));
+            rc = serialize_step_field(s, names[i], ynode_key(step, f), ynode_value(step, f), entries);
         /* what it runs, for an added job's report */
-        if (rc == 0 && (what = get_any(step, dd->item_commands, &runs)) != NULL)
+        if (rc == 0 && entries && (what = get_any(step, dd->item_commands, &runs)) != NULL)
             rc = serialize_commands(s, what, runs);
     }
     free(names);
@@ -239,7 +241,7 @@ static bool env_ignored(const struct side *s, const char *name, size_t len)
     return false;
 }
 
-static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
+static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h, bool entries)
 {
     const char *shard_var = s->dialect->shard_index_variable;
     struct text t;
@@ -253,9 +255,12 @@ static int serialize_env(struct side *s, const struct ynode *v, uint64_t *h)
             continue;
         if (elen > 100)
             elen = 100;
-        pd_show(&t, ynode_value(v, e));
-        if (!(json = pd_json_of(s, ynode_value(v, e))) || blob_entry(&s->blob, E_ENV, ynode_key(v, e), ynode_value(v, e), ename, elen, t.buf, json) != 0)
-            return -1;
+        if (entries) {
+            pd_show(&t, ynode_value(v, e));
+            if (!(json = pd_json_of(s, ynode_value(v, e))) ||
+                blob_entry(&s->blob, E_ENV, ynode_key(v, e), ynode_value(v, e), ename, elen, t.buf, json) != 0)
+                return -1;
+        }
         *h ^= pd_entry_hash(ename, elen, ynode_value(v, e), 0xD6E8FEB86659FD93ull);
     }
     return 0;
@@ -278,9 +283,9 @@ static int serialize_job_commands(struct side *s, const char *name, size_t len, 
     return c ? serialize_commands(s, c->shown, v) : 0;
 }
 
-/* The entries of `step` into s->blob; *digest covers those that decide whether it
- * changed. */
-int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
+/* The entries of `step` into s->blob (with `entries`; else none); *digest covers those
+ * that decide whether it changed. */
+static int serialize(struct side *s, const struct ynode *step, uint64_t *digest, bool entries)
 {
     const struct dialect_diff *dd = s->dialect->diff;
     struct blob *b = &s->blob;
@@ -290,9 +295,11 @@ int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
 
     b->len = 0;
     if (!ynode_is_map(step)) {
-        pd_show(&t, step);
-        if (!(json = pd_json_of(s, step)) || blob_entry(b, E_STEP, step, NULL, "", 0, t.buf, json) != 0)
-            return -1;
+        if (entries) {
+            pd_show(&t, step);
+            if (!(json = pd_json_of(s, step)) || blob_entry(b, E_STEP, step, NULL, "", 0, t.buf, json) != 0)
+                return -1;
+        }
         *digest = pd_node_hash(step, h);
         return 0;
     }
@@ -307,46 +314,168 @@ int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
         if (len > 100)
             len = 100;
         compared = !quiet(s, name, len, v);
-        pd_show(&t, v);
-        if (t.cut) /* the digest of the whole value tells a change past the cut */
-            snprintf(t.buf + strlen(t.buf), sizeof(t.buf) - strlen(t.buf), "\x1f%016llx",
-                     (unsigned long long)pd_node_hash(v, 0));
-        if (!(json = pd_json_of(s, v)) || blob_entry(b, compared ? E_FIELD : E_QUIET, ynode_key(step, i), v, name, len, t.buf, json) != 0)
-            return -1;
-        if (serialize_job_commands(s, name, len, v) != 0)
-            return -1;
+        if (entries) {
+            pd_show(&t, v);
+            if (t.cut) /* the digest of the whole value tells a change past the cut */
+                snprintf(t.buf + strlen(t.buf), sizeof(t.buf) - strlen(t.buf), "\x1f%016llx",
+                         (unsigned long long)pd_node_hash(v, 0));
+            if (!(json = pd_json_of(s, v)) ||
+                blob_entry(b, compared ? E_FIELD : E_QUIET, ynode_key(step, i), v, name, len, t.buf, json) != 0 ||
+                serialize_job_commands(s, name, len, v) != 0)
+                return -1;
+        }
         if (!compared)
             continue;
         /* a job's own items count one by one, the env by its entries, the identity not at
          * all */
         if (pd_is_field(dd->items, name, len) && ynode_is_seq(v)) {
-            if (serialize_items(s, v, &h) != 0)
+            if (serialize_items(s, v, &h, entries) != 0)
                 return -1;
             continue;
         }
         env = pd_is_field(dd->env, name, len);
         if (!env && !pd_in_list(dd->identity, name, len))
             h ^= pd_entry_hash(name, len, v, 0x9E3779B97F4A7C15ull + i);
-        if (env && ynode_is_map(v) && serialize_env(s, v, &h) != 0)
+        if (env && ynode_is_map(v) && serialize_env(s, v, &h, entries) != 0)
             return -1;
     }
     *digest = h;
     return 0;
 }
 
-/* Reads `len` bytes of entries at `off` of `spool`. On failure *es is still freeable. */
-int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es)
+/* A node (NULL too) packed as it is, small (the spool holds every job of both sides):
+ * one byte for kind, style and verbatim (0xff: NULL), its position and the length of its
+ * text or the count of its children as LEB128 numbers, then the text or the children.
+ * Unpacked, it is the same tree to every reader here. */
+static size_t pack_number(uint8_t *out, uint64_t v)
 {
-    char *raw = malloc(len ? len : 1), *p;
+    size_t n = 0;
+
+    do {
+        out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+static int pack(struct blob *b, const struct ynode *n)
+{
+    uint8_t head[1 + 4 * 10];
+    size_t len = 1;
+
+    head[0] = n ? (uint8_t)(n->kind | n->style << 2 | (n->verbatim ? 1 : 0) << 5) : 0xff;
+    if (n) {
+        len += pack_number(head + len, n->pos.file);
+        len += pack_number(head + len, n->pos.line);
+        len += pack_number(head + len, n->pos.col);
+        len += pack_number(head + len, ynode_is_scalar(n) ? n->u.scalar.len : ynode_len(n));
+    }
+    if (pd_blob_add(b, head, len) != 0)
+        return -1;
+    if (!n)
+        return 0;
+    if (ynode_is_scalar(n))
+        return pd_blob_add(b, n->u.scalar.text, n->u.scalar.len);
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        if ((ynode_is_map(n) && pack(b, ynode_key(n, i)) != 0) ||
+            pack(b, ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The LEB128 number at *p (before end), *p moved past it; *ok false when it runs past. */
+static uint64_t unpack_number(const char **p, const char *end, bool *ok)
+{
+    uint64_t v = 0;
+
+    for (unsigned shift = 0; *ok && *p < end && shift < 64; shift += 7) {
+        uint8_t byte = (uint8_t) * (*p)++;
+
+        v |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            return v;
+    }
+    *ok = false;
+    return 0;
+}
+
+/* The node packed at *p (before end) into doc, *p moved past it; *ok false when the
+ * bytes end early or the arena is out of memory. */
+static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *end, bool *ok)
+{
+    uint8_t head;
+    struct ypos pos;
+    uint64_t len;
+    struct ynode *n;
+
+    if (!*ok || *p >= end)
+        return *ok = false, NULL;
+    head = (uint8_t) * (*p)++;
+    if (head == 0xff)
+        return NULL;
+    pos.file = (unsigned)unpack_number(p, end, ok);
+    pos.line = (unsigned)unpack_number(p, end, ok);
+    pos.col = (unsigned)unpack_number(p, end, ok);
+    len = unpack_number(p, end, ok);
+    if (!*ok)
+        return NULL;
+    if ((head & 3) == YNODE_SCALAR) {
+        if ((uint64_t)(end - *p) < len || !(n = ynode_new_scalar(doc, *p, len, (enum ynode_style)(head >> 2 & 7), pos)))
+            return *ok = false, NULL;
+        *p += len;
+    } else if (!(n = (head & 3) == YNODE_MAP ? ynode_new_map(doc, pos) : ynode_new_seq(doc, pos))) {
+        return *ok = false, NULL;
+    }
+    n->verbatim = head >> 5 & 1;
+    for (uint64_t i = 0; i < len && !ynode_is_scalar(n) && *ok; i++) {
+        struct ynode *k = ynode_is_map(n) ? unpack(doc, p, end, ok) : NULL, *v = unpack(doc, p, end, ok);
+
+        if (*ok && (ynode_is_map(n) ? ynode_append_pair(doc, n, k, v) : ynode_append(doc, n, v)) != 0)
+            *ok = false;
+    }
+    return n;
+}
+
+/* A job as it renders: its digest, and the job packed into s->blob for the spool. Its
+ * entries (the texts a report shows, and JSON) are made from that only when a
+ * comparison reads it back (pd_entries_read): most jobs of a diff are unchanged. */
+int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
+{
+    if (serialize(s, step, digest, false) != 0)
+        return -1;
+    s->blob.len = 0;
+    return pack(&s->blob, step);
+}
+
+/* The entries of the job packed at `off` (`len` bytes) of s's spool. On failure *es is
+ * still freeable. */
+int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *es)
+{
+    char *packed = malloc(len ? len : 1), *raw = NULL, *p;
+    const char *at = packed;
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ynode *job = NULL;
+    uint64_t digest;
+    bool ok = packed && doc;
     size_t cap = 0;
 
     memset(es, 0, sizeof(*es));
-    if (!raw || fseeko(spool, (off_t)off, SEEK_SET) != 0 || fread(raw, 1, len, spool) != len) {
+    if (ok && (fseeko(s->spool, (off_t)off, SEEK_SET) != 0 || fread(packed, 1, len, s->spool) != len))
+        ok = false;
+    if (ok)
+        job = unpack(doc, &at, packed + len, &ok);
+    if (ok && (serialize(s, job, &digest, true) != 0 || !(raw = malloc(s->blob.len ? s->blob.len : 1))))
+        ok = false;
+    if (ok)
+        memcpy(raw, s->blob.buf, s->blob.len);
+    len = (uint32_t)s->blob.len;
+    free(packed);
+    ynode_doc_destroy(doc);
+    if (!ok) {
         free(raw);
         return -1;
     }
-    /* names and values NUL-terminated in place: each is followed by a length or the end,
-     * so shift them one byte left over their length prefix */
     es->text = raw;
     for (p = raw; p < raw + len;) {
         struct entry e;

@@ -607,8 +607,8 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
         c[k].vectors = x->vectors;
         c[k].references = r->dialect->reference_field;
         c[k].skip = c[k].references ? &skip : NULL;
-        if (pd_entries_read(x->base->spool, p->data_off, p->data_len, &ea) != 0 ||
-            pd_entries_read(x->head->spool, q->data_off, q->data_len, &eb) != 0)
+        if (pd_entries_read(x->base, p->data_off, p->data_len, &ea) != 0 ||
+            pd_entries_read(x->head, q->data_off, q->data_len, &eb) != 0)
             r->failed = true;
         else
             fields_changes(&c[k], r->dialect->diff, &ea, &eb);
@@ -879,24 +879,39 @@ static const struct dialect_derived *derived_rule(const struct side *base, const
     return b->parent ? base->dialect->diff->derived : h->parent ? head->dialect->diff->derived : NULL;
 }
 
+/* Whether each of n jobs has the digest and entries of the other side's (compare_jobs
+ * then finds no change). */
+static bool same_jobs(const struct shard_tuple *a, const struct shard_tuple *b, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        if (a[k].digest != b[k].digest || a[k].data_len != b[k].data_len)
+            return false;
+    }
+    return true;
+}
+
 /* Compares a step both sides have; `from` is BASE's identity when HEAD renamed it
  * (`similarity`: the percentage of its compared fields alike), else NULL. */
 void pd_compare_matched(struct report *r, struct side *base, struct side *head, const struct logical *b,
                         const struct logical *h, const char *from, unsigned similarity)
 {
     struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0, false};
-    char *id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
+    char *id = NULL;
     struct pair_rec pair = {b->rank, h->rank, h->repeat, h->id_len, h->shards, h->id_off, h->tuples_off};
     unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = malloc((n + 1) * sizeof(*pairs));
     bool changed = false, resharded = false;
 
-    x.id = id;
     x.tb = pd_read_tuples(base, b);
     x.th = pd_read_tuples(head, h);
-    if (!id || !pairs || !x.tb || !x.th || xsort_add(r->pairs, &pair) != 0 ||
-        pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
+    if (!pairs || !x.tb || !x.th || xsort_add(r->pairs, &pair) != 0)
         goto fail;
-    pd_parents_note(r, head, h, x.th);
+    pd_parents_note(r, head, h, x.th); /* an unchanged step can be a removed mirror's parent */
+    /* most steps of a diff are unchanged: nothing to report, so nothing to name */
+    if (!from && !b->matrix && !h->matrix && b->shards == h->shards && same_jobs(x.tb, x.th, n))
+        goto done;
+    x.id = id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
+    if (!id || pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
+        goto fail;
     if (from) {
         char extra[32];
         struct finding f;

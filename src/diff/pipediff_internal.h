@@ -1,7 +1,8 @@
 /* pipediff's parts (private to src/diff): what they share. A side (pipediff_side.c)
- * renders its operand into a sink that serializes each job's comparable fields
- * (pipediff_codec.c, its values shown on one line by pipediff_values.c) to a spool and
- * one record per job to an external sort, then groups the records into logical steps.
+ * renders its operand into a sink that packs each job to a spool and one record per job
+ * (the digest of its comparable fields) to an external sort, then groups the records
+ * into logical steps; a job read back is made into its comparable fields
+ * (pipediff_codec.c, its values shown on one line by pipediff_values.c).
  * The sides are merge-joined and matched steps compared field by field
  * (pipediff_compare.c); the steps only one side has are paired as renames or reported
  * added or removed (pipediff_unmatched.c); the matched steps out of order are moves
@@ -47,7 +48,8 @@ struct text {
 };
 
 /* ---------- a job's comparable fields, serialized ----------
- * Entries: a type byte, where it is written (file, line, a literal block's first line:
+ * Made from a job read back from the spool (pd_entries_read), for the jobs compared,
+ * renamed, added or removed. Entries: a type byte, where it is written (file, line, a literal block's first line:
  * three 32-bit numbers), the name, the value as shown and the value as JSON (each a
  * 32-bit length and its bytes). FIELD is a field's value; QUIET a field left out of the
  * comparison (at its default, or --ignore-field), kept for the job's JSON; ENV one entry
@@ -189,6 +191,7 @@ struct side {
     struct xsort *logicals; /* by lid, after grouping */
     FILE *shards;           /* the logical steps' shard tuples */
     uint64_t shards_len;
+    uint64_t shards_at;     /* where its last read ended (UINT64_MAX: not known) */
     FILE *unmatched;        /* the logical steps the other side has not (struct logical) */
     uint32_t n_unmatched;
     /* the jobs its matrices' adjustments skip (at most SKIPPED_MAX of them and about
@@ -245,7 +248,7 @@ struct step_rec {
     uint32_t kind, seq;
     uint32_t shard, shards;
     uint64_t digest;
-    uint64_t data_off; /* the entries */
+    uint64_t data_off; /* the job packed (its entries: pd_entries_read) */
     uint64_t id_off;   /* the identity's text */
     uint64_t label_off; /* the configuration's label (a matrix job's values), if any */
     uint64_t row_off;   /* and its values by name (pd_row_text) */
@@ -484,8 +487,10 @@ const char *pd_job_title(const struct dialect_diff *dd, const struct ynode *job,
  * s->json); NULL when it cannot be written. */
 const char *pd_json_of(struct side *s, const struct ynode *n);
 ssize_t pd_json_write(void *user, const char *buf, size_t n);
+/* Job `step` as it renders: its digest into *digest, the job packed into s->blob. */
 int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest);
-int pd_entries_read(FILE *spool, uint64_t off, uint32_t len, struct entries *es);
+/* The entries of the job packed at `off` (`len` bytes) of s->spool. */
+int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *es);
 void pd_entries_free(struct entries *es);
 const struct entry *pd_entry_find(const struct entries *es, enum entry_type type,
                                   const char *name);
@@ -505,6 +510,8 @@ struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b);
 const char *pd_path_in_operand(const struct side *s, unsigned file);
 void pd_side_free(struct side *s);
 char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
+/* n shard tuples at `off` of s->shards into t: 0, or -1 when they cannot be read. */
+int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t n);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
 char *pd_spooled(struct side *s, uint64_t off, uint32_t len);
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap);

@@ -573,6 +573,7 @@ static int group_side(struct side *s)
     s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
     s->shards = tmpfile();
     s->shards_len = 0;
+    s->shards_at = UINT64_MAX; /* written first: the first read seeks */
     s->n_fanouts = 0;
     rc = g.by_seq && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
                  rank_logicals(s, g.by_seq) == 0
@@ -601,13 +602,25 @@ char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat)
     return id;
 }
 
+int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t n)
+{
+    /* the steps are compared in the order their tuples were written: a seek (a system
+     * call each) only where a read does not go on from the last */
+    if (off != s->shards_at && fseeko(s->shards, (off_t)off, SEEK_SET) != 0)
+        return -1;
+    s->shards_at = UINT64_MAX;
+    if (fread(t, sizeof(*t), n, s->shards) != n)
+        return -1;
+    s->shards_at = off + (uint64_t)n * sizeof(*t);
+    return 0;
+}
+
 /* The shard tuples of `l`; NULL when they cannot be read. */
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l)
 {
     struct shard_tuple *t = malloc((l->shards ? l->shards : 1) * sizeof(*t));
 
-    if (t && (fseeko(s->shards, (off_t)l->tuples_off, SEEK_SET) != 0 ||
-              fread(t, sizeof(*t), l->shards, s->shards) != l->shards)) {
+    if (t && pd_shards_read(s, l->tuples_off, t, l->shards) != 0) {
         free(t);
         return NULL;
     }

@@ -46,7 +46,7 @@ static int describe_keys(struct side *s, const struct shard_tuple *t, unsigned n
     for (unsigned i = 0; i < n; i++) {
         struct entries es = {0};
 
-        if (i && pd_entries_read(s->spool, t[i].data_off, t[i].data_len, &es) != 0) {
+        if (i && pd_entries_read(s, t[i].data_off, t[i].data_len, &es) != 0) {
             pd_entries_free(&es);
             return -1;
         }
@@ -116,7 +116,7 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
     struct entries first = {0};
     int rc = -1;
 
-    if (mo && me && mm && pd_entries_read(s->spool, t[0].data_off, t[0].data_len, &first) == 0 &&
+    if (mo && me && mm && pd_entries_read(s, t[0].data_off, t[0].data_len, &first) == 0 &&
         describe_keys(s, t, n, id, &first, me, mm) == 0) {
         describe_object(&first, mo);
         describe_runs(s, &first, n > 1, mm);
@@ -356,8 +356,8 @@ static int candidate_fields(struct side *s, struct candidate *c)
     struct entries es = {0};
     int rc = -1;
 
-    if (fseeko(s->shards, (off_t)c->l.tuples_off, SEEK_SET) != 0 || fread(&t, sizeof(t), 1, s->shards) != 1 ||
-        pd_entries_read(s->spool, t.data_off, t.data_len, &es) != 0 ||
+    if (pd_shards_read(s, c->l.tuples_off, &t, 1) != 0 ||
+        pd_entries_read(s, t.data_off, t.data_len, &es) != 0 ||
         !(c->fields = malloc((es.n ? es.n : 1) * sizeof(*c->fields))))
         goto done;
     for (size_t i = 0; i < es.n; i++) {

@@ -89,7 +89,9 @@ static void codec_run(struct codec *c, const struct dialect *dialect, const char
     ck_assert_ptr_nonnull(spool);
     ck_assert_uint_eq(fwrite(c->s.blob.buf, 1, c->s.blob.len, spool), c->s.blob.len);
     ck_assert_int_eq(fflush(spool), 0);
-    ck_assert_int_eq(pd_entries_read(spool, 0, (uint32_t)c->s.blob.len, &c->es), 0);
+    c->s.spool = spool;
+    ck_assert_int_eq(pd_entries_read(&c->s, 0, (uint32_t)c->s.blob.len, &c->es), 0);
+    c->s.spool = NULL;
     fclose(spool);
 }
 
@@ -138,6 +140,41 @@ START_TEST(test_codec_round_trip)
     ck_assert_str_eq(c.es.v[4].name, "command");
     ck_assert_str_eq(c.es.v[4].value, "make");
     ck_assert_str_eq(c.es.v[5].value, "make test");
+    codec_free(&c);
+}
+END_TEST
+
+/* The job is spooled packed and made into entries when read back: positions (a literal
+ * block's first line too), styles and a null survive; a packed job cut short is an error,
+ * not entries made up. */
+START_TEST(test_codec_packed)
+{
+    struct codec c;
+    struct entries cut;
+    FILE *spool;
+    const struct entry *e;
+
+    codec_run(&c, &dialect_buildkite,
+              "key: a\nlabel: 'Unit'\ncommand: |\n  make\n  make test\nsoft_fail:\nenv:\n  A: \"1\"\n");
+    ck_assert_ptr_nonnull(e = pd_entry_find(&c.es, E_FIELD, "command"));
+    ck_assert_uint_eq(e->line, 3);
+    ck_assert_uint_eq(e->body, 4); /* the block's lines are the value's, from line 4 on */
+    ck_assert_str_eq(e->json, "\"make\\nmake test\\n\"");
+    ck_assert_ptr_nonnull(e = pd_entry_find(&c.es, E_FIELD, "soft_fail"));
+    ck_assert_str_eq(e->json, "null");
+    ck_assert_uint_eq(e->line, 6);
+    expect_entry(&c, E_FIELD, "label", "Unit", "\"Unit\"");
+    expect_entry(&c, E_ENV, "A", "\"1\"", "\"1\"");
+    /* packed again (reading it back made the entries in s->blob), one byte short */
+    ck_assert_int_eq(pd_serialize(&c.s, ynode_doc_root(c.doc), &c.digest), 0);
+    ck_assert_ptr_nonnull(spool = tmpfile());
+    ck_assert_uint_eq(fwrite(c.s.blob.buf, 1, c.s.blob.len - 1, spool), c.s.blob.len - 1);
+    ck_assert_int_eq(fflush(spool), 0);
+    c.s.spool = spool;
+    ck_assert_int_eq(pd_entries_read(&c.s, 0, (uint32_t)c.s.blob.len - 1, &cut), -1);
+    pd_entries_free(&cut);
+    c.s.spool = NULL;
+    fclose(spool);
     codec_free(&c);
 }
 END_TEST
@@ -487,6 +524,7 @@ Suite *pipediff_suite(void)
     tcase_add_test(tc, test_lis_tables);
     tcase_add_test(tc, test_similarity);
     tcase_add_test(tc, test_codec_round_trip);
+    tcase_add_test(tc, test_codec_packed);
     tcase_add_test(tc, test_codec_digest);
     tcase_add_test(tc, test_codec_items);
     tcase_add_test(tc, test_value_mapping_items);
