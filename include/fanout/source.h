@@ -80,6 +80,11 @@ bool source_changed(const struct source *src);
  * such line. */
 char *source_lines(struct source *src, unsigned line, size_t max, size_t *len);
 
+/* The `len` bytes the attached parser was handed at line:col (0-based, as libfyaml counts
+ * them: after a `--- ` it was handed), when they were handed lately, on that line, and
+ * everything before them on it is one byte a column (printable ASCII); else NULL. Valid
+ * until the parser reads on. */
+const char *source_span(const struct source *src, unsigned line, unsigned col, size_t len);
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */
 void source_detach(struct source *src);
 

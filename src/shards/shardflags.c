@@ -5,6 +5,7 @@
 
 #include <pcre2.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,30 +248,43 @@ struct use {
     size_t flag_len, value_len;
 };
 
-/* Up to MAX_USES matches of `p` in text; their number, or -1 when matching failed. */
+/* The text being scanned: what one pass found in it, shared by every runner's search. */
+struct subject {
+    const char *text;
+    size_t len;
+    bool utf_checked; /* a match ran with PCRE2's UTF-8 check and passed it */
+};
+
+/* Up to MAX_USES matches of `p` in the subject; their number, or -1 when matching failed.
+ * `literal` (NULL: none) is text every match holds, first at offset `first` (SIZE_MAX:
+ * nowhere, so there is no match). */
 static int find_all(const struct shardflags *f, struct pattern *p, const char *literal,
-                    const char *text, size_t len, struct use *out)
+                    size_t first, struct subject *s, struct use *out)
 {
-    size_t at = 0;
+    const char *text = s->text;
+    size_t at = 0, len = s->len, lit_len = literal ? strlen(literal) : 0;
     int n = 0;
 
-    if (literal && !memmem(text, len, literal, strlen(literal)))
+    if (literal && first == SIZE_MAX)
         return 0;
     if (!p->jit) {
         pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* without it, the interpreter runs */
         p->jit = true;
     }
     while (n < MAX_USES && at <= len) {
-        /* the subject's UTF-8 is checked by the first match only */
-        int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, n ? PCRE2_NO_UTF_CHECK : 0, p->md,
-                             f->mctx);
+        /* the subject's UTF-8 is checked by its first match only */
+        int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, s->utf_checked ? PCRE2_NO_UTF_CHECK : 0,
+                             p->md, f->mctx);
         PCRE2_SIZE *ov;
         size_t g;
 
-        if (rc == PCRE2_ERROR_NOMATCH)
+        if (rc == PCRE2_ERROR_NOMATCH) {
+            s->utf_checked = true;
             break;
+        }
         if (rc < 0)
             return -1;
+        s->utf_checked = true;
         ov = pcre2_get_ovector_pointer(p->md);
         g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
         out[n].flag = text + ov[0];
@@ -285,10 +299,37 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
         n++;
         at = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
         /* a flag seldom comes twice: its text first, before another match */
-        if (literal && (at > len || !memmem(text + at, len - at, literal, strlen(literal))))
+        if (literal && (at > len || !memmem(text + at, len - at, literal, lit_len)))
             break;
     }
     return n;
+}
+
+/* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
+ * all), from one pass over its "--"s, which start every literal (the built-in flags'
+ * names): a memmem per literal and text was a tenth of a render. Every occurrence of
+ * "--" is tried, overlapping ones too, so each offset is the one memmem finds. */
+static void find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
+{
+    const char *p = text, *end = text + len;
+
+    for (unsigned r = 0; r < f->n; r++)
+        first[r][0] = first[r][1] = SIZE_MAX;
+    for (; (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++) {
+        if (p[1] != '-')
+            continue;
+        for (unsigned r = 0; r < f->n; r++) {
+            const char *lit[2] = {f->runners[r].count_literal, f->runners[r].index_literal};
+
+            for (int k = 0; k < 2; k++) {
+                size_t n;
+
+                if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
+                    (n = strlen(lit[k])) <= (size_t)(end - p) && !memcmp(p, lit[k], n))
+                    first[r][k] = (size_t)(p - text);
+            }
+        }
+    }
 }
 
 /* Where the shell command holding text[at] starts: after the last newline (not after a
@@ -354,16 +395,18 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
                     void *user)
 {
     struct use counts[MAX_USES], indexes[MAX_USES];
-    bool flags = memmem(text, len, "--", 2) != NULL; /* every built-in flag has it */
+    struct subject s = {text, len, false};
+    size_t first[MAX_RUNNERS][2];
 
+    find_literals(f, text, len, first);
     for (unsigned r = 0; r < f->n; r++) {
         struct runner *run = &f->runners[r];
         int nc, ni;
 
-        if (run->count_literal && !flags)
-            continue;
-        nc = find_all(f, &run->count, run->count_literal, text, len, counts);
-        ni = nc < 0 ? -1 : find_all(f, &run->index, run->index_literal, text, len, indexes);
+        if (run->count_literal && first[r][0] == SIZE_MAX && first[r][1] == SIZE_MAX)
+            continue; /* most runners in most texts */
+        nc = find_all(f, &run->count, run->count_literal, first[r][0], &s, counts);
+        ni = nc < 0 ? -1 : find_all(f, &run->index, run->index_literal, first[r][1], &s, indexes);
         if (nc < 0 || ni < 0)
             return -1;
         nc = keep_own(run, text, counts, nc);

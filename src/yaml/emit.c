@@ -117,7 +117,15 @@ static void put_double_quoted(struct emitter *e, const char *s, size_t len, bool
     for (size_t i = 0; i < len; i++) {
         unsigned char c = p[i];
         char esc[8];
+        size_t run = i;
 
+        while (run < len && p[run] >= 0x20 && p[run] < 0x7F && p[run] != '"' && p[run] != '\\')
+            run++;
+        if (run > i) { /* printable ASCII that stands for itself, put whole */
+            putn(e, s + i, run - i);
+            i = run - 1;
+            continue;
+        }
         switch (c) {
         case '"':
             put(e, "\\\"");

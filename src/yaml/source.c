@@ -30,6 +30,21 @@ struct utf8_state {
  * incomplete sequences at the end of its input (`%` followed by 0xC3, upstream #101). */
 #define READ_BUFFER 65536
 
+/* What the parser was handed last (source_span): a scalar that is its input's bytes as
+ * they stand is read from here rather than formatted into a copy by libfyaml
+ * (fy_token_get_text, a tenth of a render). Lines are numbered here as libfyaml numbers
+ * them only while every line break is a LF, and columns count bytes only after a byte
+ * order mark is gone: a CR, NEL, LS, PS or BOM handed turns the window off. */
+#define WINDOW_BYTES (1u << 18)
+#define WINDOW_LINES (1u << 13)
+struct window {
+    char *bytes;          /* a ring: the byte handed at offset o is bytes[o % WINDOW_BYTES] */
+    uint64_t *line_start; /* a ring: where line l (0-based) starts, at [l % WINDOW_LINES] */
+    uint64_t handed;      /* bytes handed since the attach */
+    uint64_t lines;       /* the last line begun */
+    bool off;
+};
+
 /* What there is of an input to read again, from any offset: a regular file, the spool
  * of one that is not (as far as it was read), or a text in memory. */
 struct stored {
@@ -70,6 +85,7 @@ struct source {
     unsigned prefixed_line;  /* the line it went on (its columns are 4 more to libfyaml); 0: none */
     unsigned mark_line;      /* the excerpt last taken: its line, and where that begins */
     uint64_t mark_offset;
+    struct window win; /* while attached */
     struct source *older, *newer; /* the open sources, newest first (`live`) */
 };
 
@@ -485,6 +501,71 @@ static void remember_read(struct source *src)
     }
 }
 
+static void window_free(struct window *w)
+{
+    free(w->bytes);
+    free(w->line_start);
+    memset(w, 0, sizeof(*w));
+}
+
+/* Whether `b` holds a line break other than LF or a byte order mark (see struct window);
+ * a read hands whole characters. */
+static bool window_spoils(const char *b, size_t n)
+{
+    static const char *const seqs[] = {"\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xEF\xBB\xBF"};
+    const char *end = b + n;
+
+    if (memchr(b, '\r', n))
+        return true;
+    for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+        size_t len = strlen(seqs[i]);
+
+        for (const char *p = b; (p = memchr(p, seqs[i][0], (size_t)(end - p))) != NULL; p++)
+            if ((size_t)(end - p) >= len && !memcmp(p, seqs[i], len))
+                return true;
+    }
+    return false;
+}
+
+static void window_add(struct window *w, const char *b, size_t n)
+{
+    const char *end = b + n;
+
+    if (!w->bytes || w->off || (w->off = window_spoils(b, n)))
+        return;
+    for (size_t done = n > WINDOW_BYTES ? n - WINDOW_BYTES : 0; done < n;) {
+        size_t at = (size_t)((w->handed + done) % WINDOW_BYTES), k = WINDOW_BYTES - at;
+
+        k = k < n - done ? k : n - done;
+        memcpy(w->bytes + at, b + done, k);
+        done += k;
+    }
+    for (const char *p = b; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        w->line_start[++w->lines % WINDOW_LINES] = w->handed + (uint64_t)(p - b) + 1;
+    w->handed += n;
+}
+
+const char *source_span(const struct source *src, unsigned line, unsigned col, size_t len)
+{
+    const struct window *w = &src->win;
+    const unsigned char *p;
+    uint64_t start;
+
+    if (!w->bytes || w->off || line > w->lines || w->lines - line >= WINDOW_LINES)
+        return NULL;
+    start = w->line_start[line % WINDOW_LINES];
+    if (w->handed - start > WINDOW_BYTES || start + col + len > w->handed ||
+        (start % WINDOW_BYTES) + col + len > WINDOW_BYTES)
+        return NULL; /* gone, not yet handed, or around the ring's end */
+    if (line < w->lines && start + col + len >= w->line_start[(line + 1) % WINDOW_LINES])
+        return NULL; /* not on the line */
+    p = (const unsigned char *)w->bytes + start % WINDOW_BYTES;
+    for (unsigned i = 0; i < col; i++)
+        if ((unsigned char)(p[i] - 0x20) > 0x7E - 0x20)
+            return NULL; /* a column that is not a byte (a tab, a wide character) */
+    return (const char *)p + col;
+}
+
 /* libfyaml's input callback. Returns 0 at the end of the input and after a bad byte
  * (reported), which libfyaml takes as the end. */
 static ssize_t read_checked(void *user, void *buf, size_t count)
@@ -507,6 +588,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     if (src->prefix == PREFIX_PENDING && src->pos == src->prefix_at && count >= sizeof(prefix) - 1) {
         src->prefix = PREFIX_HANDED;
         memcpy(buf, prefix, sizeof(prefix) - 1);
+        window_add(&src->win, prefix, sizeof(prefix) - 1);
         return sizeof(prefix) - 1;
     }
     if (src->prefix == PREFIX_PENDING && count > src->prefix_at - src->pos)
@@ -524,6 +606,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     src->unbroken += n;
     source_read(src, buf, n);
     digest_add(src, buf, n);
+    window_add(&src->win, buf, n);
     return (ssize_t)n;
 }
 
@@ -626,6 +709,7 @@ void source_close(struct source *src)
     if (src->spool)
         fclose(src->spool);
     free(src->buf);
+    window_free(&src->win);
     free(src->name);
     free(src);
 }
@@ -635,6 +719,7 @@ void source_detach(struct source *src)
     remember_read(src);
     free(src->buf);
     src->buf = NULL;
+    window_free(&src->win);
 }
 
 void source_progress(struct source *src, unsigned line, unsigned col)
@@ -728,6 +813,11 @@ int source_attach(struct source *src, struct fy_parser *fyp)
 {
     if (source_rewind(src) != 0)
         return -1;
+    /* without a window (out of memory), every scalar is libfyaml's copy */
+    window_free(&src->win);
+    if (!(src->win.bytes = malloc(WINDOW_BYTES)) ||
+        !(src->win.line_start = calloc(WINDOW_LINES, sizeof(*src->win.line_start))))
+        window_free(&src->win);
     return fy_parser_set_input_callback(fyp, src, read_checked);
 }
 

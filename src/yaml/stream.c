@@ -538,20 +538,52 @@ static enum ynode_style style_of(struct fy_event *fye)
  * every reader reads as that type (the tag has checked that it is one): a finite
  * !!float in the one form YAML 1.1, 1.2 and JSON agree on (`3` -> `3.0`), a !!int in
  * hex or octal in decimal. NULL after an error. */
+/* The text of a scalar that is its input's bytes as they stand, from what the source
+ * handed the parser: one line, as many bytes as columns (every character one byte),
+ * plain, or quoted without an escape ('' or a backslash) with its marks just inside its
+ * quotes. NULL: ask libfyaml, whose fy_token_get_text formats every scalar with a space
+ * into a copy. */
+static const char *verbatim_text(const struct stream *s, struct fy_event *fye, const struct fy_mark *start,
+                                 const struct fy_mark *end, size_t *len)
+{
+    enum fy_scalar_style st = fy_token_scalar_style(fye->scalar.value);
+    char quote = st == FYSS_SINGLE_QUOTED ? '\'' : st == FYSS_DOUBLE_QUOTED ? '"' : 0;
+    const char *t;
+    size_t n;
+
+    if (!start || !end || start->line != end->line || end->column <= start->column ||
+        end->input_pos - start->input_pos != (size_t)(end->column - start->column) ||
+        (st != FYSS_PLAIN && !quote) || (quote && start->column == 0))
+        return NULL;
+    n = (size_t)(end->column - start->column);
+    if (!quote)
+        t = source_span(s->src, (unsigned)start->line, (unsigned)start->column, n);
+    else if ((t = source_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, n + 2)) != NULL &&
+             t[0] == quote && t[n + 1] == quote && !memchr(t + 1, quote == '"' ? '\\' : '\'', n))
+        t++;
+    else
+        t = NULL;
+    if (t)
+        *len = n;
+    return t;
+}
+
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
                                  struct ypos pos)
 {
     size_t len = 0;
-    const char *t = fy_token_get_text(fye->scalar.value, &len);
+    const struct fy_mark *start = fy_event_start_mark(fye), *end = fy_event_end_mark(fye);
+    const char *t = verbatim_text(s, fye, start, end, &len);
     int tag = check_tag(s, fye);
     enum ynode_style style = style_of(fye);
-    const struct fy_mark *start = fy_event_start_mark(fye), *end = fy_event_end_mark(fye);
     unsigned long long v;
     char num[24], *text;
     struct ynode *n;
 
     if (tag < 0)
         return NULL;
+    if (!t)
+        t = fy_token_get_text(fye->scalar.value, &len);
     if (!t)
         t = "", len = 0;
     if (tag == TAG_STR && style == YNODE_PLAIN)

@@ -216,7 +216,8 @@ long ynode_find(const struct ynode *map, const char *key, size_t len)
     for (size_t i = 0; i < map->u.map.n; i++) {
         const struct ynode *k = map->u.map.pairs[i].key;
 
-        if (k->u.scalar.len == len && memcmp(k->u.scalar.text, key, len) == 0)
+        if (k->u.scalar.len == len && (!len || k->u.scalar.text[0] == key[0]) &&
+            memcmp(k->u.scalar.text, key, len) == 0)
             return (long)i;
     }
     return -1;

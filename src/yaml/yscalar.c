@@ -310,12 +310,19 @@ static bool plain_ok(const char *s, size_t len)
 
     if (len == 0 || s[0] == ' ' || s[len - 1] == ' ' || s[len - 1] == ':')
         return false;
-    if (strchr("?:-", s[0])) {
+    switch (s[0]) {
+    case '?':
+    case ':':
+    case '-':
         /* Indicators only start a plain scalar when a non-space follows. */
         if (len == 1 || s[1] == ' ')
             return false;
-    } else if (strchr(",[]{}#&*!|>'\"%@`", s[0])) {
+        break;
+    case ',': case '[': case ']': case '{': case '}': case '#': case '&': case '*': case '!':
+    case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
         return false;
+    default:
+        break;
     }
     if (len >= 3 && (!memcmp(s, "---", 3) || !memcmp(s, "...", 3)))
         return false;

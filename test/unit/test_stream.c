@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libfyaml.h>
+
 #include "dialect/buildkite/steps.h"
 #include "fanout/schema.h"
 #include "fanout/source.h"
@@ -245,6 +247,120 @@ static void expect_pos(const char *yaml, const char *key, const char *what, cons
 
 /* A byte of a scalar's text is found where the input wrote it, in every style: block
  * scalars by their indentation (found, or given), folded lines, quotes, escapes. */
+/* Every scalar's text under `n` in document order, each after a "|". */
+static void put_texts(const struct ynode *n, FILE *f)
+{
+    if (ynode_is_map(n)) {
+        for (size_t i = 0; i < ynode_len(n); i++) {
+            put_texts(ynode_key(n, i), f);
+            put_texts(ynode_value(n, i), f);
+        }
+    } else if (ynode_is_seq(n)) {
+        for (size_t i = 0; i < ynode_len(n); i++)
+            put_texts(ynode_item(n, i), f);
+    } else if (n) {
+        size_t l;
+        const char *t = ynode_scalar(n, &l);
+
+        fputc('|', f);
+        fwrite(t ? t : "", 1, t ? l : 0, f);
+    }
+}
+
+/* The same from libfyaml's own events and fy_token_get_text. */
+static char *libfyaml_texts(const char *yaml)
+{
+    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION};
+    struct fy_parser *fyp = fy_parser_create(&cfg);
+    struct fy_event *fye;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+
+    ck_assert_int_eq(fy_parser_set_string(fyp, yaml, strlen(yaml)), 0);
+    while ((fye = fy_parser_parse(fyp)) != NULL) {
+        if (fye->type == FYET_SCALAR) {
+            size_t l;
+            const char *t = fy_token_get_text(fye->scalar.value, &l);
+
+            fputc('|', f);
+            fwrite(t, 1, l, f);
+        }
+        fy_parser_event_free(fyp, fye);
+    }
+    fy_parser_destroy(fyp);
+    fclose(f);
+    return out;
+}
+
+static char *stream_texts(const char *yaml)
+{
+    struct opened o;
+    struct stream_item item;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+
+    open_text(&o, yaml);
+    while (stream_next(o.s, &item) > 0) {
+        if (item.doc) {
+            put_texts(ynode_doc_root(item.doc), f);
+            ynode_doc_destroy(item.doc);
+        }
+    }
+    close_text(&o);
+    fclose(f);
+    return out;
+}
+
+/* A scalar the stream takes from the input's bytes as they stand (the source's window)
+ * has the text libfyaml formats: quotes, escapes, tabs, wide characters before it on
+ * its line, other line breaks, a byte order mark, lines longer than the window. */
+START_TEST(scalar_texts_as_libfyaml_reads_them)
+{
+    static const char *const cases[] = {
+        "a: b c\nd: 'e f'\ng: \"h i\"\n'j k': \"l\\tm\"\nn: 'it''s'\no: \"q\\\"r\"\n",
+        "a:\tb c\nx: [p q, 'r s', \"t u\"]\n\"v\": {w x: y z}\n",
+        "\xc3\xa9t\xc3\xa9: deux mots\nk: 'caf\xc3\xa9 au lait'\nl: \xe2\x80\x94 dash here\n",
+        "a: b c\r\nd: e f\r\n",
+        "a: b c\rd: e f\r",
+        "a: b\rc: d e\nf: g h\n",
+        "%YAML 1.1\n---\na: b\xc2\x85" "c: d e\nf: g h\n",
+        "a: b c\nd: e \xc2\x85 f g\nh: i j\n",
+        "\xef\xbb\xbf" "a b: c d\n",
+        "{a: b c, d: \"e f\"}\n",
+        "a: multi\n  line plain\nb: \"multi\n  line\"\nc: |\n  block text\nd: >\n  folded text\n",
+        "a: b c   # comment\nd: 'e f'   \n",
+        "!!str a b: &x c d\ne: !!str f g\n",
+    };
+    char *big = malloc(700000);
+    size_t n = 0;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *want = libfyaml_texts(cases[i]), *got = stream_texts(cases[i]);
+
+        ck_assert_msg(!strcmp(want, got), "case %zu: %s vs %s", i, want, got);
+        free(want);
+        free(got);
+    }
+    /* the window wraps around, loses lines, and holds no line longer than itself */
+    for (int i = 0; i < 12000; i++)
+        n += (size_t)sprintf(big + n, "k%d: value number %d\n", i, i);
+    n += (size_t)sprintf(big + n, "long: x");
+    memset(big + n, 'y', 300000);
+    n += 300000;
+    strcpy(big + n, " z\nafter: a b\n");
+    {
+        char *want = libfyaml_texts(big), *got = stream_texts(big);
+
+        ck_assert(!strcmp(want, got));
+        free(want);
+        free(got);
+    }
+    free(big);
+}
+END_TEST
+
 START_TEST(text_positions_through_the_input)
 {
     /* literal: line for line, less the indentation */
@@ -295,6 +411,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, duplicate_keys_far_apart);
     tcase_add_test(tc, step_kinds);
     tcase_add_test(tc, validator_stream_and_whole);
+    tcase_add_test(tc, scalar_texts_as_libfyaml_reads_them);
     tcase_add_test(tc, text_positions_through_the_input);
     tcase_add_test(tc, text_positions_need_the_same_input);
     suite_add_tcase(s, tc);

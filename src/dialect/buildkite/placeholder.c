@@ -88,7 +88,15 @@ char *ph_label_fill(const char *label, size_t len, unsigned index, unsigned coun
     size_t i = 0;
 
     while (i < len) {
-        if (label[i] == '%' && i + 1 < len) {
+        const char *pct = memchr(label + i, '%', len - i);
+        size_t run = pct ? (size_t)(pct - label) - i : len - i;
+
+        if (run) { /* the text up to the next %, whole */
+            buf_add(&b, label + i, run);
+            i += run;
+            continue;
+        }
+        if (i + 1 < len) {
             switch (label[i + 1]) {
             case 'n':
                 buf_add_uint(&b, index);
@@ -177,19 +185,21 @@ static bool scan(const char *cmd, size_t len, struct buf *out, unsigned index, u
     size_t i = 0, copied = 0;
 
     while (i < len) {
-        size_t start = i, ref;
+        const char *dollar = memchr(cmd + i, '$', len - i);
+        size_t start, ref;
         bool is_count = false;
 
-        if (cmd[i] == '$' && i + 1 < len && cmd[i + 1] == '$')
-            i += 2; /* $$ : escaped for upload, expanded by the job's shell */
-        else if (cmd[i] == '\\' && i + 1 < len && cmd[i + 1] == '$')
-            i += 2;
-        else if (cmd[i] == '$')
-            i += 1;
-        else {
-            i++;
-            continue;
-        }
+        if (!dollar)
+            break;
+        /* the bytes before the $ are no reference: only \$ may start at the one before it */
+        start = (size_t)(dollar - cmd);
+        if (start > i && cmd[start - 1] == '\\') { /* \$ */
+            i = start + 1;
+            start--;
+        } else if (start + 1 < len && cmd[start + 1] == '$')
+            i = start + 2; /* $$ : escaped for upload, expanded by the job's shell */
+        else
+            i = start + 1;
         ref = reference(cmd, len, i, &is_count);
         if (!ref)
             continue;
