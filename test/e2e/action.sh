@@ -2,14 +2,11 @@
 # variables it reads: a pull request that takes a Buildkite step from parallelism 2 to 3,
 # checked out as actions/checkout does (a depth-1 clone without the base commit).
 set -eu
-command -v git >/dev/null 2>&1 || { echo "git is not installed; action test skipped"; exit 77; }
+. "$ROOT/test/e2e/lib/git.sh"
+git_scratch "action test"
 # nothing of a surrounding Actions run, nor of the user's git configuration
 unset GITHUB_ACTIONS GITHUB_WORKSPACE GITHUB_STEP_SUMMARY GITHUB_EVENT_NAME RUNNER_TEMP \
     INPUT_BASE INPUT_PATHS INPUT_ARGS INPUT_FAIL_ON_DIFF 2>/dev/null || :
-export HOME="$PWD" GIT_CONFIG_NOSYSTEM=1
-git config --global user.email ci@example.invalid
-git config --global user.name ci
-git config --global init.defaultBranch main
 git config --global --add safe.directory '*'
 git config --global protocol.file.allow always
 action="$ROOT/tools/action.sh"

@@ -1,15 +1,10 @@
 # diff --base REF: BASE read from git in a scratch repository, after a commit, as a
 # pre-commit hook or a CI lint job runs it; no second checkout, no file left behind.
 set -eu
-if ! command -v git >/dev/null 2>&1; then
-    echo "git is not installed; diff --base test skipped"
-    exit 77
-fi
-export GIT_CONFIG_NOSYSTEM=1 HOME="$PWD" TMPDIR="$PWD/tmp"
+. "$ROOT/test/e2e/lib/git.sh"
+git_scratch "diff --base test"
+export TMPDIR="$PWD/tmp"
 mkdir tmp repo
-git config --global user.email ci@example.invalid
-git config --global user.name ci
-git config --global init.defaultBranch main
 cd repo
 git init -q .
 mkdir .buildkite

@@ -79,15 +79,10 @@ grep -q '{"id":"diff-not-run",' out.txt
 
 # --base REF in a scratch repository: the change is known without --changed (what the
 # work tree changes since it left REF); --changed-from says the same
-if ! command -v git >/dev/null 2>&1; then
-    echo "git is not installed; diff --base with a change skipped"
-    exit 77
-fi
-export GIT_CONFIG_NOSYSTEM=1 HOME="$PWD" TMPDIR="$PWD/tmp"
+. "$ROOT/test/e2e/lib/git.sh"
+git_scratch "diff --base with a change"
+export TMPDIR="$PWD/tmp"
 mkdir tmp repo
-git config --global user.email ci@example.invalid
-git config --global user.name ci
-git config --global init.defaultBranch main
 cd repo
 git init -q .
 mkdir -p .buildkite/test_areas docs vllm

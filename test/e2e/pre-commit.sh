@@ -9,10 +9,9 @@ if ! git -C "$ROOT" rev-parse HEAD >/dev/null 2>&1 || [ -n "$(git -C "$ROOT" sta
     exit 77
 fi
 rev=$(git -C "$ROOT" rev-parse HEAD)
-export PRE_COMMIT_HOME="$PWD/pre-commit-home" GIT_CONFIG_NOSYSTEM=1 HOME="$PWD"
-git config --global user.email ci@example.invalid
-git config --global user.name ci
-git config --global init.defaultBranch main
+. "$ROOT/test/e2e/lib/git.sh"
+git_scratch "hook test"
+export PRE_COMMIT_HOME="$PWD/pre-commit-home"
 git config --global --add safe.directory '*'
 mkdir -p bin repo/.buildkite repo/.github/workflows repo/docs
 ln -s "$FANOUT" bin/fanout

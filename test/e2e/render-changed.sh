@@ -2,14 +2,8 @@
 # work tree, as vLLM's generator lists them) gate the test-area steps; the usage errors
 # of the change options.
 set -eu
-if ! command -v git >/dev/null 2>&1; then
-    echo "git is not installed; render --changed-from test skipped"
-    exit 77
-fi
-export GIT_CONFIG_NOSYSTEM=1 HOME="$PWD"
-git config --global user.email ci@example.invalid
-git config --global user.name ci
-git config --global init.defaultBranch main
+. "$ROOT/test/e2e/lib/git.sh"
+git_scratch "render --changed-from test"
 mkdir repo
 cd repo
 git init -q .
