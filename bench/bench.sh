@@ -200,22 +200,8 @@ done
 # (bench/ajv/package-lock.json) is installed into build/npm/ajv the first time.
 NPM_AJV=build/npm/ajv
 ajv=
-if ! command -v node >/dev/null 2>&1; then
-    echo "validate: ajv rows skipped (node is not installed)"
-elif [ "$(node -p "try { require('$PWD/$NPM_AJV/node_modules/ajv/package.json').version } catch { '' }")" = \
-       "$(node -p "require('$PWD/bench/ajv/package-lock.json').packages['node_modules/ajv'].version")" ]; then
-    ajv=1
-elif ! command -v npm >/dev/null 2>&1; then
-    echo "validate: ajv rows skipped (npm is not installed, needed once to install ajv)"
-else
-    mkdir -p "$NPM_AJV"
-    cp bench/ajv/package.json bench/ajv/package-lock.json "$NPM_AJV/"
-    if (cd "$NPM_AJV" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
-        ajv=1
-    else
-        echo "validate: ajv rows skipped (npm ci of bench/ajv failed)"
-    fi
-fi
+. test/conformance/npm.sh
+if npm_pinned "validate: ajv rows" "$PWD/bench/ajv" "$PWD/$NPM_AJV"; then ajv=1; fi
 VALIDATE_SIZES=${BENCH_VALIDATE_SIZES:-"1000000 10000000"}
 [ -n "${BENCH_BIG:-}" ] && [ -z "${BENCH_VALIDATE_SIZES:-}" ] && VALIDATE_SIZES="$VALIDATE_SIZES 100000000"
 for size in $VALIDATE_SIZES; do

@@ -1,4 +1,4 @@
-# Sourced by the differential tests: the oracles are npm packages at
+# Sourced by the differential tests and bench/bench.sh: the oracles are npm packages at
 # versions a lock file pins, installed once into a directory under build/npm.
 #
 # npm_pinned LABEL SPEC_DIR NPM_DIR: returns 0 when every package SPEC_DIR's
