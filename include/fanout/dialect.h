@@ -7,6 +7,7 @@
 #ifndef FANOUT_DIALECT_H
 #define FANOUT_DIALECT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,9 +25,13 @@ struct expr_value;
 /* ---- what render tells a dialect, and what a dialect tells render ---- */
 
 /* Told about every key (or job id) the rendered jobs define. `shards` is N for the key
- * of a job fanned out into N jobs (a valid reference, not a job of its own) and 0 for
- * the key of an output job. Return non-zero to stop. */
+ * of a job fanned out into N jobs (a valid reference, not a job of its own), 0 for the
+ * key of an output job, and DIALECT_KEY_LEFT_OUT for a job the change leaves out: a
+ * reference to it is still valid, and the dialect's rewrite drops it (shards_of gives
+ * DIALECT_KEY_LEFT_OUT), in pass 2 when it was named before it was left out. Return
+ * non-zero to stop. */
 typedef int (*dialect_key_fn)(void *user, const char *key, size_t len, unsigned shards, struct ypos pos);
+#define DIALECT_KEY_LEFT_OUT UINT_MAX
 
 /* Told about every job the platform would not create (a Buildkite matrix adjustment's
  * `skip`): the job as it would have been, and why (true or a reason). For what

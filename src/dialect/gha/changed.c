@@ -568,6 +568,9 @@ int gha_gate_job(struct job *j, struct ynode *items)
         return -1;
     if (j->ctx->keep_not_run) /* diff compares the whole rendering and only marks the job */
         return 0;
+    /* a job written before it may need it: render drops that reference (in pass 2) */
+    if (j->ctx->on_key && j->ctx->on_key(j->ctx->user, text, len, DIALECT_KEY_LEFT_OUT, ynode_pos(id)) != 0)
+        return -1;
     ynode_remove_at(items, 0);
     return 1;
 }

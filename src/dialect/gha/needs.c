@@ -99,6 +99,10 @@ int gha_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct yno
 
             if (!jobs)
                 continue;
+            if (jobs == DIALECT_KEY_LEFT_OUT) { /* GitHub runs the job without it */
+                ynode_remove_at(needs, k--);
+                continue;
+            }
             call = gha_call_find(ctx->state, ynode_pos(n).file, t, len);
             ynode_remove_at(needs, k);
             for (unsigned s = 0; s < jobs; s++) {
