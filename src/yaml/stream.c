@@ -568,8 +568,43 @@ static const char *verbatim_text(const struct stream *s, struct fy_event *fye, c
     return t;
 }
 
+/* Whether libfyaml reads block scalar `tok`'s text the same twice: its length and its
+ * iterator's bytes. libfyaml 0.7.12 takes a literal block whose first line is no more
+ * indented than its key (`run: |` then `? x` under `run`), then formats fewer bytes than
+ * it counts, leaving the rest of its buffer uninitialized (the gha fuzzer), and its
+ * iterator reads bytes past the text. */
+static bool block_text_consistent(struct fy_token *tok, size_t len)
+{
+    struct fy_token_iter *it = fy_token_iter_create(tok);
+    char buf[4096];
+    size_t total = 0;
+    ssize_t n;
+
+    if (!it)
+        return false;
+    while ((n = fy_token_iter_read(it, buf, sizeof(buf))) > 0 && total <= len)
+        total += (size_t)n;
+    fy_token_iter_destroy(it);
+    return n == 0 && total == len;
+}
+
+/* Whether the first line of a block scalar starting at 0-based `line` is indented less
+ * than `parent_col` (the 1-based column of its key or sequence, 0: unknown), or cannot be
+ * seen: then only libfyaml's two readings of it can tell whether it is whole. */
+static bool block_suspect(const struct stream *s, int line, unsigned parent_col, unsigned *ind)
+{
+    const char *c;
+
+    *ind = 0;
+    if (!parent_col || line < 0)
+        return true;
+    while (*ind < parent_col && (c = source_span(s->src, (unsigned)line, *ind, 1)) != NULL && *c == ' ')
+        ++*ind;
+    return *ind < parent_col;
+}
+
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
-                                 struct ypos pos)
+                                 struct ypos pos, unsigned parent_col)
 {
     size_t len = 0;
     const struct fy_mark *start = fy_event_start_mark(fye), *end = fy_event_end_mark(fye);
@@ -582,8 +617,18 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
 
     if (tag < 0)
         return NULL;
-    if (!t)
+    if (!t) {
+        unsigned ind;
+
         t = fy_token_get_text(fye->scalar.value, &len);
+        if (t && (style == YNODE_LITERAL || style == YNODE_FOLDED) && start &&
+            block_suspect(s, start->line, parent_col, &ind) && !block_text_consistent(fye->scalar.value, len)) {
+            pos.col = ind + 1;
+            report(s, pos, RULE_YAML, "%s",
+                   "a block scalar's lines must be indented more than its key (YAML 1.2.2, 8.1.1.1)");
+            return NULL;
+        }
+    }
     if (!t)
         t = "", len = 0;
     if (tag == TAG_STR && style == YNODE_PLAIN)
@@ -631,7 +676,9 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
             pos = ynode_pos(stack[depth - 1].key);
         switch (fye->type) {
         case FYET_SCALAR:
-            node = scalar_from(s, doc, fye, pos);
+            node = scalar_from(s, doc, fye, pos,
+                               depth == 0 ? 0
+                               : ynode_pos(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node).col);
             anchor = anchor_name(event_anchor(fye));
             break;
         case FYET_ALIAS:
@@ -739,7 +786,7 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
 {
     struct ypos pos = event_pos(s, fye);
     struct ynode_doc *doc = item_doc(s, false, pos);
-    struct ynode *k = doc ? scalar_from(s, doc, fye, pos) : NULL;
+    struct ynode *k = doc ? scalar_from(s, doc, fye, pos, 0) : NULL;
     struct fy_event *val;
     struct ynode *v;
 
