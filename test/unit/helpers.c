@@ -1,7 +1,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fanout/change.h"
 #include "fanout/dialect.h"
 #include "fanout/emit.h"
 #include "fanout/source.h"
@@ -34,4 +36,21 @@ char *emit_to_string(const struct ynode *node, int json)
     emit_destroy(e);
     fclose(fp);
     return buf;
+}
+
+struct change *change_of(const char *list)
+{
+    char path[] = "/tmp/fanout-change-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    struct change *c = change_create();
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+
+    ck_assert_ptr_nonnull(f);
+    fputs(list ? list : "", f);
+    fclose(f);
+    ck_assert_int_eq(change_read_file(c, path, d), 0);
+    unlink(path);
+    diag_destroy(d);
+    return c;
 }

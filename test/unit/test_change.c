@@ -3,28 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fanout/change.h"
 
 #include "unit.h"
-
-static struct change *read_list(const char *text)
-{
-    char path[] = "/tmp/fanout-change-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    struct change *c = change_create();
-    struct diag *d = diag_create(stderr, DIAG_TEXT);
-
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    ck_assert_int_eq(change_read_file(c, path, d), 0);
-    unlink(path);
-    diag_destroy(d);
-    return c;
-}
 
 struct seen {
     char text[256];
@@ -53,7 +35,7 @@ static const char *under(const struct change *c, const char *dir)
  * namesakes (`dir-x` sorts between `dir` and `dir/a`). */
 START_TEST(files_under_a_directory)
 {
-    struct change *c = read_list("vllm/b.py\r\n./vllm/a.py\n\nvllm-x/c.py\nvllm\nvllm/a.py\ndocs/index.md\n");
+    struct change *c = change_of("vllm/b.py\r\n./vllm/a.py\n\nvllm-x/c.py\nvllm\nvllm/a.py\ndocs/index.md\n");
 
     ck_assert(change_known(c));
     ck_assert_uint_eq(change_count(c), 5);

@@ -6,31 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fanout/change.h"
 #include "fanout/dialect.h"
 #include "fanout/source.h"
 #include "dialect/gha/gha_internal.h"
 #include "unit.h"
-
-/* The change of the files `list` ("a\nb\n"), or of none when NULL. */
-static struct change *change_of(const char *list)
-{
-    char path[] = "/tmp/fanout-ghachanged-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    struct change *c = change_create();
-    struct diag *d = diag_create(stderr, DIAG_TEXT);
-
-    ck_assert_ptr_nonnull(f);
-    fputs(list ? list : "", f);
-    fclose(f);
-    ck_assert_int_eq(change_read_file(c, path, d), 0);
-    unlink(path);
-    diag_destroy(d);
-    return c;
-}
 
 /* on (YAML), event, github.ref, github.base_ref, changed files; the reason expected
  * (a part of it), or NULL when the workflow runs. */

@@ -49,5 +49,7 @@ Suite *runners_suite(void);
 struct ynode_doc *doc_from(const char *yaml);
 /* Renders `node` with the emitter into a malloc'd string. */
 char *emit_to_string(const struct ynode *node, int json);
+/* The change of the files `list` names ("a\nb\n", as --changed reads it; NULL: none). */
+struct change *change_of(const char *list);
 
 #endif
