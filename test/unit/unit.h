@@ -28,6 +28,7 @@ Suite *bkmatrix_suite(void);
 Suite *suggest_suite(void);
 Suite *change_suite(void);
 Suite *shellword_suite(void);
+Suite *branches_suite(void);
 Suite *render_suite(void);
 Suite *tmplschema_suite(void);
 Suite *interpolate_suite(void);

@@ -1,6 +1,6 @@
 /* gate: `if_changed` as buildkite/agent 5c21980 applies it (clicommand/pipeline_upload.go:
  * ifChangedApplicator.apply and ifChangedPatterns; the step types of go-pipeline's
- * steps.go), and `if:` decided by conditional.c. */
+ * steps.go), `if:` decided by conditional.c and `branches:` by branches.c. */
 #include "gate.h"
 
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "fanout/glob.h"
 #include "fanout/yscalar.h"
 
+#include "branches.h"
 #include "conditional.h"
 
 /* What the agent sets `skip` to (pipeline_upload.go ifChangedSkippedMsg). */
@@ -197,12 +198,58 @@ static void condition_text(const char *t, size_t len, char *out, size_t size)
     out[o] = '\0';
 }
 
+/* ---- branches: ---- */
+
+/* The step's `branches` as one string of patterns into buf (a list's items joined with
+ * spaces, as the server reads it as one): its length, or -1 when not decided (a value
+ * that is not strings, the schema's error; or longer than buf). */
+static long branches_text(const struct ynode *v, char *buf, size_t size)
+{
+    bool one = ynode_is_scalar(v); /* read as a one-item list */
+    size_t o = 0, len;
+    const char *t;
+
+    if (!one && !ynode_is_seq(v))
+        return -1;
+    for (size_t i = 0; i < (one ? 1 : ynode_len(v)); i++) {
+        if (!(t = ynode_scalar(one ? v : ynode_item(v, i), &len)) || o + len + 1 > size)
+            return -1;
+        memcpy(buf + o, t, len);
+        o += len;
+        buf[o++] = ' ';
+    }
+    buf[o ? o - 1 : 0] = '\0';
+    return o ? (long)o - 1 : 0;
+}
+
+/* Whether the step's `branches:` leaves it out of a build of the branch --build gave,
+ * saying so; for the step types that have the attribute in Buildkite's pipeline schema. */
+static int branches_leave_out(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind,
+                              bool *left_out)
+{
+    const struct ynode *v = ynode_get(step, "branches");
+    const char *branch = change_build(ctx->change, "branch");
+    char patterns[4096], text[120], why[256];
+    long len;
+
+    *left_out = false;
+    if (!v || !branch || kind == BK_GROUP || kind == BK_UNKNOWN || kind == BK_INVALID)
+        return 0;
+    if ((len = branches_text(v, patterns, sizeof(patterns))) < 0 || bk_branches_match(patterns, (size_t)len, branch))
+        return 0;
+    *left_out = true;
+    condition_text(patterns, (size_t)len, text, sizeof(text));
+    snprintf(why, sizeof(why), "branches: %s does not match branch %.60s", text, branch);
+    return bk_gate_not_run(ctx, step, kind, why);
+}
+
 int bk_gate_step(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *step, enum bk_kind kind,
                  enum bk_gate *gate)
 {
     const struct ynode *cond = ynode_get(step, "if"), *ic;
     size_t len;
     const char *t = ynode_scalar(cond, &len);
+    bool left_out;
 
     *gate = BK_GATE_RUNS;
     if (!ctx->change)
@@ -216,6 +263,13 @@ int bk_gate_step(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct yn
         if (bk_gate_not_run(ctx, step, kind, why) != 0)
             return -1;
         /* diff compares the whole rendering and only marks the step (keep_not_run) */
+        *gate = ctx->keep_not_run ? BK_GATE_RUNS : BK_GATE_LEFT_OUT;
+        return 0;
+    }
+    /* Buildkite adds a step whose branches do not match to no build */
+    if (branches_leave_out(ctx, step, kind, &left_out) != 0)
+        return -1;
+    if (left_out) {
         *gate = ctx->keep_not_run ? BK_GATE_RUNS : BK_GATE_LEFT_OUT;
         return 0;
     }

@@ -1,6 +1,6 @@
 /* gate: which steps run for a change (render --changed, --build): `if_changed` as
- * buildkite-agent applies it at `pipeline upload`, and `if:` decided from the build's
- * values as Buildkite's server would. Nothing changes without a change (ctx->change). */
+ * buildkite-agent applies it at `pipeline upload`, and `if:` and `branches:` decided from
+ * the build's values as Buildkite's server would. Nothing changes without a change (ctx->change). */
 #ifndef FANOUT_BK_GATE_H
 #define FANOUT_BK_GATE_H
 
@@ -11,7 +11,7 @@
 enum bk_gate {
     BK_GATE_RUNS,     /* as far as the change tells */
     BK_GATE_SKIPPED,  /* the agent set its `skip` (if_changed matched no changed file) */
-    BK_GATE_LEFT_OUT, /* its `if:` is false: Buildkite creates no job for it */
+    BK_GATE_LEFT_OUT, /* its `if:` is false or its `branches:` do not match: no job */
 };
 
 /* Gates `step` (a mapping of `kind`) in place: with changed files, removes its
