@@ -14,59 +14,72 @@
 #include "unit.h"
 
 /* on (YAML), event, github.ref, github.base_ref, changed files; the reason expected
- * (a part of it), or NULL when the workflow runs. */
+ * (a part of it), or NULL when the workflow runs; github.event.action, if given. */
 struct trigger_row {
-    const char *on, *event, *ref, *base, *files, *why;
+    const char *on, *event, *ref, *base, *files, *why, *action;
 };
 
 static const struct trigger_row trigger_rows[] = {
     /* on: names the event, or not */
-    {"push", "push", NULL, NULL, "a", NULL},
-    {"[push, pull_request]", "pull_request", NULL, NULL, "a", NULL},
-    {"[push]", "pull_request", NULL, NULL, "a", "does not name pull_request"},
-    {"{workflow_dispatch: {}}", "schedule", NULL, NULL, "a", "does not name schedule"},
-    {"{push: null}", "push", "refs/heads/x", NULL, "a", NULL},
+    {"push", "push", NULL, NULL, "a", NULL, NULL},
+    {"[push, pull_request]", "pull_request", NULL, NULL, "a", NULL, NULL},
+    {"[push]", "pull_request", NULL, NULL, "a", "does not name pull_request", NULL},
+    {"{workflow_dispatch: {}}", "schedule", NULL, NULL, "a", "does not name schedule", NULL},
+    {"{push: null}", "push", "refs/heads/x", NULL, "a", NULL, NULL},
     /* on.push.branches / branches-ignore, the order rule */
-    {"{push: {branches: [main]}}", "push", "refs/heads/main", NULL, "a", NULL},
-    {"{push: {branches: [main]}}", "push", "refs/heads/dev", NULL, "a", "includes no branch 'dev'"},
-    {"{push: {branches: ['releases/**', '!releases/**-alpha']}}", "push", "refs/heads/releases/10", NULL, "a", NULL},
+    {"{push: {branches: [main]}}", "push", "refs/heads/main", NULL, "a", NULL, NULL},
+    {"{push: {branches: [main]}}", "push", "refs/heads/dev", NULL, "a", "includes no branch 'dev'", NULL},
+    {"{push: {branches: ['releases/**', '!releases/**-alpha']}}", "push", "refs/heads/releases/10", NULL, "a", NULL, NULL},
     {"{push: {branches: ['releases/**', '!releases/**-alpha']}}", "push", "refs/heads/releases/10-alpha", NULL, "a",
-     "includes no branch"},
+     "includes no branch", NULL},
     {"{push: {branches-ignore: ['mona/octocat', 'releases/**-alpha']}}", "push", "refs/heads/mona/octocat", NULL,
-     "a", "ignores branch 'mona/octocat'"},
-    {"{push: {branches-ignore: ['mona/octocat']}}", "push", "refs/heads/main", NULL, "a", NULL},
-    {"{push: {branches: [main]}}", "push", NULL, NULL, "a", NULL}, /* no ref: not told */
+     "a", "ignores branch 'mona/octocat'", NULL},
+    {"{push: {branches-ignore: ['mona/octocat']}}", "push", "refs/heads/main", NULL, "a", NULL, NULL},
+    {"{push: {branches: [main]}}", "push", NULL, NULL, "a", NULL, NULL}, /* no ref: not told */
     /* tags, and a push of the other kind of ref */
-    {"{push: {tags: ['v2', 'v1.*']}}", "push", "refs/tags/v1.9", NULL, "a", NULL},
-    {"{push: {tags: ['v2', 'v1.*']}}", "push", "refs/tags/v3", NULL, "a", "includes no tag 'v3'"},
-    {"{push: {tags-ignore: ['v1.*']}}", "push", "refs/tags/v1.0", NULL, "a", "ignores tag 'v1.0'"},
-    {"{push: {branches: [main]}}", "push", "refs/tags/v1", NULL, "a", "filters only branches"},
-    {"{push: {tags: [v1]}}", "push", "refs/heads/main", NULL, "a", "filters only tags"},
-    {"{push: {branches: [main], tags: [v1]}}", "push", "refs/tags/v1", NULL, "a", NULL},
-    {"{push: {paths: ['docs/**']}}", "push", "refs/tags/v1", NULL, "src/a", NULL}, /* tags skip paths */
+    {"{push: {tags: ['v2', 'v1.*']}}", "push", "refs/tags/v1.9", NULL, "a", NULL, NULL},
+    {"{push: {tags: ['v2', 'v1.*']}}", "push", "refs/tags/v3", NULL, "a", "includes no tag 'v3'", NULL},
+    {"{push: {tags-ignore: ['v1.*']}}", "push", "refs/tags/v1.0", NULL, "a", "ignores tag 'v1.0'", NULL},
+    {"{push: {branches: [main]}}", "push", "refs/tags/v1", NULL, "a", "filters only branches", NULL},
+    {"{push: {tags: [v1]}}", "push", "refs/heads/main", NULL, "a", "filters only tags", NULL},
+    {"{push: {branches: [main], tags: [v1]}}", "push", "refs/tags/v1", NULL, "a", NULL, NULL},
+    {"{push: {paths: ['docs/**']}}", "push", "refs/tags/v1", NULL, "src/a", NULL, NULL}, /* tags skip paths */
     /* paths / paths-ignore */
-    {"{push: {paths: ['**.js']}}", "push", "refs/heads/main", NULL, "app/a.js", NULL},
-    {"{push: {paths: ['**.js']}}", "push", "refs/heads/main", NULL, "app/a.ts", "no changed file matches on.push.paths"},
+    {"{push: {paths: ['**.js']}}", "push", "refs/heads/main", NULL, "app/a.js", NULL, NULL},
+    {"{push: {paths: ['**.js']}}", "push", "refs/heads/main", NULL, "app/a.ts", "no changed file matches on.push.paths", NULL},
     {"{push: {paths: ['sub-project/**', '!sub-project/docs/**']}}", "push", NULL, NULL, "sub-project/docs/a.md",
-     "no changed file matches"},
+     "no changed file matches", NULL},
     {"{push: {paths: ['sub-project/**', '!sub-project/docs/**']}}", "push", NULL, NULL,
-     "sub-project/docs/a.md\nsub-project/a.c\n", NULL},
-    {"{push: {paths-ignore: ['docs/**']}}", "push", NULL, NULL, "docs/a.md\ndocs/b/c.md\n", "every changed file"},
-    {"{push: {paths-ignore: ['docs/**']}}", "push", NULL, NULL, "docs/a.md\nsrc/a.c\n", NULL},
-    {"{push: {branches: [main], paths: ['src/**']}}", "push", "refs/heads/main", NULL, "docs/a", "on.push.paths"},
-    {"{push: {branches: [main], paths: ['src/**']}}", "push", "refs/heads/dev", NULL, "src/a", "branch 'dev'"},
+     "sub-project/docs/a.md\nsub-project/a.c\n", NULL, NULL},
+    {"{push: {paths-ignore: ['docs/**']}}", "push", NULL, NULL, "docs/a.md\ndocs/b/c.md\n", "every changed file", NULL},
+    {"{push: {paths-ignore: ['docs/**']}}", "push", NULL, NULL, "docs/a.md\nsrc/a.c\n", NULL, NULL},
+    {"{push: {branches: [main], paths: ['src/**']}}", "push", "refs/heads/main", NULL, "docs/a", "on.push.paths", NULL},
+    {"{push: {branches: [main], paths: ['src/**']}}", "push", "refs/heads/dev", NULL, "src/a", "branch 'dev'", NULL},
     /* pull_request: the base branch */
-    {"{pull_request: {branches: [main]}}", "pull_request", "refs/pull/1/merge", "main", "a", NULL},
-    {"{pull_request: {branches: [main]}}", "pull_request", "refs/pull/1/merge", "dev", "a", "branch 'dev'"},
-    {"{pull_request: {branches: [main]}}", "pull_request", "refs/heads/dev", NULL, "a", "branch 'dev'"},
-    {"{pull_request: {branches: [main]}}", "pull_request", "refs/pull/1/merge", NULL, "a", NULL},
+    {"{pull_request: {branches: [main]}}", "pull_request", "refs/pull/1/merge", "main", "a", NULL, NULL},
+    {"{pull_request: {branches: [main]}}", "pull_request", "refs/pull/1/merge", "dev", "a", "branch 'dev'", NULL},
+    {"{pull_request: {branches: [main]}}", "pull_request", "refs/heads/dev", NULL, "a", "branch 'dev'", NULL},
+    {"{pull_request: {branches: [main]}}", "pull_request", "refs/pull/1/merge", NULL, "a", NULL, NULL},
     {"{pull_request_target: {paths: ['src/**']}}", "pull_request_target", NULL, NULL, "docs/a",
-     "on.pull_request_target.paths"},
-    {"{pull_request: {tags: [v1]}}", "pull_request", "refs/heads/main", NULL, "a", NULL},
+     "on.pull_request_target.paths", NULL},
+    {"{pull_request: {tags: [v1]}}", "pull_request", "refs/heads/main", NULL, "a", NULL, NULL},
     /* a pattern GitHub refuses decides nothing */
-    {"{push: {branches: ['[']}}", "push", "refs/heads/main", NULL, "a", NULL},
+    {"{push: {branches: ['[']}}", "push", "refs/heads/main", NULL, "a", NULL, NULL},
     /* other events have no such filters */
-    {"{workflow_run: {branches: [main]}}", "workflow_run", "refs/heads/dev", NULL, "a", NULL},
+    {"{workflow_run: {branches: [main]}}", "workflow_run", "refs/heads/dev", NULL, "a", NULL, NULL},
+    /* on.<event>.types against the activity type; pull_request's default three */
+    {"{pull_request: {types: [labeled, opened]}}", "pull_request", NULL, NULL, "a", NULL, "labeled"},
+    {"{pull_request: {types: [labeled, opened]}}", "pull_request", NULL, NULL, "a", "does not name activity type 'synchronize'",
+     "synchronize"},
+    {"{pull_request: {types: labeled}}", "pull_request", NULL, NULL, "a", NULL, "labeled"},
+    {"pull_request", "pull_request", NULL, NULL, "a", NULL, "synchronize"},
+    {"pull_request", "pull_request", NULL, NULL, "a", NULL, "reopened"},
+    {"pull_request", "pull_request", NULL, NULL, "a", "only for opened, synchronize and reopened", "labeled"},
+    {"{pull_request_target: {branches: [main]}}", "pull_request_target", NULL, "main", "a", "not 'closed'", "closed"},
+    {"{issues: {types: [opened]}}", "issues", NULL, NULL, "a", "does not name activity type 'edited'", "edited"},
+    {"issues", "issues", NULL, NULL, "a", NULL, "edited"}, /* other events: every type by default */
+    {"{release: {types: [published]}}", "release", NULL, NULL, "a", NULL, "published"},
+    {"{pull_request: {types: [opened]}}", "pull_request", NULL, NULL, "a", NULL, NULL}, /* no action: not told */
 };
 
 START_TEST(trigger_decision)
@@ -75,7 +88,7 @@ START_TEST(trigger_decision)
     char yaml[512], buf[512], files[256];
     struct ynode_doc *doc;
     struct change *c;
-    struct gha_event ev = {row->event, row->ref, row->base};
+    struct gha_event ev = {row->event, row->ref, row->base, row->action};
     const char *why;
 
     snprintf(yaml, sizeof(yaml), "on: %s\n", row->on);

@@ -114,8 +114,10 @@ int gha_gate_on(struct gha_state *st, const struct ynode *pair, unsigned file, c
 {
     struct gha_gate *g;
     const struct expr_value *known = gha_file_contexts(st, file);
+    const struct expr_value *action = expr_get(expr_get(expr_get(known, "github", 6), "event", 5), "action", 6);
     struct gha_event ev = {github_value(known, "event_name"), github_value(known, "ref"),
-                           github_value(known, "base_ref")};
+                           github_value(known, "base_ref"),
+                           action && expr_kind_of(action) == EXPR_STRING ? expr_string_value(action, NULL) : NULL};
     char buf[GHA_WHY_MAX];
     const char *why;
 

@@ -198,6 +198,7 @@ const struct expr_value *gha_file_contexts(const struct gha_state *st, unsigned 
 /* The run's event: github.event_name, github.ref, github.base_ref (NULL: not given). */
 struct gha_event {
     const char *name, *ref, *base_ref;
+    const char *action; /* github.event.action: the activity type, or NULL */
 };
 /* Why the event `ev` and change `c` do not trigger a workflow whose `on` is `on`
  * (written into buf), or NULL when they do, or when it cannot be told here. */

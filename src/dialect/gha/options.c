@@ -33,7 +33,22 @@ const struct dialect_option gha_options[] = {
     {NULL, false, NULL, false, 0, NULL, NULL},
 };
 
-/* `--input NAME=VALUE` into contexts[context][NAME], VALUE typed as a plain YAML scalar. */
+/* The object under `parent` named `key` (`len` bytes), made when missing; NULL when out of
+ * memory. */
+static struct expr_value *object_under(struct expr_value *parent, const char *key, size_t len)
+{
+    struct expr_value *o = expr_get(parent, key, len);
+
+    if (o && expr_kind_of(o) == EXPR_OBJECT)
+        return o;
+    if (!(o = expr_object()) || expr_object_set(parent, key, len, o) != 0)
+        return NULL;
+    return o;
+}
+
+/* `--input NAME=VALUE` into contexts[context][NAME], VALUE typed as a plain YAML scalar;
+ * for `github`, a NAME with dots is a path (`event.action`: github.event.action), as no
+ * key of the github context has a dot. */
 static int set_context_value(struct gha_options *o, const char *context, const char *arg, const char *opt,
                              const struct dialect_option_io *io)
 {
@@ -42,20 +57,22 @@ static int set_context_value(struct gha_options *o, const char *context, const c
     struct ypos none = {0, 0, 0};
     struct ynode *n = doc && eq ? ynode_new_plain(doc, eq + 1, none) : NULL;
     struct expr_value *v = n ? expr_from_ynode(n) : NULL;
-    struct expr_value *ctx = expr_get(o->contexts, context, strlen(context));
+    struct expr_value *ctx = object_under(o->contexts, context, strlen(context));
+    const char *dot;
 
     ynode_doc_destroy(doc);
     if (!eq || eq == arg) {
         expr_unref(v);
         return io->usage(opt, "needs NAME=VALUE");
     }
-    if (!v)
+    while (ctx && !strcmp(context, "github") && (dot = memchr(arg, '.', (size_t)(eq - arg))) != NULL && dot > arg &&
+           dot + 1 < eq) {
+        ctx = object_under(ctx, arg, (size_t)(dot - arg));
+        arg = dot + 1;
+    }
+    if (!v || !ctx) {
+        expr_unref(v);
         return io->usage("out of memory", NULL);
-    if (!ctx) {
-        if (!(ctx = expr_object()) || expr_object_set(o->contexts, context, strlen(context), ctx) != 0) {
-            expr_unref(v);
-            return io->usage("out of memory", NULL);
-        }
     }
     return expr_object_set(ctx, arg, (size_t)(eq - arg), v) == 0 ? 0 : io->usage("out of memory", NULL);
 }

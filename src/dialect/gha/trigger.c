@@ -114,6 +114,42 @@ static const char *path_filter(const struct ynode *cfg, const char *event, const
     return buf;
 }
 
+/* `types`: whether the event's activity type `action` runs the workflow: one that
+ * `types` (a name or a list) names; without `types`, any, but for pull_request and
+ * pull_request_target ("By default, a workflow only runs when a pull_request event's
+ * activity type is opened, synchronize, or reopened", workflow-syntax.md
+ * on.<event_name>.types and events-that-trigger-workflows.md). NULL, else why not. */
+static const char *type_filter(const struct ynode *cfg, const char *event, bool pr, const char *action, char *buf,
+                               size_t cap)
+{
+    static const char *const pr_default[] = {"opened", "synchronize", "reopened"};
+    const struct ynode *types = ynode_is_map(cfg) ? ynode_get(cfg, "types") : NULL;
+    size_t len;
+    const char *t;
+
+    if (types && !ynode_is_null(types)) {
+        size_t n = ynode_is_seq(types) ? ynode_len(types) : 1;
+
+        for (size_t i = 0; i < n; i++) {
+            if (!(t = ynode_scalar(ynode_is_seq(types) ? ynode_item(types, i) : types, &len)))
+                return NULL; /* not names: the schema's error, nothing decided */
+            if (len == strlen(action) && !memcmp(t, action, len))
+                return NULL;
+        }
+        snprintf(buf, cap, "on.%s.types does not name activity type '%s'", event, action);
+        return buf;
+    }
+    for (size_t i = 0; pr && i < sizeof(pr_default) / sizeof(pr_default[0]); i++) {
+        if (!strcmp(pr_default[i], action))
+            return NULL;
+    }
+    if (!pr)
+        return NULL;
+    snprintf(buf, cap, "on.%s has no types, so runs only for opened, synchronize and reopened, not '%s'", event,
+             action);
+    return buf;
+}
+
 const char *gha_trigger_not_run(const struct ynode *on, const struct gha_event *ev, const struct change *c,
                                 char *buf, size_t cap)
 {
@@ -129,6 +165,8 @@ const char *gha_trigger_not_run(const struct ynode *on, const struct gha_event *
         snprintf(buf, cap, "its on: does not name %s", ev->name);
         return buf;
     }
+    if (ev->action && (why = type_filter(cfg, ev->name, pr, ev->action, buf, cap)))
+        return why;
     if (!ynode_is_map(cfg) || !(push || pr))
         return NULL;
     if (pr) { /* the base branch: github.base_ref, else the branch of --github ref= */
