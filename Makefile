@@ -36,7 +36,7 @@ TESTSRC := $(wildcard test/unit/*.c)
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff expr shards gha buildkite config glob change conditional
+FUZZ_TARGETS := render schema diff expr shards gha buildkite config glob change conditional durations
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local

@@ -117,6 +117,13 @@ glob)
             { f = dir "/" name "-" NR; printf "%c%s\377%s", d + 0, $1, $2 > f; close(f) }'
     done
     ;;
+durations)
+    # diff's durations files in each form (TSV, JSON, JUnit XML), good and bad
+    for f in "$ROOT"/fixtures/diff-runners-durations*/*.tsv "$ROOT"/fixtures/diff-runners-durations*/*.json \
+             "$ROOT"/fixtures/diff-runners-durations*/*.xml; do
+        [ -f "$f" ] && emit "$f" <"$f"
+    done
+    ;;
 conditional)
     # the table tests' rows: the expression (escapes kept: the fuzzer reads them as text),
     # 0xFF, the build's values
