@@ -276,6 +276,7 @@ static void add_to_report(struct report *r, const struct found_rec *rec, const c
     if (*name) {
         f.part[P_FILE] = name;
         f.line = rec->line ? rec->line : 1;
+        f.col = rec->col;
     }
     f.part[P_EXTRA_JSON] = extra;
     f.part[P_SEVERITY] = sev;

@@ -323,6 +323,7 @@ enum part {
 struct finding {
     const char *part[N_PARTS];
     uint32_t line;
+    uint32_t col;  /* line's column, where a finding of a rule has one; else 0 */
     uint32_t mark; /* P_MARK_FILE's line */
     bool words; /* P_OLD and P_NEW are the words that differ, over several jobs */
 };
@@ -565,7 +566,8 @@ void pd_found_free(struct pd_found *f);
  * result at `file`:`line` (NULL: a notification); the log ended with the summary
  * (0, or -1); its state freed. */
 int pd_sarif_begin(struct report *r);
-void pd_sarif_finding(struct report *r, const char *file, uint32_t line, const struct finding *f, const char *text);
+void pd_sarif_finding(struct report *r, const char *file, uint32_t line, uint32_t col, const struct finding *f,
+                      const char *text);
 int pd_sarif_end(struct report *r, const char *summary);
 void pd_sarif_free(struct report *r);
 

@@ -39,8 +39,8 @@ void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t 
     uint8_t words = f->words;
 
     r->blob.len = 0;
-    if (pd_blob_add(&r->blob, &f->line, sizeof(f->line)) != 0 || pd_blob_add(&r->blob, &f->mark, sizeof(f->mark)) != 0 ||
-        pd_blob_add(&r->blob, &words, 1) != 0)
+    if (pd_blob_add(&r->blob, &f->line, sizeof(f->line)) != 0 || pd_blob_add(&r->blob, &f->col, sizeof(f->col)) != 0 ||
+        pd_blob_add(&r->blob, &f->mark, sizeof(f->mark)) != 0 || pd_blob_add(&r->blob, &words, 1) != 0)
         goto fail;
     for (int i = 0; i < N_PARTS; i++) {
         uint32_t none = UINT32_MAX;
@@ -330,6 +330,12 @@ static uint32_t mark_line(const struct finding *f)
     return f->part[P_MARK_FILE] ? f->mark : f->line;
 }
 
+/* The column of mark_line's line a finding has (a rule's finding where it was read), or 0. */
+static uint32_t mark_column(const struct finding *f)
+{
+    return f->part[P_MARK_FILE] ? 0 : f->col;
+}
+
 /* Writes one finding in the report's format (markdown to `md`, under the summary). */
 static int print_finding(struct report *r, FILE *md, const struct finding *f)
 {
@@ -358,6 +364,8 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
             fputs("file=", r->out);
             diag_write_github_property(r->out, mark_file(f));
             fprintf(r->out, ",line=%u,", mark_line(f));
+            if (mark_column(f))
+                fprintf(r->out, "col=%u,", mark_column(f));
         }
         fputs("title=", r->out);
         diag_write_github_property(r->out, "fanout diff: ");
@@ -383,7 +391,7 @@ static int print_finding(struct report *r, FILE *md, const struct finding *f)
         rc = print_json(r, f, line);
         break;
     case PD_SARIF:
-        pd_sarif_finding(r, mark_file(f) && *mark_file(f) ? mark_file(f) : NULL, mark_line(f), f, line);
+        pd_sarif_finding(r, mark_file(f) && *mark_file(f) ? mark_file(f) : NULL, mark_line(f), mark_column(f), f, line);
         break;
     }
     free(line);
@@ -415,10 +423,12 @@ static int print_findings(struct report *r, FILE *md)
         if (fseeko(r->spool, (off_t)rec->off, SEEK_SET) != 0 || fread(buf, 1, rec->len, r->spool) != rec->len)
             goto done;
         memset(&f, 0, sizeof(f));
-        memcpy(&f.line, buf, sizeof(f.line));
-        memcpy(&f.mark, buf + sizeof(f.line), sizeof(f.mark));
-        f.words = buf[sizeof(f.line) + sizeof(f.mark)];
-        p = buf + sizeof(f.line) + sizeof(f.mark) + 1;
+        p = buf;
+        memcpy(&f.line, p, sizeof(f.line));
+        memcpy(&f.col, p += sizeof(f.line), sizeof(f.col));
+        memcpy(&f.mark, p += sizeof(f.col), sizeof(f.mark));
+        f.words = *(p += sizeof(f.mark));
+        p++;
         for (int i = 0; i < N_PARTS; i++) {
             uint32_t n;
 

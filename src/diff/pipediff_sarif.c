@@ -51,7 +51,8 @@ static void note(struct pd_sarif *s, const char *text)
     fputs("}}", s->notes);
 }
 
-void pd_sarif_finding(struct report *r, const char *file, uint32_t line, const struct finding *f, const char *text)
+void pd_sarif_finding(struct report *r, const char *file, uint32_t line, uint32_t col, const struct finding *f,
+                      const char *text)
 {
     struct pd_sarif *s = r->sarif;
     char rule[32], *noted = NULL;
@@ -74,7 +75,7 @@ void pd_sarif_finding(struct report *r, const char *file, uint32_t line, const s
         note(s, text);
     } else {
         fputs(s->any_result ? ",\n" : "\n", r->out);
-        diag_sarif_result(r->out, rule, sev, file, line, 0, text);
+        diag_sarif_result(r->out, rule, sev, file, line, col, text);
         s->any_result = true;
     }
     free(noted);
