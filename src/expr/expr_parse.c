@@ -168,8 +168,15 @@ static bool is_boundary(const char *s, size_t len, size_t i)
     case '&':
     case '|':
         return true;
-    default:
-        return expr_is_js_space(expr_utf8_next(s, len, &i));
+    case ' ':
+    case '\t':
+    case '\n':
+    case '\v':
+    case '\f':
+    case '\r':
+        return true;
+    default: /* past ASCII, JavaScript's other white space */
+        return (unsigned char)s[i] >= 0x80 && expr_is_js_space(expr_utf8_next(s, len, &i));
     }
 }
 

@@ -151,7 +151,10 @@ static uint32_t key_hash(const char *s, size_t len)
     size_t i = 0;
 
     while (i < len) {
-        h ^= expr_fold(expr_utf8_next(s, len, &i));
+        unsigned char c = (unsigned char)s[i];
+
+        /* ASCII folds without decoding (expr_fold's first case) */
+        h ^= c < 0x80 ? (i++, c >= 'a' && c <= 'z' ? c - 32u : c) : expr_fold(expr_utf8_next(s, len, &i));
         h *= 16777619u;
     }
     return h;
