@@ -623,21 +623,21 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
 static const struct tmpl_prop *match_property(struct tmpl_mapping *m, const char *key, size_t len)
 {
     const struct tmpl_prop *found = NULL;
-    size_t kept = 0;
+    const struct tmpl_def *kept[MAX_BRANCHES];
+    size_t n = 0;
 
     for (size_t i = 0; i < m->n_defs; i++) {
         const struct tmpl_prop *p = tmpl_find_prop(m->defs[i], key, len);
 
-        if (p)
+        if (p) {
             found = p;
+            kept[n++] = m->defs[i];
+        }
     }
     if (!found)
         return NULL;
-    for (size_t i = 0; i < m->n_defs; i++) {
-        if (tmpl_find_prop(m->defs[i], key, len))
-            m->defs[kept++] = m->defs[i];
-    }
-    m->n_defs = kept;
+    memcpy(m->defs, kept, n * sizeof(*kept));
+    m->n_defs = n;
     return found;
 }
 
