@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/strhash.h"
-
 void tmpl_keyset_free(struct keyset *k)
 {
     for (size_t i = 0; k->copies && i < k->cap; i++)
@@ -18,26 +16,44 @@ void tmpl_keyset_free(struct keyset *k)
     k->n = k->cap = 0;
 }
 
-/* The two hashes of `text` in upper case (expr_upper). False when out of memory. */
+/* Two hashes of `s` with its ASCII letters upper-cased as they are read (FNV-1a, and a
+ * multiply-shift mix): one pass, no copy. */
+static void hash_upper(const char *s, size_t len, uint64_t *h1, uint64_t *h2)
+{
+    uint64_t a = 0xcbf29ce484222325ull, b = 0x243F6A8885A308D3ull ^ len;
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        c = c >= 'a' && c <= 'z' ? (unsigned char)(c - 32) : c;
+        a = (a ^ c) * 0x100000001b3ull;
+        b = (b ^ c) * 0x9E3779B97F4A7C15ull;
+        b ^= b >> 29;
+    }
+    b ^= b >> 32;
+    b *= 0xD6E8FEB86659FD93ull;
+    *h1 = a;
+    *h2 = b ^ (b >> 32);
+}
+
+/* The two hashes of `text` in upper case (expr_upper): an ASCII key (nearly every one)
+ * is upper-cased by hash_upper itself, the same text as expr_upper makes of it. False
+ * when out of memory. */
 static bool key_hash(const char *text, size_t len, uint64_t *h1, uint64_t *h2)
 {
-    char small[128] = {0}, *upper = small;
-    size_t ulen = len, i;
-    bool ascii = true;
+    size_t i = 0, ulen;
+    char *upper;
 
-    for (i = 0; i < len && ascii; i++)
-        ascii = (unsigned char)text[i] < 0x80;
-    if (!ascii)
-        upper = expr_upper(text, len, &ulen);
-    else if (len >= sizeof(small))
-        upper = malloc(len + 1);
-    if (!upper)
+    while (i < len && (unsigned char)text[i] < 0x80)
+        i++;
+    if (i == len) {
+        hash_upper(text, len, h1, h2);
+        return true;
+    }
+    if (!(upper = expr_upper(text, len, &ulen)))
         return false;
-    for (i = 0; ascii && i < len; i++)
-        upper[i] = text[i] >= 'a' && text[i] <= 'z' ? (char)(text[i] - 32) : text[i];
-    strhash_pair(upper, ulen, h1, h2);
-    if (!ascii || len >= sizeof(small))
-        free(upper);
+    hash_upper(upper, ulen, h1, h2);
+    free(upper);
     return true;
 }
 
