@@ -418,6 +418,15 @@ static int scan_expression(struct reader *r, const struct ynode *n, struct tmpl_
     return 0;
 }
 
+/* The first `${{` of s[0..len) before any NUL (where strstr would stop), or NULL:
+ * found by memchr, as a long `run:` script has few `$`. */
+static const char *find_open(const char *s, size_t len)
+{
+    size_t at = expr_template_open(s, len);
+
+    return at == SIZE_MAX || memchr(s, '\0', at) ? NULL : s + at;
+}
+
 /* parseScalar: a string with `${{ }}` becomes an expression token (several parts: one
  * format() expression), or stays a string when any part has an error (reported). */
 static struct token parse_scalar(struct reader *r, const struct ynode *n, struct tmpl_type t)
@@ -427,7 +436,7 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
     size_t i = 0;
     struct segments seg = {.only_expressions = true};
 
-    if (tk.kind != TK_STRING || !tk.len || !(open = strstr(s, "${{")))
+    if (tk.kind != TK_STRING || !tk.len || !(open = find_open(s, tk.len)))
         return tk;
     while (i < tk.len) {
         size_t at = open ? (size_t)(open - s) : tk.len, end;
@@ -444,7 +453,7 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
             return tk;
         }
         i = end + 1;
-        open = strstr(s + i, "${{");
+        open = find_open(s + i, tk.len - i);
         if (scan_expression(r, n, t, s, tk.len, at, end, &seg) != 0) {
             tk.failed = true;
             return tk;
