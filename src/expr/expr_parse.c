@@ -293,7 +293,8 @@ static int lex(struct lexer *l)
 {
     size_t bad;
 
-    if (expr_utf16_len(l->s, l->len) > EXPR_MAX_LENGTH)
+    /* a text has no more UTF-16 units than bytes: only a long one is counted */
+    if (l->len > EXPR_MAX_LENGTH && expr_utf16_len(l->s, l->len) > EXPR_MAX_LENGTH)
         return expr_fail(l->err, 0, "Exceeded max expression length %d", EXPR_MAX_LENGTH);
     if (!expr_utf8_valid(l->s, l->len, &bad))
         return expr_fail(l->err, bad, "invalid UTF-8");
