@@ -463,6 +463,8 @@ static bool incr_depth(struct parser *p)
         error_at(p, ERR_DEPTH, peek(p));
         return false;
     }
+    if (p->depth > p->e->max_depth)
+        p->e->max_depth = p->depth;
     return true;
 }
 
