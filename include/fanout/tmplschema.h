@@ -102,7 +102,8 @@ size_t tmpl_validate(const struct tmplschema *s, struct tmpl_type t, const struc
  * of its messages; its pairs are not read), fed pairs, ended once. */
 struct tmpl_mapping;
 
-/* NULL when out of memory; reports "a mapping was not expected" when `t` has none. */
+/* NULL when out of memory; reports "a mapping was not expected" when `t` has none.
+ * `path` (its messages' JSON pointer) is read until the mapping ends. */
 struct tmpl_mapping *tmpl_mapping_begin(const struct tmplschema *s, struct tmpl_type t,
                                         const struct ynode *at, const char *path, tmpl_error_fn fn,
                                         void *user);

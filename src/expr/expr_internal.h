@@ -229,6 +229,7 @@ struct expr {
     struct expr_held *held;
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
     unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
+    unsigned max_depth; /* the parser's deepest level in it (EXPR_MAX_DEPTH at most) */
 };
 
 /* ---- evaluation ---- */

@@ -168,8 +168,15 @@ static bool is_boundary(const char *s, size_t len, size_t i)
     case '&':
     case '|':
         return true;
-    default:
-        return expr_is_js_space(expr_utf8_next(s, len, &i));
+    case ' ':
+    case '\t':
+    case '\n':
+    case '\v':
+    case '\f':
+    case '\r':
+        return true;
+    default: /* past ASCII, JavaScript's other white space */
+        return (unsigned char)s[i] >= 0x80 && expr_is_js_space(expr_utf8_next(s, len, &i));
     }
 }
 
@@ -286,7 +293,8 @@ static int lex(struct lexer *l)
 {
     size_t bad;
 
-    if (expr_utf16_len(l->s, l->len) > EXPR_MAX_LENGTH)
+    /* a text has no more UTF-16 units than bytes: only a long one is counted */
+    if (l->len > EXPR_MAX_LENGTH && expr_utf16_len(l->s, l->len) > EXPR_MAX_LENGTH)
         return expr_fail(l->err, 0, "Exceeded max expression length %d", EXPR_MAX_LENGTH);
     if (!expr_utf8_valid(l->s, l->len, &bad))
         return expr_fail(l->err, bad, "invalid UTF-8");
@@ -455,6 +463,8 @@ static bool incr_depth(struct parser *p)
         error_at(p, ERR_DEPTH, peek(p));
         return false;
     }
+    if (p->depth > p->e->max_depth)
+        p->e->max_depth = p->depth;
     return true;
 }
 
@@ -990,13 +1000,47 @@ struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
     return e;
 }
 
+/* Whether the parser given `names` would take the tree expr_parse made: each context
+ * one `names` allows, each function past the built-in ones too, with its argument
+ * count in the place's range (call() checks the same while it parses). */
+static bool allowed(const struct expr_node *n, const struct expr_names *names)
+{
+    unsigned min, max;
+
+    if (!n || n->kind == EN_LIT)
+        return true;
+    if (n->kind == EN_CTX)
+        return names_context(names, n->u.name);
+    if (n->kind == EN_CALL && n->fn > EF_CASE &&
+        (!names_function(names, expr_fns[n->fn].name, &min, &max) || n->n < min || n->n > max))
+        return false;
+    for (uint32_t i = 0; i < n->n; i++) {
+        if (!allowed(n->u.kids[i], names))
+            return false;
+    }
+    return true;
+}
+
+/* A place's parse: the shared tree of expr_parse when `names` allows all it names (the
+ * same tree the parser given `names` makes; a workflow's texts are checked again in
+ * every place and configuration), else the parse given `names`, for its error. */
+static struct expr *parse_named(const char *text, size_t len, const struct expr_names *names, bool *not_here,
+                                struct expr_error *err)
+{
+    struct expr *e = expr_parse(text, len, NULL);
+
+    *not_here = false;
+    if (e && allowed(e->root, names))
+        return e;
+    expr_free(e);
+    return parse(text, len, names, not_here, err);
+}
+
 int expr_check(const char *text, size_t len, const struct expr_names *names, bool *not_here,
                struct expr_error *err)
 {
-    struct expr *e;
+    struct expr *e = parse_named(text, len, names, not_here, err);
 
-    *not_here = false;
-    e = parse(text, len, names, not_here, err);
     expr_free(e);
     return e ? 0 : -1;
 }
@@ -1004,9 +1048,9 @@ int expr_check(const char *text, size_t len, const struct expr_names *names, boo
 struct expr *expr_parse_in(const char *text, size_t len, const struct expr_names *names,
                            struct expr_error *err)
 {
-    bool not_here = false;
+    bool not_here;
 
-    return parse(text, len, names, &not_here, err);
+    return parse_named(text, len, names, &not_here, err);
 }
 
 void expr_free(struct expr *e)

@@ -230,6 +230,29 @@ static char *format_text(const char *s, const struct template *t, size_t *len)
     return expr_buf_take(&b, len);
 }
 
+/* Whether the parser takes the format() call of `t` without parsing it: at most 254
+ * expressions, within the length limit (its bytes bound its UTF-16 units), and each
+ * expression a level short of the depth limit (an argument is parsed one level deeper
+ * than the expression alone, which its tree's max_depth tells). */
+static bool format_fits(const struct template *t)
+{
+    size_t n = 0, bytes = sizeof("format('')");
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct segment *g = &t->seg[i];
+
+        if (!g->e) {
+            bytes += 2 * (g->end - g->start); /* quotes and braces doubled */
+            continue;
+        }
+        if (g->e->max_depth >= EXPR_MAX_DEPTH)
+            return false;
+        n++;
+        bytes += sizeof("{255}, ") + (g->end - g->start);
+    }
+    return n < 255 && bytes <= EXPR_MAX_LENGTH;
+}
+
 /* Parses the combined format(...) call; with `keep`, hands it over. */
 static int combined(const char *s, const struct template *t, struct expr **keep,
                     struct expr_error *err)
@@ -238,7 +261,7 @@ static int combined(const char *s, const struct template *t, struct expr **keep,
     char *text;
     struct expr *e;
 
-    if (!keep && t->memo && t->memo->formats)
+    if (!keep && ((t->memo && t->memo->formats) || format_fits(t)))
         return 0;
     if (!(text = format_text(s, t, &len)))
         return expr_fail(err, 0, "out of memory");

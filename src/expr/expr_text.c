@@ -141,7 +141,13 @@ bool expr_utf8_valid(const char *s, size_t len, size_t *bad)
 
     while (i < len) {
         size_t at = i;
-        uint32_t cp = expr_utf8_next(s, len, &i);
+        uint32_t cp;
+
+        if ((unsigned char)s[i] < 0x80) { /* ASCII, the common case, without decoding */
+            i++;
+            continue;
+        }
+        cp = expr_utf8_next(s, len, &i);
 
         /* A decoded 0xDCxx is a bad byte: real surrogates are refused above. */
         if (cp >= 0xDC00 && cp <= 0xDFFF) {

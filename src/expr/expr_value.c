@@ -151,7 +151,10 @@ static uint32_t key_hash(const char *s, size_t len)
     size_t i = 0;
 
     while (i < len) {
-        h ^= expr_fold(expr_utf8_next(s, len, &i));
+        unsigned char c = (unsigned char)s[i];
+
+        /* ASCII folds without decoding (expr_fold's first case) */
+        h ^= c < 0x80 ? (i++, c >= 'a' && c <= 'z' ? c - 32u : c) : expr_fold(expr_utf8_next(s, len, &i));
         h *= 16777619u;
     }
     return h;
@@ -161,8 +164,15 @@ static bool key_equal(const char *a, size_t alen, const char *b, size_t blen)
 {
     size_t i = 0, j = 0;
 
-    if (alen == blen && memcmp(a, b, alen) == 0)
-        return true;
+    /* ASCII compared in place, folded only where the bytes differ; from the first
+     * other character on, by code points */
+    for (; i < alen && i < blen && ((unsigned char)a[i] | (unsigned char)b[i]) < 0x80; i++) {
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+
+        if (x != y && (x >= 'a' && x <= 'z' ? x - 32 : x) != (y >= 'a' && y <= 'z' ? y - 32 : y))
+            return false;
+    }
+    j = i;
     while (i < alen && j < blen) {
         if (expr_fold(expr_utf8_next(a, alen, &i)) != expr_fold(expr_utf8_next(b, blen, &j)))
             return false;

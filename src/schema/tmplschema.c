@@ -29,15 +29,64 @@ struct token {
     bool failed; /* an expression in it had an error (reported): nothing more to say */
 };
 
+/* The path of the value being read, for messages (a JSON pointer): written out only
+ * for a message, from the keys and indexes pushed (PATH_MAX bytes at most, so no more
+ * pushes than that can show). */
+#define PATH_MAX_BYTES 512
+
+struct path_part {
+    const char *key; /* NULL: an index, in len */
+    size_t len;
+};
+
 struct reader {
     const struct tmplschema *s;
     tmpl_error_fn fn;
     void *user;
     size_t errors;
-    /* the path of the value being read, for messages: a JSON pointer */
-    char path[512];
-    size_t path_len;
+    const char *base; /* the path the reader starts at */
+    struct path_part parts[PATH_MAX_BYTES];
+    size_t depth;
 };
+
+/* Appends "/key" (JSON-pointer escaped) to path[0..o), as far as it fits; the length. */
+static size_t path_put(char *path, size_t o, const char *key, size_t len)
+{
+    if (o + 1 < PATH_MAX_BYTES)
+        path[o++] = '/';
+    for (size_t i = 0; i < len && o + 3 < PATH_MAX_BYTES; i++) {
+        if (key[i] == '~' || key[i] == '/') {
+            path[o++] = '~';
+            path[o++] = key[i] == '~' ? '0' : '1';
+        } else {
+            path[o++] = key[i];
+        }
+    }
+    path[o] = '\0';
+    return o;
+}
+
+/* The path of the value being read into path[PATH_MAX_BYTES]. */
+static const char *path_text(const struct reader *r, char *path)
+{
+    size_t o = (size_t)snprintf(path, PATH_MAX_BYTES, "%s", r->base);
+
+    o = o < PATH_MAX_BYTES ? o : PATH_MAX_BYTES - 1;
+    for (size_t i = 0; i < r->depth && i < PATH_MAX_BYTES; i++) {
+        char num[24];
+        size_t n = sizeof(num), index = r->parts[i].len;
+
+        if (r->parts[i].key) {
+            o = path_put(path, o, r->parts[i].key, r->parts[i].len);
+            continue;
+        }
+        do
+            num[--n] = (char)('0' + index % 10);
+        while ((index /= 10) != 0);
+        o = path_put(path, o, num + n, sizeof(num) - n);
+    }
+    return path;
+}
 
 static void report(struct reader *r, enum tmpl_problem problem, const struct ynode *at, size_t offset,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -45,8 +94,8 @@ static void report(struct reader *r, enum tmpl_problem problem, const struct yno
 static void report(struct reader *r, enum tmpl_problem problem, const struct ynode *at, size_t offset,
                    const char *fmt, ...)
 {
-    char msg[1024];
-    int n = snprintf(msg, sizeof(msg), "%s: ", r->path_len ? r->path : "(root)");
+    char msg[1024], path[PATH_MAX_BYTES];
+    int n = snprintf(msg, sizeof(msg), "%s: ", *path_text(r, path) ? path : "(root)");
     va_list ap;
 
     va_start(ap, fmt);
@@ -56,41 +105,23 @@ static void report(struct reader *r, enum tmpl_problem problem, const struct yno
     r->fn(r->user, &(struct tmpl_error){problem, at, offset, msg});
 }
 
-/* Appends "/key" (JSON-pointer escaped) to the path; returns the length to restore. */
+/* Pushes key (or with `key` NULL, index `len`) onto the path; returns the depth to
+ * restore. */
 static size_t path_push(struct reader *r, const char *key, size_t len)
 {
-    size_t old = r->path_len, o = old;
-
-    if (o + 1 < sizeof(r->path))
-        r->path[o++] = '/';
-    for (size_t i = 0; i < len && o + 3 < sizeof(r->path); i++) {
-        if (key[i] == '~' || key[i] == '/') {
-            r->path[o++] = '~';
-            r->path[o++] = key[i] == '~' ? '0' : '1';
-        } else {
-            r->path[o++] = key[i];
-        }
-    }
-    r->path[o] = '\0';
-    r->path_len = o;
-    return old;
+    if (r->depth < PATH_MAX_BYTES)
+        r->parts[r->depth] = (struct path_part){key, len};
+    return r->depth++;
 }
 
 static size_t path_push_index(struct reader *r, size_t index)
 {
-    char num[24];
-    size_t n = sizeof(num);
-
-    do
-        num[--n] = (char)('0' + index % 10);
-    while ((index /= 10) != 0);
-    return path_push(r, num + n, sizeof(num) - n);
+    return path_push(r, NULL, index);
 }
 
 static void path_pop(struct reader *r, size_t old)
 {
-    r->path_len = old;
-    r->path[old] = '\0';
+    r->depth = old;
 }
 
 /* ---- what was expected, in words ---- */
@@ -418,6 +449,15 @@ static int scan_expression(struct reader *r, const struct ynode *n, struct tmpl_
     return 0;
 }
 
+/* The first `${{` of s[0..len) before any NUL (where strstr would stop), or NULL:
+ * found by memchr, as a long `run:` script has few `$`. */
+static const char *find_open(const char *s, size_t len)
+{
+    size_t at = expr_template_open(s, len);
+
+    return at == SIZE_MAX || memchr(s, '\0', at) ? NULL : s + at;
+}
+
 /* parseScalar: a string with `${{ }}` becomes an expression token (several parts: one
  * format() expression), or stays a string when any part has an error (reported). */
 static struct token parse_scalar(struct reader *r, const struct ynode *n, struct tmpl_type t)
@@ -427,7 +467,7 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
     size_t i = 0;
     struct segments seg = {.only_expressions = true};
 
-    if (tk.kind != TK_STRING || !tk.len || !(open = strstr(s, "${{")))
+    if (tk.kind != TK_STRING || !tk.len || !(open = find_open(s, tk.len)))
         return tk;
     while (i < tk.len) {
         size_t at = open ? (size_t)(open - s) : tk.len, end;
@@ -444,7 +484,7 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
             return tk;
         }
         i = end + 1;
-        open = strstr(s + i, "${{");
+        open = find_open(s + i, tk.len - i);
         if (scan_expression(r, n, t, s, tk.len, at, end, &seg) != 0) {
             tk.failed = true;
             return tk;
@@ -577,7 +617,6 @@ static bool background_key(const char *k, size_t len, bool only)
 }
 
 struct tmpl_mapping {
-    struct reader own; /* streaming: the reader of this mapping */
     struct reader *r;
     struct tmpl_type t;
     const struct ynode *at;
@@ -623,21 +662,21 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
 static const struct tmpl_prop *match_property(struct tmpl_mapping *m, const char *key, size_t len)
 {
     const struct tmpl_prop *found = NULL;
-    size_t kept = 0;
+    const struct tmpl_def *kept[MAX_BRANCHES];
+    size_t n = 0;
 
     for (size_t i = 0; i < m->n_defs; i++) {
         const struct tmpl_prop *p = tmpl_find_prop(m->defs[i], key, len);
 
-        if (p)
+        if (p) {
             found = p;
+            kept[n++] = m->defs[i];
+        }
     }
     if (!found)
         return NULL;
-    for (size_t i = 0; i < m->n_defs; i++) {
-        if (tmpl_find_prop(m->defs[i], key, len))
-            m->defs[kept++] = m->defs[i];
-    }
-    m->n_defs = kept;
+    memcpy(m->defs, kept, n * sizeof(*kept));
+    m->n_defs = n;
     return found;
 }
 
@@ -872,8 +911,8 @@ static void reader_init(struct reader *r, const struct tmplschema *s, const char
     r->s = s;
     r->fn = fn;
     r->user = user;
-    snprintf(r->path, sizeof(r->path), "%s", path);
-    r->path_len = strlen(r->path);
+    r->base = path;
+    r->depth = 0;
 }
 
 size_t tmpl_validate(const struct tmplschema *s, struct tmpl_type t, const struct ynode *n, const char *path,
@@ -889,17 +928,18 @@ size_t tmpl_validate(const struct tmplschema *s, struct tmpl_type t, const struc
 struct tmpl_mapping *tmpl_mapping_begin(const struct tmplschema *s, struct tmpl_type t, const struct ynode *at,
                                         const char *path, tmpl_error_fn fn, void *user)
 {
-    struct tmpl_mapping *m = malloc(sizeof(*m));
-    struct reader r;
+    /* streaming: the mapping with a reader of its own (freed with it: its first member) */
+    struct streamed {
+        struct tmpl_mapping m;
+        struct reader r;
+    } *sm = malloc(sizeof(*sm));
 
-    if (!m)
+    if (!sm)
         return NULL;
-    reader_init(&r, s, path, fn, user);
-    mapping_begin(m, &r, t, at);
-    m->own = r;
-    m->r = &m->own;
-    m->keys.copies = true; /* its pairs' trees go before it does */
-    return m;
+    reader_init(&sm->r, s, path, fn, user);
+    mapping_begin(&sm->m, &sm->r, t, at);
+    sm->m.keys.copies = true; /* its pairs' trees go before it does */
+    return &sm->m;
 }
 
 bool tmpl_mapping_pair(struct tmpl_mapping *m, const struct ynode *key, const struct ynode *value,

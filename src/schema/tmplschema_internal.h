@@ -118,6 +118,7 @@ struct keyset {
         const char *text; /* the key as written (owned when `copies`) */
         size_t len;
         unsigned line;
+        bool ascii;
     } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
     size_t n, cap; /* cap: a power of two, or 0 */
     bool copies;

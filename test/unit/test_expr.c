@@ -898,6 +898,8 @@ START_TEST(template_format_limits)
      * deeper than each expression alone. */
     char *s = nested("${{ 1 }}", "", "", 254), *bangs = nested("!", "true", "", 49);
     char one[100], two[128];
+    struct expr_result r;
+    struct expr_error err;
 
     ck_assert_int_eq(strncmp(template_of(s), "V '1111", 7), 0);
     free(s);
@@ -909,6 +911,21 @@ START_TEST(template_format_limits)
     free(bangs);
     TEMPLATE(one, "V false");
     TEMPLATE(two, "E 0: Exceeded max expression depth 50: 'true'");
+    /* one level less fits (told without parsing the format() call: format_fits) */
+    bangs = nested("!", "true", "", 48);
+    snprintf(two, sizeof(two), "x ${{ %s }}", bangs);
+    free(bangs);
+    TEMPLATE(two, "V 'x true'");
+    /* the format() text's length: its quotes and braces doubled */
+    s = malloc(21000);
+    memset(s, '{', 10500);
+    strcpy(s + 10500, "${{ 1 }}");
+    TEMPLATE(s, "E 0: Exceeded max expression length 21000");
+    strcpy(s + 10480, "${{ 1 }}");
+    ck_assert_int_eq(expr_template_eval(s, strlen(s), ctx, &r, &err), 0);
+    ck_assert_uint_eq(strlen(expr_string_value(r.value, NULL)), 10481);
+    expr_result_clear(&r);
+    free(s);
 }
 END_TEST
 

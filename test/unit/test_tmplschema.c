@@ -173,6 +173,15 @@ START_TEST(messages)
     c = check("on: push\nenv: {A: 1, a: 2}\njobs: {}\n");
     ck_assert_str_eq(c.text, "2:13 /env: 'a' is already defined (as 'A' at line 2; GitHub compares keys without "
                              "regard to case) [duplicate]\n");
+    /* past 16 keys the set is a table; keys beyond ASCII compare as expr_upper writes them */
+    c = check("on: push\nenv: {K0: 0, K1: 1, K2: 2, K3: 3, K4: 4, K5: 5, K6: 6, K7: 7, K8: 8, K9: 9, K10: 0, "
+              "K11: 1, K12: 2, K13: 3, K14: 4, K15: 5, k3: 6, K16: 7, k16: 8}\njobs: {}\n");
+    ck_assert_str_eq(c.text, "2:125 /env: 'k3' is already defined (as 'K3' at line 2; GitHub compares keys without "
+                             "regard to case) [duplicate]\n"
+                             "2:140 /env: 'k16' is already defined (as 'K16' at line 2; GitHub compares keys "
+                             "without regard to case) [duplicate]\n");
+    c = check("on: push\nenv: {\u00e9t\u00e9: 1, X: 2, \u00c9T\u00c9: 3}\njobs: {}\n");
+    ck_assert_ptr_nonnull(strstr(c.text, "'\u00c9T\u00c9' is already defined (as '\u00e9t\u00e9' at line 2;"));
     c = check("on: push\njobs:\n  a:\n    runs-on: ${{ x }\n    steps: []\n");
     ck_assert_str_eq(c.text, "4:14 /jobs/a/runs-on: the expression is not closed: '${{' without a closing '}}' "
                              "[expression]\n");
