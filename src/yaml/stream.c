@@ -472,14 +472,17 @@ static bool tag_fits(enum tag tag, struct fy_event *fye)
 static int check_tag(struct stream *s, struct fy_event *fye)
 {
     struct fy_token *tok = event_tag(fye);
-    const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
-    struct ypos pos = event_pos(s, fye);
+    const struct fy_mark *m;
+    struct ypos pos;
     size_t len = 0, hlen = 0, slen = 0;
-    const char *name = tok ? fy_token_get_text(tok, &len) : NULL, *handle, *suffix, *t;
+    const char *name, *handle, *suffix, *t;
     char shown[128]; /* as written: !!int, !<tag:yaml.org,2002:int>, !e!foo */
 
-    if (!tok)
+    if (!tok) /* nearly every node: its position is not wanted */
         return TAG_NONE;
+    m = fy_token_start_mark(tok);
+    pos = event_pos(s, fye);
+    name = fy_token_get_text(tok, &len);
     if (m) {
         pos.line = (unsigned)m->line + 1;
         pos.col = (unsigned)m->column + 1;
