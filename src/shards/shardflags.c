@@ -1,5 +1,4 @@
 /* shardflags: runners' shard flags in command texts (include/fanout/shardflags.h). */
-#define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "fanout/shardflags.h"
 
@@ -30,7 +29,7 @@ struct pattern {
 struct runner {
     char *name;
     const char *noun;
-    /* Text each flag cannot match without (built-ins: their names), found with memmem
+    /* Text each flag cannot match without (built-ins: their names), found (find_text)
      * before the pattern runs: most commands carry no shard flag at all. */
     const char *count_literal, *index_literal;
     unsigned base;
@@ -255,6 +254,37 @@ struct subject {
     bool utf_checked; /* a match ran with PCRE2's UTF-8 check and passed it */
 };
 
+/* Whether text[0..len) is ASCII, so valid UTF-8 that PCRE2 need not check (its check
+ * of every subject was a tenth of the scan); a word at a time. */
+static bool is_ascii(const char *text, size_t len)
+{
+    uint64_t w, high = 0;
+    size_t i = 0;
+
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, text + i, 8);
+        high |= w;
+    }
+    for (; i < len; i++)
+        high |= (unsigned char)text[i];
+    return !(high & 0x8080808080808080ULL);
+}
+
+/* Where `needle` (n > 0 bytes) first occurs in hay[0..len), or NULL: glibc's memmem
+ * prepares a search of long needles for each call, a cost the short words here never
+ * repay. */
+static const char *find_text(const char *hay, size_t len, const char *needle, size_t n)
+{
+    const char *p = hay, *end = hay + len;
+
+    while (n <= (size_t)(end - p) && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1)) != NULL) {
+        if (!memcmp(p + 1, needle + 1, n - 1))
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
 /* Up to MAX_USES matches of `p` in the subject; their number, or -1 when matching failed.
  * `literal` (NULL: none) is text every match holds, first at offset `first` (SIZE_MAX:
  * nowhere, so there is no match). */
@@ -271,6 +301,8 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
         pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* without it, the interpreter runs */
         p->jit = true;
     }
+    if (!s->utf_checked)
+        s->utf_checked = is_ascii(text, len);
     while (n < MAX_USES && at <= len) {
         /* the subject's UTF-8 is checked by its first match only */
         int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, s->utf_checked ? PCRE2_NO_UTF_CHECK : 0,
@@ -299,7 +331,7 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
         n++;
         at = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
         /* a flag seldom comes twice: its text first, before another match */
-        if (literal && (at > len || !memmem(text + at, len - at, literal, lit_len)))
+        if (literal && (at > len || !find_text(text + at, len - at, literal, lit_len)))
             break;
     }
     return n;
@@ -308,7 +340,7 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
 /* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
  * all), from one pass over its "--"s, which start every literal (the built-in flags'
  * names): a memmem per literal and text was a tenth of a render. Every occurrence of
- * "--" is tried, overlapping ones too, so each offset is the one memmem finds. */
+ * "--" is tried, overlapping ones too, so each offset is the one a search finds. */
 static void find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
 {
     const char *p = text, *end = text + len;
@@ -360,7 +392,7 @@ static bool in_program(const char *text, size_t at, const char *program)
     if (!program)
         return true;
     start = command_start(text, at);
-    if (memmem(text + start, at - start, program, strlen(program)))
+    if (find_text(text + start, at - start, program, strlen(program)))
         return true;
     for (w = text + start; w < text + at;) {
         const char *e;
