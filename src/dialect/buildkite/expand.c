@@ -1,5 +1,6 @@
 #include "expand.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +74,10 @@ static struct ynode *fill_shard_vars(void *user, struct ynode_doc *doc, struct y
     const struct shard_place *at = user;
     size_t len, out_len = 0;
     const char *t = ynode_scalar(scalar, &len);
+    char *filled = ph_vars_fill(t, len, at->index, at->count, &out_len);
 
-    char *filled;
-
-    if (!ph_vars_find(t, len))
+    if (!filled && !errno) /* no variable: scanned once, not found first and then filled */
         return scalar;
-    filled = ph_vars_fill(t, len, at->index, at->count, &out_len);
     return take_string(doc, filled, out_len, scalar->pos);
 }
 
