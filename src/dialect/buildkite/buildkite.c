@@ -1,6 +1,5 @@
 /* buildkite: the Buildkite dialect's entry: a pipeline's files read (and interpolated
  * as `pipeline upload` does), its steps expanded, its jobs and their identity for diff. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
