@@ -80,15 +80,25 @@ int emit_error(struct emitter *e)
     return e->failed || ferror(e->out) ? -1 : 0;
 }
 
-static void putn(struct emitter *e, const char *s, size_t n)
+/* putn when the buffer cannot take n more bytes. */
+static void putn_flushing(struct emitter *e, const char *s, size_t n)
+{
+    emit_flush(e);
+    if (n > EMIT_BUFFER) {
+        if (fwrite(s, 1, n, e->out) != n)
+            e->failed = true;
+        return;
+    }
+    memcpy(e->buf, s, n);
+    e->n = n;
+}
+
+/* Inline: a call for every key, indent and colon was a twentieth of the emitter. */
+static inline void putn(struct emitter *e, const char *s, size_t n)
 {
     if (e->n + n > EMIT_BUFFER) {
-        emit_flush(e);
-        if (n > EMIT_BUFFER) {
-            if (fwrite(s, 1, n, e->out) != n)
-                e->failed = true;
-            return;
-        }
+        putn_flushing(e, s, n);
+        return;
     }
     memcpy(e->buf + e->n, s, n);
     e->n += n;
