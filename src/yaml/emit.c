@@ -234,8 +234,9 @@ static void yaml_key(struct emitter *e, const struct ynode *k)
     size_t len;
     const char *s = scalar_text(k, &len);
 
-    /* A plain input key keeps its text, and so its type; others are strings. */
-    if ((!ynode_is_string(k) && len && !memchr(s, '\n', len)) ||
+    /* A plain input key keeps its text, and so its type; others are strings. (A verbatim
+     * scalar is on one line: no search for a line break.) */
+    if ((!ynode_is_string(k) && len && (k->verbatim || !memchr(s, '\n', len))) ||
         yscalar_style(s, len, true) == YS_PLAIN)
         putn(e, s, len);
     else
@@ -248,7 +249,7 @@ static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
     size_t len;
     const char *s = scalar_text(n, &len);
 
-    if (n && !ynode_is_string(n) && !memchr(s, '\n', len)) {
+    if (n && !ynode_is_string(n) && (n->verbatim || !memchr(s, '\n', len))) {
         if (len) {
             putch(e, ' ');
             putn(e, s, len);
