@@ -43,6 +43,7 @@ struct runner {
 struct shardflags {
     struct runner runners[MAX_RUNNERS];
     size_t n;
+    size_t unliteral; /* runners without literals (a config's): every text is matched */
     pcre2_match_context *mctx;
 };
 
@@ -210,7 +211,9 @@ int shardflags_configure(struct shardflags *f, const struct ynode *list, const c
         if (program && (!ynode_scalar(program, NULL) || !*ynode_scalar(program, NULL)))
             return config_error(d, file, program, "program is a word the runner's command contains");
         if (runner_add(f, name, "shard", base && ynode_scalar_is(base, "1"), false, count, index,
-                       program ? ynode_scalar(program, NULL) : NULL, err, sizeof(err)) != 0) {
+                       program ? ynode_scalar(program, NULL) : NULL, err, sizeof(err)) == 0) {
+            f->unliteral++;
+        } else {
             struct ypos p = ynode_pos(e);
 
             diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, RULE_CONFIG,
@@ -340,10 +343,12 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
 /* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
  * all), from one pass over its "--"s, which start every literal (the built-in flags'
  * names): a memmem per literal and text was a tenth of a render. Every occurrence of
- * "--" is tried, overlapping ones too, so each offset is the one a search finds. */
-static void find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
+ * "--" is tried, overlapping ones too, so each offset is the one a search finds. Whether
+ * any literal occurs. */
+static bool find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
 {
     const char *p = text, *end = text + len;
+    bool found = false;
 
     for (unsigned r = 0; r < f->n; r++)
         first[r][0] = first[r][1] = SIZE_MAX;
@@ -357,11 +362,14 @@ static void find_literals(const struct shardflags *f, const char *text, size_t l
                 size_t n;
 
                 if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
-                    (n = strlen(lit[k])) <= (size_t)(end - p) && !memcmp(p, lit[k], n))
+                    (n = strlen(lit[k])) <= (size_t)(end - p) && !memcmp(p, lit[k], n)) {
                     first[r][k] = (size_t)(p - text);
+                    found = true;
+                }
             }
         }
     }
+    return found;
 }
 
 /* Where the shell command holding text[at] starts: after the last newline (not after a
@@ -430,7 +438,8 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
     struct subject s = {text, len, false};
     size_t first[MAX_RUNNERS][2];
 
-    find_literals(f, text, len, first);
+    if (!find_literals(f, text, len, first) && !f->unliteral)
+        return 0; /* most texts: no runner's flag at all */
     for (unsigned r = 0; r < f->n; r++) {
         struct runner *run = &f->runners[r];
         int nc, ni;
