@@ -18,8 +18,7 @@ enum vkind { V_ABSENT, V_NUMBER, V_HUGE, V_UNSET, V_UNKNOWN };
 struct value {
     enum vkind kind;
     unsigned long n;
-    char *flag; /* as written */
-    size_t flag_len;
+    size_t flag, flag_len; /* as written: kept text (keep_text) */
     struct ypos at; /* where the flag is written (its text's position when that moved) */
 };
 
@@ -33,8 +32,7 @@ struct hit {
  * (a rendering rendered again has one item per job) whose trees are gone by its end. */
 struct job {
     struct ypos pos;
-    char *id;
-    size_t id_len;
+    size_t id, id_len; /* kept text (keep_text) */
     unsigned part, parts;
     bool parallel;
     size_t n_row; /* a matrix configuration's values by vector name, else 0 */
@@ -53,6 +51,16 @@ struct coverage {
     struct hit *hits;
     size_t n_hits, cap_hits;
     unsigned *uses; /* per runner: uses in the job being scanned */
+    /* The texts a group's checks show, one after the other (a strndup and a free of each
+     * were a tenth of the rule); emptied with the group. */
+    char *texts;
+    size_t n_texts, cap_texts;
+    /* A check's arrays of n_jobs entries, kept from group to group (allocating them for
+     * each check was another tenth) */
+    const struct hit **per_job;
+    size_t *members;
+    unsigned long *idx, *twice, *range;
+    size_t cap_scratch;
     const struct ynode *text; /* being scanned */
     unsigned runner, slot; /* being checked */
     bool failed;
@@ -69,6 +77,58 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size)
         return false;
     *p = q;
     *cap = c;
+    return true;
+}
+
+/* Keeps s[0..len) for the group's checks; false when out of memory. */
+static bool keep_text(struct coverage *c, const char *s, size_t len, size_t *at)
+{
+    if (c->cap_texts - c->n_texts <= len) {
+        size_t cap = c->cap_texts ? c->cap_texts : 256;
+        char *q;
+
+        while (cap - c->n_texts <= len)
+            cap *= 2;
+        if (!(q = realloc(c->texts, cap)))
+            return false;
+        c->texts = q;
+        c->cap_texts = cap;
+    }
+    memcpy(c->texts + c->n_texts, s, len);
+    c->texts[c->n_texts + len] = '\0';
+    *at = c->n_texts;
+    c->n_texts += len + 1;
+    return true;
+}
+
+static const char *kept(const struct coverage *c, size_t at)
+{
+    return c->texts + at;
+}
+
+/* Gives the check arrays room for n entries each. */
+static bool scratch_fit(struct coverage *c, size_t n)
+{
+    size_t cap = c->cap_scratch ? c->cap_scratch : 16;
+    void *p[5];
+
+    if (n <= c->cap_scratch)
+        return true;
+    while (cap < n)
+        cap *= 2;
+    if ((p[0] = realloc(c->per_job, cap * sizeof(*c->per_job))) != NULL)
+        c->per_job = p[0];
+    if ((p[1] = realloc(c->members, cap * sizeof(*c->members))) != NULL)
+        c->members = p[1];
+    if ((p[2] = realloc(c->idx, cap * sizeof(*c->idx))) != NULL)
+        c->idx = p[2];
+    if ((p[3] = realloc(c->twice, cap * sizeof(*c->twice))) != NULL)
+        c->twice = p[3];
+    if ((p[4] = realloc(c->range, cap * sizeof(*c->range))) != NULL)
+        c->range = p[4];
+    if (!p[0] || !p[1] || !p[2] || !p[3] || !p[4])
+        return false;
+    c->cap_scratch = cap;
     return true;
 }
 
@@ -100,15 +160,25 @@ static struct ypos flag_pos(const struct coverage *c, const struct job *j, const
     return j->pos;
 }
 
-static struct value resolve(const struct coverage *c, const struct job *j, const char *v, size_t len,
+/* Whether v[0..len) is digits only (strspn built a table of its set for each call). */
+static bool all_digits(const char *v, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (v[i] < '0' || v[i] > '9')
+            return false;
+    return true;
+}
+
+/* The value of a flag; c->failed when its text could not be kept. */
+static struct value resolve(struct coverage *c, const struct job *j, const char *v, size_t len,
                             const char *flag, size_t flag_len, bool is_count)
 {
-    struct value out = {V_UNKNOWN, 0, NULL, flag_len, {0, 0, 0}};
+    struct value out = {V_UNKNOWN, 0, 0, flag_len, {0, 0, 0}};
     const char *var = is_count ? c->dl->shard_count_variable : c->dl->shard_index_variable;
 
     if (!v) {
         out.kind = V_ABSENT;
-    } else if (len && strspn(v, "0123456789") >= len) {
+    } else if (len && all_digits(v, len)) {
         size_t z = 0;
 
         while (z + 1 < len && v[z] == '0') /* 0004 is 4 to the runners' int() */
@@ -121,8 +191,8 @@ static struct value resolve(const struct coverage *c, const struct job *j, const
         out.kind = V_NUMBER, out.n = is_count ? j->parts : j->part;
     else if (names_variable(v, len, var))
         out.kind = V_UNSET;
-    if (v && !(out.flag = strndup(flag, flag_len)))
-        out.kind = V_ABSENT;
+    if (v && !keep_text(c, flag, flag_len, &out.flag))
+        c->failed = true;
     if (v)
         out.at = flag_pos(c, j, flag);
     return out;
@@ -142,7 +212,7 @@ static int on_hit(void *user, const struct shardflags_hit *h)
     x->slot = c->uses[h->runner]++;
     x->count = resolve(c, j, h->count, h->count_len, h->count_flag, h->count_flag_len, true);
     x->index = resolve(c, j, h->index, h->index_len, h->index_flag, h->index_flag_len, false);
-    return (h->count && !x->count.flag) || (h->index && !x->index.flag) ? -1 : 0;
+    return c->failed ? -1 : 0;
 }
 
 static int on_text(void *user, const struct ynode *text)
@@ -157,9 +227,10 @@ static int on_text(void *user, const struct ynode *text)
 
 /* ---- a finding's text ---- */
 
+/* Declared without an initializer, `len` set: one zeroed its kilobyte for every check. */
 struct text {
-    char buf[1024];
     size_t len;
+    char buf[1024];
 };
 
 static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -190,7 +261,7 @@ static void report(struct coverage *c, enum diag_severity sev, const struct text
 /* "<id>: " and, when the step's jobs are checked in several combinations, "(<combo>) " */
 static void put_name(struct text *t, const struct coverage *c, const char *combo)
 {
-    put(t, "%.*s", (int)c->jobs[0].id_len, c->jobs[0].id);
+    put(t, "%.*s", (int)c->jobs[0].id_len, kept(c, c->jobs[0].id));
     if (combo)
         put(t, " (%s)", combo);
     if (c->slot)
@@ -261,8 +332,9 @@ static const char *partition_vector(const struct coverage *c, const struct hit *
 /* A job's values of the matrix's vectors other than `skip`, as "a=x b=y". */
 static char *combination(const struct job *j, const char *skip)
 {
-    struct text t = {.len = 0};
+    struct text t;
 
+    t.len = 0;
     t.buf[0] = '\0';
     for (size_t k = 0; k < j->n_row; k++)
         if (!skip || strcmp(j->names[k], skip) != 0)
@@ -295,30 +367,24 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
     const struct hit *first = per_job[members[0]];
     unsigned base = shardflags_base(c->flags, first->runner);
     const char *noun = shardflags_noun(c->flags, first->runner);
-    unsigned long n = first->count.n, *idx = NULL, *missing = NULL, *twice = NULL, *range = NULL;
+    unsigned long n = first->count.n, *idx = c->idx, missing[MAX_LISTED + 1], *twice = c->twice;
+    unsigned long *range = c->range;
     unsigned long next = base; /* the lowest index not yet seen to run */
     size_t n_missing = 0, n_twice = 0, n_range = 0, n_distinct = 0;
-    struct text t = {.len = 0};
+    struct text t;
 
+    t.len = 0;
     for (size_t i = 1; i < m; i++) {
         const struct value *v = &per_job[members[i]]->count;
 
         if (v->n != n) {
             put_name(&t, c, combo);
             put(&t, "jobs disagree on the %s count: %.*s in job %u, %.*s in job %u", noun,
-                (int)first->count.flag_len, first->count.flag, c->jobs[members[0]].part + 1,
-                (int)v->flag_len, v->flag, c->jobs[members[i]].part + 1);
+                (int)first->count.flag_len, kept(c, first->count.flag), c->jobs[members[0]].part + 1,
+                (int)v->flag_len, kept(c, v->flag), c->jobs[members[i]].part + 1);
             report_at(c, first->count.at, DIAG_ERROR, &t);
             return;
         }
-    }
-    idx = malloc(m * sizeof(*idx));
-    missing = malloc((MAX_LISTED + 1) * sizeof(*missing));
-    twice = malloc(m * sizeof(*twice));
-    range = malloc(m * sizeof(*range));
-    if (!idx || !missing || !twice || !range) {
-        c->failed = true;
-        goto done;
     }
     for (size_t i = 0; i < m; i++)
         idx[i] = per_job[members[i]]->index.n;
@@ -338,10 +404,10 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
     }
     add_gap(missing, &n_missing, next, base + n);
     if ((n == m && !n_missing && !n_twice && !n_range) || whole_copies(c, members, idx, m, n, base))
-        goto done;
+        return;
     put_name(&t, c, combo);
     if (n != m) {
-        put(&t, "%.*s but ", (int)first->count.flag_len, first->count.flag);
+        put(&t, "%.*s but ", (int)first->count.flag_len, kept(c, first->count.flag));
         if (vector)
             put(&t, "matrix %s has %zu value%s", vector, m, m == 1 ? "" : "s");
         else
@@ -368,20 +434,16 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
     }
     /* at the count when it is wrong, else at the index that repeats or misses shards */
     report_at(c, n != m ? first->count.at : first->index.at, DIAG_ERROR, &t);
-done:
-    free(idx);
-    free(missing);
-    free(twice);
-    free(range);
 }
 
 /* The jobs' first problem with their flags that stops the count check, reported; or
  * false when every job has a count and an index known before the run. */
 static bool flags_unusable(struct coverage *c, const struct hit *const *per_job, unsigned runner)
 {
-    struct text t = {.len = 0};
+    struct text t;
     size_t without = 0, first_without = 0;
 
+    t.len = 0;
     for (size_t j = 0; j < c->n_jobs; j++)
         if (!per_job[j] && !without++)
             first_without = j;
@@ -400,7 +462,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
         if (per_job[j]->count.kind != V_ABSENT && per_job[j]->index.kind != V_ABSENT)
             continue;
         put_name(&t, c, NULL);
-        put(&t, "%.*s without the %s %s (%s needs both flags)", (int)have->flag_len, have->flag,
+        put(&t, "%.*s without the %s %s (%s needs both flags)", (int)have->flag_len, kept(c, have->flag),
             shardflags_noun(c->flags, runner), per_job[j]->count.kind == V_ABSENT ? "count" : "index",
             shardflags_name(c->flags, runner));
         report_at(c, have->at, DIAG_ERROR, &t);
@@ -412,7 +474,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
         if (v->kind != V_HUGE)
             continue;
         put_name(&t, c, NULL);
-        put(&t, "%.*s is out of range (a %s number of more than %d digits)", (int)v->flag_len, v->flag,
+        put(&t, "%.*s is out of range (a %s number of more than %d digits)", (int)v->flag_len, kept(c, v->flag),
             shardflags_noun(c->flags, runner), NUMBER_DIGITS);
         report_at(c, v->at, DIAG_ERROR, &t);
         return true;
@@ -424,11 +486,11 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
             continue;
         put_name(&t, c, NULL);
         if (v->kind == V_UNSET)
-            put(&t, "%.*s but the %s has no %s: the variable is not set", (int)v->flag_len, v->flag,
+            put(&t, "%.*s but the %s has no %s: the variable is not set", (int)v->flag_len, kept(c, v->flag),
                 c->dl->job_noun, c->dl->fanout_field);
         else
             put(&t, "%.*s is only known when the job runs: coverage not verified", (int)v->flag_len,
-                v->flag);
+                kept(c, v->flag));
         report_at(c, v->at, v->kind == V_UNSET ? DIAG_ERROR : DIAG_NOTE, &t);
         return true;
     }
@@ -438,16 +500,13 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
 /* The slot-th use of a runner's flags in every job. */
 static void check_slot(struct coverage *c, unsigned runner, unsigned slot)
 {
-    const struct hit **per_job = calloc(c->n_jobs, sizeof(*per_job));
-    size_t *members = malloc(c->n_jobs * sizeof(*members));
-    char **combos = calloc(c->n_jobs, sizeof(*combos));
+    const struct hit **per_job = c->per_job;
+    size_t *members = c->members;
+    char **combos = NULL;
     const char *vector = NULL;
     bool several = false, by_combination = c->jobs[0].n_row > 0;
 
-    if (!per_job || !members || !combos) {
-        c->failed = true;
-        goto done;
-    }
+    memset(per_job, 0, c->n_jobs * sizeof(*per_job));
     c->runner = runner;
     c->slot = slot;
     for (size_t h = 0; h < c->n_hits; h++)
@@ -466,6 +525,10 @@ static void check_slot(struct coverage *c, unsigned runner, unsigned slot)
         by_combination = j == c->n_jobs;
     }
     if (by_combination) {
+        if (!(combos = calloc(c->n_jobs, sizeof(*combos)))) {
+            c->failed = true;
+            goto done;
+        }
         for (size_t j = 0; j < c->n_jobs; j++)
             if (!(combos[j] = combination(&c->jobs[j], vector))) {
                 c->failed = true;
@@ -496,8 +559,6 @@ done:
     for (size_t j = 0; combos && j < c->n_jobs; j++)
         free(combos[j]);
     free(combos);
-    free(members);
-    free(per_job);
 }
 
 static void clear_group(struct coverage *c)
@@ -509,19 +570,18 @@ static void clear_group(struct coverage *c)
         }
         free(c->jobs[j].names);
         free(c->jobs[j].values);
-        free(c->jobs[j].id);
     }
-    for (size_t h = 0; h < c->n_hits; h++) {
-        free(c->hits[h].count.flag);
-        free(c->hits[h].index.flag);
-    }
-    c->n_jobs = c->n_hits = 0;
+    c->n_jobs = c->n_hits = c->n_texts = 0;
 }
 
 static void check_group(struct coverage *c)
 {
     size_t runners = shardflags_runners(c->flags);
 
+    if (!scratch_fit(c, c->n_jobs)) {
+        c->failed = true;
+        runners = 0;
+    }
     for (unsigned r = 0; r < runners; r++) {
         unsigned slots = 0;
 
@@ -546,7 +606,7 @@ static bool continues(const struct coverage *c, const struct dialect_job *dj)
     if (dj->parallel)
         return last->parallel && dj->parts == last->parts;
     return !last->parallel && !dj->row == !last->n_row && dj->id_len == last->id_len &&
-           !memcmp(dj->id, last->id, dj->id_len);
+           !memcmp(dj->id, kept(c, last->id), dj->id_len);
 }
 
 static int copy_row(struct job *j, const struct ynode *row)
@@ -594,7 +654,7 @@ static int on_job(struct coverage *c, const struct dialect_job *dj)
         c->n_jobs--;
         return 0;
     }
-    return !(j->id = strndup(dj->id, dj->id_len)) || copy_row(j, dj->row) != 0 ? -1 : 0;
+    return !keep_text(c, dj->id, dj->id_len, &j->id) || copy_row(j, dj->row) != 0 ? -1 : 0;
 }
 
 struct coverage *coverage_create(struct shardflags *flags, const struct dialect *dl,
@@ -639,6 +699,12 @@ void coverage_destroy(struct coverage *c)
         return;
     clear_group(c);
     free(c->uses);
+    free(c->texts);
+    free(c->per_job);
+    free(c->members);
+    free(c->idx);
+    free(c->twice);
+    free(c->range);
     free(c->jobs);
     free(c->hits);
     free(c);

@@ -1,5 +1,4 @@
 /* shardflags: runners' shard flags in command texts (include/fanout/shardflags.h). */
-#define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "fanout/shardflags.h"
 
@@ -30,7 +29,7 @@ struct pattern {
 struct runner {
     char *name;
     const char *noun;
-    /* Text each flag cannot match without (built-ins: their names), found with memmem
+    /* Text each flag cannot match without (built-ins: their names), found (find_text)
      * before the pattern runs: most commands carry no shard flag at all. */
     const char *count_literal, *index_literal;
     unsigned base;
@@ -44,6 +43,7 @@ struct runner {
 struct shardflags {
     struct runner runners[MAX_RUNNERS];
     size_t n;
+    size_t unliteral; /* runners without literals (a config's): every text is matched */
     pcre2_match_context *mctx;
 };
 
@@ -211,7 +211,9 @@ int shardflags_configure(struct shardflags *f, const struct ynode *list, const c
         if (program && (!ynode_scalar(program, NULL) || !*ynode_scalar(program, NULL)))
             return config_error(d, file, program, "program is a word the runner's command contains");
         if (runner_add(f, name, "shard", base && ynode_scalar_is(base, "1"), false, count, index,
-                       program ? ynode_scalar(program, NULL) : NULL, err, sizeof(err)) != 0) {
+                       program ? ynode_scalar(program, NULL) : NULL, err, sizeof(err)) == 0) {
+            f->unliteral++;
+        } else {
             struct ypos p = ynode_pos(e);
 
             diag_report(d, DIAG_ERROR, DIAG_INPUT, file, p.line, p.col, RULE_CONFIG,
@@ -255,6 +257,37 @@ struct subject {
     bool utf_checked; /* a match ran with PCRE2's UTF-8 check and passed it */
 };
 
+/* Whether text[0..len) is ASCII, so valid UTF-8 that PCRE2 need not check (its check
+ * of every subject was a tenth of the scan); a word at a time. */
+static bool is_ascii(const char *text, size_t len)
+{
+    uint64_t w, high = 0;
+    size_t i = 0;
+
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, text + i, 8);
+        high |= w;
+    }
+    for (; i < len; i++)
+        high |= (unsigned char)text[i];
+    return !(high & 0x8080808080808080ULL);
+}
+
+/* Where `needle` (n > 0 bytes) first occurs in hay[0..len), or NULL: glibc's memmem
+ * prepares a search of long needles for each call, a cost the short words here never
+ * repay. */
+static const char *find_text(const char *hay, size_t len, const char *needle, size_t n)
+{
+    const char *p = hay, *end = hay + len;
+
+    while (n <= (size_t)(end - p) && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1)) != NULL) {
+        if (!memcmp(p + 1, needle + 1, n - 1))
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
 /* Up to MAX_USES matches of `p` in the subject; their number, or -1 when matching failed.
  * `literal` (NULL: none) is text every match holds, first at offset `first` (SIZE_MAX:
  * nowhere, so there is no match). */
@@ -271,6 +304,8 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
         pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* without it, the interpreter runs */
         p->jit = true;
     }
+    if (!s->utf_checked)
+        s->utf_checked = is_ascii(text, len);
     while (n < MAX_USES && at <= len) {
         /* the subject's UTF-8 is checked by its first match only */
         int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, s->utf_checked ? PCRE2_NO_UTF_CHECK : 0,
@@ -299,7 +334,7 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
         n++;
         at = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
         /* a flag seldom comes twice: its text first, before another match */
-        if (literal && (at > len || !memmem(text + at, len - at, literal, lit_len)))
+        if (literal && (at > len || !find_text(text + at, len - at, literal, lit_len)))
             break;
     }
     return n;
@@ -308,10 +343,12 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
 /* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
  * all), from one pass over its "--"s, which start every literal (the built-in flags'
  * names): a memmem per literal and text was a tenth of a render. Every occurrence of
- * "--" is tried, overlapping ones too, so each offset is the one memmem finds. */
-static void find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
+ * "--" is tried, overlapping ones too, so each offset is the one a search finds. Whether
+ * any literal occurs. */
+static bool find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
 {
     const char *p = text, *end = text + len;
+    bool found = false;
 
     for (unsigned r = 0; r < f->n; r++)
         first[r][0] = first[r][1] = SIZE_MAX;
@@ -325,11 +362,14 @@ static void find_literals(const struct shardflags *f, const char *text, size_t l
                 size_t n;
 
                 if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
-                    (n = strlen(lit[k])) <= (size_t)(end - p) && !memcmp(p, lit[k], n))
+                    (n = strlen(lit[k])) <= (size_t)(end - p) && !memcmp(p, lit[k], n)) {
                     first[r][k] = (size_t)(p - text);
+                    found = true;
+                }
             }
         }
     }
+    return found;
 }
 
 /* Where the shell command holding text[at] starts: after the last newline (not after a
@@ -360,7 +400,7 @@ static bool in_program(const char *text, size_t at, const char *program)
     if (!program)
         return true;
     start = command_start(text, at);
-    if (memmem(text + start, at - start, program, strlen(program)))
+    if (find_text(text + start, at - start, program, strlen(program)))
         return true;
     for (w = text + start; w < text + at;) {
         const char *e;
@@ -398,7 +438,8 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
     struct subject s = {text, len, false};
     size_t first[MAX_RUNNERS][2];
 
-    find_literals(f, text, len, first);
+    if (!find_literals(f, text, len, first) && !f->unliteral)
+        return 0; /* most texts: no runner's flag at all */
     for (unsigned r = 0; r < f->n; r++) {
         struct runner *run = &f->runners[r];
         int nc, ni;

@@ -11,13 +11,18 @@
 /* Output is gathered here and written in large blocks: stdio's per-character calls and
  * locks were a tenth of a render. */
 #define EMIT_BUFFER 65536
+#define MAX_ORDER 255 /* keys of an item_key_order that rank */
 
 struct emitter {
     FILE *out;
     size_t n; /* bytes in buf */
     enum emit_format format;
     const struct emit_layout *layout;
-    size_t n_order; /* keys in layout->item_key_order */
+    size_t n_order; /* keys in layout->item_key_order (at most MAX_ORDER are used) */
+    /* The order keys by their first byte, for item_key_rank: 1 + the index of the first
+     * (0: none), then each's next; comparing each key with all of them was a tenth of
+     * the emitter. */
+    unsigned char first[256], next[MAX_ORDER];
     unsigned docs;      /* documents started */
     unsigned members;   /* top-level members written in this document */
     unsigned steps;     /* steps written in this document */
@@ -38,8 +43,14 @@ struct emitter *emit_create(FILE *out, enum emit_format format, const struct emi
         e->out = out;
         e->format = format;
         e->layout = layout ? layout : &emit_plain_layout;
-        for (const char *const *k = e->layout->item_key_order; k && *k; k++)
+        for (const char *const *k = e->layout->item_key_order; k && *k && e->n_order < MAX_ORDER; k++)
             e->n_order++;
+        for (size_t i = e->n_order; i-- > 0;) { /* chains in the layout's order */
+            unsigned char c = (unsigned char)e->layout->item_key_order[i][0];
+
+            e->next[i] = e->first[c];
+            e->first[c] = (unsigned char)(i + 1);
+        }
     }
     return e;
 }
@@ -69,15 +80,25 @@ int emit_error(struct emitter *e)
     return e->failed || ferror(e->out) ? -1 : 0;
 }
 
-static void putn(struct emitter *e, const char *s, size_t n)
+/* putn when the buffer cannot take n more bytes. */
+static void putn_flushing(struct emitter *e, const char *s, size_t n)
+{
+    emit_flush(e);
+    if (n > EMIT_BUFFER) {
+        if (fwrite(s, 1, n, e->out) != n)
+            e->failed = true;
+        return;
+    }
+    memcpy(e->buf, s, n);
+    e->n = n;
+}
+
+/* Inline: a call for every key, indent and colon was a twentieth of the emitter. */
+static inline void putn(struct emitter *e, const char *s, size_t n)
 {
     if (e->n + n > EMIT_BUFFER) {
-        emit_flush(e);
-        if (n > EMIT_BUFFER) {
-            if (fwrite(s, 1, n, e->out) != n)
-                e->failed = true;
-            return;
-        }
+        putn_flushing(e, s, n);
+        return;
     }
     memcpy(e->buf + e->n, s, n);
     e->n += n;
@@ -108,6 +129,19 @@ static void indent(struct emitter *e, unsigned n)
 
 /* ---- scalars ---- */
 
+/* Bytes that stand for themselves between double quotes: printable ASCII but '"' and
+ * '\\'. A table: the test was most of the cost of quoting a label. */
+static const unsigned char quoted_byte[256] = {
+#define ROW16(a) a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a
+    ROW16(0), ROW16(0),
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20: '"' */
+    ROW16(1), ROW16(1),
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x50: '\\' */
+    ROW16(1),
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70: DEL */
+#undef ROW16
+};
+
 static void put_double_quoted(struct emitter *e, const char *s, size_t len, bool json)
 {
     static const char hex[] = "0123456789abcdef";
@@ -119,7 +153,7 @@ static void put_double_quoted(struct emitter *e, const char *s, size_t len, bool
         char esc[8];
         size_t run = i;
 
-        while (run < len && p[run] >= 0x20 && p[run] < 0x7F && p[run] != '"' && p[run] != '\\')
+        while (run < len && quoted_byte[p[run]])
             run++;
         if (run > i) { /* printable ASCII that stands for itself, put whole */
             putn(e, s + i, run - i);
@@ -213,8 +247,9 @@ static void yaml_key(struct emitter *e, const struct ynode *k)
     size_t len;
     const char *s = scalar_text(k, &len);
 
-    /* A plain input key keeps its text, and so its type; others are strings. */
-    if ((!ynode_is_string(k) && len && !memchr(s, '\n', len)) ||
+    /* A plain input key keeps its text, and so its type; others are strings. (A verbatim
+     * scalar is on one line: no search for a line break.) */
+    if ((!ynode_is_string(k) && len && (k->verbatim || !memchr(s, '\n', len))) ||
         yscalar_style(s, len, true) == YS_PLAIN)
         putn(e, s, len);
     else
@@ -227,7 +262,7 @@ static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
     size_t len;
     const char *s = scalar_text(n, &len);
 
-    if (n && !ynode_is_string(n) && !memchr(s, '\n', len)) {
+    if (n && !ynode_is_string(n) && (n->verbatim || !memchr(s, '\n', len))) {
         if (len) {
             putch(e, ' ');
             putn(e, s, len);
@@ -302,9 +337,9 @@ static size_t item_key_rank(const struct emitter *e, const struct ynode *k)
 
     if (!t)
         return e->n_order;
-    for (size_t i = 0; i < e->n_order; i++) {
-        if (order[i][0] == t[0] && strcmp(order[i], t) == 0)
-            return i;
+    for (unsigned i = e->first[(unsigned char)t[0]]; i; i = e->next[i - 1]) {
+        if (strcmp(order[i - 1], t) == 0)
+            return i - 1;
     }
     return e->layout->nested_key && strcmp(t, e->layout->nested_key) == 0 ? e->n_order + 1
                                                                           : e->n_order;
@@ -315,55 +350,76 @@ static bool is_nested_key(const struct emitter *e, const struct ynode *k)
     return e->layout->nested_key && ynode_scalar_is(k, e->layout->nested_key);
 }
 
-/* The pair indexes of `m` in output order: as written, or for an item by item_key_rank
- * (a stable insertion sort: items have a few dozen keys at most). */
-static size_t *ordered_pairs(const struct emitter *e, const struct ynode *m, bool step, size_t *n)
-{
-    size_t count = ynode_len(m), *order, *ranks = NULL;
+/* Pairs an item may have for ordered_pairs to sort them on the stack; more are allocated
+ * (a malloc and free of two arrays for every mapping were a tenth of the emitter). */
+#define STACK_PAIRS 32
 
-    *n = 0;
-    if (!count || !(order = malloc(count * sizeof(*order))))
-        return NULL;
-    if (step && !(ranks = malloc(count * sizeof(*ranks)))) {
-        free(order);
-        return NULL;
+/* The pair indexes of `m` in output order in *order, and their number: as written
+ * (*order NULL), or for an item by item_key_rank (a stable insertion sort: items have a
+ * few dozen keys at most) in `room` (STACK_PAIRS of them) or, for more, an array to
+ * free. 0 when out of memory. */
+static size_t ordered_pairs(const struct emitter *e, const struct ynode *m, bool step, size_t *room,
+                            size_t **order)
+{
+    size_t count = ynode_len(m), stack_ranks[STACK_PAIRS], *ranks = stack_ranks, *o = room;
+
+    *order = NULL;
+    if (!step || !count)
+        return count;
+    if (count > STACK_PAIRS) {
+        o = malloc(count * sizeof(*o));
+        ranks = malloc(count * sizeof(*ranks));
+        if (!o || !ranks) {
+            free(o);
+            free(ranks);
+            return 0;
+        }
     }
     for (size_t k = 0; k < count; k++) {
-        size_t i = k;
+        size_t i = k, rank = item_key_rank(e, ynode_key(m, k));
 
-        if (step) {
-            size_t rank = item_key_rank(e, ynode_key(m, k));
-
-            for (; i > 0 && ranks[i - 1] > rank; i--) {
-                order[i] = order[i - 1];
-                ranks[i] = ranks[i - 1];
-            }
-            ranks[i] = rank;
+        for (; i > 0 && ranks[i - 1] > rank; i--) {
+            o[i] = o[i - 1];
+            ranks[i] = ranks[i - 1];
         }
-        order[i] = k;
+        ranks[i] = rank;
+        o[i] = k;
     }
-    free(ranks);
-    *n = count;
-    return order;
+    if (ranks != stack_ranks)
+        free(ranks);
+    *order = o;
+    return count;
+}
+
+/* The index of the i-th pair in output order. */
+static size_t pair_at(const size_t *order, size_t i)
+{
+    return order ? order[i] : i;
+}
+
+static void order_free(size_t *order, const size_t *room)
+{
+    if (order != room)
+        free(order);
 }
 
 static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col, bool first_inline,
                          bool step)
 {
-    size_t n;
-    size_t *order = ordered_pairs(e, m, step, &n);
+    size_t room[STACK_PAIRS], *order;
+    size_t n = ordered_pairs(e, m, step, room, &order);
 
     for (size_t i = 0; i < n; i++) {
-        const struct ynode *k = ynode_key(m, order[i]);
+        const struct ynode *k = ynode_key(m, pair_at(order, i));
 
         if (i > 0 || !first_inline)
             indent(e, col);
         yaml_key(e, k);
         putch(e, ':');
         /* A group's steps are steps themselves. */
-        yaml_value(e, ynode_value(m, order[i]), col, step && is_nested_key(e, k));
+        yaml_value(e, ynode_value(m, pair_at(order, i)), col, step && is_nested_key(e, k));
     }
-    free(order);
+    order_free(order, room);
 }
 
 static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col, bool first_inline,
@@ -407,27 +463,26 @@ static void json_value(struct emitter *e, const struct ynode *n, unsigned col, b
 
 static void json_mapping(struct emitter *e, const struct ynode *m, unsigned col, bool step)
 {
-    size_t n;
-    size_t *order = ordered_pairs(e, m, step, &n);
+    size_t room[STACK_PAIRS], *order;
+    size_t n = ordered_pairs(e, m, step, room, &order);
 
     if (n == 0) {
         put(e, "{}");
-        free(order);
         return;
     }
     put(e, "{\n");
     for (size_t i = 0; i < n; i++) {
-        const struct ynode *k = ynode_key(m, order[i]);
+        const struct ynode *k = ynode_key(m, pair_at(order, i));
 
         indent(e, col + 2);
         json_scalar(e, k, true);
         put(e, ": ");
-        json_value(e, ynode_value(m, order[i]), col + 2, step && is_nested_key(e, k));
+        json_value(e, ynode_value(m, pair_at(order, i)), col + 2, step && is_nested_key(e, k));
         put(e, i + 1 < n ? ",\n" : "\n");
     }
     indent(e, col);
     putch(e, '}');
-    free(order);
+    order_free(order, room);
 }
 
 static void json_sequence(struct emitter *e, const struct ynode *s, unsigned col, bool steps)

@@ -44,6 +44,11 @@ struct stream {
     size_t n_anchors, cap_anchors;
     size_t anchor_nodes;
     size_t alias_nodes; /* copied for aliases in the item being built */
+    /* Each depth's array of key hashes (struct frame), lent to the mapping being built
+     * there and given back at its end: one allocated for each mapping was a twentieth of
+     * building a tree. */
+    uint64_t *hashes[STREAM_MAX_DEPTH];
+    unsigned cap_hashes[STREAM_MAX_DEPTH];
 };
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
@@ -472,14 +477,17 @@ static bool tag_fits(enum tag tag, struct fy_event *fye)
 static int check_tag(struct stream *s, struct fy_event *fye)
 {
     struct fy_token *tok = event_tag(fye);
-    const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
-    struct ypos pos = event_pos(s, fye);
+    const struct fy_mark *m;
+    struct ypos pos;
     size_t len = 0, hlen = 0, slen = 0;
-    const char *name = tok ? fy_token_get_text(tok, &len) : NULL, *handle, *suffix, *t;
+    const char *name, *handle, *suffix, *t;
     char shown[128]; /* as written: !!int, !<tag:yaml.org,2002:int>, !e!foo */
 
-    if (!tok)
+    if (!tok) /* nearly every node: its position is not wanted */
         return TAG_NONE;
+    m = fy_token_start_mark(tok);
+    pos = event_pos(s, fye);
+    name = fy_token_get_text(tok, &len);
     if (m) {
         pos.line = (unsigned)m->line + 1;
         pos.col = (unsigned)m->column + 1;
@@ -698,6 +706,9 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
                 break;
             }
             memset(&stack[depth], 0, sizeof(stack[depth]));
+            stack[depth].hashes = s->hashes[depth]; /* lent: the frame owns it until its end */
+            stack[depth].cap_hashes = s->cap_hashes[depth];
+            s->hashes[depth] = NULL;
             stack[depth].node = node;
             stack[depth].anchor = anchor_name(event_anchor(fye));
             depth++;
@@ -711,6 +722,9 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
             stack[depth].anchor = NULL;
             if (stack[depth].n_merges && apply_merges(s, doc, &stack[depth]) != 0)
                 node = NULL;
+            s->hashes[depth] = stack[depth].hashes;
+            s->cap_hashes[depth] = stack[depth].cap_hashes;
+            stack[depth].hashes = NULL;
             frame_release(&stack[depth]);
             break;
         default:
@@ -866,6 +880,8 @@ void stream_close(struct stream *s)
         return;
     anchors_clear(s);
     free(s->anchors);
+    for (size_t d = 0; d < STREAM_MAX_DEPTH; d++)
+        free(s->hashes[d]);
     strset_destroy(s->top_keys);
     strset_destroy(s->item_keys);
     if (s->fyp)

@@ -567,11 +567,16 @@ struct ynode *ynode_new_seq(struct ynode_doc *doc, struct ypos pos)
 struct ynode *ynode_new_scalar(struct ynode_doc *doc, const char *s, size_t len,
                                enum ynode_style style, struct ypos pos)
 {
-    struct ynode *n = new_node(doc, YNODE_SCALAR, pos);
-    char *text = n ? ynode_doc_alloc(doc, len + 1) : NULL;
+    /* the node and its text in one allocation (two were a tenth of building a tree) */
+    struct ynode *n = ynode_doc_alloc(doc, sizeof(*n) + len + 1);
+    char *text;
 
-    if (!text)
+    if (!n)
         return NULL;
+    text = (char *)(n + 1);
+    memset(n, 0, sizeof(*n));
+    n->kind = YNODE_SCALAR;
+    n->pos = pos;
     memcpy(text, s, len);
     text[len] = '\0';
     n->style = (uint8_t)style;

@@ -304,6 +304,18 @@ static bool is_special(const unsigned char *p, size_t left)
     return false;
 }
 
+/* Bytes that stand for themselves anywhere in a plain scalar: printable ASCII but ':' and
+ * '#'. A table: the byte loop was most of the emitter's cost of choosing a style. */
+static const unsigned char plain_byte[256] = {
+#define ROW16(a) a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a
+    ROW16(0), ROW16(0),
+    1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20: '#' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, /* 0x30: ':' */
+    ROW16(1), ROW16(1), ROW16(1),
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70: DEL */
+#undef ROW16
+};
+
 static bool plain_ok(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -329,7 +341,7 @@ static bool plain_ok(const char *s, size_t len)
     for (size_t i = 0; i < len; i++) {
         unsigned char c = p[i];
 
-        if (c >= 0x20 && c < 0x7F && c != ':' && c != '#')
+        if (plain_byte[c])
             continue; /* nearly every byte */
         if (c == ':' && i + 1 < len && s[i + 1] == ' ')
             return false;

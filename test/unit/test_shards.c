@@ -278,6 +278,24 @@ START_TEST(flags_other_programs)
 }
 END_TEST
 
+/* A config runner's flags need not start with "--": a text without one is still
+ * matched (the built-ins' literals let most texts be skipped). */
+START_TEST(flags_config_without_dashes)
+{
+    struct shardflags *f = shardflags_create();
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct ynode_doc *doc = doc_from("- name: short\n"
+                                     "  count: '-n (\\d+)'\n"
+                                     "  index: '-k (\\d+)'\n");
+
+    ck_assert_int_eq(shardflags_configure(f, ynode_doc_root(doc), "cfg.yml", d), 0);
+    ck_assert_uint_eq(scan(f, "tool -n 2 -k 1").n, 1);
+    ynode_doc_destroy(doc);
+    diag_destroy(d);
+    shardflags_destroy(f);
+}
+END_TEST
+
 /* A flag is never the next flag's value; an arithmetic expansion is one value. */
 START_TEST(flags_values_not_flags)
 {
@@ -871,6 +889,7 @@ Suite *shards_suite(void)
     tcase_add_test(flags, flags_index_without_count);
     tcase_add_test(flags, flags_near_misses);
     tcase_add_test(flags, flags_values_not_flags);
+    tcase_add_test(flags, flags_config_without_dashes);
     tcase_add_test(flags, flags_other_programs);
     tcase_add_test(flags, flags_callback_result);
     suite_add_tcase(s, flags);

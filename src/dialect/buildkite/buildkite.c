@@ -1,6 +1,5 @@
 /* buildkite: the Buildkite dialect's entry: a pipeline's files read (and interpolated
  * as `pipeline upload` does), its steps expanded, its jobs and their identity for diff. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +12,7 @@
 #include "buildkite.h"
 #include "depends.h"
 #include "expand.h"
+#include "placeholder.h"
 #include "steps.h"
 
 static unsigned env_number(const struct ynode *step, const char *name, bool *present)
@@ -20,10 +20,17 @@ static unsigned env_number(const struct ynode *step, const char *name, bool *pre
     size_t len;
     const char *t = ynode_scalar(ynode_get(ynode_get(step, "env"), name), &len);
     char buf[16];
+    unsigned n = 0;
+    size_t i = 0;
 
     *present = t && len > 0 && len < sizeof(buf);
     if (!*present)
         return 0;
+    /* the digits a rendering writes, read without strtoul's copy and locale */
+    for (; i < len && i < 9 && t[i] >= '0' && t[i] <= '9'; i++)
+        n = n * 10 + (unsigned)(t[i] - '0');
+    if (i == len)
+        return n;
     memcpy(buf, t, len);
     buf[len] = '\0';
     return (unsigned)strtoul(buf, NULL, 10);
@@ -57,9 +64,8 @@ static const char *identify(const struct ynode *step, unsigned *part, unsigned p
     *shards = 1;
     ynode_get_any(step, bk_key_keys, &keynode);
     if ((t = ynode_scalar(keynode, len)) != NULL) {
-        char suffix[16];
-        int sl;
-        size_t base;
+        char suffix[1 + PH_NUMBER_MAX];
+        size_t sl, base;
         long index;
 
         if (shown && (index = dialect_key_index(t, *len, &base)) >= 0) {
@@ -70,9 +76,10 @@ static const char *identify(const struct ynode *step, unsigned *part, unsigned p
         }
         if (parts <= 1)
             return t;
-        sl = snprintf(suffix, sizeof(suffix), "-%u", *part);
-        if (*len > (size_t)sl && !memcmp(t + *len - sl, suffix, (size_t)sl)) {
-            *len -= (size_t)sl;
+        suffix[0] = '-';
+        sl = 1 + ph_number(*part, suffix + 1);
+        if (*len > sl && !memcmp(t + *len - sl, suffix, sl)) {
+            *len -= sl;
             *shard = *part;
             *shards = parts;
         }

@@ -1,5 +1,6 @@
 #include "expand.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,12 @@ static int out_of_memory(const struct dialect_ctx *ctx, const struct ynode *at)
 /* Reads `parallelism`: 0 when absent, -1 after an error, else N in 1..1000. */
 static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
-    struct ynode *v = ynode_get(step, "parallelism");
+    long at = ynode_find(step, "parallelism", 11);
+    struct ynode *v = at < 0 ? NULL : ynode_value(step, (size_t)at);
     long long n;
     char msg[320];
 
-    if (!ynode_has(step, "parallelism"))
+    if (at < 0)
         return 0;
     if (kind != BK_COMMAND && kind != BK_TRIGGER) {
         snprintf(msg, sizeof(msg), "parallelism is not allowed on a %s step", bk_kind_name(kind));
@@ -73,12 +75,10 @@ static struct ynode *fill_shard_vars(void *user, struct ynode_doc *doc, struct y
     const struct shard_place *at = user;
     size_t len, out_len = 0;
     const char *t = ynode_scalar(scalar, &len);
+    char *filled = ph_vars_fill(t, len, at->index, at->count, &out_len);
 
-    char *filled;
-
-    if (!ph_vars_find(t, len))
+    if (!filled && !errno) /* no variable: scanned once, not found first and then filled */
         return scalar;
-    filled = ph_vars_fill(t, len, at->index, at->count, &out_len);
     return take_string(doc, filled, out_len, scalar->pos);
 }
 
@@ -407,7 +407,7 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     enum bk_kind kind = bk_step_kind(step);
     struct shard_nodes nodes;
     struct ypos ppos;
-    long n;
+    long n, at;
 
     if (kind == BK_INVALID) {
         diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(step), RULE_STEP_SHAPE, "%s",
@@ -468,9 +468,10 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     }
     if (!env_holder_ok(ctx, step, kind) || define_key(ctx, step, n > 1 ? (unsigned)n : 0) != 0)
         return -1;
-    ppos = ynode_pos(ynode_get(step, "parallelism"));
+    at = ynode_find(step, "parallelism", 11);
+    ppos = ynode_pos(ynode_value(step, (size_t)at));
     /* Gone from the step before the shards copy it. */
-    ynode_remove(step, "parallelism");
+    ynode_remove_at(step, (size_t)at);
     if (shard_nodes_make(&nodes, doc, (unsigned)n, ppos) != 0)
         return out_of_memory(ctx, step);
     /* The shards take the step's place: the first replaces it, the others follow. */
