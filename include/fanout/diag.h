@@ -59,6 +59,9 @@ void diag_destroy(struct diag *d);
 struct diag *diag_create_buffered(enum diag_format format);
 /* The same with `like`'s format and policy (the held-back findings of a run). */
 struct diag *diag_create_buffered_like(const struct diag *like);
+/* The same, its rules shadowing as `like`'s do (diag_shadow): a stand-in for `like` in
+ * another thread (diff renders HEAD while BASE reports into `like`), flushed into it. */
+struct diag *diag_create_buffered_for(const struct diag *like);
 void diag_flush_into(struct diag *from, struct diag *to);
 
 /* A place in the inputs: a file by its number (an index into the run's names), line and

@@ -41,6 +41,9 @@ int expr_array_append(struct expr_value *array, struct expr_value *item);
 int expr_object_set(struct expr_value *object, const char *key, size_t len, struct expr_value *v);
 
 struct expr_value *expr_ref(struct expr_value *v);
+/* A deep copy of `v` (a new reference; NULL when out of memory): values that share no
+ * reference count with v's, for another thread (diff renders its sides at once). */
+struct expr_value *expr_copy(const struct expr_value *v);
 void expr_unref(struct expr_value *v);
 
 enum expr_kind expr_kind_of(const struct expr_value *v);

@@ -37,7 +37,9 @@ struct pd_opts {
 /* Renders `base` and `head` (a file, a directory or "-"; sources or renderings alike,
  * since rendering a rendering gives it back) with `base_opts` and `head_opts` (alike,
  * but for what is compared: test-area mirror parallelism), and writes their differences
- * to `out`. Returns 0 when they are the same, 1 when they differ, 2 on an error. */
+ * to `out`. Returns 0 when they are the same, 1 when they differ, 2 on an error. The
+ * sides render at once, HEAD in a second thread: head_opts->shards (a scan writes into
+ * it) is not base_opts->shards (shardflags_clone). */
 int pipediff_run(const char *base, const char *head, const struct render_opts *base_opts,
                  const struct render_opts *head_opts, const struct pd_opts *pd, FILE *out,
                  struct diag *d);

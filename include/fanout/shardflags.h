@@ -31,6 +31,9 @@ typedef int (*shardflags_hit_fn)(void *user, const struct shardflags_hit *hit);
 
 /* The built-in runners; NULL when out of memory. */
 struct shardflags *shardflags_create(void);
+/* A copy of f for another thread: a scan writes into its patterns' match data. NULL when
+ * out of memory. */
+struct shardflags *shardflags_clone(const struct shardflags *f);
 void shardflags_destroy(struct shardflags *f);
 
 /* Adds the runners of a config file's `shards` list (`file` names it in messages).

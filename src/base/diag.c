@@ -125,6 +125,19 @@ struct diag *diag_create_buffered_like(const struct diag *like)
     return d;
 }
 
+struct diag *diag_create_buffered_for(const struct diag *like)
+{
+    struct diag *d = diag_create_buffered_like(like);
+
+    if (d && like->shadowing)
+        diag_shadow(d, like->shadow_earlier, like->shadow_later);
+    if (d && like->shadowing && !d->shadowing) {
+        diag_destroy(d);
+        return NULL;
+    }
+    return d;
+}
+
 struct diag *diag_create_buffered(enum diag_format format)
 {
     struct diag *d = calloc(1, sizeof(*d));

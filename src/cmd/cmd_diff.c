@@ -4,6 +4,7 @@
 #include "fanout/cmd.h"
 #include "fanout/gitrev.h"
 #include "fanout/pipediff.h"
+#include "fanout/shardflags.h"
 #include "options.h"
 
 /* The change HEAD is rendered for (--changed, --changed-from; with --base by default
@@ -43,9 +44,22 @@ static int diff_revision(struct cli *c, const char *path, struct render_opts *he
     return rc;
 }
 
+static int diff_operands(struct cli *c, char **operands, int n, struct render_opts *head, struct diag *d)
+{
+    struct render_opts base;
+    int rc;
+
+    if (c->base_ref)
+        return diff_revision(c, n ? operands[0] : ".", head, d);
+    base = c->render;
+    if ((rc = read_change(c, head, &base, d)) != 0)
+        return rc;
+    return pipediff_run(operands[0], operands[1], &base, head, &c->diff, stdout, d);
+}
+
 static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
 {
-    struct render_opts head = c->render, base;
+    struct render_opts head = c->render;
     int rc;
 
     if (c->base_ref && n > 1)
@@ -58,15 +72,18 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
     if (n == 2 && c->changed && !strcmp(c->changed, "-") && (!strcmp(operands[0], "-") || !strcmp(operands[1], "-")))
         return cmd_usage_error("--changed - and an operand '-' both read standard input: give one a file", NULL);
     head.side = 1; /* a dialect option given twice: BASE's, then HEAD's */
-    /* every rule on both sides, so that a finding BASE has too is known not to be new */
-    c->render.shards = head.shards = c->shards;
+    /* every rule on both sides, so that a finding BASE has too is known not to be new;
+     * HEAD's shard flags its own, for the sides render at once (pipediff.h) */
+    c->render.shards = c->shards;
+    head.shards = NULL;
+    if (c->shards && !(head.shards = shardflags_clone(c->shards))) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
+        return DIAG_INPUT;
+    }
     c->diff.format = (enum pd_format)c->format;
-    if (c->base_ref)
-        return diff_revision(c, n ? operands[0] : ".", &head, d);
-    base = c->render;
-    if ((rc = read_change(c, &head, &base, d)) != 0)
-        return rc;
-    return pipediff_run(operands[0], operands[1], &base, &head, &c->diff, stdout, d);
+    rc = diff_operands(c, operands, n, &head, d);
+    shardflags_destroy(head.shards);
+    return rc;
 }
 
 static int add_ignored_field(const struct opt_hit *hit, const char *arg)

@@ -3,8 +3,10 @@
  * parts are the pipediff_*.c files (pipediff_internal.h). */
 #include "fanout/pipediff.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fanout/inputs.h"
 #include "fanout/strset.h"
@@ -87,6 +89,106 @@ struct operand {
     struct render_groups groups;
 };
 
+/* HEAD is rendered by a second thread while this one renders BASE: on two cores a diff
+ * takes about the time of one side. Every cache of the render path is per thread, HEAD's
+ * shard flags are its own (pipediff.h) and its messages go to a buffered diag flushed
+ * after BASE's (dropped when BASE does not render, which today stops before HEAD): the
+ * output is the same as one side after the other. The thread is made on first use and
+ * kept for the process, as its caches are. */
+struct side_job {
+    const char *spec;
+    const char *const *paths;
+    size_t n;
+    const struct render_opts *opts;
+    const struct pd_opts *pd;
+    struct pd_runners *rs;
+    struct side *side;
+    struct diag *d;
+    int rc;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct side_job *job; /* being rendered (NULL: none) */
+    pid_t pid;            /* the process the thread is in (a fork's child has none) */
+} worker = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0};
+
+static void *worker_run(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&worker.lock);
+    for (;;) {
+        struct side_job *j;
+
+        while (!worker.job)
+            pthread_cond_wait(&worker.cond, &worker.lock);
+        j = worker.job;
+        pthread_mutex_unlock(&worker.lock);
+        j->rc = pd_render_side(j->spec, j->paths, j->n, j->opts, j->pd, j->rs, 1, j->side, j->d);
+        pthread_mutex_lock(&worker.lock);
+        worker.job = NULL;
+        pthread_cond_broadcast(&worker.cond);
+    }
+    return NULL;
+}
+
+/* Hands j to the thread; false when there is none to be had (j is for this one then). */
+static bool worker_start(struct side_job *j)
+{
+    pthread_t t;
+
+    if (worker.pid != getpid()) {
+        pthread_mutex_init(&worker.lock, NULL);
+        pthread_cond_init(&worker.cond, NULL);
+        worker.job = NULL;
+        if (pthread_create(&t, NULL, worker_run, NULL) != 0)
+            return false;
+        pthread_detach(t);
+        worker.pid = getpid();
+    }
+    pthread_mutex_lock(&worker.lock);
+    worker.job = j;
+    pthread_cond_broadcast(&worker.cond);
+    pthread_mutex_unlock(&worker.lock);
+    return true;
+}
+
+static void worker_wait(void)
+{
+    pthread_mutex_lock(&worker.lock);
+    while (worker.job)
+        pthread_cond_wait(&worker.cond, &worker.lock);
+    pthread_mutex_unlock(&worker.lock);
+}
+
+/* Renders both sides, HEAD in the thread when it can be had: 0, DIAG_INPUT when a side
+ * does not render (BASE's said first), -1 when out of memory. */
+static int render_sides(const struct operand *b, const char *const *bp, size_t bn, const struct render_opts *bo,
+                        const struct operand *h, const char *const *hp, size_t hn, const struct render_opts *ho,
+                        struct report *r, const struct pd_opts *pd, struct side *base, struct side *head,
+                        struct diag *d)
+{
+    struct side_job j = {h->spec, hp, hn, ho, pd, &r->runners, head, diag_create_buffered_for(d), 0};
+    bool threaded;
+    int rc;
+
+    if (!j.d)
+        return -1;
+    threaded = worker_start(&j);
+    rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, base, d);
+    if (threaded)
+        worker_wait();
+    else if (rc == 0)
+        j.rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, head, j.d);
+    if (rc == 0) {
+        diag_flush_into(j.d, d);
+        rc = j.rc;
+    }
+    diag_destroy(j.d);
+    return rc;
+}
+
 /* Compares the files `bp` of BASE with the files `hp` of HEAD (one dialect, or whatever
  * the rendering tells), their differences added to r. 0, DIAG_INPUT when a side does
  * not render, -1 when out of memory or temporary space. */
@@ -97,10 +199,9 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     struct side base, head;
     int rc;
 
+    memset(&base, 0, sizeof(base));
     memset(&head, 0, sizeof(head));
-    rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, &base, d);
-    if (rc == 0)
-        rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, &head, d);
+    rc = render_sides(b, bp, bn, bo, h, hp, hn, ho, r, pd, &base, &head, d);
     if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d, r) != 0)
         rc = -1;
     if (rc == 0) {

@@ -965,11 +965,12 @@ fail:
  * residual, the reference check): SGLang's six workflows parsed 187 texts 1,767 times.
  * A tree is a function of its text alone and evaluation does not change it, so one is
  * shared. Direct-mapped (a text takes its slot from the one before it) and texts of
- * at most PARSED_MAX_TEXT bytes: the memory held stays bounded whatever the input. */
+ * at most PARSED_MAX_TEXT bytes: the memory held stays bounded whatever the input.
+ * One a thread: the trees' share counts are not atomic. */
 #define PARSED_SLOTS 1024
 #define PARSED_MAX_TEXT 1024
 
-static struct parsed {
+static _Thread_local struct parsed {
     char *text;
     size_t len;
     struct expr *e;

@@ -27,11 +27,12 @@ struct template {
 /* Texts already split, with their trees (shared) and whether their format() call was
  * parsed: a workflow's strings are split again in every matrix configuration and by
  * every check, and the format() text of a long `run:` costs more than its evaluation.
- * Direct-mapped like expr_parse's trees, texts of at most SPLIT_MAX_TEXT bytes. */
+ * Direct-mapped like expr_parse's trees, texts of at most SPLIT_MAX_TEXT bytes, one a
+ * thread. */
 #define SPLIT_SLOTS 512
 #define SPLIT_MAX_TEXT 16384
 
-static struct split_memo {
+static _Thread_local struct split_memo {
     char *text;
     size_t len;
     struct segment *seg;

@@ -95,6 +95,39 @@ struct expr_value *expr_object(void)
     return new_value(EXPR_OBJECT);
 }
 
+struct expr_value *expr_copy(const struct expr_value *v)
+{
+    struct expr_value *c;
+
+    if (!v)
+        return NULL;
+    if (v->kind == EXPR_STRING)
+        return expr_string(v->u.str.s, v->u.str.len);
+    if (!(c = new_value((enum expr_kind)v->kind)))
+        return NULL;
+    c->filtered = v->filtered;
+    c->unknown = v->unknown;
+    if (v->kind == EXPR_ARRAY) {
+        for (size_t i = 0; i < v->u.arr.n; i++) {
+            if (expr_array_append(c, expr_copy(v->u.arr.items[i])) != 0)
+                goto fail;
+        }
+    } else if (v->kind == EXPR_OBJECT) {
+        for (size_t i = 0; i < v->u.obj.n; i++) {
+            const struct expr_pair *p = &v->u.obj.pairs[i];
+
+            if (expr_object_set(c, p->key, p->len, expr_copy(p->v)) != 0)
+                goto fail;
+        }
+    } else {
+        c->u = v->u;
+    }
+    return c;
+fail:
+    expr_unref(c);
+    return NULL;
+}
+
 struct expr_value *expr_ref(struct expr_value *v)
 {
     if (v)

@@ -317,7 +317,7 @@ static int problem_order(const void *pa, const void *pb)
 
 static const char *more_text(size_t more)
 {
-    static char buf[64];
+    static _Thread_local char buf[64];
 
     snprintf(buf, sizeof(buf), "; %zu more reference%s", more, more == 1 ? "" : "s");
     return buf;

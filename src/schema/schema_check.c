@@ -344,11 +344,11 @@ static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode 
 
 /* One match context for every pattern: a backtracking limit, so that a hostile pattern
  * stops instead of hanging, and a JIT stack for long values. Made on first use, kept
- * for the process. */
+ * for the process; one a thread (a JIT stack serves one match at a time). */
 static pcre2_match_context *match_context(void)
 {
-    static pcre2_match_context *mctx;
-    static pcre2_jit_stack *stack;
+    static _Thread_local pcre2_match_context *mctx;
+    static _Thread_local pcre2_jit_stack *stack;
 
     if (!mctx && (mctx = pcre2_match_context_create(NULL)) != NULL) {
         pcre2_set_match_limit(mctx, MATCH_LIMIT);

@@ -630,12 +630,13 @@ void tmplschema_free(struct tmplschema *s)
 
 const struct tmplschema *tmplschema_bundled(const char *name, struct diag *d)
 {
-    /* Compiled once per process, on first use: only a run that reads a workflow pays. */
-    static struct {
+    /* Compiled once per process, on first use: only a run that reads a workflow pays.
+     * Once a thread: validation keeps notes in it. */
+    static _Thread_local struct {
         const char *name;
         struct tmplschema *schema;
     } cache[4];
-    static size_t cached;
+    static _Thread_local size_t cached;
     const struct ynode *root;
 
     for (size_t i = 0; i < cached; i++) {

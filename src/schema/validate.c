@@ -339,12 +339,13 @@ void validator_item(struct validator *v, const struct stream_item *item)
 const struct schema *validate_bundled_schema(const char *name, struct diag *d)
 {
     /* Compiled once per process: diff and check render several times, and the rendered
-     * schema is the larger part of a small render's work. */
-    static struct {
+     * schema is the larger part of a small render's work. Once a thread: a schema's
+     * patterns hold their match data. */
+    static _Thread_local struct {
         const char *name;
         struct schema *schema;
     } cache[8];
-    static size_t cached;
+    static _Thread_local size_t cached;
     struct ynode *root = bundled_schema(name);
     struct ynode_doc *doc;
 

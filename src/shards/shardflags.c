@@ -147,6 +147,33 @@ fail:
     return NULL;
 }
 
+struct shardflags *shardflags_clone(const struct shardflags *f)
+{
+    struct shardflags *c = calloc(1, sizeof(*c));
+
+    if (!c || !(c->mctx = pcre2_match_context_copy(f->mctx)))
+        goto fail;
+    for (; c->n < f->n; c->n++) {
+        const struct runner *from = &f->runners[c->n];
+        struct runner *r = &c->runners[c->n];
+
+        *r = *from;
+        r->name = r->program = NULL;
+        r->count = r->index = (struct pattern){NULL, NULL, false};
+        if (!(r->name = strdup(from->name)) || (from->program && !(r->program = strdup(from->program))) ||
+            !(r->count.re = pcre2_code_copy(from->count.re)) || !(r->index.re = pcre2_code_copy(from->index.re)) ||
+            !(r->count.md = pcre2_match_data_create_from_pattern(r->count.re, NULL)) ||
+            !(r->index.md = pcre2_match_data_create_from_pattern(r->index.re, NULL))) {
+            c->n++; /* destroyed with the others */
+            goto fail;
+        }
+    }
+    return c;
+fail:
+    shardflags_destroy(c);
+    return NULL;
+}
+
 void shardflags_destroy(struct shardflags *f)
 {
     if (!f)

@@ -89,8 +89,9 @@ struct source {
     struct source *older, *newer; /* the open sources, newest first (`live`) */
 };
 
-/* Every open source, newest first: a message's excerpt is read from what was read. */
-static struct source *live;
+/* Every open source, newest first: a message's excerpt is read from what was read.
+ * Per thread: a thread's messages are about the sources it reads. */
+static _Thread_local struct source *live;
 
 static void utf8_reset(struct utf8_state *st)
 {

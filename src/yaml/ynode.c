@@ -24,8 +24,9 @@ struct ynode_doc {
     struct ynode *root;
 };
 
-static struct chunk *cache[CHUNK_CACHE];
-static size_t cached;
+/* per thread, as every cache of the render path: diff renders its two sides at once */
+static _Thread_local struct chunk *cache[CHUNK_CACHE];
+static _Thread_local size_t cached;
 
 static struct chunk *chunk_new(size_t size)
 {

@@ -972,6 +972,36 @@ START_TEST(values_objects)
 }
 END_TEST
 
+/* A deep copy: the same JSON, its own instances (an unknown member stays unknown). */
+START_TEST(values_copy)
+{
+    struct expr_value *o = expr_object(), *a = expr_array(), *c;
+    char *want, *got;
+
+    ck_assert_int_eq(expr_array_append(a, expr_string("x\0y", 3)), 0);
+    ck_assert_int_eq(expr_array_append(a, expr_bool(true)), 0);
+    ck_assert_int_eq(expr_object_set(o, "list", 4, a), 0);
+    ck_assert_int_eq(expr_object_set(o, "n", 1, expr_number(2.5)), 0);
+    ck_assert_int_eq(expr_object_set(o, "none", 4, expr_null()), 0);
+    ck_assert_int_eq(expr_object_set(o, "later", 5, expr_unknown()), 0);
+    c = expr_copy(o);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_ne(expr_get(c, "list", 4), a);
+    ck_assert(expr_holds_unknown(c));
+    ck_assert_int_eq(expr_object_set(o, "later", 5, expr_null()), 0);
+    ck_assert(!expr_holds_unknown(o));
+    ck_assert_int_eq(expr_object_set(c, "later", 5, expr_null()), 0);
+    want = expr_to_json(o);
+    got = expr_to_json(c);
+    ck_assert_str_eq(got, want);
+    free(want);
+    free(got);
+    ck_assert_ptr_null(expr_copy(NULL));
+    expr_unref(o);
+    expr_unref(c);
+}
+END_TEST
+
 START_TEST(values_json)
 {
     static const char *const bad[] = {
@@ -1136,6 +1166,7 @@ Suite *expr_suite(void)
     tcase_add_test(tmpl, condition_forms);
     tcase_add_test(tmpl, text_paths);
     tcase_add_test(values, values_objects);
+    tcase_add_test(values, values_copy);
     tcase_add_test(values, values_json);
     tcase_add_test(values, values_ynode);
     return s;

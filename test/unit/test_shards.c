@@ -399,6 +399,42 @@ START_TEST(config_runner_found)
 }
 END_TEST
 
+/* A clone (diff's HEAD scans with its own) has the config's runners too, and finds what
+ * the original finds once the original is gone. */
+START_TEST(config_runner_cloned)
+{
+    struct shardflags *f = shardflags_create(), *g;
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct ynode_doc *doc = doc_from("- name: chunks\n"
+                                     "  count: '--total-chunks[= ](\\d+)'\n"
+                                     "  index: '--this-chunk[= ](\\S+)'\n"
+                                     "  base: 1\n"
+                                     "  program: run-tests\n");
+    struct hits c;
+
+    ck_assert_int_eq(shardflags_configure(f, ynode_doc_root(doc), "cfg.yml", d), 0);
+    ynode_doc_destroy(doc);
+    c = scan(f, "./run-tests --this-chunk 2 --total-chunks=3"); /* the original's patterns ran */
+    ck_assert_uint_eq(c.n, 1);
+    g = shardflags_clone(f);
+    ck_assert_ptr_nonnull(g);
+    shardflags_destroy(f);
+    ck_assert_uint_eq(shardflags_runners(g), N_BUILTIN + 1);
+    ck_assert_str_eq(shardflags_name(g, N_BUILTIN), "chunks");
+    ck_assert_uint_eq(shardflags_base(g, N_BUILTIN), 1);
+    c = scan(g, "./run-tests --this-chunk 2 --total-chunks=3");
+    ck_assert_uint_eq(c.n, 1);
+    expect_hit(&c.h[0], N_BUILTIN, "3", "2", "--total-chunks=3", "--this-chunk 2");
+    c = scan(g, "pytest --num-shards=3 --shard-id=1"); /* the built-ins too */
+    ck_assert_uint_eq(c.n, 1);
+    expect_hit(&c.h[0], R_PYTEST_SHARD, "3", "1", "--num-shards=3", "--shard-id=1");
+    c = scan(g, "make --this-chunk 2 --total-chunks=3"); /* its program kept */
+    ck_assert_uint_eq(c.n, 0);
+    diag_destroy(d);
+    shardflags_destroy(g);
+}
+END_TEST
+
 /* Configures `yaml`; checks -1, one error and its text, and that no runner was added. */
 static void expect_config_error(const char *yaml, const char *message)
 {
@@ -894,6 +930,7 @@ Suite *shards_suite(void)
     tcase_add_test(flags, flags_callback_result);
     suite_add_tcase(s, flags);
     tcase_add_test(config, config_runner_found);
+    tcase_add_test(config, config_runner_cloned);
     tcase_add_test(config, config_errors);
     tcase_add_test(config, config_error_after_good_entry);
     suite_add_tcase(s, config);

@@ -615,11 +615,14 @@ static struct dialect_reader *gha_open(const struct dialect_input *in, dialect_o
 static void *gha_state_create(const struct dialect_options *options)
 {
     struct gha_state *st = calloc(1, sizeof(*st));
+    const struct expr_value *run = gha_contexts(dialect_options_own(options, &dialect_gha));
 
-    if (st) {
-        st->run = gha_contexts(dialect_options_own(options, &dialect_gha));
-        st->declared.file = -1;
+    if (st && run && !(st->run = expr_copy(run))) {
+        free(st);
+        return NULL;
     }
+    if (st)
+        st->declared.file = -1;
     return st;
 }
 
@@ -633,6 +636,7 @@ static void gha_state_destroy(void *state)
     free(st->files);
     gha_declared_clear(&st->declared);
     gha_gates_clear(st);
+    expr_unref(st->run);
     free(st);
 }
 

@@ -151,7 +151,8 @@ void gha_check_references(struct job *j, const struct ynode *id, const struct yn
 struct gha_state {
     struct call *calls; /* calls.c: the jobs each inlined call became */
     size_t n, cap;
-    const struct expr_value *run;  /* the options' contexts (NULL: none) */
+    struct expr_value *run;  /* a copy of the options' contexts (NULL: none): the run's own,
+                                which references in another thread leave alone */
     struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
     size_t n_files;
     struct gha_declared declared; /* references.c: the workflow being read */

@@ -90,14 +90,14 @@ static const struct ta_field_info *field_infos(const struct field *fields, struc
 
 const struct ta_field_info *testarea_step_fields(void)
 {
-    static struct ta_field_info infos[sizeof(step_fields) / sizeof(step_fields[0])];
+    static _Thread_local struct ta_field_info infos[sizeof(step_fields) / sizeof(step_fields[0])];
 
     return field_infos(step_fields, infos);
 }
 
 const struct ta_field_info *testarea_mirror_fields(void)
 {
-    static struct ta_field_info infos[sizeof(mirror_fields) / sizeof(mirror_fields[0])];
+    static _Thread_local struct ta_field_info infos[sizeof(mirror_fields) / sizeof(mirror_fields[0])];
 
     return field_infos(mirror_fields, infos);
 }
@@ -269,7 +269,7 @@ static int read_mirror(const struct testarea *ta, struct ynode *step, const stru
  * one (its error is this dialect's to report). */
 bool ta_step_fields_known(const struct ynode *step)
 {
-    static const char *names[sizeof(step_fields) / sizeof(step_fields[0])];
+    static _Thread_local const char *names[sizeof(step_fields) / sizeof(step_fields[0])];
 
     if (!names[0]) {
         for (size_t i = 0; step_fields[i].name; i++)
