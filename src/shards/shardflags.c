@@ -153,6 +153,7 @@ struct shardflags *shardflags_clone(const struct shardflags *f)
 
     if (!c || !(c->mctx = pcre2_match_context_copy(f->mctx)))
         goto fail;
+    c->unliteral = f->unliteral;
     for (; c->n < f->n; c->n++) {
         const struct runner *from = &f->runners[c->n];
         struct runner *r = &c->runners[c->n];
