@@ -88,6 +88,10 @@ struct render_opts {
      * (validate checks the input against its schema in the same read) */
     dialect_observe_fn observe;
     void *observe_user;
+    /* pass 1's checks only, for a command that shows findings and renders nothing (the
+     * lints, validate): the sink (which must be set) is told `begin`, never an item, and
+     * no pass 2 reads the inputs again (stats->passes is 1) */
+    bool checks_only;
 };
 
 /* The name the input at `path` goes by in messages when opts rename its directory (a

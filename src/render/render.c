@@ -682,7 +682,7 @@ static int begin_checks(struct run *r)
         opts->sink->begin(opts->sink->user, r->dialect);
     else
         spool_reset(r);
-    r->early = shardmap_create(RENDER_ONE_PASS_BUDGET);
+    r->early = opts->checks_only ? NULL : shardmap_create(RENDER_ONE_PASS_BUDGET);
     if (!opts->sink && !r->spool_em)
         give_up_one_pass(r);
     return 0;
@@ -767,7 +767,11 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     struct run r = {.opts = opts, .diag = d};
 
     if (open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 && check_all(&r) == 0 &&
-        diag_exit_code(d, opts->strict) == 0)
-        write_rendering(&r);
+        diag_exit_code(d, opts->strict) == 0) {
+        if (!opts->checks_only)
+            write_rendering(&r);
+        else if (opts->stats)
+            opts->stats->passes = 1;
+    }
     return close_run(&r);
 }
