@@ -27,6 +27,24 @@
 
 /* ---------- instance values ---------- */
 
+/* A YAML integer of at most 15 digits (most are: parallelism, timeouts), as strtod reads
+ * it, without strtod's cost: such a value is exact in a double. */
+static bool small_decimal(const char *t, size_t len, double *v)
+{
+    size_t i = t[0] == '-' || t[0] == '+';
+    unsigned long long x = 0;
+
+    if (len == i || len - i > 15)
+        return false;
+    for (; i < len; i++) {
+        if (t[i] < '0' || t[i] > '9')
+            return false;
+        x = x * 10 + (unsigned)(t[i] - '0');
+    }
+    *v = t[0] == '-' ? -(double)x : (double)x; /* "-0" is -0.0, as strtod's */
+    return true;
+}
+
 unsigned schema_type_of(struct ynode *n, double *num)
 {
     size_t len;
@@ -53,6 +71,11 @@ unsigned schema_type_of(struct ynode *n, double *num)
         char buf[64];
         double v;
 
+        if (small_decimal(t, len, &v)) {
+            if (num)
+                *num = v;
+            return T_NUMBER | T_INTEGER;
+        }
         if (len >= sizeof(buf))
             len = sizeof(buf) - 1;
         memcpy(buf, t, len);
