@@ -84,6 +84,14 @@ struct render_opts {
     /* the change the jobs are rendered for (--changed): the dialects that gate jobs on
      * the files a change touches decide with it; NULL: every job runs */
     const struct change *change;
+    /* when set, shown every input item as pass 1 reads it, before the dialect changes it
+     * (validate checks the input against its schema in the same read) */
+    dialect_observe_fn observe;
+    void *observe_user;
+    /* pass 1's checks only, for a command that shows findings and renders nothing (the
+     * lints, validate): the sink (which must be set) is told `begin`, never an item, and
+     * no pass 2 reads the inputs again (stats->passes is 1) */
+    bool checks_only;
 };
 
 /* The name the input at `path` goes by in messages when opts rename its directory (a

@@ -50,4 +50,22 @@ struct dialect;
 int validate_run(const char *const *paths, size_t n, const char *schema,
                  const struct dialect *dialect, struct diag *d);
 
+/* Memory for the findings a validate_along holds: past it they are dropped, and
+ * validate_along_finish reads the inputs again instead. */
+#define VALIDATE_ALONG_BUDGET (1u << 20)
+
+/* validate_run of files in `dialect` against its input schema, fed the items of another
+ * read of them (render's pass 1, through render_opts.observe) instead of a read of its
+ * own: their findings are held, within VALIDATE_ALONG_BUDGET, until that read's own
+ * findings have been said. NULL when out of memory. */
+struct validate_along;
+struct validate_along *validate_along_open(const struct dialect *dialect, const char *const *paths,
+                                           struct diag *d);
+void validate_along_item(void *user, const struct stream_item *item); /* a dialect_observe_fn */
+/* Reports the held findings into `d` as validate_run would have (or runs it, when they
+ * were dropped or the read did not finish) and frees `a`; returns validate_run's exit
+ * code. With `report` false, only frees `a` (the read found an input error). */
+int validate_along_finish(struct validate_along *a, const char *const *paths, size_t n, bool report,
+                          struct diag *d);
+
 #endif

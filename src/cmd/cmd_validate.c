@@ -6,15 +6,23 @@
 #include "options.h"
 
 /* The findings of render, then the schema's, for files of one dialect (an unknown key
- * both see is said once, as render says it: cli.c's diag_shadow). */
+ * both see is said once, as render says it: cli.c's diag_shadow). The schema is checked
+ * in render's read of the inputs, its findings held until render's are said. */
 static int validate_in_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d, void *user)
 {
+    struct validate_along *along = validate_along_open(c->render.dialect, paths, d);
     int lint, rc;
 
     (void)user;
-    if ((lint = cmd_lint(c, paths, n, d, RULE_NONE)) == DIAG_INPUT)
-        return lint;
-    rc = validate_run(paths, n, NULL, c->render.dialect, d);
+    c->render.observe = along ? validate_along_item : NULL;
+    c->render.observe_user = along;
+    lint = cmd_lint(c, paths, n, d, RULE_NONE);
+    c->render.observe = NULL;
+    c->render.observe_user = NULL;
+    if (!along) /* out of memory: a read of its own */
+        rc = lint == DIAG_INPUT ? lint : validate_run(paths, n, NULL, c->render.dialect, d);
+    else
+        rc = validate_along_finish(along, paths, n, lint != DIAG_INPUT, d);
     return lint > rc ? lint : rc;
 }
 

@@ -348,13 +348,14 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
                 return -1;
         }
         rc = stream_next(r->s, item);
+        /* before the transform, which may change it: the input as written */
+        if (rc > 0 && r->observe)
+            r->observe(r->user, item);
         if (rc > 0 && r->in.transform && r->in.transform(r->in.transform_user, item) != 0) {
             ynode_doc_destroy(item->doc);
             item->doc = NULL;
             return -1;
         }
-        if (rc > 0 && r->observe)
-            r->observe(r->user, item);
         if (rc != 0)
             return rc;
         stream_close(r->s);

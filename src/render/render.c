@@ -59,7 +59,12 @@ struct run {
 
 static void observe_input(void *user, const struct stream_item *item)
 {
-    validator_item(user, item);
+    struct run *r = user;
+
+    if (r->in_check)
+        validator_item(r->in_check, item);
+    if (r->opts->observe)
+        r->opts->observe(r->opts->observe_user, item);
 }
 
 /* A job the change leaves out: the --explain note, and the sink's record. */
@@ -74,8 +79,8 @@ static int on_not_run(void *user, const char *id, size_t len, const char *why, s
     return sink->not_run ? sink->not_run(sink->user, id, len, why, pos) : 0;
 }
 
-/* `in_check`: shown the input items (pass 1), or NULL. */
-static struct dialect_reader *reader_open(struct run *r, struct validator *in_check)
+/* `observed`: the input items are shown to in_check and opts->observe (pass 1). */
+static struct dialect_reader *reader_open(struct run *r, bool observed)
 {
     struct dialect_input in = {
         .diag = r->diag,
@@ -93,7 +98,8 @@ static struct dialect_reader *reader_open(struct run *r, struct validator *in_ch
         .keep_not_run = r->sink->not_run != NULL,
     };
 
-    return r->dialect->open(&in, in_check ? observe_input : NULL, in_check);
+    observed = observed && (r->in_check || r->opts->observe);
+    return r->dialect->open(&in, observed ? observe_input : NULL, r);
 }
 
 /* ---- pass 1: checks and the key index ---- */
@@ -395,7 +401,7 @@ static int check_step(struct run *r, struct stream_item *item)
 
 static int first_pass(struct run *r)
 {
-    struct dialect_reader *reader = reader_open(r, r->in_check);
+    struct dialect_reader *reader = reader_open(r, true);
     struct stream_item item;
     struct ypos doc_pos = {0, 0, 0};
     int rc = reader ? 0 : -1, more;
@@ -465,7 +471,7 @@ static int feed_all(struct run *r)
 {
     const struct dialect *dl = r->dialect;
     struct dialect_ctx ctx = dialect_ctx_for(r, false);
-    struct dialect_reader *reader = reader_open(r, NULL);
+    struct dialect_reader *reader = reader_open(r, false);
     struct stream_item item;
     int rc = reader ? 0 : -1, more;
 
@@ -676,7 +682,7 @@ static int begin_checks(struct run *r)
         opts->sink->begin(opts->sink->user, r->dialect);
     else
         spool_reset(r);
-    r->early = shardmap_create(RENDER_ONE_PASS_BUDGET);
+    r->early = opts->checks_only ? NULL : shardmap_create(RENDER_ONE_PASS_BUDGET);
     if (!opts->sink && !r->spool_em)
         give_up_one_pass(r);
     return 0;
@@ -761,7 +767,11 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
     struct run r = {.opts = opts, .diag = d};
 
     if (open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 && check_all(&r) == 0 &&
-        diag_exit_code(d, opts->strict) == 0)
-        write_rendering(&r);
+        diag_exit_code(d, opts->strict) == 0) {
+        if (!opts->checks_only)
+            write_rendering(&r);
+        else if (opts->stats)
+            opts->stats->passes = 1;
+    }
     return close_run(&r);
 }

@@ -7,6 +7,7 @@
 #include "schema_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,24 @@
 #define HEAP_LIMIT_KIB (64u << 10) /* the interpreter's, for a pattern the JIT cannot take */
 
 /* ---------- instance values ---------- */
+
+/* A YAML integer of at most 15 digits (most are: parallelism, timeouts), as strtod reads
+ * it, without strtod's cost: such a value is exact in a double. */
+static bool small_decimal(const char *t, size_t len, double *v)
+{
+    size_t i = t[0] == '-' || t[0] == '+';
+    unsigned long long x = 0;
+
+    if (len == i || len - i > 15)
+        return false;
+    for (; i < len; i++) {
+        if (t[i] < '0' || t[i] > '9')
+            return false;
+        x = x * 10 + (unsigned)(t[i] - '0');
+    }
+    *v = t[0] == '-' ? -(double)x : (double)x; /* "-0" is -0.0, as strtod's */
+    return true;
+}
 
 unsigned schema_type_of(struct ynode *n, double *num)
 {
@@ -52,6 +71,11 @@ unsigned schema_type_of(struct ynode *n, double *num)
         char buf[64];
         double v;
 
+        if (small_decimal(t, len, &v)) {
+            if (num)
+                *num = v;
+            return T_NUMBER | T_INTEGER;
+        }
         if (len >= sizeof(buf))
             len = sizeof(buf) - 1;
         memcpy(buf, t, len);
@@ -181,12 +205,24 @@ struct undecided {
     char *path;          /* the instance path, when it was being built */
 };
 
+/* A pattern's last answer for a value: the alternatives of an anyOf often share a
+ * subschema ($ref), and Buildkite's step types each match a step's key against the same
+ * two patterns before all but one fail (6 matches a step, 2 different). */
+struct match_memo {
+    const pcre2_code *re;
+    const struct ynode *n;
+    int m;
+};
+
+#define MATCH_MEMO 4 /* slots, by the pattern */
+
 struct vctx {
     struct errors *errs;  /* NULL: only validity is wanted */
     char *path;           /* the instance path being built */
     size_t path_len, path_cap;
     unsigned depth, nesting;
     struct undecided undecided; /* the first, also from quiet checks */
+    struct match_memo memo[MATCH_MEMO];
 };
 
 static void errors_truncate(struct errors *e, size_t n)
@@ -395,6 +431,18 @@ int schema_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len
     int rc = md ? pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) : PCRE2_ERROR_NOMEMORY;
 
     return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
+}
+
+/* schema_match of value `n` (text t, len) against `re`, remembered: a pattern answers
+ * the same for the same text (and limits), so the answer is reused. */
+static int match_value(struct vctx *c, pcre2_code *re, pcre2_match_data *md, const struct ynode *n, const char *t,
+                       size_t len)
+{
+    struct match_memo *slot = &c->memo[((uintptr_t)re >> 4) % MATCH_MEMO];
+
+    if (slot->re != re || slot->n != n)
+        *slot = (struct match_memo){re, n, schema_match(re, md, t, len)};
+    return slot->m;
 }
 
 /* required, minProperties, maxProperties: the checks of the object as a whole. */
@@ -637,7 +685,7 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
             ok = false;
             fail(c, RULE_KW_MAX_LENGTH, n, "must be at most %lld characters long, is %zu", sn->max_length, chars);
         }
-        int m = sn->pattern ? schema_match(sn->pattern, sn->pattern_md, t, len) : 1;
+        int m = sn->pattern ? match_value(c, sn->pattern, sn->pattern_md, n, t, len) : 1;
 
         if (m == 0) {
             ok = false;

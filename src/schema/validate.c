@@ -531,3 +531,141 @@ done:
     free(names);
     return diag_exit_code(d, false);
 }
+
+/* ---- validate alongside another read ---- */
+
+/* A held finding: its text at `file` and `msg` in the along's text (file SIZE_MAX:
+ * none). */
+struct held_finding {
+    enum diag_severity sev;
+    enum rule_id rule;
+    unsigned line, col;
+    size_t file, msg;
+};
+
+struct validate_along {
+    const struct dialect *dialect;
+    struct validator *v;
+    struct schema *owned;
+    struct diag *capture; /* the validator's diag: findings to `on_finding` */
+    struct diag_sink sink;
+    struct held_finding *held;
+    size_t n_held, held_cap;
+    char *text;
+    size_t text_len, text_cap;
+    bool dropped; /* past the budget: validate_run reads again */
+};
+
+/* Appends `s` (n bytes and a NUL) to the text; its offset, or SIZE_MAX past the budget
+ * or out of memory. */
+static size_t along_text(struct validate_along *a, const char *s, size_t n)
+{
+    size_t at = a->text_len;
+
+    if (a->text_len + n + 1 + a->held_cap * sizeof(*a->held) > VALIDATE_ALONG_BUDGET)
+        return SIZE_MAX;
+    if (a->text_len + n + 1 > a->text_cap) {
+        size_t cap = a->text_cap ? a->text_cap * 2 : 4096;
+        char *grown;
+
+        while (cap < a->text_len + n + 1)
+            cap *= 2;
+        if (!(grown = realloc(a->text, cap)))
+            return SIZE_MAX;
+        a->text = grown;
+        a->text_cap = cap;
+    }
+    memcpy(a->text + at, s, n);
+    a->text[at + n] = '\0';
+    a->text_len += n + 1;
+    return at;
+}
+
+static void along_drop(struct validate_along *a)
+{
+    a->dropped = true;
+    free(a->held);
+    free(a->text);
+    a->held = NULL;
+    a->text = NULL;
+    a->n_held = a->held_cap = a->text_len = a->text_cap = 0;
+}
+
+static void on_finding(void *user, enum diag_severity sev, const char *file, unsigned line, unsigned col,
+                       enum rule_id rule, const char *msg)
+{
+    struct validate_along *a = user;
+    struct held_finding h = {sev, rule, line, col, SIZE_MAX, 0};
+
+    if (a->dropped)
+        return;
+    if (a->n_held == a->held_cap) {
+        size_t cap = a->held_cap ? a->held_cap * 2 : 64;
+        struct held_finding *grown = realloc(a->held, cap * sizeof(*grown));
+
+        if (!grown) {
+            along_drop(a);
+            return;
+        }
+        a->held = grown;
+        a->held_cap = cap;
+    }
+    if ((file && (h.file = along_text(a, file, strlen(file))) == SIZE_MAX) ||
+        (h.msg = along_text(a, msg, strlen(msg))) == SIZE_MAX) {
+        along_drop(a);
+        return;
+    }
+    a->held[a->n_held++] = h;
+}
+
+struct validate_along *validate_along_open(const struct dialect *dialect, const char *const *paths,
+                                           struct diag *d)
+{
+    struct validate_along *a = calloc(1, sizeof(*a));
+
+    if (!a)
+        return NULL;
+    a->dialect = dialect;
+    a->sink = (struct diag_sink){on_finding, a};
+    if (!(a->capture = diag_create_capture(d, &a->sink)) ||
+        !(a->v = validator_open(dialect->input_schema ? dialect->input_schema : dialect->rendered_schema,
+                                dialect->shape, d, a->capture, paths, DIAG_FINDING, &a->owned))) {
+        diag_destroy(a->capture);
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+void validate_along_item(void *user, const struct stream_item *item)
+{
+    struct validate_along *a = user;
+
+    if (!a->dropped)
+        validator_item(a->v, item);
+}
+
+int validate_along_finish(struct validate_along *a, const char *const *paths, size_t n, bool report,
+                          struct diag *d)
+{
+    int rc = 0;
+
+    validator_destroy(a->v);
+    schema_free(a->owned);
+    diag_destroy(a->capture);
+    if (report && a->dropped)
+        rc = validate_run(paths, n, NULL, a->dialect, d);
+    else if (report) {
+        for (size_t i = 0; i < a->n_held; i++) {
+            const struct held_finding *h = &a->held[i];
+
+            diag_report(d, h->sev, DIAG_FINDING, h->file == SIZE_MAX ? NULL : a->text + h->file, h->line,
+                        h->col, h->rule, "%s", a->text + h->msg);
+        }
+        rc = diag_exit_code(d, false);
+    }
+    free(a->held);
+    free(a->text);
+    free(a);
+    return rc;
+}

@@ -56,6 +56,11 @@ START_TEST(yaml_typing)
     ck_assert_str_eq(c.text, "/n: must be integer, got string '10' [type]\n");
     c = check("{\"properties\": {\"n\": {\"type\": \"integer\"}}}", "{n: 1.0}");
     ck_assert_uint_eq(c.n, 0); /* 1.0 is an integer in draft-07 */
+    /* integers as strtod reads them, the short ones read without it */
+    c = check("{\"properties\": {\"n\": {\"minimum\": 1}, \"m\": {\"maximum\": 5}, \"k\": {\"minimum\": 1}}}",
+              "{n: -0, m: +0007, k: -9007199254740993}");
+    ck_assert_str_eq(c.text, "/n: must be >= 1, got -0 [minimum]\n/m: must be <= 5, got 7 [maximum]\n"
+                             "/k: must be >= 1, got -9.0072e+15 [minimum]\n");
 }
 END_TEST
 

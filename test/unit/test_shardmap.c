@@ -55,13 +55,12 @@ END_TEST
 
 /* Renders `steps` sharded steps s0, s1 ...; every 100th depends on the step `back`
  * before it (-1: on s0). Returns the passes taken; the rendering goes to `out`. */
-static unsigned render_passes(int steps, int back, FILE *out)
+static unsigned render_passes_with(int steps, int back, struct render_opts opts)
 {
     char path[] = "/tmp/fanout-onepass-XXXXXX";
     int fd = mkstemp(path);
     FILE *fp = fdopen(fd, "w");
     struct render_stats stats = {0};
-    struct render_opts opts = {.stats = &stats, .stream = out};
     FILE *quiet = fopen("/dev/null", "w");
     struct diag *d = diag_create(quiet, DIAG_TEXT); /* the job-limit warnings */
     const char *paths[] = {path};
@@ -73,12 +72,18 @@ static unsigned render_passes(int steps, int back, FILE *out)
             fprintf(fp, "    depends_on: s%d\n", back < 0 ? 0 : i - back);
     }
     fclose(fp);
+    opts.stats = &stats;
     ck_assert_int_le(render_run(paths, 1, &opts, d), 1); /* job-limit warnings only */
     ck_assert_int_eq(diag_has_input_error(d), 0);
     diag_destroy(d);
     fclose(quiet);
     unlink(path);
     return stats.passes;
+}
+
+static unsigned render_passes(int steps, int back, FILE *out)
+{
+    return render_passes_with(steps, back, (struct render_opts){.stream = out});
 }
 
 /* 15,000 sharded steps, each 100th depending on the first: one pass (pass 1's
@@ -119,6 +124,33 @@ START_TEST(render_two_passes_for_a_forgotten_key)
 }
 END_TEST
 
+static int items_seen;
+
+static void count_begin(void *user, const struct dialect *dialect)
+{
+    (void)user;
+    (void)dialect;
+}
+
+static int count_item(void *user, const struct stream_item *item)
+{
+    (void)user;
+    (void)item;
+    items_seen++;
+    return 0;
+}
+
+/* The same steps checked only (validate, the lints): one read, and no item rendered. */
+START_TEST(checks_only_read_once)
+{
+    static const struct render_sink counting = {count_begin, count_item, NULL, NULL, NULL, NULL};
+
+    items_seen = 0;
+    ck_assert_uint_eq(render_passes_with(30000, -1, (struct render_opts){.sink = &counting, .checks_only = true}), 1);
+    ck_assert_int_eq(items_seen, 0);
+}
+END_TEST
+
 Suite *shardmap_suite(void)
 {
     Suite *s = suite_create("shardmap");
@@ -130,6 +162,7 @@ Suite *shardmap_suite(void)
     tcase_add_test(tc, render_one_pass_far_past_the_budget);
     tcase_add_test(tc, render_two_passes_for_a_forgotten_key);
     tcase_add_test(tc, render_one_pass_at_fifteen_thousand);
+    tcase_add_test(tc, checks_only_read_once);
     suite_add_tcase(s, tc);
     return s;
 }
