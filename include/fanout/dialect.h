@@ -398,7 +398,7 @@ struct dialect {
     int (*each_text)(const struct ynode *job, dialect_text_fn fn, void *user);
 };
 
-extern const struct dialect dialect_buildkite, dialect_testarea, dialect_gha;
+extern const struct dialect dialect_buildkite, dialect_testarea, dialect_rayci, dialect_gha;
 
 /* What the dialects whose rendering is a Buildkite pipeline share with the Buildkite
  * dialect (test-area files render into Buildkite steps): the step layout, Buildkite's
@@ -408,13 +408,26 @@ extern const struct emit_layout dialect_buildkite_layout;
 #define DIALECT_BUILDKITE_JOBS_PER_UPLOAD 500
 #define DIALECT_BUILDKITE_JOBS_PER_BUILD 4000
 bool dialect_buildkite_command_key(const char *key, size_t len);
+/* The Buildkite dialect's entries over Buildkite steps (dialect_buildkite's), which the
+ * dialects whose rendering is Buildkite steps (test-area and rayci files) name as theirs;
+ * expand_checked expands steps whose keys the dialect that made them checked
+ * (dialect_ctx.keys_checked: no unknown-key warnings). */
+int dialect_buildkite_expand_checked(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps);
+int dialect_buildkite_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle);
+int dialect_buildkite_normalize(struct ynode_doc *doc, struct ynode *steps);
+int dialect_buildkite_references(const struct ynode *steps, struct diag *d, const char *const *files,
+                                 dialect_visit_fn visit, void *user);
+int dialect_buildkite_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                              dialect_shards_fn shards_of, void *user);
+long dialect_buildkite_each_job(const struct ynode *steps, dialect_job_fn fn, void *user);
+int dialect_buildkite_each_text(const struct ynode *job, dialect_text_fn fn, void *user);
 /* How diff compares Buildkite steps, also as test-area files render them (a rendering
  * read back is a Buildkite pipeline, whose mirrors keep the test-area rule). */
 extern const struct dialect_diff dialect_buildkite_diff;
 /* How a test-area AMD mirror is named after the step it mirrors. */
 extern const struct dialect_derived dialect_testarea_mirror;
 
-/* By name ("buildkite", "testarea", "gha"); NULL for any other. */
+/* By name ("buildkite", "testarea", "rayci", "gha"); NULL for any other. */
 const struct dialect *dialect_find(const char *name);
 /* Every dialect in turn (as detection tries them): the i-th, NULL past the last. */
 const struct dialect *dialect_at(size_t i);

@@ -8,7 +8,7 @@
 
 /* Every dialect, in the order --help lists their options and detection asks them; the
  * first is the one of an input that nothing tells. */
-static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_testarea,
+static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_rayci, &dialect_testarea,
                                                  &dialect_gha, NULL};
 
 #define N_DIALECTS (sizeof(dialects) / sizeof(dialects[0]) - 1)

@@ -95,14 +95,38 @@ static const char *identify(const struct ynode *step, unsigned *part, unsigned p
     return t;
 }
 
-static int bk_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
-                      dialect_shards_fn shards_of, void *user)
+int dialect_buildkite_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                              dialect_shards_fn shards_of, void *user)
 {
     (void)ctx;
     return depends_rewrite(doc, steps, shards_of, user);
 }
 
-static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
+int dialect_buildkite_expand_checked(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+{
+    struct dialect_ctx own = *ctx;
+
+    own.keys_checked = true;
+    return expand_steps(&own, doc, steps);
+}
+
+int dialect_buildkite_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle)
+{
+    return depends_edges(steps, fn, user, local_cycle);
+}
+
+int dialect_buildkite_normalize(struct ynode_doc *doc, struct ynode *steps)
+{
+    return depends_normalize(doc, steps);
+}
+
+int dialect_buildkite_references(const struct ynode *steps, struct diag *d, const char *const *files,
+                                 dialect_visit_fn visit, void *user)
+{
+    return depends_each(steps, d, files, visit, user);
+}
+
+long dialect_buildkite_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
 {
     long jobs = 0;
 
@@ -113,7 +137,7 @@ static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user
         long n = 1;
 
         if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
-            n = bk_each_job(children, fn, user);
+            n = dialect_buildkite_each_job(children, fn, user);
         } else if (fn) {
             struct ynode_pair pairs[BKM_MAX_DIMENSIONS];
             struct ynode row = {.kind = YNODE_MAP, .u.map = {pairs, 0, BKM_MAX_DIMENSIONS}};
@@ -139,7 +163,7 @@ static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user
     return jobs;
 }
 
-static int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
+int dialect_buildkite_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
 {
     static const char *const text_keys[] = {"command", "commands", "script", "env", NULL};
     int rc = 0;
@@ -261,10 +285,10 @@ const struct dialect dialect_buildkite = {
     .next = dialect_files_next,
     .close = dialect_files_close,
     .expand = expand_steps,
-    .edges = depends_edges,
-    .normalize = depends_normalize,
-    .references = depends_each,
-    .rewrite = bk_rewrite,
+    .edges = dialect_buildkite_edges,
+    .normalize = dialect_buildkite_normalize,
+    .references = dialect_buildkite_references,
+    .rewrite = dialect_buildkite_rewrite,
     .state_create = bk_state_create,
     .state_destroy = bk_state_destroy,
     .key_may_exist = bk_key_may_exist,
@@ -273,8 +297,8 @@ const struct dialect dialect_buildkite = {
     .option = bk_option,
     .options_free = bk_options_free,
     .detect = bk_detect,
-    .each_job = bk_each_job,
-    .each_text = bk_each_text,
+    .each_job = dialect_buildkite_each_job,
+    .each_text = dialect_buildkite_each_text,
     .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
     .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
     .diff = &dialect_buildkite_diff,

@@ -1,0 +1,459 @@
+/* rayci: the dialect of ray's `.buildkite/<name>.rayci.yml` files, turned into the Buildkite
+ * group step each becomes when ray-project/rayci's raycicmd (commit 52b3334) makes
+ * ray's pipeline with its builtin ray-pr config and no tag filter (docs/rayci.md): the
+ * file's `array` steps expanded and its depends_on selectors resolved (array.c), its
+ * steps tagged with a skip tag left out with the steps that wait for them, each other
+ * step converted (convert.c). The rendering is Buildkite steps, expanded and checked by
+ * the Buildkite dialect's entries. */
+#define _GNU_SOURCE /* asprintf */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/dialect.h"
+#include "fanout/stream.h"
+#include "fanout/suggest.h"
+#include "fanout/yscalar.h"
+
+#include "rayci_internal.h"
+
+int rc_error(struct rayci *r, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    diag_vat(r->diag, DIAG_ERROR, DIAG_FINDING, r->files, ynode_pos(at), rule, fmt, ap);
+    va_end(ap);
+    r->failed = true;
+    return -1;
+}
+
+const char *rc_string(const struct ynode *v, size_t *len)
+{
+    size_t n;
+    const char *t = ynode_scalar(v, &n);
+
+    /* yaml.v3 types a plain scalar by YAML 1.2's core schema, as yscalar does */
+    if (!t || (!ynode_is_string(v) && yscalar_type(t, n) != YS_STRING))
+        return NULL;
+    if (len)
+        *len = n;
+    return t;
+}
+
+const char *rc_step_key(const struct ynode *step, size_t *len)
+{
+    const char *k = rc_string(ynode_get(step, "name"), len);
+
+    return k ? k : rc_string(ynode_get(step, "key"), len);
+}
+
+bool rc_word_in(const char *const *list, const char *s, size_t len)
+{
+    for (; *list; list++) {
+        if (strlen(*list) == len && !memcmp(*list, s, len))
+            return true;
+    }
+    return false;
+}
+
+bool rc_list_has(const struct ynode *list, const char *s)
+{
+    if (ynode_is_scalar(list))
+        return rc_string(list, NULL) && ynode_scalar_is(list, s);
+    for (size_t i = 0; ynode_is_seq(list) && i < ynode_len(list); i++) {
+        if (rc_string(ynode_item(list, i), NULL) && ynode_scalar_is(ynode_item(list, i), s))
+            return true;
+    }
+    return false;
+}
+
+/* ---- one file: the pipelineGroup rayci decodes (rayci_pipeline.go) ---- */
+
+struct rc_file {
+    struct ynode_doc *doc;
+    struct ynode *steps;                           /* the file's steps, copied */
+    const struct ynode *group, *key, *tags, *deps, *job_env; /* top-level values, in doc */
+    struct ypos start;
+};
+
+/* A top-level pair: parsePipelineFile decodes with KnownFields, so an unknown field is
+ * an error; a field that is a Go string takes any scalar, a []string a list of them. */
+static int file_pair(struct rayci *r, struct rc_file *f, const struct ynode *pair)
+{
+    static const char *const fields[] = {"group", "key", "tags", "sort_key", "depends_on", "default_job_env",
+                                         "steps", NULL};
+    const struct ynode *k = ynode_key(pair, 0), *v = ynode_copy(f->doc, ynode_value(pair, 0));
+    size_t len;
+    const char *name = ynode_scalar(k, &len);
+    bool list = ynode_scalar_is(k, "tags") || ynode_scalar_is(k, "depends_on");
+    char phrase[SUGGEST_PHRASE_MAX];
+
+    if (!v)
+        return -1;
+    if (!name || !rc_word_in(fields, name, len))
+        return rc_error(r, k, RULE_UNKNOWN_KEY, "unknown top-level field '%.*s' in a rayci file%s", RC_SHORT(len),
+                        name ? name : "",
+                        suggest_phrase(name ? suggest_closest(name, len, fields, suggest_limit(len)) : NULL, phrase));
+    if (list) {
+        bool ok = ynode_is_seq(v) || ynode_is_null(v);
+
+        for (size_t i = 0; ok && ynode_is_seq(v) && i < ynode_len(v); i++)
+            ok = ynode_is_scalar(ynode_item(v, i));
+        if (!ok)
+            return rc_error(r, v, RULE_RAYCI, "'%.*s' must be a list of strings", RC_SHORT(len), name);
+    } else if (!ynode_is_scalar(v)) {
+        return rc_error(r, v, RULE_RAYCI, "'%.*s' must be a string", RC_SHORT(len), name);
+    }
+    if (ynode_is_null(v))
+        return 0;
+    if (ynode_scalar_is(k, "group"))
+        f->group = v;
+    else if (ynode_scalar_is(k, "key"))
+        f->key = v;
+    else if (ynode_scalar_is(k, "tags"))
+        f->tags = v;
+    else if (ynode_scalar_is(k, "depends_on"))
+        f->deps = v;
+    else if (ynode_scalar_is(k, "default_job_env"))
+        f->job_env = v;
+    return 0;
+}
+
+/* Reads the first document of `s` (yaml.v3's Decode reads no further) into *f. 0, or
+ * -1 after an error. */
+static int file_read(struct rayci *r, struct stream *s, struct rc_file *f, dialect_observe_fn observe, void *user)
+{
+    struct stream_item item;
+    int more, rc = 0, docs = 0;
+
+    while (rc == 0 && (more = stream_next(s, &item)) != 0) {
+        struct ynode *root = item.doc ? ynode_doc_root(item.doc) : NULL;
+
+        if (more < 0)
+            return -1;
+        if (observe)
+            observe(user, &item);
+        if (item.kind == STREAM_DOC_START && ++docs == 1)
+            f->start = item.pos;
+        else if (docs > 1)
+            ; /* a later document: rayci never reads it */
+        else if (item.kind == STREAM_STEPS_START && item.bare)
+            rc = rc_error(r, f->steps, RULE_RAYCI, "a rayci file is a mapping with group and steps, not a list");
+        else if (item.kind == STREAM_PAIR)
+            rc = file_pair(r, f, root);
+        else if (item.kind == STREAM_STEP && !ynode_is_map(ynode_item(root, 0)))
+            rc = rc_error(r, ynode_item(root, 0), RULE_RAYCI, "a rayci step is a mapping");
+        else if (item.kind == STREAM_STEP && ynode_append(f->doc, f->steps, ynode_copy(f->doc, ynode_item(root, 0))) != 0)
+            rc = -1;
+        ynode_doc_destroy(item.doc);
+    }
+    return rc;
+}
+
+/* The keys a resolved depends_on names: a list (as resolved), else nothing. */
+static bool names_rejected(const struct rayci *r, const struct ynode *deps, const struct strset *rejected)
+{
+    for (size_t i = 0; ynode_is_seq(deps) && i < ynode_len(deps); i++) {
+        size_t len;
+        const char *k = ynode_scalar(ynode_item(deps, i), &len);
+
+        if (k && (strset_has(rejected, k, len) || strset_has(r->rejected, k, len)))
+            return true;
+    }
+    return false;
+}
+
+/* Which steps the builtin config leaves out with no tag filter (converter.go's
+ * convertGroups, step_filter.go): those with a skip tag (or in a group with one), then
+ * every step that waits for one (depends_on, the group's depends_on, or the block or
+ * wait step before it), to a fixed point, as rejectDeps walks the graph. */
+static int mark_rejected(struct rayci *r, const struct rc_file *f, const struct ynode *group_deps, bool *rejected)
+{
+    struct strset *keys = strset_create();
+    size_t n = ynode_len(f->steps);
+    bool changed = true, all = rc_skip_tagged(f->tags);
+
+    if (!keys)
+        return -1;
+    while (changed) {
+        const struct ynode *gate = NULL; /* the last block or wait step */
+        bool gate_rejected = false;
+
+        changed = false;
+        all = all || names_rejected(r, group_deps, keys);
+        for (size_t j = 0; j < n; j++) {
+            const struct ynode *step = ynode_item(f->steps, j), *deps = ynode_get(step, "depends_on");
+            size_t len;
+            const char *key = rc_step_key(step, &len);
+            bool no = all || rc_skip_tagged(ynode_get(step, "tags")) ||
+                      (ynode_is_seq(deps) && ynode_len(deps) ? names_rejected(r, deps, keys) : gate && gate_rejected);
+
+            if (no && !rejected[j]) {
+                rejected[j] = changed = true;
+                if (key && strset_add(keys, key, len) < 0) {
+                    strset_destroy(keys);
+                    return -1;
+                }
+            }
+            if (ynode_has(step, "wait") || ynode_has(step, "block")) {
+                gate = step;
+                gate_rejected = rejected[j];
+            }
+        }
+    }
+    for (size_t i = 0; i < strset_count(keys); i++) {
+        const char *k = strset_items(keys)[i];
+
+        if (strset_add(r->rejected, k, strlen(k)) < 0) {
+            strset_destroy(keys);
+            return -1;
+        }
+    }
+    strset_destroy(keys);
+    return 0;
+}
+
+/* buildIndex (step_node_set.go): a step's or group's key twice, in any file, is an
+ * error. */
+static int index_key(struct rayci *r, const struct ynode *at, const char *key, size_t len)
+{
+    int added = key && len ? strset_add(r->keys, key, len) : 0;
+
+    if (added > 0)
+        return rc_error(r, at, RULE_RAYCI, "duplicate node key '%.*s' (rayci's build index takes a key once)",
+                        RC_SHORT(len), key);
+    return added;
+}
+
+/* The group step of file `f` (convertGroup), in f->doc; NULL when it has no step left
+ * (rayci skips an empty group) or after an error (*rc set). */
+static struct ynode *file_group(struct rayci *r, struct rc_file *f, unsigned file, int *rc)
+{
+    struct ynode *group_deps = NULL, *group, *steps;
+    size_t len, n;
+    const char *t;
+    bool *rejected = NULL, oom = false;
+    char *job_env = NULL;
+
+    if (!f->group)
+        return *rc = rc_error(r, ynode_doc_root(f->doc), RULE_RAYCI,
+                              "a rayci file needs 'group': rayci would write a group step with no name"),
+               NULL;
+    if (rc_arrays_expand(r, r->arrays, f->doc, f->steps) != 0 ||
+        rc_arrays_resolve(r, r->arrays, f->doc, f->steps, f->deps, &group_deps) != 0)
+        return *rc = -1, NULL;
+    t = ynode_scalar(f->key, &len);
+    if (index_key(r, f->key, t, len) != 0)
+        return *rc = -1, NULL;
+    n = ynode_len(f->steps);
+    for (size_t j = 0; j < n; j++) {
+        const struct ynode *step = ynode_item(f->steps, j);
+
+        t = rc_step_key(step, &len);
+        if (index_key(r, step, t, len) != 0)
+            *rc = -1;
+    }
+    if (*rc != 0 || !(rejected = calloc(n ? n : 1, sizeof(*rejected))) || mark_rejected(r, f, group_deps, rejected) != 0) {
+        free(rejected);
+        return *rc = -1, NULL;
+    }
+    group = ynode_new_map(f->doc, f->start);
+    steps = ynode_new_seq(f->doc, f->start);
+    if (f->job_env && (t = ynode_scalar(f->job_env, &len)) && len)
+        job_env = strndup(t, len);
+    for (size_t j = 0; group && steps && j < n; j++) {
+        char id[48];
+        struct ynode *out;
+
+        if (rejected[j])
+            continue;
+        snprintf(id, sizeof(id), "g%u_s%zu", file, j);
+        out = rc_convert_step(r, f->doc, ynode_item(f->steps, j), id, job_env, &oom);
+        if (out && ynode_append(f->doc, steps, out) != 0)
+            oom = true;
+    }
+    free(rejected);
+    free(job_env);
+    t = ynode_scalar(f->group, &len);
+    if (!group || !steps || oom || ynode_set(f->doc, group, "group", ynode_new_string(f->doc, t, len, f->group->pos)) ||
+        (f->key && ynode_set(f->doc, group, "key", ynode_new_string(f->doc, ynode_scalar(f->key, &len), len, f->key->pos))) ||
+        (group_deps && ynode_len(group_deps) && ynode_set(f->doc, group, "depends_on", group_deps)) ||
+        ynode_set(f->doc, group, "steps", steps))
+        return *rc = -1, NULL;
+    return ynode_len(steps) ? group : NULL;
+}
+
+/* ---- the dialect: one document whose steps are a group per file ---- */
+
+struct dialect_reader {
+    struct dialect_input in;
+    struct rayci rayci;
+    dialect_observe_fn observe;
+    void *user;
+    size_t file;
+    unsigned phase; /* 0: document start, 1: steps start, 2: files, 3: steps end, 4: end */
+};
+
+static struct dialect_reader *rc_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
+{
+    struct dialect_reader *r = calloc(1, sizeof(*r));
+
+    if (!r)
+        return NULL;
+    r->in = *in;
+    r->observe = observe;
+    r->user = user;
+    r->rayci.diag = in->diag;
+    r->rayci.files = in->names;
+    r->rayci.keys = strset_create();
+    r->rayci.rejected = strset_create();
+    r->rayci.arrays = rc_arrays_create();
+    if (!r->rayci.keys || !r->rayci.rejected || !r->rayci.arrays) {
+        strset_destroy(r->rayci.keys);
+        strset_destroy(r->rayci.rejected);
+        rc_arrays_destroy(r->rayci.arrays);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The next file's group step into item->doc (NULL when the file leaves none). */
+static int next_file(struct dialect_reader *r, struct stream_item *item)
+{
+    struct rc_file f = {.start = {(unsigned)r->file, 1, 1}};
+    struct stream *s = stream_open(r->in.sources[r->file], (unsigned)r->file, r->in.diag);
+    struct ynode *root, *group = NULL;
+    int rc = -1;
+
+    r->rayci.failed = false;
+    f.doc = ynode_doc_create();
+    root = f.doc ? ynode_new_seq(f.doc, f.start) : NULL;
+    f.steps = root ? ynode_new_seq(f.doc, f.start) : NULL;
+    if (s && f.steps) {
+        ynode_doc_set_root(f.doc, root);
+        rc = file_read(&r->rayci, s, &f, r->observe, r->user);
+    }
+    stream_close(s);
+    if (rc == 0)
+        group = file_group(&r->rayci, &f, (unsigned)r->file, &rc);
+    r->file++;
+    if (group && ynode_append(f.doc, root, group) != 0)
+        rc = -1;
+    /* a finding leaves the file (or the step) out, and the run goes on to the next */
+    if (rc != 0 && !r->rayci.failed) {
+        ynode_doc_destroy(f.doc);
+        return -1;
+    }
+    if (rc != 0 || !group) {
+        ynode_doc_destroy(f.doc);
+        return 0;
+    }
+    item->doc = f.doc;
+    return 0;
+}
+
+static int rc_next(struct dialect_reader *r, struct stream_item *item)
+{
+    static const enum stream_kind kinds[] = {STREAM_DOC_START, STREAM_STEPS_START, STREAM_STEP, STREAM_STEPS_END,
+                                             STREAM_DOC_END};
+
+    memset(item, 0, sizeof(*item));
+    while (r->phase == 2 && r->file < r->in.n) {
+        if (next_file(r, item) != 0)
+            return -1;
+        if (item->doc) {
+            item->kind = STREAM_STEP;
+            return 1;
+        }
+    }
+    if (r->phase == 2)
+        r->phase = 3;
+    if (r->phase > 4)
+        return 0;
+    item->kind = kinds[r->phase];
+    item->items_key = item->kind == STREAM_STEPS_START ? "steps" : NULL;
+    r->phase++;
+    return 1;
+}
+
+static void rc_close(struct dialect_reader *r)
+{
+    if (!r)
+        return;
+    strset_destroy(r->rayci.keys);
+    strset_destroy(r->rayci.rejected);
+    rc_arrays_destroy(r->rayci.arrays);
+    free(r);
+}
+
+static bool rayci_path(const char *path)
+{
+    size_t len = strlen(path);
+
+    /* make.go's ciYamlSuffixes, less .ci.yml and .ci.yaml: names too common to tell */
+    return (len >= 10 && !strcmp(path + len - 10, ".rayci.yml")) ||
+           (len >= 11 && !strcmp(path + len - 11, ".rayci.yaml"));
+}
+
+/* A `*.rayci.yml` file with something in it; or a file with a top-level `group` and a
+ * field only rayci reads (sort_key, default_job_env), or whose first step has a key
+ * only rayci's steps have. Asked before the test-area dialect, which takes a file with
+ * a top-level `group` too. */
+static bool rc_detect(const struct stream_item *item, const struct dialect_probe *probe)
+{
+    static const char *const own_step_keys[] = {"wanda", "instance_type", "job_env", "name", "tags", "env_file",
+                                                "array", "queue", NULL};
+    const struct ynode *root = item->doc ? ynode_doc_root(item->doc) : NULL;
+
+    if (rayci_path(dialect_probe_path(probe)))
+        return item->kind == STREAM_PAIR || item->kind == STREAM_STEPS_START ||
+               (item->kind == STREAM_DOC_END && dialect_probe_read(probe));
+    if (item->kind == STREAM_PAIR)
+        return ynode_scalar_is(ynode_key(root, 0), "sort_key") || ynode_scalar_is(ynode_key(root, 0), "default_job_env");
+    if (item->kind != STREAM_STEP || !dialect_probe_has_key(probe, "group") || dialect_probe_items(probe) > 0)
+        return false;
+    for (size_t i = 0; ynode_is_map(ynode_item(root, 0)) && i < ynode_len(ynode_item(root, 0)); i++) {
+        size_t len;
+        const char *k = ynode_scalar(ynode_key(ynode_item(root, 0), i), &len);
+
+        if (k && rc_word_in(own_step_keys, k, len))
+            return true;
+    }
+    return false;
+}
+
+const struct dialect dialect_rayci = {
+    .name = "rayci",
+    .description = "rayci file",
+    .shape = stream_steps_shape,
+    .layout = &dialect_buildkite_layout,
+    .input_schema = "rayci",
+    .rendered_schema = "buildkite-rendered",
+    .render_checks_input = true,
+    .platform = "Buildkite",
+    .job_noun = "step",
+    .key_noun = "key",
+    .fanout_field = "parallelism",
+    .fanout_jobs = "shards",
+    .reference_field = "depends_on",
+    .bad_reference = {RULE_DANGLING_DEPENDS_ON, false},
+    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD,
+    .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,
+    .open = rc_open,
+    .next = rc_next,
+    .close = rc_close,
+    .expand = dialect_buildkite_expand_checked, /* its rendering is Buildkite steps */
+    .edges = dialect_buildkite_edges,
+    .normalize = dialect_buildkite_normalize,
+    .references = dialect_buildkite_references,
+    .rewrite = dialect_buildkite_rewrite,
+    .each_job = dialect_buildkite_each_job,
+    .each_text = dialect_buildkite_each_text,
+    .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
+    .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
+    .detect = rc_detect,
+    .diff = &dialect_buildkite_diff,
+};
