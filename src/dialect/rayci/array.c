@@ -21,6 +21,9 @@ struct rc_array {
 };
 
 struct rc_arrays {
+    /* copies of the `array` definitions, which outlive their file's document: the
+     * arrays' names and values point into it */
+    struct ynode_doc *defs;
     struct rc_array *a;
     size_t n, cap;
     struct elem_of {
@@ -32,7 +35,13 @@ struct rc_arrays {
 
 struct rc_arrays *rc_arrays_create(void)
 {
-    return calloc(1, sizeof(struct rc_arrays));
+    struct rc_arrays *a = calloc(1, sizeof(*a));
+
+    if (a && !(a->defs = ynode_doc_create())) {
+        free(a);
+        return NULL;
+    }
+    return a;
 }
 
 void rc_arrays_destroy(struct rc_arrays *a)
@@ -47,6 +56,7 @@ void rc_arrays_destroy(struct rc_arrays *a)
         free(a->of[i].key);
     free(a->a);
     free(a->of);
+    ynode_doc_destroy(a->defs);
     free(a);
 }
 
@@ -155,6 +165,33 @@ static bool elem_matches(const struct rc_array *arr, size_t e, const struct ynod
     return true;
 }
 
+/* parseAdjustment: a map of a non-empty `with` map of strings, and `skip`. */
+static int check_adjustment(struct rayci *r, const struct ynode *adj, size_t i, const char *base)
+{
+    const struct ynode *with = ynode_get(adj, "with");
+
+    if (!ynode_is_map(adj))
+        return rc_error(r, adj, RULE_RAYCI_ARRAY, "step '%s': adjustments[%zu] must be a map", base, i);
+    if (!with)
+        return rc_error(r, adj, RULE_RAYCI_ARRAY, "step '%s': adjustments[%zu]: missing required \"with\" key", base, i);
+    if (!ynode_is_map(with))
+        return rc_error(r, with, RULE_RAYCI_ARRAY, "step '%s': adjustments[%zu]: \"with\" must be a map", base, i);
+    if (!ynode_len(with))
+        return rc_error(r, with, RULE_RAYCI_ARRAY, "step '%s': adjustments[%zu]: \"with\" cannot be empty", base, i);
+    for (size_t j = 0; j < ynode_len(with); j++) {
+        if (!rc_string(ynode_value(with, j), NULL))
+            return rc_error(r, ynode_value(with, j), RULE_RAYCI_ARRAY,
+                            "step '%s': adjustments[%zu]: with: value for key '%s' must be a string", base, i,
+                            ynode_scalar(ynode_key(with, j), NULL));
+    }
+    for (size_t j = 0; j < ynode_len(adj); j++) {
+        if (!ynode_scalar_is(ynode_key(adj, j), "with") && !ynode_scalar_is(ynode_key(adj, j), "skip"))
+            return rc_error(r, ynode_key(adj, j), RULE_RAYCI_ARRAY, "step '%s': adjustments[%zu]: unknown key '%s'",
+                            base, i, ynode_scalar(ynode_key(adj, j), NULL));
+    }
+    return 0;
+}
+
 /* The product of the dimensions (the first sorted dimension outermost), then the
  * adjustments: additions appended, skips deleted (applyAdjustments). */
 static int make_elems(struct rayci *r, struct rc_array *arr, const struct ynode *adjs, const char *base)
@@ -182,16 +219,9 @@ static int make_elems(struct rayci *r, struct rc_array *arr, const struct ynode 
         return rc_error(r, adjs, RULE_RAYCI_ARRAY, "step '%s': adjustments must be an array", base);
     for (size_t i = 0; i < extra; i++) {
         const struct ynode *adj = ynode_item(adjs, i), *with = ynode_get(adj, "with"), *skip = ynode_get(adj, "skip");
-        bool ok = ynode_is_map(with) && ynode_len(with) > 0;
 
-        for (size_t j = 0; ok && j < ynode_len(with); j++)
-            ok = rc_string(ynode_value(with, j), NULL) != NULL;
-        for (size_t j = 0; ok && j < ynode_len(adj); j++)
-            ok = ynode_scalar_is(ynode_key(adj, j), "with") || ynode_scalar_is(ynode_key(adj, j), "skip");
-        if (!ynode_is_map(adj) || !ok)
-            return rc_error(r, adj, RULE_RAYCI_ARRAY,
-                            "step '%s': adjustments[%zu] must be a map of a non-empty 'with' of strings and 'skip'",
-                            base, i);
+        if (check_adjustment(r, adj, i, base) != 0)
+            return -1;
         for (size_t j = 0; j < i; j++) {
             const struct ynode *prev = ynode_get(ynode_item(adjs, j), "with");
             bool same = ynode_len(prev) == ynode_len(with);
@@ -311,11 +341,13 @@ static int note_elem(struct rc_arrays *a, char *key, size_t elem)
 static long expand_one(struct rayci *r, struct rc_arrays *a, struct ynode_doc *doc, struct ynode *steps, size_t at)
 {
     struct ynode *step = ynode_item(steps, at);
-    const struct ynode *def = ynode_get(step, "array"), *label = ynode_get(step, "label");
+    const struct ynode *def = ynode_copy(a->defs, ynode_get(step, "array")), *label = ynode_get(step, "label");
     size_t blen;
     const char *base = rc_step_key(step, &blen), *lt;
     struct rc_array arr = {.key = NULL};
 
+    if (!def)
+        return -1;
     if (ynode_has(step, "matrix"))
         return rc_error(r, step, RULE_RAYCI_ARRAY, "step '%s' has both \"matrix\" and \"array\"; use only one",
                         base ? base : "");

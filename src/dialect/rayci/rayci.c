@@ -234,7 +234,7 @@ static struct ynode *file_group(struct rayci *r, struct rc_file *f, unsigned fil
     struct ynode *group_deps = NULL, *group, *steps;
     size_t len, n;
     const char *t;
-    bool *rejected = NULL, oom = false;
+    bool *rejected = NULL, oom = false, twice;
     char *job_env = NULL;
 
     if (!f->group)
@@ -244,18 +244,17 @@ static struct ynode *file_group(struct rayci *r, struct rc_file *f, unsigned fil
     if (rc_arrays_expand(r, r->arrays, f->doc, f->steps) != 0 ||
         rc_arrays_resolve(r, r->arrays, f->doc, f->steps, f->deps, &group_deps) != 0)
         return *rc = -1, NULL;
+    /* a key twice fails the file, once its steps have been checked too */
     t = ynode_scalar(f->key, &len);
-    if (index_key(r, f->key, t, len) != 0)
-        return *rc = -1, NULL;
+    twice = index_key(r, f->key, t, len) != 0;
     n = ynode_len(f->steps);
     for (size_t j = 0; j < n; j++) {
         const struct ynode *step = ynode_item(f->steps, j);
 
         t = rc_step_key(step, &len);
-        if (index_key(r, step, t, len) != 0)
-            *rc = -1;
+        twice = index_key(r, step, t, len) != 0 || twice;
     }
-    if (*rc != 0 || !(rejected = calloc(n ? n : 1, sizeof(*rejected))) || mark_rejected(r, f, group_deps, rejected) != 0) {
+    if (!(rejected = calloc(n ? n : 1, sizeof(*rejected))) || mark_rejected(r, f, group_deps, rejected) != 0) {
         free(rejected);
         return *rc = -1, NULL;
     }
@@ -276,9 +275,13 @@ static struct ynode *file_group(struct rayci *r, struct rc_file *f, unsigned fil
     }
     free(rejected);
     free(job_env);
+    if (twice)
+        return *rc = -1, NULL;
     t = ynode_scalar(f->group, &len);
-    if (!group || !steps || oom || ynode_set(f->doc, group, "group", ynode_new_string(f->doc, t, len, f->group->pos)) ||
-        (f->key && ynode_set(f->doc, group, "key", ynode_new_string(f->doc, ynode_scalar(f->key, &len), len, f->key->pos))) ||
+    if (!group || !steps || oom || ynode_set(f->doc, group, "group", ynode_new_string(f->doc, t, len, f->group->pos)))
+        return *rc = -1, NULL;
+    t = ynode_scalar(f->key, &len);
+    if ((t && len && ynode_set(f->doc, group, "key", ynode_new_string(f->doc, t, len, f->key->pos))) ||
         (group_deps && ynode_len(group_deps) && ynode_set(f->doc, group, "depends_on", group_deps)) ||
         ynode_set(f->doc, group, "steps", steps))
         return *rc = -1, NULL;
@@ -432,7 +435,8 @@ const struct dialect dialect_rayci = {
     .layout = &dialect_buildkite_layout,
     .input_schema = "rayci",
     .rendered_schema = "buildkite-rendered",
-    .render_checks_input = true,
+    /* the dialect's own checks say what the input schema does, with rayci's words */
+    .render_checks_input = false,
     .platform = "Buildkite",
     .job_noun = "step",
     .key_noun = "key",
