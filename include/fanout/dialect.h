@@ -421,6 +421,19 @@ int dialect_buildkite_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *d
                               dialect_shards_fn shards_of, void *user);
 long dialect_buildkite_each_job(const struct ynode *steps, dialect_job_fn fn, void *user);
 int dialect_buildkite_each_text(const struct ynode *job, dialect_text_fn fn, void *user);
+/* What a dialect whose rendering is Buildkite steps says of its jobs, and its entries
+ * over them (Buildkite's), in its struct dialect's initializer; `expand` is left to each
+ * (Buildkite's own, or dialect_buildkite_expand_checked). */
+#define DIALECT_BUILDKITE_STEPS                                                                                        \
+    .layout = &dialect_buildkite_layout, .rendered_schema = "buildkite-rendered", .platform = "Buildkite",             \
+    .job_noun = "step", .key_noun = "key", .fanout_field = "parallelism", .fanout_jobs = "shards",                     \
+    .reference_field = "depends_on", .keys_per_file = false, .bad_reference = {RULE_DANGLING_DEPENDS_ON, false},       \
+    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD, .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,    \
+    .edges = dialect_buildkite_edges, .normalize = dialect_buildkite_normalize,                                        \
+    .references = dialect_buildkite_references, .rewrite = dialect_buildkite_rewrite,                                  \
+    .each_job = dialect_buildkite_each_job, .each_text = dialect_buildkite_each_text,                                  \
+    .shard_index_variable = "BUILDKITE_PARALLEL_JOB", .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",          \
+    .diff = &dialect_buildkite_diff
 /* How diff compares Buildkite steps, also as test-area files render them (a rendering
  * read back is a Buildkite pipeline, whose mirrors keep the test-area rule). */
 extern const struct dialect_diff dialect_buildkite_diff;
