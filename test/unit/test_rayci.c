@@ -252,6 +252,18 @@ START_TEST(skip_tags)
     ck_assert_ptr_null(strstr(r.json, "\"key\":\"b\""));
     ck_assert_ptr_nonnull(strstr(r.json, "\"key\":\"c\""));
     rendered_free(&r);
+    /* through a block step, a chain written backwards, and the group's depends_on */
+    r = render("g.rayci.yml", "group: g\nsteps:\n  - key: a\n    depends_on: b\n    commands: [x]\n"
+                              "  - key: b\n    depends_on: c\n    commands: [x]\n  - block: go\n    key: c\n"
+                              "    tags: [disabled]\n  - key: d\n    commands: [x]\n  - key: e\n    commands: [x]\n");
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_str_eq(r.json, "");
+    rendered_free(&r);
+    r = render("g.rayci.yml", "group: g\ndepends_on: [a]\nsteps:\n  - key: a\n    tags: [disabled]\n"
+                              "    commands: [x]\n  - key: z\n    commands: [x]\n");
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_str_eq(r.json, "");
+    rendered_free(&r);
     r = render("g.rayci.yml", "group: g\ntags: [disabled]\nsteps:\n  - key: c\n    commands: [x]\n");
     ck_assert_int_eq(r.rc, 0);
     ck_assert_str_eq(r.json, "");

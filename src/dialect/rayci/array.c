@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/stream.h"
+
 #include "rayci_internal.h"
 
 /* rayci's `array` steps (raycicmd at 52b3334: array_config.go, array_expand.go,
@@ -32,6 +34,10 @@ struct rc_arrays {
     } *of;
     size_t n_of, cap_of;
 };
+
+/* The most steps all arrays of a run expand into: as many as one steps list may hold
+ * (stream.h), five times what Buildkite runs in a build. */
+#define RC_MAX_ELEMENTS STREAM_MAX_MAPPING_PAIRS
 
 struct rc_arrays *rc_arrays_create(void)
 {
@@ -292,11 +298,12 @@ static struct ynode *fill_scalar(void *user, struct ynode_doc *doc, struct ynode
 
     if (!rc_string(scalar, NULL) || !memmem(t, len, "{{array.", 8))
         return scalar;
-    /* a placeholder is 11 bytes or more: at most len / 11 of them */
+    /* a placeholder is 10 bytes or more ("{{array.}}" for a dimension named ""): at most
+     * len / 10 of them */
     cap = 0;
     for (size_t d = 0; d < f->arr->n_dims; d++)
         cap = strlen(elem_value(f->arr, f->elem, d)) > cap ? strlen(elem_value(f->arr, f->elem, d)) : cap;
-    cap = len + 1 + (len / 11) * cap;
+    cap = len + 1 + (len / 10) * cap;
     if (!(out = malloc(cap)))
         return NULL;
     for (o = out; *t;) {
@@ -362,6 +369,12 @@ static long expand_one(struct rayci *r, struct rc_arrays *a, struct ynode_doc *d
     if (make_elems(r, &arr, ynode_get(def, "adjustments"), base) != 0 || !(arr.key = strndup(base, blen))) {
         free(arr.elems);
         return -1;
+    }
+    if (a->n_of + arr.n_elems > RC_MAX_ELEMENTS) {
+        free(arr.key);
+        free(arr.elems);
+        return rc_error(r, step, RULE_RAYCI_ARRAY, "array step '%s': the arrays expand into more than %u steps", base,
+                        RC_MAX_ELEMENTS);
     }
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 8;

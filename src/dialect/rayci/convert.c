@@ -459,7 +459,7 @@ static bool wanda_sets(const char *k, const char *env_file)
             return true;
     }
     return !strcmp(k, "RAYCI_ARTIFACTS_DIR") || !strcmp(k, "RAYCI_WANDA_FILE") || !strcmp(k, "RAYCI_WANDA_NAME") ||
-           (env_file && !strcmp(k, "RAYCI_ENV_FILE"));
+           (env_file && *env_file && !strcmp(k, "RAYCI_ENV_FILE"));
 }
 
 /* A wanda step (wanda.go): a builder job that runs run_wanda.sh on the wanda file. */
@@ -494,7 +494,7 @@ static struct ynode *wanda_step(struct rayci *r, const struct build *b, const st
         return rc_error(r, env, RULE_RAYCI, "wanda step env is not a map"), NULL;
     /* the step's env, sorted; a name of rayci's own env is ignored (wanda.go logs it) */
     extra[n_env++] = (struct rc_pair){"RAYCI_ARTIFACTS_DIR", windows ? "/c/tmp/artifacts" : "/tmp/artifacts"};
-    if (env_file)
+    if (env_file && *env_file)
         extra[n_env++] = (struct rc_pair){"RAYCI_ENV_FILE", env_file};
     extra[n_env++] = (struct rc_pair){"RAYCI_WANDA_FILE", file};
     extra[n_env++] = (struct rc_pair){"RAYCI_WANDA_NAME", name};

@@ -152,67 +152,162 @@ static int file_read(struct rayci *r, struct stream *s, struct rc_file *f, diale
     return rc;
 }
 
-/* The keys a resolved depends_on names: a list (as resolved), else nothing. */
-static bool names_rejected(const struct rayci *r, const struct ynode *deps, const struct strset *rejected)
+/* A step of the file by its key, for the walk of who waits for whom. */
+struct keyed {
+    const char *key;
+    size_t len, step;
+};
+
+static int keyed_cmp(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The file's step keyed `name` (index into `keys` sorted), or -1. */
+static long step_named(const struct keyed *keys, size_t n, const struct ynode *name)
+{
+    struct keyed want = {NULL, 0, 0};
+    const struct keyed *hit;
+
+    if (!(want.key = ynode_scalar(name, &want.len)))
+        return -1;
+    hit = bsearch(&want, keys, n, sizeof(*keys), keyed_cmp);
+    return hit ? (long)hit->step : -1;
+}
+
+/* Whether a depends_on list (as resolved) names a step left out in an earlier file. */
+static bool names_rejected(const struct rayci *r, const struct ynode *deps)
 {
     for (size_t i = 0; ynode_is_seq(deps) && i < ynode_len(deps); i++) {
         size_t len;
         const char *k = ynode_scalar(ynode_item(deps, i), &len);
 
-        if (k && (strset_has(rejected, k, len) || strset_has(r->rejected, k, len)))
+        if (k && strset_has(r->rejected, k, len))
             return true;
     }
     return false;
 }
 
+struct edge {
+    size_t from, to; /* `to` waits for `from` */
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+    const struct edge *x = a, *y = b;
+
+    return (x->from > y->from) - (x->from < y->from);
+}
+
+/* The edges "waits for" between the file's steps: each step's depends_on (found by a
+ * binary search of `keys`), else the block or wait step before it. Sorted by `from`;
+ * NULL when out of memory. */
+static struct edge *file_edges(const struct rc_file *f, const struct keyed *keys, size_t n_keys, size_t *n_edges)
+{
+    size_t n = ynode_len(f->steps), cap = n + 1, e = 0;
+    struct edge *edges;
+
+    for (size_t j = 0; j < n; j++) {
+        const struct ynode *deps = ynode_get(ynode_item(f->steps, j), "depends_on");
+
+        cap += ynode_is_seq(deps) ? ynode_len(deps) : 0;
+    }
+    if (!(edges = malloc(cap * sizeof(*edges))))
+        return NULL;
+    for (size_t j = 0, last = SIZE_MAX; j < n; j++) {
+        const struct ynode *step = ynode_item(f->steps, j), *deps = ynode_get(step, "depends_on");
+        long k;
+
+        if (ynode_is_seq(deps) && ynode_len(deps)) {
+            for (size_t d = 0; d < ynode_len(deps); d++) {
+                if ((k = step_named(keys, n_keys, ynode_item(deps, d))) >= 0)
+                    edges[e++] = (struct edge){(size_t)k, j};
+            }
+        } else if (last != SIZE_MAX) {
+            edges[e++] = (struct edge){last, j};
+        }
+        if (ynode_has(step, "wait") || ynode_has(step, "block"))
+            last = j;
+    }
+    qsort(edges, e, sizeof(*edges), edge_cmp);
+    *n_edges = e;
+    return edges;
+}
+
+/* Marks step j left out, to be walked from (once). */
+static void reject_step(bool *rejected, size_t *queue, size_t *tail, size_t j)
+{
+    if (!rejected[j]) {
+        rejected[j] = true;
+        queue[(*tail)++] = j;
+    }
+}
+
 /* Which steps the builtin config leaves out with no tag filter (converter.go's
- * convertGroups, step_filter.go): those with a skip tag (or in a group with one), then
- * every step that waits for one (depends_on, the group's depends_on, or the block or
- * wait step before it), to a fixed point, as rejectDeps walks the graph. */
+ * convertGroups, step_filter.go): those with a skip tag (or in a group with one), or
+ * that name a step left out in an earlier file, then every step that waits for one, as
+ * rejectDeps walks the graph (along file_edges; every step waits for the steps the
+ * group's depends_on names). */
 static int mark_rejected(struct rayci *r, const struct rc_file *f, const struct ynode *group_deps, bool *rejected)
 {
-    struct strset *keys = strset_create();
-    size_t n = ynode_len(f->steps);
-    bool changed = true, all = rc_skip_tagged(f->tags);
+    size_t n = ynode_len(f->steps), n_keys = 0, n_edges = 0, head = 0, tail = 0;
+    struct keyed *keys = calloc(n ? n : 1, sizeof(*keys));
+    size_t *queue = calloc(n ? n : 1, sizeof(*queue));
+    bool *named = calloc(n ? n : 1, sizeof(*named)); /* by the group's depends_on */
+    struct edge *edges = NULL;
+    bool all = rc_skip_tagged(f->tags) || names_rejected(r, group_deps);
+    int rc = keys && queue && named ? 0 : -1;
 
-    if (!keys)
-        return -1;
-    while (changed) {
-        const struct ynode *gate = NULL; /* the last block or wait step */
-        bool gate_rejected = false;
+    for (size_t j = 0; rc == 0 && j < n; j++) {
+        const struct ynode *step = ynode_item(f->steps, j);
+        struct keyed *k = &keys[n_keys];
 
-        changed = false;
-        all = all || names_rejected(r, group_deps, keys);
-        for (size_t j = 0; j < n; j++) {
-            const struct ynode *step = ynode_item(f->steps, j), *deps = ynode_get(step, "depends_on");
-            size_t len;
-            const char *key = rc_step_key(step, &len);
-            bool no = all || rc_skip_tagged(ynode_get(step, "tags")) ||
-                      (ynode_is_seq(deps) && ynode_len(deps) ? names_rejected(r, deps, keys) : gate && gate_rejected);
+        if ((k->key = rc_step_key(step, &k->len)) != NULL)
+            k->step = j, n_keys++;
+        if (rc_skip_tagged(ynode_get(step, "tags")) || names_rejected(r, ynode_get(step, "depends_on")))
+            reject_step(rejected, queue, &tail, j);
+    }
+    if (rc == 0) {
+        qsort(keys, n_keys, sizeof(*keys), keyed_cmp);
+        if (!(edges = file_edges(f, keys, n_keys, &n_edges)))
+            rc = -1;
+    }
+    for (size_t g = 0; rc == 0 && ynode_is_seq(group_deps) && g < ynode_len(group_deps); g++) {
+        long k = step_named(keys, n_keys, ynode_item(group_deps, g));
 
-            if (no && !rejected[j]) {
-                rejected[j] = changed = true;
-                if (key && strset_add(keys, key, len) < 0) {
-                    strset_destroy(keys);
-                    return -1;
-                }
-            }
-            if (ynode_has(step, "wait") || ynode_has(step, "block")) {
-                gate = step;
-                gate_rejected = rejected[j];
-            }
+        if (k >= 0)
+            named[k] = true;
+    }
+    for (size_t j = 0; j < n; j++)
+        all = all || (named && named[j] && rejected[j]);
+    for (size_t j = 0; rc == 0 && all && j < n; j++)
+        reject_step(rejected, queue, &tail, j);
+    while (rc == 0 && head < tail) {
+        struct edge want = {queue[head++], 0};
+        const struct edge *e = bsearch(&want, edges, n_edges, sizeof(*edges), edge_cmp);
+        size_t len;
+        const char *key = rc_step_key(ynode_item(f->steps, want.from), &len);
+
+        if (key && strset_add(r->rejected, key, len) < 0)
+            rc = -1;
+        while (e && e > edges && e[-1].from == want.from)
+            e--;
+        for (; e && e < edges + n_edges && e->from == want.from; e++)
+            reject_step(rejected, queue, &tail, e->to);
+        if (named[want.from] && !all) {
+            all = true;
+            for (size_t j = 0; j < n; j++)
+                reject_step(rejected, queue, &tail, j);
         }
     }
-    for (size_t i = 0; i < strset_count(keys); i++) {
-        const char *k = strset_items(keys)[i];
-
-        if (strset_add(r->rejected, k, strlen(k)) < 0) {
-            strset_destroy(keys);
-            return -1;
-        }
-    }
-    strset_destroy(keys);
-    return 0;
+    free(keys);
+    free(queue);
+    free(named);
+    free(edges);
+    return rc;
 }
 
 /* buildIndex (step_node_set.go): a step's or group's key twice, in any file, is an
