@@ -15,7 +15,7 @@
 _fanout_commands=(render validate check diff expr jobs shards help)
 _fanout_shards_commands=(check assign plan)
 
-_fanout_schemas='buildkite buildkite-rendered testarea github-workflow-v1 github-workflow json-schema-draft-07'
+_fanout_schemas='buildkite buildkite-rendered rayci testarea github-workflow-v1 github-workflow json-schema-draft-07'
 
 # _fanout_parse_help < HELP: one line per option line of a --help text,
 # "NAME[ NAME...]<TAB>ARG" (ARG empty for a flag).

@@ -399,7 +399,7 @@ struct dialect {
     int (*each_text)(const struct ynode *job, dialect_text_fn fn, void *user);
 };
 
-extern const struct dialect dialect_buildkite, dialect_testarea, dialect_gha;
+extern const struct dialect dialect_buildkite, dialect_testarea, dialect_rayci, dialect_gha;
 
 /* What the dialects whose rendering is a Buildkite pipeline share with the Buildkite
  * dialect (test-area files render into Buildkite steps): the step layout, Buildkite's
@@ -409,13 +409,39 @@ extern const struct emit_layout dialect_buildkite_layout;
 #define DIALECT_BUILDKITE_JOBS_PER_UPLOAD 500
 #define DIALECT_BUILDKITE_JOBS_PER_BUILD 4000
 bool dialect_buildkite_command_key(const char *key, size_t len);
+/* The Buildkite dialect's entries over Buildkite steps (dialect_buildkite's), which the
+ * dialects whose rendering is Buildkite steps (test-area and rayci files) name as theirs;
+ * expand_checked expands steps whose keys the dialect that made them checked
+ * (dialect_ctx.keys_checked: no unknown-key warnings). */
+int dialect_buildkite_expand_checked(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps);
+int dialect_buildkite_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle);
+int dialect_buildkite_normalize(struct ynode_doc *doc, struct ynode *steps);
+int dialect_buildkite_references(const struct ynode *steps, struct diag *d, const char *const *files,
+                                 dialect_visit_fn visit, void *user);
+int dialect_buildkite_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                              dialect_shards_fn shards_of, void *user);
+long dialect_buildkite_each_job(const struct ynode *steps, dialect_job_fn fn, void *user);
+int dialect_buildkite_each_text(const struct ynode *job, dialect_text_fn fn, void *user);
+/* What a dialect whose rendering is Buildkite steps says of its jobs, and its entries
+ * over them (Buildkite's), in its struct dialect's initializer; `expand` is left to each
+ * (Buildkite's own, or dialect_buildkite_expand_checked). */
+#define DIALECT_BUILDKITE_STEPS                                                                                        \
+    .layout = &dialect_buildkite_layout, .rendered_schema = "buildkite-rendered", .platform = "Buildkite",             \
+    .job_noun = "step", .key_noun = "key", .fanout_field = "parallelism", .fanout_jobs = "shards",                     \
+    .reference_field = "depends_on", .keys_per_file = false, .bad_reference = {RULE_DANGLING_DEPENDS_ON, false},       \
+    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD, .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,    \
+    .edges = dialect_buildkite_edges, .normalize = dialect_buildkite_normalize,                                        \
+    .references = dialect_buildkite_references, .rewrite = dialect_buildkite_rewrite,                                  \
+    .each_job = dialect_buildkite_each_job, .each_text = dialect_buildkite_each_text,                                  \
+    .shard_index_variable = "BUILDKITE_PARALLEL_JOB", .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",          \
+    .diff = &dialect_buildkite_diff
 /* How diff compares Buildkite steps, also as test-area files render them (a rendering
  * read back is a Buildkite pipeline, whose mirrors keep the test-area rule). */
 extern const struct dialect_diff dialect_buildkite_diff;
 /* How a test-area AMD mirror is named after the step it mirrors. */
 extern const struct dialect_derived dialect_testarea_mirror;
 
-/* By name ("buildkite", "testarea", "gha"); NULL for any other. */
+/* By name ("buildkite", "testarea", "rayci", "gha"); NULL for any other. */
 const struct dialect *dialect_find(const char *name);
 /* Every dialect in turn (as detection tries them): the i-th, NULL past the last. */
 const struct dialect *dialect_at(size_t i);

@@ -61,12 +61,12 @@ const struct cmd_entry cmd_validate_entry = {
     .synopsis = "validate [--schema FILE|NAME] [options] [FILE...|DIR...|-]",
     .help = "Checks every document against a schema and prints one line per violation.\n"
             "Default schema: the input dialect's (buildkite: Buildkite's own pipeline schema,\n"
-            "testarea, github-workflow-v1: GitHub's own workflow schema); with it, first\n"
+            "testarea, rayci, github-workflow-v1: GitHub's own workflow schema); with it, first\n"
             "every finding render makes (shard coverage too, as `shards check`).\n"
             "\n"
             "      --schema FILE|NAME     a JSON Schema file (JSON or YAML) or a bundled schema:\n"
             "                             buildkite, buildkite-rendered (a rendering),\n"
-            "                             testarea, github-workflow-v1,\n"
+            "                             testarea, rayci, github-workflow-v1,\n"
             "                             github-workflow (SchemaStore's), json-schema-draft-07\n",
     .options = options,
     .formats = NULL,

@@ -208,7 +208,7 @@ static int set_dialect(const struct opt_hit *hit, const char *arg)
 
     c->render.dialect = strcmp(arg, "auto") == 0 ? NULL : dialect_find(arg);
     if (!c->render.dialect && strcmp(arg, "auto") != 0)
-        return cmd_usage_error("unknown --dialect (auto, buildkite, testarea or gha):", arg);
+        return cmd_usage_error("unknown --dialect (auto, buildkite, testarea, rayci or gha):", arg);
     return 0;
 }
 
@@ -339,10 +339,10 @@ const struct opt opt_strict = {
 };
 const struct opt opt_dialect = {
     .kind = OPT_CALL, .name = "dialect", .has_arg = true, .call = set_dialect,
-    .help = "      --dialect auto|buildkite|testarea|gha\n"
+    .help = "      --dialect auto|buildkite|testarea|rayci|gha\n"
             "                             input dialect (default auto: a top-level `jobs` means a\n"
-            "                             GitHub Actions workflow, a top-level `group` vLLM's\n"
-            "                             test-area files)\n",
+            "                             GitHub Actions workflow, a *.rayci.yml file ray's rayci\n"
+            "                             format, a top-level `group` vLLM's test-area files)\n",
 };
 /* --validate is the default, there for the config's `validate: false` */
 const struct opt opt_validate = {

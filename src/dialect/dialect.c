@@ -8,7 +8,7 @@
 
 /* Every dialect, in the order --help lists their options and detection asks them; the
  * first is the one of an input that nothing tells. */
-static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_testarea,
+static const struct dialect *const dialects[] = {&dialect_buildkite, &dialect_rayci, &dialect_testarea,
                                                  &dialect_gha, NULL};
 
 #define N_DIALECTS (sizeof(dialects) / sizeof(dialects[0]) - 1)
@@ -94,20 +94,6 @@ enum dialect_verdict dialect_detect(struct source *src, const struct dialect **f
     return verdict;
 }
 
-/* What a file no dialect takes may be, told by its name: ray's `*.rayci.yml` files are
- * rayci's own format (top-level group, steps with name, wanda, instance_type, tags),
- * which ray's rayci tool turns into Buildkite steps (ray-project/rayci). */
-static const char *dialect_none_hint(struct source *src)
-{
-    const char *name = source_name(src);
-    size_t len = strlen(name);
-
-    if ((len >= 10 && !strcmp(name + len - 10, ".rayci.yml")) || (len >= 11 && !strcmp(name + len - 11, ".rayci.yaml")))
-        return " (a rayci file: ray's own step format, which its rayci tool turns into "
-               "Buildkite steps)";
-    return "";
-}
-
 const struct dialect *dialect_default(void)
 {
     return dialects[0];
@@ -128,8 +114,8 @@ enum dialect_verdict dialect_detect_path(const char *path, const struct dialect 
 void dialect_report_none(struct source *src, struct diag *d)
 {
     diag_report(d, DIAG_ERROR, DIAG_INPUT, source_name(src), 0, 0, RULE_PIPELINE_SHAPE,
-                "not a Buildkite pipeline, a test-area file or a workflow%s; --dialect reads it as "
-                "one", dialect_none_hint(src));
+                "not a Buildkite pipeline, a test-area file, a rayci file or a workflow; --dialect "
+                "reads it as one");
 }
 
 const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, struct diag *d)

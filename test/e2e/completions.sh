@@ -74,7 +74,7 @@ t 'text json markdown tsv' "$F" jobs --format ''
 t 'pipeline.yml' "$F" jobs --strict pip
 t 'markdown' "$F" diff --format = ma
 t 'text json github markdown sarif' "$F" diff --format =
-t 'auto buildkite testarea gha' "$F" render --dialect ''
+t 'auto buildkite testarea rayci gha' "$F" render --dialect ''
 t 'all nvidia amd' "$F" check --platform ''
 t 'auto always never' "$F" validate --color ''
 t 'own inherit' "$F" diff --mirror-parallelism ''
@@ -147,7 +147,7 @@ grep -qxF '*-f+[output format (default text)]:format:(text json github markdown 
 grep -qxF -- '--exit-zero[exit 0 when the renderings differ (errors still exit 2)]' diff.specs
 grep -qxF '*:input file or directory:_files' diff.specs
 complete "$F" render '' >render.specs
-grep -q '^\*--dialect=\[.*\]:dialect:(auto buildkite testarea gha)$' render.specs
+grep -q '^\*--dialect=\[.*\]:dialect:(auto buildkite testarea rayci gha)$' render.specs
 grep -q '^\*--platform=\[.*\]:[^:]*:(all nvidia amd)$' render.specs
 grep -q '^\*--color=\[.*\]:[^:]*:(auto always never)$' render.specs
 grep -q '^\*--mirror-parallelism=\[.*\]:[^:]*:(own inherit)$' render.specs

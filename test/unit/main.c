@@ -15,6 +15,7 @@ int main(void)
     srunner_add_suite(sr, keyindex_suite());
     srunner_add_suite(sr, xsort_suite());
     srunner_add_suite(sr, testarea_suite());
+    srunner_add_suite(sr, rayci_suite());
     srunner_add_suite(sr, support_suite());
     srunner_add_suite(sr, schema_suite());
     srunner_add_suite(sr, textdiff_suite());

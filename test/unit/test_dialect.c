@@ -145,8 +145,9 @@ START_TEST(detection)
 END_TEST
 
 /* A top-level group is a test-area file's in a test_areas folder, or when its first step
- * has only test-area fields; ray's rayci files have one too, with steps of their own
- * fields: no dialect takes those, and Buildkite never takes a file with a group. */
+ * has only test-area fields; ray's rayci files have one too: a *.rayci.yml name, a
+ * sort_key or default_job_env, or a first step with a key only rayci reads tell them
+ * (asked before the test-area dialect); Buildkite never takes a file with a group. */
 START_TEST(detection_group)
 {
     static const char rayci[] = "group: core\nsteps:\n  - name: build\n    wanda: w.yaml\n";
@@ -158,8 +159,15 @@ START_TEST(detection_group)
 
     ck_assert_ptr_eq(detect("group: G\nsteps:\n  - label: a\n    commands: [x]\n"), &dialect_testarea);
     ck_assert_ptr_eq(detect("group: G\ndepends_on: [x]\n"), &dialect_testarea);
-    ck_assert_ptr_null(detect_named(rayci, ".rayci.yml", DIALECT_NONE));
-    ck_assert_ptr_null(detect_named("group: G\nsteps:\n  - key: x\n    instance_type: y\n", "", DIALECT_NONE));
+    ck_assert_ptr_eq(detect_named(rayci, ".rayci.yml", DIALECT_FOUND), &dialect_rayci);
+    ck_assert_ptr_eq(detect_named(rayci, ".rayci.yaml", DIALECT_FOUND), &dialect_rayci);
+    ck_assert_ptr_eq(detect(rayci), &dialect_rayci);
+    ck_assert_ptr_eq(detect("group: G\nsteps:\n  - key: x\n    instance_type: y\n"), &dialect_rayci);
+    ck_assert_ptr_eq(detect("group: G\nsort_key: _a\n"), &dialect_rayci);
+    /* by its name, whatever its steps hold (their errors are rayci's) */
+    ck_assert_ptr_eq(detect_named("group: G\nsteps:\n  - label: a\n    commands: [x]\n", ".rayci.yml",
+                                  DIALECT_FOUND), &dialect_rayci);
+    ck_assert_ptr_null(detect_named("# nothing\n", ".rayci.yml", DIALECT_SILENT));
     /* a typo of a test-area field is the test-area dialect's to report */
     ck_assert_ptr_eq(detect("group: G\nsteps:\n  - label: a\n    timeout_in_minute: 5\n"), &dialect_testarea);
     /* in a test_areas folder, whatever its steps hold (their errors are testarea's) */

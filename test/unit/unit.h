@@ -14,6 +14,7 @@ Suite *source_suite(void);
 Suite *keyindex_suite(void);
 Suite *xsort_suite(void);
 Suite *testarea_suite(void);
+Suite *rayci_suite(void);
 Suite *support_suite(void);
 Suite *schema_suite(void);
 Suite *textdiff_suite(void);

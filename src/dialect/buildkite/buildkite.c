@@ -102,14 +102,38 @@ static const char *identify(const struct ynode *step, unsigned *part, unsigned p
     return t;
 }
 
-static int bk_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
-                      dialect_shards_fn shards_of, void *user)
+int dialect_buildkite_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
+                              dialect_shards_fn shards_of, void *user)
 {
     (void)ctx;
     return depends_rewrite(doc, steps, shards_of, user);
 }
 
-static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
+int dialect_buildkite_expand_checked(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
+{
+    struct dialect_ctx own = *ctx;
+
+    own.keys_checked = true;
+    return expand_steps(&own, doc, steps);
+}
+
+int dialect_buildkite_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle)
+{
+    return depends_edges(steps, fn, user, local_cycle);
+}
+
+int dialect_buildkite_normalize(struct ynode_doc *doc, struct ynode *steps)
+{
+    return depends_normalize(doc, steps);
+}
+
+int dialect_buildkite_references(const struct ynode *steps, struct diag *d, const char *const *files,
+                                 dialect_visit_fn visit, void *user)
+{
+    return depends_each(steps, d, files, visit, user);
+}
+
+long dialect_buildkite_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
 {
     long jobs = 0;
 
@@ -120,7 +144,7 @@ static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user
         long n = 1;
 
         if (bk_step_kind(step) == BK_GROUP && ynode_is_seq(children)) {
-            n = bk_each_job(children, fn, user);
+            n = dialect_buildkite_each_job(children, fn, user);
         } else if (fn) {
             struct ynode_pair pairs[BKM_MAX_DIMENSIONS];
             struct ynode row = {.kind = YNODE_MAP, .u.map = {pairs, 0, BKM_MAX_DIMENSIONS}};
@@ -146,7 +170,7 @@ static long bk_each_job(const struct ynode *steps, dialect_job_fn fn, void *user
     return jobs;
 }
 
-static int bk_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
+int dialect_buildkite_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
 {
     static const char *const text_keys[] = {"command", "commands", "script", "env", NULL};
     int rc = 0;
@@ -250,28 +274,13 @@ const struct dialect dialect_buildkite = {
     .description = "Buildkite pipeline",
     .upload_help = "for `buildkite-agent pipeline upload`: keep $$BUILDKITE_PARALLEL_JOB references (env carries the values)",
     .shape = stream_steps_shape,
-    .layout = &dialect_buildkite_layout,
+    DIALECT_BUILDKITE_STEPS,
     .input_schema = "buildkite",
-    .rendered_schema = "buildkite-rendered",
     .render_checks_input = false,
-    .platform = "Buildkite",
-    .job_noun = "step",
-    .key_noun = "key",
-    .fanout_field = "parallelism",
-    .fanout_jobs = "shards",
-    .reference_field = "depends_on",
-    .keys_per_file = false,
-    .bad_reference = {RULE_DANGLING_DEPENDS_ON, false},
-    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD,
-    .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,
     .open = bk_open,
     .next = dialect_files_next,
     .close = dialect_files_close,
     .expand = expand_steps,
-    .edges = depends_edges,
-    .normalize = depends_normalize,
-    .references = depends_each,
-    .rewrite = bk_rewrite,
     .state_create = bk_state_create,
     .state_destroy = bk_state_destroy,
     .key_may_exist = bk_key_may_exist,
@@ -280,9 +289,4 @@ const struct dialect dialect_buildkite = {
     .option = bk_option,
     .options_free = bk_options_free,
     .detect = bk_detect,
-    .each_job = bk_each_job,
-    .each_text = bk_each_text,
-    .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
-    .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
-    .diff = &dialect_buildkite_diff,
 };

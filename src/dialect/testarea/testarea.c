@@ -889,49 +889,6 @@ static void ta_close(struct dialect_reader *r)
     free(r);
 }
 
-/* The rendering is Buildkite steps: Buildkite's expansion, references and jobs. */
-
-/* The dialect checked its own fields: Buildkite's key list does not apply. */
-static int ta_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps)
-{
-    struct dialect_ctx own = *ctx;
-
-    own.keys_checked = true;
-    return dialect_buildkite.expand(&own, doc, steps);
-}
-
-static int ta_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, bool *local_cycle)
-{
-    return dialect_buildkite.edges(steps, fn, user, local_cycle);
-}
-
-static int ta_normalize(struct ynode_doc *doc, struct ynode *steps)
-{
-    return dialect_buildkite.normalize(doc, steps);
-}
-
-static int ta_references(const struct ynode *steps, struct diag *d, const char *const *files,
-                         dialect_visit_fn visit, void *user)
-{
-    return dialect_buildkite.references(steps, d, files, visit, user);
-}
-
-static int ta_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *steps,
-                      dialect_shards_fn shards_of, void *user)
-{
-    return dialect_buildkite.rewrite(ctx, doc, steps, shards_of, user);
-}
-
-static long ta_each_job(const struct ynode *steps, dialect_job_fn fn, void *user)
-{
-    return dialect_buildkite.each_job(steps, fn, user);
-}
-
-static int ta_each_text(const struct ynode *step, dialect_text_fn fn, void *user)
-{
-    return dialect_buildkite.each_text(step, fn, user);
-}
-
 static bool in_test_areas(const char *path)
 {
     const char *at = strstr(path, "test_areas/");
@@ -959,33 +916,13 @@ const struct dialect dialect_testarea = {
     .description = "vLLM test-area file",
     .upload_help = "test-area input: the working directory as a leading cd, fields only the generator reads dropped",
     .shape = stream_steps_shape,
-    .layout = &dialect_buildkite_layout,
+    DIALECT_BUILDKITE_STEPS, /* its rendering is Buildkite steps */
     .input_schema = "testarea",
-    .rendered_schema = "buildkite-rendered",
     .render_checks_input = true,
-    .platform = "Buildkite",
-    .job_noun = "step",
-    .key_noun = "key",
-    .fanout_field = "parallelism",
-    .fanout_jobs = "shards",
-    .reference_field = "depends_on",
-    .keys_per_file = false,
-    .bad_reference = {RULE_DANGLING_DEPENDS_ON, false},
-    .max_jobs_per_document = DIALECT_BUILDKITE_JOBS_PER_UPLOAD,
-    .max_jobs_total = DIALECT_BUILDKITE_JOBS_PER_BUILD,
     .open = ta_open,
     .next = ta_next,
     .close = ta_close,
-    .expand = ta_expand,
-    .edges = ta_edges,
-    .normalize = ta_normalize,
-    .references = ta_references,
-    .rewrite = ta_rewrite,
-    .each_job = ta_each_job,
-    .each_text = ta_each_text,
-    .shard_index_variable = "BUILDKITE_PARALLEL_JOB",
-    .shard_count_variable = "BUILDKITE_PARALLEL_JOB_COUNT",
+    .expand = dialect_buildkite_expand_checked,
     .options = ta_options,
     .detect = ta_detect,
-    .diff = &dialect_buildkite_diff, /* its rendering is Buildkite steps */
 };
