@@ -484,7 +484,7 @@ static enum interp_var lookup(void *user, const char *name, size_t len, const ch
 
     /* Whatever the uploading job has (usually nothing), it is not each shard's: the
      * agent would write the same value into every one. (A step without parallelism
-     * reading them is steplint's error already.) */
+     * reading them is steplint's warning already.) */
     if (w->parallel && w->recording && is_shard_variable(name, len))
         report(w, DIAG_ERROR, DIAG_FINDING, (size_t)(name - w->scalar->u.scalar.text) - (name[-1] == '{' ? 2 : 1),
                RULE_SHARD_VARIABLES,

@@ -129,7 +129,9 @@ static const struct ynode *shard_variable_user(const struct ynode *n)
 
 /* A step without parallelism (of any type; a matrix step's jobs are no parallel jobs)
  * that reads BUILDKITE_PARALLEL_JOB(_COUNT): Buildkite leaves them unset, unless the
- * step's env sets them (a rendered shard does). */
+ * step's env sets them (a rendered shard does). A warning: Buildkite runs the step, and
+ * what an empty value means is the program's (ray's test_in_docker reads it as one
+ * worker, worker 0; ci/ray_ci/test_in_docker.py: `int(workers) if workers else 1`). */
 static void check_shard_variables(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     static const char *const fields[] = {"command", "commands", "env", "plugins"};
@@ -143,8 +145,8 @@ static void check_shard_variables(const struct dialect_ctx *ctx, const struct yn
     if (!user)
         return;
     p = ynode_pos(user);
-    diag_at(ctx->diag, DIAG_ERROR, DIAG_FINDING, ctx->files, p, RULE_SHARD_VARIABLES,
-            "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it",
+    diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, p, RULE_SHARD_VARIABLES,
+            "BUILDKITE_PARALLEL_JOB is read by a %s: Buildkite does not set it (it reads empty)",
             ynode_has(step, "matrix") ? "matrix step (only parallelism makes parallel jobs)"
                                       : "step without parallelism");
 }
