@@ -9,7 +9,9 @@
 # interleaved (run 1 of each, then run 2 ...), output to
 # /dev/null; the table shows the median CPU time (user + system, the process's and its
 # children's), MB/s, the median peak RSS, the ratio of the contender's CPU time to the
-# input's first fanout row (above 1: fanout is faster) and the command that ran.
+# input's first fanout row (above 1: fanout is faster), the median wall time and its
+# ratio likewise (diff renders its two sides in two threads: CPU adds up, wall does
+# not), and the command that ran.
 # Then fanout diff and check of 1 and 10 MB (100 MB too with BENCH_BIG=1) against fanout
 # render and GNU diff -u, fanout validate of 1 and 10 MB (100 MB too with BENCH_BIG=1)
 # against ajv (when node is present), render --changed with a 1,000-file change list
@@ -50,9 +52,9 @@ one() {
     shift 4
     shown=${SHOW:-$*}
     "$OUT/cpu" "$OUT/time.txt" "$@" 2>"$OUT/err.txt" || true
-    read -r u s kb rc <"$OUT/time.txt"
+    read -r u s kb rc wall <"$OUT/time.txt"
     if [ "$rc" -le "$maxrc" ]; then
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$input" "$label" "$bytes" "$(echo "$u $s" | awk '{ print $1 + $2 }')" "$kb" "$shown" >>"$RESULTS"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$input" "$label" "$bytes" "$(echo "$u $s" | awk '{ print $1 + $2 }')" "$kb" "$shown" "$wall" >>"$RESULTS"
     else
         printf '%s\t%s\t%s\tfailed\t%s\t%s\n' "$input" "$label" "$bytes" "$(tail -n 1 "$OUT/err.txt" | tr '\t' ' ' | cut -c1-80)" "$shown" >>"$RESULTS"
     fi
@@ -264,19 +266,20 @@ awk -F '\t' '
         k = $1 SUBSEP $2
         if (!(k in seen)) { seen[k] = 1; order[++n] = k; inp[k] = $1; who[k] = $2; bytes[k] = $3; gsub(/\|/, "\\|", $6); cmd[k] = $6 }
         if ($4 == "failed") failed[k] = $5
-        else { cpu[k] = cpu[k] " " $4; rss[k] = rss[k] " " $5 }
+        else { cpu[k] = cpu[k] " " $4; rss[k] = rss[k] " " $5; wall[k] = wall[k] " " $7 }
     }
     END {
-        print "| input | contender | CPU s | MB/s | peak RSS | CPU vs fanout | command |"
-        print "| --- | --- | ---: | ---: | ---: | ---: | --- |"
+        print "| input | contender | CPU s | MB/s | peak RSS | CPU vs fanout | wall s | wall vs fanout | command |"
+        print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
         for (i = 1; i <= n; i++) {
             k = order[i]
-            if (k in failed) { printf "| %s | %s | failed: %s | | | | `%s` |\n", inp[k], who[k], failed[k], cmd[k]; continue }
-            c = median(cpu[k]); m = median(rss[k])
-            if (!(inp[k] in base) && who[k] ~ /^fanout/) base[inp[k]] = c
-            f = base[inp[k]]
-            printf "| %s | %s | %.4f | %.1f | %.1f MB | %s | `%s` |\n", inp[k], who[k], c,
-                (c > 0 ? bytes[k] / 1e6 / c : 0), m / 1024, (f > 0 && c > 0) ? sprintf("%.2f", c / f) : "-", cmd[k]
+            if (k in failed) { printf "| %s | %s | failed: %s | | | | | | `%s` |\n", inp[k], who[k], failed[k], cmd[k]; continue }
+            c = median(cpu[k]); m = median(rss[k]); w = median(wall[k])
+            if (!(inp[k] in base) && who[k] ~ /^fanout/) { base[inp[k]] = c; wbase[inp[k]] = w }
+            f = base[inp[k]]; wf = wbase[inp[k]]
+            printf "| %s | %s | %.4f | %.1f | %.1f MB | %s | %.4f | %s | `%s` |\n", inp[k], who[k], c,
+                (c > 0 ? bytes[k] / 1e6 / c : 0), m / 1024, (f > 0 && c > 0) ? sprintf("%.2f", c / f) : "-",
+                w, (wf > 0 && w > 0) ? sprintf("%.2f", w / wf) : "-", cmd[k]
         }
     }' "$RESULTS" >"$OUT/table.md"
 cat "$OUT/table.md"
