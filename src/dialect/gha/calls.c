@@ -2,7 +2,7 @@
  * workflow's jobs (docs/gha.md): the callee found and read, its inputs bound from the
  * call's `with`, its jobs expanded as the caller's own; and the run's state of what each
  * call became, for `needs: [caller]`. */
-#define _GNU_SOURCE /* realpath */
+#define _GNU_SOURCE /* realpath, asprintf */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,8 +292,8 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
     const struct ynode *own = ynode_get(cjob, "needs"), *theirs = ynode_get(caller, "needs");
     const struct ynode *cond = ynode_get(caller, "if"), *name = ynode_get(cjob, "name");
     const char *caller_name = ynode_scalar(ynode_get(caller, "name"), NULL);
-    char text[4 * GHA_NAME_MAX];
-    int n;
+    char *text;
+    int n, rc;
 
     if (!job || !needs || !ynode_is_map(job))
         return job;
@@ -313,21 +313,27 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
         size_t cl = 0;
         const char *ct = ynode_scalar(cond, NULL) ? gha_condition_text(cond, &cl) : NULL;
 
-        n = ct && mine ? snprintf(text, sizeof(text), "(%.*s) && (%s)", (int)cl, ct, mine)
-            : ct       ? snprintf(text, sizeof(text), "%.*s", (int)cl, ct)
-                       : snprintf(text, sizeof(text), "%s", mine);
-        if (n >= (int)sizeof(text) ||
-            ynode_set(j->doc, job, "if", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(ct ? cond : cjob))) != 0)
+        /* a condition has no length limit short of the file's */
+        n = ct && mine ? asprintf(&text, "(%.*s) && (%s)", (int)cl, ct, mine)
+            : ct       ? asprintf(&text, "%.*s", (int)cl, ct)
+                       : asprintf(&text, "%s", mine);
+        if (n < 0)
+            return NULL;
+        rc = ynode_set(j->doc, job, "if", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(ct ? cond : cjob)));
+        free(text);
+        if (rc != 0)
             return NULL;
     } else {
         ynode_remove(job, "if");
     }
-    n = snprintf(text, sizeof(text), "%s / %s", caller_name ? caller_name : ctext,
+    /* a written name has no length limit (GitHub cuts what it shows, JobNameBuilder) */
+    n = asprintf(&text, "%s / %s", caller_name ? caller_name : ctext,
                  ynode_scalar(name, NULL) ? ynode_scalar(name, NULL) : ynode_scalar(cid, NULL));
-    if (n >= (int)sizeof(text) ||
-        ynode_set(j->doc, job, "name", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(id))) != 0)
+    if (n < 0)
         return NULL;
-    return job;
+    rc = ynode_set(j->doc, job, "name", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(id)));
+    free(text);
+    return rc == 0 ? job : NULL;
 }
 
 /* A call of the caller's own repository: `./PATH`, or `$/PATH`, GitHub's self-repository
