@@ -139,12 +139,12 @@ static const char *type_filter(const struct ynode *cfg, const char *event, bool 
         snprintf(buf, cap, "on.%s.types does not name activity type '%s'", event, action);
         return buf;
     }
-    for (size_t i = 0; pr && i < sizeof(pr_default) / sizeof(pr_default[0]); i++) {
+    if (!pr)
+        return NULL;
+    for (size_t i = 0; i < sizeof(pr_default) / sizeof(pr_default[0]); i++) {
         if (!strcmp(pr_default[i], action))
             return NULL;
     }
-    if (!pr)
-        return NULL;
     snprintf(buf, cap, "on.%s has no types, so runs only for opened, synchronize and reopened, not '%s'", event,
              action);
     return buf;
