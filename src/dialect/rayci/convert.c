@@ -8,64 +8,145 @@
 #include "rayci_internal.h"
 
 /* ray-project/rayci raycicmd at 52b3334: converter.go, step_converter.go,
- * command_step.go, wanda.go, bk_pipeline.go, with builtin_configs.go's ray-pr config
- * (ciDefaultConfig's choice for every pipeline but the branch and microcheck ones). The
+ * command_step.go, wanda.go, bk_pipeline.go, with the config r->config (rayci_config.c). The
  * build id and commit are rayci's runtime's: they are written as these placeholders. */
 #define RC_BUILD_ID "<build-id>"
 #define RC_COMMIT "<commit>"
-#define RC_WORK_REPO "029272617770.dkr.ecr.us-west-2.amazonaws.com/rayproject/citemp"
 #define RC_TIMEOUT "300" /* defaultTimeoutInMinutes: 5 hours */
 #define RC_TIMEOUT_MAX 300
 #define RC_DOCKER_PLUGIN "docker#v5.8.0"
+#define RC_SKIP_QUEUE "~" /* skipQueue: a job of this queue is written `skip: true` */
 
-struct rc_pair {
-    const char *name, *value;
-};
-
-/* prPipelineConfig's RunnerQueues and BuilderQueues. */
-static const struct rc_pair runner_queues[] = {
-    {"default", "runner_queue_small_pr"},  {"small", "runner_queue_small_pr"},
-    {"medium", "runner_queue_medium_pr"},  {"large", "runner_queue_pr"},
-    {"gpu", "gpu_runner_queue_pr"},        {"gpu-large", "gpu_large_runner_queue_pr"},
-    {"g6-large", "g6_large_runner_queue_pr"}, {"windows", "windows_queue_pr"},
-    {"macos", "macos"},                    {"macos-arm64", "macos-pr-arm64"},
-    {"medium-arm64", "runner_queue_arm64_medium_pr"}, {NULL, NULL},
-};
-static const struct rc_pair builder_queues[] = {
-    {"builder", "builder_queue_pr"}, {"builder-arm64", "builder_queue_arm64_pr"},
-    {"builder-windows", "builder_queue_windows_pr"}, {NULL, NULL},
-};
-
-/* newConverter's envMap with the config's Env, sorted as yaml.v3 writes a Go map. */
-static const struct rc_pair base_env[] = {
-    {"BUILDKITE_ARTIFACT_UPLOAD_DESTINATION", "s3://ray-ci-artifact-pr-public/" RC_COMMIT "/" RC_BUILD_ID},
-    {"BUILDKITE_BAZEL_CACHE_URL", "https://bazel-cache-dev.s3.us-west-2.amazonaws.com"},
-    {"BUILDKITE_CACHE_READONLY", "true"},
-    {"RAYCI_BUILD_ID", RC_BUILD_ID},
-    {"RAYCI_FORGE_PREFIX", "cr.ray.io/rayproject/"},
-    {"RAYCI_STAGE", "premerge"},
-    {"RAYCI_TEMP", "s3://ray-ci-artifact-pr-public/ci-temp/" RC_BUILD_ID "/"},
-    {"RAYCI_WORK_REPO", RC_WORK_REPO},
-    {NULL, NULL},
-};
-
-/* The docker plugin's `environment`: bk_pipeline.go's buildkiteEnvs, then the sorted
- * union of the env map's keys, HookEnvKeys and BuildEnvKeys (RAYCI_STEP_ID and
- * RAYCI_FETCH_FULL_HISTORY are added in order where a step has them). */
-static const char *const docker_env[] = {
+/* bk_pipeline.go's buildkiteEnvs: the docker plugin's `environment` begins with them. */
+static const char *const buildkite_envs[] = {
     "CI", "BUILDKITE", "BUILDKITE_BRANCH", "BUILDKITE_COMMIT", "BUILDKITE_HOOK_WORKING_DIR",
     "BUILDKITE_LABEL", "BUILDKITE_RETRY_COUNT", "BUILDKITE_PIPELINE_ID", "BUILDKITE_PIPELINE_SLUG",
     "BUILDKITE_PIPELINE_PROVIDER", "BUILDKITE_BUILD_ID", "BUILDKITE_BUILD_NUMBER", "BUILDKITE_BUILD_URL",
     "BUILDKITE_JOB_ID", "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", "BUILDKITE_PULL_REQUEST",
     "BUILDKITE_PULL_REQUEST_BASE_BRANCH", "BUILDKITE_PULL_REQUEST_LABELS", "BUILDKITE_PULL_REQUEST_REPO",
     "BUILDKITE_MESSAGE", "BUILDKITE_SOURCE", "BUILDKITE_TRIGGERED_FROM_BUILD_ID",
-    "BUILDKITE_TRIGGERED_FROM_BUILD_NUMBER", "BUILDKITE_TRIGGERED_FROM_BUILD_PIPELINE_SLUG",
-    /* the sorted keys */
-    "BUILDKITE_ARTIFACT_UPLOAD_DESTINATION", "BUILDKITE_BAZEL_CACHE_URL", "BUILDKITE_CACHE_READONLY",
-    "RAYCI_BUILD_ID", "RAYCI_CHECKOUT_DIR", "RAYCI_DISABLE_TEST_DB", "RAYCI_FETCH_FULL_HISTORY",
-    "RAYCI_FORGE_PREFIX", "RAYCI_MICROCHECK_RUN", "RAYCI_STAGE", "RAYCI_STEP_ID", "RAYCI_TEMP",
-    "RAYCI_WORK_REPO", NULL,
+    "BUILDKITE_TRIGGERED_FROM_BUILD_NUMBER", "BUILDKITE_TRIGGERED_FROM_BUILD_PIPELINE_SLUG", NULL,
 };
+
+/* ---- a job's env: which value of a name wins ---- */
+
+/* Who sets a name, the later winning: a wanda step's own env (below rayci's: wanda.go
+ * ignores such a name), newConverter's envMap, the config's Env over it, and what the
+ * step converter sets last (RAYCI_STEP_ID, RAYCI_WANDA_NAME...). */
+enum env_rank { ENV_STEP, ENV_RAYCI, ENV_CONFIG, ENV_CONVERTER };
+
+struct env_entry {
+    const char *name, *value;
+    enum env_rank rank;
+};
+
+struct env {
+    struct env_entry *v;
+    size_t n, cap;
+    char *temp, *dest; /* RAYCI_TEMP's and the artifact destination's text */
+    bool oom;
+};
+
+static void env_add(struct env *e, const char *name, const char *value, enum env_rank rank)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 32;
+        struct env_entry *v = realloc(e->v, cap * sizeof(*v));
+
+        if (!v) {
+            e->oom = true;
+            return;
+        }
+        e->v = v, e->cap = cap;
+    }
+    e->v[e->n++] = (struct env_entry){name, value, rank};
+}
+
+/* newConverter's envMap (RAYCI_BRANCH, the launcher's, is not set) and the config's Env. */
+static void env_init(struct env *e, const struct rc_config *c)
+{
+    memset(e, 0, sizeof(*e));
+    if (asprintf(&e->temp, "%s" RC_BUILD_ID "/", c->ci_temp) < 0)
+        e->temp = NULL, e->oom = true;
+    env_add(e, "RAYCI_BUILD_ID", RC_BUILD_ID, ENV_RAYCI);
+    env_add(e, "RAYCI_WORK_REPO", c->ci_work_repo, ENV_RAYCI);
+    env_add(e, "RAYCI_TEMP", e->temp ? e->temp : "", ENV_RAYCI);
+    if (*c->forge_prefix)
+        env_add(e, "RAYCI_FORGE_PREFIX", c->forge_prefix, ENV_RAYCI);
+    if (*c->artifacts_bucket) {
+        if (asprintf(&e->dest, "s3://%s/" RC_COMMIT "/" RC_BUILD_ID, c->artifacts_bucket) < 0)
+            e->dest = NULL, e->oom = true;
+        env_add(e, "BUILDKITE_ARTIFACT_UPLOAD_DESTINATION", e->dest ? e->dest : "", ENV_RAYCI);
+    }
+    for (const struct rc_pair *p = c->env; p->name; p++)
+        env_add(e, p->name, p->value, ENV_CONFIG);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const struct env_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+
+    return c ? c : (int)x->rank - (int)y->rank;
+}
+
+/* Sorted by name (yaml.v3 writes a Go map so), each name once with its winning value. */
+static void env_settle(struct env *e)
+{
+    size_t out = 0;
+
+    if (e->n)
+        qsort(e->v, e->n, sizeof(*e->v), entry_cmp);
+    for (size_t i = 0; i < e->n; i++) {
+        if (out && !strcmp(e->v[out - 1].name, e->v[i].name))
+            out--;
+        e->v[out++] = e->v[i];
+    }
+    e->n = out;
+}
+
+static void env_free(struct env *e)
+{
+    free(e->v);
+    free(e->temp);
+    free(e->dest);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The docker plugin's `environment`: buildkiteEnvs, then the sorted names of the env
+ * (settled), the config's HookEnvKeys and BuildEnvKeys (command_step.go). NULL-ended,
+ * malloc'd; NULL when out of memory. */
+static const char **docker_env_names(const struct env *e, const struct rc_config *c)
+{
+    size_t n_bk = sizeof(buildkite_envs) / sizeof(buildkite_envs[0]) - 1, n = 0, n_hook = 0, n_build = 0, unique = 0;
+    const char **names;
+
+    while (c->hook_env_keys[n_hook])
+        n_hook++;
+    while (c->build_env_keys[n_build])
+        n_build++;
+    if (!(names = malloc((n_bk + e->n + n_hook + n_build + 1) * sizeof(*names))))
+        return NULL;
+    for (size_t i = 0; i < e->n; i++)
+        names[n++] = e->v[i].name;
+    for (size_t i = 0; i < n_hook; i++)
+        names[n++] = c->hook_env_keys[i];
+    for (size_t i = 0; i < n_build; i++)
+        names[n++] = c->build_env_keys[i];
+    qsort(names, n, sizeof(*names), name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        if (!unique || strcmp(names[unique - 1], names[i]))
+            names[unique++] = names[i];
+    }
+    memmove(names + n_bk, names, unique * sizeof(*names));
+    memcpy(names, buildkite_envs, n_bk * sizeof(*names));
+    names[n_bk + unique] = NULL;
+    return names;
+}
 
 /* rayci_pipeline.go's allowed keys of each step kind, and what each drops. */
 static const char *const wait_keys[] = {"wait", "continue_on_failure", "if", "depends_on",
@@ -87,27 +168,17 @@ static const char *const command_drop[] = {
 };
 static const char *const wanda_keys[] = {"name", "label", "wanda", "depends_on", "matrix", "env",
                                          "tags", "instance_type", "priority", "env_file", NULL};
+static const char *const trigger_keys[] = {"trigger", "label", "async", "build", "depends_on", "tags", "if",
+                                           "soft_fail", "allow_dependency_failure", "key", NULL};
 static const char *const drop_tags[] = {"tags", NULL};
 
-/* prPipelineConfig's SkipTags. */
-static const char *const skip_tags[] = {"disabled", "skip-on-premerge", NULL};
-
-bool rc_skip_tagged(const struct ynode *tags)
+bool rc_skip_tagged(const struct rayci *r, const struct ynode *tags)
 {
-    for (size_t i = 0; skip_tags[i]; i++) {
-        if (rc_list_has(tags, skip_tags[i]))
+    for (size_t i = 0; r->config->skip_tags[i]; i++) {
+        if (rc_list_has(tags, r->config->skip_tags[i]))
             return true;
     }
     return false;
-}
-
-static const char *queue_of(const struct rc_pair *queues, const char *type, size_t len)
-{
-    for (; queues->name; queues++) {
-        if (strlen(queues->name) == len && !memcmp(queues->name, type, len))
-            return queues->value;
-    }
-    return NULL;
 }
 
 /* checkStepKeys (util.go): every key of `step` allowed for its kind. */
@@ -195,23 +266,16 @@ static struct ynode *clone_except(const struct build *b, const struct ynode *ste
     return out;
 }
 
-/* The env map of a step: base_env, then the `extra` pairs (sorted into place). */
-static struct ynode *env_map(const struct build *b, const struct rc_pair *extra)
+/* The env map of a job: its env settled. */
+static struct ynode *env_map(const struct build *b, struct env *e)
 {
     struct ynode *env = oom_check(b, ynode_new_map(b->doc, b->pos));
-    const struct rc_pair *base = base_env;
 
-    while (env && (base->name || (extra && extra->name))) {
-        const struct rc_pair *next = !base->name ? extra
-                                     : extra && extra->name && strcmp(extra->name, base->name) < 0 ? extra
-                                                                                                     : base;
-
-        put(b, env, next->name, str(b, next->value));
-        if (next == base)
-            base++;
-        else
-            extra++;
-    }
+    env_settle(e);
+    if (e->oom)
+        *b->oom = true;
+    for (size_t i = 0; env && i < e->n; i++)
+        put(b, env, e->v[i].name, str(b, e->v[i].value));
     return env;
 }
 
@@ -254,10 +318,10 @@ static bool bool_true(const struct ynode *v)
     return ynode_scalar_is(v, "true") && !ynode_is_string(v);
 }
 
-/* The docker plugin of a job env that is an image (makeRayDockerPlugin), its keys
- * sorted as yaml.v3 writes a Go map. */
-static struct ynode *docker_plugin(const struct build *b, const struct ynode *step, const char *image,
-                                   const char *const *env, bool aws)
+/* The docker plugin of a job env that is an image (makeRayDockerPlugin, with the
+ * config's docker_plugin settings), its keys sorted as yaml.v3 writes a Go map. */
+static struct ynode *docker_plugin(const struct rayci *r, const struct build *b, const struct ynode *step,
+                                   const char *image, const char *const *env, bool aws)
 {
     static const char *const caps[] = {"SYS_PTRACE", "SYS_ADMIN", "NET_ADMIN", NULL};
     static const char *const hosts[] = {"rayci.localhost:host-gateway", NULL};
@@ -265,15 +329,20 @@ static struct ynode *docker_plugin(const struct build *b, const struct ynode *st
     static const char *const security[] = {"apparmor=unconfined", NULL};
     static const char *const volumes[] = {"/var/run/docker.sock:/var/run/docker.sock",
                                           "/tmp/artifacts:/artifact-mount", NULL};
+    const struct rc_config *c = r->config;
     struct ynode *m = oom_check(b, ynode_new_map(b->doc, b->pos));
     size_t len;
     const char *ports = scalar_text(step, "docker_publish_tcp_ports", &len);
     const char *network = scalar_text(step, "docker_network", NULL);
 
-    put(b, m, "add-caps", str_list(b, caps));
+    put(b, m, "add-caps", str_list(b, c->add_caps ? c->add_caps : caps));
     put(b, m, "add-host", str_list(b, hosts));
     put(b, m, "environment", str_list(b, env));
     put(b, m, "image", str(b, image));
+    if (c->allow_mount_buildkite_agent && bool_true(ynode_get(step, "mount_buildkite_agent")))
+        put(b, m, "mount-buildkite-agent", plain(b, "true"));
+    if (c->allow_mount_ssh_agent && bool_true(ynode_get(step, "mount_ssh_agent")))
+        put(b, m, "mount-ssh-agent", plain(b, "true"));
     if (network && *network)
         put(b, m, "network", str(b, network));
     if (aws)
@@ -298,7 +367,7 @@ static struct ynode *docker_plugin(const struct build *b, const struct ynode *st
     put(b, m, "security-opts", str_list(b, security));
     put(b, m, "shell", str_list(b, shell));
     put(b, m, "volumes", str_list(b, volumes));
-    put(b, m, "workdir", str(b, "/ray"));
+    put(b, m, "workdir", str(b, *c->work_dir ? c->work_dir : "/ray"));
     return m;
 }
 
@@ -325,30 +394,31 @@ static struct ynode *windows_plugin(const struct build *b, const struct ynode *s
     return m;
 }
 
-/* The plugins and artifact paths of a command step, by its job env (command_step.go). */
-static void job_env_plugins(const struct build *b, struct ynode *out, const struct ynode *step,
-                            const char *group_env, bool fetch_full)
+/* The plugins and artifact paths of a command step, by its job env (command_step.go);
+ * `env` is the job's, settled. */
+static void job_env_plugins(const struct rayci *r, const struct build *b, struct ynode *out,
+                            const struct ynode *step, const char *group_env, const struct env *e)
 {
     static const char *const artifacts[] = {"/tmp/artifacts/**/*", NULL};
     static const char *const windows_artifacts[] = {"C:\\tmp\\artifacts\\**\\*", NULL};
-    const char *env[sizeof(docker_env) / sizeof(docker_env[0])];
-    size_t n = 0, len;
+    size_t len;
     const char *job_env = scalar_text(step, "job_env", &len);
     const char *role = scalar_text(step, "aws_assume_role", NULL);
     bool aws = role && *role;
     struct ynode *plugins = oom_check(b, ynode_new_seq(b->doc, b->pos));
+    const char **env = docker_env_names(e, r->config);
     char *image = NULL;
 
-    for (size_t i = 0; docker_env[i]; i++) {
-        if (strcmp(docker_env[i], "RAYCI_FETCH_FULL_HISTORY") || fetch_full)
-            env[n++] = docker_env[i];
+    if (!env) {
+        *b->oom = true;
+        return;
     }
-    env[n] = NULL;
     if (job_env && !strcmp(job_env, "WINDOWS")) {
         if (plugins && ynode_append(b->doc, plugins, one_pair(b, RC_DOCKER_PLUGIN, windows_plugin(b, step, env, aws))) != 0)
             *b->oom = true;
         put(b, out, "plugins", plugins);
         put(b, out, "artifact_paths", str_list(b, windows_artifacts));
+        free(env);
         return;
     }
     if (job_env && !strcmp(job_env, "MACOS")) {
@@ -358,6 +428,7 @@ static void job_env_plugins(const struct build *b, struct ynode *out, const stru
         if (plugins && ynode_append(b->doc, plugins, one_pair(b, "ray-project/macos-sandbox#v1.0.7", sandbox)) != 0)
             *b->oom = true;
         put(b, out, "plugins", plugins);
+        free(env);
         return;
     }
     if (aws) {
@@ -377,12 +448,13 @@ static void job_env_plugins(const struct build *b, struct ynode *out, const stru
         job_env = group_env;
     if (strchr(job_env, '/'))
         image = strdup(job_env);
-    else if (asprintf(&image, "%s:%s-%s", RC_WORK_REPO, RC_BUILD_ID, job_env) < 0)
+    else if (asprintf(&image, "%s:%s-%s", r->config->ci_work_repo, RC_BUILD_ID, job_env) < 0)
         image = NULL;
-    if (!image || (plugins && ynode_append(b->doc, plugins,
-                                           one_pair(b, RC_DOCKER_PLUGIN, docker_plugin(b, step, image, env, aws))) != 0))
+    if (!image || (plugins && ynode_append(b->doc, plugins, one_pair(b, RC_DOCKER_PLUGIN,
+                                                                     docker_plugin(r, b, step, image, env, aws))) != 0))
         *b->oom = true;
     free(image);
+    free(env);
     put(b, out, "plugins", plugins);
     put(b, out, "artifact_paths", str_list(b, artifacts));
 }
@@ -404,62 +476,130 @@ static void step_label(const struct build *b, struct ynode *out, const struct yn
     free(label);
 }
 
-static struct ynode *command_step(struct rayci *r, const struct build *b, const struct ynode *step, const char *id,
-                                  const char *group_env)
+/* The builtin configs that map `type` to a runner queue, for the warning's hint: "" or
+ * " (rayci's ray-branch config maps it to 'q')" in `hint`. */
+static void builtin_hint(const struct rayci *r, const char *type, size_t len, char *hint, size_t size)
+{
+    struct diag *mute = diag_create_buffered_like(r->diag);
+
+    *hint = '\0';
+    for (size_t i = 0; mute && rc_config_builtin_name(i); i++) {
+        struct rc_config *c = rc_config_builtin(rc_config_builtin_name(i), mute);
+        const char *q = c ? rc_pairs_find(c->runner_queues, type, len) : NULL;
+
+        if (q && !*hint)
+            snprintf(hint, size, "; rayci's %s config maps it to '%s'", c->name, q);
+        rc_config_destroy(c);
+    }
+    diag_destroy(mute);
+}
+
+/* What the config refuses and another config may allow (an instance type it has no
+ * queue for, a trigger step, a concurrency group): an error rayci stops at when
+ * --rayci-config named the config (true); else the file's pipeline may well run rayci
+ * with a config fanout was not given: a warning saying so and what fanout writes
+ * instead (`done`), and false. */
+static bool config_refuses(struct rayci *r, const struct ynode *at, const char *what, const char *hint,
+                           const char *done)
+{
+    if (r->config_given)
+        return rc_error(r, at, RULE_RAYCI, "%s", what), true;
+    diag_at(r->diag, DIAG_WARNING, DIAG_FINDING, r->files, ynode_pos(at), RULE_RAYCI,
+            "%s: its pipeline may run rayci with a config fanout was not given (--rayci-config NAME|FILE)%s; %s",
+            what, hint, done);
+    return false;
+}
+
+/* The agent queue of a command step (mapAgent); without --rayci-config, an instance
+ * type the default config lacks is written as its own queue. NULL after an error. */
+static const char *runner_queue(struct rayci *r, const struct ynode *step)
 {
     size_t len;
-    const char *type = scalar_text(step, "queue", &len);
-    const char *q;
-    const struct ynode *t = ynode_get(step, "timeout_in_minutes"), *cg = ynode_get(step, "concurrency_group");
-    long long timeout = RC_TIMEOUT_MAX;
-    bool fetch_full = bool_true(ynode_get(step, "fetch_full_history"));
-    struct rc_pair extra[3] = {{NULL, NULL}};
-    struct ynode *out;
+    const char *type = scalar_text(step, "queue", &len), *q;
+    const struct ynode *at = ynode_get(step, "queue") ? ynode_get(step, "queue")
+                             : ynode_get(step, "instance_type") ? ynode_get(step, "instance_type")
+                                                                : step;
+    char what[256], hint[160], done[128];
 
-    if (check_keys(r, step, command_keys, "command") != 0)
-        return NULL;
     if (!type)
         type = scalar_text(step, "instance_type", &len);
     if (!type || !len)
         type = "default", len = 7;
-    if (!(q = queue_of(runner_queues, type, len)))
-        return rc_error(r, ynode_get(step, "queue") ? ynode_get(step, "queue") : ynode_get(step, "instance_type"),
-                        RULE_RAYCI, "unknown instance type '%.*s' (rayci's ray-pr config has no runner queue for it)",
-                        RC_SHORT(len), type), NULL;
-    /* prPipelineConfig allows no concurrency group (its prefixes are an empty list) */
-    if (rc_string(cg, NULL))
-        return rc_error(r, cg, RULE_RAYCI, "rayci's ray-pr config allows no concurrency_group"), NULL;
+    if ((q = rc_pairs_find(r->config->runner_queues, type, len)))
+        return q;
+    snprintf(what, sizeof(what), "unknown instance type '%.*s' (rayci's %s config has no runner queue for it)",
+             RC_SHORT(len), type, r->config->name);
+    snprintf(done, sizeof(done), "written as queue '%.*s'", RC_SHORT(len), type);
+    if (!r->config_given)
+        builtin_hint(r, type, len, hint, sizeof(hint));
+    return config_refuses(r, at, what, hint, done) ? NULL : type;
+}
+
+/* Whether `group` begins with one of `prefixes` (stringHasPrefix). */
+static bool has_prefix(const char *const *prefixes, const char *group)
+{
+    for (; *prefixes; prefixes++) {
+        if (!strncmp(group, *prefixes, strlen(*prefixes)))
+            return true;
+    }
+    return false;
+}
+
+static struct ynode *command_step(struct rayci *r, const struct build *b, const struct ynode *step, const char *id,
+                                  const char *group_env)
+{
+    const struct rc_config *c = r->config;
+    const char *q, *group;
+    const struct ynode *t = ynode_get(step, "timeout_in_minutes"), *cg = ynode_get(step, "concurrency_group");
+    const struct ynode *par = ynode_get(step, "parallelism");
+    long long timeout = RC_TIMEOUT_MAX, parallelism;
+    struct env e;
+    struct ynode *out;
+
+    if (check_keys(r, step, command_keys, "command") != 0 || !(q = runner_queue(r, step)))
+        return NULL;
+    /* a nil prefix list allows every group, an empty one none (ray-branch's is nil) */
+    if ((group = rc_string(cg, NULL)) && c->concurrency_prefixes && !has_prefix(c->concurrency_prefixes, group)) {
+        char what[256];
+
+        if (!*c->concurrency_prefixes)
+            snprintf(what, sizeof(what), "rayci's %s config allows no concurrency_group", c->name);
+        else
+            snprintf(what, sizeof(what), "concurrency group '%.80s' is not allowed (rayci's %s config allows only "
+                     "the prefixes it lists)", group, c->name);
+        if (config_refuses(r, cg, what, "", "kept"))
+            return NULL;
+    }
     if (t && !ynode_is_string(t) && ynode_int(t, &timeout)) {
         if (timeout < 0)
             return rc_error(r, t, RULE_RAYCI, "timeout_in_minutes cannot be negative"), NULL;
         if (timeout > RC_TIMEOUT_MAX)
             timeout = RC_TIMEOUT_MAX;
     }
+    /* MaxParallelism: parallelism, read as Atoi reads its text, capped */
+    if (par && c->max_parallelism > 0 && (!ynode_is_scalar(par) || !ynode_int(par, &parallelism)))
+        return rc_error(r, par, RULE_RAYCI, "parallelism must be an integer (rayci's %s config caps it)", c->name),
+               NULL;
     out = clone_except(b, step, command_drop);
-    put(b, out, "agents", one_pair(b, "queue", str(b, q)));
+    if (!strcmp(q, RC_SKIP_QUEUE))
+        put(b, out, "skip", plain(b, "true"));
+    else
+        put(b, out, "agents", one_pair(b, "queue", str(b, q)));
     put(b, out, "retry", ray_retry(b));
     put(b, out, "timeout_in_minutes", int_node(b, timeout));
-    if (!ynode_has(step, "priority"))
-        put(b, out, "priority", plain(b, "1")); /* RunnerPriority */
-    if (fetch_full)
-        extra[0] = (struct rc_pair){"RAYCI_FETCH_FULL_HISTORY", "1"};
-    extra[fetch_full ? 1 : 0] = (struct rc_pair){"RAYCI_STEP_ID", id};
-    put(b, out, "env", env_map(b, extra));
-    job_env_plugins(b, out, step, group_env, fetch_full);
+    if (!ynode_has(step, "priority") && c->runner_priority)
+        put(b, out, "priority", int_node(b, c->runner_priority));
+    if (par && c->max_parallelism > 0 && parallelism > c->max_parallelism)
+        put(b, out, "parallelism", int_node(b, c->max_parallelism));
+    env_init(&e, c);
+    env_add(&e, "RAYCI_STEP_ID", id, ENV_CONVERTER);
+    if (bool_true(ynode_get(step, "fetch_full_history")))
+        env_add(&e, "RAYCI_FETCH_FULL_HISTORY", "1", ENV_CONVERTER);
+    put(b, out, "env", env_map(b, &e));
+    job_env_plugins(r, b, out, step, group_env, &e);
+    env_free(&e);
     step_label(b, out, step, id);
     return out;
-}
-
-/* Whether rayci's own value of env name `k` wins over a wanda step's: the env map's
- * names (the step's is ignored, wanda.go logs it) and the names it sets after. */
-static bool wanda_sets(const char *k, const char *env_file)
-{
-    for (const struct rc_pair *e = base_env; e->name; e++) {
-        if (!strcmp(e->name, k))
-            return true;
-    }
-    return !strcmp(k, "RAYCI_ARTIFACTS_DIR") || !strcmp(k, "RAYCI_WANDA_FILE") || !strcmp(k, "RAYCI_WANDA_NAME") ||
-           (env_file && *env_file && !strcmp(k, "RAYCI_ENV_FILE"));
 }
 
 /* A wanda step (wanda.go): a builder job that runs run_wanda.sh on the wanda file. */
@@ -471,12 +611,12 @@ static struct ynode *wanda_step(struct rayci *r, const struct build *b, const st
         "bash /tmp/run_wanda.sh -rayci", NULL};
     static const char *const artifacts[] = {"/tmp/artifacts/**/*", NULL};
     static const char *const windows_artifacts[] = {"C:\\tmp\\artifacts\\**\\*", NULL};
-    size_t len = 0, n_env = 0;
+    size_t len = 0;
     const char *name = scalar_text(step, "name", &len), *file = scalar_text(step, "wanda", NULL);
     const char *type = scalar_text(step, "instance_type", NULL), *env_file = scalar_text(step, "env_file", NULL);
     const char *label = scalar_text(step, "label", NULL), *q;
     const struct ynode *env = ynode_get(step, "env"), *prio = ynode_get(step, "priority");
-    struct rc_pair extra[40];
+    struct env e;
     struct ynode *out, *retry;
     bool windows = type && strstr(type, "windows");
     char *made = NULL;
@@ -492,32 +632,21 @@ static struct ynode *wanda_step(struct rayci *r, const struct build *b, const st
         return rc_error(r, prio, RULE_RAYCI, "priority must be an integer"), NULL;
     if (env && !ynode_is_map(env))
         return rc_error(r, env, RULE_RAYCI, "wanda step env is not a map"), NULL;
-    /* the step's env, sorted; a name of rayci's own env is ignored (wanda.go logs it) */
-    extra[n_env++] = (struct rc_pair){"RAYCI_ARTIFACTS_DIR", windows ? "/c/tmp/artifacts" : "/tmp/artifacts"};
-    if (env_file && *env_file)
-        extra[n_env++] = (struct rc_pair){"RAYCI_ENV_FILE", env_file};
-    extra[n_env++] = (struct rc_pair){"RAYCI_WANDA_FILE", file};
-    extra[n_env++] = (struct rc_pair){"RAYCI_WANDA_NAME", name};
     for (size_t i = 0; env && i < ynode_len(env); i++) {
-        const char *k = ynode_scalar(ynode_key(env, i), NULL), *v = rc_string(ynode_value(env, i), NULL);
-
-        if (!v)
-            return rc_error(r, ynode_value(env, i), RULE_RAYCI, "value of env '%s' is not a string", k), NULL;
-        if (n_env + 1 >= sizeof(extra) / sizeof(extra[0]))
-            return rc_error(r, env, RULE_RAYCI, "a wanda step's env holds at most 35 names here"), NULL;
-        if (!wanda_sets(k, env_file))
-            extra[n_env++] = (struct rc_pair){k, v};
+        if (!rc_string(ynode_value(env, i), NULL))
+            return rc_error(r, ynode_value(env, i), RULE_RAYCI, "value of env '%s' is not a string",
+                            ynode_scalar(ynode_key(env, i), NULL)), NULL;
     }
-    /* insertion sort by name (yaml.v3 writes a Go map sorted) */
-    for (size_t i = 1; i < n_env; i++) {
-        for (size_t j = i; j > 0 && strcmp(extra[j - 1].name, extra[j].name) > 0; j--) {
-            struct rc_pair tmp = extra[j];
-
-            extra[j] = extra[j - 1];
-            extra[j - 1] = tmp;
-        }
-    }
-    extra[n_env] = (struct rc_pair){NULL, NULL};
+    /* rayci's env, the step's under it (a name rayci sets is ignored: wanda.go logs it),
+     * and what the wanda step sets over both */
+    env_init(&e, r->config);
+    for (size_t i = 0; env && i < ynode_len(env); i++)
+        env_add(&e, ynode_scalar(ynode_key(env, i), NULL), rc_string(ynode_value(env, i), NULL), ENV_STEP);
+    env_add(&e, "RAYCI_ARTIFACTS_DIR", windows ? "/c/tmp/artifacts" : "/tmp/artifacts", ENV_CONVERTER);
+    if (env_file && *env_file)
+        env_add(&e, "RAYCI_ENV_FILE", env_file, ENV_CONVERTER);
+    env_add(&e, "RAYCI_WANDA_FILE", file, ENV_CONVERTER);
+    env_add(&e, "RAYCI_WANDA_NAME", name, ENV_CONVERTER);
     out = oom_check(b, ynode_new_map(b->doc, ynode_pos(step)));
     if (!label && asprintf(&made, "wanda: %s", name) < 0)
         *b->oom = true;
@@ -525,7 +654,8 @@ static struct ynode *wanda_step(struct rayci *r, const struct build *b, const st
     free(made);
     put(b, out, "key", str(b, name));
     put(b, out, "commands", str_list(b, commands));
-    put(b, out, "env", env_map(b, extra));
+    put(b, out, "env", env_map(b, &e));
+    env_free(&e);
     retry = one_pair(b, "automatic", one_pair(b, "limit", plain(b, "1")));
     put(b, out, "retry", retry);
     put(b, out, "timeout_in_minutes", plain(b, RC_TIMEOUT));
@@ -533,9 +663,15 @@ static struct ynode *wanda_step(struct rayci *r, const struct build *b, const st
     if (ynode_has(step, "depends_on"))
         put(b, out, "depends_on", ynode_copy(b->doc, ynode_get(step, "depends_on")));
     /* builderAgent: no queue for an instance type the config has no builder for */
-    if ((q = queue_of(builder_queues, type ? type : "builder", strlen(type ? type : "builder"))))
+    q = rc_pairs_find(r->config->builder_queues, type ? type : "builder", strlen(type ? type : "builder"));
+    if (q && !strcmp(q, RC_SKIP_QUEUE))
+        put(b, out, "skip", plain(b, "true"));
+    else if (q && *q)
         put(b, out, "agents", one_pair(b, "queue", str(b, q)));
-    put(b, out, "priority", prio ? ynode_copy(b->doc, prio) : plain(b, "1")); /* BuilderPriority */
+    if (prio)
+        put(b, out, "priority", ynode_copy(b->doc, prio));
+    else if (r->config->builder_priority)
+        put(b, out, "priority", int_node(b, r->config->builder_priority));
     if (ynode_has(step, "matrix"))
         put(b, out, "matrix", ynode_copy(b->doc, ynode_get(step, "matrix")));
     return out;
@@ -547,12 +683,20 @@ struct ynode *rc_convert_step(struct rayci *r, struct ynode_doc *doc, const stru
     struct build b = {doc, ynode_pos(step), oom};
 
     /* convertStep: the first converter whose signature key the step has; trigger steps
-     * are not allowed by the config (AllowTriggerStep), so they are command steps */
+     * only when the config allows them (AllowTriggerStep), else they are command steps */
     if (ynode_has(step, "wait"))
         return check_keys(r, step, wait_keys, "wait") ? NULL : clone_except(&b, step, drop_tags);
     if (ynode_has(step, "block"))
         return check_keys(r, step, block_keys, "block") ? NULL : clone_except(&b, step, drop_tags);
     if (ynode_has(step, "wanda"))
         return wanda_step(r, &b, step);
+    if (ynode_has(step, "trigger") && !r->config->allow_trigger_step && !r->config_given) {
+        char what[128];
+
+        snprintf(what, sizeof(what), "rayci's %s config takes no trigger step (allow_trigger_step)", r->config->name);
+        config_refuses(r, step, what, "", "converted as a config that allows them converts it");
+    }
+    if (ynode_has(step, "trigger") && (r->config->allow_trigger_step || !r->config_given))
+        return check_keys(r, step, trigger_keys, "trigger") ? NULL : clone_except(&b, step, drop_tags);
     return command_step(r, &b, step, id, job_env ? job_env : "forge");
 }

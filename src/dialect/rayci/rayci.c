@@ -1,10 +1,11 @@
 /* rayci: the dialect of ray's `.buildkite/<name>.rayci.yml` files, turned into the Buildkite
  * group step each becomes when ray-project/rayci's raycicmd (commit 52b3334) makes
- * ray's pipeline with its builtin ray-pr config and no tag filter (docs/rayci.md): the
- * file's `array` steps expanded and its depends_on selectors resolved (array.c), its
- * steps tagged with a skip tag left out with the steps that wait for them, each other
- * step converted (convert.c). The rendering is Buildkite steps, expanded and checked by
- * the Buildkite dialect's entries. */
+ * ray's pipeline with its builtin ray-pr config, or the config --rayci-config names
+ * (rayci_config.c), and no tag filter (docs/rayci.md): the file's `array` steps expanded
+ * and its depends_on selectors resolved (array.c), its steps tagged with one of the
+ * config's skip tags left out with the steps that wait for them, each other step
+ * converted (convert.c). The rendering is Buildkite steps, expanded and checked by the
+ * Buildkite dialect's entries. */
 #define _GNU_SOURCE /* asprintf */
 #include <stdarg.h>
 #include <stdio.h>
@@ -258,7 +259,7 @@ static int mark_rejected(struct rayci *r, const struct rc_file *f, const struct 
     size_t *queue = calloc(n ? n : 1, sizeof(*queue));
     bool *named = calloc(n ? n : 1, sizeof(*named)); /* by the group's depends_on */
     struct edge *edges = NULL;
-    bool all = rc_skip_tagged(f->tags) || names_rejected(r, group_deps);
+    bool all = rc_skip_tagged(r, f->tags) || names_rejected(r, group_deps);
     int rc = keys && queue && named ? 0 : -1;
 
     for (size_t j = 0; rc == 0 && j < n; j++) {
@@ -267,7 +268,7 @@ static int mark_rejected(struct rayci *r, const struct rc_file *f, const struct 
 
         if ((k->key = rc_step_key(step, &k->len)) != NULL)
             k->step = j, n_keys++;
-        if (rc_skip_tagged(ynode_get(step, "tags")) || names_rejected(r, ynode_get(step, "depends_on")))
+        if (rc_skip_tagged(r, ynode_get(step, "tags")) || names_rejected(r, ynode_get(step, "depends_on")))
             reject_step(rejected, queue, &tail, j);
     }
     if (rc == 0) {
@@ -388,18 +389,25 @@ static struct ynode *file_group(struct rayci *r, struct rc_file *f, unsigned fil
 struct dialect_reader {
     struct dialect_input in;
     struct rayci rayci;
+    struct rc_config *own_config; /* the default's, when --rayci-config was not given */
     dialect_observe_fn observe;
     void *user;
     size_t file;
     unsigned phase; /* 0: document start, 1: steps start, 2: files, 3: steps end, 4: end */
 };
 
+static void rc_close(struct dialect_reader *r);
+
 static struct dialect_reader *rc_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
 {
+    const struct rc_options *given = dialect_options_own(in->options, &dialect_rayci);
     struct dialect_reader *r = calloc(1, sizeof(*r));
 
     if (!r)
         return NULL;
+    /* ciDefaultConfig's choice for every pipeline but ray's branch and microcheck ones */
+    r->rayci.config_given = given && given->config;
+    r->rayci.config = r->rayci.config_given ? given->config : (r->own_config = rc_config_builtin("ray-pr", in->diag));
     r->in = *in;
     r->observe = observe;
     r->user = user;
@@ -408,11 +416,8 @@ static struct dialect_reader *rc_open(const struct dialect_input *in, dialect_ob
     r->rayci.keys = strset_create();
     r->rayci.rejected = strset_create();
     r->rayci.arrays = rc_arrays_create();
-    if (!r->rayci.keys || !r->rayci.rejected || !r->rayci.arrays) {
-        strset_destroy(r->rayci.keys);
-        strset_destroy(r->rayci.rejected);
-        rc_arrays_destroy(r->rayci.arrays);
-        free(r);
+    if (!r->rayci.config || !r->rayci.keys || !r->rayci.rejected || !r->rayci.arrays) {
+        rc_close(r);
         return NULL;
     }
     return r;
@@ -484,6 +489,7 @@ static void rc_close(struct dialect_reader *r)
     strset_destroy(r->rayci.keys);
     strset_destroy(r->rayci.rejected);
     rc_arrays_destroy(r->rayci.arrays);
+    rc_config_destroy(r->own_config);
     free(r);
 }
 
@@ -535,5 +541,9 @@ const struct dialect dialect_rayci = {
     .next = rc_next,
     .close = rc_close,
     .expand = dialect_buildkite_expand_checked,
+    .options = rc_option_table,
+    .options_size = sizeof(struct rc_options),
+    .option = rc_option,
+    .options_free = rc_options_free,
     .detect = rc_detect,
 };

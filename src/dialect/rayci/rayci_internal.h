@@ -1,18 +1,66 @@
 /* rayci_internal: what the rayci dialect's files share: the reader of a file and its
- * group (rayci.c), the conversion of one step (convert.c, rayci's converter with its
- * builtin ray-pr config) and the `array` expansion with its depends_on selectors
- * (array.c). Each cites ray-project/rayci's raycicmd at commit 52b3334 (docs/rayci.md). */
+ * group (rayci.c), the config the conversion follows (rayci_config.c: a builtin, ray-pr by
+ * default, or a config file), the conversion of one step (convert.c, rayci's
+ * converter) and the `array` expansion with its depends_on selectors (array.c). Each cites ray-project/rayci's raycicmd at commit 52b3334 (docs/rayci.md). */
 #ifndef FANOUT_RAYCI_INTERNAL_H
 #define FANOUT_RAYCI_INTERNAL_H
 
 #include <stdbool.h>
 
 #include "fanout/diag.h"
+#include "fanout/dialect.h"
 #include "fanout/strset.h"
 #include "fanout/ynode.h"
 
+/* ---- rayci_config.c: config.go's config, the fields a rendering depends on ---- */
+
+struct rc_pair {
+    const char *name, *value;
+};
+
+struct rc_config {
+    const char *name;         /* the builtin's name, or the file as given */
+    bool builtin;
+    struct ynode_doc *doc;    /* the config as read: every string points into it */
+    const char *artifacts_bucket, *ci_temp, *ci_work_repo, *forge_prefix; /* "" when not set */
+    /* sorted by name, ended by a NULL name (rc_pairs_find) */
+    struct rc_pair *runner_queues, *builder_queues, *env;
+    long long builder_priority, runner_priority, max_parallelism; /* 0: none */
+    const char **build_env_keys, **hook_env_keys, **skip_tags;    /* NULL-terminated */
+    /* allow_concurrency_group_prefixes: NULL (nil) allows every group, an empty list none */
+    const char **concurrency_prefixes;
+    bool allow_trigger_step;
+    /* docker_plugin: mount_buildkite_agent / mount_ssh_agent honoured, the work dir
+     * ("": /ray) and the capabilities (NULL: rayci's three) */
+    bool allow_mount_buildkite_agent, allow_mount_ssh_agent;
+    const char *work_dir;
+    const char **add_caps;
+};
+
+/* The builtin config `name` (ray-pr, ray-branch, ray-pr-microcheck), or NULL (not one,
+ * or out of memory, reported in `d`). */
+struct rc_config *rc_config_builtin(const char *name, struct diag *d);
+/* The i-th builtin's name, NULL past the last. */
+const char *rc_config_builtin_name(size_t i);
+/* --rayci-config's argument: a builtin's name, else a config file, read as
+ * loadConfigFromFile reads it. NULL after messages in `d` (file:line:col). */
+struct rc_config *rc_config_load(const char *arg, struct diag *d);
+void rc_config_destroy(struct rc_config *c);
+/* The value of `name[0..len)` in a sorted pair list, or NULL. */
+const char *rc_pairs_find(const struct rc_pair *pairs, const char *name, size_t len);
+
+/* The dialect's options (--rayci-config) and what they say. */
+struct rc_options {
+    struct rc_config *config; /* NULL: not given */
+};
+extern const struct dialect_option rc_option_table[];
+int rc_option(void *own, const struct dialect_option *opt, const char *arg, const struct dialect_option_io *io);
+void rc_options_free(void *own);
+
 struct rayci {
     struct diag *diag;
+    const struct rc_config *config; /* what the conversion follows */
+    bool config_given;              /* by --rayci-config: an unknown instance type is an error */
     const char *const *files;
     /* The step and group keys of every file read so far: rayci's buildIndex refuses a
      * key twice across all of .buildkite's files. */
@@ -44,14 +92,14 @@ bool rc_list_has(const struct ynode *list, const char *s);
 /* ---- convert.c: one step as converter.go's convertStep makes it ---- */
 
 /* The Buildkite step rayci makes of `step` (its array expanded, its `depends_on`
- * resolved), in `doc`; `id` is rayci's step id (g<group>_s<step>), `job_env` the
- * group's default_job_env (NULL: forge). NULL after a finding, or when out of memory
+ * resolved), in `doc`, as r->config says; `id` is rayci's step id (g<group>_s<step>),
+ * `job_env` the group's default_job_env (NULL: forge). NULL after a finding, or when out of memory
  * (*oom set). */
 struct ynode *rc_convert_step(struct rayci *r, struct ynode_doc *doc, const struct ynode *step, const char *id,
                               const char *job_env, bool *oom);
 
-/* Whether `tags` (a step's or a group's) holds one of the builtin config's skip tags. */
-bool rc_skip_tagged(const struct ynode *tags);
+/* Whether `tags` (a step's or a group's) holds one of the config's skip tags. */
+bool rc_skip_tagged(const struct rayci *r, const struct ynode *tags);
 
 /* ---- array.c: array_expand.go, array_config.go, array_depends.go ---- */
 
