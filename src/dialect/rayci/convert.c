@@ -567,7 +567,7 @@ static struct ynode *command_step(struct rayci *r, const struct build *b, const 
         else
             snprintf(what, sizeof(what), "concurrency group '%.80s' is not allowed (rayci's %s config allows only "
                      "the prefixes it lists)", group, c->name);
-        if (config_refuses(r, cg, what, "", "kept"))
+        if (config_refuses(r, cg, what, "", "the group is kept"))
             return NULL;
     }
     if (t && !ynode_is_string(t) && ynode_int(t, &timeout)) {
@@ -694,7 +694,7 @@ struct ynode *rc_convert_step(struct rayci *r, struct ynode_doc *doc, const stru
         char what[128];
 
         snprintf(what, sizeof(what), "rayci's %s config takes no trigger step (allow_trigger_step)", r->config->name);
-        config_refuses(r, step, what, "", "converted as a config that allows them converts it");
+        config_refuses(r, step, what, "", "kept without its tags, as rayci's trigger converter writes it");
     }
     if (ynode_has(step, "trigger") && (r->config->allow_trigger_step || !r->config_given))
         return check_keys(r, step, trigger_keys, "trigger") ? NULL : clone_except(&b, step, drop_tags);
