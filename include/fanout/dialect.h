@@ -71,6 +71,8 @@ struct dialect_options;
 enum dialect_option_scope {
     DIALECT_OPTION_RENDER = 1,      /* the commands that render (render, check, diff...) */
     DIALECT_OPTION_EXPRESSIONS = 2, /* the command that evaluates expressions (expr) */
+    DIALECT_OPTION_VALIDATE = 4,    /* the command that checks inputs (validate), for an option
+                                     * that changes what the dialect's own checks find */
 };
 
 /* An option a dialect takes on the command line (--NAME VALUE) and in the config's

@@ -414,6 +414,9 @@ const struct opt opt_no_snippet = {
 const struct opt opt_dialects_render = {
     .kind = OPT_DIALECTS, .name = "", .value = DIALECT_OPTION_RENDER, .call = set_dialect_option,
 };
+const struct opt opt_dialects_validate = {
+    .kind = OPT_DIALECTS, .name = "", .value = DIALECT_OPTION_VALIDATE, .call = set_dialect_option,
+};
 const struct opt opt_dialects_expressions = {
     .kind = OPT_DIALECTS, .name = "", .value = DIALECT_OPTION_EXPRESSIONS,
     .call = set_dialect_option,

@@ -94,7 +94,7 @@ int opt_parse(const struct opt_list *own, const struct opt_list *known, const ch
 
 extern const struct opt opt_format, opt_output, opt_upload, opt_strict, opt_dialect, opt_no_validate,
     opt_validate, opt_config, opt_error_format, opt_quiet, opt_ignore, opt_known_key, opt_color,
-    opt_no_snippet, opt_dialects_render, opt_dialects_expressions;
+    opt_no_snippet, opt_dialects_render, opt_dialects_validate, opt_dialects_expressions;
 
 /* The change a rendering is for (--changed, --changed-from, --build, --explain). */
 extern const struct opt opt_changed, opt_changed_from, opt_build, opt_explain;

@@ -1,12 +1,15 @@
 /* The rayci dialect through its entries (open, next), on tables transcribed from
  * ray-project/rayci's raycicmd tests at 52b3334 (array_depends_test.go,
- * array_config_test.go, array_expand_test.go) and its builtin ray-pr config. */
+ * array_config_test.go, array_expand_test.go, config_test.go, builtin_configs_test.go,
+ * main_test.go) and its builtin configs; the config reader (rayci_config.c) itself. */
 #define _GNU_SOURCE /* open_memstream */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "dialect/rayci/rayci_internal.h"
 #include "fanout/dialect.h"
 #include "fanout/source.h"
 #include "unit.h"
@@ -36,8 +39,15 @@ static void compact(char *j)
     *o = '\0';
 }
 
-/* `yaml` as a rayci file named `name`, through the dialect's reader. */
-static struct rendered render(const char *name, const char *yaml)
+static int usage_fails(const char *what, const char *arg)
+{
+    ck_abort_msg("usage error: %s %s", what, arg ? arg : "");
+    return 2;
+}
+
+/* `yaml` as a rayci file named `name`, through the dialect's reader, with
+ * --rayci-config `config` (NULL: not given). */
+static struct rendered render_with(const char *name, const char *yaml, const char *config)
 {
     struct rendered out = {0};
     size_t json_len = 0, msg_len = 0;
@@ -45,10 +55,18 @@ static struct rendered render(const char *name, const char *yaml)
     struct diag *d = diag_create(err, DIAG_TEXT);
     struct source *src = source_open_text(name, yaml, strlen(yaml), d);
     const char *names[] = {name};
-    struct dialect_input in = {.diag = d, .shape = dialect_rayci.shape, .sources = &src, .names = names, .n = 1};
-    struct dialect_reader *r = dialect_rayci.open(&in, NULL, NULL);
+    struct dialect_options *options = dialect_options_create();
+    const struct dialect_option_io io = {usage_fails, DIAG_TEXT};
+    struct dialect_input in = {.diag = d, .shape = dialect_rayci.shape, .sources = &src, .names = names, .n = 1,
+                               .options = options};
+    struct dialect_reader *r;
     struct stream_item item;
     int more;
+
+    ck_assert_ptr_nonnull(options);
+    if (config)
+        ck_assert_int_eq(dialect_options_parse(options, dialect_option_find("rayci-config"), config, 0, &io), 0);
+    r = dialect_rayci.open(&in, NULL, NULL);
 
     ck_assert_ptr_nonnull(r);
     while ((more = dialect_rayci.next(r, &item)) > 0) {
@@ -62,12 +80,18 @@ static struct rendered render(const char *name, const char *yaml)
         ynode_doc_destroy(item.doc);
     }
     dialect_rayci.close(r);
+    dialect_options_destroy(options);
     out.rc = more < 0 ? -1 : diag_exit_code(d, false);
     source_close(src);
     diag_destroy(d);
     fclose(json);
     fclose(err);
     return out;
+}
+
+static struct rendered render(const char *name, const char *yaml)
+{
+    return render_with(name, yaml, NULL);
 }
 
 static void rendered_free(struct rendered *r)
@@ -271,6 +295,202 @@ START_TEST(skip_tags)
 }
 END_TEST
 
+
+/* builtin_configs.go's ray-branch queues that ray-pr lacks, and some it shares. */
+static const struct {
+    const char *type, *queue;
+} branch_queues[] = {
+    {"default", "runner_queue_small_branch"}, {"large", "runner_queue_branch"},
+    {"macos", "macos-branch"},                {"macos-arm64", "macos-branch-arm64"},
+    {"release", "release_queue_small"},       {"release-medium", "release_queue_medium"},
+};
+
+START_TEST(branch_queue)
+{
+    char yaml[256], want[128];
+    struct rendered r;
+
+    snprintf(yaml, sizeof(yaml), "group: g\nsteps:\n  - commands: [x]\n    instance_type: %s\n",
+             branch_queues[_i].type);
+    snprintf(want, sizeof(want), "\"agents\":{\"queue\":\"%s\"}", branch_queues[_i].queue);
+    r = render_with("g.rayci.yml", yaml, "ray-branch");
+    ck_assert_msg(r.rc == 0 && strstr(r.json, want), "%s: %s", branch_queues[_i].type, r.messages);
+    /* the branch config sets no runner priority, and its stage is postmerge */
+    ck_assert_ptr_null(strstr(r.json, "\"priority\""));
+    ck_assert_ptr_nonnull(strstr(r.json, "\"RAYCI_STAGE\":\"postmerge\""));
+    rendered_free(&r);
+}
+END_TEST
+
+/* An instance type the default config lacks: a warning naming the option (and the
+ * builtin that maps it), the type written as the queue; with the config given, rayci's
+ * error. */
+START_TEST(unknown_queue)
+{
+    static const char yaml[] = "group: g\nsteps:\n  - commands: [x]\n    instance_type: release-medium\n";
+    struct rendered r = render("g.rayci.yml", yaml);
+
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_ptr_nonnull(strstr(r.messages, "g.rayci.yml:4:20: warning: unknown instance type 'release-medium'"));
+    ck_assert_ptr_nonnull(strstr(r.messages, "--rayci-config"));
+    ck_assert_ptr_nonnull(strstr(r.messages, "rayci's ray-branch config maps it to 'release_queue_medium'"));
+    ck_assert_ptr_nonnull(strstr(r.json, "\"agents\":{\"queue\":\"release-medium\"}"));
+    rendered_free(&r);
+    r = render_with("g.rayci.yml", yaml, "ray-pr");
+    ck_assert_int_eq(r.rc, 1);
+    ck_assert_ptr_nonnull(strstr(r.messages, "g.rayci.yml:4:20: error: unknown instance type 'release-medium' "
+                                             "(rayci's ray-pr config has no runner queue for it) [rayci]"));
+    ck_assert_str_eq(r.json, "");
+    rendered_free(&r);
+}
+END_TEST
+
+/* builtin_configs_test.go TestDefaultConfig: what each builtin holds. */
+START_TEST(builtin_configs)
+{
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct rc_config *branch = rc_config_builtin("ray-branch", d), *micro = rc_config_builtin("ray-pr-microcheck", d);
+    struct rc_config *pr = rc_config_builtin("ray-pr", d);
+    bool bisect = false, microcheck_skip = false;
+
+    ck_assert(branch && micro && pr);
+    ck_assert_str_eq(branch->name, "ray-branch");
+    for (size_t i = 0; branch->build_env_keys[i]; i++)
+        bisect = bisect || !strcmp(branch->build_env_keys[i], "RAYCI_BISECT_TEST_TARGET");
+    ck_assert(bisect);
+    ck_assert_str_eq(micro->name, "ray-pr-microcheck");
+    ck_assert_str_eq(rc_pairs_find(micro->env, "BUILDKITE_BAZEL_CACHE_URL", 25),
+                     "https://bazel-cache-dev.s3.us-west-2.amazonaws.com");
+    ck_assert_str_eq(pr->name, "ray-pr");
+    ck_assert_ptr_null(rc_pairs_find(pr->env, "RAYCI_MICROCHECK_RUN", 20));
+    /* ciDefaultConfig's microcheck additions, and makePRPipelineConfig's priorities */
+    ck_assert_int_eq(micro->max_parallelism, 1);
+    for (size_t i = 0; micro->skip_tags[i]; i++)
+        microcheck_skip = microcheck_skip || !strcmp(micro->skip_tags[i], "skip-on-microcheck");
+    ck_assert(microcheck_skip);
+    ck_assert_int_eq(pr->runner_priority, 1);
+    ck_assert_int_eq(branch->runner_priority, 0);
+    /* ray-pr allows no concurrency group (an empty list), ray-branch any (nil) */
+    ck_assert(pr->concurrency_prefixes && !pr->concurrency_prefixes[0]);
+    ck_assert_ptr_null(branch->concurrency_prefixes);
+    ck_assert_ptr_null(rc_config_builtin("ray-nightly", d));
+    rc_config_destroy(branch);
+    rc_config_destroy(micro);
+    rc_config_destroy(pr);
+    diag_destroy(d);
+}
+END_TEST
+
+/* `text` written to a temporary file, read as --rayci-config reads it; the messages in
+ * *messages (malloc'd). */
+static struct rc_config *config_from(const char *text, char **messages)
+{
+    char path[] = "/tmp/fanout-rayci-config-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    size_t len = 0;
+    FILE *err = open_memstream(messages, &len);
+    struct diag *d = diag_create(err, DIAG_TEXT);
+    struct rc_config *c;
+
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    c = rc_config_load(path, d);
+    diag_destroy(d);
+    fclose(err);
+    unlink(path);
+    return c;
+}
+
+/* config_test.go TestLoadConfigFromFile and TestBuilderAgent; main_test.go
+ * TestLoadConfig_fromFile: a field not given is Go's zero value. */
+START_TEST(config_file)
+{
+    char *messages = NULL;
+    struct rc_config *c = config_from("ci_temp: \"s3://fake/ci-temp\"", &messages);
+
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(c->ci_temp, "s3://fake/ci-temp");
+    rc_config_destroy(c);
+    free(messages);
+    c = config_from("ci_temp: /tmp/rayci\nci_work_repo: ray-project/rayci\n", &messages);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(c->ci_work_repo, "ray-project/rayci");
+    ck_assert_str_eq(c->ci_temp, "/tmp/rayci");
+    ck_assert_str_eq(c->artifacts_bucket, "");
+    ck_assert_ptr_null(c->runner_queues[0].name);
+    ck_assert_ptr_null(c->skip_tags[0]);
+    ck_assert_ptr_null(c->concurrency_prefixes);
+    ck_assert(!c->allow_trigger_step && !c->runner_priority && !c->builder_priority && !c->max_parallelism);
+    rc_config_destroy(c);
+    free(messages);
+    c = config_from("builder_queues:\n  builder: mybuilder\n  other: otherbuilder\n", &messages);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(rc_pairs_find(c->builder_queues, "builder", 7), "mybuilder");
+    ck_assert_str_eq(rc_pairs_find(c->builder_queues, "other", 5), "otherbuilder");
+    ck_assert_ptr_null(rc_pairs_find(c->builder_queues, "build", 5));
+    rc_config_destroy(c);
+    free(messages);
+}
+END_TEST
+
+/* Each field as yaml.v3's decode.go (scalar, sequence, mapping) decodes its Go type:
+ * what it takes, and where what it refuses is said. */
+static const struct {
+    const char *text;
+    const char *error; /* NULL: read; else the message's start */
+    long long priority;
+    bool trigger;
+    const char *tags; /* the skip tags joined by ',' */
+} typings[] = {
+    {"runner_priority: 2\n", NULL, 2, false, ""},
+    {"runner_priority: 2.9\n", NULL, 2, false, ""},            /* a float's integer part */
+    {"runner_priority: ~\n", NULL, 0, false, ""},
+    {"runner_priority: '2'\n", ":1:19: error: rayci config field 'runner_priority' must be an integer", 0, false, ""},
+    {"runner_priority: [2]\n", ":1:18: error: rayci config field 'runner_priority' must be an integer", 0, false, ""},
+    {"allow_trigger_step: true\n", NULL, 0, true, ""},
+    {"allow_trigger_step: yes\n", NULL, 0, true, ""},         /* YAML 1.1's words */
+    {"allow_trigger_step: 'on'\n", NULL, 0, true, ""},        /* even quoted */
+    {"allow_trigger_step: 'true'\n", ":1:22: error: rayci config field 'allow_trigger_step' must be true or false",
+     0, false, ""},
+    {"skip_tags: [a, ~, b]\n", NULL, 0, false, "a,b"},        /* a null item is left out */
+    {"skip_tags: a\n", ":1:12: error: rayci config field 'skip_tags' must be a list of strings", 0, false, ""},
+    {"skip_tags: [a, [b]]\n", ":1:16: error: rayci config field 'skip_tags' must be a list of strings", 0, false,
+     ""},
+    {"env: {A: 1, B: true, C: ~}\n", NULL, 0, false, ""},     /* any scalar's text */
+    {"env: {A: {b: 1}}\n", ":1:10: error: rayci config field 'env' must be a mapping of names to strings", 0, false,
+     ""},
+    {"runner_queues: [default]\n", ":1:16: error: rayci config field 'runner_queues' must be a mapping", 0, false,
+     ""},
+    {"ci_temp: {a: 1}\n", ":1:10: error: rayci config field 'ci_temp' must be a string", 0, false, ""},
+    {"docker_plugin: [x]\n", ":1:16: error: rayci config field 'docker_plugin' must be a mapping", 0, false, ""},
+    {"unknown_field: [1, {2: 3}]\n", NULL, 0, false, ""},     /* Unmarshal ignores it */
+    {"", NULL, 0, false, ""},                                   /* an empty file: every field's zero */
+    {"- a\n", ":1:1: error: a rayci config is a mapping of config.go's fields", 0, false, ""},
+    {"a: [\n", "error:", 0, false, ""},                        /* not YAML */
+};
+
+START_TEST(config_typing)
+{
+    char *messages = NULL, tags[64] = "";
+    struct rc_config *c = config_from(typings[_i].text, &messages);
+
+    if (typings[_i].error) {
+        ck_assert_msg(!c && strstr(messages, typings[_i].error), "%s: %s", typings[_i].text, messages);
+    } else {
+        ck_assert_msg(c != NULL, "%s: %s", typings[_i].text, messages);
+        ck_assert_int_eq(c->runner_priority, typings[_i].priority);
+        ck_assert_int_eq(c->allow_trigger_step, typings[_i].trigger);
+        for (size_t i = 0; c->skip_tags[i]; i++)
+            snprintf(tags + strlen(tags), sizeof(tags) - strlen(tags), "%s%s", i ? "," : "", c->skip_tags[i]);
+        ck_assert_str_eq(tags, typings[_i].tags);
+    }
+    rc_config_destroy(c);
+    free(messages);
+}
+END_TEST
+
 Suite *rayci_suite(void)
 {
     Suite *s = suite_create("rayci");
@@ -283,6 +503,11 @@ Suite *rayci_suite(void)
     tcase_add_loop_test(tc, runner_queue, 0, sizeof(queues) / sizeof(queues[0]));
     tcase_add_test(tc, command_label);
     tcase_add_test(tc, skip_tags);
+    tcase_add_loop_test(tc, branch_queue, 0, sizeof(branch_queues) / sizeof(branch_queues[0]));
+    tcase_add_test(tc, unknown_queue);
+    tcase_add_test(tc, builtin_configs);
+    tcase_add_test(tc, config_file);
+    tcase_add_loop_test(tc, config_typing, 0, sizeof(typings) / sizeof(typings[0]));
     suite_add_tcase(s, tc);
     return s;
 }

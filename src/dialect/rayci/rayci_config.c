@@ -95,10 +95,12 @@ static int read_string(const struct reader *rd, const struct ynode *v, const cha
     return 0;
 }
 
-/* A []string: a list of scalars (null: nil, *out NULL), NULL-terminated in the doc. */
+/* A []string: a list of scalars (null: nil, *out NULL), NULL-terminated in the doc; a
+ * null item is left out, as yaml.v3's sequence() leaves out what it cannot set. */
 static int read_list(const struct reader *rd, const struct ynode *v, const char *field, const char ***out)
 {
     const char **list;
+    size_t n = 0;
 
     if (ynode_is_null(v))
         return *out = NULL, 0;
@@ -109,9 +111,10 @@ static int read_list(const struct reader *rd, const struct ynode *v, const char 
     for (size_t i = 0; i < ynode_len(v); i++) {
         if (!ynode_is_scalar(ynode_item(v, i)))
             return bad(rd, ynode_item(v, i), field, "a list of strings");
-        read_string(rd, ynode_item(v, i), field, &list[i]);
+        if (!ynode_is_null(ynode_item(v, i)))
+            read_string(rd, ynode_item(v, i), field, &list[n++]);
     }
-    list[ynode_len(v)] = NULL;
+    list[n] = NULL;
     *out = list;
     return 0;
 }
@@ -145,27 +148,41 @@ static int read_map(const struct reader *rd, const struct ynode *v, const char *
     return 0;
 }
 
-/* A Go int: a plain integer (null: 0); a quoted one is a string yaml.v3 refuses. */
+/* A Go int (decode.go scalar): a plain integer, or a float's integer part; null 0; a
+ * quoted one is a string yaml.v3 refuses. */
 static int read_int(const struct reader *rd, const struct ynode *v, const char *field, long long *out)
 {
+    size_t len;
+    const char *t = ynode_scalar(v, &len);
+    char *end;
+    double f;
+
     if (ynode_is_null(v))
         return *out = 0, 0;
-    if (!ynode_is_scalar(v) || ynode_is_string(v) || !ynode_int(v, out))
-        return bad(rd, v, field, "an integer");
-    return 0;
+    if (t && !ynode_is_string(v) && ynode_int(v, out))
+        return 0;
+    if (t && !ynode_is_string(v) && yscalar_type(t, len) == YS_FLOAT && (f = strtod(t, &end), end == t + len) &&
+        f > -9.2e18 && f < 9.2e18) /* NaN and the infinities fail */
+        return *out = (long long)f, 0;
+    return bad(rd, v, field, "an integer");
 }
 
+/* A Go bool (decode.go scalar): a plain true or false, or one of YAML 1.1's words, which
+ * yaml.v3 takes into a bool field even quoted. */
 static int read_bool(const struct reader *rd, const struct ynode *v, const char *field, bool *out)
 {
+    static const char *const yes[] = {"y", "Y", "yes", "Yes", "YES", "on", "On", "ON", NULL};
+    static const char *const no[] = {"n", "N", "no", "No", "NO", "off", "Off", "OFF", NULL};
     size_t len;
     const char *t = ynode_scalar(v, &len);
 
     if (ynode_is_null(v))
         return *out = false, 0;
-    if (!t || ynode_is_string(v) || yscalar_type(t, len) != YS_BOOL)
-        return bad(rd, v, field, "true or false");
-    *out = ynode_scalar_is(v, "true") || ynode_scalar_is(v, "True") || ynode_scalar_is(v, "TRUE");
-    return 0;
+    if (t && !ynode_is_string(v) && yscalar_type(t, len) == YS_BOOL)
+        return *out = t[0] == 't' || t[0] == 'T', 0;
+    if (t && (rc_word_in(yes, t, len) || rc_word_in(no, t, len)))
+        return *out = rc_word_in(yes, t, len), 0;
+    return bad(rd, v, field, "true or false");
 }
 
 /* dockerPluginConfig (a pointer: absent or null leaves the defaults). */
@@ -351,7 +368,7 @@ const char *rc_pairs_find(const struct rc_pair *pairs, const char *name, size_t 
 /* ---- the dialect's option: --rayci-config NAME|FILE ---- */
 
 const struct dialect_option rc_option_table[] = {
-    {"rayci-config", true, NULL, false, DIALECT_OPTION_RENDER,
+    {"rayci-config", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_VALIDATE,
      "      --rayci-config NAME|FILE\n"
      "                             rayci files: the config rayci converts them with, a\n"
      "                             builtin (ray-pr, the default; ray-branch;\n"
