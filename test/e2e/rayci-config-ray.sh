@@ -61,3 +61,10 @@ if grep -q '\[rayci\]' branch.err; then cat branch.err; exit 1; fi
 grep -q 'queue: release_queue_medium' branch.yml
 "$FANOUT" render "$R/release/build.rayci.yml" 2>&1 >/dev/null |
     grep -q "rayci's ray-branch config maps it to 'release_queue_medium'; written as queue 'release-medium'"
+
+# a .fanout.yml default, and the command line's option over it
+mkdir cfg && cd cfg
+printf 'defaults:\n  render:\n    rayci_config: ray-branch\n' >.fanout.yml
+"$FANOUT" render "$R/release/build.rayci.yml" 2>/dev/null | grep -q 'queue: release_queue_medium'
+rc=0; "$FANOUT" render --rayci-config ray-pr "$R/release/build.rayci.yml" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || { echo "--rayci-config ray-pr over the default: exit $rc"; exit 1; }

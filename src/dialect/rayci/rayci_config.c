@@ -379,19 +379,23 @@ const struct dialect_option rc_option_table[] = {
     {NULL, false, NULL, false, 0, NULL, NULL},
 };
 
+/* A later value replaces an earlier one: the command line's wins over the .fanout.yml
+ * default's. */
 int rc_option(void *own, const struct dialect_option *opt, const char *arg, const struct dialect_option_io *io)
 {
     struct rc_options *o = own;
-    struct diag *d;
+    struct diag *d = diag_create(stderr, io->format);
+    struct rc_config *c = d ? rc_config_load(arg, d) : NULL;
 
     (void)opt;
-    if (o->config)
-        return io->usage("--rayci-config given twice:", arg);
-    if (!(d = diag_create(stderr, io->format)))
+    if (!d)
         return io->usage("out of memory", NULL);
-    o->config = rc_config_load(arg, d);
     diag_destroy(d);
-    return o->config ? 0 : DIAG_INPUT; /* the file's messages said why */
+    if (!c)
+        return DIAG_INPUT; /* the file's messages said why */
+    rc_config_destroy(o->config);
+    o->config = c;
+    return 0;
 }
 
 void rc_options_free(void *own)
