@@ -277,11 +277,13 @@ static struct rc_config *config_read(struct source *src, const char *name, struc
     stream_close(s);
     if (c && more >= 0) {
         c->doc = doc ? doc : ynode_doc_create();
-        c->name = name;
+        /* the name may be a .fanout.yml default's, which does not outlive the run's start */
+        if (c->doc && (c->name = ynode_doc_alloc(c->doc, strlen(name) + 1)))
+            memcpy((char *)c->name, name, strlen(name) + 1);
         c->artifacts_bucket = c->ci_temp = c->ci_work_repo = c->forge_prefix = c->work_dir = "";
         c->runner_queues = c->builder_queues = c->env = (struct rc_pair *)no_pairs;
         c->build_env_keys = c->hook_env_keys = c->skip_tags = (const char **)no_strings;
-        if (!c->doc) {
+        if (!c->doc || !c->name) {
             more = -1;
             diag_report(d, DIAG_ERROR, DIAG_INPUT, files[0], 0, 0, RULE_INTERNAL, "out of memory");
         } else if (!ynode_is_null(root) && !ynode_is_map(root)) {
@@ -300,7 +302,7 @@ static struct rc_config *config_read(struct source *src, const char *name, struc
         rc_config_destroy(c);
         return NULL;
     }
-    /* a list not given (nil) stays so; an empty one must read as empty */
+    /* nil and empty are one for these lists (concurrency_prefixes alone tells them apart) */
     c->build_env_keys = c->build_env_keys ? c->build_env_keys : (const char **)no_strings;
     c->hook_env_keys = c->hook_env_keys ? c->hook_env_keys : (const char **)no_strings;
     c->skip_tags = c->skip_tags ? c->skip_tags : (const char **)no_strings;
@@ -315,8 +317,6 @@ struct rc_config *rc_config_builtin(const char *name, struct diag *d)
             struct rc_config *c = src ? config_read(src, builtins[i].name, d) : NULL;
 
             source_close(src);
-            if (c)
-                c->builtin = true;
             return c;
         }
     }

@@ -20,7 +20,6 @@ struct rc_pair {
 
 struct rc_config {
     const char *name;         /* the builtin's name, or the file as given */
-    bool builtin;
     struct ynode_doc *doc;    /* the config as read: every string points into it */
     const char *artifacts_bucket, *ci_temp, *ci_work_repo, *forge_prefix; /* "" when not set */
     /* sorted by name, ended by a NULL name (rc_pairs_find) */
