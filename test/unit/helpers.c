@@ -38,17 +38,23 @@ char *emit_to_string(const struct ynode *node, int json)
     return buf;
 }
 
+void temp_file_write(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 struct change *change_of(const char *list)
 {
     char path[] = "/tmp/fanout-change-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     struct change *c = change_create();
     struct diag *d = diag_create(stderr, DIAG_TEXT);
 
-    ck_assert_ptr_nonnull(f);
-    fputs(list ? list : "", f);
-    fclose(f);
+    temp_file_write(path, list ? list : "");
     ck_assert_int_eq(change_read_file(c, path, d), 0);
     unlink(path);
     diag_destroy(d);

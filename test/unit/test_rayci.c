@@ -221,16 +221,20 @@ START_TEST(array_expansion)
 }
 END_TEST
 
-/* The ray-pr config's runner queues by instance type (builtin_configs.go). */
+/* The builtin configs' runner queues by instance type (builtin_configs.go): ray-pr's
+ * (the default), and ray-branch's by --rayci-config, those ray-pr lacks among them. */
 static const struct {
-    const char *type, *queue;
+    const char *config, *type, *queue;
 } queues[] = {
-    {"default", "runner_queue_small_pr"}, {"small", "runner_queue_small_pr"},
-    {"medium", "runner_queue_medium_pr"}, {"large", "runner_queue_pr"},
-    {"gpu", "gpu_runner_queue_pr"},       {"gpu-large", "gpu_large_runner_queue_pr"},
-    {"g6-large", "g6_large_runner_queue_pr"}, {"windows", "windows_queue_pr"},
-    {"macos", "macos"},                   {"macos-arm64", "macos-pr-arm64"},
-    {"medium-arm64", "runner_queue_arm64_medium_pr"},
+    {NULL, "default", "runner_queue_small_pr"}, {NULL, "small", "runner_queue_small_pr"},
+    {NULL, "medium", "runner_queue_medium_pr"}, {NULL, "large", "runner_queue_pr"},
+    {NULL, "gpu", "gpu_runner_queue_pr"},       {NULL, "gpu-large", "gpu_large_runner_queue_pr"},
+    {NULL, "g6-large", "g6_large_runner_queue_pr"}, {NULL, "windows", "windows_queue_pr"},
+    {NULL, "macos", "macos"},                   {NULL, "macos-arm64", "macos-pr-arm64"},
+    {NULL, "medium-arm64", "runner_queue_arm64_medium_pr"},
+    {"ray-branch", "default", "runner_queue_small_branch"}, {"ray-branch", "large", "runner_queue_branch"},
+    {"ray-branch", "macos", "macos-branch"},                {"ray-branch", "macos-arm64", "macos-branch-arm64"},
+    {"ray-branch", "release", "release_queue_small"},       {"ray-branch", "release-medium", "release_queue_medium"},
 };
 
 START_TEST(runner_queue)
@@ -240,7 +244,7 @@ START_TEST(runner_queue)
 
     snprintf(yaml, sizeof(yaml), "group: g\nsteps:\n  - commands: [x]\n    instance_type: %s\n", queues[_i].type);
     snprintf(want, sizeof(want), "\"agents\":{\"queue\":\"%s\"}", queues[_i].queue);
-    r = render("g.rayci.yml", yaml);
+    r = render_with("g.rayci.yml", yaml, queues[_i].config);
     ck_assert_msg(r.rc == 0 && strstr(r.json, want), "%s: %s", queues[_i].type, r.messages);
     rendered_free(&r);
 }
@@ -295,32 +299,6 @@ START_TEST(skip_tags)
 }
 END_TEST
 
-
-/* builtin_configs.go's ray-branch queues that ray-pr lacks, and some it shares. */
-static const struct {
-    const char *type, *queue;
-} branch_queues[] = {
-    {"default", "runner_queue_small_branch"}, {"large", "runner_queue_branch"},
-    {"macos", "macos-branch"},                {"macos-arm64", "macos-branch-arm64"},
-    {"release", "release_queue_small"},       {"release-medium", "release_queue_medium"},
-};
-
-START_TEST(branch_queue)
-{
-    char yaml[256], want[128];
-    struct rendered r;
-
-    snprintf(yaml, sizeof(yaml), "group: g\nsteps:\n  - commands: [x]\n    instance_type: %s\n",
-             branch_queues[_i].type);
-    snprintf(want, sizeof(want), "\"agents\":{\"queue\":\"%s\"}", branch_queues[_i].queue);
-    r = render_with("g.rayci.yml", yaml, "ray-branch");
-    ck_assert_msg(r.rc == 0 && strstr(r.json, want), "%s: %s", branch_queues[_i].type, r.messages);
-    /* the branch config sets no runner priority, and its stage is postmerge */
-    ck_assert_ptr_null(strstr(r.json, "\"priority\""));
-    ck_assert_ptr_nonnull(strstr(r.json, "\"RAYCI_STAGE\":\"postmerge\""));
-    rendered_free(&r);
-}
-END_TEST
 
 /* An instance type the default config lacks: a warning naming the option (and the
  * builtin that maps it), the type written as the queue; with the config given, rayci's
@@ -386,16 +364,12 @@ END_TEST
 static struct rc_config *config_from(const char *text, char **messages)
 {
     char path[] = "/tmp/fanout-rayci-config-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     size_t len = 0;
     FILE *err = open_memstream(messages, &len);
     struct diag *d = diag_create(err, DIAG_TEXT);
     struct rc_config *c;
 
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    temp_file_write(path, text);
     c = rc_config_load(path, d);
     diag_destroy(d);
     fclose(err);
@@ -503,7 +477,6 @@ Suite *rayci_suite(void)
     tcase_add_loop_test(tc, runner_queue, 0, sizeof(queues) / sizeof(queues[0]));
     tcase_add_test(tc, command_label);
     tcase_add_test(tc, skip_tags);
-    tcase_add_loop_test(tc, branch_queue, 0, sizeof(branch_queues) / sizeof(branch_queues[0]));
     tcase_add_test(tc, unknown_queue);
     tcase_add_test(tc, builtin_configs);
     tcase_add_test(tc, config_file);

@@ -51,6 +51,9 @@ Suite *runners_suite(void);
 struct ynode_doc *doc_from(const char *yaml);
 /* Renders `node` with the emitter into a malloc'd string. */
 char *emit_to_string(const struct ynode *node, int json);
+/* `text` written to a new temporary file, whose name replaces the mkstemp template
+ * `path` ("/tmp/fanout-x-XXXXXX"); the caller unlinks it. */
+void temp_file_write(char *path, const char *text);
 /* The change of the files `list` names ("a\nb\n", as --changed reads it; NULL: none). */
 struct change *change_of(const char *list);
 
