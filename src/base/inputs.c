@@ -308,3 +308,21 @@ void inputs_free(struct inputs *in)
     in->paths = NULL;
     in->n = 0;
 }
+
+int inputs_read_line(FILE *f, char *buf, size_t cap, size_t *len)
+{
+    size_t n = 0;
+    int c;
+
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0')
+            return INPUTS_LINE_NUL;
+        if (n == cap)
+            return INPUTS_LINE_LONG;
+        buf[n++] = (char)c;
+    }
+    if (c == EOF && (ferror(f) || n == 0))
+        return ferror(f) ? -1 : 0;
+    *len = n;
+    return 1;
+}
