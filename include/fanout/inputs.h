@@ -7,6 +7,7 @@
 #define FANOUT_INPUTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fanout/diag.h"
 
@@ -23,5 +24,13 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
 int inputs_expand_skipping(const char *const *paths, size_t n, const char *const *skip, size_t n_skip,
                            struct diag *d, struct inputs *out);
 void inputs_free(struct inputs *in);
+
+/* One line of a list file (--changed, a durations TSV) into buf, without its line
+ * break, *len its length; at most `cap` bytes are read for it, so an endless line
+ * (/dev/zero, a binary file) is refused instead of filling memory. 1 a line, 0 at the
+ * end, INPUTS_LINE_LONG a line longer than cap, INPUTS_LINE_NUL a NUL byte, -1 a read
+ * error (errno set). */
+enum { INPUTS_LINE_LONG = -2, INPUTS_LINE_NUL = -3 };
+int inputs_read_line(FILE *f, char *buf, size_t cap, size_t *len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fanout/gitrev.h"
+#include "fanout/inputs.h"
 
 struct build_value {
     char *key, *value;
@@ -87,6 +88,9 @@ static void finish(struct change *c)
     c->known = true;
 }
 
+/* a path a line; a longer one is no path (Linux allows 4 KiB) but an endless input */
+#define CHANGE_LINE_MAX 65536u
+
 static int out_of_memory(struct diag *d, const char *what)
 {
     diag_report(d, DIAG_ERROR, DIAG_INPUT, what, 0, 0, RULE_IO, "out of memory");
@@ -97,25 +101,33 @@ int change_read_file(struct change *c, const char *path, struct diag *d)
 {
     bool in = !strcmp(path, "-");
     FILE *f = in ? stdin : fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = 0;
+    char *line = malloc(CHANGE_LINE_MAX);
+    size_t len;
+    unsigned no = 0;
+    int rc = 0, got = 0;
 
-    if (!f) {
+    if (!f || !line) {
+        if (f && !in)
+            fclose(f);
+        free(line);
+        if (f)
+            return out_of_memory(d, path);
         diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "cannot open: %s", strerror(errno));
         return -1;
     }
-    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
-        size_t len = (size_t)got;
-
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+    while (rc == 0 && (got = inputs_read_line(f, line, CHANGE_LINE_MAX, &len)) > 0) {
+        no++;
+        while (len && line[len - 1] == '\r')
             len--;
         if (add_file(c, line, len) != 0)
             rc = out_of_memory(d, path);
     }
-    if (rc == 0 && ferror(f)) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
+    if (rc == 0 && got < 0) {
+        if (got == INPUTS_LINE_LONG || got == INPUTS_LINE_NUL)
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, path, no + 1, 1, RULE_IO, "%s: not a list of paths",
+                        got == INPUTS_LINE_NUL ? "a NUL byte" : "a line longer than 64 KiB");
+        else
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
         rc = -1;
     }
     free(line);

@@ -167,6 +167,13 @@ static int walk(const char *dir, bool recurse, struct diag *d, struct inputs *in
             if (recurse)
                 rc = walk_into(path, &sb, d, in, cap, seen);
             free(path);
+        } else if (is_yaml_name(names[i]) && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            /* a FIFO would block the run until a writer came: read only when named */
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO,
+                        "not a regular file (a FIFO, a socket or a device): a directory's walk does "
+                        "not read it; name it as FILE to read it");
+            free(path);
+            rc = -1;
         } else if (is_yaml_name(names[i])) {
             rc = add(in, cap, path);
         } else {
@@ -300,4 +307,22 @@ void inputs_free(struct inputs *in)
     free(in->paths);
     in->paths = NULL;
     in->n = 0;
+}
+
+int inputs_read_line(FILE *f, char *buf, size_t cap, size_t *len)
+{
+    size_t n = 0;
+    int c;
+
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0')
+            return INPUTS_LINE_NUL;
+        if (n == cap)
+            return INPUTS_LINE_LONG;
+        buf[n++] = (char)c;
+    }
+    if (c == EOF && (ferror(f) || n == 0))
+        return ferror(f) ? -1 : 0;
+    *len = n;
+    return 1;
 }

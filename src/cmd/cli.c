@@ -297,6 +297,22 @@ static int apply_config(struct run *r)
     return 0;
 }
 
+/* After help or the version was printed: 0, or 2 when it did not reach stdout (a full
+ * disk), said as execute says it; a reader gone away ends fanout by SIGPIPE. */
+static int help_written(void)
+{
+    struct diag *d;
+
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    output_stdout_gone();
+    if ((d = diag_create(stderr, DIAG_TEXT)) != NULL) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "<stdout>", 0, 0, RULE_IO, "write error: %s", strerror(errno));
+        diag_destroy(d);
+    }
+    return DIAG_INPUT;
+}
+
 /* The command run on its operands, its output flushed. */
 static int execute(struct run *r)
 {
@@ -327,7 +343,7 @@ static int run_command(struct run *r)
     int rc = parse_command_line(r);
 
     if (rc != 0)
-        return rc == OPT_HELP ? 0 : rc;
+        return rc == OPT_HELP ? help_written() : rc;
     if (opt_find(&r->own, "config") && (rc = apply_config(r)) != 0)
         return rc;
     return execute(r);
@@ -343,7 +359,7 @@ static int run_argv(int argc, char **argv)
     if (argc < 2)
         return cmd_usage_error("missing command (try 'fanout render FILE')", NULL);
     if ((rc = run_help(argc, argv)) >= 0)
-        return rc;
+        return rc == 0 ? help_written() : rc;
     if (!(r.cmd = find_command(argc, argv, &words)))
         return is_group(argv[1]) ? missing_subcommand(argv[1], argc > 2 ? argv[2] : NULL) : unknown_command(argv[1]);
     cmd_usage_of(r.cmd->name);

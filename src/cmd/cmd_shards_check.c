@@ -24,9 +24,19 @@ int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, 
     return rc;
 }
 
+static int shard_lint_in_dialect(struct cli *c, const char *const *paths, size_t n, struct diag *d, void *user)
+{
+    (void)user;
+    return cmd_lint(c, paths, n, d, RULE_SHARD_COVERAGE);
+}
+
+/* Each file in its own dialect, those of a dialect together, as render, validate and
+ * jobs read them (a repository's root holds pipelines, test areas and workflows). */
 static int shard_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d)
 {
-    return cmd_lint(c, paths, n, d, RULE_SHARD_COVERAGE);
+    if (c->render.dialect)
+        return shard_lint_in_dialect(c, paths, n, d, NULL);
+    return cmd_by_dialect(c, paths, n, d, shard_lint_in_dialect, NULL);
 }
 
 static int exec_shards_check(struct cli *c, char **operands, int n, struct diag *d)

@@ -53,8 +53,9 @@ static const struct opt schema = {
     .kind = OPT_STRING, .name = "schema", .has_arg = true, .offset = CLI_AT(schema),
 };
 
+/* render's message options: validate reports render's findings, dangling-depends-on too */
 static const struct opt *const options[] = {&schema, &opt_strict, &opt_dialect, &opt_dialects_validate, &opt_config,
-                                            CMD_MESSAGE_OPTIONS, NULL};
+                                            CMD_RENDER_MESSAGE_OPTIONS, NULL};
 
 const struct cmd_entry cmd_validate_entry = {
     .name = "validate",

@@ -93,18 +93,31 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     struct output *target = NULL;
     struct stat sb;
     char *new_name = NULL;
+    /* the rendering is no source of itself: a SOURCE directory that holds it stands for
+     * its other files (as for the config's checks); named as a SOURCE it is refused */
+    const char **skip = malloc((opts->n_not_inputs + 1) * sizeof(*skip));
     bool missing = false, same = false;
     int rc = DIAG_INPUT;
+
+    if (!skip) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL, "out of memory");
+        return DIAG_INPUT;
+    }
+    if (opts->n_not_inputs)
+        memcpy(skip, opts->not_inputs, opts->n_not_inputs * sizeof(*skip));
+    skip[opts->n_not_inputs] = rendered;
+    o.not_inputs = skip;
+    o.n_not_inputs = opts->n_not_inputs + 1;
 
     /* Refused before anything is rendered: what is not a regular file; with --write the
      * target is open first, so that a source that is the target is refused when it is
      * opened. */
     if (stat(rendered, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         not_regular(rendered, sb.st_mode, d);
-        return DIAG_INPUT;
+        goto done;
     }
     if (write && !(target = output_open(rendered, d)))
-        return DIAG_INPUT;
+        goto done;
     if (!(fresh = tmpfile())) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file");
         goto done;
@@ -149,6 +162,7 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
 done:
     output_abort(target); /* fresh, or failed: the committed file stays as it was */
     free(new_name);
+    free(skip);
     if (old)
         fclose(old);
     if (fresh)

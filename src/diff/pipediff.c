@@ -228,9 +228,28 @@ struct family {
     const struct render_group *side[2];
 };
 
+/* The family a group of `side` joins: the one whose other side is of its dialect, else
+ * one of its kind that has no group of this side yet (a test-area file and its Buildkite
+ * rendering compare alike); n when none does. */
+static size_t family_for(const struct family *fam, size_t n, int side, const struct dialect *dialect)
+{
+    size_t k;
+
+    for (k = 0; k < n; k++) {
+        if (!fam[k].side[side] && fam[k].side[!side] && fam[k].side[!side]->dialect == dialect)
+            return k;
+    }
+    for (k = 0; k < n; k++) {
+        if (!fam[k].side[side] && fam[k].kind == dialect->diff)
+            return k;
+    }
+    return n;
+}
+
 /* The operands' families, HEAD's first. 0 when the files are compared all at once: one
- * kind of jobs (or none), stdin among them (the rendering tells), or a side with files of
- * two dialects of one kind (one rendering reads one dialect, and says so). */
+ * kind of jobs (or none), or stdin among them (the rendering tells). A side with files
+ * of two dialects of one kind (test-area files beside a plain pipeline, as vLLM's
+ * .buildkite/ holds them) is a family per dialect, as render renders them apart. */
 static size_t families_of(const struct operand *ops, struct family *fam, size_t cap)
 {
     size_t n = 0;
@@ -238,19 +257,15 @@ static size_t families_of(const struct operand *ops, struct family *fam, size_t 
     for (int side = 1; side >= 0; side--) {
         for (size_t i = 0; i < ops[side].groups.n; i++) {
             const struct render_group *g = &ops[side].groups.groups[i];
-            size_t k = 0;
+            size_t k;
 
             if (!g->dialect)
                 return 0;
-            while (k < n && fam[k].kind != g->dialect->diff)
-                k++;
-            if (k == n) {
+            if ((k = family_for(fam, n, side, g->dialect)) == n) {
                 if (n == cap)
                     return 0;
                 fam[n++] = (struct family){g->dialect->diff, {NULL, NULL}};
             }
-            if (fam[k].side[side])
-                return 0;
             fam[k].side[side] = g;
         }
     }

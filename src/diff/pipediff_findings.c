@@ -150,9 +150,22 @@ static const char *found_text(struct pd_found *f, const struct found_rec *rec, s
     return b->buf;
 }
 
+/* Whether `p` is a message's closing count of other places ("; 235 more references"):
+ * a finding that names its other places by their count is the same finding when the
+ * count changes (a shard fewer depends on a dangling key: not a new warning). */
+static bool is_more_count(const char *p)
+{
+    if (p[0] != ';' || p[1] != ' ' || p[2] < '0' || p[2] > '9')
+        return false;
+    for (p += 2; *p >= '0' && *p <= '9';)
+        p++;
+    return !strncmp(p, " more ", 6) && !strchr(p + 6, ';');
+}
+
 /* The key of a finding about job `id` of file `path` (its path within the operand, which
  * both sides share): the rule, the job, and the message with its own file's name read as
- * that path and the numbers after a colon (FILE:LINE:COL) left out. */
+ * that path, the numbers after a colon (FILE:LINE:COL) and a closing count of more
+ * places left out. */
 static int key_of(struct found_rec *rec, const char *name, const char *msg, struct hkey id, struct blob *norm)
 {
     const char *rule = rule_name((enum rule_id)rec->rule);
@@ -163,6 +176,8 @@ static int key_of(struct found_rec *rec, const char *name, const char *msg, stru
         if (nl && !strncmp(p, name, nl)) {
             rc = pd_blob_add(norm, "\x1f", 1);
             p += nl;
+        } else if (is_more_count(p)) {
+            break;
         } else if (*p == ':' && p[1] >= '0' && p[1] <= '9') {
             rc = pd_blob_add(norm, ":#", 2);
             for (p++; *p >= '0' && *p <= '9';)

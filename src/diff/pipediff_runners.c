@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* open_memstream, getline */
+#define _GNU_SOURCE /* open_memstream */
 /* pipediff_runners: what a change costs in machines, the figures reviewers quote by hand
  * ("4 shards, slowest 19.5 min vs 72"): each side's jobs counted per runner (where a job
  * runs: its dialect's `machine` fields, as rendered, so a matrix's `runs-on: ${{
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/inputs.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/strhash.h"
@@ -165,23 +166,17 @@ static int read_json(struct pd_durations *m)
  * first line of data) skipped. */
 static int read_tsv(struct pd_durations *m, FILE *f)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    char *line = malloc(LINE_MAX_BYTES + 1);
+    size_t len;
     unsigned no = 0;
-    int rc = 0;
+    int rc = line ? 0 : dur_error(m, 0, 0, "out of memory"), got = 0;
     bool data = false;
 
-    while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
-        size_t len = (size_t)n;
+    while (rc == 0 && (got = inputs_read_line(f, line, LINE_MAX_BYTES, &len)) > 0) {
         char *tab;
 
         no++;
-        if ((size_t)n > LINE_MAX_BYTES) {
-            rc = dur_error(m, no, 1, "a line is longer than 64 KiB");
-            break;
-        }
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        while (len && line[len - 1] == '\r')
             len--;
         line[len] = '\0';
         if (!len || line[0] == '#' || (!data && !strcmp(line, "id\tminutes")))
@@ -195,7 +190,9 @@ static int read_tsv(struct pd_durations *m, FILE *f)
         rc = dur_add(m, line, (size_t)(tab - line), tab + 1, len - (size_t)(tab + 1 - line), no,
                      (unsigned)(tab - line) + 2);
     }
-    if (rc == 0 && ferror(f)) {
+    if (rc == 0 && (got == INPUTS_LINE_LONG || got == INPUTS_LINE_NUL)) {
+        rc = dur_error(m, no + 1, 1, got == INPUTS_LINE_NUL ? "a NUL byte: not a TSV" : "a line is longer than 64 KiB");
+    } else if (rc == 0 && got < 0) {
         diag_report(m->diag, DIAG_ERROR, DIAG_INPUT, m->name, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));
         rc = -1;
     }

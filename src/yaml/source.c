@@ -918,6 +918,8 @@ bool source_excerpt(const char *file, unsigned line, unsigned col, struct diag_e
     return ok;
 }
 
+#define SLURP_MAX (64u << 20)
+
 char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
 {
     FILE *fp = fopen(path, "rb");
@@ -949,6 +951,16 @@ char *source_slurp(const char *path, size_t *len, bool *missing, struct diag *d)
         }
         n = fread(buf + *len, 1, cap - *len - 1, fp);
         *len += n;
+        /* an endless input (/dev/zero) stops at its first NUL, checked below, or at
+         * the bound: this reads small files */
+        if (memchr(buf + *len - n, '\0', n))
+            break;
+        if (*len > SLURP_MAX) {
+            free(buf);
+            fclose(fp);
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_SIZE, "larger than 64 MiB: not read");
+            return NULL;
+        }
     } while (n > 0);
     if (ferror(fp)) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, path, 0, 0, RULE_IO, "cannot read: %s", strerror(errno));

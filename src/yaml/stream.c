@@ -1065,6 +1065,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             }
             /* Quoted or not: JSON input writes "steps". */
             if (key && is_items_key(s, key, len)) {
+                struct ypos key_pos = event_pos(s, fye);
                 struct fy_event *val;
 
                 fy_parser_event_free(s->fyp, fye);
@@ -1077,6 +1078,8 @@ int stream_next(struct stream *s, struct stream_item *item)
                 }
                 if (val->type != (s->shape->mapping ? FYET_MAPPING_START : FYET_SEQUENCE_START)) {
                     pos = event_pos(s, val);
+                    if (!pos.line) /* an empty value (`steps:`) has no mark: at its key */
+                        pos = key_pos;
                     fy_parser_event_free(s->fyp, val);
                     report(s, pos, RULE_PIPELINE_SHAPE, "'%s' must be a %s", s->shape->key,
                            s->shape->mapping ? "mapping" : "list");

@@ -86,3 +86,20 @@ run "$FANOUT" check --platform amd --mirror-parallelism own --rendered ta.yml ta
 run "$FANOUT" check --platform amd --mirror-parallelism inherit --rendered ta.yml ta
 [ $rc = 1 ] && grep -q "run 'fanout check --write --platform amd --mirror-parallelism inherit --rendered ta.yml ta'" err.txt || {
     echo "fix command of dialect options:"; cat err.txt; exit 1; }
+# --rendered inside a SOURCE directory is no source of itself (as the config's checks):
+# the check compares the directory's other files, and the fix it prints works
+mkdir -p inside
+cp "$ROOT/fixtures/demo/pipeline.yml" inside/pipeline.yml
+"$FANOUT" render -o inside/rendered.yml inside/pipeline.yml
+run "$FANOUT" check inside --rendered inside/rendered.yml
+[ $rc = 0 ] || { echo "rendering inside its source directory:"; cat err.txt; exit 1; }
+sed -i 's/parallelism: 3/parallelism: 2/' inside/pipeline.yml
+run "$FANOUT" check inside --rendered inside/rendered.yml
+[ $rc = 1 ] && grep -q "run 'fanout check --write --rendered inside/rendered.yml inside'" err.txt || { cat err.txt; exit 1; }
+run "$FANOUT" check --write inside --rendered inside/rendered.yml
+[ $rc = 0 ] || { echo "the printed fix failed:"; cat err.txt; exit 1; }
+run "$FANOUT" check inside --rendered inside/rendered.yml
+[ $rc = 0 ]
+# named as a SOURCE it is still refused
+run "$FANOUT" check --write inside/rendered.yml --rendered inside/rendered.yml
+[ $rc = 2 ] && grep -q 'an input is never overwritten \[io\]$' err.txt

@@ -75,3 +75,14 @@ grep -qx "fanout: warning: --ignore-field lable: no job, group or top-level sett
 "$FANOUT" jobs --format yaml x.yml 2>err.txt >/dev/null || true
 grep -qx "fanout: error: unknown --format (text, json, markdown or tsv): yaml" err.txt
 "$FANOUT" help jobs | grep -q -- '--format text|json|markdown|tsv'
+# help and the version that cannot be written (a full disk) are an io error, not a success
+if [ -w /dev/full ]; then
+    for words in "--help" "--version" "help rules" "render --help" "shards check --help"; do
+        set +e
+        # shellcheck disable=SC2086  # words is a word list on purpose
+        "$FANOUT" $words >/dev/full 2>err.txt
+        rc=$?
+        set -e
+        [ $rc = 2 ] && grep -q '^<stdout>: error: write error: .* \[io\]$' err.txt || { echo "$words >/dev/full: exit $rc"; cat err.txt; exit 1; }
+    done
+fi

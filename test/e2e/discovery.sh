@@ -42,3 +42,17 @@ rm .buildkite/rendered.yml
 rm -r .buildkite
 "$FANOUT" render . >out.yml
 grep -q '^  a:' out.yml
+# a FIFO named like YAML in a walked directory is not opened (it would block the run
+# until a writer came): an io error at once, for every command that walks
+if mkfifo .github/workflows/pipe.yml 2>/dev/null; then
+    for cmd in render validate jobs "shards check"; do
+        set +e
+        # shellcheck disable=SC2086  # cmd is a word list on purpose
+        timeout 10 "$FANOUT" $cmd . >/dev/null 2>err.txt
+        rc=$?
+        set -e
+        [ $rc = 2 ] || { echo "$cmd on a FIFO: exit $rc"; exit 1; }
+        grep -q '^./.github/workflows/pipe.yml: error: not a regular file .*\[io\]$' err.txt
+    done
+    rm .github/workflows/pipe.yml
+fi

@@ -102,3 +102,7 @@ grep -q 'not inlined: an input of ./.github/workflows/_pr-test-stage-amd.yml dep
 [ "$(grep -c '^  stage-b-test-large-2-gpu-amd-run-[0-2]:$' inlined.yml)" = 3 ]
 for p in 0 1 2; do grep -q -- "--auto-partition-id $p --auto-partition-size 3" inlined.yml; done
 awk '/^  finish:/{f=1} f' inlined.yml | grep -qx '      - stage-b-test-large-2-gpu-amd-run-2'
+# README's example of this diff is what fanout prints, from the fixture's folder
+(cd "$S" && "$FANOUT" diff before.yml after.yml >"$OLDPWD/readme-run.txt" 2>/dev/null) || [ $? = 1 ]
+sed -n '/^~ multimodal-gen-test-1-gpu-amd (part 0)/,/^0 added, 1 removed/p' "$ROOT/README.md" >readme-block.txt
+cmp -s readme-run.txt readme-block.txt || { echo "README's SGLang diff example is not fanout's output:"; diff -u readme-run.txt readme-block.txt; exit 1; }

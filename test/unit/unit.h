@@ -28,6 +28,7 @@ Suite *shards_suite(void);
 Suite *bkmatrix_suite(void);
 Suite *suggest_suite(void);
 Suite *change_suite(void);
+Suite *inputs_suite(void);
 Suite *shellword_suite(void);
 Suite *branches_suite(void);
 Suite *render_suite(void);
