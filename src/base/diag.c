@@ -584,7 +584,8 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         break;
     case DIAG_TEXT:
         fprintf(d->out, "%s", color ? "\033[1m" : "");
-        diag_write_text(d->out, file, true);
+        /* an empty name ('' on the command line) would start the line with ':' */
+        diag_write_text(d->out, *file ? file : "''", true);
         if (line)
             fprintf(d->out, ":%u:%u", line, col);
         fprintf(d->out, ": %s%s:%s ", color ? colors[sev] : "", word, color ? "\033[0m" : "");

@@ -136,7 +136,7 @@ const struct opt opt_shards = {
     .help = "  -n, --shards N             the number of shards\n",
 };
 const struct opt opt_nodeid_prefix = {
-    .kind = OPT_STRING, .name = "nodeid-prefix", .has_arg = true, .offset = CLI_AT(assign.prefix),
+    .kind = OPT_STRING, .name = "nodeid-prefix", .has_arg = true, .offset = CLI_AT(assign.prefix), .value = 1,
     .help = "      --nodeid-prefix P      prepended to every collected node id (pytest's rootdir)\n",
 };
 const struct opt opt_overhead = {

@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fanout/suggest.h"
@@ -106,6 +107,14 @@ int opt_apply(const struct opt *o, void *dest, const void *user, const char *arg
         *(bool *)((char *)dest + o->offset) = o->value != 0;
         return 0;
     case OPT_STRING:
+        /* a file, a directory or a git ref: '' names none, and a message about it would
+         * start with ':' */
+        if (!*arg && !o->value) {
+            char what[80];
+
+            snprintf(what, sizeof(what), "--%s needs a value, not an empty one", o->name);
+            return cmd_usage_error(what, NULL);
+        }
         *(const char **)((char *)dest + o->offset) = arg;
         return 0;
     case OPT_CALL:

@@ -16,7 +16,7 @@
 
 enum opt_kind {
     OPT_SET,      /* a switch: the bool at `offset` of the destination becomes `value` */
-    OPT_STRING,   /* the value, as given, into the const char * at `offset` */
+    OPT_STRING,   /* the value, as given, into the const char * at `offset` (value 1: it may be empty) */
     OPT_CALL,     /* the value (NULL for a switch) handed to `call` */
     OPT_DIALECTS, /* stands for the dialects' options of scope `value` (enum
                      dialect_option_scope), each handed to `call` */
