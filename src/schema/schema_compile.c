@@ -266,8 +266,16 @@ static int compile_properties(struct schema *s, struct schema_node *sn, struct y
         sn->props[i].schema = schema_compile_node(s, ynode_value(v, i));
     }
     sn->n_props = i;
-    if (sn->n_props)        /* props is NULL for "properties": {} */
-        qsort(sn->props, sn->n_props, sizeof(*sn->props), prop_cmp);
+    if (!sn->n_props) /* props is NULL for "properties": {} */
+        return 0;
+    qsort(sn->props, sn->n_props, sizeof(*sn->props), prop_cmp);
+    if (!(sn->by_length = calloc(PROP_LENGTHS + 1, sizeof(*sn->by_length))))
+        return -1;
+    for (size_t len = 0, at = 0; len <= PROP_LENGTHS; len++) {
+        while (at < sn->n_props && sn->props[at].len < len)
+            at++;
+        sn->by_length[len] = (unsigned)at;
+    }
     return 0;
 }
 
@@ -415,8 +423,10 @@ static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, st
     if ((v = ynode_get(n, "pattern")) != NULL) {
         sn->pattern = compile_pattern(s, v);
         sn->pattern_src = schema_text_of(v);
-        if (sn->pattern)
+        if (sn->pattern) {
             sn->pattern_md = pcre2_match_data_create_from_pattern(sn->pattern, NULL);
+            sn->pattern_memo = calloc(PATTERN_MEMO, sizeof(*sn->pattern_memo));
+        }
     }
 }
 

@@ -406,6 +406,51 @@ START_TEST(uri_resolution)
 }
 END_TEST
 
+/* The memo of shapes answers as a full check does, instance after instance: a
+ * differing scalar that fails, or changes its type by its quotes; one that makes a
+ * second oneOf branch pass too; a value compared whole (enum of objects, uniqueItems);
+ * a shape that differs. Each instance's answer is checked against schema_is_valid. */
+static void memo_agrees(const char *schema, const char *const *instances, const bool *want)
+{
+    struct schema *s = compile_text(schema);
+    struct schema_memo *m = schema_memo_create();
+
+    ck_assert_ptr_nonnull(m);
+    for (size_t i = 0; instances[i]; i++) {
+        struct ynode_doc *doc = doc_from(instances[i]);
+        bool full = schema_is_valid(schema_root(s), ynode_doc_root(doc));
+
+        ck_assert_msg(full == want[i], "%s: schema_is_valid says %d", instances[i], full);
+        ck_assert_msg(schema_memo_is_valid(m, schema_root(s), ynode_doc_root(doc)) == full, "%s: memo says %d",
+                      instances[i], !full);
+        ynode_doc_destroy(doc);
+    }
+    schema_memo_destroy(m);
+    schema_free(s);
+}
+
+START_TEST(memo_of_shapes)
+{
+    static const char *const fields[] = {"{k: abc, n: 1}", "{k: def, n: 2}", "{k: AB, n: 3}", "{k: abc, n: x}",
+                                         "{k: abc, n: '1'}", "{k: abc, n: 1, o: 2}", "{k: [abc], n: 1}",
+                                         "{k: ghi, n: 4}", NULL};
+    static const bool fields_ok[] = {true, true, false, false, false, true, true, true};
+    static const char *const one_of[] = {"{a: 1}", "{a: 2}", "{a: y}", "{a: xa}", "{a: 3}", NULL};
+    static const bool one_of_ok[] = {true, true, true, false, true};
+    static const char *const whole[] = {"{e: {a: 1}, u: [1, 2]}", "{e: {a: 2}, u: [1, 2]}",
+                                        "{e: {a: 1}, u: [1, 1]}", "{e: {a: 1}, u: [3, 2]}", NULL};
+    static const bool whole_ok[] = {true, false, false, true};
+
+    memo_agrees("{\"properties\": {\"k\": {\"pattern\": \"^[a-z]+$\"}, \"n\": {\"type\": \"integer\"}}}",
+                fields, fields_ok);
+    memo_agrees("{\"oneOf\": [{\"properties\": {\"a\": {\"type\": \"string\"}}},"
+                " {\"properties\": {\"a\": {\"pattern\": \"^x\"}}}]}",
+                one_of, one_of_ok);
+    memo_agrees("{\"properties\": {\"e\": {\"enum\": [{\"a\": 1}]}, \"u\": {\"uniqueItems\": true}}}", whole,
+                whole_ok);
+}
+END_TEST
+
 Suite *schema_suite(void)
 {
     Suite *s = suite_create("schema");
@@ -423,6 +468,7 @@ Suite *schema_suite(void)
     tcase_add_test(tc, recursion_through_properties);
     tcase_add_test(tc, streaming_helpers);
     tcase_add_test(tc, uri_resolution);
+    tcase_add_test(tc, memo_of_shapes);
     suite_add_tcase(s, tc);
     return s;
 }

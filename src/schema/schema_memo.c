@@ -1,0 +1,265 @@
+/* schema_memo: quiet checks of instances that look alike. A rendering's jobs come in
+ * runs of one shape: the shards of a step, and the steps a generator wrote, have the
+ * same keys and differ in a few scalars (key, label, command, shard numbers). A check
+ * that passed is kept as the instance's shape (kinds, lengths, keys, scalar texts) with
+ * every check of a scalar the walk made and its answer. An instance of the same shape
+ * is valid when each scalar that differs gives every check its shape's scalar had the
+ * same answer: the walk decides on nothing else (keys and lengths are equal), so it
+ * would take the same path to the same end. Keywords that compare a container's
+ * scalars at once (enum, const, uniqueItems on an object or array) keep a check from
+ * being kept. */
+#include "schema_internal.h"
+
+#include <stdlib.h>
+
+#define SHAPES 4        /* kept shapes: a generator's job, with and without depends_on... */
+#define SHAPE_NODES 128 /* a larger instance is checked in full */
+#define SHAPE_TEXT 8192 /* bytes of its scalars and keys */
+
+enum { D_NULL, D_SCALAR, D_SEQ, D_MAP, D_KEY };
+
+struct desc {
+    unsigned char kind; /* D_* */
+    bool plain;         /* a scalar typed by YAML's rules, not a string */
+    size_t len;         /* children, or the text's bytes */
+    size_t text;        /* offset of the text in `texts` */
+    size_t check, checks; /* its scalar's checks: checks[check .. check + checks) */
+};
+
+struct check {
+    size_t at; /* desc index of the scalar */
+    const struct schema_node *sn;
+    unsigned nesting;
+    bool ok;
+};
+
+struct shape {
+    const struct schema_node *sn; /* the schema it passed; NULL: an empty slot */
+    struct desc d[SHAPE_NODES];
+    size_t n;
+    char texts[SHAPE_TEXT];
+    size_t n_texts;
+    struct check *checks;
+    size_t n_checks, cap_checks;
+    unsigned long used; /* when it last answered, for the slot a new shape takes */
+};
+
+/* A scalar of the instance that differs from its shape's (description `at`). */
+struct differing {
+    size_t at;
+    struct ynode *n;
+};
+
+struct schema_memo {
+    struct schema_recorder rec; /* first: the recorder's callback finds the memo */
+    struct shape shapes[SHAPES];
+    unsigned long clock;
+    struct shape *recording;
+    struct ynode *nodes[SHAPE_NODES]; /* the recorded instance's, by desc index */
+    struct differing diff[SHAPE_NODES]; /* an instance's scalars that differ from a shape's */
+    size_t last;                      /* the shape that answered last */
+    bool failed;                      /* out of memory while recording */
+};
+
+struct schema_memo *schema_memo_create(void)
+{
+    return calloc(1, sizeof(struct schema_memo));
+}
+
+void schema_memo_destroy(struct schema_memo *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < SHAPES; i++)
+        free(m->shapes[i].checks);
+    free(m);
+}
+
+/* Appends the descriptions of `n` and its tree, in pre-order; -1 when it is too large. */
+static int describe(struct schema_memo *m, struct shape *s, struct ynode *n)
+{
+    struct desc *d = &s->d[s->n];
+    const char *t;
+    size_t len;
+
+    if (s->n == SHAPE_NODES)
+        return -1;
+    m->nodes[s->n++] = n;
+    *d = (struct desc){.kind = !n ? D_NULL : n->kind == YNODE_SEQ ? D_SEQ : n->kind == YNODE_MAP ? D_MAP : D_SCALAR,
+                       .len = ynode_len(n)};
+    if (d->kind == D_SCALAR) {
+        t = ynode_scalar(n, &len);
+        if (len > SHAPE_TEXT - s->n_texts)
+            return -1;
+        d->plain = !ynode_is_string(n);
+        d->len = len;
+        d->text = s->n_texts;
+        memcpy(s->texts + s->n_texts, t, len);
+        s->n_texts += len;
+    }
+    for (size_t i = 0; d->kind == D_SEQ && i < d->len; i++) {
+        if (describe(m, s, ynode_item(n, i)) != 0)
+            return -1;
+    }
+    for (size_t i = 0; d->kind == D_MAP && i < d->len; i++) {
+        struct desc *k = &s->d[s->n];
+
+        /* a key is compared by its text: checks of it (propertyNames) answer the same */
+        if (s->n == SHAPE_NODES || !(t = ynode_scalar(ynode_key(n, i), &len)) || len > SHAPE_TEXT - s->n_texts)
+            return -1;
+        m->nodes[s->n++] = NULL;
+        *k = (struct desc){.kind = D_KEY, .len = len, .text = s->n_texts};
+        memcpy(s->texts + s->n_texts, t, len);
+        s->n_texts += len;
+        if (describe(m, s, ynode_value(n, i)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void record(struct schema_recorder *r, const struct schema_node *sn, struct ynode *n, unsigned nesting,
+                   bool ok)
+{
+    struct schema_memo *m = (struct schema_memo *)r;
+    struct shape *s = m->recording;
+    size_t at = 0;
+
+    while (at < s->n && m->nodes[at] != n)
+        at++;
+    if (at == s->n)
+        return; /* not one of the instance's scalars: the schema's own (a dependency's names) */
+    if (s->n_checks == s->cap_checks) {
+        size_t cap = s->cap_checks ? 2 * s->cap_checks : 32;
+        struct check *grown = realloc(s->checks, cap * sizeof(*grown));
+
+        if (!grown) {
+            m->failed = true;
+            return;
+        }
+        s->checks = grown;
+        s->cap_checks = cap;
+    }
+    s->checks[s->n_checks++] = (struct check){at, sn, nesting, ok};
+}
+
+static int by_place(const void *pa, const void *pb)
+{
+    const struct check *a = pa, *b = pb;
+
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Gives each scalar's description its checks. */
+static void index_checks(struct shape *s)
+{
+    qsort(s->checks, s->n_checks, sizeof(*s->checks), by_place);
+    for (size_t i = 0; i < s->n; i++)
+        s->d[i].check = s->d[i].checks = 0;
+    for (size_t i = 0; i < s->n_checks; i++) {
+        struct desc *d = &s->d[s->checks[i].at];
+
+        if (!d->checks++)
+            d->check = i;
+    }
+}
+
+/* Whether `n` has shape `s` from description *at on (moved past it); the scalars that
+ * differ are added to `diff` (*n_diff of them). */
+static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct differing *diff, size_t *n_diff)
+{
+    size_t here = (*at)++;
+    const struct desc *d = &s->d[here];
+
+    if (!n || n->kind != (d->kind == D_SEQ ? YNODE_SEQ : d->kind == D_MAP ? YNODE_MAP : YNODE_SCALAR))
+        return !n && d->kind == D_NULL;
+    if (d->kind == D_SCALAR) {
+        if (n->u.scalar.len != d->len || (n->style == YNODE_PLAIN) != d->plain ||
+            memcmp(n->u.scalar.text, s->texts + d->text, d->len) != 0)
+            diff[(*n_diff)++] = (struct differing){here, n};
+        return true;
+    }
+    if (ynode_len(n) != d->len)
+        return false;
+    for (size_t i = 0; d->kind == D_SEQ && i < d->len; i++) {
+        if (!alike(s, at, ynode_item(n, i), diff, n_diff))
+            return false;
+    }
+    for (size_t i = 0; d->kind == D_MAP && i < d->len; i++) {
+        const struct desc *k = &s->d[(*at)++];
+        const struct ynode *key = ynode_key(n, i);
+
+        if (!ynode_is_scalar(key) || key->u.scalar.len != k->len ||
+            memcmp(key->u.scalar.text, s->texts + k->text, k->len) != 0 ||
+            !alike(s, at, ynode_value(n, i), diff, n_diff))
+            return false;
+    }
+    return true;
+}
+
+/* Whether the differing scalars answer every check their shape's scalars had alike. */
+static bool answers_alike(const struct shape *s, const struct differing *diff, size_t n_diff)
+{
+    for (size_t k = 0; k < n_diff; k++) {
+        const struct desc *d = &s->d[diff[k].at];
+
+        for (size_t i = d->check; i < d->check + d->checks; i++) {
+            const struct check *c = &s->checks[i];
+
+            if (schema_check_quietly(c->sn, diff[k].n, c->nesting, NULL) != c->ok)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The slot a new shape takes: an empty one, else the one unused longest. */
+static struct shape *least_used(struct schema_memo *m)
+{
+    struct shape *s = &m->shapes[0];
+
+    for (size_t i = 1; i < SHAPES && s->sn; i++) {
+        if (!m->shapes[i].sn || m->shapes[i].used < s->used)
+            s = &m->shapes[i];
+    }
+    return s;
+}
+
+bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, struct ynode *instance)
+{
+    struct shape *s = NULL;
+    bool ok;
+
+    /* the shape that answered last first: a run of jobs has one */
+    for (size_t i = 0; i < SHAPES; i++) {
+        struct shape *kept = &m->shapes[(m->last + i) % SHAPES];
+        size_t at = 0, n_diff = 0;
+
+        if (kept->sn != sn || !alike(kept, &at, instance, m->diff, &n_diff))
+            continue;
+        if (answers_alike(kept, m->diff, n_diff)) {
+            kept->used = ++m->clock;
+            m->last = (size_t)(kept - m->shapes);
+            return true;
+        }
+        s = kept; /* a check answers otherwise (most likely, fails): checked in full */
+        break;
+    }
+    if (!s)
+        s = least_used(m);
+    /* checked in full, and kept when it passes */
+    s->sn = NULL;
+    s->n = s->n_texts = s->n_checks = 0;
+    if (describe(m, s, instance) != 0)
+        return schema_is_valid(sn, instance);
+    m->rec = (struct schema_recorder){.checked = record};
+    m->recording = s;
+    m->failed = false;
+    ok = schema_check_quietly(sn, instance, 0, &m->rec);
+    if (ok && !m->rec.tainted && !m->failed) {
+        index_checks(s);
+        s->sn = sn;
+        s->used = ++m->clock;
+        m->last = (size_t)(s - m->shapes);
+    }
+    return ok;
+}
