@@ -125,6 +125,7 @@ static void node_free(struct schema_node *sn)
     free(sn->deps);
     pcre2_match_data_free(sn->pattern_md);
     free(sn->pattern_memo);
+    free(sn->pattern_class);
     pcre2_code_free(sn->pattern);
     free(sn->pattern_src);
     free(sn);

@@ -461,6 +461,16 @@ static int match_value(struct vctx *c, const struct schema_node *sn, const struc
     struct pattern_memo *pm;
     int m;
 
+    if (sn->pattern_class && len) {
+        /* an ASCII text (PCRE2 checks the UTF-8 of any other) by the class */
+        bool all = true;
+        size_t i = 0;
+
+        for (; i < len && (unsigned char)t[i] < 0x80; i++)
+            all = all && sn->pattern_class[(unsigned char)t[i]];
+        if (i == len)
+            return all;
+    }
     if (len == 0 || len > PATTERN_MEMO_TEXT || !sn->pattern_memo) {
         if (slot->re != sn->pattern || slot->n != n)
             *slot = (struct match_memo){sn->pattern, n, schema_match(sn->pattern, sn->pattern_md, t, len)};

@@ -95,6 +95,9 @@ struct schema_node {
     pcre2_code *pattern;
     pcre2_match_data *pattern_md; /* made once, reused by every match */
     struct pattern_memo *pattern_memo; /* PATTERN_MEMO slots, with pattern_md */
+    /* A pattern `^[...]+$` of ASCII characters and ranges (Buildkite's key): its class,
+     * 256 flags by byte, which answer an ASCII text without PCRE2; else NULL. */
+    bool *pattern_class;
     char *pattern_src;
     bool needs_scalar_type; /* `type` or a number/string keyword is here */
 };

@@ -451,6 +451,31 @@ START_TEST(memo_of_shapes)
 }
 END_TEST
 
+/* A pattern `^[...]+$` is answered by its class without PCRE2 for an ASCII text: as
+ * PCRE2 answers `^(?:[...])+$` (which it runs), ranges, a '-' after a range or last, and
+ * escapes as ECMA-262 reads them; a text with a line break or non-ASCII as well. */
+START_TEST(simple_class_patterns)
+{
+    static const char *const classes[] = {"a-c-z", "--/", "a-", "\\\\-a", "a-zA-Z0-9_\\\\-:${}.,", NULL};
+    static const char *const texts[] = {"b", "-", "z", "d", ".", "/", "a", "test-0:1", "a b", "\"\\u00e9\"",
+                                        "\"a\\n\"", "\"${}.,\"", "A_9", NULL};
+
+    for (size_t i = 0; classes[i]; i++) {
+        char fast[160], slow[160];
+
+        snprintf(fast, sizeof(fast), "{\"pattern\": \"^[%s]+$\"}", classes[i]);
+        snprintf(slow, sizeof(slow), "{\"pattern\": \"^(?:[%s])+$\"}", classes[i]);
+        for (size_t t = 0; texts[t]; t++) {
+            struct collected f = check(fast, texts[t]), w = check(slow, texts[t]);
+
+            ck_assert_msg(f.n == w.n, "[%s] %s: %zu errors, PCRE2 %zu", classes[i], texts[t], f.n, w.n);
+        }
+    }
+    ck_assert_uint_eq(check("{\"pattern\": \"^[a-c-z]+$\"}", "d").n, 1);
+    ck_assert_uint_eq(check("{\"pattern\": \"^[a-c-z]+$\"}", "-z").n, 0);
+}
+END_TEST
+
 Suite *schema_suite(void)
 {
     Suite *s = suite_create("schema");
@@ -469,6 +494,7 @@ Suite *schema_suite(void)
     tcase_add_test(tc, streaming_helpers);
     tcase_add_test(tc, uri_resolution);
     tcase_add_test(tc, memo_of_shapes);
+    tcase_add_test(tc, simple_class_patterns);
     suite_add_tcase(s, tc);
     return s;
 }
