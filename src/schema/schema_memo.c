@@ -15,6 +15,7 @@
 #define SHAPES 4        /* kept shapes: a generator's job, with and without depends_on... */
 #define SHAPE_NODES 128 /* a larger instance is checked in full */
 #define SHAPE_TEXT 8192 /* bytes of its scalars and keys */
+#define ALT_TEXT 16
 
 enum { D_NULL, D_SCALAR, D_SEQ, D_MAP, D_KEY };
 
@@ -24,6 +25,11 @@ struct desc {
     size_t len;         /* children, or the text's bytes */
     size_t text;        /* offset of the text in `texts` */
     size_t check, checks; /* its scalar's checks: checks[check .. check + checks) */
+    /* a short text of another instance's scalar here that answered them alike, so
+     * that the shards' alternating numbers are not checked again and again */
+    bool alt_plain;
+    unsigned char alt_len; /* 0: none */
+    char alt[ALT_TEXT];
 };
 
 struct check {
@@ -163,6 +169,11 @@ static void index_checks(struct shape *s)
     }
 }
 
+static bool same_text(const struct ynode *n, const char *text, size_t len, bool plain)
+{
+    return n->u.scalar.len == len && (n->style == YNODE_PLAIN) == plain && memcmp(n->u.scalar.text, text, len) == 0;
+}
+
 /* Whether `n` has shape `s` from description *at on (moved past it); the scalars that
  * differ are added to `diff` (*n_diff of them). */
 static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct differing *diff, size_t *n_diff)
@@ -172,9 +183,11 @@ static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct dif
 
     if (!n || n->kind != (d->kind == D_SEQ ? YNODE_SEQ : d->kind == D_MAP ? YNODE_MAP : YNODE_SCALAR))
         return !n && d->kind == D_NULL;
+    /* a scalar no check looked at may be anything; one that differs is checked again,
+     * unless it is the other text that answered alike */
     if (d->kind == D_SCALAR) {
-        if (n->u.scalar.len != d->len || (n->style == YNODE_PLAIN) != d->plain ||
-            memcmp(n->u.scalar.text, s->texts + d->text, d->len) != 0)
+        if (d->checks && !same_text(n, s->texts + d->text, d->len, d->plain) &&
+            !(d->alt_len && same_text(n, d->alt, d->alt_len, d->alt_plain)))
             diff[(*n_diff)++] = (struct differing){here, n};
         return true;
     }
@@ -196,17 +209,24 @@ static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct dif
     return true;
 }
 
-/* Whether the differing scalars answer every check their shape's scalars had alike. */
-static bool answers_alike(const struct shape *s, const struct differing *diff, size_t n_diff)
+/* Whether the differing scalars answer every check their shape's scalars had alike;
+ * a short one that does is kept as its place's other text. */
+static bool answers_alike(struct shape *s, const struct differing *diff, size_t n_diff)
 {
     for (size_t k = 0; k < n_diff; k++) {
-        const struct desc *d = &s->d[diff[k].at];
+        struct desc *d = &s->d[diff[k].at];
+        const struct ynode *n = diff[k].n;
 
         for (size_t i = d->check; i < d->check + d->checks; i++) {
             const struct check *c = &s->checks[i];
 
             if (schema_check_quietly(c->sn, diff[k].n, c->nesting, NULL) != c->ok)
                 return false;
+        }
+        if (n->u.scalar.len && n->u.scalar.len <= ALT_TEXT) {
+            d->alt_len = (unsigned char)n->u.scalar.len;
+            d->alt_plain = n->style == YNODE_PLAIN;
+            memcpy(d->alt, n->u.scalar.text, n->u.scalar.len);
         }
     }
     return true;
