@@ -25,6 +25,7 @@ struct desc {
     size_t len;         /* children, or the text's bytes */
     size_t text;        /* offset of the text in `texts` */
     size_t check, checks; /* its scalar's checks: checks[check .. check + checks) */
+    bool any_string;      /* a string: every string answers its checks alike */
     /* a short text of another instance's scalar here that answered them alike, so
      * that the shards' alternating numbers are not checked again and again */
     bool alt_plain;
@@ -155,17 +156,53 @@ static int by_place(const void *pa, const void *pb)
     return a->at < b->at ? -1 : a->at > b->at;
 }
 
+/* Whether a scalar's answer to `sn` depends on its type alone: no keyword but `type`
+ * looks at a scalar's value (the bound: a deep chain is taken to look). A string (a
+ * quoted scalar, or one fanout made) has one type whatever its text. */
+static bool type_only(const struct schema_node *sn, unsigned depth)
+{
+    const struct schema_node *const *lists[] = {(const struct schema_node *const *)sn->all_of,
+                                                (const struct schema_node *const *)sn->any_of,
+                                                (const struct schema_node *const *)sn->one_of};
+    const size_t counts[] = {sn->n_all_of, sn->n_any_of, sn->n_one_of};
+    const struct schema_node *one[] = {sn->not_, sn->if_, sn->then_, sn->else_};
+
+    if (depth > 16)
+        return false;
+    if (sn->ref)
+        return type_only(sn->ref, depth + 1);
+    if (sn->is_bool)
+        return true;
+    if (sn->enum_values || sn->const_value || sn->pattern || sn->min_length >= 0 || sn->max_length >= 0 ||
+        sn->has_min || sn->has_max || sn->has_xmin || sn->has_xmax || sn->has_multiple)
+        return false;
+    for (size_t l = 0; l < 3; l++) {
+        for (size_t i = 0; i < counts[l]; i++) {
+            if (lists[l][i] && !type_only(lists[l][i], depth + 1))
+                return false;
+        }
+    }
+    for (size_t i = 0; i < 4; i++) {
+        if (one[i] && !type_only(one[i], depth + 1))
+            return false;
+    }
+    return true;
+}
+
 /* Gives each scalar's description its checks. */
 static void index_checks(struct shape *s)
 {
     qsort(s->checks, s->n_checks, sizeof(*s->checks), by_place);
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         s->d[i].check = s->d[i].checks = 0;
+        s->d[i].any_string = !s->d[i].plain;
+    }
     for (size_t i = 0; i < s->n_checks; i++) {
         struct desc *d = &s->d[s->checks[i].at];
 
         if (!d->checks++)
             d->check = i;
+        d->any_string = d->any_string && type_only(s->checks[i].sn, 0);
     }
 }
 
@@ -186,7 +223,7 @@ static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct dif
     /* a scalar no check looked at may be anything; one that differs is checked again,
      * unless it is the other text that answered alike */
     if (d->kind == D_SCALAR) {
-        if (d->checks && !same_text(n, s->texts + d->text, d->len, d->plain) &&
+        if (d->checks && !(d->any_string && n->style != YNODE_PLAIN) && !same_text(n, s->texts + d->text, d->len, d->plain) &&
             !(d->alt_len && same_text(n, d->alt, d->alt_len, d->alt_plain)))
             diff[(*n_diff)++] = (struct differing){here, n};
         return true;

@@ -440,6 +440,9 @@ START_TEST(memo_of_shapes)
     static const char *const whole[] = {"{e: {a: 1}, u: [1, 2]}", "{e: {a: 2}, u: [1, 2]}",
                                         "{e: {a: 1}, u: [1, 1]}", "{e: {a: 1}, u: [3, 2]}", NULL};
     static const bool whole_ok[] = {true, false, false, true};
+    static const char *const typed[] = {"{l: 'a', m: 'xy'}", "{l: 'bb', m: 'zz'}", "{l: 'c', m: 'xyz'}",
+                                        "{l: 3, m: 'xy'}", "{l: ~, m: 'xy'}", "{l: 'd', m: 'ab'}", NULL};
+    static const bool typed_ok[] = {true, true, false, false, true, true};
 
     memo_agrees("{\"properties\": {\"k\": {\"pattern\": \"^[a-z]+$\"}, \"n\": {\"type\": \"integer\"}}}",
                 fields, fields_ok);
@@ -448,6 +451,10 @@ START_TEST(memo_of_shapes)
                 one_of, one_of_ok);
     memo_agrees("{\"properties\": {\"e\": {\"enum\": [{\"a\": 1}]}, \"u\": {\"uniqueItems\": true}}}", whole,
                 whole_ok);
+    /* a string against type-only checks answers alike whatever its text; not a plain one */
+    memo_agrees("{\"properties\": {\"l\": {\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]},"
+                " \"m\": {\"type\": \"string\", \"maxLength\": 2}}}",
+                typed, typed_ok);
 }
 END_TEST
 
