@@ -16,6 +16,7 @@
 #define SHAPE_NODES 128 /* a larger instance is checked in full */
 #define SHAPE_TEXT 8192 /* bytes of its scalars and keys */
 #define ALT_TEXT 16
+#define MEMO_PROBE 16
 
 enum { D_NULL, D_SCALAR, D_SEQ, D_MAP, D_KEY };
 
@@ -65,6 +66,11 @@ struct schema_memo {
     struct ynode *nodes[SHAPE_NODES]; /* the recorded instance's, by desc index */
     struct differing diff[SHAPE_NODES]; /* an instance's scalars that differ from a shape's */
     size_t last;                      /* the shape that answered last */
+    size_t near;                      /* recording: the desc index found last */
+    /* Instances that matched no kept shape, and those that did: when the memo does not
+     * pay (each instance a shape of its own: vLLM's test areas), most instances are
+     * checked without it, every MEMO_PROBE-th through it to find out again. */
+    unsigned long misses, hits, skipped;
     bool failed;                      /* out of memory while recording */
 };
 
@@ -129,12 +135,14 @@ static void record(struct schema_recorder *r, const struct schema_node *sn, stru
 {
     struct schema_memo *m = (struct schema_memo *)r;
     struct shape *s = m->recording;
-    size_t at = 0;
+    size_t at = m->near, k = 0;
 
-    while (at < s->n && m->nodes[at] != n)
-        at++;
-    if (at == s->n)
+    /* the walk meets the scalars mostly in order: searched from the last one found on */
+    for (; k < s->n && m->nodes[at] != n; k++)
+        at = at + 1 == s->n ? 0 : at + 1;
+    if (k == s->n)
         return; /* not one of the instance's scalars: the schema's own (a dependency's names) */
+    m->near = at;
     if (s->n_checks == s->cap_checks) {
         size_t cap = s->cap_checks ? 2 * s->cap_checks : 32;
         struct check *grown = realloc(s->checks, cap * sizeof(*grown));
@@ -286,6 +294,8 @@ bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, s
     struct shape *s = NULL;
     bool ok;
 
+    if (m->misses > 2 * m->hits + MEMO_PROBE && ++m->skipped % MEMO_PROBE != 0)
+        return schema_is_valid(sn, instance);
     /* the shape that answered last first: a run of jobs has one */
     for (size_t i = 0; i < SHAPES; i++) {
         struct shape *kept = &m->shapes[(m->last + i) % SHAPES];
@@ -296,6 +306,9 @@ bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, s
         if (answers_alike(kept, m->diff, n_diff)) {
             kept->used = ++m->clock;
             m->last = (size_t)(kept - m->shapes);
+            /* a probe that hits starts the count again: the instances look alike now */
+            if (m->misses > 2 * m->hits++ + MEMO_PROBE)
+                m->misses = m->hits = 0;
             return true;
         }
         s = kept; /* a check answers otherwise (most likely, fails): checked in full */
@@ -304,12 +317,14 @@ bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, s
     if (!s)
         s = least_used(m);
     /* checked in full, and kept when it passes */
+    m->misses++;
     s->sn = NULL;
     s->n = s->n_texts = s->n_checks = 0;
     if (describe(m, s, instance) != 0)
         return schema_is_valid(sn, instance);
     m->rec = (struct schema_recorder){.checked = record};
     m->recording = s;
+    m->near = 0;
     m->failed = false;
     ok = schema_check_quietly(sn, instance, 0, &m->rec);
     if (ok && !m->rec.tainted && !m->failed) {

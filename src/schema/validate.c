@@ -203,7 +203,7 @@ static void stream_member(struct validator *v, struct ynode *pair)
     pair_path(path + strlen(path), sizeof(path) - strlen(path), key, len);
     if (!allowed)
         not_allowed(v, k, path, key, len);
-    else if (sub && !schema_memo_is_valid(v->memo, sub, value))
+    else if (sub && !schema_is_valid(sub, value))
         schema_validate(sub, value, path, report, v);
 }
 
