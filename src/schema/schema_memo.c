@@ -200,7 +200,8 @@ static bool type_only(const struct schema_node *sn, unsigned depth)
 /* Gives each scalar's description its checks. */
 static void index_checks(struct shape *s)
 {
-    qsort(s->checks, s->n_checks, sizeof(*s->checks), by_place);
+    if (s->n_checks) /* checks is NULL before the first */
+        qsort(s->checks, s->n_checks, sizeof(*s->checks), by_place);
     for (size_t i = 0; i < s->n; i++) {
         s->d[i].check = s->d[i].checks = 0;
         s->d[i].any_string = !s->d[i].plain;
