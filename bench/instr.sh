@@ -6,9 +6,9 @@
 # its libraries (times are not): a count more than 5% over budget fails. glibc is told to
 # pick its baseline string functions, so the count does not depend on the CPU's
 # extensions. UPDATE=1 writes the measured counts as the new budget. The same count for
-# the plain libfyaml event parse of the 1 MB file (bench/parse.c) gives issue 13's
-# "within 3x of a parse" goal as an exact ratio, which CPU times on a shared machine
-# cannot (they move by 15-40% between runs at 1 MB); above 3x fails. The workflows'
+# the plain libfyaml event parse of the 1 MB file (bench/parse.c) gives issue 27's
+# "within 2x of a parse" goal (issue 13's was 3x) as an exact ratio, which CPU times on a
+# shared machine cannot (they move by 15-40% between runs at 1 MB); above 2x fails. The workflows'
 # ratio to their parse is printed too (issue 27 wants it within 2x), not gated.
 set -eu
 FANOUT=${FANOUT:-build/fanout}
@@ -59,7 +59,7 @@ while read -r name got; do
     case "$verdict" in *OVER*) fail=1 ;; esac
 done <"$OUT/instr.txt"
 ratio=$(awk '{ n[$1] = $2 } END { printf "%.2f", n["render-1mb"] / n["parse-1mb"] }' "$OUT/instr.txt" "$OUT/instr-parse.txt")
-verdict=$(awk -v r="$ratio" 'BEGIN { print (r > 3 ? "OVER 3x" : "ok") }')
+verdict=$(awk -v r="$ratio" 'BEGIN { print (r > 2 ? "OVER 2x" : "ok") }')
 printf 'bench-instr: render-1mb / parse-1mb  %sx the instructions of a plain libfyaml event parse: %s\n' "$ratio" "$verdict"
 case "$verdict" in OVER*) fail=1 ;; esac
 printf 'bench-instr: render-sglang / parse-sglang  %sx the instructions of a plain libfyaml event parse (not gated)\n' \

@@ -79,4 +79,13 @@ size_t schema_validate(const struct schema_node *sn, struct ynode *instance, con
 /* Just valid or not. */
 bool schema_is_valid(const struct schema_node *sn, struct ynode *instance);
 
+/* Quiet checks that remember the shapes of the instances that passed, so that one of a
+ * kept shape only has its differing scalars checked (src/schema/schema_memo.c): a
+ * rendering's jobs differ from each other in a few scalars. One memo serves one thread. */
+struct schema_memo;
+struct schema_memo *schema_memo_create(void);
+void schema_memo_destroy(struct schema_memo *m);
+/* schema_is_valid(sn, instance), from the memo when it can. */
+bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, struct ynode *instance);
+
 #endif

@@ -105,6 +105,7 @@ static void node_free(struct schema_node *sn)
     for (size_t i = 0; i < sn->n_props; i++)
         free(sn->props[i].name);
     free(sn->props);
+    free(sn->by_length);
     for (size_t i = 0; i < sn->n_pprops; i++) {
         pcre2_match_data_free(sn->pprops[i].md);
         pcre2_code_free(sn->pprops[i].re);
@@ -123,6 +124,8 @@ static void node_free(struct schema_node *sn)
         free(sn->deps[i].name);
     free(sn->deps);
     pcre2_match_data_free(sn->pattern_md);
+    free(sn->pattern_memo);
+    free(sn->pattern_class);
     pcre2_code_free(sn->pattern);
     free(sn->pattern_src);
     free(sn);

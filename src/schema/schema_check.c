@@ -168,6 +168,16 @@ const struct prop *schema_find_prop(const struct schema_node *sn, const char *ke
 {
     size_t lo = 0, hi = sn->n_props;
 
+    if (sn->by_length && len < PROP_LENGTHS) {
+        for (lo = sn->by_length[len], hi = sn->by_length[len + 1]; lo < hi; lo++) {
+            if (memcmp(sn->props[lo].name, key, len) == 0)
+                return &sn->props[lo];
+        }
+        return NULL;
+    }
+    if (sn->by_length)
+        lo = sn->by_length[PROP_LENGTHS];
+
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = prop_order(sn->props[mid].name, sn->props[mid].len, key, len);
@@ -223,6 +233,8 @@ struct vctx {
     unsigned depth, nesting;
     struct undecided undecided; /* the first, also from quiet checks */
     struct match_memo memo[MATCH_MEMO];
+    struct schema_recorder *rec; /* told each scalar's check (schema_memo.c), or NULL */
+    struct ynode *scalar;        /* the scalar whose check rec is told of, while it runs */
 };
 
 static void errors_truncate(struct errors *e, size_t n)
@@ -276,12 +288,10 @@ static void fail(struct vctx *c, enum rule_id keyword, struct ynode *at, const c
 /* Appends a JSON-pointer segment to the path; returns the old length to pop back to.
  * Control characters are written \u00XX, so that a NUL in a key does not end the
  * message that shows the path. */
-static size_t push(struct vctx *c, const char *seg, size_t len)
+static size_t push_path(struct vctx *c, const char *seg, size_t len)
 {
     size_t old = c->path_len;
 
-    if (!c->errs)
-        return old;
     if (c->path_len + 6 * len + 2 > c->path_cap) {
         size_t cap = (c->path_len + 6 * len + 2) * 2;
         char *p = realloc(c->path, cap);
@@ -306,7 +316,13 @@ static size_t push(struct vctx *c, const char *seg, size_t len)
     return old;
 }
 
-static void pop(struct vctx *c, size_t old)
+/* A quiet check builds no path: it only asks whether (inline, for it is most checks). */
+static inline size_t push(struct vctx *c, const char *seg, size_t len)
+{
+    return c->errs ? push_path(c, seg, len) : c->path_len;
+}
+
+static inline void pop(struct vctx *c, size_t old)
 {
     if (!c->errs)
         return;
@@ -377,6 +393,7 @@ static void describe_value(struct ynode *n, char *out, size_t cap)
 }
 
 static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode *n);
+static bool validate_node(struct vctx *c, const struct schema_node *sn, struct ynode *n);
 
 /* One match context for every pattern: a backtracking limit, so that a hostile pattern
  * stops instead of hanging, and a JIT stack for long values. Made on first use, kept
@@ -433,16 +450,42 @@ int schema_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len
     return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
 }
 
-/* schema_match of value `n` (text t, len) against `re`, remembered: a pattern answers
- * the same for the same text (and limits), so the answer is reused. */
-static int match_value(struct vctx *c, pcre2_code *re, pcre2_match_data *md, const struct ynode *n, const char *t,
+/* schema_match of value `n` (text t, len) against node `sn`'s pattern, remembered: a
+ * pattern answers the same for the same text (and limits), so the answer is reused; a
+ * short text's by the text (the node's memo outlives this check), a longer one's by
+ * the value. A failure to match at all (PCRE2 out of memory) is not remembered. */
+static int match_value(struct vctx *c, const struct schema_node *sn, const struct ynode *n, const char *t,
                        size_t len)
 {
-    struct match_memo *slot = &c->memo[((uintptr_t)re >> 4) % MATCH_MEMO];
+    struct match_memo *slot = &c->memo[((uintptr_t)sn->pattern >> 4) % MATCH_MEMO];
+    struct pattern_memo *pm;
+    int m;
 
-    if (slot->re != re || slot->n != n)
-        *slot = (struct match_memo){re, n, schema_match(re, md, t, len)};
-    return slot->m;
+    if (sn->pattern_class && len) {
+        /* an ASCII text (PCRE2 checks the UTF-8 of any other) by the class */
+        bool all = true;
+        size_t i = 0;
+
+        for (; i < len && (unsigned char)t[i] < 0x80; i++)
+            all = all && sn->pattern_class[(unsigned char)t[i]];
+        if (i == len)
+            return all;
+    }
+    if (len == 0 || len > PATTERN_MEMO_TEXT || !sn->pattern_memo) {
+        if (slot->re != sn->pattern || slot->n != n)
+            *slot = (struct match_memo){sn->pattern, n, schema_match(sn->pattern, sn->pattern_md, t, len)};
+        return slot->m;
+    }
+    pm = &sn->pattern_memo[(len + (unsigned char)t[0] + (unsigned char)t[len - 1]) % PATTERN_MEMO];
+    if (pm->len == len && memcmp(pm->text, t, len) == 0)
+        return pm->m;
+    m = schema_match(sn->pattern, sn->pattern_md, t, len);
+    if (m != PCRE2_ERROR_NOMEMORY) {
+        pm->len = (unsigned char)len;
+        memcpy(pm->text, t, len);
+        pm->m = m;
+    }
+    return m;
 }
 
 /* required, minProperties, maxProperties: the checks of the object as a whole. */
@@ -685,7 +728,7 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
             ok = false;
             fail(c, RULE_KW_MAX_LENGTH, n, "must be at most %lld characters long, is %zu", sn->max_length, chars);
         }
-        int m = sn->pattern ? match_value(c, sn->pattern, sn->pattern_md, n, t, len) : 1;
+        int m = sn->pattern ? match_value(c, sn, n, t, len) : 1;
 
         if (m == 0) {
             ok = false;
@@ -892,6 +935,22 @@ static bool check_const(struct vctx *c, const struct schema_node *sn, struct yno
     return false;
 }
 
+/* Whether a keyword compares container `n`'s scalars without checking them one by one:
+ * uniqueItems, or an enum or const value of n's kind (values_equal tells containers of
+ * two kinds apart by the kinds alone). */
+static bool compares_contents(const struct schema_node *sn, const struct ynode *n)
+{
+    const struct ynode *want = sn->const_value == sn->src ? NULL : sn->const_value;
+
+    if ((sn->unique_items && ynode_is_seq(n)) || (want && want->kind == n->kind))
+        return true;
+    for (size_t i = 0; i < ynode_len(sn->enum_values); i++) {
+        if (ynode_item(sn->enum_values, i)->kind == n->kind)
+            return true;
+    }
+    return false;
+}
+
 /* The keywords of a node that is neither a $ref nor a boolean schema. */
 static bool validate_keywords(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
@@ -908,6 +967,8 @@ static bool validate_keywords(struct vctx *c, const struct schema_node *sn, stru
         type = schema_type_of(n, &num);
     else
         type = 0; /* no scalar keyword here */
+    if (c->rec && (type == T_OBJECT || type == T_ARRAY) && compares_contents(sn, n))
+        c->rec->tainted = true;
     ok = check_type(c, sn, n, type);
     if (sn->enum_values && !check_enum(c, sn, n))
         ok = false;
@@ -927,6 +988,23 @@ static bool validate_keywords(struct vctx *c, const struct schema_node *sn, stru
 }
 
 static bool validate(struct vctx *c, const struct schema_node *sn, struct ynode *n)
+{
+    /* a scalar's check as its container's keyword asks for it, not the $refs and
+     * branches it takes on the way (the same scalar) */
+    bool ok, told = c->rec && n && n->kind == YNODE_SCALAR && c->scalar != n;
+    unsigned nesting = c->nesting;
+
+    if (told)
+        c->scalar = n;
+    ok = validate_node(c, sn, n);
+    if (told) {
+        c->scalar = NULL;
+        c->rec->checked(c->rec, sn, n, nesting, ok);
+    }
+    return ok;
+}
+
+static bool validate_node(struct vctx *c, const struct schema_node *sn, struct ynode *n)
 {
     bool ok;
 
@@ -1021,11 +1099,17 @@ size_t schema_validate(const struct schema_node *sn, struct ynode *instance, con
     return n;
 }
 
-bool schema_is_valid(const struct schema_node *sn, struct ynode *instance)
+bool schema_check_quietly(const struct schema_node *sn, struct ynode *instance, unsigned nesting,
+                          struct schema_recorder *rec)
 {
-    struct vctx c = {.errs = NULL};
+    struct vctx c = {.errs = NULL, .nesting = nesting, .rec = rec};
     bool ok = validate(&c, sn, instance);
 
     free(c.undecided.path);
     return ok && !c.undecided.at; /* a check not made is not a pass */
+}
+
+bool schema_is_valid(const struct schema_node *sn, struct ynode *instance)
+{
+    return schema_check_quietly(sn, instance, 0, NULL);
 }

@@ -240,6 +240,53 @@ done:
     return re;
 }
 
+/* The character of a class at src[*i] (before `end`), moved past: a printable ASCII
+ * character, or an escaped punctuation character, which ECMA-262 (22.2, IdentityEscape)
+ * and PCRE2 both read as itself; -1 for anything else (\d, a nested '[', non-ASCII). */
+static int class_char(const char *src, size_t *i, size_t end)
+{
+    unsigned char c = (unsigned char)src[(*i)++];
+
+    if (c < 0x20 || c >= 0x7F || c == '[' || c == ']')
+        return -1;
+    if (c != '\\')
+        return c;
+    if (*i == end || !strchr("-\\]^[./$*+?(){}|,:_#", src[*i]))
+        return -1;
+    return (unsigned char)src[(*i)++];
+}
+
+/* The class of `src` when it is `^[...]+$` of such characters and ranges of them: 256
+ * flags by byte; NULL for any other pattern (PCRE2 answers it) or out of memory. */
+static bool *simple_class(const char *src)
+{
+    size_t len = strlen(src), end, i = 2;
+    bool *in;
+
+    if (len < 6 || strncmp(src, "^[", 2) != 0 || src[2] == '^' || strcmp(src + len - 3, "]+$") != 0)
+        return NULL;
+    end = len - 3;
+    if (!(in = calloc(256, sizeof(*in))))
+        return NULL;
+    while (i < end) {
+        int lo = class_char(src, &i, end), hi;
+
+        if (lo >= 0 && i + 1 < end && src[i] == '-') { /* a range; a '-' last is itself */
+            i++;
+            hi = class_char(src, &i, end);
+        } else {
+            hi = lo;
+        }
+        if (lo < 0 || hi < lo) {
+            free(in);
+            return NULL;
+        }
+        for (int c = lo; c <= hi; c++)
+            in[c] = true;
+    }
+    return in;
+}
+
 static int prop_cmp(const void *pa, const void *pb)
 {
     const struct prop *a = pa, *b = pb;
@@ -266,8 +313,16 @@ static int compile_properties(struct schema *s, struct schema_node *sn, struct y
         sn->props[i].schema = schema_compile_node(s, ynode_value(v, i));
     }
     sn->n_props = i;
-    if (sn->n_props)        /* props is NULL for "properties": {} */
-        qsort(sn->props, sn->n_props, sizeof(*sn->props), prop_cmp);
+    if (!sn->n_props) /* props is NULL for "properties": {} */
+        return 0;
+    qsort(sn->props, sn->n_props, sizeof(*sn->props), prop_cmp);
+    if (!(sn->by_length = calloc(PROP_LENGTHS + 1, sizeof(*sn->by_length))))
+        return -1;
+    for (size_t len = 0, at = 0; len <= PROP_LENGTHS; len++) {
+        while (at < sn->n_props && sn->props[at].len < len)
+            at++;
+        sn->by_length[len] = (unsigned)at;
+    }
     return 0;
 }
 
@@ -415,8 +470,11 @@ static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, st
     if ((v = ynode_get(n, "pattern")) != NULL) {
         sn->pattern = compile_pattern(s, v);
         sn->pattern_src = schema_text_of(v);
-        if (sn->pattern)
+        if (sn->pattern) {
             sn->pattern_md = pcre2_match_data_create_from_pattern(sn->pattern, NULL);
+            sn->pattern_memo = calloc(PATTERN_MEMO, sizeof(*sn->pattern_memo));
+            sn->pattern_class = simple_class(sn->pattern_src ? sn->pattern_src : "");
+        }
     }
 }
 

@@ -4,7 +4,8 @@
  * load, free, the streaming queries), schema_uri.c resolves URI references,
  * schema_ref.c registers $ids and resolves $refs (and finds the $ref cycles that never
  * reach the instance), schema_compile.c compiles the keywords of a node, schema_check.c
- * validates an instance node. Nothing here is for the rest of fanout. */
+ * validates an instance node, schema_memo.c answers quiet checks of instances shaped
+ * like one that passed. Nothing here is for the rest of fanout. */
 #ifndef FANOUT_SCHEMA_INTERNAL_H
 #define FANOUT_SCHEMA_INTERNAL_H
 
@@ -46,6 +47,18 @@ struct dependency {
     struct schema_node *schema; /* or a schema */
 };
 
+/* A `pattern`'s answers for short values, kept across instances: a rendering's jobs
+ * repeat the same few shard numbers (BUILDKITE_PARALLEL_JOB "0", "1", ...) thousands of
+ * times, and a match costs some 500 instructions. A slot by the text's length and ends. */
+#define PROP_LENGTHS 32
+#define PATTERN_MEMO 8
+#define PATTERN_MEMO_TEXT 15
+struct pattern_memo {
+    unsigned char len; /* 0: empty slot (an empty text is matched, not remembered) */
+    char text[PATTERN_MEMO_TEXT];
+    int m;
+};
+
 struct schema_node {
     struct ynode *src;
     size_t index; /* in schema.all */
@@ -55,6 +68,12 @@ struct schema_node {
     struct ynode *enum_values, *const_value;
     struct prop *props; /* sorted by prop_order */
     size_t n_props;
+    /* Where the names of each length start in props: those of length L < PROP_LENGTHS
+     * are props[by_length[L] .. by_length[L + 1]), the longer ones from
+     * by_length[PROP_LENGTHS]; NULL without props. A lookup compares only the names of
+     * its length, and a key of a length no name has (most keys against most step types'
+     * properties) none. */
+    unsigned *by_length;
     struct pattern_prop *pprops;
     size_t n_pprops;
     struct schema_node *additional_props, *property_names;
@@ -75,6 +94,10 @@ struct schema_node {
     size_t n_deps;
     pcre2_code *pattern;
     pcre2_match_data *pattern_md; /* made once, reused by every match */
+    struct pattern_memo *pattern_memo; /* PATTERN_MEMO slots, with pattern_md */
+    /* A pattern `^[...]+$` of ASCII characters and ranges (Buildkite's key): its class,
+     * 256 flags by byte, which answer an ASCII text without PCRE2; else NULL. */
+    bool *pattern_class;
     char *pattern_src;
     bool needs_scalar_type; /* `type` or a number/string keyword is here */
 };
@@ -152,7 +175,19 @@ void schema_compile_error(struct schema *s, struct ynode *at, const char *fmt, .
 /* The JSON type of an instance node (a set of one T_*, T_NUMBER with T_INTEGER for a
  * whole number); its number in *num (when not NULL). */
 unsigned schema_type_of(struct ynode *n, double *num);
-/* The property `key` of a node's `properties`, by binary search; NULL when none. */
+/* Told of every check of a scalar a quiet check makes (schema_memo.c records them). */
+struct schema_recorder {
+    /* scalar `n` against `sn`, the check begun at recursion depth `nesting`: `ok` */
+    void (*checked)(struct schema_recorder *r, const struct schema_node *sn, struct ynode *n, unsigned nesting,
+                    bool ok);
+    bool tainted; /* a keyword compared a container's scalars (enum, const, uniqueItems) */
+};
+
+/* schema_is_valid, begun at recursion depth `nesting`, telling `rec` (or NULL). */
+bool schema_check_quietly(const struct schema_node *sn, struct ynode *instance, unsigned nesting,
+                          struct schema_recorder *rec);
+/* The property `key` of a node's `properties` (among the names of its length); NULL
+ * when none. */
 const struct prop *schema_find_prop(const struct schema_node *sn, const char *key, size_t len);
 /* 1: `s` matches, 0: it does not, else PCRE2's error (a limit, out of memory): not a
  * failed match. */

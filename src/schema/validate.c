@@ -33,6 +33,7 @@ struct validator {
     struct ynode_doc *whole;    /* assembling: the document so far */
     struct ynode *whole_steps;
     struct tmplvalidate *tmpl;  /* a template schema (GitHub's workflow schema) reads it all */
+    struct schema_memo *memo;   /* the quiet checks of the items, by their shapes */
 };
 
 static void report(void *user, const struct schema_error *e)
@@ -69,7 +70,8 @@ struct validator *validator_create(const struct schema *s, const struct stream_s
     v->streaming = simple && allowed && v->items && streamable;
     v->seen = strset_create();
     v->members = strset_create();
-    if (!v->seen || !v->members) {
+    v->memo = schema_memo_create();
+    if (!v->seen || !v->members || !v->memo) {
         validator_destroy(v);
         return NULL;
     }
@@ -84,6 +86,7 @@ void validator_destroy(struct validator *v)
     ynode_doc_destroy(v->whole);
     strset_destroy(v->seen);
     strset_destroy(v->members);
+    schema_memo_destroy(v->memo);
     free(v);
 }
 
@@ -170,7 +173,7 @@ static void stream_steps(struct validator *v, struct ynode *steps)
         size_t index = v->step_index++;
 
         /* Most steps are valid: the path is only written for one that is not. */
-        if (v->bare || schema_is_valid(v->step_schema, step))
+        if (v->bare || schema_memo_is_valid(v->memo, v->step_schema, step))
             continue;
         snprintf(path, sizeof(path), "/steps/%zu", index);
         schema_validate(v->step_schema, step, path, report, v);

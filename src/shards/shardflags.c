@@ -283,6 +283,7 @@ struct subject {
     const char *text;
     size_t len;
     bool utf_checked; /* a match ran with PCRE2's UTF-8 check and passed it */
+    bool ascii;       /* the text is ASCII (no UTF-8 for PCRE2 to check) */
 };
 
 /* Whether text[0..len) is ASCII, so valid UTF-8 that PCRE2 need not check (its check
@@ -333,7 +334,12 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
         p->jit = true;
     }
     if (!s->utf_checked)
-        s->utf_checked = is_ascii(text, len);
+        s->utf_checked = s->ascii = is_ascii(text, len);
+    /* No match starts before the literal's first place, where it begins (the built-in
+     * flags'), so the search can start there: PCRE2's lookbehind still sees the bytes
+     * before. Not in a text whose UTF-8 PCRE2 checks, which it checks from the start. */
+    if (literal && s->ascii)
+        at = first;
     while (n < MAX_USES && at <= len) {
         /* the subject's UTF-8 is checked by its first match only */
         int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, s->utf_checked ? PCRE2_NO_UTF_CHECK : 0,
@@ -405,11 +411,14 @@ static bool find_literals(const struct shardflags *f, const char *text, size_t l
  * ...'` is cut at the ;, which leaves pytest's command whole. */
 static size_t command_start(const char *text, size_t at)
 {
-    for (size_t i = at; i > 0; i--) {
-        char c = text[i - 1];
+    /* the bytes that may end a command, by table: this ran back over every flag's text */
+    static const bool ends[256] = {[';'] = true, ['&'] = true, ['|'] = true, ['('] = true, [')'] = true,
+                                   ['\n'] = true};
 
-        if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
-            (c == '\n' && !(i >= 2 && text[i - 2] == '\\')))
+    for (size_t i = at; i > 0; i--) {
+        unsigned char c = (unsigned char)text[i - 1];
+
+        if (ends[c] && (c != '\n' || !(i >= 2 && text[i - 2] == '\\')))
             return i;
     }
     return 0;
@@ -463,7 +472,7 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
                     void *user)
 {
     struct use counts[MAX_USES], indexes[MAX_USES];
-    struct subject s = {text, len, false};
+    struct subject s = {text, len, false, false};
     size_t first[MAX_RUNNERS][2];
 
     if (!find_literals(f, text, len, first) && !f->unliteral)

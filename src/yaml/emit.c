@@ -12,6 +12,8 @@
  * locks were a tenth of a render. */
 #define EMIT_BUFFER 65536
 #define MAX_ORDER 255 /* keys of an item_key_order that rank */
+#define STYLE_SLOTS 16
+#define STYLE_TEXT 32
 
 struct emitter {
     FILE *out;
@@ -29,8 +31,34 @@ struct emitter {
     bool failed;        /* a write failed */
     bool steps_open;
     bool had_steps;     /* this document has a steps section */
+    /* The styles of short strings, by their text: a rendering writes the same keys and
+     * values fanout made (BUILDKITE_PARALLEL_JOB: "0") for every job, and choosing a
+     * style reads the whole text. A slot by length and ends; len 0: empty. */
+    struct {
+        unsigned char len;
+        bool is_key;
+        enum yscalar_style style;
+        char text[STYLE_TEXT];
+    } styles[STYLE_SLOTS];
     char buf[EMIT_BUFFER]; /* last: emit_create zeroes what comes before it */
 };
+
+/* yscalar_style, remembered for short texts. */
+static enum yscalar_style style_of(struct emitter *e, const char *s, size_t len, bool is_key)
+{
+    unsigned slot;
+
+    if (len == 0 || len > STYLE_TEXT)
+        return yscalar_style(s, len, is_key);
+    slot = (unsigned)(len + (unsigned char)s[0] + 3u * (unsigned char)s[len - 1] + is_key) % STYLE_SLOTS;
+    if (e->styles[slot].len != len || e->styles[slot].is_key != is_key || memcmp(e->styles[slot].text, s, len) != 0) {
+        e->styles[slot].len = (unsigned char)len;
+        e->styles[slot].is_key = is_key;
+        e->styles[slot].style = yscalar_style(s, len, is_key);
+        memcpy(e->styles[slot].text, s, len);
+    }
+    return e->styles[slot].style;
+}
 
 const struct emit_layout emit_plain_layout = {"steps", false, NULL, NULL};
 
@@ -250,7 +278,7 @@ static void yaml_key(struct emitter *e, const struct ynode *k)
     /* A plain input key keeps its text, and so its type; others are strings. (A verbatim
      * scalar is on one line: no search for a line break.) */
     if ((!ynode_is_string(k) && len && (k->verbatim || !memchr(s, '\n', len))) ||
-        yscalar_style(s, len, true) == YS_PLAIN)
+        style_of(e, s, len, true) == YS_PLAIN)
         putn(e, s, len);
     else
         put_double_quoted(e, s, len, false);
@@ -271,7 +299,7 @@ static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
         return;
     }
     putch(e, ' ');
-    switch (yscalar_style(s, len, false)) {
+    switch (style_of(e, s, len, false)) {
     case YS_LITERAL:
         put_literal(e, s, len, col);
         return;

@@ -406,6 +406,83 @@ START_TEST(uri_resolution)
 }
 END_TEST
 
+/* The memo of shapes answers as a full check does, instance after instance: a
+ * differing scalar that fails, or changes its type by its quotes; one that makes a
+ * second oneOf branch pass too; a value compared whole (enum of objects, uniqueItems);
+ * a shape that differs. Each instance's answer is checked against schema_is_valid. */
+static void memo_agrees(const char *schema, const char *const *instances, const bool *want)
+{
+    struct schema *s = compile_text(schema);
+    struct schema_memo *m = schema_memo_create();
+
+    ck_assert_ptr_nonnull(m);
+    for (size_t i = 0; instances[i]; i++) {
+        struct ynode_doc *doc = doc_from(instances[i]);
+        bool full = schema_is_valid(schema_root(s), ynode_doc_root(doc));
+
+        ck_assert_msg(full == want[i], "%s: schema_is_valid says %d", instances[i], full);
+        ck_assert_msg(schema_memo_is_valid(m, schema_root(s), ynode_doc_root(doc)) == full, "%s: memo says %d",
+                      instances[i], !full);
+        ynode_doc_destroy(doc);
+    }
+    schema_memo_destroy(m);
+    schema_free(s);
+}
+
+START_TEST(memo_of_shapes)
+{
+    static const char *const fields[] = {"{k: abc, n: 1}", "{k: def, n: 2}", "{k: AB, n: 3}", "{k: abc, n: x}",
+                                         "{k: abc, n: '1'}", "{k: abc, n: 1, o: 2}", "{k: [abc], n: 1}",
+                                         "{k: ghi, n: 4}", NULL};
+    static const bool fields_ok[] = {true, true, false, false, false, true, true, true};
+    static const char *const one_of[] = {"{a: 1}", "{a: 2}", "{a: y}", "{a: xa}", "{a: 3}", NULL};
+    static const bool one_of_ok[] = {true, true, true, false, true};
+    static const char *const whole[] = {"{e: {a: 1}, u: [1, 2]}", "{e: {a: 2}, u: [1, 2]}",
+                                        "{e: {a: 1}, u: [1, 1]}", "{e: {a: 1}, u: [3, 2]}", NULL};
+    static const bool whole_ok[] = {true, false, false, true};
+    static const char *const typed[] = {"{l: 'a', m: 'xy'}", "{l: 'bb', m: 'zz'}", "{l: 'c', m: 'xyz'}",
+                                        "{l: 3, m: 'xy'}", "{l: ~, m: 'xy'}", "{l: 'd', m: 'ab'}", NULL};
+    static const bool typed_ok[] = {true, true, false, false, true, true};
+
+    memo_agrees("{\"properties\": {\"k\": {\"pattern\": \"^[a-z]+$\"}, \"n\": {\"type\": \"integer\"}}}",
+                fields, fields_ok);
+    memo_agrees("{\"oneOf\": [{\"properties\": {\"a\": {\"type\": \"string\"}}},"
+                " {\"properties\": {\"a\": {\"pattern\": \"^x\"}}}]}",
+                one_of, one_of_ok);
+    memo_agrees("{\"properties\": {\"e\": {\"enum\": [{\"a\": 1}]}, \"u\": {\"uniqueItems\": true}}}", whole,
+                whole_ok);
+    /* a string against type-only checks answers alike whatever its text; not a plain one */
+    memo_agrees("{\"properties\": {\"l\": {\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]},"
+                " \"m\": {\"type\": \"string\", \"maxLength\": 2}}}",
+                typed, typed_ok);
+}
+END_TEST
+
+/* A pattern `^[...]+$` is answered by its class without PCRE2 for an ASCII text: as
+ * PCRE2 answers `^(?:[...])+$` (which it runs), ranges, a '-' after a range or last, and
+ * escapes as ECMA-262 reads them; a text with a line break or non-ASCII as well. */
+START_TEST(simple_class_patterns)
+{
+    static const char *const classes[] = {"a-c-z", "--/", "a-", "\\\\-a", "a-zA-Z0-9_\\\\-:${}.,", NULL};
+    static const char *const texts[] = {"b", "-", "z", "d", ".", "/", "a", "test-0:1", "a b", "\"\\u00e9\"",
+                                        "\"a\\n\"", "\"${}.,\"", "A_9", NULL};
+
+    for (size_t i = 0; classes[i]; i++) {
+        char fast[160], slow[160];
+
+        snprintf(fast, sizeof(fast), "{\"pattern\": \"^[%s]+$\"}", classes[i]);
+        snprintf(slow, sizeof(slow), "{\"pattern\": \"^(?:[%s])+$\"}", classes[i]);
+        for (size_t t = 0; texts[t]; t++) {
+            struct collected f = check(fast, texts[t]), w = check(slow, texts[t]);
+
+            ck_assert_msg(f.n == w.n, "[%s] %s: %zu errors, PCRE2 %zu", classes[i], texts[t], f.n, w.n);
+        }
+    }
+    ck_assert_uint_eq(check("{\"pattern\": \"^[a-c-z]+$\"}", "d").n, 1);
+    ck_assert_uint_eq(check("{\"pattern\": \"^[a-c-z]+$\"}", "-z").n, 0);
+}
+END_TEST
+
 Suite *schema_suite(void)
 {
     Suite *s = suite_create("schema");
@@ -423,6 +500,8 @@ Suite *schema_suite(void)
     tcase_add_test(tc, recursion_through_properties);
     tcase_add_test(tc, streaming_helpers);
     tcase_add_test(tc, uri_resolution);
+    tcase_add_test(tc, memo_of_shapes);
+    tcase_add_test(tc, simple_class_patterns);
     suite_add_tcase(s, tc);
     return s;
 }

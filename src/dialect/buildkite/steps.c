@@ -40,7 +40,7 @@ static const struct key group_keys[] = {
 static bool in_list(const struct key *list, const char *key, size_t len)
 {
     for (; list->name; list++) {
-        if (list->len == len && memcmp(list->name, key, len) == 0)
+        if (list->len == len && list->name[0] == key[0] && memcmp(list->name, key, len) == 0)
             return true;
     }
     return false;
