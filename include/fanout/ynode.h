@@ -24,6 +24,8 @@
 
 enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 
+enum { YNODE_PROVEN = 1, YNODE_SETTLED = 2 };
+
 /* How a scalar was written. MADE: a string fanout generated. */
 enum ynode_style {
     YNODE_PLAIN,
@@ -47,9 +49,9 @@ struct ynode {
     /* Scalars: the text is the input's bytes from `pos` on, on one line (no escape, no
      * folding), so a byte offset in it is a column offset (ynode_text_pos). */
     uint8_t verbatim;
-    /* Set by a check that found the node valid (tmplschema's proofs), kept by copies,
-     * cleared by every change below: what a rendering did not change need not be
-     * checked again. */
+    /* YNODE_PROVEN: set by a check that found the node valid (tmplschema's proofs), kept
+     * by copies, cleared by every change below: what a rendering did not change need not
+     * be checked again. YNODE_SETTLED: ynode_proven_settle has been through it. */
     uint8_t proven;
     struct ypos pos;
     union {
@@ -223,8 +225,9 @@ typedef struct ynode *(*ynode_scalar_fn)(void *user, struct ynode_doc *doc, stru
 struct ynode *ynode_rewrite_scalars(struct ynode_doc *doc, struct ynode *n, ynode_scalar_fn fn, void *user);
 
 /* Whether the tree under `n` is as a check found it (ynode.proven): a container that
- * holds a changed node loses its mark here, so that one pass before a second check
- * leaves marked only the trees that check may skip. */
+ * holds a changed node loses its mark here, and every node of the tree is marked
+ * settled, so that a second check settles each tree it meets once, and skips the trees
+ * still marked proven. */
 bool ynode_proven_settle(struct ynode *n);
 
 /* ---- changing ---- (0, or -1 when the arena is out of memory; each clears the changed

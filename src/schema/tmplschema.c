@@ -884,9 +884,13 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
         read_tree(r, n, t);
         /* the input's own tree, which the reader of the item owns: marked, not changed */
         if (r->errors == errors)
-            tmpl_proofs_add(r->proofs, (struct ynode *)n, t);
-    } else if (!n->proven || !tmpl_proofs_has(r->proofs, n, t)) {
-        read_tree(r, n, t);
+            tmpl_proofs_add(r->proofs, (struct ynode *)n, t); /* marks it */
+    } else {
+        /* a tree settled once, when first met (ynode_proven_settle) */
+        if (n->proven == YNODE_PROVEN)
+            ynode_proven_settle((struct ynode *)n);
+        if (!(n->proven & YNODE_PROVEN) || !tmpl_proofs_has(r->proofs, n, t))
+            read_tree(r, n, t);
     }
 }
 

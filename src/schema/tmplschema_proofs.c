@@ -135,5 +135,5 @@ void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t)
     if (!room(p))
         return;
     put(p, &k);
-    n->proven = 1;
+    n->proven = YNODE_PROVEN;
 }

@@ -162,8 +162,6 @@ void tmplvalidate_item(struct tmplvalidate *v, const struct stream_item *item)
     /* the proofs are of one item, whose rendering is checked before the next is read */
     if (v->proofs && !v->use_proofs)
         tmpl_proofs_clear(v->proofs);
-    else if (v->proofs && pair)
-        ynode_proven_settle(pair);
     switch (item->kind) {
     case STREAM_DOC_START:
         tmpl_mapping_end(v->top);

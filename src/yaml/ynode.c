@@ -527,7 +527,7 @@ struct ynode *ynode_rewrite_scalars(struct ynode_doc *doc, struct ynode *n, ynod
 
 bool ynode_proven_settle(struct ynode *n)
 {
-    bool whole = n->proven;
+    bool whole = n->proven & YNODE_PROVEN;
 
     /* every child settled, even past a changed one: each is asked on its own later */
     for (size_t i = 0; i < ynode_len(n); i++) {
@@ -536,7 +536,7 @@ bool ynode_proven_settle(struct ynode *n)
         if (c && !ynode_proven_settle(c))
             whole = false;
     }
-    n->proven = whole;
+    n->proven = (uint8_t)(YNODE_SETTLED | (whole ? YNODE_PROVEN : 0));
     return whole;
 }
 
@@ -619,7 +619,7 @@ struct ynode *ynode_new_string_of(struct ynode_doc *doc, const struct ynode *n)
         return NULL;
     s->style = YNODE_MADE;
     s->u.scalar = n->u.scalar;
-    s->proven = n->proven;
+    s->proven = n->proven & YNODE_PROVEN;
     return s;
 }
 
@@ -640,7 +640,7 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
             return NULL;
         }
         n->verbatim = src->verbatim;
-        n->proven = src->proven;
+        n->proven = src->proven & YNODE_PROVEN;
         return n;
     case YNODE_SEQ:
         if (!(n = ynode_new_seq(doc, src->pos)))
@@ -651,7 +651,7 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
             if (!c || ynode_append(doc, n, c) != 0)
                 return NULL;
         }
-        n->proven = src->proven; /* a copy holds what src holds */
+        n->proven = src->proven & YNODE_PROVEN; /* a copy holds what src holds */
         return n;
     default:
         if (!(n = ynode_new_map(doc, src->pos)))
@@ -664,7 +664,7 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
             if (!k || (p->value && !v) || ynode_append_pair(doc, n, k, v) != 0)
                 return NULL;
         }
-        n->proven = src->proven;
+        n->proven = src->proven & YNODE_PROVEN;
         return n;
     }
 }
