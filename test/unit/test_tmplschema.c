@@ -376,6 +376,33 @@ START_TEST(keys_without_regard_to_case)
 }
 END_TEST
 
+/* A streamed mapping's copies of its keys, many and long, in chunks of the set. */
+START_TEST(keyset_copies)
+{
+    struct keyset k = {.copies = true};
+    const struct keyslot *seen = NULL;
+    char name[6000];
+    bool oom = false;
+
+    for (unsigned i = 0; i < 3000; i++) {
+        snprintf(name, sizeof(name), "job-%u", i);
+        ck_assert(tmpl_keyset_add(&k, name, strlen(name), i + 1, &seen, &oom));
+    }
+    memset(name, 'a', 5000);
+    name[5000] = '\0';
+    ck_assert(tmpl_keyset_add(&k, name, 5000, 9999, &seen, &oom));
+    ck_assert(tmpl_keyset_add(&k, "after", 5, 10000, &seen, &oom));
+    name[0] = 'A';
+    ck_assert(!tmpl_keyset_add(&k, name, 5000, 10001, &seen, &oom) && !oom);
+    ck_assert(seen->len == 5000 && seen->text[0] == 'a' && seen->text[4999] == 'a' && !seen->text[5000]);
+    ck_assert(!tmpl_keyset_add(&k, "JOB-2999", 8, 10002, &seen, &oom));
+    ck_assert(seen->line == 3000 && !strcmp(seen->text, "job-2999"));
+    ck_assert(tmpl_keyset_has(&k, "AFTER", 5) && tmpl_keyset_has(&k, "job-0", 5));
+    tmpl_keyset_free(&k);
+    ck_assert(!tmpl_keyset_has(&k, "job-0", 5));
+}
+END_TEST
+
 /* The jobs of `doc` (a mapping of one job) read as a workflow's `jobs`, with proofs
  * recorded (`use` false) or used. */
 static struct collected check_jobs(const struct tmplschema *s, struct ynode *jobs, struct tmpl_proofs *p, bool use)
@@ -453,6 +480,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, streaming);
     tcase_add_test(tc, keys_without_regard_to_case);
     tcase_add_test(tc, proofs);
+    tcase_add_test(tc, keyset_copies);
     suite_add_tcase(s, tc);
     return s;
 }
