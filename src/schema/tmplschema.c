@@ -647,8 +647,6 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
     m->keys.slots = NULL;
     m->keys.n = m->keys.cap = 0;
     m->keys.copies = false;
-    m->keys.chunk = m->keys.chunk_free = NULL;
-    m->keys.chunk_left = 0;
     m->n_defs = tmpl_defs_of_kind(t.def, D_MAPPING, m->defs, MAX_BRANCHES);
     if (!m->n_defs) {
         m->loose = NULL;

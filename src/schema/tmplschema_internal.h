@@ -122,10 +122,6 @@ struct keyset {
     } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
     size_t n, cap; /* cap: a power of two, or 0 */
     bool copies;
-    /* the copies, in chunks (each begins with the address of the one before), not a
-     * malloc a key: a rendering's `jobs` copies every job id it renders */
-    char *chunk, *chunk_free; /* the newest chunk, its first free byte */
-    size_t chunk_left;
 };
 
 /* Empties `k` (freeing its copies); it can be used again. */

@@ -17,15 +17,8 @@ static bool is_list(const struct keyset *k)
 
 void tmpl_keyset_free(struct keyset *k)
 {
-    while (k->chunk) {
-        char *before;
-
-        memcpy(&before, k->chunk, sizeof(before));
-        free(k->chunk);
-        k->chunk = before;
-    }
-    k->chunk_free = NULL;
-    k->chunk_left = 0;
+    for (size_t i = 0; k->copies && i < (is_list(k) ? k->n : k->cap); i++)
+        free((char *)k->slots[i].text);
     if (!is_list(k))
         free(k->slots);
     k->slots = NULL;
@@ -177,30 +170,6 @@ static bool keyset_room(struct keyset *k)
     return true;
 }
 
-/* A copy of text[0..len), NUL-terminated, from the set's chunks; NULL when out of memory. */
-static char *copy_text(struct keyset *k, const char *text, size_t len)
-{
-    char *copy;
-
-    if (k->chunk_left < len + 1) {
-        size_t size = sizeof(char *) + (len + 1 > 4096 ? len + 1 : 4096);
-        char *chunk = malloc(size);
-
-        if (!chunk)
-            return NULL;
-        memcpy(chunk, &k->chunk, sizeof(char *));
-        k->chunk = chunk;
-        k->chunk_free = chunk + sizeof(char *);
-        k->chunk_left = size - sizeof(char *);
-    }
-    copy = k->chunk_free;
-    k->chunk_free += len + 1;
-    k->chunk_left -= len + 1;
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    return copy;
-}
-
 bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, const struct keyslot **seen,
                      bool *oom)
 {
@@ -221,12 +190,15 @@ bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned li
         return false;
     was_list = is_list(k);
     if (!keyset_room(k) || (was_list && !is_list(k) && !key_hash(text, len, &key.h1, &key.h2)) ||
-        (k->copies && !(copy = copy_text(k, text, len)))) {
+        (k->copies && !(copy = malloc(len + 1)))) {
         *oom = true;
         return false;
     }
-    if (copy)
+    if (copy) {
+        memcpy(copy, text, len);
+        copy[len] = '\0';
         key.text = copy;
+    }
     key.line = line;
     if (is_list(k))
         k->slots[k->n] = key;

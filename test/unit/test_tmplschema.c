@@ -376,7 +376,8 @@ START_TEST(keys_without_regard_to_case)
 }
 END_TEST
 
-/* A streamed mapping's copies of its keys, many and long, in chunks of the set. */
+/* A streamed mapping's copies of its keys, many (a table past three quarters full grows)
+ * and long. */
 START_TEST(keyset_copies)
 {
     struct keyset k = {.copies = true};
