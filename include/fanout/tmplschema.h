@@ -117,4 +117,22 @@ size_t tmpl_mapping_end(struct tmpl_mapping *m);
 /* Frees `m` without those checks. */
 void tmpl_mapping_drop(struct tmpl_mapping *m);
 
+/* ---- proofs ----
+ * What the check of an input item proved, for the check of the item's rendering (a
+ * workflow's jobs after expansion, render's pass 1): a value the first check read under
+ * a type without a problem in its tree is not read again under that type while its tree
+ * is as it was (ynode.proven: changes clear it, copies keep it). Reading a value reports
+ * problems only, and what it reports follows from the value's tree and its type alone
+ * (its definition and contexts; the path is only words of a message), so the second
+ * check reports what it would have read; only what expansion changed or made is read
+ * (a substituted scalar, the mappings and lists holding it, a job's new name, a called
+ * workflow's inlined jobs). The proofs are of one item: cleared before the next. */
+struct tmpl_proofs;
+struct tmpl_proofs *tmpl_proofs_create(void);
+void tmpl_proofs_free(struct tmpl_proofs *p);
+void tmpl_proofs_clear(struct tmpl_proofs *p);
+/* The values `m` reads are recorded in `p` when found valid (`use` false, the input's
+ * check, which marks them proven), or skipped when `p` proves them (`use` true). */
+void tmpl_mapping_prove(struct tmpl_mapping *m, struct tmpl_proofs *p, bool use);
+
 #endif

@@ -26,5 +26,9 @@ struct tmplvalidate *tmplvalidate_create(const struct tmplschema *s, const char 
 void tmplvalidate_destroy(struct tmplvalidate *v);
 void tmplvalidate_item(struct tmplvalidate *v, const struct stream_item *item);
 unsigned tmplvalidate_errors(const struct tmplvalidate *v);
+/* `rendering` checks the rendering of each item `input` has just checked, and skips
+ * what `input` proved (tmplschema.h, proofs); `input` is destroyed after `rendering`.
+ * -1 when out of memory (then each reads all). */
+int tmplvalidate_prove(struct tmplvalidate *input, struct tmplvalidate *rendering);
 
 #endif

@@ -24,6 +24,10 @@ void validator_destroy(struct validator *v);
 void validator_item(struct validator *v, const struct stream_item *item);
 
 unsigned validator_errors(const struct validator *v);
+/* `rendering` checks the rendering of each item `input` has just been fed, skipping what
+ * `input` proved of it, when both read a template schema (tmplvalidate_prove); a no-op
+ * for JSON Schema. `input` must be destroyed after `rendering`. */
+void validator_prove(struct validator *input, struct validator *rendering);
 
 /* A bundled JSON Schema (schemas/<name>.json: "buildkite-rendered", "testarea",
  * "github-workflow", "json-schema-draft-07"), compiled once per process and kept. NULL

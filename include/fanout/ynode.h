@@ -24,6 +24,8 @@
 
 enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 
+enum { YNODE_PROVEN = 1, YNODE_SETTLED = 2 };
+
 /* How a scalar was written. MADE: a string fanout generated. */
 enum ynode_style {
     YNODE_PLAIN,
@@ -47,6 +49,10 @@ struct ynode {
     /* Scalars: the text is the input's bytes from `pos` on, on one line (no escape, no
      * folding), so a byte offset in it is a column offset (ynode_text_pos). */
     uint8_t verbatim;
+    /* YNODE_PROVEN: set by a check that found the node valid (tmplschema's proofs), kept
+     * by copies, cleared by every change below: what a rendering did not change need not
+     * be checked again. YNODE_SETTLED: ynode_proven_settle has been through it. */
+    uint8_t proven;
     struct ypos pos;
     union {
         struct {
@@ -193,6 +199,11 @@ struct ynode *ynode_new_string(struct ynode_doc *doc, const char *s, size_t len,
 /* A plain scalar, typed by YAML's rules (`true`, `180`). */
 struct ynode *ynode_new_plain(struct ynode_doc *doc, const char *text, struct ypos pos);
 
+/* A string made by fanout whose text is scalar `n`'s own (shared: texts never change):
+ * what a substitution that left the text as it was makes. It keeps `n`'s proven mark:
+ * `n`, a plain scalar only when it holds `${{` (of which substitution makes strings), is
+ * typed a string too, so a check reads the two alike. */
+struct ynode *ynode_new_string_of(struct ynode_doc *doc, const struct ynode *n);
 /* Deep copy of `src` (from any document) into `doc`, positions and styles kept. */
 struct ynode *ynode_copy(struct ynode_doc *doc, const struct ynode *src);
 /* A copy of `src`, a node of `doc` itself (or of something that outlives it), whose
@@ -213,7 +224,14 @@ typedef struct ynode *(*ynode_scalar_fn)(void *user, struct ynode_doc *doc, stru
  * out of memory. */
 struct ynode *ynode_rewrite_scalars(struct ynode_doc *doc, struct ynode *n, ynode_scalar_fn fn, void *user);
 
-/* ---- changing ---- (0, or -1 when the arena is out of memory) */
+/* Whether the tree under `n` is as a check found it (ynode.proven): a container that
+ * holds a changed node loses its mark here, and every node of the tree is marked
+ * settled, so that a second check settles each tree it meets once, and skips the trees
+ * still marked proven. */
+bool ynode_proven_settle(struct ynode *n);
+
+/* ---- changing ---- (0, or -1 when the arena is out of memory; each clears the changed
+ * container's proven mark) */
 
 int ynode_append(struct ynode_doc *doc, struct ynode *seq, struct ynode *item);
 
@@ -225,6 +243,13 @@ void ynode_remove_at(struct ynode *n, size_t at);
 
 /* Replaces item `i` of a sequence. */
 void ynode_set_item(struct ynode *seq, size_t i, struct ynode *item);
+/* Replaces the value of pair `i` of a mapping. */
+void ynode_set_value(struct ynode *map, size_t i, struct ynode *value);
+/* Replaces child `i` (an item, or a pair's value) with ynode_new_string_of it: the
+ * container keeps its proven mark. */
+void ynode_replace_equal(struct ynode *n, size_t i, struct ynode *value);
+/* `dst` takes the pairs (or items) of `src`, a container of the same kind. */
+void ynode_take_children(struct ynode *dst, const struct ynode *src);
 
 /* Appends a pair (no check for an existing key). */
 int ynode_append_pair(struct ynode_doc *doc, struct ynode *map, struct ynode *key,

@@ -47,6 +47,8 @@ struct reader {
     const char *base; /* the path the reader starts at */
     struct path_part parts[PATH_MAX_BYTES];
     size_t depth;
+    struct tmpl_proofs *proofs; /* NULL, or recorded (use_proofs false) or used */
+    bool use_proofs;
 };
 
 /* Appends "/key" (JSON-pointer escaped) to path[0..o), as far as it fits; the length. */
@@ -870,7 +872,29 @@ static size_t mapping_end(struct tmpl_mapping *m)
     return r->errors - m->errors_at_begin;
 }
 
+static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type t);
+
 static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type t)
+{
+    size_t errors = r->errors;
+
+    if (!r->proofs) {
+        read_tree(r, n, t);
+    } else if (!r->use_proofs) {
+        read_tree(r, n, t);
+        /* the input's own tree, which the reader of the item owns: marked, not changed */
+        if (r->errors == errors)
+            tmpl_proofs_add(r->proofs, (struct ynode *)n, t); /* marks it */
+    } else {
+        /* a tree settled once, when first met (ynode_proven_settle) */
+        if (n->proven == YNODE_PROVEN)
+            ynode_proven_settle((struct ynode *)n);
+        if (!(n->proven & YNODE_PROVEN) || !tmpl_proofs_has(r->proofs, n, t))
+            read_tree(r, n, t);
+    }
+}
+
+static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type t)
 {
     char exp[700];
 
@@ -913,6 +937,8 @@ static void reader_init(struct reader *r, const struct tmplschema *s, const char
     r->user = user;
     r->base = path;
     r->depth = 0;
+    r->proofs = NULL;
+    r->use_proofs = false;
 }
 
 size_t tmpl_validate(const struct tmplschema *s, struct tmpl_type t, const struct ynode *n, const char *path,
@@ -959,6 +985,12 @@ size_t tmpl_mapping_end(struct tmpl_mapping *m)
     n = mapping_end(m);
     free(m);
     return n;
+}
+
+void tmpl_mapping_prove(struct tmpl_mapping *m, struct tmpl_proofs *p, bool use)
+{
+    m->r->proofs = p;
+    m->r->use_proofs = use;
 }
 
 void tmpl_mapping_drop(struct tmpl_mapping *m)

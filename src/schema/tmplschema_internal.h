@@ -133,4 +133,9 @@ bool tmpl_keyset_has(const struct keyset *k, const char *text, size_t len);
 bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, const struct keyslot **seen,
                 bool *oom);
 
+/* tmplschema_proofs.c: whether `n` was proven valid under `t` in this item; records
+ * that it was (and marks it proven). */
+bool tmpl_proofs_has(const struct tmpl_proofs *p, const struct ynode *n, struct tmpl_type t);
+void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t);
+
 #endif

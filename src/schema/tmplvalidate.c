@@ -17,6 +17,10 @@ struct tmplvalidate {
     struct tmpl_mapping *top, *items;
     struct ynode top_at, items_at;
     char items_path[256];
+    /* tmplvalidate_prove: the input's check records (and owns) them, the rendering's
+     * uses them */
+    struct tmpl_proofs *proofs;
+    bool use_proofs;
 };
 
 /* Each bundled template schema and the definition a document is read as (GitHub's
@@ -78,7 +82,29 @@ void tmplvalidate_destroy(struct tmplvalidate *v)
     /* a document the stream did not finish (its error is reported): nothing to add */
     tmpl_mapping_drop(v->items);
     tmpl_mapping_drop(v->top);
+    if (!v->use_proofs)
+        tmpl_proofs_free(v->proofs);
     free(v);
+}
+
+int tmplvalidate_prove(struct tmplvalidate *input, struct tmplvalidate *rendering)
+{
+    if (!(input->proofs = tmpl_proofs_create()))
+        return -1;
+    rendering->proofs = input->proofs;
+    rendering->use_proofs = true;
+    return 0;
+}
+
+/* A mapping begun, reading with the proofs. */
+static struct tmpl_mapping *begin(struct tmplvalidate *v, struct tmpl_type t, const struct ynode *at,
+                                  const char *path)
+{
+    struct tmpl_mapping *m = tmpl_mapping_begin(v->schema, t, at, path, report, v);
+
+    if (m && v->proofs)
+        tmpl_mapping_prove(m, v->proofs, v->use_proofs);
+    return m;
 }
 
 unsigned tmplvalidate_errors(const struct tmplvalidate *v)
@@ -124,7 +150,7 @@ static void items_start(struct tmplvalidate *v, const struct stream_item *item)
         return;
     v->items_path[0] = '/';
     snprintf(v->items_path + 1, sizeof(v->items_path) - 1, "%s", name);
-    v->items = tmpl_mapping_begin(v->schema, t, &v->items_at, v->items_path, report, v);
+    v->items = begin(v, t, &v->items_at, v->items_path);
     if (!v->items)
         out_of_memory(v, item->pos);
 }
@@ -133,11 +159,14 @@ void tmplvalidate_item(struct tmplvalidate *v, const struct stream_item *item)
 {
     struct ynode *pair = item->doc ? ynode_doc_root(item->doc) : NULL;
 
+    /* the proofs are of one item, whose rendering is checked before the next is read */
+    if (v->proofs && !v->use_proofs)
+        tmpl_proofs_clear(v->proofs);
     switch (item->kind) {
     case STREAM_DOC_START:
         tmpl_mapping_end(v->top);
         stand_in(&v->top_at, item->pos);
-        v->top = tmpl_mapping_begin(v->schema, v->root, &v->top_at, "", report, v);
+        v->top = begin(v, v->root, &v->top_at, "");
         if (!v->top)
             out_of_memory(v, item->pos);
         break;

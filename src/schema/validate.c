@@ -286,6 +286,12 @@ static int assemble(struct validator *v, const struct stream_item *item)
     return 0;
 }
 
+void validator_prove(struct validator *input, struct validator *rendering)
+{
+    if (input->tmpl && rendering->tmpl)
+        tmplvalidate_prove(input->tmpl, rendering->tmpl); /* out of memory: each reads all */
+}
+
 void validator_item(struct validator *v, const struct stream_item *item)
 {
     if (v->tmpl) {

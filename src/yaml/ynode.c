@@ -518,11 +518,26 @@ struct ynode *ynode_rewrite_scalars(struct ynode_doc *doc, struct ynode *n, ynod
         if (!copy && !(copy = ynode_copy_shallow(doc, n)))
             return NULL;
         if (ynode_is_seq(n))
-            copy->u.seq.items[i] = done;
+            ynode_set_item(copy, i, done);
         else
-            copy->u.map.pairs[i].value = done;
+            ynode_set_value(copy, i, done);
     }
     return copy ? copy : n;
+}
+
+bool ynode_proven_settle(struct ynode *n)
+{
+    bool whole = n->proven & YNODE_PROVEN;
+
+    /* every child settled, even past a changed one: each is asked on its own later */
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        struct ynode *c = ynode_is_seq(n) ? n->u.seq.items[i] : n->u.map.pairs[i].value;
+
+        if (c && !ynode_proven_settle(c))
+            whole = false;
+    }
+    n->proven = (uint8_t)(YNODE_SETTLED | (whole ? YNODE_PROVEN : 0));
+    return whole;
 }
 
 size_t ynode_tree_size(const struct ynode *n)
@@ -596,6 +611,18 @@ struct ynode *ynode_new_plain(struct ynode_doc *doc, const char *text, struct yp
     return ynode_new_scalar(doc, text, strlen(text), YNODE_PLAIN, pos);
 }
 
+struct ynode *ynode_new_string_of(struct ynode_doc *doc, const struct ynode *n)
+{
+    struct ynode *s = new_node(doc, YNODE_SCALAR, n->pos);
+
+    if (!s)
+        return NULL;
+    s->style = YNODE_MADE;
+    s->u.scalar = n->u.scalar;
+    s->proven = n->proven & YNODE_PROVEN;
+    return s;
+}
+
 /* With `share`, scalars keep src's text (which lives as long as doc). */
 static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool share)
 {
@@ -613,6 +640,7 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
             return NULL;
         }
         n->verbatim = src->verbatim;
+        n->proven = src->proven & YNODE_PROVEN;
         return n;
     case YNODE_SEQ:
         if (!(n = ynode_new_seq(doc, src->pos)))
@@ -623,6 +651,7 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
             if (!c || ynode_append(doc, n, c) != 0)
                 return NULL;
         }
+        n->proven = src->proven & YNODE_PROVEN; /* a copy holds what src holds */
         return n;
     default:
         if (!(n = ynode_new_map(doc, src->pos)))
@@ -635,6 +664,7 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
             if (!k || (p->value && !v) || ynode_append_pair(doc, n, k, v) != 0)
                 return NULL;
         }
+        n->proven = src->proven & YNODE_PROVEN;
         return n;
     }
 }
@@ -711,6 +741,7 @@ int ynode_insert(struct ynode_doc *doc, struct ynode *seq, size_t at, struct yno
             (seq->u.seq.n - at) * sizeof(*seq->u.seq.items));
     seq->u.seq.items[at] = item;
     seq->u.seq.n++;
+    seq->proven = 0;
     return 0;
 }
 
@@ -721,6 +752,7 @@ int ynode_append(struct ynode_doc *doc, struct ynode *seq, struct ynode *item)
 
 void ynode_remove_at(struct ynode *n, size_t at)
 {
+    n->proven = 0;
     if (ynode_is_seq(n)) {
         memmove(&n->u.seq.items[at], &n->u.seq.items[at + 1],
                 (n->u.seq.n - at - 1) * sizeof(*n->u.seq.items));
@@ -735,6 +767,27 @@ void ynode_remove_at(struct ynode *n, size_t at)
 void ynode_set_item(struct ynode *seq, size_t i, struct ynode *item)
 {
     seq->u.seq.items[i] = item;
+    seq->proven = 0;
+}
+
+void ynode_set_value(struct ynode *map, size_t i, struct ynode *value)
+{
+    map->u.map.pairs[i].value = value;
+    map->proven = 0;
+}
+
+void ynode_replace_equal(struct ynode *n, size_t i, struct ynode *value)
+{
+    if (ynode_is_seq(n))
+        n->u.seq.items[i] = value;
+    else
+        n->u.map.pairs[i].value = value;
+}
+
+void ynode_take_children(struct ynode *dst, const struct ynode *src)
+{
+    dst->u = src->u;
+    dst->proven = 0;
 }
 
 int ynode_append_pair(struct ynode_doc *doc, struct ynode *map, struct ynode *key,
@@ -746,6 +799,7 @@ int ynode_append_pair(struct ynode_doc *doc, struct ynode *map, struct ynode *ke
     map->u.map.pairs[map->u.map.n].key = key;
     map->u.map.pairs[map->u.map.n].value = value;
     map->u.map.n++;
+    map->proven = 0;
     return 0;
 }
 
@@ -757,7 +811,7 @@ int ynode_set(struct ynode_doc *doc, struct ynode *map, const char *key, struct 
     if (!value)
         return -1;
     if (i >= 0) {
-        map->u.map.pairs[i].value = value;
+        ynode_set_value(map, (size_t)i, value);
         return 0;
     }
     return ynode_append_pair(doc, map, ynode_new_string(doc, key, len, value->pos), value);

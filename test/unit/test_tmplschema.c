@@ -376,6 +376,98 @@ START_TEST(keys_without_regard_to_case)
 }
 END_TEST
 
+/* A streamed mapping's copies of its keys, many (a table past three quarters full grows)
+ * and long. */
+START_TEST(keyset_copies)
+{
+    struct keyset k = {.copies = true};
+    const struct keyslot *seen = NULL;
+    char name[6000];
+    bool oom = false;
+
+    for (unsigned i = 0; i < 3000; i++) {
+        snprintf(name, sizeof(name), "job-%u", i);
+        ck_assert(tmpl_keyset_add(&k, name, strlen(name), i + 1, &seen, &oom));
+    }
+    memset(name, 'a', 5000);
+    name[5000] = '\0';
+    ck_assert(tmpl_keyset_add(&k, name, 5000, 9999, &seen, &oom));
+    ck_assert(tmpl_keyset_add(&k, "after", 5, 10000, &seen, &oom));
+    name[0] = 'A';
+    ck_assert(!tmpl_keyset_add(&k, name, 5000, 10001, &seen, &oom) && !oom);
+    ck_assert(seen->len == 5000 && seen->text[0] == 'a' && seen->text[4999] == 'a' && !seen->text[5000]);
+    ck_assert(!tmpl_keyset_add(&k, "JOB-2999", 8, 10002, &seen, &oom));
+    ck_assert(seen->line == 3000 && !strcmp(seen->text, "job-2999"));
+    ck_assert(tmpl_keyset_has(&k, "AFTER", 5) && tmpl_keyset_has(&k, "job-0", 5));
+    tmpl_keyset_free(&k);
+    ck_assert(!tmpl_keyset_has(&k, "job-0", 5));
+}
+END_TEST
+
+/* The jobs of `doc` (a mapping of one job) read as a workflow's `jobs`, with proofs
+ * recorded (`use` false) or used. */
+static struct collected check_jobs(const struct tmplschema *s, struct ynode *jobs, struct tmpl_proofs *p, bool use)
+{
+    static const char *const path[] = {"jobs"};
+    struct collected c = {{0}, 0};
+    struct tmpl_type root, t;
+    struct tmpl_mapping *m;
+
+    ck_assert(tmplschema_type(s, "workflow-root-strict", &root));
+    ck_assert(tmpl_type_at(root, path, 1, &t));
+    ck_assert_ptr_nonnull(m = tmpl_mapping_begin(s, t, jobs, "/jobs", collect, &c));
+    tmpl_mapping_prove(m, p, use);
+    for (size_t i = 0; i < ynode_len(jobs); i++)
+        tmpl_mapping_pair(m, ynode_key(jobs, i), ynode_value(jobs, i), NULL);
+    tmpl_mapping_end(m);
+    return c;
+}
+
+/* What the input's check proved is not read again while it is as it was; what changed
+ * since is (the rendering's check of render's pass 1). */
+START_TEST(proofs)
+{
+    const struct tmplschema *s = workflow_schema();
+    struct tmpl_proofs *p = tmpl_proofs_create();
+    struct ynode_doc *doc = doc_from("build:\n  runs-on: ubuntu-latest\n  steps:\n    - run: make ${{ matrix.x }}\n"
+                                     "    - run: make test\n");
+    struct ynode *jobs = ynode_doc_root(doc), *job = ynode_value(jobs, 0), *steps = ynode_get(job, "steps");
+    struct ynode *copy;
+    struct collected c;
+
+    ck_assert_uint_eq(check_jobs(s, jobs, p, false).n, 0);
+    ck_assert(job->proven && steps->proven && ynode_item(steps, 0)->proven);
+
+    /* a changed value is read again (and its mapping), the rest is not */
+    ck_assert_int_eq(ynode_set(doc, job, "timeout-minutes", ynode_new_plain(doc, "soon", ynode_pos(job))), 0);
+    ck_assert(!job->proven);
+    ck_assert(!ynode_proven_settle(jobs) && !(job->proven & YNODE_PROVEN) && (steps->proven & YNODE_PROVEN));
+    c = check_jobs(s, jobs, p, true);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_ptr_nonnull(strstr(c.text, "timeout-minutes"));
+
+    /* skipped: a proven tree whose text were changed behind ynode's back would not be
+     * seen (nothing may change a node but ynode's changing functions) */
+    ynode_remove(job, "timeout-minutes");
+    ynode_item(steps, 1)->u.map.pairs[0].key->u.scalar.text = "ru";
+    ynode_proven_settle(jobs);
+    ck_assert_uint_eq(check_jobs(s, jobs, p, true).n, 0);
+
+    /* a copy keeps the marks; a substitution that left a text as it was too */
+    copy = ynode_copy_in(doc, steps);
+    ck_assert(copy->proven && ynode_item(copy, 1)->proven);
+    ck_assert(ynode_new_string_of(doc, ynode_item(steps, 0))->proven & YNODE_PROVEN);
+    ynode_append(doc, copy, ynode_new_plain(doc, "x", ynode_pos(copy)));
+    ck_assert(!copy->proven);
+
+    /* the next item's proofs start empty */
+    tmpl_proofs_clear(p);
+    ck_assert_uint_eq(check_jobs(s, jobs, p, true).n, 1);
+    ynode_doc_destroy(doc);
+    tmpl_proofs_free(p);
+}
+END_TEST
+
 Suite *tmplschema_suite(void)
 {
     Suite *s = suite_create("tmplschema");
@@ -388,6 +480,8 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, small_schema);
     tcase_add_test(tc, streaming);
     tcase_add_test(tc, keys_without_regard_to_case);
+    tcase_add_test(tc, proofs);
+    tcase_add_test(tc, keyset_copies);
     suite_add_tcase(s, tc);
     return s;
 }

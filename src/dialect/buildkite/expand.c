@@ -107,7 +107,7 @@ static int env_set(struct ynode_doc *doc, struct ynode *env, struct ynode *key, 
     if (!value)
         return -1;
     if (i >= 0) {
-        env->u.map.pairs[i].value = value;
+        ynode_set_value(env, (size_t)i, value);
         return 0;
     }
     return ynode_append_pair(doc, env, key, value);
@@ -270,7 +270,7 @@ static struct ynode *make_matrix_job(struct ynode_doc *doc, const struct ynode *
             continue;
         if (!(filled = bkm_fill(m, combo, doc, value)))
             return NULL;
-        job->u.map.pairs[k].value = filled;
+        ynode_set_value(job, k, filled);
     }
     if (ynode_set(doc, job, "matrix", bkm_job_matrix(m, combo, doc, ynode_pos(ynode_get(step, "matrix")))) != 0 ||
         (c->soft_fail && ynode_set(doc, job, "soft_fail", (struct ynode *)c->soft_fail) != 0))

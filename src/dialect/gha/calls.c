@@ -573,6 +573,6 @@ int gha_inline_call(struct job *j, struct ynode *items, const struct gha_matrix 
     if (j->ctx->on_key &&
         j->ctx->on_key(j->ctx->user, caller, strlen(caller), (unsigned)ynode_len(out), ynode_pos(id)) != 0)
         return -1;
-    items->u.map = out->u.map;
+    ynode_take_children(items, out);
     return 1;
 }

@@ -409,7 +409,7 @@ static int expand_configurations(struct job *j, struct ynode *items, const struc
     /* The job id still names all of them (needs: [id]). */
     if (j->ctx->on_key && j->ctx->on_key(j->ctx->user, text, len, (unsigned)ynode_len(out), ynode_pos(id)) != 0)
         return -1;
-    items->u.map = out->u.map;
+    ynode_take_children(items, out);
     return 0;
 }
 

@@ -145,12 +145,28 @@ static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
     }
     if (res.value)
         out = gha_node_from_value(j, res.value, true, ynode_pos(n));
+    else if (strlen(res.residual) == len && !memcmp(res.residual, text, len))
+        out = ynode_new_string_of(j->doc, n); /* nothing known in it: the same text */
     else
         out = ynode_new_string(j->doc, res.residual, strlen(res.residual), ynode_pos(n));
     expr_result_clear(&res);
     if (!out)
         gha_out_of_memory(j, n);
     return out;
+}
+
+/* Child `i` of `n` (`old`) replaced by its substitution `new`: a container keeps its
+ * proven mark (ynode.h) when nothing changed, or only a scalar's type and not its text. */
+static void put_child(struct ynode *n, size_t i, const struct ynode *old, struct ynode *new)
+{
+    if (new == old)
+        return;
+    if (ynode_is_scalar(old) && ynode_is_scalar(new) && new->u.scalar.text == old->u.scalar.text)
+        ynode_replace_equal(n, i, new);
+    else if (ynode_is_map(n))
+        ynode_set_value(n, i, new);
+    else
+        ynode_set_item(n, i, new);
 }
 
 /* Substitutes every `${{ }}` string under `n`; returns the node to put in its place. */
@@ -166,10 +182,7 @@ static struct ynode *substitute(struct job *j, struct ynode *n)
 
         if (!new)
             return NULL;
-        if (ynode_is_map(n))
-            n->u.map.pairs[i].value = new;
-        else
-            ynode_set_item(n, i, new);
+        put_child(n, i, old, new);
     }
     return n;
 }
@@ -185,7 +198,7 @@ static void substitute_fields(struct job *j, struct ynode *map, const char *cons
                 struct ynode *new = substitute(j, ynode_value(map, i));
 
                 if (new)
-                    map->u.map.pairs[i].value = new;
+                    put_child(map, i, ynode_value(map, i), new);
                 break;
             }
         }
@@ -226,7 +239,7 @@ static void substitute_name(struct job *j, struct ynode *job)
     if (!out)
         gha_out_of_memory(j, n);
     else
-        job->u.map.pairs[at].value = out;
+        ynode_set_value(job, (size_t)at, out);
 }
 
 /* Where GitHub makes `matrix` and `strategy` available (docs: contexts#context-availability;
@@ -279,7 +292,7 @@ static bool fold_step_if(struct job *j, struct ynode *step)
     if (rc != 2)
         return rc == 1;
     if ((n = ynode_new_string(j->doc, residual, strlen(residual), ynode_pos(cond))))
-        step->u.map.pairs[at].value = n;
+        ynode_set_value(step, (size_t)at, n);
     else
         gha_out_of_memory(j, cond);
     free(residual);

@@ -1,0 +1,139 @@
+/* tmplschema_proofs: what a check of an input item proved (values found valid under a
+ * type), for the check of that item's rendering (tmplschema.h says why that holds). A
+ * value is known by where the input wrote it (copies keep positions), its kind, and for
+ * a scalar its text (copies share it: ynode_copy_in; its style need not be compared,
+ * as ynode_new_string_of says), for a container its length; with its type. Open addressing whose slots are stamped with the item they
+ * belong to, so clearing is one increment; memory follows the largest item. */
+#include "tmplschema_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct proof {
+    const struct tmpl_def *def;
+    uint64_t contexts;
+    const char *text; /* a scalar's; NULL for a container */
+    size_t len;       /* a scalar's bytes, a container's items or pairs */
+    struct ypos pos;
+    uint8_t kind;
+    unsigned stamp; /* the item it belongs to: tmpl_proofs.stamp when in use */
+};
+
+struct tmpl_proofs {
+    struct proof *slots;
+    size_t cap, n; /* cap: a power of two */
+    unsigned stamp;
+};
+
+struct tmpl_proofs *tmpl_proofs_create(void)
+{
+    struct tmpl_proofs *p = calloc(1, sizeof(*p));
+
+    if (p)
+        p->stamp = 1;
+    return p;
+}
+
+void tmpl_proofs_free(struct tmpl_proofs *p)
+{
+    if (!p)
+        return;
+    free(p->slots);
+    free(p);
+}
+
+void tmpl_proofs_clear(struct tmpl_proofs *p)
+{
+    p->n = 0;
+    if (++p->stamp == 0) { /* wrapped: stamps of long ago would read as current */
+        memset(p->slots, 0, p->cap * sizeof(*p->slots));
+        p->stamp = 1;
+    }
+}
+
+static struct proof proof_of(const struct ynode *n, struct tmpl_type t)
+{
+    struct proof k = {.def = t.def, .contexts = t.contexts, .pos = n->pos, .kind = n->kind};
+
+    if (ynode_is_scalar(n)) {
+        k.text = n->u.scalar.text;
+        k.len = n->u.scalar.len;
+    } else {
+        k.len = ynode_len(n);
+    }
+    return k;
+}
+
+static size_t slot_of(const struct proof *k, size_t cap)
+{
+    uint64_t h = (uintptr_t)k->def ^ k->contexts * 0x9E3779B97F4A7C15u;
+
+    h ^= ((uint64_t)k->pos.file << 48 ^ (uint64_t)k->pos.line << 16 ^ k->pos.col) * 0xC2B2AE3D27D4EB4Fu;
+    h ^= (uintptr_t)k->text ^ k->len;
+    h ^= h >> 29;
+    return (size_t)(h * 0x165667B19E3779F9u >> 20) & (cap - 1);
+}
+
+static bool same(const struct proof *a, const struct proof *b)
+{
+    return a->def == b->def && a->contexts == b->contexts && a->text == b->text && a->len == b->len &&
+           a->pos.file == b->pos.file && a->pos.line == b->pos.line && a->pos.col == b->pos.col &&
+           a->kind == b->kind;
+}
+
+bool tmpl_proofs_has(const struct tmpl_proofs *p, const struct ynode *n, struct tmpl_type t)
+{
+    struct proof k;
+
+    if (!p->n)
+        return false;
+    k = proof_of(n, t);
+    for (size_t i = slot_of(&k, p->cap); p->slots[i].stamp == p->stamp; i = (i + 1) & (p->cap - 1)) {
+        if (same(&p->slots[i], &k))
+            return true;
+    }
+    return false;
+}
+
+static void put(struct tmpl_proofs *p, const struct proof *k)
+{
+    size_t i = slot_of(k, p->cap);
+
+    while (p->slots[i].stamp == p->stamp)
+        i = (i + 1) & (p->cap - 1);
+    p->slots[i] = *k;
+    p->slots[i].stamp = p->stamp;
+    p->n++;
+}
+
+/* Half full at most. Out of memory: the proof is not kept (the value is read again). */
+static bool room(struct tmpl_proofs *p)
+{
+    struct proof *old = p->slots;
+    size_t old_cap = p->cap, cap = old_cap ? old_cap * 2 : 256;
+
+    if ((p->n + 1) * 2 <= old_cap)
+        return true;
+    if (!(p->slots = calloc(cap, sizeof(*p->slots)))) {
+        p->slots = old;
+        return false;
+    }
+    p->cap = cap;
+    p->n = 0;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].stamp == p->stamp)
+            put(p, &old[i]);
+    }
+    free(old);
+    return true;
+}
+
+void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t)
+{
+    struct proof k = proof_of(n, t);
+
+    if (!room(p))
+        return;
+    put(p, &k);
+    n->proven = YNODE_PROVEN;
+}
