@@ -34,12 +34,14 @@ int cmd_usage_error(const char *what, const char *arg)
 {
     if (usage.held)
         snprintf(usage.held, usage.held_size, "%s%s%s", what, arg ? " " : "", arg ? arg : "");
-    else if (usage.format == DIAG_SARIF) {
-        /* into the log, which must stay one JSON document: a notification of no file */
-        struct diag *d = diag_create(stderr, DIAG_SARIF);
+    else if (usage.format == DIAG_SARIF || usage.format == DIAG_JSON) {
+        /* SARIF: into the log, which must stay one JSON document, a notification of no
+         * file; json: a line its reader can parse, of no file ("") */
+        struct diag *d = diag_create(stderr, usage.format);
 
         if (d)
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, NULL, 0, 0, RULE_NONE, "%s%s%s (try 'fanout %s%s--help')",
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, usage.format == DIAG_JSON ? "" : NULL, 0, 0, RULE_NONE,
+                        "%s%s%s (try 'fanout %s%s--help')",
                         what, arg ? " " : "", arg ? arg : "", usage.command ? usage.command : "",
                         usage.command ? " " : "");
         diag_destroy(d);

@@ -97,3 +97,10 @@ done
 grep -qx "'': error: cannot open: No such file or directory \[io\]" err.txt
 printf 'a\n' >ids.txt
 "$FANOUT" shards assign --nodeid-prefix '' --tests ids.txt -n 1 >/dev/null
+# Once --error-format json is read, a usage error is a JSON line too (its reader parses
+# every line), of no file; before it, text.
+"$FANOUT" render --error-format json --platfrom x p.yml 2>err.txt >/dev/null && exit 1
+python3 -c 'import json,sys; m=json.loads(open("err.txt").read()); assert m["file"] == "" and m["line"] == 0 and m["severity"] == "error" and "--platform?" in m["message"], m'
+[ "$(wc -l <err.txt)" = 1 ]
+"$FANOUT" render --platfrom x --error-format json p.yml 2>err.txt >/dev/null && exit 1
+grep -q '^fanout: error: unknown option' err.txt
