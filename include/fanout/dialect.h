@@ -21,6 +21,7 @@
 struct change;
 struct dialect;
 struct expr_value;
+struct strset;
 
 /* ---- what render tells a dialect, and what a dialect tells render ---- */
 
@@ -389,6 +390,19 @@ struct dialect {
     /* The expression contexts the dialect's options give, or NULL (options_contexts). */
     const struct expr_value *(*contexts)(const void *own);
 
+    /* Which of the inputs land in one build (keys are unique per build), for a run with
+     * files a directory stands for (`walked`, every file of the walk, these inputs or
+     * not): build[i] is set to a number that the files of one build share (it is 0 for
+     * all, the files named on the command line being one build, when called). NULL:
+     * the inputs are one build. 0, or -1 when out of memory. */
+    int (*builds)(struct source *const *sources, const char *const *paths, size_t n,
+                  const struct strset *walked, unsigned *build, struct diag *d);
+
+    /* Why a file of the dialect's tooling that is none of its inputs is left out of a
+     * run's files (vLLM's pipeline-generator config), told by the top-level keys of its
+     * first document (`probe`, at its end); NULL: it is no such file. NULL: none. */
+    const char *(*not_input)(const struct dialect_probe *probe);
+
     /* Whether the document an input begins with is in this dialect, told by `item` and
      * what `probe` says was read before it (the first item that tells wins; every item
      * is shown to every dialect in table order until one says so). */
@@ -477,6 +491,7 @@ enum dialect_verdict {
     DIALECT_FOUND,  /* *found is the input's dialect */
     DIALECT_SILENT, /* nothing tells (empty, comments, a bare ---; YAML errors before) */
     DIALECT_NONE,   /* it holds something no dialect takes */
+    DIALECT_SKIP,   /* a file of a dialect's tooling that is no input (its `not_input`) */
 };
 
 /* The dialect of `src`'s first document, which the dialects' `detect` entries tell (a
@@ -489,7 +504,8 @@ enum dialect_verdict dialect_detect(struct source *src, const struct dialect **f
 const struct dialect *dialect_default(void);
 
 /* dialect_detect on the file at `path`; DIALECT_NONE when it cannot be read, or is in no
- * dialect: both reported. */
+ * dialect: both reported; DIALECT_SKIP (a note says why) for a file a dialect's tooling
+ * reads that is no input of it (vLLM's generator config). */
 enum dialect_verdict dialect_detect_path(const char *path, const struct dialect **found, struct diag *d);
 
 /* Says that `src` is in no dialect (DIALECT_NONE), and what it may be. */

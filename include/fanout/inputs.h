@@ -11,9 +11,14 @@
 
 #include "fanout/diag.h"
 
+struct strset;
+
 struct inputs {
     char **paths;
     size_t n;
+    /* the paths a directory operand stands for (NULL: none): a named FILE is one the
+     * user put in the run, a walked one is only there (render.h's `walked`) */
+    struct strset *walked;
 };
 
 /* 0, or -1 after reporting (unreadable directory, a directory without YAML files). */

@@ -74,6 +74,9 @@ struct render_opts {
     struct shardflags *shards; /* the runners whose shard flags are proved (lint.h's
                                   shard-coverage); NULL: no shard-coverage check */
     const struct dialect_limits *limits; /* the config's job limits; NULL: the platform's */
+    /* the files the directories among the inputs stand for (inputs.h); NULL: none. The
+     * dialect says which of them are one build (dialect.h's `builds`) */
+    const struct strset *walked;
     /* files a directory does not stand for (the committed renderings the config's
      * `checks` name): a rendering is no source of itself */
     const char *const *not_inputs;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fanout/strset.h"
+
 /* Directories read so far, by device and inode, sorted: each is read once, whatever
  * the links that lead to it (an `up -> ..` link would otherwise loop). */
 struct seen_dirs {
@@ -71,6 +73,16 @@ static int add(struct inputs *in, size_t *cap, char *path)
     }
     in->paths[in->n++] = path;
     return 0;
+}
+
+/* A file a directory stands for: an input, and one of `walked`. */
+static int add_walked(struct inputs *in, size_t *cap, char *path)
+{
+    if ((!in->walked && !(in->walked = strset_create())) || strset_add(in->walked, path, strlen(path)) < 0) {
+        free(path);
+        return -1;
+    }
+    return add(in, cap, path);
 }
 
 static bool is_yaml_name(const char *name)
@@ -175,7 +187,7 @@ static int walk(const char *dir, bool recurse, struct diag *d, struct inputs *in
             free(path);
             rc = -1;
         } else if (is_yaml_name(names[i])) {
-            rc = add(in, cap, path);
+            rc = add_walked(in, cap, path);
         } else {
             free(path);
         }
@@ -261,6 +273,7 @@ int inputs_expand_skipping(const char *const *paths, size_t n, const char *const
 
     out->paths = NULL;
     out->n = 0;
+    out->walked = NULL;
     for (size_t i = 0; i < n; i++) {
         struct stat sb;
 
@@ -305,8 +318,10 @@ void inputs_free(struct inputs *in)
     for (size_t i = 0; i < in->n; i++)
         free(in->paths[i]);
     free(in->paths);
+    strset_destroy(in->walked);
     in->paths = NULL;
     in->n = 0;
+    in->walked = NULL;
 }
 
 int inputs_read_line(FILE *f, char *buf, size_t cap, size_t *len)

@@ -152,7 +152,9 @@ int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
     if (inputs_expand_skipping((const char *const *)operands, (size_t)n, c->render.not_inputs,
                                c->render.n_not_inputs, d, &in) != 0)
         return diag_exit_code(d, false);
+    c->render.walked = in.walked;
     rc = fn(c, (const char *const *)in.paths, in.n, d);
+    c->render.walked = NULL;
     inputs_free(&in);
     return rc;
 }

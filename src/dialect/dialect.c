@@ -61,7 +61,10 @@ static void probe_note(struct dialect_probe *probe, const struct stream_item *it
         strset_add(probe->keys, key, len);
 }
 
-enum dialect_verdict dialect_detect(struct source *src, const struct dialect **found, struct diag *d)
+/* dialect_detect; with `skip` set, a file of a dialect's tooling that is no input of it
+ * (its `not_input`) is DIALECT_SKIP, *skip saying why. */
+static enum dialect_verdict detect(struct source *src, const struct dialect **found, const char **skip,
+                                   struct diag *d)
 {
     /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
      * read whole to find out. */
@@ -77,6 +80,12 @@ enum dialect_verdict dialect_detect(struct source *src, const struct dialect **f
     diag_set_muted(d, true);
     s = probe.keys ? stream_open_shaped(src, 0, either, d) : NULL;
     while (s && !*found && !ended && (more = stream_next(s, &item)) > 0) {
+        for (size_t i = 0; skip && !*skip && item.kind == STREAM_DOC_END && dialects[i]; i++)
+            *skip = dialects[i]->not_input ? dialects[i]->not_input(&probe) : NULL;
+        if (skip && *skip) {
+            ynode_doc_destroy(item.doc);
+            break;
+        }
         for (size_t i = 0; !*found && dialects[i]; i++) {
             if (dialects[i]->detect && dialects[i]->detect(&item, &probe))
                 *found = dialects[i];
@@ -89,9 +98,17 @@ enum dialect_verdict dialect_detect(struct source *src, const struct dialect **f
     stream_close(s);
     diag_set_muted(d, false);
     /* what does not parse tells nothing: it is the real read's to report */
-    verdict = *found ? DIALECT_FOUND : more >= 0 && dialect_probe_read(&probe) ? DIALECT_NONE : DIALECT_SILENT;
+    verdict = skip && *skip ? DIALECT_SKIP
+              : *found      ? DIALECT_FOUND
+              : more >= 0 && dialect_probe_read(&probe) ? DIALECT_NONE
+                                                        : DIALECT_SILENT;
     strset_destroy(probe.keys);
     return verdict;
+}
+
+enum dialect_verdict dialect_detect(struct source *src, const struct dialect **found, struct diag *d)
+{
+    return detect(src, found, NULL, d);
 }
 
 const struct dialect *dialect_default(void)
@@ -103,10 +120,13 @@ enum dialect_verdict dialect_detect_path(const char *path, const struct dialect 
 {
     struct source *src = source_open(path, d);
     enum dialect_verdict verdict = DIALECT_NONE;
+    const char *skip = NULL;
 
     *found = NULL;
-    if (src && (verdict = dialect_detect(src, found, d)) == DIALECT_NONE)
+    if (src && (verdict = detect(src, found, &skip, d)) == DIALECT_NONE)
         dialect_report_none(src, d);
+    if (verdict == DIALECT_SKIP)
+        diag_report(d, DIAG_NOTE, DIAG_FINDING, source_name(src), 0, 0, RULE_NOT_A_PIPELINE, "left out: %s", skip);
     source_close(src);
     return src ? verdict : DIALECT_NONE;
 }
@@ -126,6 +146,7 @@ const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, s
     for (size_t i = 0; i < n; i++) {
         switch (dialect_detect(srcs[i], &found, d)) {
         case DIALECT_SILENT:
+        case DIALECT_SKIP: /* dialect_detect_path's only */
             break;
         case DIALECT_NONE:
             dialect_report_none(srcs[i], d);

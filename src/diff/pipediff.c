@@ -84,7 +84,8 @@ static void warn_ignored(const struct pd_opts *pd, const struct ignored *ig, str
 /* One side's files: the operand's, and the dialects they are in. */
 struct operand {
     const char *spec;
-    const struct render_opts *opts;
+    const struct render_opts *opts; /* the caller's, then `own` */
+    struct render_opts own;         /* the caller's, with the files its directory stands for */
     struct inputs in;
     struct render_groups groups;
 };
@@ -323,6 +324,9 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
             (!o->opts->dialect && render_group_by_dialect((const char *const *)o->in.paths, o->in.n, d, &o->groups) != 0) ||
             o->groups.none)
             goto done;
+        o->own = *o->opts;
+        o->own.walked = o->in.walked;
+        o->opts = &o->own;
     }
     rc = compare_operands(&r, ops, pd, &ig, d);
     if (rc == DIAG_INPUT)

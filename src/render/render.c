@@ -26,6 +26,10 @@ struct run {
     void *dialect_state;
     struct lint *lint;       /* the rules over the rendered jobs */
     struct keyindex *keys;
+    /* When a directory's files are several builds: every key of them in one namespace, for
+     * dangling references only: another build's file may still be uploaded into this one
+     * by a script fanout cannot see, so a reference dangles when no file defines it. */
+    struct keyindex *any;
     struct depgraph *graph;  /* the references' edges, searched for cycles at the end */
     bool local_cycle;        /* a job named itself or its own group */
     /* One pass when it can: pass 1 also feeds the rendering to the sink, rewriting
@@ -38,7 +42,9 @@ struct run {
     struct shardmap *early;
     size_t early_hits; /* references pass 1 rewrote */
     unsigned file;     /* of the item being read */
-    char *scoped;      /* keys_per_file: "<file>\x1f<key>" of the last key asked about */
+    unsigned *build;   /* of each input: files of one build share its keys (dialect.h's `builds`) */
+    bool split;        /* the inputs are more than one build */
+    char *scoped;      /* split: "<build>\x1f<key>" of the last key asked about */
     size_t scoped_cap;
     const struct render_sink *sink; /* the caller's, or `spooled` */
     struct render_sink spooled;     /* the default: the emitter's text into `spool` */
@@ -104,17 +110,17 @@ static struct dialect_reader *reader_open(struct run *r, bool observed)
 
 /* ---- pass 1: checks and the key index ---- */
 
-/* The key as the index knows it: for a dialect whose files each have their own keys,
- * prefixed with the file number (the \x1f cannot be in a key those dialects accept).
- * NULL when out of memory. */
+/* The key as the index knows it: when the inputs are several builds (keys are unique
+ * per build), prefixed with the build of its file (the \x1f cannot be in a key the
+ * dialects accept). NULL when out of memory. */
 static const char *scope(struct run *r, unsigned file, const char *key, size_t *len)
 {
     char prefix[16];
     int n;
 
-    if (!r->dialect->keys_per_file)
+    if (!r->split)
         return key;
-    n = snprintf(prefix, sizeof(prefix), "%u\x1f", file);
+    n = snprintf(prefix, sizeof(prefix), "%u\x1f", r->build[file]);
     if ((size_t)n + *len + 1 > r->scoped_cap) {
         size_t cap = ((size_t)n + *len + 1) * 2;
         char *grown = realloc(r->scoped, cap);
@@ -152,7 +158,8 @@ static int on_key(void *user, const char *key, size_t len, unsigned shards, stru
 {
     struct run *r = user;
 
-    if (!(key = scope(r, pos.file, key, &len)) || keyindex_define(r->keys, key, len, shards, pos) != 0) {
+    if ((r->any && keyindex_define(r->any, key, len, shards, pos) != 0) || !(key = scope(r, pos.file, key, &len)) ||
+        keyindex_define(r->keys, key, len, shards, pos) != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -187,7 +194,8 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
 {
     struct run *r = user;
 
-    if (!(key = scope(r, pos.file, key, &len)) || keyindex_reference(r->keys, key, len, pos) != 0) {
+    if ((r->any && keyindex_reference(r->any, key, len, pos) != 0) || !(key = scope(r, pos.file, key, &len)) ||
+        keyindex_reference(r->keys, key, len, pos) != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -202,7 +210,7 @@ static int on_edge(void *user, const char *from, size_t flen, const char *to, si
     int rc;
 
     /* `from` is copied: scope() reuses one buffer. */
-    if (r->dialect->keys_per_file) {
+    if (r->split) {
         if (!(from = scope(r, pos.file, from, &flen)) || !(from = from_scoped = strdup(from)) ||
             !(to = scope(r, pos.file, to, &tlen))) {
             free(from_scoped);
@@ -299,7 +307,7 @@ static void on_dangling(void *user, const struct keyindex_entry *ref)
     /* a key only known later (one the platform only knows at upload) may be the one named
      * (a name the index keeps cut is not matched) */
     if (r->dialect->key_may_exist && strlen(ref->key) <= KEYINDEX_TEXT &&
-        r->dialect->key_may_exist(r->dialect_state, ref->key, strlen(ref->key)))
+        r->dialect->key_may_exist(r->dialect_state, unscoped(ref->key), strlen(unscoped(ref->key))))
         return;
     if (last && !last->collision && strcmp(last->at.key, ref->key) == 0) {
         last->more++;
@@ -633,6 +641,32 @@ char *render_input_name(const struct render_opts *opts, const char *path)
     return name;
 }
 
+/* Which inputs are one build: a workflow is its own run; the files a directory stands
+ * for are as their dialect says (its `builds`); those named on the command line are one
+ * (`buildkite-agent pipeline upload a.yml b.yml`). 0, or -1 after reporting. */
+static int find_builds(struct run *r, const char *const *paths)
+{
+    if (!(r->build = calloc(r->n_sources ? r->n_sources : 1, sizeof(*r->build))))
+        return out_of_memory(r);
+    for (size_t i = 0; r->dialect->keys_per_file && i < r->n_sources; i++)
+        r->build[i] = (unsigned)i;
+    if (!r->dialect->keys_per_file && r->dialect->builds && r->opts->walked) {
+        int rc;
+
+        /* what its reads find wrong is the run's passes' to say */
+        diag_set_muted(r->diag, true);
+        rc = r->dialect->builds(r->sources, paths, r->n_sources, r->opts->walked, r->build, r->diag);
+        diag_set_muted(r->diag, false);
+        if (rc != 0)
+            return out_of_memory(r);
+    }
+    for (size_t i = 1; !r->split && i < r->n_sources; i++)
+        r->split = r->build[i] != r->build[0];
+    if (r->split && !r->dialect->keys_per_file && !(r->any = keyindex_create(RENDER_INDEX_BUDGET)))
+        return out_of_memory(r);
+    return 0;
+}
+
 /* Opens the target and the inputs, and finds their dialect. 0, or -1 after reporting. */
 static int open_inputs(struct run *r, const char *const *paths, size_t n)
 {
@@ -668,7 +702,7 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
         opts->stats->dialect = r->dialect;
     if (r->dialect->state_create && !(r->dialect_state = r->dialect->state_create(opts->dialect_options)))
         return out_of_memory(r);
-    return 0;
+    return find_builds(r, paths);
 }
 
 /* Starts the checks of pass 1 and the sink it may feed. 0, or -1 after reporting. */
@@ -697,7 +731,8 @@ static int begin_checks(struct run *r)
  * (reported): nothing is rendered then. */
 static int check_all(struct run *r)
 {
-    static const struct keyindex_problems problems = {on_collision, on_dangling};
+    static const struct keyindex_problems problems = {on_collision, on_dangling}, collisions = {on_collision, NULL},
+                                          dangling = {NULL, on_dangling};
     struct diag *d = r->diag;
 
     /* A pass that stopped has said why; if it has not, what it fed the sink so far must
@@ -715,7 +750,9 @@ static int check_all(struct run *r)
         else if (r->out_findings)
             diag_flush_into(r->out_findings, d);
     }
-    if (r->failed_index || (!diag_has_input_error(d) && keyindex_resolve(r->keys, &problems, r) != 0))
+    if (r->failed_index ||
+        (!diag_has_input_error(d) && (keyindex_resolve(r->keys, r->any ? &collisions : &problems, r) != 0 ||
+                                      (r->any && keyindex_resolve(r->any, &dangling, r) != 0))))
         diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_INTERNAL,
                     "cannot build the key index (out of memory or temporary space)");
     if (diag_has_input_error(d))
@@ -754,9 +791,11 @@ static int close_run(struct run *r)
     free(r->sources);
     free(r->names);
     keyindex_destroy(r->keys);
+    keyindex_destroy(r->any);
     depgraph_destroy(r->graph);
     free(r->problems);
     free(r->scoped);
+    free(r->build);
     if (r->dialect_state)
         r->dialect->state_destroy(r->dialect_state);
     lint_end(r->lint);

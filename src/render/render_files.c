@@ -10,6 +10,27 @@
 #include "fanout/inputs.h"
 #include "fanout/output.h"
 
+static size_t dir_len(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? (size_t)(slash - path) : 0;
+}
+
+/* The dialect of the first file in the directory of `paths[i]` that tells one, else
+ * `otherwise`. */
+static const struct dialect *beside(const char *const *paths, const struct dialect *const *of, size_t n, size_t i,
+                                    const struct dialect *otherwise)
+{
+    size_t len = dir_len(paths[i]);
+
+    for (size_t j = 0; j < n; j++) {
+        if (of[j] && dir_len(paths[j]) == len && !strncmp(paths[j], paths[i], len))
+            return of[j];
+    }
+    return otherwise;
+}
+
 int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, struct render_groups *g)
 {
     const struct dialect **of = calloc(n ? n : 1, sizeof(*of)), *fallback = NULL;
@@ -53,13 +74,17 @@ int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, 
         case DIALECT_NONE: /* said why; the other files are still read */
             g->none = true;
             break;
+        case DIALECT_SKIP: /* said why, and left out */
+            break;
         }
     }
-    /* a file that says nothing is read with the first file that says (a called
-     * workflow left empty is the caller's to report), else as the default */
+    /* a file that says nothing is read with the first file that says in its directory,
+     * else with the first that says (a called workflow left empty is the caller's to
+     * report), else as the default: vLLM's emptied test-pipeline.yaml is a pipeline
+     * like the ones beside it, not a test-area file of the job dirs below */
     for (size_t i = 0; i < n; i++) {
         if (silent[i])
-            of[i] = fallback ? fallback : dialect_default();
+            of[i] = beside(paths, of, n, i, fallback ? fallback : dialect_default());
     }
     for (size_t i = 0; i < n; i++) {
         struct render_group *group;
@@ -163,7 +188,7 @@ int render_files(const char *const *paths, size_t n, const struct render_opts *o
         return rc;
     if (g.n == 1 && !g.none) {
         one.dialect = g.groups[0].dialect; /* told already: not again (NULL: stdin's run tells) */
-        rc = render_run(paths, n, &one, d);
+        rc = render_run(g.groups[0].paths, g.groups[0].n, &one, d); /* less the files left out */
     } else {
         rc = render_each_group(&g, opts, d);
     }
@@ -174,11 +199,14 @@ int render_files(const char *const *paths, size_t n, const struct render_opts *o
 int render_paths(const char *const *specs, size_t n, const struct render_opts *opts, struct diag *d)
 {
     struct inputs in;
+    struct render_opts o;
     int rc;
 
     if (inputs_expand_skipping(specs, n, opts->not_inputs, opts->n_not_inputs, d, &in) != 0)
         return DIAG_INPUT;
-    rc = render_files((const char *const *)in.paths, in.n, opts, d);
+    o = *opts;
+    o.walked = in.walked;
+    rc = render_files((const char *const *)in.paths, in.n, &o, d);
     inputs_free(&in);
     return rc;
 }

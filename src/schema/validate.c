@@ -492,6 +492,7 @@ static const struct dialect *dialect_of(struct source *src, const struct dialect
     case DIALECT_FOUND:
         return found;
     case DIALECT_SILENT:
+    case DIALECT_SKIP: /* dialect_detect_path's only */
         return &dialect_buildkite;
     case DIALECT_NONE:
         break;

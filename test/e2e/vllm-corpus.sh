@@ -22,3 +22,12 @@ cmp want-par.txt got-par.txt
 # The rendering renders to itself.
 "$FANOUT" render amd.yaml >again.yaml 2>/dev/null
 cmp amd.yaml again.yaml
+
+# `jobs .` in vLLM's .buildkite/ reads what its generator reads: the ci_config*.yaml are
+# its configs (a note each, left out), and intel_jobs/ (ci_config_intel.yaml's) is a
+# build of its own, whose keys repeat test_areas/' without a collision.
+here=$(pwd)
+(cd "$V" && "$FANOUT" jobs . >"$here/jobs.txt" 2>"$here/jobs.err") || { cat jobs.err; exit 1; }
+[ "$(grep -c '\[not-a-pipeline\]$' jobs.err)" = 3 ]
+! grep -q ': error:' jobs.err
+grep -q 'intel_jobs/engine_intel.yaml' jobs.txt

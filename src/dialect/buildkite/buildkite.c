@@ -14,6 +14,7 @@
 #include "expand.h"
 #include "placeholder.h"
 #include "steps.h"
+#include "uploads.h"
 
 static unsigned env_number(const struct ynode *step, const char *name, bool *present)
 {
@@ -289,4 +290,5 @@ const struct dialect dialect_buildkite = {
     .option = bk_option,
     .options_free = bk_options_free,
     .detect = bk_detect,
+    .builds = bk_uploads_builds,
 };

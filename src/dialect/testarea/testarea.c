@@ -10,6 +10,7 @@
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
 
+#include "jobdirs.h"
 #include "testarea_internal.h"
 
 int ta_error_at(const struct testarea *ta, const struct ynode *at, const char *fmt, ...)
@@ -925,4 +926,6 @@ const struct dialect dialect_testarea = {
     .expand = dialect_buildkite_expand_checked,
     .options = ta_options,
     .detect = ta_detect,
+    .not_input = ta_jobdirs_not_input,
+    .builds = ta_jobdirs_builds,
 };
