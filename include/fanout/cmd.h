@@ -45,6 +45,8 @@ struct cli {
     size_t n_levels, n_known_keys, n_ignore_fields;
     char **not_inputs;           /* the config's committed renderings (render.not_inputs) */
     size_t n_not_inputs;
+    char **config_paths;         /* the config's path values, from its directory (config.c) */
+    size_t n_config_paths;
     /* --changed FILE, --changed-from REF (read when the command runs), --explain, and
      * what --build gave, collected in `change` (render.change once files are read) */
     const char *changed, *changed_from;

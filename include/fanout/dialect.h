@@ -78,6 +78,14 @@ enum dialect_option_scope {
 
 /* An option a dialect takes on the command line (--NAME VALUE) and in the config's
  * defaults (NAME, with '_' for '-'). */
+/* Whether an option's value is a file's path, which a .fanout.yml default names from the
+ * config's directory (config.c). */
+enum option_path {
+    OPTION_NOT_PATH,
+    OPTION_PATH,
+    OPTION_PATH_OR_NAME, /* a bare word (no '.' or '/') is one of the option's names */
+};
+
 struct dialect_option {
     const char *name;
     bool has_arg;
@@ -88,6 +96,7 @@ struct dialect_option {
     unsigned scope;             /* enum dialect_option_scope, or'ed */
     const char *help;           /* its lines in a command's --help */
     const char *help_after;     /* --help lists it after this option (NULL: last) */
+    enum option_path path;
 };
 
 /* How a dialect's option reports what is wrong with its value: as a usage error (`what`,

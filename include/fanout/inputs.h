@@ -30,6 +30,10 @@ int inputs_expand_skipping(const char *const *paths, size_t n, const char *const
                            struct diag *d, struct inputs *out);
 void inputs_free(struct inputs *in);
 
+/* `path` as the file `from` (a config) names it, as git reads a path in a config file:
+ * relative to from's directory, unless absolute. malloc'd, NULL when out of memory. */
+char *inputs_path_from(const char *from, const char *path);
+
 /* One line of a list file (--changed, a durations TSV) into buf, without its line
  * break, *len its length; at most `cap` bytes are read for it, so an endless line
  * (/dev/zero, a binary file) is refused instead of filling memory. 1 a line, 0 at the

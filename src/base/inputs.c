@@ -324,6 +324,19 @@ void inputs_free(struct inputs *in)
     in->walked = NULL;
 }
 
+char *inputs_path_from(const char *from, const char *path)
+{
+    const char *slash = strrchr(from, '/');
+    size_t len = slash && path[0] != '/' ? (size_t)(slash - from) + 1 : 0, pl = strlen(path);
+    char *joined = malloc(len + pl + 1);
+
+    if (!joined)
+        return NULL;
+    memcpy(joined, from, len);
+    memcpy(joined + len, path, pl + 1);
+    return joined;
+}
+
 int inputs_read_line(FILE *f, char *buf, size_t cap, size_t *len)
 {
     size_t n = 0;

@@ -219,6 +219,9 @@ static void cli_clear(struct cli *c)
     for (size_t i = 0; i < c->n_not_inputs; i++)
         free(c->not_inputs[i]);
     free(c->not_inputs);
+    for (size_t i = 0; i < c->n_config_paths; i++)
+        free(c->config_paths[i]);
+    free(c->config_paths);
     dialect_options_destroy(c->dialect_options);
     change_destroy(c->change);
     memset(c, 0, sizeof(*c));

@@ -87,7 +87,7 @@ static int exec_check(struct cli *c, char **operands, int n, struct diag *d)
 
 /* described in the command's help */
 static const struct opt rendered = {
-    .kind = OPT_STRING, .name = "rendered", .has_arg = true,
+    .kind = OPT_STRING, .name = "rendered", .has_arg = true, .path = OPTION_PATH,
     .offset = CLI_AT(rendered),
 };
 static const struct opt write = {

@@ -105,7 +105,7 @@ static int add_durations(const struct opt_hit *hit, const char *arg)
 }
 
 static const struct opt durations = {
-    .kind = OPT_CALL, .name = "durations", .has_arg = true, .call = add_durations,
+    .kind = OPT_CALL, .name = "durations", .has_arg = true, .path = OPTION_PATH, .call = add_durations,
     .help = "      --durations FILE       job id -> minutes (TSV, JSON or JUnit XML), for the runners'\n"
             "                             minutes and longest job; twice: BASE's, then HEAD's\n",
 };

@@ -118,12 +118,12 @@ static int set_budget(const struct opt_hit *hit, const char *arg)
 }
 
 const struct opt opt_tests = {
-    .kind = OPT_STRING, .name = "tests", .has_arg = true, .offset = CLI_AT(assign.tests),
+    .kind = OPT_STRING, .name = "tests", .has_arg = true, .path = OPTION_PATH, .offset = CLI_AT(assign.tests),
     .help = "      --tests FILE           the collected tests: `pytest --collect-only -q` output or\n"
             "                             one node id a line\n",
 };
 const struct opt opt_durations = {
-    .kind = OPT_STRING, .name = "durations", .has_arg = true, .offset = CLI_AT(assign.durations),
+    .kind = OPT_STRING, .name = "durations", .has_arg = true, .path = OPTION_PATH, .offset = CLI_AT(assign.durations),
     .help = "      --durations FILE       pytest-split's .test_durations (JSON) or a TSV of test and\n"
             "                             seconds\n",
 };

@@ -50,7 +50,7 @@ static int exec_validate(struct cli *c, char **operands, int n, struct diag *d)
 
 /* described in the command's help */
 static const struct opt schema = {
-    .kind = OPT_STRING, .name = "schema", .has_arg = true, .offset = CLI_AT(schema),
+    .kind = OPT_STRING, .name = "schema", .has_arg = true, .path = OPTION_PATH_OR_NAME, .offset = CLI_AT(schema),
 };
 
 /* render's message options: validate reports render's findings, dangling-depends-on too */

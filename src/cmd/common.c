@@ -329,7 +329,7 @@ const struct opt opt_format = {
     .kind = OPT_CALL, .name = "format", .short_name = 'f', .has_arg = true, .call = set_format,
 };
 const struct opt opt_output = {
-    .kind = OPT_STRING, .name = "output", .short_name = 'o', .has_arg = true,
+    .kind = OPT_STRING, .name = "output", .short_name = 'o', .has_arg = true, .path = OPTION_PATH,
     .offset = CLI_AT(render.output),
     .help = "  -o, --output FILE          write FILE atomically instead of stdout\n",
 };
@@ -383,7 +383,7 @@ const struct opt opt_known_key = {
             "                             (a shell glob; repeatable)\n",
 };
 const struct opt opt_changed = {
-    .kind = OPT_STRING, .name = "changed", .has_arg = true, .offset = CLI_AT(changed),
+    .kind = OPT_STRING, .name = "changed", .has_arg = true, .path = OPTION_PATH, .offset = CLI_AT(changed),
     .help = "      --changed FILE         render for the change that touches the files FILE lists\n"
             "                             (one path a line, from the repository's root, as `git\n"
             "                             diff --name-only` prints them; - for stdin): jobs gated\n"

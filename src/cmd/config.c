@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fanout/inputs.h"
 #include "fanout/rules.h"
 #include "fanout/shardflags.h"
 #include "fanout/source.h"
@@ -282,6 +283,27 @@ static int apply_switch(struct cli *c, const struct cmd_entry *cmd, const struct
     return apply_option(c, cmd, &off, cfg, d, v, ynode_scalar(k, NULL), NULL);
 }
 
+/* A path the config gives to `o`, as git reads a path in a config file: from the
+ * config's directory (the config may be found in a directory above), unless absolute
+ * or `-`; a bare word given to an option that also takes a name (--schema NAME,
+ * --rayci-config NAME) is a name. The value as written, or a path the run keeps (NULL
+ * when out of memory). */
+static const char *from_config(struct cli *c, const struct opt *o, const struct config *cfg, const char *arg)
+{
+    enum option_path kind = o->dialect ? o->dialect->path : o->path;
+    char *made;
+
+    if (kind == OPTION_NOT_PATH || !strcmp(arg, "-") || arg[0] == '/' || !strchr(config_path(cfg), '/') ||
+        (kind == OPTION_PATH_OR_NAME && !strpbrk(arg, "./")))
+        return arg;
+    if (!(made = inputs_path_from(config_path(cfg), arg)) ||
+        cmd_append_word((const char ***)&c->config_paths, &c->n_config_paths, made) != 0) {
+        free(made);
+        return NULL;
+    }
+    return made;
+}
+
 /* An option with a value in the defaults: a list is the option repeated. */
 static int apply_values(struct cli *c, const struct cmd_entry *cmd, const struct opt *o,
                         const struct config *cfg, struct diag *d, const struct ynode *k,
@@ -289,10 +311,13 @@ static int apply_values(struct cli *c, const struct cmd_entry *cmd, const struct
 {
     for (size_t j = 0; j < (ynode_is_seq(v) ? ynode_len(v) : 1); j++) {
         const struct ynode *item = ynode_is_seq(v) ? ynode_item(v, j) : v;
+        const char *arg = ynode_scalar(item, NULL);
 
-        if (!ynode_scalar(item, NULL))
+        if (!arg)
             return config_error(cfg, d, v, "%s takes a value or a list of values", ynode_scalar(k, NULL));
-        if (apply_option(c, cmd, o, cfg, d, item, ynode_scalar(k, NULL), ynode_scalar(item, NULL)) != 0)
+        if (!(arg = from_config(c, o, cfg, arg)))
+            return config_error(cfg, d, item, "%s", "out of memory");
+        if (apply_option(c, cmd, o, cfg, d, item, ynode_scalar(k, NULL), arg) != 0)
             return CMD_EXIT_USAGE;
     }
     return 0;

@@ -40,6 +40,7 @@ struct opt {
     const char *name; /* --NAME (and NAME, `_` for `-`, in the config's defaults) */
     char short_name;  /* -C, or 0 */
     bool has_arg;     /* it takes a value (OPT_STRING always, OPT_SET never) */
+    enum option_path path; /* a file's path (from the config: from its directory) */
     size_t offset;
     int value;
     opt_fn call;

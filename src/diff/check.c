@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fanout/inputs.h"
 #include "fanout/output.h"
 #include "fanout/textdiff.h"
 #include "fanout/ynode.h"
@@ -204,22 +205,6 @@ static void check_paths_free(struct check_paths *p)
     free(p->rendered);
 }
 
-/* `path` as the config (the file `config`) means it: relative to the config's
- * directory, unless absolute; the config may have been found in a parent directory.
- * malloc'd, NULL when out of memory. */
-static char *from_config_dir(const char *path, const char *config)
-{
-    const char *slash = strrchr(config, '/');
-    size_t len = slash && path[0] != '/' ? (size_t)(slash - config) + 1 : 0, pl = strlen(path);
-    char *joined = malloc(len + pl + 1);
-
-    if (!joined)
-        return NULL;
-    memcpy(joined, config, len);
-    memcpy(joined + len, path, pl + 1);
-    return joined;
-}
-
 /* The options of the dialects that take a word (`platform: amd`) an entry of `checks`
  * gives, on top of the run's: into `*own`, a copy of them (made on first use). */
 static int read_dialect_options(const struct ynode *e, const char *config, struct render_opts *o,
@@ -265,7 +250,7 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
         return config_error(d, config, e, "a check needs 'rendered' (the committed rendering)");
     if (!ynode_is_scalar(src) && !(ynode_is_seq(src) && count))
         return config_error(d, config, src ? src : e, "a check needs 'sources' (a path or a list)");
-    if (!(p->rendered = from_config_dir(rendered, config)) ||
+    if (!(p->rendered = inputs_path_from(config, rendered)) ||
         !(p->sources = calloc(count, sizeof(*p->sources))))
         return 2;
     for (; p->n < count; p->n++) {
@@ -273,7 +258,7 @@ static int read_entry(const struct ynode *e, const char *config, struct render_o
 
         if (!path)
             return config_error(d, config, ynode_item(src, p->n), "sources are paths");
-        if (!(p->sources[p->n] = from_config_dir(path, config)))
+        if (!(p->sources[p->n] = inputs_path_from(config, path)))
             return 2;
     }
     if ((v = ynode_get(e, "upload")) && !option_bool(v, &o->upload))
@@ -299,7 +284,7 @@ char **check_config_rendered(const struct ynode *root, const char *config, size_
         const char *rendered = ynode_scalar(ynode_get(ynode_item(checks, i), "rendered"), NULL);
 
         /* a malformed entry is check's to report, when it runs */
-        if (rendered && (paths[*n] = from_config_dir(rendered, config)) != NULL)
+        if (rendered && (paths[*n] = inputs_path_from(config, rendered)) != NULL)
             (*n)++;
     }
     return paths;

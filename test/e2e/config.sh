@@ -101,3 +101,25 @@ for kind in loop dangling directory; do
     set -e
     [ $rc = 2 ] && grep -q '\.fanout\.yml: error: .*\[io\]' err.txt || { echo "$kind: exit $rc"; cat err.txt; exit 1; }
 done
+
+# a path the config's defaults give is read from the config's directory, as git reads a
+# path in a config file, wherever fanout runs: --rayci-config FILE, -o FILE, --changed
+# FILE, --env-file FILE; a bare word stays a name (--rayci-config ray-pr)
+rm -rf ../../.fanout.yml
+mkdir -p ../../cfg
+cp "$ROOT/fixtures/rayci-config-file/config.yaml" ../../cfg/rayci.yaml
+cp "$ROOT/fixtures/rayci-config-file/steps.rayci.yml" steps.rayci.yml
+printf 'ci/sub/p.yml\n' >../../cfg/changed.txt
+printf 'QUEUE=from-env-file\n' >../../cfg/env
+cat >../../.fanout.yml <<'YML'
+defaults:
+  render:
+    rayci_config: cfg/rayci.yaml
+    output: cfg/out.yml
+    changed: cfg/changed.txt
+    env_file: cfg/env
+YML
+"$FANOUT" render steps.rayci.yml 2>err.txt || { cat err.txt; exit 1; }
+cmp ../../cfg/out.yml "$ROOT/fixtures/rayci-config-file/expected.yaml"
+printf 'defaults:\n  render:\n    rayci_config: ray-pr\n' >../../.fanout.yml
+"$FANOUT" render steps.rayci.yml >/dev/null 2>&1

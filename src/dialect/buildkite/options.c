@@ -11,26 +11,26 @@
 const struct dialect_option bk_options[] = {
     [BK_OPT_ALLOW_PLACEHOLDERS] = {"allow-placeholders", false, NULL, false, DIALECT_OPTION_RENDER,
                                    "      --allow-placeholders   accept %N-style placeholders in steps without parallelism\n",
-                                   "strict"},
+                                   "strict", OPTION_NOT_PATH},
     [BK_OPT_ENV] = {"env", true, NULL, false, DIALECT_OPTION_RENDER,
                     "      --env NAME=VALUE       Buildkite: a variable `pipeline upload` interpolates\n"
                     "                             ($NAME, ${NAME:-default}); one not given is kept as\n"
                     "                             written, with a note (repeatable)\n",
-                    NULL},
+                    NULL, OPTION_NOT_PATH},
     [BK_OPT_ENV_FILE] = {"env-file", true, NULL, false, DIALECT_OPTION_RENDER,
                          "      --env-file FILE        Buildkite: variables from NAME=VALUE lines (a .env\n"
                          "                             file, the agent's $BUILDKITE_ENV_FILE)\n",
-                         NULL},
+                         NULL, OPTION_PATH},
     [BK_OPT_ENV_FROM_ENVIRONMENT] = {"env-from-environment", false, NULL, false, DIALECT_OPTION_RENDER,
                                      "      --env-from-environment\n"
                                      "                             Buildkite: fanout's own environment is the\n"
                                      "                             upload's (a variable not in it is unset)\n",
-                                     NULL},
+                                     NULL, OPTION_NOT_PATH},
     [BK_OPT_NO_INTERPOLATION] = {"no-interpolation", false, NULL, false, DIALECT_OPTION_RENDER,
                                  "      --no-interpolation     Buildkite: read the pipeline as written (the\n"
                                  "                             agent's `pipeline upload --no-interpolation`)\n",
-                                 NULL},
-    {NULL, false, NULL, false, 0, NULL, NULL},
+                                 NULL, OPTION_NOT_PATH},
+    {NULL, false, NULL, false, 0, NULL, NULL, OPTION_NOT_PATH},
 };
 
 /* The options of upload-time interpolation, into the variables (made on first use);

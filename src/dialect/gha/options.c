@@ -16,21 +16,21 @@ const struct dialect_option gha_options[] = {
     [GHA_OPT_INPUT] = {"input", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
                        "      --input NAME=VALUE     workflows: a known `inputs` value (VALUE read as a YAML\n"
                        "                             scalar; repeatable)\n",
-                       "no-validate"},
+                       "no-validate", OPTION_NOT_PATH},
     [GHA_OPT_VAR] = {"var", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
-                     "      --var NAME=VALUE       workflows: a known `vars` value\n", "no-validate"},
+                     "      --var NAME=VALUE       workflows: a known `vars` value\n", "no-validate", OPTION_NOT_PATH},
     [GHA_OPT_GITHUB] = {"github", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
                         "      --github KEY=VALUE     workflows: a known `github` value (github.ref=...)\n",
-                        "no-validate"},
+                        "no-validate", OPTION_NOT_PATH},
     [GHA_OPT_EVENT] = {"event", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
-                       "      --event NAME           workflows: github.event_name\n", "no-validate"},
+                       "      --event NAME           workflows: github.event_name\n", "no-validate", OPTION_NOT_PATH},
     [GHA_OPT_MATRIX] = {"matrix", true, NULL, false, DIALECT_OPTION_EXPRESSIONS,
-                        "      --matrix KEY=VALUE     a known `matrix` value\n", "no-validate"},
+                        "      --matrix KEY=VALUE     a known `matrix` value\n", "no-validate", OPTION_NOT_PATH},
     [GHA_OPT_CONTEXTS] = {"contexts", true, NULL, false, DIALECT_OPTION_RENDER | DIALECT_OPTION_EXPRESSIONS,
                           "      --contexts FILE        known contexts: a JSON or YAML mapping of context name\n"
                           "                             to value ({matrix: {part: 1}, inputs: {...}})\n",
-                          "no-validate"},
-    {NULL, false, NULL, false, 0, NULL, NULL},
+                          "no-validate", OPTION_PATH},
+    {NULL, false, NULL, false, 0, NULL, NULL, OPTION_NOT_PATH},
 };
 
 /* The object under `parent` named `key` (`len` bytes), made when missing; NULL when out of

@@ -375,8 +375,8 @@ const struct dialect_option rc_option_table[] = {
      "                             ray-pr-microcheck) or a config file as rayci's -config\n"
      "                             reads it; an instance type it has no queue for is an\n"
      "                             error (without it: a warning)\n",
-     NULL},
-    {NULL, false, NULL, false, 0, NULL, NULL},
+     NULL, OPTION_PATH_OR_NAME},
+    {NULL, false, NULL, false, 0, NULL, NULL, OPTION_NOT_PATH},
 };
 
 /* A later value replaces an earlier one: the command line's wins over the .fanout.yml

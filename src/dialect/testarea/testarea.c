@@ -790,15 +790,15 @@ static const struct dialect_option ta_options[] = {
     {"platform", true, platforms, false, DIALECT_OPTION_RENDER,
      "      --platform all|nvidia|amd\n"
      "                             test-area input: which steps to render (default all)\n",
-     "dialect"},
+     "dialect", OPTION_NOT_PATH},
     {"mirror-parallelism", true, mirror_modes, true, DIALECT_OPTION_RENDER,
      "      --mirror-parallelism own|inherit\n"
      "                             test-area input: mirror.amd.parallelism as the\n"
      "                             generator with ci-infra#473 reads it (own, default)\n"
      "                             or as one without it (inherit: the parent's count);\n"
      "                             diff: given twice, BASE's then HEAD's\n",
-     "dialect"},
-    {NULL, false, NULL, false, 0, NULL, NULL},
+     "dialect", OPTION_NOT_PATH},
+    {NULL, false, NULL, false, 0, NULL, NULL, OPTION_NOT_PATH},
 };
 
 static struct dialect_reader *ta_open(const struct dialect_input *in, dialect_observe_fn observe,
