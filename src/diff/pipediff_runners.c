@@ -383,6 +383,28 @@ static bool job_minutes(struct pd_tally *t, const struct pd_durations *dur, cons
     return found;
 }
 
+/* The value a reader sees for the runner `where`, a scalar with expressions (the
+ * dialect's label_value), as the root of a new document; NULL when it is shown as
+ * written, or out of memory (*failed). */
+static struct ynode_doc *runner_value(const struct dialect_diff *dd, const char *note, const struct ynode *where,
+                                      bool *failed)
+{
+    size_t len;
+    const char *text = dd->label_value ? ynode_scalar(where, &len) : NULL;
+    char *value = text && memmem(text, len, "${{", 3) ? dd->label_value(note, text, len) : NULL;
+    struct ynode_doc *doc = value ? ynode_doc_create() : NULL;
+    struct ynode *root = doc ? ynode_new_string(doc, value, strlen(value), ynode_pos(where)) : NULL;
+
+    free(value);
+    *failed = value && !root;
+    if (!root) {
+        ynode_doc_destroy(doc);
+        return NULL;
+    }
+    ynode_doc_set_root(doc, root);
+    return doc;
+}
+
 int pd_tally_job(struct pd_tally *t, const struct pd_durations *dur, const struct dialect_diff *dd,
                  const char *note, const struct dialect_job *job)
 {
@@ -393,9 +415,18 @@ int pd_tally_job(struct pd_tally *t, const struct pd_durations *dur, const struc
     double minutes = 0;
     bool timed = dur && job_minutes(t, dur, dd, note, job, n, &minutes);
 
-    if (dd->machine && ynode_is_map(job->node) && ynode_get_any(job->node, dd->machine, &where) &&
-        !(name = pd_show_whole(&t->blob, where)))
-        return -1;
+    if (dd->machine && ynode_is_map(job->node) && ynode_get_any(job->node, dd->machine, &where)) {
+        /* the runner as the job's label shows it (a GitHub runs-on is evaluated per job,
+         * as its name is: SGLang's format('linux-{0}-2gpu-sglang', inputs.runner_arch ||
+         * 'mi325') runs on linux-mi325-2gpu-sglang in a pull request, as its label says) */
+        bool failed;
+        struct ynode_doc *value = runner_value(dd, note, where, &failed);
+
+        name = failed ? NULL : pd_show_whole(&t->blob, value ? ynode_doc_root(value) : where);
+        ynode_doc_destroy(value);
+        if (!name)
+            return -1;
+    }
     if (tally_add(t, name, 1, timed, minutes) != 0)
         return -1;
     return timed && (!t->has_longest || minutes > t->longest) ? tally_longest(t, job->id, job->id_len, n, minutes)

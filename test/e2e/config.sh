@@ -121,5 +121,6 @@ defaults:
 YML
 "$FANOUT" render steps.rayci.yml 2>err.txt || { cat err.txt; exit 1; }
 cmp ../../cfg/out.yml "$ROOT/fixtures/rayci-config-file/expected.yaml"
-printf 'defaults:\n  render:\n    rayci_config: ray-pr\n' >../../.fanout.yml
-"$FANOUT" render steps.rayci.yml >/dev/null 2>&1
+printf 'defaults:\n  render:\n    rayci_config: ray-branch\n' >../../.fanout.yml
+! "$FANOUT" render steps.rayci.yml >/dev/null 2>err.txt
+grep -q "rayci's ray-branch config has no runner queue" err.txt
