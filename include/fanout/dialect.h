@@ -201,6 +201,7 @@ struct dialect_input {
     unsigned side;            /* the rendering's side of a diff */
     bool upload;
     void *state;              /* the dialect's state for the run (state_create), or NULL */
+    const unsigned *builds;   /* each file's build (the dialect's `builds`); NULL: one build */
     const struct change *change; /* as dialect_ctx's */
     dialect_not_run_fn on_not_run; /* as dialect_ctx's, told `not_run_user` */
     void *not_run_user;
@@ -425,6 +426,11 @@ struct dialect {
 };
 
 extern const struct dialect dialect_buildkite, dialect_testarea, dialect_rayci, dialect_gha;
+
+/* A `builds` entry: the walked files of one directory are one build, each directory
+ * another (ray's rayci reads one directory's files per run: raycicmd listCIYamlFiles). */
+int dialect_builds_by_directory(struct source *const *sources, const char *const *paths, size_t n,
+                                const struct strset *walked, unsigned *build, struct diag *d);
 
 /* What the dialects whose rendering is a Buildkite pipeline share with the Buildkite
  * dialect (test-area files render into Buildkite steps): the step layout, Buildkite's

@@ -168,6 +168,29 @@ const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, s
     return one ? one : dialects[0];
 }
 
+int dialect_builds_by_directory(struct source *const *sources, const char *const *paths, size_t n,
+                                const struct strset *walked, unsigned *build, struct diag *d)
+{
+    (void)sources;
+    (void)d;
+    for (size_t i = 0; i < n; i++) {
+        const char *slash = strrchr(paths[i], '/');
+        size_t len = slash ? (size_t)(slash - paths[i]) : 0;
+
+        if (!strset_has(walked, paths[i], strlen(paths[i])))
+            continue; /* named: the command line's build, 0 */
+        build[i] = (unsigned)i + 1;
+        for (size_t j = 0; j < i; j++) {
+            if (build[j] && !strncmp(paths[j], paths[i], len) &&
+                (slash ? paths[j][len] == '/' && !strchr(paths[j] + len + 1, '/') : !strchr(paths[j], '/'))) {
+                build[i] = build[j];
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
 /* ---- the options the dialects declare ---- */
 
 struct dialect_options {

@@ -98,6 +98,7 @@ static struct dialect_reader *reader_open(struct run *r, bool observed)
         .side = r->opts->side,
         .upload = r->opts->upload,
         .state = r->dialect_state,
+        .builds = r->split ? r->build : NULL,
         .change = r->opts->change,
         .on_not_run = on_not_run,
         .not_run_user = r,

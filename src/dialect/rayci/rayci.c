@@ -311,12 +311,21 @@ static int mark_rejected(struct rayci *r, const struct rc_file *f, const struct 
     return rc;
 }
 
-/* buildIndex (step_node_set.go): a step's or group's key twice, in any file, is an
- * error. */
+/* buildIndex (step_node_set.go): a step's or group's key twice, in any file of the
+ * build, is an error. */
 static int index_key(struct rayci *r, const struct ynode *at, const char *key, size_t len)
 {
-    int added = key && len ? strset_add(r->keys, key, len) : 0;
+    char *scoped = NULL;
+    int added = 0, n;
 
+    if (key && len && r->builds) {
+        if ((n = asprintf(&scoped, "%u\x1f%.*s", r->builds[ynode_pos(at).file], (int)len, key)) < 0)
+            return -1;
+        added = strset_add(r->keys, scoped, (size_t)n);
+        free(scoped);
+    } else if (key && len) {
+        added = strset_add(r->keys, key, len);
+    }
     if (added > 0)
         return rc_error(r, at, RULE_RAYCI, "duplicate node key '%.*s' (rayci's build index takes a key once)",
                         RC_SHORT(len), key);
@@ -413,6 +422,7 @@ static struct dialect_reader *rc_open(const struct dialect_input *in, dialect_ob
     r->user = user;
     r->rayci.diag = in->diag;
     r->rayci.files = in->names;
+    r->rayci.builds = in->builds;
     r->rayci.keys = strset_create();
     r->rayci.rejected = strset_create();
     r->rayci.arrays = rc_arrays_create();
@@ -546,4 +556,5 @@ const struct dialect dialect_rayci = {
     .option = rc_option,
     .options_free = rc_options_free,
     .detect = rc_detect,
+    .builds = dialect_builds_by_directory,
 };

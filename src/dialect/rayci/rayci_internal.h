@@ -64,6 +64,7 @@ struct rayci {
     /* The step and group keys of every file read so far: rayci's buildIndex refuses a
      * key twice across all of .buildkite's files. */
     struct strset *keys;
+    const unsigned *builds;  /* each file's build (keys are one build's): NULL, one */
     struct strset *rejected; /* the keys of the steps left out so far (mark_rejected) */
     bool failed; /* a finding was reported in the file being read */
     struct rc_arrays *arrays; /* the array steps of every file read so far */
