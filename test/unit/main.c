@@ -30,6 +30,7 @@ int main(void)
     srunner_add_suite(sr, suggest_suite());
     srunner_add_suite(sr, change_suite());
     srunner_add_suite(sr, inputs_suite());
+    srunner_add_suite(sr, builds_suite());
     srunner_add_suite(sr, shellword_suite());
     srunner_add_suite(sr, branches_suite());
     srunner_add_suite(sr, render_suite());

@@ -29,6 +29,7 @@ Suite *bkmatrix_suite(void);
 Suite *suggest_suite(void);
 Suite *change_suite(void);
 Suite *inputs_suite(void);
+Suite *builds_suite(void);
 Suite *shellword_suite(void);
 Suite *branches_suite(void);
 Suite *render_suite(void);

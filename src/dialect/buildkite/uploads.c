@@ -106,12 +106,15 @@ int bk_uploads_builds(struct source *const *sources, const char *const *paths, s
 
     (void)d; /* the inputs' own sources report */
 
+    size_t n_walked = 0;
+
     for (size_t i = 0; rc == 0 && i < n; i++) {
         f.parent[i] = (unsigned)i;
-        if (strset_has(walked, paths[i], strlen(paths[i])))
-            f.real[i] = realpath(paths[i], NULL);
+        if (strset_has(walked, paths[i], strlen(paths[i])) && (f.real[i] = realpath(paths[i], NULL)) != NULL)
+            n_walked++;
     }
-    for (size_t i = 0; rc == 0 && i < n; i++) {
+    /* one walked file has no other to upload: it is not read again */
+    for (size_t i = 0; rc == 0 && n_walked > 1 && i < n; i++) {
         if (f.real[i])
             scan(&f, i, sources[i]);
     }

@@ -58,50 +58,55 @@ static char *job_dir_path(const char *config, const char *dir)
     return real;
 }
 
-/* The config at `path`'s job dirs as real paths, appended to `dirs` (with `owner`, the
- * config's number, in `of`). A file that is no config adds none; `d` is muted (what is
- * wrong with a file is its own run's to say). */
+/* The job dirs of `list` (the config at `path`'s) as real paths, appended to `dirs`
+ * (with `owner`, the config's number, in `of`). 0, or -1 when out of memory. */
+static int add_job_dirs(const char *path, const struct ynode *list, unsigned owner, char ***dirs, unsigned **of,
+                        size_t *n)
+{
+    for (size_t i = 0; i < ynode_len(list); i++) {
+        const char *dir = ynode_scalar(ynode_item(list, i), NULL);
+        char *real = dir ? job_dir_path(path, dir) : NULL, **grown;
+        unsigned *o;
+
+        if (!real)
+            continue;
+        if ((grown = realloc(*dirs, (*n + 1) * sizeof(*grown))) != NULL)
+            *dirs = grown;
+        if (!grown || !(o = realloc(*of, (*n + 1) * sizeof(*o)))) {
+            free(real);
+            return -1;
+        }
+        *of = o;
+        (*dirs)[*n] = real;
+        (*of)[(*n)++] = owner;
+    }
+    return 0;
+}
+
+/* The job dirs of the file at `path` when it is a config: its first document's top-level
+ * `job_dirs`, read up to its steps (a pipeline's, which is no config, is not read on).
+ * `d` is muted (what is wrong with a file is its own run's to say). */
 static int read_config(const char *path, unsigned owner, char ***dirs, unsigned **of, size_t *n, struct diag *d)
 {
     struct source *src = source_open(path, d);
     struct stream *st = src ? stream_open(src, 0, d) : NULL;
-    struct ynode_doc *doc = NULL;
-    const struct ynode *list;
+    struct stream_item item;
     int rc = 0;
 
-    if (st && stream_document(st, &doc) > 0 && (list = ynode_get(ynode_doc_root(doc), "job_dirs")) != NULL) {
-        for (size_t i = 0; rc == 0 && i < ynode_len(list); i++) {
-            const char *dir = ynode_scalar(ynode_item(list, i), NULL);
-            char *real = dir ? job_dir_path(path, dir) : NULL, **grown;
-            unsigned *o;
+    while (rc == 0 && st && stream_next(st, &item) > 0) {
+        bool end = item.kind != STREAM_PAIR && item.kind != STREAM_DOC_START;
 
-            if (!real)
-                continue;
-            if ((grown = realloc(*dirs, (*n + 1) * sizeof(*grown))) != NULL)
-                *dirs = grown;
-            if (!grown || !(o = realloc(*of, (*n + 1) * sizeof(*o)))) {
-                free(real);
-                rc = -1;
-                break;
-            }
-            *of = o;
-            (*dirs)[*n] = real;
-            (*of)[(*n)++] = owner;
+        if (item.kind == STREAM_PAIR && ynode_scalar_is(ynode_key(ynode_doc_root(item.doc), 0), "job_dirs")) {
+            rc = add_job_dirs(path, ynode_value(ynode_doc_root(item.doc), 0), owner, dirs, of, n);
+            end = true;
         }
+        ynode_doc_destroy(item.doc);
+        if (end)
+            break;
     }
-    ynode_doc_destroy(doc);
     stream_close(st);
     source_close(src);
     return rc;
-}
-
-static bool is_input(const char *const *paths, size_t n, const char *p)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(paths[i], p))
-            return true;
-    }
-    return false;
 }
 
 static bool is_yaml(const char *p)
@@ -115,17 +120,21 @@ int ta_jobdirs_builds(struct source *const *sources, const char *const *paths, s
                       const struct strset *walked, unsigned *build, struct diag *d)
 {
     const char *const *all = strset_items(walked);
+    struct strset *inputs = strset_create();
     char **dirs = NULL;
     unsigned *of = NULL, owner = 0;
     size_t n_dirs = 0;
-    int rc = 0;
+    int rc = inputs ? 0 : -1;
 
     (void)sources;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = strset_add(inputs, paths[i], strlen(paths[i])) < 0 ? -1 : 0;
     /* the walk's files that are none of these inputs: the configs are among them */
     for (size_t k = 0; rc == 0 && all[k]; k++) {
-        if (is_yaml(all[k]) && !is_input(paths, n, all[k]))
+        if (is_yaml(all[k]) && !strset_has(inputs, all[k], strlen(all[k])))
             rc = read_config(all[k], ++owner, &dirs, &of, &n_dirs, d);
     }
+    strset_destroy(inputs);
     /* a file several configs read is of the first one's build (vLLM's ci_config_rocm.yaml
      * reads hardware_tests, which ci_config.yaml reads with more) */
     for (size_t i = 0; rc == 0 && n_dirs && i < n; i++) {
