@@ -160,6 +160,11 @@ void diag_keep_only(struct diag *d, enum rule_id rule);
  * step whose typo was reported (a step with `comand` has no type). */
 void diag_shadow(struct diag *d, enum rule_id earlier, enum rule_id later);
 
+/* A finding of `rule` at `at` that is not said again (said once per file before): it
+ * shadows what diag_shadow makes it shadow, as if reported, and is neither printed nor
+ * counted. */
+void diag_cover(struct diag *d, const char *const *files, struct ypos at, enum rule_id rule);
+
 /* `fanout: <what> <arg>` on a line of its own (`arg` escaped as text): what the run did,
  * which is no problem and shows under -q too (check --write's "wrote FILE"); in SARIF a
  * note of the invocation. */

@@ -20,6 +20,7 @@ struct held {
     bool input, shown; /* shown: -q did not drop it */
     char *file, *msg;  /* copies (NULL when out of memory) */
     unsigned line, col;
+    bool silent; /* diag_cover's: a place that shadows, no message */
 };
 
 struct diag {
@@ -180,8 +181,8 @@ static void sarif_message(struct diag *d, enum diag_severity sev, const char *fi
 
 /* Keeps where a buffered diag's next message starts and what it is, its parts copied
  * (out of memory loses the text, not its count). */
-static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *file, unsigned line,
-                 unsigned col, enum rule_id rule, const char *msg, bool shown)
+static struct held *hold(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *file,
+                         unsigned line, unsigned col, enum rule_id rule, const char *msg, bool shown)
 {
     if (d->n_held == d->held_cap) {
         size_t cap = d->held_cap ? d->held_cap * 2 : 16;
@@ -191,14 +192,15 @@ static void hold(struct diag *d, enum diag_severity sev, enum diag_class cls, co
             d->lost_errors += sev == DIAG_ERROR;
             d->lost_warnings += sev == DIAG_WARNING;
             d->lost_input = d->lost_input || (sev == DIAG_ERROR && cls == DIAG_INPUT);
-            return;
+            return NULL;
         }
         d->held = grown;
         d->held_cap = cap;
     }
     d->held[d->n_held++] = (struct held){
         ftell(d->out), file && cls == DIAG_FINDING && rule != RULE_NONE ? place_hash(file, line, col) : 0,
-        rule, sev, cls == DIAG_INPUT, shown, file ? strdup(file) : NULL, strdup(msg), line, col};
+        rule, sev, cls == DIAG_INPUT, shown, file ? strdup(file) : NULL, strdup(msg), line, col, false};
+    return &d->held[d->n_held - 1];
 }
 
 /* Drops the held messages, after writing into `to` (unless NULL) those it would not have
@@ -208,8 +210,10 @@ static void release_held(struct diag *from, struct diag *to)
     for (size_t i = 0; i < from->n_held; i++) {
         struct held *h = &from->held[i];
         size_t end = i + 1 < from->n_held ? (size_t)from->held[i + 1].start : from->buf_len;
-        bool said = to != NULL;
+        bool said = to != NULL && !h->silent;
 
+        if (h->silent && to && to->shadowing && h->rule == to->shadow_earlier)
+            places_add(to->shadowing, h->place);
         if (said && to->shadowing && h->place && (h->rule == to->shadow_later || h->sev == DIAG_ERROR) &&
             places_has(to->shadowing, h->place))
             said = false;
@@ -504,6 +508,32 @@ static void write_snippet(struct diag *d, const char *file, unsigned line, unsig
     fputs(d->policy->color ? "\033[1;32m^\033[0m\n" : "^\n", d->out);
 }
 
+/* Whether a message of `rule` is dropped before anything is made of it: muted, another
+ * rule kept only, or the rule turned off. */
+static bool dropped(const struct diag *d, enum diag_class cls, enum rule_id rule)
+{
+    return d->muted || (d->only_rule != RULE_NONE && cls == DIAG_FINDING && rule != d->only_rule) ||
+           (cls == DIAG_FINDING && level_of(d->policy, rule) == DIAG_LEVEL_OFF);
+}
+
+void diag_cover(struct diag *d, const char *const *files, struct ypos at, enum rule_id rule)
+{
+    const char *file = files[at.file];
+
+    if (dropped(d, DIAG_FINDING, rule) || !file)
+        return;
+    if (d->shadowing && rule == d->shadow_earlier)
+        places_add(d->shadowing, place_hash(file, at.line, at.col));
+    if (d->to) {
+        diag_cover(d->to, files, at, rule);
+    } else if (d->buffered) {
+        struct held *h = hold(d, DIAG_NOTE, DIAG_FINDING, file, at.line, at.col, rule, "", false);
+
+        if (h)
+            h->silent = true;
+    }
+}
+
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, enum rule_id rule,
                   const char *fmt, va_list ap)
@@ -515,9 +545,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     char msg[1024];
     const char *word;
 
-    if (d->muted || (d->only_rule != RULE_NONE && cls == DIAG_FINDING && rule != d->only_rule))
-        return;
-    if (level == DIAG_LEVEL_OFF)
+    if (dropped(d, cls, rule))
         return;
     if (d->shadowing && file && cls == DIAG_FINDING && rule != RULE_NONE) {
         if (rule == d->shadow_later && places_has(d->shadowing, place_hash(file, line, col)))

@@ -31,3 +31,8 @@ here=$(pwd)
 [ "$(grep -c '\[not-a-pipeline\]$' jobs.err)" = 3 ]
 ! grep -q ': error:' jobs.err
 grep -q 'intel_jobs/engine_intel.yaml' jobs.txt
+# validate says what render says of the AMD template's keys: a warning once per file, and
+# no schema error where a key repeats (additionalProperties shadowed, as render's is).
+(cd "$V" && "$FANOUT" validate . >/dev/null 2>"$here/validate.err") || { cat validate.err; exit 1; }
+! grep -q ': error:' validate.err
+grep -q "unknown key 'mirror_hardwares'" validate.err

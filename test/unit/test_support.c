@@ -398,6 +398,43 @@ START_TEST(diag_shadowed_held_finding)
 }
 END_TEST
 
+/* A covered place (a key warned once per file, seen again) shadows as a report would,
+ * direct, held and flushed, or through a capturing diag, and says and counts nothing. */
+START_TEST(diag_covered_place)
+{
+    static const char *const files[] = {"p.yml"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT), *held, *cap;
+    const struct diag_sink sink = {capture_finding, NULL};
+
+    captured[0] = '\0';
+    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
+    diag_cover(d, files, (struct ypos){0, 3, 5}, RULE_UNKNOWN_KEY);
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 3, 5, RULE_KW_ADDITIONAL_PROPERTIES, "direct");
+    held = diag_create_buffered_like(d);
+    diag_cover(held, files, (struct ypos){0, 7, 5}, RULE_UNKNOWN_KEY);
+    diag_report(held, DIAG_ERROR, DIAG_FINDING, "p.yml", 7, 5, RULE_KW_ADDITIONAL_PROPERTIES, "held");
+    diag_flush_into(held, d);
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 7, 5, RULE_KW_ADDITIONAL_PROPERTIES, "after held");
+    cap = diag_create_capture(d, &sink);
+    diag_cover(cap, files, (struct ypos){0, 9, 5}, RULE_UNKNOWN_KEY);
+    diag_report(cap, DIAG_ERROR, DIAG_FINDING, "p.yml", 9, 5, RULE_KW_ADDITIONAL_PROPERTIES, "captured");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 8, 5, RULE_KW_ADDITIONAL_PROPERTIES, "uncovered");
+    ck_assert_str_eq(captured, "");
+    ck_assert_uint_eq(diag_errors(cap), 0);
+    ck_assert_uint_eq(diag_errors(d), 1);
+    ck_assert_uint_eq(diag_warnings(d), 0);
+    diag_destroy(cap);
+    diag_destroy(held);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "p.yml:8:5: error: uncovered [additionalProperties]\n");
+    free(buf);
+}
+END_TEST
+
 /* -q changes what is printed, not what is counted: --strict -q fails on a warning. */
 START_TEST(diag_quiet_still_counts)
 {
@@ -431,6 +468,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, diag_shadowed_finding);
     tcase_add_test(tc, diag_capture);
     tcase_add_test(tc, diag_shadowed_held_finding);
+    tcase_add_test(tc, diag_covered_place);
     tcase_add_test(tc, diag_quiet_still_counts);
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);

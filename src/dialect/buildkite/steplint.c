@@ -45,8 +45,10 @@ void steplint_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum
                     suggest_phrase(near, phrase));
             continue;
         }
-        if (st && warned_before(st, pos.file, k, len))
+        if (st && warned_before(st, pos.file, k, len)) {
+            diag_cover(ctx->diag, ctx->files, pos, RULE_UNKNOWN_KEY); /* the schema keeps quiet here too */
             continue;
+        }
         diag_at(ctx->diag, DIAG_WARNING, DIAG_FINDING, ctx->files, pos, RULE_UNKNOWN_KEY,
                 "unknown key '%.*s' in a %s step%s", BK_SHORT(len), k, bk_kind_name(kind),
                 st ? " (reported once per file)" : "");
