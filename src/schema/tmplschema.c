@@ -628,6 +628,7 @@ struct tmpl_mapping {
     bool all_loose;  /* no well-known properties at all */
     bool expr_key;   /* an expression key makes the required check moot */
     bool refused;    /* no mapping is allowed here (reported) */
+    bool plain_keys; /* every key read as its text (no expression, null or quoted literal) */
     const char *typo_for; /* a key reported as a typo of this property (no "missing" then) */
     struct keyset keys;
     size_t errors_at_begin;
@@ -643,6 +644,7 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
     m->at = at;
     m->errors_at_begin = r->errors;
     m->expr_key = m->refused = false;
+    m->plain_keys = true;
     m->typo_for = NULL;
     m->keys.slots = NULL;
     m->keys.n = m->keys.cap = 0;
@@ -794,6 +796,8 @@ static bool mapping_pair(struct tmpl_mapping *m, const struct ynode *key, const 
     if (m->refused)
         return false;
     tk = key_token(m->r, key, m->t);
+    if (tk.kind != TK_STRING || tk.own || tk.text != key->u.scalar.text)
+        m->plain_keys = false;
     if (tk.failed) /* an expression in the key was reported: its value would only add echoes */
         ok = false;
     else if (tk.kind == TK_EXPRESSION || tk.kind == TK_INSERT)
@@ -894,6 +898,45 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
     }
 }
 
+/* A mapping. In a rendering's check, one whose keys and type are those of a mapping
+ * read before at its place in this item without a problem (a matrix configuration's,
+ * whose keys are its job's) has only its values read, each under the type kept: what
+ * the keys decide (each one's property and type, the duplicates, the required keys)
+ * follows from the keys and the type alone (render-sglang's check: XM -> YM). */
+static void read_mapping(struct reader *r, const struct ynode *n, struct tmpl_type t)
+{
+    struct tmpl_mapping m;
+    struct tmpl_type vt;
+    struct tmpl_shape_pair shape[TMPL_SHAPE_MAX];
+    const struct tmpl_shape_pair *kept = NULL;
+    size_t errors = r->errors, len = ynode_len(n);
+    bool keep = r->use_proofs && len <= TMPL_SHAPE_MAX;
+
+    if (keep && (kept = tmpl_proofs_shape(r->proofs, n, t)) != NULL && tmpl_shape_same(kept, n)) {
+        for (size_t i = 0; i < len; i++) {
+            size_t old = path_push(r, kept[i].text, kept[i].len);
+
+            if (ynode_value(n, i))
+                read_value(r, ynode_value(n, i), kept[i].vt);
+            path_pop(r, old);
+        }
+        return;
+    }
+    mapping_begin(&m, r, t, n);
+    for (size_t i = 0; i < len; i++) {
+        const struct ynode *key = ynode_key(n, i);
+
+        /* a pair not read (a key the YAML reader refused twice, said there) is no shape */
+        if (!mapping_pair(&m, key, ynode_value(n, i), &vt))
+            keep = false;
+        else if (keep)
+            shape[i] = (struct tmpl_shape_pair){key->u.scalar.text, key->u.scalar.len, key->style, vt};
+    }
+    mapping_end(&m);
+    if (keep && !kept && m.plain_keys && r->errors == errors)
+        tmpl_proofs_shape_add(r->proofs, n, t, shape);
+}
+
 static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type t)
 {
     char exp[700];
@@ -918,13 +961,7 @@ static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type 
             path_pop(r, old);
         }
     } else if (ynode_is_map(n)) {
-        struct tmpl_mapping m;
-        struct tmpl_type vt;
-
-        mapping_begin(&m, r, t, n);
-        for (size_t i = 0; i < ynode_len(n); i++)
-            mapping_pair(&m, ynode_key(n, i), ynode_value(n, i), &vt);
-        mapping_end(&m);
+        read_mapping(r, n, t);
     }
 }
 

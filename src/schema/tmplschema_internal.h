@@ -138,4 +138,23 @@ bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned li
 bool tmpl_proofs_has(const struct tmpl_proofs *p, const struct ynode *n, struct tmpl_type t);
 void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t);
 
+/* A mapping's keys as a check read them without a problem, and the type each value was
+ * read under: a mapping of the same keys under the same type reads its values under
+ * the same types without a problem of its own (a matrix's configurations repeat their
+ * job's mappings, with other values). */
+struct tmpl_shape_pair {
+    const char *text; /* the key's */
+    size_t len;
+    uint8_t style;
+    struct tmpl_type vt;
+};
+#define TMPL_SHAPE_MAX 64 /* pairs; larger mappings are not kept */
+/* The pairs kept for a mapping read at `map`'s position under `t` with as many pairs as
+ * it has, or NULL; tmpl_shape_same says whether `map`'s keys are theirs. */
+const struct tmpl_shape_pair *tmpl_proofs_shape(const struct tmpl_proofs *p, const struct ynode *map,
+                                                struct tmpl_type t);
+bool tmpl_shape_same(const struct tmpl_shape_pair *pairs, const struct ynode *map);
+void tmpl_proofs_shape_add(struct tmpl_proofs *p, const struct ynode *map, struct tmpl_type t,
+                           const struct tmpl_shape_pair *pairs);
+
 #endif
