@@ -902,7 +902,8 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
  * read before at its place in this item without a problem (a matrix configuration's,
  * whose keys are its job's) has only its values read, each under the type kept: what
  * the keys decide (each one's property and type, the duplicates, the required keys)
- * follows from the keys and the type alone (render-sglang's check: XM -> YM). */
+ * follows from the keys and the type alone (the check of the 1 MB matrix workflow's
+ * rendering: 299M -> 156M instructions). */
 static void read_mapping(struct reader *r, const struct ynode *n, struct tmpl_type t)
 {
     struct tmpl_mapping m;
