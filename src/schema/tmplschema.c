@@ -300,6 +300,19 @@ static bool literal_expression(const char *e, size_t len, struct token *tk)
     return true;
 }
 
+static void checked_add(const struct tmplschema *cs, const struct checked *c)
+{
+    struct tmplschema *s = (struct tmplschema *)cs;
+    size_t i;
+
+    if (!s->checked)
+        return;
+    for (i = c->h1 & (s->cap_checked - 1); s->checked[i].h2; i = (i + 1) & (s->cap_checked - 1))
+        ;
+    s->checked[i] = *c;
+    s->n_checked++;
+}
+
 /* Whether expression `e` was found valid with context set `set` before; *out is its
  * entry, for checked_add when it is found valid now. */
 static bool checked_before(const struct tmplschema *cs, const char *e, size_t len, uint64_t set,
@@ -311,31 +324,25 @@ static bool checked_before(const struct tmplschema *cs, const char *e, size_t le
     strhash_pair(e, len, &out->h1, &out->h2);
     out->h2 |= 1;
     out->set = set;
-    if (!s->checked || s->n_checked * 4 >= CHECKED_SLOTS * 3) {
-        free(s->checked);
-        s->checked = calloc(CHECKED_SLOTS, sizeof(*s->checked));
+    if (!s->checked || s->n_checked * 4 >= s->cap_checked * 3) {
+        struct checked *old = s->checked;
+        size_t old_cap = s->cap_checked, cap = !old ? 256 : old_cap < CHECKED_SLOTS ? old_cap * 2 : CHECKED_SLOTS;
+
+        s->checked = calloc(cap, sizeof(*s->checked));
         s->n_checked = 0;
+        s->cap_checked = s->checked ? cap : 0;
+        for (size_t k = 0; s->checked && old_cap < CHECKED_SLOTS && k < old_cap; k++)
+            if (old[k].h2) /* grown: kept; at the largest size, emptied */
+                checked_add(s, &old[k]);
+        free(old);
         if (!s->checked)
             return false;
     }
-    for (i = out->h1 & (CHECKED_SLOTS - 1); s->checked[i].h2; i = (i + 1) & (CHECKED_SLOTS - 1)) {
+    for (i = out->h1 & (s->cap_checked - 1); s->checked[i].h2; i = (i + 1) & (s->cap_checked - 1)) {
         if (s->checked[i].h1 == out->h1 && s->checked[i].h2 == out->h2 && s->checked[i].set == set)
             return true;
     }
     return false;
-}
-
-static void checked_add(const struct tmplschema *cs, const struct checked *c)
-{
-    struct tmplschema *s = (struct tmplschema *)cs;
-    size_t i;
-
-    if (!s->checked)
-        return;
-    for (i = c->h1 & (CHECKED_SLOTS - 1); s->checked[i].h2; i = (i + 1) & (CHECKED_SLOTS - 1))
-        ;
-    s->checked[i] = *c;
-    s->n_checked++;
 }
 
 /* One expression text (between `${{` and `}}`, at byte `at` of the scalar) checked

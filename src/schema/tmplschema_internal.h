@@ -75,11 +75,12 @@ struct tmplschema {
     size_t n_names, cap_names;
     /* expressions found valid, by two hashes of their text and the context set (h2 with
      * its low bit set marks a used slot): a rendering repeats its input's expressions
-     * in every job of a matrix. Emptied when three quarters full. */
+     * in every job of a matrix. Grown from 256 slots to 4,096 (a small run touches few
+     * pages: each first touch is a page fault), then emptied when three quarters full. */
     struct checked {
         uint64_t h1, h2, set;
     } *checked;
-    size_t n_checked;
+    size_t n_checked, cap_checked;
     struct diag *diag; /* compiling only */
     bool failed;
 };
