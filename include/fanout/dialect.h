@@ -492,6 +492,9 @@ int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user);
 /* The index of a fanned-out job's key or id `<base>-<index>` (NUL-terminated after
  * `len`), and the length of <base> in *base; -1 when it has no such suffix. */
 long dialect_key_index(const char *id, size_t len, size_t *base);
+/* Its inverse: `<id>-<index>` into out (cut to cap - 1 bytes, NUL-terminated); its
+ * length. */
+size_t dialect_key_name(char *out, size_t cap, const char *id, size_t len, unsigned long index);
 
 /* What detection has read of a document before the item it shows a dialect: the input's
  * path, its first top-level keys (up to DIALECT_PROBE_KEYS of them) and how many items. */

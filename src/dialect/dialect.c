@@ -417,6 +417,26 @@ int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user)
     return rc;
 }
 
+size_t dialect_key_name(char *out, size_t cap, const char *id, size_t len, unsigned long index)
+{
+    char digits[24];
+    size_t n = 0, o = len < cap ? len : cap - 1;
+
+    /* by hand: snprintf's "%.*s-%lu" cost 1,000 instructions a key, one per matrix
+     * configuration and per name a `needs` gets */
+    do {
+        digits[n++] = (char)('0' + index % 10);
+        index /= 10;
+    } while (index);
+    memcpy(out, id, o);
+    if (o + 1 < cap)
+        out[o++] = '-';
+    while (n && o + 1 < cap)
+        out[o++] = digits[--n];
+    out[o] = '\0';
+    return o;
+}
+
 long dialect_key_index(const char *id, size_t len, size_t *base)
 {
     const char *dash = memrchr(id, '-', len);

@@ -211,7 +211,7 @@ struct expr_arena {
     struct expr_chunk *chunks;
     char *p;
     size_t left;
-    size_t chunk; /* the next chunk's size; 0: the usual 2 KiB */
+    size_t chunk; /* the next chunk's size; 0: the usual 1 KiB */
 };
 
 void *expr_arena_alloc(struct expr_arena *a, size_t size);

@@ -448,7 +448,7 @@ size_t expr_g15_number(double d, char buf[EXPR_NUMBUF])
     /* An integer of at most 15 digits is its digits: no rounding to see (and the exact
      * digits below cost a 767-digit printf, most of a matrix's names) */
     if (fabs(d) < 1e15 && d == trunc(d))
-        return (size_t)snprintf(buf, EXPR_NUMBUF, "%.0f", d);
+        return put_integer((uint64_t)fabs(d), d < 0, buf);
     /* Every digit of the double (767 at most), so that the rounding at the 15th sees the
      * exact value: .NET rounds half away from zero, printf half to even. */
     snprintf(exact, sizeof(exact), "%.767e", fabs(d));

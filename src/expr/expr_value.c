@@ -197,6 +197,8 @@ static bool key_equal(const char *a, size_t alen, const char *b, size_t blen)
 {
     size_t i = 0, j = 0;
 
+    if (alen == blen && !memcmp(a, b, alen)) /* most lookups name a key as it is written */
+        return true;
     /* ASCII compared in place, folded only where the bytes differ; from the first
      * other character on, by code points */
     for (; i < alen && i < blen && ((unsigned char)a[i] | (unsigned char)b[i]) < 0x80; i++) {
@@ -211,6 +213,20 @@ static bool key_equal(const char *a, size_t alen, const char *b, size_t blen)
             return false;
     }
     return i == alen && j == blen;
+}
+
+/* Whether keys that start so cannot be equal, told by their first bytes (ASCII folded;
+ * anything else is for key_equal): most keys a lookup passes differ there, and
+ * key_equal's call was most of a small object's lookup. */
+static bool first_differs(const char *a, size_t alen, const char *b, size_t blen)
+{
+    unsigned char x, y;
+
+    if (!alen || !blen)
+        return alen != blen;
+    x = (unsigned char)a[0];
+    y = (unsigned char)b[0];
+    return x != y && (x | y) < 0x80 && (x >= 'a' && x <= 'z' ? x - 32 : x) != (y >= 'a' && y <= 'z' ? y - 32 : y);
 }
 
 /* Objects past this many keys get a hash index (a mapping may have 20,000). */
@@ -252,7 +268,7 @@ long expr_object_find(const struct expr_value *o, const char *key, size_t len)
     for (size_t i = 0; i < o->u.obj.n; i++) {
         const struct expr_pair *p = &o->u.obj.pairs[i];
 
-        if (key_equal(p->key, p->len, key, len))
+        if (!first_differs(p->key, p->len, key, len) && key_equal(p->key, p->len, key, len))
             return (long)i;
     }
     return -1;
@@ -574,6 +590,8 @@ struct expr_contexts *expr_contexts_create(void)
 
 static bool name_equal(const char *a, const char *b)
 {
+    if (!strcmp(a, b)) /* most names are written as the context's */
+        return true;
     for (; *a && *b; a++, b++) {
         char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
         char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
@@ -622,7 +640,7 @@ fail:
 struct expr_value *expr_contexts_get(const struct expr_contexts *c, const char *name)
 {
     for (size_t i = 0; c && i < c->n; i++) {
-        if (name_equal(c->items[i].name, name))
+        if (!first_differs(c->items[i].name, 1, name, 1) && name_equal(c->items[i].name, name))
             return c->items[i].v;
     }
     return NULL;

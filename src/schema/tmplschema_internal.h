@@ -75,11 +75,12 @@ struct tmplschema {
     size_t n_names, cap_names;
     /* expressions found valid, by two hashes of their text and the context set (h2 with
      * its low bit set marks a used slot): a rendering repeats its input's expressions
-     * in every job of a matrix. Emptied when three quarters full. */
+     * in every job of a matrix. Grown from 256 slots to 4,096 (a small run touches few
+     * pages: each first touch is a page fault), then emptied when three quarters full. */
     struct checked {
         uint64_t h1, h2, set;
     } *checked;
-    size_t n_checked;
+    size_t n_checked, cap_checked;
     struct diag *diag; /* compiling only */
     bool failed;
 };
@@ -137,5 +138,24 @@ bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned li
  * that it was (and marks it proven). */
 bool tmpl_proofs_has(const struct tmpl_proofs *p, const struct ynode *n, struct tmpl_type t);
 void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t);
+
+/* A mapping's keys as a check read them without a problem, and the type each value was
+ * read under: a mapping of the same keys under the same type reads its values under
+ * the same types without a problem of its own (a matrix's configurations repeat their
+ * job's mappings, with other values). */
+struct tmpl_shape_pair {
+    const char *text; /* the key's */
+    size_t len;
+    uint8_t style;
+    struct tmpl_type vt;
+};
+#define TMPL_SHAPE_MAX 64 /* pairs; larger mappings are not kept */
+/* The pairs kept for a mapping read at `map`'s position under `t` with as many pairs as
+ * it has, or NULL; tmpl_shape_same says whether `map`'s keys are theirs. */
+const struct tmpl_shape_pair *tmpl_proofs_shape(const struct tmpl_proofs *p, const struct ynode *map,
+                                                struct tmpl_type t);
+bool tmpl_shape_same(const struct tmpl_shape_pair *pairs, const struct ynode *map);
+void tmpl_proofs_shape_add(struct tmpl_proofs *p, const struct ynode *map, struct tmpl_type t,
+                           const struct tmpl_shape_pair *pairs);
 
 #endif

@@ -15,14 +15,19 @@ struct proof {
     const char *text; /* a scalar's; NULL for a container */
     size_t len;       /* a scalar's bytes, a container's items or pairs */
     struct ypos pos;
-    uint8_t kind;
+    uint8_t kind;   /* the node's, or SHAPE for a mapping's shape (tmpl_proofs_shape) */
     unsigned stamp; /* the item it belongs to: tmpl_proofs.stamp when in use */
+    size_t at;      /* a shape's first pair in tmpl_proofs.pairs */
 };
+
+#define SHAPE 0x80
 
 struct tmpl_proofs {
     struct proof *slots;
     size_t cap, n; /* cap: a power of two */
     unsigned stamp;
+    struct tmpl_shape_pair *pairs; /* the shapes' pairs, of this item */
+    size_t n_pairs, cap_pairs;
 };
 
 struct tmpl_proofs *tmpl_proofs_create(void)
@@ -39,12 +44,14 @@ void tmpl_proofs_free(struct tmpl_proofs *p)
     if (!p)
         return;
     free(p->slots);
+    free(p->pairs);
     free(p);
 }
 
 void tmpl_proofs_clear(struct tmpl_proofs *p)
 {
     p->n = 0;
+    p->n_pairs = 0;
     if (++p->stamp == 0) { /* wrapped: stamps of long ago would read as current */
         memset(p->slots, 0, p->cap * sizeof(*p->slots));
         p->stamp = 1;
@@ -136,4 +143,58 @@ void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t)
         return;
     put(p, &k);
     n->proven = YNODE_PROVEN;
+}
+
+const struct tmpl_shape_pair *tmpl_proofs_shape(const struct tmpl_proofs *p, const struct ynode *map,
+                                                struct tmpl_type t)
+{
+    struct proof k;
+
+    if (!p->n)
+        return NULL;
+    k = proof_of(map, t);
+    k.kind = SHAPE;
+    for (size_t i = slot_of(&k, p->cap); p->slots[i].stamp == p->stamp; i = (i + 1) & (p->cap - 1)) {
+        if (same(&p->slots[i], &k))
+            return p->pairs + p->slots[i].at;
+    }
+    return NULL;
+}
+
+bool tmpl_shape_same(const struct tmpl_shape_pair *pairs, const struct ynode *map)
+{
+    for (size_t i = 0; i < map->u.map.n; i++) {
+        const struct ynode *key = map->u.map.pairs[i].key;
+
+        /* copies share their keys' texts: a pointer compared is most often enough */
+        if (key->u.scalar.len != pairs[i].len || key->style != pairs[i].style ||
+            (key->u.scalar.text != pairs[i].text && memcmp(key->u.scalar.text, pairs[i].text, pairs[i].len)))
+            return false;
+    }
+    return true;
+}
+
+/* Out of memory: the shape is not kept (its next instance is read in full). */
+void tmpl_proofs_shape_add(struct tmpl_proofs *p, const struct ynode *map, struct tmpl_type t,
+                           const struct tmpl_shape_pair *pairs)
+{
+    struct proof k = proof_of(map, t);
+    size_t n = k.len;
+
+    if (p->n_pairs + n > p->cap_pairs) {
+        size_t cap = (p->n_pairs + n) * 2;
+        struct tmpl_shape_pair *grown = realloc(p->pairs, cap * sizeof(*grown));
+
+        if (!grown)
+            return;
+        p->pairs = grown;
+        p->cap_pairs = cap;
+    }
+    if (!room(p))
+        return;
+    memcpy(p->pairs + p->n_pairs, pairs, n * sizeof(*pairs));
+    k.kind = SHAPE;
+    k.at = p->n_pairs;
+    p->n_pairs += n;
+    put(p, &k);
 }

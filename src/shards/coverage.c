@@ -247,6 +247,20 @@ static void put(struct text *t, const char *fmt, ...)
     t->len = n < 0 ? t->len : t->len + (size_t)n > sizeof(t->buf) ? sizeof(t->buf) : t->len + (size_t)n;
 }
 
+/* put(t, "%s", s) without vsnprintf (a combination's text is made for every job). */
+static void put_str(struct text *t, const char *s)
+{
+    size_t n = strlen(s), room = sizeof(t->buf) - t->len;
+
+    if (t->len >= sizeof(t->buf))
+        return;
+    memcpy(t->buf + t->len, s, n < room ? n : room - 1);
+    t->len += n < room ? n : room - 1;
+    t->buf[t->len] = '\0';
+    if (n >= room)
+        t->len = sizeof(t->buf);
+}
+
 static void report_at(struct coverage *c, struct ypos p, enum diag_severity sev, const struct text *t)
 {
     diag_at(c->d, sev, DIAG_FINDING, c->files, p, RULE_SHARD_COVERAGE, "%s", t->buf);
@@ -337,8 +351,12 @@ static char *combination(const struct job *j, const char *skip)
     t.len = 0;
     t.buf[0] = '\0';
     for (size_t k = 0; k < j->n_row; k++)
-        if (!skip || strcmp(j->names[k], skip) != 0)
-            put(&t, "%s%s=%s", t.len ? " " : "", j->names[k], j->values[k]);
+        if (!skip || strcmp(j->names[k], skip) != 0) {
+            put_str(&t, t.len ? " " : "");
+            put_str(&t, j->names[k]);
+            put_str(&t, "=");
+            put_str(&t, j->values[k]);
+        }
     return strdup(t.buf);
 }
 

@@ -643,26 +643,33 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
         n->proven = src->proven & YNODE_PROVEN;
         return n;
     case YNODE_SEQ:
-        if (!(n = ynode_new_seq(doc, src->pos)))
+        /* the array made at its size at once (appending grew it 4, 8, 16 ...: a matrix
+         * job is copied for every configuration) */
+        if (!(n = ynode_new_seq(doc, src->pos)) ||
+            (src->u.seq.n && !(n->u.seq.items = ynode_doc_alloc(doc, src->u.seq.n * sizeof(*n->u.seq.items)))))
             return NULL;
+        n->u.seq.cap = src->u.seq.n;
         for (size_t i = 0; i < src->u.seq.n; i++) {
-            struct ynode *c = copy(doc, src->u.seq.items[i], share);
-
-            if (!c || ynode_append(doc, n, c) != 0)
+            if (!(n->u.seq.items[i] = copy(doc, src->u.seq.items[i], share)))
                 return NULL;
+            n->u.seq.n++;
         }
         n->proven = src->proven & YNODE_PROVEN; /* a copy holds what src holds */
         return n;
     default:
-        if (!(n = ynode_new_map(doc, src->pos)))
+        if (!(n = ynode_new_map(doc, src->pos)) ||
+            (src->u.map.n && !(n->u.map.pairs = ynode_doc_alloc(doc, src->u.map.n * sizeof(*n->u.map.pairs)))))
             return NULL;
+        n->u.map.cap = src->u.map.n;
         for (size_t i = 0; i < src->u.map.n; i++) {
             const struct ynode_pair *p = &src->u.map.pairs[i];
             struct ynode *k = copy(doc, p->key, share);
             struct ynode *v = p->value ? copy(doc, p->value, share) : NULL;
 
-            if (!k || (p->value && !v) || ynode_append_pair(doc, n, k, v) != 0)
+            if (!k || (p->value && !v))
                 return NULL;
+            n->u.map.pairs[i] = (struct ynode_pair){k, v};
+            n->u.map.n++;
         }
         n->proven = src->proven & YNODE_PROVEN;
         return n;

@@ -188,6 +188,27 @@ START_TEST(detection_group)
 }
 END_TEST
 
+/* A fanned-out key `<id>-<index>` written and read back, cut as snprintf cuts. */
+START_TEST(key_names)
+{
+    char out[12];
+    size_t base;
+
+    ck_assert_uint_eq(dialect_key_name(out, sizeof(out), "test-5", 6, 0), 8);
+    ck_assert_str_eq(out, "test-5-0");
+    ck_assert_int_eq(dialect_key_index(out, 8, &base), 0);
+    ck_assert_uint_eq(base, 6);
+    ck_assert_uint_eq(dialect_key_name(out, sizeof(out), "a", 1, 4294967295ul), 11);
+    ck_assert_str_eq(out, "a-429496729");
+    ck_assert_uint_eq(dialect_key_name(out, sizeof(out), "abcdefghijk", 11, 12), 11);
+    ck_assert_str_eq(out, "abcdefghijk");
+    ck_assert_uint_eq(dialect_key_name(out, sizeof(out), "abcdefghij", 10, 12), 11);
+    ck_assert_str_eq(out, "abcdefghij-");
+    ck_assert_uint_eq(dialect_key_name(out, sizeof(out), "", 0, 7), 2);
+    ck_assert_str_eq(out, "-7");
+}
+END_TEST
+
 Suite *dialect_suite(void)
 {
     Suite *s = suite_create("dialect");
@@ -198,6 +219,7 @@ Suite *dialect_suite(void)
     tcase_add_test(tc, options_declared);
     tcase_add_test(tc, detection);
     tcase_add_test(tc, detection_group);
+    tcase_add_test(tc, key_names);
     suite_add_tcase(s, tc);
     return s;
 }

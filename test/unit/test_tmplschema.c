@@ -468,6 +468,53 @@ START_TEST(proofs)
 }
 END_TEST
 
+/* A mapping of the keys and type of one read before in the item without a problem has
+ * only its values read again (a matrix configuration's, whose keys are its job's): a
+ * value wrong in a later copy is found at its path, a key that differs is read in full. */
+START_TEST(shapes)
+{
+    const struct tmplschema *s = workflow_schema();
+    struct tmpl_proofs *p = tmpl_proofs_create();
+    struct ynode_doc *doc = doc_from("build:\n  runs-on: ubuntu-latest\n  timeout-minutes: 5\n"
+                                     "  steps:\n    - run: make\n      shell: bash\n");
+    struct ynode *jobs = ynode_doc_root(doc), *job = ynode_value(jobs, 0);
+    static const char *const path[] = {"jobs"};
+    struct ynode *step, *copy;
+    struct tmpl_type root, t, vt;
+    struct tmpl_mapping *m;
+    struct collected c = {{0}, 0};
+
+    ck_assert_uint_eq(check_jobs(s, jobs, p, false).n, 0);
+    /* three configurations: as written, a value wrong, a key unknown (same length) */
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(ynode_append_pair(doc, jobs, ynode_new_plain(doc, i ? "build-2" : "build-1", ynode_pos(job)),
+                                           copy = ynode_copy_in(doc, job)), 0);
+    copy = ynode_value(jobs, 1);
+    ck_assert_int_eq(ynode_set(doc, copy, "timeout-minutes", ynode_new_plain(doc, "soon", ynode_pos(copy))), 0);
+    step = ynode_item(ynode_get(ynode_value(jobs, 2), "steps"), 0);
+    ynode_set(doc, step, "run", ynode_new_plain(doc, "make check", ynode_pos(step)));
+    step->u.map.pairs[1].key = ynode_new_plain(doc, "shelf", ynode_pos(step->u.map.pairs[1].key));
+    ynode_set(doc, job, "timeout-minutes", ynode_new_plain(doc, "6", ynode_pos(job)));
+    ynode_proven_settle(jobs);
+
+    ck_assert(tmplschema_type(s, "workflow-root-strict", &root));
+    ck_assert(tmpl_type_at(root, path, 1, &t));
+    ck_assert_ptr_nonnull(m = tmpl_mapping_begin(s, t, jobs, "/jobs", collect, &c));
+    tmpl_mapping_prove(m, p, true);
+    for (size_t i = 0; i < ynode_len(jobs); i++)
+        tmpl_mapping_pair(m, ynode_key(jobs, i), ynode_value(jobs, i), &vt);
+    tmpl_mapping_end(m);
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_ptr_nonnull(strstr(c.text, "/jobs/build-1/timeout-minutes: expected a number"));
+    ck_assert_ptr_nonnull(strstr(c.text, "/jobs/build-2/steps/0: unexpected key 'shelf'"));
+    /* the job's shape was kept by the first, and is not the step's that changed a key */
+    ck_assert_ptr_nonnull(tmpl_proofs_shape(p, job, vt));
+    ck_assert(tmpl_shape_same(tmpl_proofs_shape(p, job, vt), ynode_value(jobs, 1)));
+    ynode_doc_destroy(doc);
+    tmpl_proofs_free(p);
+}
+END_TEST
+
 Suite *tmplschema_suite(void)
 {
     Suite *s = suite_create("tmplschema");
@@ -481,6 +528,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, streaming);
     tcase_add_test(tc, keys_without_regard_to_case);
     tcase_add_test(tc, proofs);
+    tcase_add_test(tc, shapes);
     tcase_add_test(tc, keyset_copies);
     suite_add_tcase(s, tc);
     return s;

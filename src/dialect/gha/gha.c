@@ -260,7 +260,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
     char name[GHA_NAME_MAX + 16];
     size_t len;
     const char *text = ynode_scalar(id, &len);
-    int n = snprintf(name, sizeof(name), "%.*s-%zu", (int)len, text, index);
+    size_t n = dialect_key_name(name, sizeof(name), text, len, index);
 
     if (!copy)
         goto oom;
@@ -272,7 +272,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
     values = gha_node_from_value(j, row->values, false, ynode_pos(ynode_get(strategy, "matrix")));
     list = ynode_new_seq(j->doc, ynode_pos(strategy));
     include = ynode_new_map(j->doc, ynode_pos(strategy));
-    key = ynode_new_string(j->doc, name, (size_t)n, ynode_pos(id));
+    key = ynode_new_string(j->doc, name, n, ynode_pos(id));
     if (!values || !list || !include || !key || ynode_append(j->doc, list, values) != 0 ||
         ynode_set(j->doc, include, "include", list) != 0 ||
         ynode_set(j->doc, strategy, "matrix", include) != 0 ||
@@ -471,8 +471,21 @@ static bool is_configuration(const struct ynode *job)
     return ynode_len(m) == 1 && ynode_len(ynode_get(m, "include")) == 1;
 }
 
+/* `s` after buf[0..*o), as far as it fits before cap - 1 (NUL-terminated). */
+static void label_put(char *buf, size_t cap, size_t *o, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n > cap - 1 - *o)
+        n = cap - 1 - *o;
+    memcpy(buf + *o, s, n);
+    *o += n;
+    buf[*o] = '\0';
+}
+
 /* What tells a configuration from its siblings: "part 2" for one value, else
- * "os=linux arch=arm64". */
+ * "os=linux arch=arm64" (put by hand: snprintf was 5,000 instructions a job, for a
+ * label only a finding shows). */
 static void configuration_label(const struct ynode *job, char *buf, size_t cap)
 {
     const struct ynode *row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"),
@@ -480,12 +493,14 @@ static void configuration_label(const struct ynode *job, char *buf, size_t cap)
     size_t o = 0;
 
     buf[0] = '\0';
-    for (size_t i = 0; i < ynode_len(row) && o < cap; i++) {
+    for (size_t i = 0; i < ynode_len(row) && o + 1 < cap; i++) {
         const char *k = ynode_scalar(ynode_key(row, i), NULL);
         const char *v = ynode_scalar(ynode_value(row, i), NULL);
 
-        o += (size_t)snprintf(buf + o, cap - o, ynode_len(row) == 1 ? "%s%s %s" : "%s%s=%s",
-                              i ? " " : "", k, v ? v : "...");
+        label_put(buf, cap, &o, i ? " " : "");
+        label_put(buf, cap, &o, k ? k : "(null)");
+        label_put(buf, cap, &o, ynode_len(row) == 1 ? " " : "=");
+        label_put(buf, cap, &o, v ? v : "...");
     }
 }
 

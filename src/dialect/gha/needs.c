@@ -1,7 +1,6 @@
 /* needs: a job's `needs`, the references between the jobs of a workflow: normalized to a
  * list, visited for the key index and the "waits for" graph, and rewritten so that a
  * need of an expanded job (or an inlined call) names all of its jobs. */
-#include <stdio.h>
 #include <string.h>
 
 #include "gha_internal.h"
@@ -106,10 +105,9 @@ int gha_rewrite(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct yno
             call = gha_call_find(ctx->state, ynode_pos(n).file, t, len);
             ynode_remove_at(needs, k);
             for (unsigned s = 0; s < jobs; s++) {
-                int nl = call && s < call->n ? snprintf(name, sizeof(name), "%s", call->jobs[s])
-                                             : snprintf(name, sizeof(name), "%.*s-%u", (int)len, t, s);
-                struct ynode *one = ynode_new_string(doc, name, (size_t)(nl < (int)sizeof(name) ? nl : (int)sizeof(name) - 1),
-                                                     ynode_pos(n));
+                size_t nl = call && s < call->n ? strnlen(call->jobs[s], sizeof(name) - 1)
+                                                : dialect_key_name(name, sizeof(name), t, len, s);
+                struct ynode *one = ynode_new_string(doc, call && s < call->n ? call->jobs[s] : name, nl, ynode_pos(n));
 
                 if (!one || ynode_insert(doc, needs, k + s, one) != 0)
                     return -1;

@@ -249,7 +249,8 @@ static int add_names(struct expr_value *set, const struct expr_value *names)
     for (size_t i = 0; i < expr_len(names); i++) {
         const char *name = expr_key(names, i, &len);
 
-        if (expr_object_set(set, name, len, expr_null()) != 0)
+        /* a name already there is not set again: each configuration has most of them */
+        if (!expr_get(set, name, len) && expr_object_set(set, name, len, expr_null()) != 0)
             return -1;
     }
     return 0;

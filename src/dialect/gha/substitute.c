@@ -48,8 +48,14 @@ bool gha_has_expression(const struct ynode *n)
 struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct ypos pos)
 {
     size_t n;
-    char *text = expr_template_literal(s, len, &n);
-    struct ynode *out = text ? ynode_new_string(j->doc, text, n, pos) : NULL;
+    char *text;
+    struct ynode *out;
+
+    /* what expr_template_literal leaves as it is, without its copy */
+    if (expr_template_open(s, len) == SIZE_MAX && !memchr(s, '\0', len))
+        return ynode_new_string(j->doc, s, len, pos);
+    text = expr_template_literal(s, len, &n);
+    out = text ? ynode_new_string(j->doc, text, n, pos) : NULL;
 
     free(text);
     return out;
