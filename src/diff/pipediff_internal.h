@@ -475,6 +475,9 @@ struct ynode_doc *pd_json_read(const char *json);
  * VALUE_MAX characters of it. Malloc'd; NULL when out of memory. */
 char *pd_window(const char *s, const char *other, bool *cut);
 int pd_blob_add(struct blob *b, const void *p, size_t n);
+/* Room for n more bytes at b->buf + b->len (b->len unchanged): where they go, or NULL
+ * when out of memory. */
+char *pd_blob_reserve(struct blob *b, size_t n);
 int pd_blob_str(struct blob *b, const char *s, size_t n);
 size_t pd_utf8_cut(const char *s, size_t len, size_t max);
 uint64_t pd_node_hash(const struct ynode *n, uint64_t h);
