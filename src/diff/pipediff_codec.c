@@ -446,12 +446,9 @@ static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *e
 /* A job as it renders: its digest, and the job packed into s->blob for the spool. Its
  * entries (the texts a report shows, and JSON) are made from that only when a
  * comparison reads it back (pd_entries_read): most jobs of a diff are unchanged. */
-int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
+int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest, struct blob *out)
 {
-    if (serialize(s, step, digest, false) != 0)
-        return -1;
-    s->blob.len = 0;
-    return pack(&s->blob, step);
+    return serialize(s, step, digest, false) != 0 ? -1 : pack(out, step);
 }
 
 /* The entries of the job packed at `off` (`len` bytes) of s's spool. On failure *es is

@@ -607,8 +607,8 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
         c[k].vectors = x->vectors;
         c[k].references = r->dialect->reference_field;
         c[k].skip = c[k].references ? &skip : NULL;
-        if (pd_entries_read(x->base, p->data_off, p->data_len, &ea) != 0 ||
-            pd_entries_read(x->head, q->data_off, q->data_len, &eb) != 0)
+        if (pd_entries_read(x->base, p->off, p->data_len, &ea) != 0 ||
+            pd_entries_read(x->head, q->off, q->data_len, &eb) != 0)
             r->failed = true;
         else
             fields_changes(&c[k], r->dialect->diff, &ea, &eb);
@@ -771,8 +771,8 @@ static int read_configurations(struct step_ctx *x, struct configurations *c)
         if (!c->labels[k] || !c->rows[k] || !c->extra[k])
             return -1;
         for (unsigned i = 0; i < c->n[k]; i++) {
-            if (!(c->labels[k][i] = pd_spooled(sides[k], t[k][i].label_off, t[k][i].label_len)) ||
-                !(c->rows[k][i] = pd_spooled(sides[k], t[k][i].row_off, t[k][i].row_len)))
+            if (!(c->labels[k][i] = pd_spooled(sides[k], pd_label_at(&t[k][i]), t[k][i].label_len)) ||
+                !(c->rows[k][i] = pd_spooled(sides[k], pd_row_at(&t[k][i]), t[k][i].row_len)))
                 return -1;
             c->extra[k][i] = true;
         }

@@ -29,6 +29,10 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define SORT_BUDGET (1u << 20)
+/* A side's jobs go to its spool in writes of about this many bytes: the spool holds
+ * every job of the side (about 20 MB at 10 MB of pipeline), and a write a text, stdio's
+ * 4 KiB at a time, made most of a diff's system time. */
+#define SPOOL_CHUNK (64u << 10)
 #define RENAME_MAX 1000   /* removed and added steps looked at for renames, at most, a side */
 #define RENAME_PERCENT 80 /* of the fields either has, at least, alike in both, for a rename */
 #define LABEL_MAX 80      /* characters of a label shown */
@@ -176,7 +180,8 @@ struct side {
     size_t n_paths;
     char **names;             /* their names in messages where render renames them (else NULL) */
     FILE *spool;
-    uint64_t spool_len;
+    uint64_t spool_len; /* bytes written to it */
+    struct blob out;    /* the jobs' texts on their way to it (SPOOL_CHUNK at a time) */
     struct xsort *steps;
     uint32_t seq;
     /* what the rendering holds besides its jobs (top-level settings, groups' own fields) */
@@ -248,22 +253,38 @@ struct step_rec {
     uint32_t kind, seq;
     uint32_t shard, shards;
     uint64_t digest;
-    uint64_t data_off; /* the job packed (its entries: pd_entries_read) */
-    uint64_t id_off;   /* the identity's text */
-    uint64_t label_off; /* the configuration's label (a matrix job's values), if any */
-    uint64_t row_off;   /* and its values by name (pd_row_text) */
-    uint64_t title_off; /* the job's own label (pd_job_title), if any */
-    uint32_t data_len, id_len, label_len, row_len, title_len;
+    /* its texts in the spool, one after the other from `off`: the job packed (its
+     * entries: pd_entries_read), the configuration's label (a matrix job's values), its
+     * values by name (pd_row_text), the job's own label (pd_job_title), its identity;
+     * written together, one offset says where each is */
+    uint64_t off;
+    uint32_t data_len, label_len, row_len, title_len, id_len;
     uint32_t file, line; /* where it is written */
 };
 
 
 /* One job of a logical step, in the side's shard spool (`shards` of them in a row). */
 struct shard_tuple {
-    uint64_t digest, data_off, label_off, row_off, title_off;
+    uint64_t digest, off; /* off: its texts, as step_rec's */
     uint32_t data_len, label_len, row_len, title_len;
     uint32_t file, line;
 };
+
+/* Where a job's label, row and title are in its side's spool. */
+static inline uint64_t pd_label_at(const struct shard_tuple *t)
+{
+    return t->off + t->data_len;
+}
+
+static inline uint64_t pd_row_at(const struct shard_tuple *t)
+{
+    return pd_label_at(t) + t->label_len;
+}
+
+static inline uint64_t pd_title_at(const struct shard_tuple *t)
+{
+    return pd_row_at(t) + t->row_len;
+}
 
 /* A logical step: a step as written, its shards together. */
 struct logical {
@@ -491,8 +512,8 @@ const char *pd_job_title(const struct dialect_diff *dd, const struct ynode *job,
  * s->json); NULL when it cannot be written. */
 const char *pd_json_of(struct side *s, const struct ynode *n);
 ssize_t pd_json_write(void *user, const char *buf, size_t n);
-/* Job `step` as it renders: its digest into *digest, the job packed into s->blob. */
-int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest);
+/* Job `step` as it renders: its digest into *digest, the job packed at the end of out. */
+int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest, struct blob *out);
 /* The entries of the job packed at `off` (`len` bytes) of s->spool. */
 int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *es);
 void pd_entries_free(struct entries *es);

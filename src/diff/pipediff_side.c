@@ -44,12 +44,13 @@ static int by_lid(const void *pa, const void *pb)
     return c ? c : by_first(pa, pb);
 }
 
-static int spool_write(struct side *s, const void *p, size_t n, uint64_t *off)
+/* Writes out what s->out holds. */
+static int spool_flush(struct side *s)
 {
-    *off = s->spool_len;
-    if (n && fwrite(p, 1, n, s->spool) != n)
+    if (s->out.len && fwrite(s->out.buf, 1, s->out.len, s->spool) != s->out.len)
         return -1;
-    s->spool_len += n;
+    s->spool_len += s->out.len;
+    s->out.len = 0;
     return 0;
 }
 
@@ -124,7 +125,7 @@ static int record_step(void *user, const struct dialect_job *job)
     struct side *s = user;
     const struct ynode *step = job->node;
     const char *id = job->id, *title;
-    size_t len = job->id_len, title_len = 0;
+    size_t len = job->id_len, title_len = 0, at = s->out.len;
     struct step_rec r;
 
     if (s->n_jobs == s->cap_jobs) {
@@ -146,22 +147,22 @@ static int record_step(void *user, const struct dialect_job *job)
     r.line = job->pos.line;
     r.id = pd_identity(s, job->pos.file, id, len);
     pd_found_job(&s->found, r.file, r.line, r.id);
-    if (spool_write(s, id, len, &r.id_off) != 0)
+    /* the job's texts in the order step_rec says, written with the jobs before it */
+    r.off = s->spool_len + at;
+    if (pd_serialize(s, step, &r.digest, &s->out) != 0)
         return -1;
-    r.id_len = (uint32_t)len;
-    if (pd_serialize(s, step, &r.digest) != 0 || spool_write(s, s->blob.buf, s->blob.len, &r.data_off) != 0)
-        return -1;
-    r.data_len = (uint32_t)s->blob.len;
+    r.data_len = (uint32_t)(s->out.len - at);
     if (job->label) {
         r.label_len = (uint32_t)strlen(job->label);
-        if (spool_write(s, job->label, r.label_len, &r.label_off) != 0)
+        if (pd_blob_add(&s->out, job->label, r.label_len) != 0)
             return -1;
     }
     if (job->row && job->label) {
-        s->blob.len = 0;
-        if (pd_row_text(&s->blob, job->row) != 0 || spool_write(s, s->blob.buf, s->blob.len, &r.row_off) != 0)
+        size_t from = s->out.len;
+
+        if (pd_row_text(&s->out, job->row) != 0)
             return -1;
-        r.row_len = (uint32_t)s->blob.len;
+        r.row_len = (uint32_t)(s->out.len - from);
     }
     if ((title = pd_job_title(s->dialect->diff, step, &title_len)) != NULL) {
         const char *note = job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL;
@@ -173,12 +174,14 @@ static int record_step(void *user, const struct dialect_job *job)
         title = s->dialect->diff->label_value ? shown : title;
         title_len = shown ? strlen(shown) : s->dialect->diff->label_value ? 0 : title_len;
         r.title_len = title ? (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX) : 0;
-        rc = title ? spool_write(s, title, r.title_len, &r.title_off) : 0;
+        rc = title ? pd_blob_add(&s->out, title, r.title_len) : 0;
         free(shown);
         if (rc != 0)
             return -1;
     }
-    if (xsort_add(s->steps, &r) != 0 || pd_tally_job(&s->tally, s->durations, s->dialect->diff,
+    r.id_len = (uint32_t)len;
+    if (pd_blob_add(&s->out, id, len) != 0 || (s->out.len >= SPOOL_CHUNK && spool_flush(s) != 0) ||
+        xsort_add(s->steps, &r) != 0 || pd_tally_job(&s->tally, s->durations, s->dialect->diff,
                                                          job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL, job) != 0)
         return -1;
     return s->dialect->diff->derived ? record_marker(s, s->dialect->diff->derived, id, len) : 0;
@@ -314,6 +317,7 @@ static void side_reset(void *user)
         fclose(s->spool);
     s->spool = tmpfile();
     s->spool_len = 0;
+    s->out.len = 0;
     s->seq = 0;
     pd_outside_destroy(s->outside);
     s->outside = pd_outside_create(s->n_paths);
@@ -362,6 +366,7 @@ void pd_side_free(struct side *s)
     pd_found_free(&s->found);
     free(s->jobs);
     free(s->blob.buf);
+    free(s->out.buf);
     free(s->json.buf);
 }
 
@@ -374,8 +379,8 @@ static struct hkey logical_id(struct hkey id, uint32_t repeat)
 
 static struct shard_tuple tuple_of(const struct step_rec *r)
 {
-    struct shard_tuple t = {r->digest,   r->data_off,  r->label_off, r->row_off, r->title_off, r->data_len,
-                            r->label_len, r->row_len, r->title_len, r->file,     r->line};
+    struct shard_tuple t = {r->digest,  r->off,     r->data_len, r->label_len,
+                            r->row_len, r->title_len, r->file,   r->line};
 
     return t;
 }
@@ -493,7 +498,7 @@ static int start_logical(struct grouping *g, const struct step_rec *r)
     n.shards = r->row_len ? 1 : r->shards ? r->shards : 1;
     n.matrix = r->row_len != 0;
     n.parent = g->parent;
-    n.id_off = r->id_off;
+    n.id_off = r->off + r->data_len + r->label_len + r->row_len + r->title_len;
     n.id_len = r->id_len;
     if (n.shards == 1 && !n.matrix) {
         n.repeat = ++g->repeat;
@@ -644,7 +649,7 @@ char *pd_spooled(struct side *s, uint64_t off, uint32_t len)
 /* The label of a job ("part 2"), else "shard <i>"; into buf. */
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap)
 {
-    if (t->label_len && t->label_len < cap && fseeko(s->spool, (off_t)t->label_off, SEEK_SET) == 0 &&
+    if (t->label_len && t->label_len < cap && fseeko(s->spool, (off_t)pd_label_at(t), SEEK_SET) == 0 &&
         fread(buf, 1, t->label_len, s->spool) == t->label_len) {
         buf[t->label_len] = '\0';
         return buf;
@@ -732,7 +737,7 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
         if (rc == DIAG_INPUT)
             return rc;
     }
-    if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || pd_found_end(&s->found) != 0 || group_side(s) != 0 ||
+    if (s->failed || spool_flush(s) != 0 || fflush(s->spool) != 0 || ferror(s->spool) || pd_found_end(&s->found) != 0 || group_side(s) != 0 ||
         !(s->unmatched = tmpfile()) || pd_tally_merge(&rs->side[which], &s->tally) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
                     "cannot record the rendering (out of memory or temporary space)");
