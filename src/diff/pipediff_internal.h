@@ -183,6 +183,11 @@ struct side {
     uint64_t spool_len; /* bytes written to it */
     struct blob out;    /* the jobs' texts on their way to it (SPOOL_CHUNK at a time) */
     struct xsort *steps;
+    /* the identities a derived job would have, for each job (struct hkey): a step whose
+     * identity is one has a parent on this side; the last one, as a fan-out's jobs
+     * share it */
+    struct xsort *marks;
+    struct hkey marked;
     uint32_t seq;
     /* what the rendering holds besides its jobs (top-level settings, groups' own fields) */
     struct pd_outside *outside;
@@ -243,14 +248,10 @@ struct fanout_count {
     uint32_t jobs;
 };
 
-/* A rendered step (groups flattened), or a marker saying that a step whose identity is
- * `id` with its dialect's derived prefix exists (for naming a derived job by its
- * parent). */
-enum { REC_MARK = 0, REC_STEP = 1 };
-
+/* A rendered step (groups flattened). */
 struct step_rec {
     struct hkey id;
-    uint32_t kind, seq;
+    uint32_t seq;
     uint32_t shard, shards;
     uint64_t digest;
     /* its texts in the spool, one after the other from `off`: the job packed (its
