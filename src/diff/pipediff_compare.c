@@ -898,17 +898,21 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
     struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0, false};
     char *id = NULL;
     struct pair_rec pair = {b->rank, h->rank, h->repeat, h->id_len, h->shards, h->id_off, h->tuples_off};
-    unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = malloc((n + 1) * sizeof(*pairs));
+    unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = NULL;
     bool changed = false, resharded = false;
+    /* a step of a few jobs, nearly every one, is read without a malloc */
+    struct shard_tuple few[2][4];
 
-    x.tb = pd_read_tuples(base, b);
-    x.th = pd_read_tuples(head, h);
-    if (!pairs || !x.tb || !x.th || xsort_add(r->pairs, &pair) != 0)
+    x.tb = pd_read_tuples_into(base, b, few[0], 4);
+    x.th = pd_read_tuples_into(head, h, few[1], 4);
+    if (!x.tb || !x.th || xsort_add(r->pairs, &pair) != 0)
         goto fail;
     pd_parents_note(r, head, h, x.th); /* an unchanged step can be a removed mirror's parent */
     /* most steps of a diff are unchanged: nothing to report, so nothing to name */
     if (!from && !b->matrix && !h->matrix && b->shards == h->shards && same_jobs(x.tb, x.th, n))
         goto done;
+    if (!(pairs = malloc((n + 1) * sizeof(*pairs))))
+        goto fail;
     x.id = id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
     if (!id || pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
         goto fail;
@@ -949,8 +953,10 @@ fail:
     r->failed = true;
 done:
     free(pairs);
-    free(x.tb);
-    free(x.th);
+    if (x.tb != few[0])
+        free(x.tb);
+    if (x.th != few[1])
+        free(x.th);
     free(x.at.label);
     free(id);
 }

@@ -539,6 +539,10 @@ char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
 /* n shard tuples at `off` of s->shards into t: 0, or -1 when they cannot be read. */
 int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t n);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
+/* The same into buf when its cap tuples hold them (every matched step is read, most have
+ * one job): buf, a malloc'd array, or NULL. */
+struct shard_tuple *pd_read_tuples_into(struct side *s, const struct logical *l, struct shard_tuple *buf,
+                                        size_t cap);
 char *pd_spooled(struct side *s, uint64_t off, uint32_t len);
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap);
 const char *pd_side_file(const struct side *s, uint32_t file);
@@ -558,6 +562,8 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
 /* pipediff_report.c */
 int pd_finding_cmp(const void *pa, const void *pb);
 int pd_pair_cmp(const void *pa, const void *pb);
+/* pd_pair_cmp's radix key (xsort_set_key): every matched step has a pair record. */
+uint64_t pd_pair_key(const void *p);
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
                     const struct finding *f);
 int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,

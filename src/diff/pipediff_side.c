@@ -641,16 +641,22 @@ int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t
     return 0;
 }
 
-/* The shard tuples of `l`; NULL when they cannot be read. */
-struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l)
+struct shard_tuple *pd_read_tuples_into(struct side *s, const struct logical *l, struct shard_tuple *buf,
+                                        size_t cap)
 {
-    struct shard_tuple *t = malloc((l->shards ? l->shards : 1) * sizeof(*t));
+    struct shard_tuple *t = l->shards <= cap ? buf : malloc(l->shards * sizeof(*t));
 
     if (t && pd_shards_read(s, l->tuples_off, t, l->shards) != 0) {
-        free(t);
+        if (t != buf)
+            free(t);
         return NULL;
     }
     return t;
+}
+
+struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l)
+{
+    return pd_read_tuples_into(s, l, NULL, 0);
 }
 
 /* A spooled text (a label or a row) into a malloc'd string; NULL when out of memory. */
