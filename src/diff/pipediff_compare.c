@@ -903,12 +903,17 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
     /* a step of a few jobs, nearly every one, is read without a malloc */
     struct shard_tuple few[2][4];
 
+    if (xsort_add(r->pairs, &pair) != 0)
+        goto fail;
+    pd_parents_note(r, head, h); /* an unchanged step can be a removed mirror's parent */
+    /* most steps of a diff are unchanged: nothing to report, so nothing to name, nor any
+     * job to read back (their digests, taken together, say so) */
+    if (!from && !b->matrix && !h->matrix && b->shards == h->shards && b->jobs == h->jobs)
+        goto done;
     x.tb = pd_read_tuples_into(base, b, few[0], 4);
     x.th = pd_read_tuples_into(head, h, few[1], 4);
-    if (!x.tb || !x.th || xsort_add(r->pairs, &pair) != 0)
+    if (!x.tb || !x.th)
         goto fail;
-    pd_parents_note(r, head, h, x.th); /* an unchanged step can be a removed mirror's parent */
-    /* most steps of a diff are unchanged: nothing to report, so nothing to name */
     if (!from && !b->matrix && !h->matrix && b->shards == h->shards && same_jobs(x.tb, x.th, n))
         goto done;
     if (!(pairs = malloc((n + 1) * sizeof(*pairs))))

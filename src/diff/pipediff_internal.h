@@ -296,8 +296,12 @@ struct logical {
     uint32_t parent;   /* the step a derived one took its name from exists on this side */
     uint32_t matrix;   /* its jobs are a matrix's configurations, told apart by label */
     uint32_t id_len;
+    uint32_t file, line; /* where its first job is written */
     uint64_t id_off;
     uint64_t tuples_off; /* its shards' tuples in the shard spool */
+    /* its jobs' digests and packed lengths, in order, as one: a matched step whose jobs
+     * are all alike is told without reading its tuples back */
+    uint64_t jobs;
 };
 
 enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE, PH_FOUND };
@@ -614,7 +618,7 @@ void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l)
 /* HEAD's step h (its jobs t) matched one of BASE: where a removed job derived from it (a
  * test-area AMD mirror) is annotated; kept for a dialect with derived jobs, at most
  * PARENTS_MAX of them. */
-void pd_parents_note(struct report *r, const struct side *head, const struct logical *h, const struct shard_tuple *t);
+void pd_parents_note(struct report *r, const struct side *head, const struct logical *h);
 void pd_parents_free(struct report *r);
 
 /* pipediff_notrun.c */

@@ -443,6 +443,13 @@ static int close_logical(struct side *s, struct logical *l, const struct shard_t
 
     if (l->shards > 1 && note_fanout(s, l) != 0)
         return -1;
+    l->jobs = 0xcbf29ce484222325ull;
+    for (uint32_t k = 0; k < l->shards; k++) {
+        l->jobs = (l->jobs ^ tuples[k].digest) * 0x9E3779B97F4A7C15ull;
+        l->jobs = (l->jobs ^ l->jobs >> 32 ^ tuples[k].data_len) * 0x9E3779B97F4A7C15ull;
+    }
+    l->file = tuples[0].file;
+    l->line = tuples[0].line;
     l->tuples_off = s->shards_len;
     if (fwrite(tuples, 1, size, s->shards) != size)
         return -1;

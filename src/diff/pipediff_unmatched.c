@@ -157,7 +157,7 @@ struct pd_parents {
     bool sorted;
 };
 
-void pd_parents_note(struct report *r, const struct side *head, const struct logical *h, const struct shard_tuple *t)
+void pd_parents_note(struct report *r, const struct side *head, const struct logical *h)
 {
     struct pd_parents *p = r->parents;
 
@@ -180,7 +180,7 @@ void pd_parents_note(struct report *r, const struct side *head, const struct log
         p->v = grown;
         p->cap = cap;
     }
-    p->v[p->n++] = (struct parent_line){h->lid, t[0].file, t[0].line};
+    p->v[p->n++] = (struct parent_line){h->lid, h->file, h->line};
 }
 
 void pd_parents_free(struct report *r)
