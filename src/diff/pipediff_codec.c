@@ -464,7 +464,7 @@ int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *
     size_t cap = 0;
 
     memset(es, 0, sizeof(*es));
-    if (ok && (fseeko(s->spool, (off_t)off, SEEK_SET) != 0 || fread(packed, 1, len, s->spool) != len))
+    if (ok && pd_spool_read(s, off, packed, len) != 0)
         ok = false;
     if (ok)
         job = unpack(doc, &at, packed + len, &ok);

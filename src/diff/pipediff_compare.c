@@ -918,7 +918,7 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
         goto done;
     if (!(pairs = malloc((n + 1) * sizeof(*pairs))))
         goto fail;
-    x.id = id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
+    x.id = id = pd_display_id(head, h->id_off, h->id_len, h->repeat);
     if (!id || pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
         goto fail;
     if (from) {

@@ -182,6 +182,11 @@ struct side {
     FILE *spool;
     uint64_t spool_len; /* bytes written to it */
     struct blob out;    /* the jobs' texts on their way to it (SPOOL_CHUNK at a time) */
+    /* once it is written: what was read of it last (SPOOL_CHUNK bytes from window_off),
+     * as a changed job's texts are read one after another */
+    char *window;
+    uint64_t window_off;
+    size_t window_len;
     struct xsort *steps;
     /* the identities a derived job would have, for each job (struct hkey): a step whose
      * identity is one has a parent on this side; the last one, as a fan-out's jobs
@@ -539,7 +544,11 @@ struct hkey pd_scope_to_file(const struct side *s, unsigned file, struct hkey id
 struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b);
 const char *pd_path_in_operand(const struct side *s, unsigned file);
 void pd_side_free(struct side *s);
-char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
+char *pd_display_id(struct side *s, uint64_t off, uint32_t len, uint32_t repeat);
+/* len bytes of s's spool at `off` (once it is written) into buf: 0, or -1. Read with
+ * pread through s->window: a seek and a read of stdio's for each text made most of
+ * the system calls of comparing a changed step. */
+int pd_spool_read(struct side *s, uint64_t off, void *buf, size_t len);
 /* n shard tuples at `off` of s->shards into t: 0, or -1 when they cannot be read. */
 int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t n);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
@@ -337,6 +338,7 @@ static void side_reset(void *user)
     s->spool = tmpfile();
     s->spool_len = 0;
     s->out.len = 0;
+    s->window_len = 0;
     s->seq = 0;
     pd_outside_destroy(s->outside);
     s->outside = pd_outside_create(s->n_paths);
@@ -387,6 +389,7 @@ void pd_side_free(struct side *s)
     free(s->jobs);
     free(s->blob.buf);
     free(s->out.buf);
+    free(s->window);
     free(s->json.buf);
 }
 
@@ -619,12 +622,41 @@ static int group_side(struct side *s)
     return rc;
 }
 
+int pd_spool_read(struct side *s, uint64_t off, void *buf, size_t len)
+{
+    int fd = fileno(s->spool);
+
+    if (len > SPOOL_CHUNK) {
+        for (size_t done = 0; done < len;) {
+            ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+            if (n <= 0)
+                return -1;
+            done += (size_t)n;
+        }
+        return 0;
+    }
+    if (off < s->window_off || off + len > s->window_off + s->window_len) {
+        ssize_t n;
+
+        if (!s->window && !(s->window = malloc(SPOOL_CHUNK)))
+            return -1;
+        s->window_len = 0;
+        if ((n = pread(fd, s->window, SPOOL_CHUNK, (off_t)off)) < (ssize_t)len)
+            return -1;
+        s->window_off = off;
+        s->window_len = (size_t)n;
+    }
+    memcpy(buf, s->window + (off - s->window_off), len);
+    return 0;
+}
+
 /* The display id of a logical step: its identity, "#n" for a repeat. */
-char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat)
+char *pd_display_id(struct side *s, uint64_t off, uint32_t len, uint32_t repeat)
 {
     char *id = malloc(len + 16);
 
-    if (!id || fseeko(spool, (off_t)off, SEEK_SET) != 0 || fread(id, 1, len, spool) != len) {
+    if (!id || pd_spool_read(s, off, id, len) != 0) {
         free(id);
         return NULL;
     }
@@ -671,7 +703,7 @@ char *pd_spooled(struct side *s, uint64_t off, uint32_t len)
 {
     char *t = malloc((size_t)len + 1);
 
-    if (t && len && (fseeko(s->spool, (off_t)off, SEEK_SET) != 0 || fread(t, 1, len, s->spool) != len)) {
+    if (t && len && pd_spool_read(s, off, t, len) != 0) {
         free(t);
         return NULL;
     }
@@ -683,8 +715,7 @@ char *pd_spooled(struct side *s, uint64_t off, uint32_t len)
 /* The label of a job ("part 2"), else "shard <i>"; into buf. */
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap)
 {
-    if (t->label_len && t->label_len < cap && fseeko(s->spool, (off_t)pd_label_at(t), SEEK_SET) == 0 &&
-        fread(buf, 1, t->label_len, s->spool) == t->label_len) {
+    if (t->label_len && t->label_len < cap && pd_spool_read(s, pd_label_at(t), buf, t->label_len) == 0) {
         buf[t->label_len] = '\0';
         return buf;
     }

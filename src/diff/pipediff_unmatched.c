@@ -274,7 +274,7 @@ static int removed_mark(struct report *r, struct finding *f, const struct side *
 static void report_one_side(struct report *r, struct side *s, struct side *other, const struct logical *l,
                             bool added)
 {
-    char *id = pd_display_id(s->spool, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
+    char *id = pd_display_id(s, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
          *more = NULL, *bare = NULL, *note = NULL, detail[96 + 2 * LABEL_MAX];
     struct shard_tuple *t = pd_read_tuples(s, l);
     const char *kind = added ? "added" : "removed", *reason = NULL;
@@ -455,7 +455,7 @@ static int pair_renames(struct report *r, struct side *base, struct side *head, 
             continue;
         }
         c[1][at].paired = true;
-        if (!(from = pd_display_id(base->spool, c[0][i].l.id_off, c[0][i].l.id_len, c[0][i].l.repeat)))
+        if (!(from = pd_display_id(base, c[0][i].l.id_off, c[0][i].l.id_len, c[0][i].l.repeat)))
             return -1;
         pd_compare_matched(r, base, head, &c[0][i].l, &c[1][at].l, from, best);
         free(from);
