@@ -966,12 +966,24 @@ done:
     free(id);
 }
 
+/* s's next logical step by identity, its rank told, into *l; NULL after the last. */
+static const struct logical *next_ranked(struct side *s, struct logical *l)
+{
+    const struct logical *next = xsort_next(s->logicals);
+
+    if (!next)
+        return NULL;
+    *l = *next;
+    l->rank = pd_logical_rank(s, l->first);
+    return l;
+}
+
 /* Merge-joins the two sides' logical steps by identity; those of one side only are set
  * aside for pd_report_unmatched. */
 void pd_compare(struct report *r, struct side *base, struct side *head)
 {
-    /* each record stays valid until the next one of its own sort */
-    const struct logical *b = xsort_next(base->logicals), *h = xsort_next(head->logicals);
+    struct logical bl, hl; /* the records (valid until the next of their sort), ranked */
+    const struct logical *b = next_ranked(base, &bl), *h = next_ranked(head, &hl);
 
     while (b || h) {
         int c = !b ? 1 : !h ? -1 : pd_hkey_cmp(&b->lid, &h->lid);
@@ -983,9 +995,9 @@ void pd_compare(struct report *r, struct side *base, struct side *head)
         else
             pd_compare_matched(r, base, head, b, h, NULL, 0);
         if (c <= 0)
-            b = xsort_next(base->logicals);
+            b = next_ranked(base, &bl);
         if (c >= 0)
-            h = xsort_next(head->logicals);
+            h = next_ranked(head, &hl);
     }
     if (xsort_failed(base->logicals) || xsort_failed(head->logicals))
         r->failed = true;

@@ -203,7 +203,12 @@ struct side {
     FILE *json_file;
     struct emitter *json_em;
     bool failed;
-    struct xsort *logicals; /* by lid, after grouping */
+    struct xsort *logicals; /* by lid, after grouping; their `rank` unset (pd_logical_rank) */
+    /* a bit for each job (by seq) that begins a logical step, and how many do before each
+     * 64 jobs: a logical step's rank in rendering order is the count of those before its
+     * first job (1.5 bits a job; a sort of the logical steps by `first` did it) */
+    uint64_t *firsts;
+    uint32_t *firsts_before;
     FILE *shards;           /* the logical steps' shard tuples */
     uint64_t shards_len;
     uint64_t shards_at;     /* where its last read ended (UINT64_MAX: not known) */
@@ -545,6 +550,8 @@ struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b);
 const char *pd_path_in_operand(const struct side *s, unsigned file);
 void pd_side_free(struct side *s);
 char *pd_display_id(struct side *s, uint64_t off, uint32_t len, uint32_t repeat);
+/* The rank in rendering order of s's logical step that begins with job `first`. */
+uint32_t pd_logical_rank(const struct side *s, uint32_t first);
 /* len bytes of s's spool at `off` (once it is written) into buf: 0, or -1. Read with
  * pread through s->window: a seek and a read of stdio's for each text made most of
  * the system calls of comparing a changed step. */

@@ -40,19 +40,12 @@ static uint64_t mark_key(const void *p)
     return ((const struct hkey *)p)->h1;
 }
 
-static int by_first(const void *pa, const void *pb)
-{
-    const struct logical *a = pa, *b = pb;
-
-    return a->first < b->first ? -1 : a->first > b->first;
-}
-
 static int by_lid(const void *pa, const void *pb)
 {
     const struct logical *a = pa, *b = pb;
     int c = pd_hkey_cmp(&a->lid, &b->lid);
 
-    return c ? c : by_first(pa, pb);
+    return c ? c : a->first < b->first ? -1 : a->first > b->first;
 }
 
 /* Writes out what s->out holds. */
@@ -390,6 +383,8 @@ void pd_side_free(struct side *s)
     free(s->blob.buf);
     free(s->out.buf);
     free(s->window);
+    free(s->firsts);
+    free(s->firsts_before);
     free(s->json.buf);
 }
 
@@ -439,8 +434,7 @@ unsigned pd_fanout_jobs(const struct side *s, struct hkey id)
 }
 
 /* Writes the shard tuples of `l` (shards of them, by shard index) and adds it. */
-static int close_logical(struct side *s, struct logical *l, const struct shard_tuple *tuples,
-                         struct xsort *by_seq)
+static int close_logical(struct side *s, struct logical *l, const struct shard_tuple *tuples)
 {
     size_t size = (size_t)l->shards * sizeof(*tuples);
 
@@ -457,7 +451,8 @@ static int close_logical(struct side *s, struct logical *l, const struct shard_t
     if (fwrite(tuples, 1, size, s->shards) != size)
         return -1;
     s->shards_len += size;
-    return xsort_add(by_seq, l);
+    s->firsts[l->first / 64] |= 1ull << (l->first % 64);
+    return xsort_add(s->logicals, l);
 }
 
 static bool grow_tuples(struct shard_tuple **t, size_t *cap, size_t n)
@@ -476,7 +471,6 @@ static bool grow_tuples(struct shard_tuple **t, size_t *cap, size_t n)
 /* The logical steps being gathered from the step records, in identity order. */
 struct grouping {
     struct side *s;
-    struct xsort *by_seq;       /* the logical steps made, to be ranked */
     struct logical open;        /* the sharded logical step being gathered */
     bool have_open;
     struct shard_tuple *tuples; /* its jobs, by shard index (a matrix's in order) */
@@ -491,7 +485,7 @@ static int close_open(struct grouping *g)
     if (!g->have_open)
         return 0;
     g->have_open = false;
-    return close_logical(g->s, &g->open, g->tuples, g->by_seq);
+    return close_logical(g->s, &g->open, g->tuples);
 }
 
 /* Adds step record `r` to the open logical step when it is one of its jobs (1), else 0;
@@ -534,7 +528,7 @@ static int start_logical(struct grouping *g, const struct step_rec *r)
         n.repeat = ++g->repeat;
         n.lid = logical_id(r->id, n.repeat);
         one = tuple_of(r);
-        return close_logical(g->s, &n, &one, g->by_seq);
+        return close_logical(g->s, &n, &one);
     }
     if (close_open(g) != 0 || !grow_tuples(&g->tuples, &g->cap_tuples, n.shards))
         return -1;
@@ -550,7 +544,7 @@ static int start_logical(struct grouping *g, const struct step_rec *r)
     return 0;
 }
 
-/* The step records, in identity order, into logical steps (g->by_seq). */
+/* The step records, in identity order, into logical steps (s->logicals). */
 static int group_records(struct grouping *g)
 {
     const struct step_rec *r;
@@ -580,30 +574,43 @@ static int group_records(struct grouping *g)
     return close_open(g) != 0 || xsort_failed(g->s->steps) || xsort_failed(g->s->marks) ? -1 : 0;
 }
 
-/* The logical steps ranked in rendering order, into s->logicals by identity. */
-static int rank_logicals(struct side *s, struct xsort *by_seq)
+static unsigned bits_set(uint64_t w)
 {
-    const struct logical *l;
-    uint32_t rank = 0;
-
-    if (xsort_finish(by_seq) != 0)
-        return -1;
-    while ((l = xsort_next(by_seq)) != NULL) {
-        struct logical ranked = *l;
-
-        ranked.rank = rank++;
-        if (xsort_add(s->logicals, &ranked) != 0)
-            return -1;
-    }
-    return xsort_failed(by_seq) || xsort_finish(s->logicals) != 0 ? -1 : 0;
+    w -= (w >> 1) & 0x5555555555555555ull;
+    w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+    w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((w * 0x0101010101010101ull) >> 56);
 }
 
-/* Groups the step records into logical steps, ranks them in rendering order and sorts
- * them by identity into s->logicals; every job's digest and entries go to the shard
- * spool, so that matched steps compare shard by shard. */
+/* Counts the first jobs before each word of s->firsts, for pd_logical_rank. */
+static int count_firsts(struct side *s, size_t words)
+{
+    uint32_t n = 0;
+
+    if (!(s->firsts_before = malloc(words * sizeof(*s->firsts_before))))
+        return -1;
+    for (size_t w = 0; w < words; w++) {
+        s->firsts_before[w] = n;
+        n += bits_set(s->firsts[w]);
+    }
+    return 0;
+}
+
+uint32_t pd_logical_rank(const struct side *s, uint32_t first)
+{
+    uint64_t below = s->firsts[first / 64] & ((1ull << (first % 64)) - 1);
+
+    return s->firsts_before[first / 64] + bits_set(below);
+}
+
+/* Groups the step records into logical steps, sorted by identity into s->logicals, and
+ * notes the job each begins with (their ranks in rendering order: pd_logical_rank);
+ * every job's digest and entries go to the shard spool, so that matched steps compare
+ * shard by shard. */
 static int group_side(struct side *s)
 {
-    struct grouping g = {.s = s, .by_seq = xsort_create(sizeof(struct logical), by_first, SORT_BUDGET)};
+    struct grouping g = {.s = s};
+    size_t words = s->seq / 64 + 1;
     int rc;
 
     s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
@@ -611,13 +618,13 @@ static int group_side(struct side *s)
     s->shards_len = 0;
     s->shards_at = UINT64_MAX; /* written first: the first read seeks */
     s->n_fanouts = 0;
-    rc = g.by_seq && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
-                 rank_logicals(s, g.by_seq) == 0
+    s->firsts = calloc(words, sizeof(*s->firsts));
+    rc = s->firsts && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
+                 count_firsts(s, words) == 0 && xsort_finish(s->logicals) == 0
              ? 0
              : -1;
     if (s->n_fanouts)
         qsort(s->fanouts, s->n_fanouts, sizeof(*s->fanouts), fanout_cmp);
-    xsort_destroy(g.by_seq);
     free(g.tuples);
     return rc;
 }
