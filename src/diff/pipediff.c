@@ -208,7 +208,7 @@ static int compare_files(struct report *r, const struct operand *b, const char *
         note_ignored(pd, &base, &head, ig);
         r->dialect = base.dialect;
         r->pairs = xsort_create(sizeof(struct pair_rec), pd_pair_cmp, SORT_BUDGET);
-        rc = r->pairs && xsort_set_key(r->pairs, pd_pair_key) == 0 && find_changes(r, &base, &head) == 0 ? 0 : -1;
+        rc = r->pairs && find_changes(r, &base, &head) == 0 ? 0 : -1;
         pd_callers_free(r);
         pd_parents_free(r);
         xsort_destroy(r->pairs);

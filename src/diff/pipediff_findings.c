@@ -71,25 +71,6 @@ static int start_cmp(const void *pa, const void *pb)
     return pd_hkey_cmp(&a->id, &b->id);
 }
 
-/* start_cmp's radix key (xsort_set_key): a side records a job start for every job. */
-static uint64_t start_key(const void *p)
-{
-    const struct start_rec *r = p;
-
-    return (uint64_t)r->file << 32 | r->line;
-}
-
-static struct xsort *starts_create(void)
-{
-    struct xsort *xs = xsort_create(sizeof(struct start_rec), start_cmp, SORT_BUDGET);
-
-    if (xs && xsort_set_key(xs, start_key) != 0) {
-        xsort_destroy(xs);
-        return NULL;
-    }
-    return xs;
-}
-
 /* The side's file named `name` as render names it, or NO_FILE. */
 static uint32_t file_number(struct pd_found *f, const char *name)
 {
@@ -130,7 +111,7 @@ struct diag *pd_found_begin(struct pd_found *f, struct side *s, struct diag *d)
     f->spool = tmpfile();
     f->places = xsort_create(sizeof(struct found_rec), by_place, SORT_BUDGET);
     f->keys = xsort_create(sizeof(struct found_rec), by_key, SORT_BUDGET);
-    f->starts = starts_create();
+    f->starts = xsort_create(sizeof(struct start_rec), start_cmp, SORT_BUDGET);
     f->capture = f->spool && f->places && f->keys && f->starts ? diag_create_capture(d, &f->sink) : NULL;
     return f->capture;
 }
@@ -148,7 +129,7 @@ void pd_found_forget_jobs(struct pd_found *f)
     if (!f->starts)
         return;
     xsort_destroy(f->starts);
-    if (!(f->starts = starts_create()))
+    if (!(f->starts = xsort_create(sizeof(struct start_rec), start_cmp, SORT_BUDGET)))
         f->failed = true;
 }
 

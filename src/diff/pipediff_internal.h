@@ -582,8 +582,6 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
 /* pipediff_report.c */
 int pd_finding_cmp(const void *pa, const void *pb);
 int pd_pair_cmp(const void *pa, const void *pb);
-/* pd_pair_cmp's radix key (xsort_set_key): every matched step has a pair record. */
-uint64_t pd_pair_key(const void *p);
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
                     const struct finding *f);
 int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,

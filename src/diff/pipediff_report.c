@@ -30,11 +30,6 @@ int pd_pair_cmp(const void *pa, const void *pb)
     return a->base_rank < b->base_rank ? -1 : a->base_rank > b->base_rank;
 }
 
-uint64_t pd_pair_key(const void *p)
-{
-    return ((const struct pair_rec *)p)->base_rank;
-}
-
 /* Records finding `f`, to be printed in (group for markdown, dialect, phase, rank, sub)
  * order. */
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,

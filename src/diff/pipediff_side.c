@@ -321,7 +321,7 @@ static void side_reset(void *user)
     xsort_destroy(s->steps);
     s->steps = xsort_create(sizeof(struct step_rec), step_rec_cmp, SORT_BUDGET);
     xsort_destroy(s->marks);
-    if ((s->marks = xsort_create(sizeof(struct hkey), mark_cmp, SORT_BUDGET)) != NULL &&
+    if ((s->marks = xsort_create(sizeof(struct hkey), mark_cmp, SORT_BUDGET / 8)) != NULL &&
         xsort_set_key(s->marks, mark_key) != 0) {
         xsort_destroy(s->marks);
         s->marks = NULL;
