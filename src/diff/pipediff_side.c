@@ -321,6 +321,7 @@ static void side_reset(void *user)
     xsort_destroy(s->steps);
     s->steps = xsort_create(sizeof(struct step_rec), step_rec_cmp, SORT_BUDGET);
     xsort_destroy(s->marks);
+    /* an eighth of a budget: the radix keeps a second buffer as large (peak RSS) */
     if ((s->marks = xsort_create(sizeof(struct hkey), mark_cmp, SORT_BUDGET / 8)) != NULL &&
         xsort_set_key(s->marks, mark_key) != 0) {
         xsort_destroy(s->marks);
