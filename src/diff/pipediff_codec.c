@@ -360,22 +360,28 @@ static size_t pack_number(uint8_t *out, uint64_t v)
 
 static int pack(struct blob *b, const struct ynode *n)
 {
-    uint8_t head[1 + 4 * 10];
+    /* the head and a scalar's text are written in place: a job packs about twenty nodes,
+     * and every job of both sides is packed */
+    size_t text = n && ynode_is_scalar(n) ? n->u.scalar.len : 0;
+    uint8_t *at = (uint8_t *)pd_blob_reserve(b, 1 + 4 * 10 + text);
     size_t len = 1;
 
-    head[0] = n ? (uint8_t)(n->kind | n->style << 2 | (n->verbatim ? 1 : 0) << 5) : 0xff;
-    if (n) {
-        len += pack_number(head + len, n->pos.file);
-        len += pack_number(head + len, n->pos.line);
-        len += pack_number(head + len, n->pos.col);
-        len += pack_number(head + len, ynode_is_scalar(n) ? n->u.scalar.len : ynode_len(n));
-    }
-    if (pd_blob_add(b, head, len) != 0)
+    if (!at)
         return -1;
-    if (!n)
+    at[0] = n ? (uint8_t)(n->kind | n->style << 2 | (n->verbatim ? 1 : 0) << 5) : 0xff;
+    if (!n) {
+        b->len += 1;
         return 0;
+    }
+    len += pack_number(at + len, n->pos.file);
+    len += pack_number(at + len, n->pos.line);
+    len += pack_number(at + len, n->pos.col);
+    len += pack_number(at + len, ynode_is_scalar(n) ? text : ynode_len(n));
+    if (text)
+        memcpy(at + len, n->u.scalar.text, text);
+    b->len += len + text;
     if (ynode_is_scalar(n))
-        return pd_blob_add(b, n->u.scalar.text, n->u.scalar.len);
+        return 0;
     for (size_t i = 0; i < ynode_len(n); i++) {
         if ((ynode_is_map(n) && pack(b, ynode_key(n, i)) != 0) ||
             pack(b, ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i)) != 0)
@@ -440,12 +446,9 @@ static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *e
 /* A job as it renders: its digest, and the job packed into s->blob for the spool. Its
  * entries (the texts a report shows, and JSON) are made from that only when a
  * comparison reads it back (pd_entries_read): most jobs of a diff are unchanged. */
-int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest)
+int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest, struct blob *out)
 {
-    if (serialize(s, step, digest, false) != 0)
-        return -1;
-    s->blob.len = 0;
-    return pack(&s->blob, step);
+    return serialize(s, step, digest, false) != 0 ? -1 : pack(out, step);
 }
 
 /* The entries of the job packed at `off` (`len` bytes) of s's spool. On failure *es is
@@ -461,7 +464,7 @@ int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *
     size_t cap = 0;
 
     memset(es, 0, sizeof(*es));
-    if (ok && (fseeko(s->spool, (off_t)off, SEEK_SET) != 0 || fread(packed, 1, len, s->spool) != len))
+    if (ok && pd_spool_read(s, off, packed, len) != 0)
         ok = false;
     if (ok)
         job = unpack(doc, &at, packed + len, &ok);

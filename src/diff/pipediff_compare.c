@@ -607,8 +607,8 @@ static bool compare_jobs(struct report *r, struct step_ctx *x, const unsigned (*
         c[k].vectors = x->vectors;
         c[k].references = r->dialect->reference_field;
         c[k].skip = c[k].references ? &skip : NULL;
-        if (pd_entries_read(x->base, p->data_off, p->data_len, &ea) != 0 ||
-            pd_entries_read(x->head, q->data_off, q->data_len, &eb) != 0)
+        if (pd_entries_read(x->base, p->off, p->data_len, &ea) != 0 ||
+            pd_entries_read(x->head, q->off, q->data_len, &eb) != 0)
             r->failed = true;
         else
             fields_changes(&c[k], r->dialect->diff, &ea, &eb);
@@ -771,8 +771,8 @@ static int read_configurations(struct step_ctx *x, struct configurations *c)
         if (!c->labels[k] || !c->rows[k] || !c->extra[k])
             return -1;
         for (unsigned i = 0; i < c->n[k]; i++) {
-            if (!(c->labels[k][i] = pd_spooled(sides[k], t[k][i].label_off, t[k][i].label_len)) ||
-                !(c->rows[k][i] = pd_spooled(sides[k], t[k][i].row_off, t[k][i].row_len)))
+            if (!(c->labels[k][i] = pd_spooled(sides[k], pd_label_at(&t[k][i]), t[k][i].label_len)) ||
+                !(c->rows[k][i] = pd_spooled(sides[k], pd_row_at(&t[k][i]), t[k][i].row_len)))
                 return -1;
             c->extra[k][i] = true;
         }
@@ -898,18 +898,27 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
     struct step_ctx x = {base, head, b, h, NULL, NULL, NULL, {NULL, 0, NULL}, from ? G_RENAMED : G_CHANGED, 0, false};
     char *id = NULL;
     struct pair_rec pair = {b->rank, h->rank, h->repeat, h->id_len, h->shards, h->id_off, h->tuples_off};
-    unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = malloc((n + 1) * sizeof(*pairs));
+    unsigned n = b->shards < h->shards ? b->shards : h->shards, (*pairs)[2] = NULL;
     bool changed = false, resharded = false;
+    /* a step of a few jobs, nearly every one, is read without a malloc */
+    struct shard_tuple few[2][4];
 
-    x.tb = pd_read_tuples(base, b);
-    x.th = pd_read_tuples(head, h);
-    if (!pairs || !x.tb || !x.th || xsort_add(r->pairs, &pair) != 0)
+    if (xsort_add(r->pairs, &pair) != 0)
         goto fail;
-    pd_parents_note(r, head, h, x.th); /* an unchanged step can be a removed mirror's parent */
-    /* most steps of a diff are unchanged: nothing to report, so nothing to name */
+    pd_parents_note(r, head, h); /* an unchanged step can be a removed mirror's parent */
+    /* most steps of a diff are unchanged: nothing to report, so nothing to name, nor any
+     * job to read back (their digests, taken together, say so) */
+    if (!from && !b->matrix && !h->matrix && b->shards == h->shards && b->jobs == h->jobs)
+        goto done;
+    x.tb = pd_read_tuples_into(base, b, few[0], 4);
+    x.th = pd_read_tuples_into(head, h, few[1], 4);
+    if (!x.tb || !x.th)
+        goto fail;
     if (!from && !b->matrix && !h->matrix && b->shards == h->shards && same_jobs(x.tb, x.th, n))
         goto done;
-    x.id = id = pd_display_id(head->spool, h->id_off, h->id_len, h->repeat);
+    if (!(pairs = malloc((n + 1) * sizeof(*pairs))))
+        goto fail;
+    x.id = id = pd_display_id(head, h->id_off, h->id_len, h->repeat);
     if (!id || pd_where_of(head, x.th, NULL, h->shards, id, &x.at) != 0)
         goto fail;
     if (from) {
@@ -949,18 +958,32 @@ fail:
     r->failed = true;
 done:
     free(pairs);
-    free(x.tb);
-    free(x.th);
+    if (x.tb != few[0])
+        free(x.tb);
+    if (x.th != few[1])
+        free(x.th);
     free(x.at.label);
     free(id);
+}
+
+/* s's next logical step by identity, its rank told, into *l; NULL after the last. */
+static const struct logical *next_ranked(struct side *s, struct logical *l)
+{
+    const struct logical *next = xsort_next(s->logicals);
+
+    if (!next)
+        return NULL;
+    *l = *next;
+    l->rank = pd_logical_rank(s, l->first);
+    return l;
 }
 
 /* Merge-joins the two sides' logical steps by identity; those of one side only are set
  * aside for pd_report_unmatched. */
 void pd_compare(struct report *r, struct side *base, struct side *head)
 {
-    /* each record stays valid until the next one of its own sort */
-    const struct logical *b = xsort_next(base->logicals), *h = xsort_next(head->logicals);
+    struct logical bl, hl; /* the records (valid until the next of their sort), ranked */
+    const struct logical *b = next_ranked(base, &bl), *h = next_ranked(head, &hl);
 
     while (b || h) {
         int c = !b ? 1 : !h ? -1 : pd_hkey_cmp(&b->lid, &h->lid);
@@ -972,9 +995,9 @@ void pd_compare(struct report *r, struct side *base, struct side *head)
         else
             pd_compare_matched(r, base, head, b, h, NULL, 0);
         if (c <= 0)
-            b = xsort_next(base->logicals);
+            b = next_ranked(base, &bl);
         if (c >= 0)
-            h = xsort_next(head->logicals);
+            h = next_ranked(head, &hl);
     }
     if (xsort_failed(base->logicals) || xsort_failed(head->logicals))
         r->failed = true;

@@ -29,6 +29,10 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define SORT_BUDGET (1u << 20)
+/* A side's jobs go to its spool in writes of about this many bytes: the spool holds
+ * every job of the side (about 20 MB at 10 MB of pipeline), and a write a text, stdio's
+ * 4 KiB at a time, made most of a diff's system time. */
+#define SPOOL_CHUNK (64u << 10)
 #define RENAME_MAX 1000   /* removed and added steps looked at for renames, at most, a side */
 #define RENAME_PERCENT 80 /* of the fields either has, at least, alike in both, for a rename */
 #define LABEL_MAX 80      /* characters of a label shown */
@@ -176,8 +180,19 @@ struct side {
     size_t n_paths;
     char **names;             /* their names in messages where render renames them (else NULL) */
     FILE *spool;
-    uint64_t spool_len;
+    uint64_t spool_len; /* bytes written to it */
+    struct blob out;    /* the jobs' texts on their way to it (SPOOL_CHUNK at a time) */
+    /* once it is written: what was read of it last (SPOOL_CHUNK bytes from window_off),
+     * as a changed job's texts are read one after another */
+    char *window;
+    uint64_t window_off;
+    size_t window_len;
     struct xsort *steps;
+    /* the identities a derived job would have, for each job (struct hkey): a step whose
+     * identity is one has a parent on this side; the last one, as a fan-out's jobs
+     * share it */
+    struct xsort *marks;
+    struct hkey marked;
     uint32_t seq;
     /* what the rendering holds besides its jobs (top-level settings, groups' own fields) */
     struct pd_outside *outside;
@@ -188,7 +203,12 @@ struct side {
     FILE *json_file;
     struct emitter *json_em;
     bool failed;
-    struct xsort *logicals; /* by lid, after grouping */
+    struct xsort *logicals; /* by lid, after grouping; their `rank` unset (pd_logical_rank) */
+    /* a bit for each job (by seq) that begins a logical step, and how many do before each
+     * 64 jobs: a logical step's rank in rendering order is the count of those before its
+     * first job (1.5 bits a job; a sort of the logical steps by `first` did it) */
+    uint64_t *firsts;
+    uint32_t *firsts_before;
     FILE *shards;           /* the logical steps' shard tuples */
     uint64_t shards_len;
     uint64_t shards_at;     /* where its last read ended (UINT64_MAX: not known) */
@@ -238,32 +258,44 @@ struct fanout_count {
     uint32_t jobs;
 };
 
-/* A rendered step (groups flattened), or a marker saying that a step whose identity is
- * `id` with its dialect's derived prefix exists (for naming a derived job by its
- * parent). */
-enum { REC_MARK = 0, REC_STEP = 1 };
-
+/* A rendered step (groups flattened). */
 struct step_rec {
     struct hkey id;
-    uint32_t kind, seq;
+    uint32_t seq;
     uint32_t shard, shards;
     uint64_t digest;
-    uint64_t data_off; /* the job packed (its entries: pd_entries_read) */
-    uint64_t id_off;   /* the identity's text */
-    uint64_t label_off; /* the configuration's label (a matrix job's values), if any */
-    uint64_t row_off;   /* and its values by name (pd_row_text) */
-    uint64_t title_off; /* the job's own label (pd_job_title), if any */
-    uint32_t data_len, id_len, label_len, row_len, title_len;
+    /* its texts in the spool, one after the other from `off`: the job packed (its
+     * entries: pd_entries_read), the configuration's label (a matrix job's values), its
+     * values by name (pd_row_text), the job's own label (pd_job_title), its identity;
+     * written together, one offset says where each is */
+    uint64_t off;
+    uint32_t data_len, label_len, row_len, title_len, id_len;
     uint32_t file, line; /* where it is written */
 };
 
 
 /* One job of a logical step, in the side's shard spool (`shards` of them in a row). */
 struct shard_tuple {
-    uint64_t digest, data_off, label_off, row_off, title_off;
+    uint64_t digest, off; /* off: its texts, as step_rec's */
     uint32_t data_len, label_len, row_len, title_len;
     uint32_t file, line;
 };
+
+/* Where a job's label, row and title are in its side's spool. */
+static inline uint64_t pd_label_at(const struct shard_tuple *t)
+{
+    return t->off + t->data_len;
+}
+
+static inline uint64_t pd_row_at(const struct shard_tuple *t)
+{
+    return pd_label_at(t) + t->label_len;
+}
+
+static inline uint64_t pd_title_at(const struct shard_tuple *t)
+{
+    return pd_row_at(t) + t->row_len;
+}
 
 /* A logical step: a step as written, its shards together. */
 struct logical {
@@ -274,8 +306,12 @@ struct logical {
     uint32_t parent;   /* the step a derived one took its name from exists on this side */
     uint32_t matrix;   /* its jobs are a matrix's configurations, told apart by label */
     uint32_t id_len;
+    uint32_t file, line; /* where its first job is written */
     uint64_t id_off;
     uint64_t tuples_off; /* its shards' tuples in the shard spool */
+    /* its jobs' digests and packed lengths, in order, as one: a matched step whose jobs
+     * are all alike is told without reading its tuples back */
+    uint64_t jobs;
 };
 
 enum phase { PH_BASE, PH_HEAD, PH_MOVES, PH_OUTSIDE, PH_FOUND };
@@ -475,6 +511,9 @@ struct ynode_doc *pd_json_read(const char *json);
  * VALUE_MAX characters of it. Malloc'd; NULL when out of memory. */
 char *pd_window(const char *s, const char *other, bool *cut);
 int pd_blob_add(struct blob *b, const void *p, size_t n);
+/* Room for n more bytes at b->buf + b->len (b->len unchanged): where they go, or NULL
+ * when out of memory. */
+char *pd_blob_reserve(struct blob *b, size_t n);
 int pd_blob_str(struct blob *b, const char *s, size_t n);
 size_t pd_utf8_cut(const char *s, size_t len, size_t max);
 uint64_t pd_node_hash(const struct ynode *n, uint64_t h);
@@ -488,8 +527,8 @@ const char *pd_job_title(const struct dialect_diff *dd, const struct ynode *job,
  * s->json); NULL when it cannot be written. */
 const char *pd_json_of(struct side *s, const struct ynode *n);
 ssize_t pd_json_write(void *user, const char *buf, size_t n);
-/* Job `step` as it renders: its digest into *digest, the job packed into s->blob. */
-int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest);
+/* Job `step` as it renders: its digest into *digest, the job packed at the end of out. */
+int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest, struct blob *out);
 /* The entries of the job packed at `off` (`len` bytes) of s->spool. */
 int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *es);
 void pd_entries_free(struct entries *es);
@@ -510,10 +549,20 @@ struct hkey pd_scope_to_file(const struct side *s, unsigned file, struct hkey id
 struct hkey pd_hkey_mix(struct hkey k, uint64_t a, uint64_t b);
 const char *pd_path_in_operand(const struct side *s, unsigned file);
 void pd_side_free(struct side *s);
-char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat);
+char *pd_display_id(struct side *s, uint64_t off, uint32_t len, uint32_t repeat);
+/* The rank in rendering order of s's logical step that begins with job `first`. */
+uint32_t pd_logical_rank(const struct side *s, uint32_t first);
+/* len bytes of s's spool at `off` (once it is written) into buf: 0, or -1. Read with
+ * pread through s->window: a seek and a read of stdio's for each text made most of
+ * the system calls of comparing a changed step. */
+int pd_spool_read(struct side *s, uint64_t off, void *buf, size_t len);
 /* n shard tuples at `off` of s->shards into t: 0, or -1 when they cannot be read. */
 int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t n);
 struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l);
+/* The same into buf when its cap tuples hold them (every matched step is read, most have
+ * one job): buf, a malloc'd array, or NULL. */
+struct shard_tuple *pd_read_tuples_into(struct side *s, const struct logical *l, struct shard_tuple *buf,
+                                        size_t cap);
 char *pd_spooled(struct side *s, uint64_t off, uint32_t len);
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap);
 const char *pd_side_file(const struct side *s, uint32_t file);
@@ -583,7 +632,7 @@ void pd_unmatched_add(struct report *r, struct side *s, const struct logical *l)
 /* HEAD's step h (its jobs t) matched one of BASE: where a removed job derived from it (a
  * test-area AMD mirror) is annotated; kept for a dialect with derived jobs, at most
  * PARENTS_MAX of them. */
-void pd_parents_note(struct report *r, const struct side *head, const struct logical *h, const struct shard_tuple *t);
+void pd_parents_note(struct report *r, const struct side *head, const struct logical *h);
 void pd_parents_free(struct report *r);
 
 /* pipediff_notrun.c */

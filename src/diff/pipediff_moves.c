@@ -75,7 +75,7 @@ static int read_pairs(struct report *r, struct pair_rec **pairs, uint32_t **head
 static int report_moved(struct report *r, struct side *head, const struct pair_rec *m)
 {
     struct logical l = {.shards = m->shards, .tuples_off = m->tuples_off};
-    char line[128], old_j[16], new_j[16], *id = pd_display_id(head->spool, m->id_off, m->id_len, m->repeat);
+    char line[128], old_j[16], new_j[16], *id = pd_display_id(head, m->id_off, m->id_len, m->repeat);
     struct shard_tuple *t = id ? pd_read_tuples(head, &l) : NULL;
     struct where w;
     struct finding f;

@@ -472,7 +472,7 @@ int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx
     for (unsigned i = 0; i < n; i++) {
         const struct shard_tuple *one = &t[idx ? idx[i] : i];
 
-        if (!(titles[i] = pd_spooled(s, one->title_off, one->title_len)))
+        if (!(titles[i] = pd_spooled(s, pd_title_at(one), one->title_len)))
             goto done;
     }
     if (*titles[0] && !pd_summarize(label, sizeof(label), titles, n))

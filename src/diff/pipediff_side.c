@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
@@ -24,16 +25,19 @@ static int step_rec_cmp(const void *pa, const void *pb)
 
     if (c)
         return c;
-    if (a->kind != b->kind)
-        return a->kind < b->kind ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static int by_first(const void *pa, const void *pb)
+static int mark_cmp(const void *a, const void *b)
 {
-    const struct logical *a = pa, *b = pb;
+    return pd_hkey_cmp(a, b);
+}
 
-    return a->first < b->first ? -1 : a->first > b->first;
+/* mark_cmp's radix key: a record of 16 bytes sorts by radix in a fraction of qsort's
+ * time (xsort_set_key). */
+static uint64_t mark_key(const void *p)
+{
+    return ((const struct hkey *)p)->h1;
 }
 
 static int by_lid(const void *pa, const void *pb)
@@ -41,15 +45,16 @@ static int by_lid(const void *pa, const void *pb)
     const struct logical *a = pa, *b = pb;
     int c = pd_hkey_cmp(&a->lid, &b->lid);
 
-    return c ? c : by_first(pa, pb);
+    return c ? c : a->first < b->first ? -1 : a->first > b->first;
 }
 
-static int spool_write(struct side *s, const void *p, size_t n, uint64_t *off)
+/* Writes out what s->out holds. */
+static int spool_flush(struct side *s)
 {
-    *off = s->spool_len;
-    if (n && fwrite(p, 1, n, s->spool) != n)
+    if (s->out.len && fwrite(s->out.buf, 1, s->out.len, s->spool) != s->out.len)
         return -1;
-    s->spool_len += n;
+    s->spool_len += s->out.len;
+    s->out.len = 0;
     return 0;
 }
 
@@ -60,23 +65,27 @@ const char *pd_parent_of(const struct dialect_derived *derived, const char *id)
     return derived && !strncmp(id, derived->prefix, n) ? id + n : NULL;
 }
 
-/* The marker a job derived from job `id` (len bytes) is looked up by: a record of the
- * derived job's identity, which tells the grouping that its parent exists. */
+/* The marker a job derived from job `id` (len bytes) is looked up by: the derived job's
+ * identity, which tells the grouping that its parent exists. Once for a fan-out's jobs:
+ * they follow one another with one identity. Markers sort apart from the steps, 16 bytes
+ * each (they were step records, half of the steps' sort). */
 static int record_marker(struct side *s, const struct dialect_derived *derived, const char *id, size_t len)
 {
     size_t plen = strlen(derived->prefix);
-    char *prefixed = malloc(plen + len + 1);
-    struct step_rec r;
+    char small[256], *prefixed = plen + len <= sizeof(small) ? small : malloc(plen + len);
+    struct hkey m;
 
     if (!prefixed)
         return -1;
     memcpy(prefixed, derived->prefix, plen);
     memcpy(prefixed + plen, id, len);
-    memset(&r, 0, sizeof(r));
-    r.kind = REC_MARK;
-    strhash_pair(prefixed, plen + len, &r.id.h1, &r.id.h2);
-    free(prefixed);
-    return xsort_add(s->steps, &r);
+    strhash_pair(prefixed, plen + len, &m.h1, &m.h2);
+    if (prefixed != small)
+        free(prefixed);
+    if (s->seq > 1 && !pd_hkey_cmp(&m, &s->marked))
+        return 0;
+    s->marked = m;
+    return xsort_add(s->marks, &m);
 }
 
 /* The path of input `file` within the operand it came from: relative to a directory,
@@ -124,7 +133,7 @@ static int record_step(void *user, const struct dialect_job *job)
     struct side *s = user;
     const struct ynode *step = job->node;
     const char *id = job->id, *title;
-    size_t len = job->id_len, title_len = 0;
+    size_t len = job->id_len, title_len = 0, at = s->out.len;
     struct step_rec r;
 
     if (s->n_jobs == s->cap_jobs) {
@@ -138,7 +147,6 @@ static int record_step(void *user, const struct dialect_job *job)
     }
     s->jobs[s->n_jobs++] = step;
     memset(&r, 0, sizeof(r));
-    r.kind = REC_STEP;
     r.seq = s->seq++;
     r.shard = job->shard;
     r.shards = job->shards;
@@ -146,22 +154,22 @@ static int record_step(void *user, const struct dialect_job *job)
     r.line = job->pos.line;
     r.id = pd_identity(s, job->pos.file, id, len);
     pd_found_job(&s->found, r.file, r.line, r.id);
-    if (spool_write(s, id, len, &r.id_off) != 0)
+    /* the job's texts in the order step_rec says, written with the jobs before it */
+    r.off = s->spool_len + at;
+    if (pd_serialize(s, step, &r.digest, &s->out) != 0)
         return -1;
-    r.id_len = (uint32_t)len;
-    if (pd_serialize(s, step, &r.digest) != 0 || spool_write(s, s->blob.buf, s->blob.len, &r.data_off) != 0)
-        return -1;
-    r.data_len = (uint32_t)s->blob.len;
+    r.data_len = (uint32_t)(s->out.len - at);
     if (job->label) {
         r.label_len = (uint32_t)strlen(job->label);
-        if (spool_write(s, job->label, r.label_len, &r.label_off) != 0)
+        if (pd_blob_add(&s->out, job->label, r.label_len) != 0)
             return -1;
     }
     if (job->row && job->label) {
-        s->blob.len = 0;
-        if (pd_row_text(&s->blob, job->row) != 0 || spool_write(s, s->blob.buf, s->blob.len, &r.row_off) != 0)
+        size_t from = s->out.len;
+
+        if (pd_row_text(&s->out, job->row) != 0)
             return -1;
-        r.row_len = (uint32_t)s->blob.len;
+        r.row_len = (uint32_t)(s->out.len - from);
     }
     if ((title = pd_job_title(s->dialect->diff, step, &title_len)) != NULL) {
         const char *note = job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL;
@@ -173,12 +181,14 @@ static int record_step(void *user, const struct dialect_job *job)
         title = s->dialect->diff->label_value ? shown : title;
         title_len = shown ? strlen(shown) : s->dialect->diff->label_value ? 0 : title_len;
         r.title_len = title ? (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX) : 0;
-        rc = title ? spool_write(s, title, r.title_len, &r.title_off) : 0;
+        rc = title ? pd_blob_add(&s->out, title, r.title_len) : 0;
         free(shown);
         if (rc != 0)
             return -1;
     }
-    if (xsort_add(s->steps, &r) != 0 || pd_tally_job(&s->tally, s->durations, s->dialect->diff,
+    r.id_len = (uint32_t)len;
+    if (pd_blob_add(&s->out, id, len) != 0 || (s->out.len >= SPOOL_CHUNK && spool_flush(s) != 0) ||
+        xsort_add(s->steps, &r) != 0 || pd_tally_job(&s->tally, s->durations, s->dialect->diff,
                                                          job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL, job) != 0)
         return -1;
     return s->dialect->diff->derived ? record_marker(s, s->dialect->diff->derived, id, len) : 0;
@@ -310,14 +320,23 @@ static void side_reset(void *user)
 
     xsort_destroy(s->steps);
     s->steps = xsort_create(sizeof(struct step_rec), step_rec_cmp, SORT_BUDGET);
+    xsort_destroy(s->marks);
+    /* an eighth of a budget: the radix keeps a second buffer as large (peak RSS) */
+    if ((s->marks = xsort_create(sizeof(struct hkey), mark_cmp, SORT_BUDGET / 8)) != NULL &&
+        xsort_set_key(s->marks, mark_key) != 0) {
+        xsort_destroy(s->marks);
+        s->marks = NULL;
+    }
     if (s->spool)
         fclose(s->spool);
     s->spool = tmpfile();
     s->spool_len = 0;
+    s->out.len = 0;
+    s->window_len = 0;
     s->seq = 0;
     pd_outside_destroy(s->outside);
     s->outside = pd_outside_create(s->n_paths);
-    s->failed = !s->steps || !s->spool || !s->json_em || !s->outside;
+    s->failed = !s->steps || !s->marks || !s->spool || !s->json_em || !s->outside;
     forget_skipped(s);
     pd_not_run_forget(s);
     pd_tally_clear(&s->tally);
@@ -338,6 +357,7 @@ void pd_side_free(struct side *s)
     if (s->json_file)
         fclose(s->json_file);
     xsort_destroy(s->steps);
+    xsort_destroy(s->marks);
     pd_outside_destroy(s->outside);
     xsort_destroy(s->logicals);
     if (s->spool)
@@ -362,6 +382,10 @@ void pd_side_free(struct side *s)
     pd_found_free(&s->found);
     free(s->jobs);
     free(s->blob.buf);
+    free(s->out.buf);
+    free(s->window);
+    free(s->firsts);
+    free(s->firsts_before);
     free(s->json.buf);
 }
 
@@ -374,8 +398,8 @@ static struct hkey logical_id(struct hkey id, uint32_t repeat)
 
 static struct shard_tuple tuple_of(const struct step_rec *r)
 {
-    struct shard_tuple t = {r->digest,   r->data_off,  r->label_off, r->row_off, r->title_off, r->data_len,
-                            r->label_len, r->row_len, r->title_len, r->file,     r->line};
+    struct shard_tuple t = {r->digest,  r->off,     r->data_len, r->label_len,
+                            r->row_len, r->title_len, r->file,   r->line};
 
     return t;
 }
@@ -411,18 +435,25 @@ unsigned pd_fanout_jobs(const struct side *s, struct hkey id)
 }
 
 /* Writes the shard tuples of `l` (shards of them, by shard index) and adds it. */
-static int close_logical(struct side *s, struct logical *l, const struct shard_tuple *tuples,
-                         struct xsort *by_seq)
+static int close_logical(struct side *s, struct logical *l, const struct shard_tuple *tuples)
 {
     size_t size = (size_t)l->shards * sizeof(*tuples);
 
     if (l->shards > 1 && note_fanout(s, l) != 0)
         return -1;
+    l->jobs = 0xcbf29ce484222325ull;
+    for (uint32_t k = 0; k < l->shards; k++) {
+        l->jobs = (l->jobs ^ tuples[k].digest) * 0x9E3779B97F4A7C15ull;
+        l->jobs = (l->jobs ^ l->jobs >> 32 ^ tuples[k].data_len) * 0x9E3779B97F4A7C15ull;
+    }
+    l->file = tuples[0].file;
+    l->line = tuples[0].line;
     l->tuples_off = s->shards_len;
     if (fwrite(tuples, 1, size, s->shards) != size)
         return -1;
     s->shards_len += size;
-    return xsort_add(by_seq, l);
+    s->firsts[l->first / 64] |= 1ull << (l->first % 64);
+    return xsort_add(s->logicals, l);
 }
 
 static bool grow_tuples(struct shard_tuple **t, size_t *cap, size_t n)
@@ -441,7 +472,6 @@ static bool grow_tuples(struct shard_tuple **t, size_t *cap, size_t n)
 /* The logical steps being gathered from the step records, in identity order. */
 struct grouping {
     struct side *s;
-    struct xsort *by_seq;       /* the logical steps made, to be ranked */
     struct logical open;        /* the sharded logical step being gathered */
     bool have_open;
     struct shard_tuple *tuples; /* its jobs, by shard index (a matrix's in order) */
@@ -456,7 +486,7 @@ static int close_open(struct grouping *g)
     if (!g->have_open)
         return 0;
     g->have_open = false;
-    return close_logical(g->s, &g->open, g->tuples, g->by_seq);
+    return close_logical(g->s, &g->open, g->tuples);
 }
 
 /* Adds step record `r` to the open logical step when it is one of its jobs (1), else 0;
@@ -493,13 +523,13 @@ static int start_logical(struct grouping *g, const struct step_rec *r)
     n.shards = r->row_len ? 1 : r->shards ? r->shards : 1;
     n.matrix = r->row_len != 0;
     n.parent = g->parent;
-    n.id_off = r->id_off;
+    n.id_off = r->off + r->data_len + r->label_len + r->row_len + r->title_len;
     n.id_len = r->id_len;
     if (n.shards == 1 && !n.matrix) {
         n.repeat = ++g->repeat;
         n.lid = logical_id(r->id, n.repeat);
         one = tuple_of(r);
-        return close_logical(g->s, &n, &one, g->by_seq);
+        return close_logical(g->s, &n, &one);
     }
     if (close_open(g) != 0 || !grow_tuples(&g->tuples, &g->cap_tuples, n.shards))
         return -1;
@@ -515,59 +545,73 @@ static int start_logical(struct grouping *g, const struct step_rec *r)
     return 0;
 }
 
-/* The step records, in identity order, into logical steps (g->by_seq). */
+/* The step records, in identity order, into logical steps (s->logicals). */
 static int group_records(struct grouping *g)
 {
     const struct step_rec *r;
+    const struct hkey *mark;
     struct hkey group = {0, 0};
     bool have_group = false;
     int joined;
 
-    if (xsort_finish(g->s->steps) != 0)
+    if (xsort_finish(g->s->steps) != 0 || xsort_finish(g->s->marks) != 0)
         return -1;
+    mark = xsort_next(g->s->marks);
     while ((r = xsort_next(g->s->steps)) != NULL) {
         if (!have_group || pd_hkey_cmp(&r->id, &group) != 0) {
             if (close_open(g) != 0)
                 return -1;
-            g->parent = false;
+            /* the markers, in the same order, met as far as this identity */
+            while (mark && pd_hkey_cmp(mark, &r->id) < 0)
+                mark = xsort_next(g->s->marks);
+            g->parent = mark && !pd_hkey_cmp(mark, &r->id);
             g->repeat = 0;
             group = r->id;
             have_group = true;
         }
-        if (r->kind == REC_MARK) {
-            g->parent = true;
-            continue;
-        }
         if ((joined = join_open(g, r)) < 0 || (!joined && start_logical(g, r) != 0))
             return -1;
     }
-    return close_open(g) != 0 || xsort_failed(g->s->steps) ? -1 : 0;
+    return close_open(g) != 0 || xsort_failed(g->s->steps) || xsort_failed(g->s->marks) ? -1 : 0;
 }
 
-/* The logical steps ranked in rendering order, into s->logicals by identity. */
-static int rank_logicals(struct side *s, struct xsort *by_seq)
+static unsigned bits_set(uint64_t w)
 {
-    const struct logical *l;
-    uint32_t rank = 0;
-
-    if (xsort_finish(by_seq) != 0)
-        return -1;
-    while ((l = xsort_next(by_seq)) != NULL) {
-        struct logical ranked = *l;
-
-        ranked.rank = rank++;
-        if (xsort_add(s->logicals, &ranked) != 0)
-            return -1;
-    }
-    return xsort_failed(by_seq) || xsort_finish(s->logicals) != 0 ? -1 : 0;
+    w -= (w >> 1) & 0x5555555555555555ull;
+    w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+    w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((w * 0x0101010101010101ull) >> 56);
 }
 
-/* Groups the step records into logical steps, ranks them in rendering order and sorts
- * them by identity into s->logicals; every job's digest and entries go to the shard
- * spool, so that matched steps compare shard by shard. */
+/* Counts the first jobs before each word of s->firsts, for pd_logical_rank. */
+static int count_firsts(struct side *s, size_t words)
+{
+    uint32_t n = 0;
+
+    if (!(s->firsts_before = malloc(words * sizeof(*s->firsts_before))))
+        return -1;
+    for (size_t w = 0; w < words; w++) {
+        s->firsts_before[w] = n;
+        n += bits_set(s->firsts[w]);
+    }
+    return 0;
+}
+
+uint32_t pd_logical_rank(const struct side *s, uint32_t first)
+{
+    uint64_t below = s->firsts[first / 64] & ((1ull << (first % 64)) - 1);
+
+    return s->firsts_before[first / 64] + bits_set(below);
+}
+
+/* Groups the step records into logical steps, sorted by identity into s->logicals, and
+ * notes the job each begins with (their ranks in rendering order: pd_logical_rank);
+ * every job's digest and entries go to the shard spool, so that matched steps compare
+ * shard by shard. */
 static int group_side(struct side *s)
 {
-    struct grouping g = {.s = s, .by_seq = xsort_create(sizeof(struct logical), by_first, SORT_BUDGET)};
+    struct grouping g = {.s = s};
+    size_t words = s->seq / 64 + 1;
     int rc;
 
     s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
@@ -575,23 +619,52 @@ static int group_side(struct side *s)
     s->shards_len = 0;
     s->shards_at = UINT64_MAX; /* written first: the first read seeks */
     s->n_fanouts = 0;
-    rc = g.by_seq && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
-                 rank_logicals(s, g.by_seq) == 0
+    s->firsts = calloc(words, sizeof(*s->firsts));
+    rc = s->firsts && s->logicals && s->shards && group_records(&g) == 0 && fflush(s->shards) == 0 &&
+                 count_firsts(s, words) == 0 && xsort_finish(s->logicals) == 0
              ? 0
              : -1;
     if (s->n_fanouts)
         qsort(s->fanouts, s->n_fanouts, sizeof(*s->fanouts), fanout_cmp);
-    xsort_destroy(g.by_seq);
     free(g.tuples);
     return rc;
 }
 
+int pd_spool_read(struct side *s, uint64_t off, void *buf, size_t len)
+{
+    int fd = fileno(s->spool);
+
+    if (len > SPOOL_CHUNK) {
+        for (size_t done = 0; done < len;) {
+            ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+            if (n <= 0)
+                return -1;
+            done += (size_t)n;
+        }
+        return 0;
+    }
+    if (off < s->window_off || off + len > s->window_off + s->window_len) {
+        ssize_t n;
+
+        if (!s->window && !(s->window = malloc(SPOOL_CHUNK)))
+            return -1;
+        s->window_len = 0;
+        if ((n = pread(fd, s->window, SPOOL_CHUNK, (off_t)off)) < (ssize_t)len)
+            return -1;
+        s->window_off = off;
+        s->window_len = (size_t)n;
+    }
+    memcpy(buf, s->window + (off - s->window_off), len);
+    return 0;
+}
+
 /* The display id of a logical step: its identity, "#n" for a repeat. */
-char *pd_display_id(FILE *spool, uint64_t off, uint32_t len, uint32_t repeat)
+char *pd_display_id(struct side *s, uint64_t off, uint32_t len, uint32_t repeat)
 {
     char *id = malloc(len + 16);
 
-    if (!id || fseeko(spool, (off_t)off, SEEK_SET) != 0 || fread(id, 1, len, spool) != len) {
+    if (!id || pd_spool_read(s, off, id, len) != 0) {
         free(id);
         return NULL;
     }
@@ -615,16 +688,22 @@ int pd_shards_read(struct side *s, uint64_t off, struct shard_tuple *t, uint32_t
     return 0;
 }
 
-/* The shard tuples of `l`; NULL when they cannot be read. */
-struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l)
+struct shard_tuple *pd_read_tuples_into(struct side *s, const struct logical *l, struct shard_tuple *buf,
+                                        size_t cap)
 {
-    struct shard_tuple *t = malloc((l->shards ? l->shards : 1) * sizeof(*t));
+    struct shard_tuple *t = l->shards <= cap ? buf : malloc(l->shards * sizeof(*t));
 
     if (t && pd_shards_read(s, l->tuples_off, t, l->shards) != 0) {
-        free(t);
+        if (t != buf)
+            free(t);
         return NULL;
     }
     return t;
+}
+
+struct shard_tuple *pd_read_tuples(struct side *s, const struct logical *l)
+{
+    return pd_read_tuples_into(s, l, NULL, 0);
 }
 
 /* A spooled text (a label or a row) into a malloc'd string; NULL when out of memory. */
@@ -632,7 +711,7 @@ char *pd_spooled(struct side *s, uint64_t off, uint32_t len)
 {
     char *t = malloc((size_t)len + 1);
 
-    if (t && len && (fseeko(s->spool, (off_t)off, SEEK_SET) != 0 || fread(t, 1, len, s->spool) != len)) {
+    if (t && len && pd_spool_read(s, off, t, len) != 0) {
         free(t);
         return NULL;
     }
@@ -644,8 +723,7 @@ char *pd_spooled(struct side *s, uint64_t off, uint32_t len)
 /* The label of a job ("part 2"), else "shard <i>"; into buf. */
 const char *pd_job_label(struct side *s, const struct shard_tuple *t, unsigned i, char *buf, size_t cap)
 {
-    if (t->label_len && t->label_len < cap && fseeko(s->spool, (off_t)t->label_off, SEEK_SET) == 0 &&
-        fread(buf, 1, t->label_len, s->spool) == t->label_len) {
+    if (t->label_len && t->label_len < cap && pd_spool_read(s, pd_label_at(t), buf, t->label_len) == 0) {
         buf[t->label_len] = '\0';
         return buf;
     }
@@ -732,7 +810,7 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
         if (rc == DIAG_INPUT)
             return rc;
     }
-    if (s->failed || fflush(s->spool) != 0 || ferror(s->spool) || pd_found_end(&s->found) != 0 || group_side(s) != 0 ||
+    if (s->failed || spool_flush(s) != 0 || fflush(s->spool) != 0 || ferror(s->spool) || pd_found_end(&s->found) != 0 || group_side(s) != 0 ||
         !(s->unmatched = tmpfile()) || pd_tally_merge(&rs->side[which], &s->tally) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
                     "cannot record the rendering (out of memory or temporary space)");

@@ -24,7 +24,7 @@ static const char *job_key(struct side *s, const struct shard_tuple *t, const st
         snprintf(buf, cap, "%s", key->value);
     else if (t->label_len)
         pd_job_label(s, t, i, buf, cap);
-    else if (t->title_len && (title = pd_spooled(s, t->title_off, t->title_len)) != NULL)
+    else if (t->title_len && (title = pd_spooled(s, pd_title_at(t), t->title_len)) != NULL)
         snprintf(buf, cap, "%s", title);
     else if (n == 1)
         snprintf(buf, cap, "%s", id);
@@ -46,7 +46,7 @@ static int describe_keys(struct side *s, const struct shard_tuple *t, unsigned n
     for (unsigned i = 0; i < n; i++) {
         struct entries es = {0};
 
-        if (i && pd_entries_read(s, t[i].data_off, t[i].data_len, &es) != 0) {
+        if (i && pd_entries_read(s, t[i].off, t[i].data_len, &es) != 0) {
             pd_entries_free(&es);
             return -1;
         }
@@ -116,7 +116,7 @@ static int describe_step(struct side *s, const struct shard_tuple *t, unsigned n
     struct entries first = {0};
     int rc = -1;
 
-    if (mo && me && mm && pd_entries_read(s, t[0].data_off, t[0].data_len, &first) == 0 &&
+    if (mo && me && mm && pd_entries_read(s, t[0].off, t[0].data_len, &first) == 0 &&
         describe_keys(s, t, n, id, &first, me, mm) == 0) {
         describe_object(&first, mo);
         describe_runs(s, &first, n > 1, mm);
@@ -157,7 +157,7 @@ struct pd_parents {
     bool sorted;
 };
 
-void pd_parents_note(struct report *r, const struct side *head, const struct logical *h, const struct shard_tuple *t)
+void pd_parents_note(struct report *r, const struct side *head, const struct logical *h)
 {
     struct pd_parents *p = r->parents;
 
@@ -180,7 +180,7 @@ void pd_parents_note(struct report *r, const struct side *head, const struct log
         p->v = grown;
         p->cap = cap;
     }
-    p->v[p->n++] = (struct parent_line){h->lid, t[0].file, t[0].line};
+    p->v[p->n++] = (struct parent_line){h->lid, h->file, h->line};
 }
 
 void pd_parents_free(struct report *r)
@@ -274,7 +274,7 @@ static int removed_mark(struct report *r, struct finding *f, const struct side *
 static void report_one_side(struct report *r, struct side *s, struct side *other, const struct logical *l,
                             bool added)
 {
-    char *id = pd_display_id(s->spool, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
+    char *id = pd_display_id(s, l->id_off, l->id_len, l->repeat), *object = NULL, *extra = NULL,
          *more = NULL, *bare = NULL, *note = NULL, detail[96 + 2 * LABEL_MAX];
     struct shard_tuple *t = pd_read_tuples(s, l);
     const char *kind = added ? "added" : "removed", *reason = NULL;
@@ -285,7 +285,7 @@ static void report_one_side(struct report *r, struct side *s, struct side *other
         describe_step(s, t, l->shards, id, &object, &extra, &more) != 0)
         goto fail;
     if (!added && l->matrix && other->n_skipped) { /* read back only when there are skips to match */
-        char *row = pd_spooled(s, t[0].row_off, t[0].row_len);
+        char *row = pd_spooled(s, pd_row_at(&t[0]), t[0].row_len);
 
         if (!row || !(bare = pd_spooled(s, l->id_off, l->id_len))) {
             free(row);
@@ -357,7 +357,7 @@ static int candidate_fields(struct side *s, struct candidate *c)
     int rc = -1;
 
     if (pd_shards_read(s, c->l.tuples_off, &t, 1) != 0 ||
-        pd_entries_read(s, t.data_off, t.data_len, &es) != 0 ||
+        pd_entries_read(s, t.off, t.data_len, &es) != 0 ||
         !(c->fields = malloc((es.n ? es.n : 1) * sizeof(*c->fields))))
         goto done;
     for (size_t i = 0; i < es.n; i++) {
@@ -455,7 +455,7 @@ static int pair_renames(struct report *r, struct side *base, struct side *head, 
             continue;
         }
         c[1][at].paired = true;
-        if (!(from = pd_display_id(base->spool, c[0][i].l.id_off, c[0][i].l.id_len, c[0][i].l.repeat)))
+        if (!(from = pd_display_id(base, c[0][i].l.id_off, c[0][i].l.id_len, c[0][i].l.repeat)))
             return -1;
         pd_compare_matched(r, base, head, &c[0][i].l, &c[1][at].l, from, best);
         free(from);

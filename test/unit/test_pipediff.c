@@ -70,6 +70,7 @@ struct codec {
     struct pd_opts pd;
     struct ynode_doc *doc;
     struct entries es;
+    struct blob packed;
     uint64_t digest;
 };
 
@@ -85,12 +86,12 @@ static void codec_run(struct codec *c, const struct dialect *dialect, const char
     ck_assert_ptr_nonnull(c->s.json_file = fopencookie(&c->s, "w", to_json));
     ck_assert_ptr_nonnull(c->s.json_em = emit_create(c->s.json_file, EMIT_JSON, NULL));
     ck_assert_ptr_nonnull(c->doc = doc_from(yaml));
-    ck_assert_int_eq(pd_serialize(&c->s, ynode_doc_root(c->doc), &c->digest), 0);
+    ck_assert_int_eq(pd_serialize(&c->s, ynode_doc_root(c->doc), &c->digest, &c->packed), 0);
     ck_assert_ptr_nonnull(spool);
-    ck_assert_uint_eq(fwrite(c->s.blob.buf, 1, c->s.blob.len, spool), c->s.blob.len);
+    ck_assert_uint_eq(fwrite(c->packed.buf, 1, c->packed.len, spool), c->packed.len);
     ck_assert_int_eq(fflush(spool), 0);
     c->s.spool = spool;
-    ck_assert_int_eq(pd_entries_read(&c->s, 0, (uint32_t)c->s.blob.len, &c->es), 0);
+    ck_assert_int_eq(pd_entries_read(&c->s, 0, (uint32_t)c->packed.len, &c->es), 0);
     c->s.spool = NULL;
     fclose(spool);
 }
@@ -101,6 +102,8 @@ static void codec_free(struct codec *c)
     emit_destroy(c->s.json_em);
     fclose(c->s.json_file);
     free(c->s.blob.buf);
+    free(c->packed.buf);
+    free(c->s.window);
     free(c->s.json.buf);
     ynode_doc_destroy(c->doc);
 }
@@ -165,13 +168,17 @@ START_TEST(test_codec_packed)
     ck_assert_uint_eq(e->line, 6);
     expect_entry(&c, E_FIELD, "label", "Unit", "\"Unit\"");
     expect_entry(&c, E_ENV, "A", "\"1\"", "\"1\"");
-    /* packed again (reading it back made the entries in s->blob), one byte short */
-    ck_assert_int_eq(pd_serialize(&c.s, ynode_doc_root(c.doc), &c.digest), 0);
+    /* packed again after the first packing (a spool's jobs follow one another), one byte
+     * short */
+    ck_assert_int_eq(pd_serialize(&c.s, ynode_doc_root(c.doc), &c.digest, &c.packed), 0);
+    ck_assert_uint_eq(c.packed.len % 2, 0);
     ck_assert_ptr_nonnull(spool = tmpfile());
-    ck_assert_uint_eq(fwrite(c.s.blob.buf, 1, c.s.blob.len - 1, spool), c.s.blob.len - 1);
+    ck_assert_uint_eq(fwrite(c.packed.buf, 1, c.packed.len - 1, spool), c.packed.len - 1);
     ck_assert_int_eq(fflush(spool), 0);
     c.s.spool = spool;
-    ck_assert_int_eq(pd_entries_read(&c.s, 0, (uint32_t)c.s.blob.len - 1, &cut), -1);
+    c.s.window_len = 0; /* what was read of the other spool */
+    ck_assert_int_eq(pd_entries_read(&c.s, c.packed.len / 2, (uint32_t)c.packed.len / 2 - 1, &cut), -1);
+    ck_assert_int_eq(memcmp(c.packed.buf, c.packed.buf + c.packed.len / 2, c.packed.len / 2), 0);
     pd_entries_free(&cut);
     c.s.spool = NULL;
     fclose(spool);
@@ -190,6 +197,35 @@ static uint64_t digest_of(const struct dialect *dialect, const char *yaml)
     codec_free(&c);
     return h;
 }
+
+/* A side's spool read back through its window: within it, past it, longer than it, and
+ * past the end. */
+START_TEST(test_spool_read)
+{
+    struct side s;
+    static char text[3 * SPOOL_CHUNK], buf[2 * SPOOL_CHUNK];
+
+    memset(&s, 0, sizeof(s));
+    for (size_t i = 0; i < sizeof(text); i++)
+        text[i] = (char)(i * 7 % 251);
+    ck_assert_ptr_nonnull(s.spool = tmpfile());
+    ck_assert_uint_eq(fwrite(text, 1, sizeof(text), s.spool), sizeof(text));
+    ck_assert_int_eq(fflush(s.spool), 0);
+    ck_assert_int_eq(pd_spool_read(&s, 10, buf, 100), 0);
+    ck_assert_int_eq(memcmp(buf, text + 10, 100), 0);
+    ck_assert_int_eq(pd_spool_read(&s, 200, buf, 50), 0); /* from the window */
+    ck_assert_int_eq(memcmp(buf, text + 200, 50), 0);
+    ck_assert_int_eq(pd_spool_read(&s, SPOOL_CHUNK, buf, 30), 0); /* past it */
+    ck_assert_int_eq(memcmp(buf, text + SPOOL_CHUNK, 30), 0);
+    ck_assert_int_eq(pd_spool_read(&s, 5, buf, sizeof(buf)), 0); /* longer than it */
+    ck_assert_int_eq(memcmp(buf, text + 5, sizeof(buf)), 0);
+    ck_assert_int_eq(pd_spool_read(&s, sizeof(text) - 10, buf, 20), -1);
+    ck_assert_int_eq(pd_spool_read(&s, sizeof(text) - 10, buf, 10), 0);
+    ck_assert_int_eq(memcmp(buf, text + sizeof(text) - 10, 10), 0);
+    fclose(s.spool);
+    free(s.window);
+}
+END_TEST
 
 START_TEST(test_codec_digest)
 {
@@ -525,6 +561,7 @@ Suite *pipediff_suite(void)
     tcase_add_test(tc, test_similarity);
     tcase_add_test(tc, test_codec_round_trip);
     tcase_add_test(tc, test_codec_packed);
+    tcase_add_test(tc, test_spool_read);
     tcase_add_test(tc, test_codec_digest);
     tcase_add_test(tc, test_codec_items);
     tcase_add_test(tc, test_value_mapping_items);
