@@ -181,7 +181,7 @@ for size in $DIFF_SIZES; do
     f="$OUT/pipeline-$size.yml"
     what="$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }') diff and check" # not `label`: one() sets that
     [ -f "$f" ] || "$OUT/gen" "$size" >"$f"
-    awk '/parallelism: 2/ { n++; if (n % 100 == 0) sub(/parallelism: 2/, "parallelism: 3") } { print }' "$f" >"$OUT/head-$size.yml"
+    sh bench/head.sh "$f" "$OUT/head-$size.yml"
     "$FANOUT" render "$f" >"$OUT/rendered-$size.yml" 2>/dev/null
     bytes=$(stat -c %s "$f")
     runs=$RUNS

@@ -2,8 +2,9 @@
 # make bench-instr: the instructions fanout executes, counted by valgrind's callgrind,
 # for rendering the vLLM test areas, SGLang's six GitHub Actions workflows (the workflow
 # path: expressions, matrices, the template schema), a 1 MB matrix-heavy synthetic
-# workflow (bench/gen_workflow.c: its rendering is seven times its size) and a 1 MB
-# synthetic pipeline, against the budget in
+# workflow (bench/gen_workflow.c: its rendering is seven times its size), a 1 MB
+# synthetic pipeline, and the diff of that pipeline with one change per 100 steps
+# (bench/head.sh, as make bench diffs it), against the budget in
 # bench/instr-budget.txt. Counts are exact and repeatable for one binary, its inputs and
 # its libraries (times are not): a count more than 5% over budget fails. glibc is told to
 # pick its baseline string functions, so the count does not depend on the CPU's
@@ -24,6 +25,7 @@ cc -O2 -o "$OUT/parse" bench/parse.c $(pkg-config --cflags --libs libfyaml)
 cc -O2 -o "$OUT/gen_workflow" bench/gen_workflow.c
 [ -f "$OUT/pipeline-1000000.yml" ] || "$OUT/gen" 1000000 >"$OUT/pipeline-1000000.yml"
 [ -f "$OUT/workflow-1000000.yml" ] || "$OUT/gen_workflow" 1000000 >"$OUT/workflow-1000000.yml"
+sh bench/head.sh "$OUT/pipeline-1000000.yml" "$OUT/head-1000000.yml"
 TA=../shared/corpus/vllm/test_areas
 GHA=../shared/corpus/sglang/workflows
 export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX,-AVX512F,-AVX512BW,-AVX512VL,-BMI2,-ERMS,-FSRM,-SSE4_2,-SSSE3,-SSE4_1
@@ -40,6 +42,7 @@ count() { # count NAME PROGRAM ARGS...: prints "NAME instructions"
     count render-sglang "$FANOUT" render "$GHA"
     count render-1mb "$FANOUT" render "$OUT/pipeline-1000000.yml"
     count render-matrix-1mb "$FANOUT" render "$OUT/workflow-1000000.yml"
+    count diff-1mb "$FANOUT" diff "$OUT/pipeline-1000000.yml" "$OUT/head-1000000.yml"
 } >"$OUT/instr.txt"
 "$FANOUT" render "$OUT/workflow-1000000.yml" >"$OUT/workflow-1000000.rendered.yml" || true
 {
@@ -72,6 +75,8 @@ ratio=$(awk '{ n[$1] = $2 } END { printf "%.2f", n["render-1mb"] / n["parse-1mb"
 verdict=$(awk -v r="$ratio" 'BEGIN { print (r > 2 ? "OVER 2x" : "ok") }')
 printf 'bench-instr: render-1mb / parse-1mb  %sx the instructions of a plain libfyaml event parse: %s\n' "$ratio" "$verdict"
 case "$verdict" in OVER*) fail=1 ;; esac
+printf 'bench-instr: diff-1mb / render-1mb  %sx the instructions of one render (both sides, both threads; not gated)\n' \
+    "$(awk '{ n[$1] = $2 } END { printf "%.2f", n["diff-1mb"] / n["render-1mb"] }' "$OUT/instr.txt")"
 printf 'bench-instr: render-sglang / parse-sglang  %sx the instructions of a plain libfyaml event parse (not gated)\n' \
     "$(awk '{ n[$1] = $2 } END { printf "%.2f", n["render-sglang"] / n["parse-sglang"] }' "$OUT/instr.txt" "$OUT/instr-parse.txt")"
 awk '{ n[$1] = $2 } END {
