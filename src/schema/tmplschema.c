@@ -921,11 +921,13 @@ static void read_mapping(struct reader *r, const struct ynode *n, struct tmpl_ty
     bool keep = r->use_proofs && len <= TMPL_SHAPE_MAX;
 
     if (keep && (kept = tmpl_proofs_shape(r->proofs, n, t)) != NULL && tmpl_shape_same(kept, n)) {
+        /* copied: a value's own mapping may keep its shape, which moves the kept pairs */
+        memcpy(shape, kept, len * sizeof(*shape));
         for (size_t i = 0; i < len; i++) {
-            size_t old = path_push(r, kept[i].text, kept[i].len);
+            size_t old = path_push(r, shape[i].text, shape[i].len);
 
             if (ynode_value(n, i))
-                read_value(r, ynode_value(n, i), kept[i].vt);
+                read_value(r, ynode_value(n, i), shape[i].vt);
             path_pop(r, old);
         }
         return;
