@@ -76,8 +76,6 @@ enum dialect_option_scope {
                                      * that changes what the dialect's own checks find */
 };
 
-/* An option a dialect takes on the command line (--NAME VALUE) and in the config's
- * defaults (NAME, with '_' for '-'). */
 /* Whether an option's value is a file's path, which a .fanout.yml default names from the
  * config's directory (config.c). */
 enum option_path {
@@ -86,6 +84,8 @@ enum option_path {
     OPTION_PATH_OR_NAME, /* a bare word (no '.' or '/') is one of the option's names */
 };
 
+/* An option a dialect takes on the command line (--NAME VALUE) and in the config's
+ * defaults (NAME, with '_' for '-'). */
 struct dialect_option {
     const char *name;
     bool has_arg;
@@ -410,7 +410,8 @@ struct dialect {
 
     /* Why a file of the dialect's tooling that is none of its inputs is left out of a
      * run's files (vLLM's pipeline-generator config), told by the top-level keys of its
-     * first document (`probe`, at its end); NULL: it is no such file. NULL: none. */
+     * first document (`probe`, at its end), or NULL when it is no such file. The entry is
+     * NULL in a dialect that has no such files. */
     const char *(*not_input)(const struct dialect_probe *probe);
 
     /* Whether the document an input begins with is in this dialect, told by `item` and

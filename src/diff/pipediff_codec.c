@@ -443,7 +443,7 @@ static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *e
     return n;
 }
 
-/* A job as it renders: its digest, and the job packed into s->blob for the spool. Its
+/* A job as it renders: its digest, and the job packed into `out` for the spool. Its
  * entries (the texts a report shows, and JSON) are made from that only when a
  * comparison reads it back (pd_entries_read): most jobs of a diff are unchanged. */
 int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest, struct blob *out)
