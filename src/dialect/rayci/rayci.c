@@ -428,8 +428,8 @@ static struct dialect_reader *rc_open(const struct dialect_input *in, dialect_ob
 }
 
 /* Makes the next file's build the one r->rayci reads into: each directory is another
- * rayci run, whose keys, steps left out and arrays are its own. 0, or -1 when out of
- * memory. */
+ * rayci run (make.go makePipeline: one converter per run), whose keys, steps left out
+ * and arrays are its own. 0, or -1 when out of memory. */
 static int build_enter(struct dialect_reader *r)
 {
     unsigned b = r->in.builds ? r->in.builds[r->file] : 0;
