@@ -45,24 +45,29 @@ static int usage_fails(const char *what, const char *arg)
     return 2;
 }
 
-/* `yaml` as a rayci file named `name`, through the dialect's reader, with
- * --rayci-config `config` (NULL: not given). */
-static struct rendered render_with(const char *name, const char *yaml, const char *config)
+#define MAX_FILES 4
+
+/* The `n` rayci files `yamls` named `names`, in builds `builds` (NULL: one), through
+ * the dialect's reader, with --rayci-config `config` (NULL: not given). */
+static struct rendered render_files(size_t n, const char *const *names, const char *const *yamls,
+                                    const unsigned *builds, const char *config)
 {
     struct rendered out = {0};
     size_t json_len = 0, msg_len = 0;
     FILE *json = open_memstream(&out.json, &json_len), *err = open_memstream(&out.messages, &msg_len);
     struct diag *d = diag_create(err, DIAG_TEXT);
-    struct source *src = source_open_text(name, yaml, strlen(yaml), d);
-    const char *names[] = {name};
+    struct source *src[MAX_FILES];
     struct dialect_options *options = dialect_options_create();
     const struct dialect_option_io io = {usage_fails, DIAG_TEXT};
-    struct dialect_input in = {.diag = d, .shape = dialect_rayci.shape, .sources = &src, .names = names, .n = 1,
-                               .options = options};
+    struct dialect_input in = {.diag = d, .shape = dialect_rayci.shape, .sources = src, .names = names, .n = n,
+                               .builds = builds, .options = options};
     struct dialect_reader *r;
     struct stream_item item;
     int more;
 
+    ck_assert_uint_le(n, MAX_FILES);
+    for (size_t i = 0; i < n; i++)
+        src[i] = source_open_text(names[i], yamls[i], strlen(yamls[i]), d);
     ck_assert_ptr_nonnull(options);
     if (config)
         ck_assert_int_eq(dialect_options_parse(options, dialect_option_find("rayci-config"), config, 0, &io), 0);
@@ -82,11 +87,18 @@ static struct rendered render_with(const char *name, const char *yaml, const cha
     dialect_rayci.close(r);
     dialect_options_destroy(options);
     out.rc = more < 0 ? -1 : diag_exit_code(d, false);
-    source_close(src);
+    for (size_t i = 0; i < n; i++)
+        source_close(src[i]);
     diag_destroy(d);
     fclose(json);
     fclose(err);
     return out;
+}
+
+/* `yaml` as a rayci file named `name`, with --rayci-config `config` (NULL: not given). */
+static struct rendered render_with(const char *name, const char *yaml, const char *config)
+{
+    return render_files(1, &name, &yaml, NULL, config);
 }
 
 static struct rendered render(const char *name, const char *yaml)
@@ -299,6 +311,35 @@ START_TEST(skip_tags)
 }
 END_TEST
 
+/* Each build is another rayci run (listCIYamlFiles reads one directory): a step left
+ * out, or an array step, in one is unknown to another, whichever order their files
+ * come in; one build's files share them. */
+START_TEST(builds_scope)
+{
+    static const char *const names[] = {"x.rayci.yml", "o.rayci.yml", "y.rayci.yml", "z.rayci.yml"};
+    static const char *const yamls[] = {
+        "group: x\nsteps:\n  - key: a\n    tags: [disabled]\n    commands: [x]\n"
+        "  - key: w\n    array: {p: [\"1\"]}\n    commands: [x]\n",
+        "group: o\nsteps:\n  - key: o\n    commands: [x]\n",
+        "group: y\nsteps:\n  - key: b\n    depends_on: a\n    commands: [x]\n",
+        "group: z\nsteps:\n  - key: c\n    depends_on: w\n    commands: [x]\n"};
+    static const unsigned apart[] = {1, 2, 2, 2}, together[] = {1, 2, 1, 1};
+    struct rendered r = render_files(4, names, yamls, apart, NULL);
+
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_ptr_nonnull(strstr(r.json, "\"key\":\"b\",\"depends_on\":[\"a\"]"));
+    ck_assert_ptr_nonnull(strstr(r.json, "\"key\":\"c\",\"depends_on\":[\"w\"]"));
+    rendered_free(&r);
+    for (int one = 0; one < 2; one++) {
+        r = render_files(4, names, yamls, one ? NULL : together, NULL);
+        ck_assert_int_eq(r.rc, 1);
+        ck_assert_ptr_nonnull(strstr(r.messages, "z.rayci.yml:4:17: error: plain depends_on 'w' targets an array step"));
+        ck_assert_ptr_null(strstr(r.json, "\"key\":\"b\""));
+        ck_assert_ptr_nonnull(strstr(r.json, "\"key\":\"o\""));
+        rendered_free(&r);
+    }
+}
+END_TEST
 
 /* An instance type the default config lacks: a warning naming the option (and the
  * builtin that maps it), the type written as the queue; with the config given, rayci's
@@ -477,6 +518,7 @@ Suite *rayci_suite(void)
     tcase_add_loop_test(tc, runner_queue, 0, sizeof(queues) / sizeof(queues[0]));
     tcase_add_test(tc, command_label);
     tcase_add_test(tc, skip_tags);
+    tcase_add_test(tc, builds_scope);
     tcase_add_test(tc, unknown_queue);
     tcase_add_test(tc, builtin_configs);
     tcase_add_test(tc, config_file);

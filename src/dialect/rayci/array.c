@@ -15,6 +15,7 @@
 
 struct rc_array {
     char *key;
+    unsigned build; /* a run's arrays are its own: each build's (struct rayci) */
     const struct ynode *dims[64]; /* the dimensions' names, sorted */
     const struct ynode *vals[64]; /* their value lists */
     size_t n_dims;
@@ -66,10 +67,11 @@ void rc_arrays_destroy(struct rc_arrays *a)
     free(a);
 }
 
-static const struct rc_array *array_find(const struct rc_arrays *a, const char *key, size_t len)
+/* The array step keyed `key` of build `build`, or NULL. */
+static const struct rc_array *array_find(const struct rc_arrays *a, unsigned build, const char *key, size_t len)
 {
     for (size_t i = 0; i < a->n; i++) {
-        if (strlen(a->a[i].key) == len && !memcmp(a->a[i].key, key, len))
+        if (a->a[i].build == build && strlen(a->a[i].key) == len && !memcmp(a->a[i].key, key, len))
             return &a->a[i];
     }
     return NULL;
@@ -351,7 +353,7 @@ static long expand_one(struct rayci *r, struct rc_arrays *a, struct ynode_doc *d
     const struct ynode *def = ynode_copy(a->defs, ynode_get(step, "array")), *label = ynode_get(step, "label");
     size_t blen;
     const char *base = rc_step_key(step, &blen), *lt;
-    struct rc_array arr = {.key = NULL};
+    struct rc_array arr = {.key = NULL, .build = r->build};
 
     if (!def)
         return -1;
@@ -364,7 +366,7 @@ static long expand_one(struct rayci *r, struct rc_arrays *a, struct ynode_doc *d
         return -1;
     if ((lt = rc_string(label, NULL)) && !strstr(lt, "{{array."))
         return rc_error(r, label, RULE_RAYCI_ARRAY, "array step '%s': label must contain {{array...}} placeholder", base);
-    if (array_find(a, base, blen))
+    if (array_find(a, r->build, base, blen))
         return rc_error(r, step, RULE_RAYCI_ARRAY, "duplicate array step key '%s'", base);
     if (make_elems(r, &arr, ynode_get(def, "adjustments"), base) != 0 || !(arr.key = strndup(base, blen))) {
         free(arr.elems);
@@ -548,10 +550,11 @@ static bool sel_matches(const struct rc_array *arr, size_t e, const struct selec
     return true;
 }
 
-static const struct elem_of *elem_of(const struct rc_arrays *a, const char *key, size_t len)
+/* The element of build `build`'s arrays an expanded step keyed `key` is, or NULL. */
+static const struct elem_of *elem_of(const struct rc_arrays *a, unsigned build, const char *key, size_t len)
 {
     for (size_t i = 0; key && i < a->n_of; i++) {
-        if (strlen(a->of[i].key) == len && !memcmp(a->of[i].key, key, len))
+        if (a->a[a->of[i].array].build == build && strlen(a->of[i].key) == len && !memcmp(a->of[i].key, key, len))
             return &a->of[i];
     }
     return NULL;
@@ -569,7 +572,7 @@ static int resolve_one(struct rayci *r, const struct rc_arrays *a, struct ynode_
 
     if (parse_selector(r, at, &sel) != 0)
         return -1;
-    if (!(arr = array_find(a, sel.key, sel.len))) {
+    if (!(arr = array_find(a, r->build, sel.key, sel.len))) {
         if (sel.mode != SEL_LITERAL)
             return rc_error(r, at, RULE_RAYCI_ARRAY, "cannot use array selector on non-array step '%.*s'",
                             RC_SHORT(sel.len), sel.key);
@@ -671,7 +674,7 @@ int rc_arrays_resolve(struct rayci *r, const struct rc_arrays *a, struct ynode_d
 
         if (!deps || ynode_is_null(deps))
             continue;
-        if (!(list = resolve_list(r, a, doc, deps, elem_of(a, key, len), false)))
+        if (!(list = resolve_list(r, a, doc, deps, elem_of(a, r->build, key, len), false)))
             rc = -1;
         else if (ynode_len(list) && ynode_set(doc, step, "depends_on", list) != 0)
             return -1;

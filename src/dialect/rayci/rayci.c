@@ -6,7 +6,7 @@
  * config's skip tags left out with the steps that wait for them, each other step
  * converted (convert.c). The rendering is Buildkite steps, expanded and checked by the
  * Buildkite dialect's entries. */
-#define _GNU_SOURCE /* asprintf */
+#define _GNU_SOURCE /* strndup */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,17 +315,8 @@ static int mark_rejected(struct rayci *r, const struct rc_file *f, const struct 
  * build, is an error. */
 static int index_key(struct rayci *r, const struct ynode *at, const char *key, size_t len)
 {
-    char *scoped = NULL;
-    int added = 0, n;
+    int added = key && len ? strset_add(r->keys, key, len) : 0;
 
-    if (key && len && r->builds) {
-        if ((n = asprintf(&scoped, "%u\x1f%.*s", r->builds[ynode_pos(at).file], (int)len, key)) < 0)
-            return -1;
-        added = strset_add(r->keys, scoped, (size_t)n);
-        free(scoped);
-    } else if (key && len) {
-        added = strset_add(r->keys, key, len);
-    }
     if (added > 0)
         return rc_error(r, at, RULE_RAYCI, "duplicate node key '%.*s' (rayci's build index takes a key once)",
                         RC_SHORT(len), key);
@@ -398,6 +389,11 @@ static struct ynode *file_group(struct rayci *r, struct rc_file *f, unsigned fil
 struct dialect_reader {
     struct dialect_input in;
     struct rayci rayci;
+    /* each build's keys and rejected keys, by its number (in.n + 1 of them: builds
+     * are 0..n), made at its first file; rayci.keys and rayci.rejected are one's */
+    struct build_sets {
+        struct strset *keys, *rejected;
+    } *sets;
     struct rc_config *own_config; /* the default's, when --rayci-config was not given */
     dialect_observe_fn observe;
     void *user;
@@ -422,25 +418,44 @@ static struct dialect_reader *rc_open(const struct dialect_input *in, dialect_ob
     r->user = user;
     r->rayci.diag = in->diag;
     r->rayci.files = in->names;
-    r->rayci.builds = in->builds;
-    r->rayci.keys = strset_create();
-    r->rayci.rejected = strset_create();
+    r->sets = calloc(in->n + 1, sizeof(*r->sets));
     r->rayci.arrays = rc_arrays_create();
-    if (!r->rayci.config || !r->rayci.keys || !r->rayci.rejected || !r->rayci.arrays) {
+    if (!r->rayci.config || !r->sets || !r->rayci.arrays) {
         rc_close(r);
         return NULL;
     }
     return r;
 }
 
+/* Makes the next file's build the one r->rayci reads into: each directory is another
+ * rayci run (make.go makePipeline: one converter per run), whose keys, steps left out
+ * and arrays are its own. 0, or -1 when out of memory. */
+static int build_enter(struct dialect_reader *r)
+{
+    unsigned b = r->in.builds ? r->in.builds[r->file] : 0;
+    struct build_sets *sets = &r->sets[b];
+
+    if (!sets->keys && !(sets->keys = strset_create()))
+        return -1;
+    if (!sets->rejected && !(sets->rejected = strset_create()))
+        return -1;
+    r->rayci.build = b;
+    r->rayci.keys = sets->keys;
+    r->rayci.rejected = sets->rejected;
+    return 0;
+}
+
 /* The next file's group step into item->doc (NULL when the file leaves none). */
 static int next_file(struct dialect_reader *r, struct stream_item *item)
 {
     struct rc_file f = {.start = {(unsigned)r->file, 1, 1}};
-    struct stream *s = stream_open(r->in.sources[r->file], (unsigned)r->file, r->in.diag);
+    struct stream *s;
     struct ynode *root, *group = NULL;
     int rc = -1;
 
+    if (build_enter(r) != 0)
+        return -1;
+    s = stream_open(r->in.sources[r->file], (unsigned)r->file, r->in.diag);
     r->rayci.failed = false;
     f.doc = ynode_doc_create();
     root = f.doc ? ynode_new_seq(f.doc, f.start) : NULL;
@@ -496,8 +511,11 @@ static void rc_close(struct dialect_reader *r)
 {
     if (!r)
         return;
-    strset_destroy(r->rayci.keys);
-    strset_destroy(r->rayci.rejected);
+    for (size_t b = 0; r->sets && b <= r->in.n; b++) {
+        strset_destroy(r->sets[b].keys);
+        strset_destroy(r->sets[b].rejected);
+    }
+    free(r->sets);
     rc_arrays_destroy(r->rayci.arrays);
     rc_config_destroy(r->own_config);
     free(r);

@@ -61,13 +61,17 @@ struct rayci {
     const struct rc_config *config; /* what the conversion follows */
     bool config_given;              /* by --rayci-config: an unknown instance type is an error */
     const char *const *files;
-    /* The step and group keys of every file read so far: rayci's buildIndex refuses a
-     * key twice across all of .buildkite's files. */
+    /* What a rayci run knows is its build's (a directory's files: listCIYamlFiles), so
+     * these are the build's of the file being read (rayci.c build_enter): */
+    unsigned build; /* its number (dialect_input.builds; 0: the one build) */
+    /* the step and group keys of its files read so far: rayci's buildIndex refuses a
+     * key twice across one run's files */
     struct strset *keys;
-    const unsigned *builds;  /* each file's build (keys are one build's): NULL, one */
-    struct strset *rejected; /* the keys of the steps left out so far (mark_rejected) */
+    struct strset *rejected; /* the keys of its steps left out so far (mark_rejected) */
     bool failed; /* a finding was reported in the file being read */
-    struct rc_arrays *arrays; /* the array steps of every file read so far */
+    /* the array steps of every file read so far, each with its build: rc_arrays_*
+     * find only r->build's */
+    struct rc_arrays *arrays;
 };
 
 #define RC_SHORT(len) ((int)((len) > 80 ? 80 : (len)))
