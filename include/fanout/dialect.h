@@ -527,6 +527,11 @@ const struct dialect *dialect_default(void);
  * reads that is no input of it (vLLM's generator config). */
 enum dialect_verdict dialect_detect_path(const char *path, const struct dialect **found, struct diag *d);
 
+/* Whether the file at `path` is one a dialect's tooling reads that is no input of it (its
+ * `not_input`: vLLM's generator config), whatever dialect the run is in; a note says so.
+ * false when it is no regular file (a pipe is read once: by the run) or cannot be read. */
+bool dialect_left_out(const char *path, struct diag *d);
+
 /* Says that `src` is in no dialect (DIALECT_NONE), and what it may be. */
 void dialect_report_none(struct source *src, struct diag *d);
 

@@ -22,14 +22,16 @@ struct lint_setup {
     const char *const *files;      /* names by file number, for the findings' positions */
     struct shardflags *shards;     /* the runners shard-coverage proves; NULL: not run */
     const struct dialect_limits *limits; /* the config's job limits; NULL: the dialect's */
+    const unsigned *builds;        /* each file's build (render's, at most n_files); NULL: one */
+    size_t n_files;
 };
 
 /* Begins every rule the setup asks for. NULL when out of memory (reported). */
 struct lint *lint_begin(const struct lint_setup *setup);
 
-/* The jobs of one expanded item (`items`: what the dialect's each_job walks), in order.
- * 0, or -1 when a rule failed (reported). */
-int lint_item(struct lint *l, const struct ynode *items);
+/* The jobs of one expanded item of file `file` (`items`: what the dialect's each_job
+ * walks), in order. 0, or -1 when a rule failed (reported). */
+int lint_item(struct lint *l, unsigned file, const struct ynode *items);
 
 /* The document (one upload of the platform) that started at `at` has ended. */
 void lint_document(struct lint *l, struct ypos at);

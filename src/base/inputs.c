@@ -253,6 +253,53 @@ static void drop_skipped(struct inputs *in, size_t from, const struct stat *skip
     in->n = kept;
 }
 
+/* Times `path` is among the operands. */
+static size_t times_named(const char *const *paths, size_t n, const char *path)
+{
+    size_t times = 0;
+
+    for (size_t j = 0; j < n; j++)
+        times += !strcmp(paths[j], path);
+    return times;
+}
+
+/* A file both named and in a named directory is named: read as often as named, in the
+ * command line's build, not a walked one (`validate a.yml b.yml .` is still `pipeline
+ * upload a.yml b.yml`). 0, or -1 when out of memory. */
+static int named_wins(struct inputs *out, const char *const *paths, size_t n)
+{
+    const char *const *items;
+    struct strset *kept;
+    size_t i = 0;
+
+    while (i < n && !(out->walked && strset_has(out->walked, paths[i], strlen(paths[i]))))
+        i++;
+    if (i == n)
+        return 0;
+    if (!(kept = strset_create()))
+        return -1;
+    for (items = strset_items(out->walked); *items; items++) {
+        if (!times_named(paths, n, *items) && strset_add(kept, *items, strlen(*items)) < 0) {
+            strset_destroy(kept);
+            return -1;
+        }
+    }
+    /* the walk's copies of a named file go: it is read as often as it is named */
+    for (size_t k = 0, kept_n = 0, all = out->n; k < all; k++) {
+        size_t times = times_named(paths, n, out->paths[k]), before = 0;
+
+        for (size_t j = 0; times && j < kept_n; j++)
+            before += !strcmp(out->paths[j], out->paths[k]);
+        if (times && before >= times)
+            free(out->paths[k]), out->n--;
+        else
+            out->paths[kept_n++] = out->paths[k];
+    }
+    strset_destroy(out->walked);
+    out->walked = kept;
+    return 0;
+}
+
 int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out)
 {
     return inputs_expand_skipping(paths, n, NULL, 0, d, out);
@@ -301,6 +348,8 @@ int inputs_expand_skipping(const char *const *paths, size_t n, const char *const
                 goto fail;
         }
     }
+    if (named_wins(out, paths, n) != 0)
+        goto fail;
     free(seen.ids);
     free(skip);
     return 0;

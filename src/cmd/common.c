@@ -152,6 +152,14 @@ int cmd_on_inputs(struct cli *c, char **operands, int n, struct diag *d,
     if (inputs_expand_skipping((const char *const *)operands, (size_t)n, c->render.not_inputs,
                                c->render.n_not_inputs, d, &in) != 0)
         return diag_exit_code(d, false);
+    /* what detection leaves out (a generator config) stays out when --dialect skips it, or
+     * when there is nothing to group (one file): every command agrees (testarea.md) */
+    for (size_t i = 0, kept = 0, all = in.n; (c->render.dialect || all == 1) && i < all; i++) {
+        if (dialect_left_out(in.paths[i], d))
+            free(in.paths[i]), in.n--;
+        else
+            in.paths[kept++] = in.paths[i];
+    }
     c->render.walked = in.walked;
     rc = fn(c, (const char *const *)in.paths, in.n, d);
     c->render.walked = NULL;

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fanout/strset.h"
 
@@ -116,6 +117,11 @@ const struct dialect *dialect_default(void)
     return dialects[0];
 }
 
+static void report_left_out(struct source *src, const char *why, struct diag *d)
+{
+    diag_report(d, DIAG_NOTE, DIAG_FINDING, source_name(src), 0, 0, RULE_NOT_A_PIPELINE, "left out: %s", why);
+}
+
 enum dialect_verdict dialect_detect_path(const char *path, const struct dialect **found, struct diag *d)
 {
     struct source *src = source_open(path, d);
@@ -126,9 +132,27 @@ enum dialect_verdict dialect_detect_path(const char *path, const struct dialect 
     if (src && (verdict = detect(src, found, &skip, d)) == DIALECT_NONE)
         dialect_report_none(src, d);
     if (verdict == DIALECT_SKIP)
-        diag_report(d, DIAG_NOTE, DIAG_FINDING, source_name(src), 0, 0, RULE_NOT_A_PIPELINE, "left out: %s", skip);
+        report_left_out(src, skip, d);
     source_close(src);
     return src ? verdict : DIALECT_NONE;
+}
+
+bool dialect_left_out(const char *path, struct diag *d)
+{
+    struct source *src;
+    const struct dialect *found;
+    const char *skip = NULL;
+    struct stat st;
+
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false; /* a pipe (stdin, <(...)) is read once: by the run */
+    diag_set_muted(d, true); /* an unreadable file is the run's to report */
+    src = source_open(path, d);
+    diag_set_muted(d, false);
+    if (src && detect(src, &found, &skip, d) == DIALECT_SKIP)
+        report_left_out(src, skip, d);
+    source_close(src);
+    return skip != NULL;
 }
 
 void dialect_report_none(struct source *src, struct diag *d)

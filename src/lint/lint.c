@@ -31,6 +31,11 @@ struct lint *lint_begin(const struct lint_setup *setup)
         return NULL;
     }
     l->run.setup = *setup;
+    if (setup->builds && !(l->run.build_jobs = calloc(setup->n_files + 1, sizeof(size_t)))) {
+        free(l);
+        out_of_memory(setup->diag);
+        return NULL;
+    }
     for (size_t i = 0; i < N_RULES; i++) {
         int rc = rules[i]->begin ? rules[i]->begin(&l->run, &l->self[i]) : 0;
 
@@ -55,7 +60,7 @@ static int each_job(void *user, const struct dialect_job *job)
     return 0;
 }
 
-int lint_item(struct lint *l, const struct ynode *items)
+int lint_item(struct lint *l, unsigned file, const struct ynode *items)
 {
     long n = l->run.setup.dialect->each_job(items, l->describe_jobs ? each_job : NULL, l);
 
@@ -63,6 +68,8 @@ int lint_item(struct lint *l, const struct ynode *items)
         return -1;
     l->run.document_jobs += (size_t)n;
     l->run.jobs += (size_t)n;
+    if (l->run.build_jobs && file < l->run.setup.n_files && l->run.setup.builds[file] <= l->run.setup.n_files)
+        l->run.build_jobs[l->run.setup.builds[file]] += (size_t)n;
     return 0;
 }
 
@@ -89,5 +96,6 @@ void lint_end(struct lint *l)
     for (size_t i = 0; i < N_RULES; i++)
         if (l->self[i])
             rules[i]->end(l->self[i]);
+    free(l->run.build_jobs);
     free(l);
 }

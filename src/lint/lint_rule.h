@@ -12,6 +12,7 @@ struct lint_run {
     struct lint_setup setup;
     size_t document_jobs; /* of the document being read */
     size_t jobs;          /* of every document */
+    size_t *build_jobs;   /* setup.builds: of each build, by its number; else NULL */
 };
 
 struct lint_rule {

@@ -401,7 +401,7 @@ static int check_step(struct run *r, struct stream_item *item)
         return -1;
     if (dl->expand(&ctx, item->doc, items) != 0 || dl->normalize(item->doc, items) != 0)
         return -1;
-    if (lint_item(r->lint, items) != 0)
+    if (lint_item(r->lint, item->pos.file, items) != 0)
         return -1;
     if (dl->references(items, r->diag, r->names, on_reference, r) != 0)
         return -1;
@@ -710,7 +710,8 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
 static int begin_checks(struct run *r)
 {
     const struct render_opts *opts = r->opts;
-    struct lint_setup lint = {r->dialect, r->diag, r->names, opts->shards, opts->limits};
+    struct lint_setup lint = {r->dialect, r->diag, r->names, opts->shards, opts->limits,
+                              r->split ? r->build : NULL, r->n_sources};
 
     if (!(r->lint = lint_begin(&lint)))
         return -1;

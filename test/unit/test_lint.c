@@ -151,12 +151,12 @@ static char *lint_docs(struct shardflags *shards, const char *const *docs, size_
     struct lint *l;
 
     messages_open(&m);
-    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, shards, NULL});
+    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, shards, NULL, NULL, 1});
     ck_assert_ptr_nonnull(l);
     for (size_t i = 0; i < n; i++) {
         struct ynode_doc *doc = doc_from(docs[i]);
 
-        ck_assert_int_eq(lint_item(l, ynode_doc_root(doc)), 0);
+        ck_assert_int_eq(lint_item(l, 0, ynode_doc_root(doc)), 0);
         ynode_doc_destroy(doc);
         lint_document(l, (struct ypos){0, 1, 1});
     }
@@ -217,8 +217,8 @@ START_TEST(runner_rule_failure)
 
     messages_open(&m);
     ck_assert_int_eq(shardflags_configure(f, ynode_doc_root(cfg), "cfg.yml", m.d), 0);
-    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, f, NULL});
-    ck_assert_int_eq(lint_item(l, ynode_doc_root(doc)), -1);
+    l = lint_begin(&(struct lint_setup){&dialect_buildkite, m.d, files, f, NULL, NULL, 1});
+    ck_assert_int_eq(lint_item(l, 0, ynode_doc_root(doc)), -1);
     lint_end(l);
     text = messages_close(&m);
     ck_assert_str_eq(text, "fanout: error: cannot check shard coverage (out of memory, or a shard pattern hit "

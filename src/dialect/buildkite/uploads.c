@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fanout/strset.h"
 
@@ -31,19 +33,57 @@ static unsigned root_of(unsigned *parent, unsigned i)
     return i;
 }
 
-/* The walked input that `word` (a path as the command gives it, from the checkout's
- * root) names: its real path ends with the word's components. n when none. */
-static size_t named_by(const struct files *f, const char *word, size_t len)
+/* Whether `real` (a walked file's real path) ends with "/" + word. */
+static bool ends_with_word(const char *real, const char *word, size_t len)
 {
+    size_t rl = real ? strlen(real) : 0;
+
+    return rl > len && real[rl - len - 1] == '/' && !memcmp(real + rl - len, word, len);
+}
+
+/* The checkout `real` (a walked file's real path) is in: the nearest directory above it
+ * holding `.git` (a directory, or a worktree's file). Its length in `real` ("" is the
+ * file system's root); -1 when none. */
+static int checkout_of(const char *real)
+{
+    char probe[PATH_MAX];
+    int at = (int)strlen(real);
+
+    for (;;) {
+        while (at > 0 && real[at - 1] != '/')
+            at--;
+        if (at-- <= 0 || snprintf(probe, sizeof(probe), "%.*s/.git", at, real) >= (int)sizeof(probe))
+            return -1;
+        if (access(probe, F_OK) == 0)
+            return at;
+    }
+}
+
+/* The walked input that `word` (a path as the command gives it) names, for the job of
+ * input i: the agent reads it from the job's working directory, the checkout's root
+ * (Buildkite docs, agent/v3/cli-pipeline), so the walked file at root/word; failing that
+ * (no checkout found, or no file there: the job may cd first), the one walked file whose
+ * path ends with the word's components. n when none, or several and none at the root. */
+static size_t named_by(const struct files *f, size_t i, const char *word, size_t len)
+{
+    char at_root[PATH_MAX];
+    int root = checkout_of(f->real[i]);
+    size_t found = f->n, matches = 0;
+
     while (len > 2 && word[0] == '.' && word[1] == '/')
         word += 2, len -= 2;
-    for (size_t j = 0; j < f->n; j++) {
-        size_t rl = f->real[j] ? strlen(f->real[j]) : 0;
-
-        if (rl > len && f->real[j][rl - len - 1] == '/' && !memcmp(f->real[j] + rl - len, word, len))
-            return j;
+    if (root >= 0 && snprintf(at_root, sizeof(at_root), "%.*s/%.*s", root, f->real[i], (int)len, word) <
+                         (int)sizeof(at_root)) {
+        for (size_t j = 0; j < f->n; j++) {
+            if (f->real[j] && !strcmp(f->real[j], at_root))
+                return j;
+        }
     }
-    return f->n;
+    for (size_t j = 0; j < f->n; j++) {
+        if (ends_with_word(f->real[j], word, len))
+            found = j, matches++;
+    }
+    return matches == 1 ? found : f->n;
 }
 
 static bool is_pipeline_name(const char *w, size_t len)
@@ -68,7 +108,7 @@ static void link_line(struct files *f, size_t i, const char *line)
         len = strcspn(p, " \t\"';&|)#\r");
         if (!len)
             return;
-        if (p[0] != '-' && is_pipeline_name(p, len) && (j = named_by(f, p, len)) < f->n)
+        if (p[0] != '-' && is_pipeline_name(p, len) && (j = named_by(f, i, p, len)) < f->n)
             f->parent[root_of(f->parent, (unsigned)i)] = root_of(f->parent, (unsigned)j);
         p += len;
     }
