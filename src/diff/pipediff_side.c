@@ -146,6 +146,7 @@ static int record_step(void *user, const struct dialect_job *job)
     const char *id = job->id, *title;
     size_t len = job->id_len, title_len = 0, at = s->out.len;
     struct step_rec r;
+    struct hkey bare;
 
     if (s->n_jobs == s->cap_jobs) {
         size_t cap = s->cap_jobs ? s->cap_jobs * 2 : 64;
@@ -163,8 +164,12 @@ static int record_step(void *user, const struct dialect_job *job)
     r.shards = job->shards;
     r.file = job->pos.file;
     r.line = job->pos.line;
-    r.id = pd_identity(s, job->pos.file, id, len);
-    pd_found_job(&s->found, r.file, r.line, r.id);
+    strhash_pair(id, len, &bare.h1, &bare.h2);
+    r.id = pd_scope_id(s, job->pos.file, bare);
+    /* a finding by its job's key, not its build's: render reports a key dangling in
+     * several builds once, at the first, which another build's edit moves (the findings
+     * of a key are matched by count) */
+    pd_found_job(&s->found, r.file, r.line, s->dialect->diff->identity_per_file ? r.id : bare);
     /* the job's texts in the order step_rec says, written with the jobs before it */
     r.off = s->spool_len + at;
     if (pd_serialize(s, step, &r.digest, &s->out) != 0)
