@@ -46,6 +46,11 @@ struct render_sink {
      * rendering keeps those jobs as without a change (dialect_ctx.keep_not_run): what
      * compares renderings compares every job and marks those; a reset forgets them too. */
     dialect_not_run_fn not_run;
+    /* When set, and the inputs are more than one build (keys are unique per build), told
+     * after `begin` and before any item: first[i] is the input that input i's build begins
+     * with (its lowest file number), so that what matches jobs by key matches them within
+     * a build (diff: docs/buildkite.md "builds"). Not told: one build. */
+    void (*builds)(void *user, const unsigned *first, size_t n);
 };
 
 /* Filled in by a successful render. */

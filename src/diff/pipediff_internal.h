@@ -178,6 +178,9 @@ struct side {
     struct diag *diag;
     const char *const *paths; /* the files rendered, by file number (the caller's) */
     size_t n_paths;
+    /* when the files are several builds: each one's build by its first file (render_sink
+     * .builds), which scopes the identities of jobs (keys are unique per build); else NULL */
+    unsigned *build_first;
     char **names;             /* their names in messages where render renames them (else NULL) */
     FILE *spool;
     uint64_t spool_len; /* bytes written to it */
@@ -569,6 +572,10 @@ const char *pd_side_file(const struct side *s, uint32_t file);
 const char *pd_skip_reason(struct side *s, const char *id, const char *row);
 /* The identity of a job `id` (len bytes) written in file `file` of side s. */
 struct hkey pd_identity(const struct side *s, unsigned file, const char *id, size_t len);
+/* Identity `id` of something keyed in file `file` (a job, a group) scoped as ids are
+ * unique: to the file where the dialect's ids are the file's, to the path of its build's
+ * first file where the files are several builds, else not. */
+struct hkey pd_scope_id(const struct side *s, unsigned file, struct hkey id);
 /* How many jobs the step of identity `id` has on side s (1: none, or not a fan-out). */
 unsigned pd_fanout_jobs(const struct side *s, struct hkey id);
 /* The identity of the job that job `id` is derived from by rule `derived` (a pointer

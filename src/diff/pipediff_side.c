@@ -69,7 +69,8 @@ const char *pd_parent_of(const struct dialect_derived *derived, const char *id)
  * identity, which tells the grouping that its parent exists. Once for a fan-out's jobs:
  * they follow one another with one identity. Markers sort apart from the steps, 16 bytes
  * each (they were step records, half of the steps' sort). */
-static int record_marker(struct side *s, const struct dialect_derived *derived, const char *id, size_t len)
+static int record_marker(struct side *s, const struct dialect_derived *derived, unsigned file, const char *id,
+                         size_t len)
 {
     size_t plen = strlen(derived->prefix);
     char small[256], *prefixed = plen + len <= sizeof(small) ? small : malloc(plen + len);
@@ -79,7 +80,7 @@ static int record_marker(struct side *s, const struct dialect_derived *derived, 
         return -1;
     memcpy(prefixed, derived->prefix, plen);
     memcpy(prefixed + plen, id, len);
-    strhash_pair(prefixed, plen + len, &m.h1, &m.h2);
+    m = pd_identity(s, file, prefixed, plen + len);
     if (prefixed != small)
         free(prefixed);
     if (s->seq > 1 && !pd_hkey_cmp(&m, &s->marked))
@@ -120,12 +121,22 @@ struct hkey pd_scope_to_file(const struct side *s, unsigned file, struct hkey id
     return pd_hkey_mix(id, f.h1, f.h2);
 }
 
+struct hkey pd_scope_id(const struct side *s, unsigned file, struct hkey id)
+{
+    if (s->dialect->diff->identity_per_file)
+        return pd_scope_to_file(s, file, id);
+    /* the build by its first file's path: what names it alike on both sides (review36 4) */
+    if (s->build_first && file < s->n_paths)
+        return pd_scope_to_file(s, s->build_first[file], id);
+    return id;
+}
+
 struct hkey pd_identity(const struct side *s, unsigned file, const char *id, size_t len)
 {
     struct hkey k;
 
     strhash_pair(id, len, &k.h1, &k.h2);
-    return s->dialect->diff->identity_per_file ? pd_scope_to_file(s, file, k) : k;
+    return pd_scope_id(s, file, k);
 }
 
 static int record_step(void *user, const struct dialect_job *job)
@@ -135,6 +146,7 @@ static int record_step(void *user, const struct dialect_job *job)
     const char *id = job->id, *title;
     size_t len = job->id_len, title_len = 0, at = s->out.len;
     struct step_rec r;
+    struct hkey bare;
 
     if (s->n_jobs == s->cap_jobs) {
         size_t cap = s->cap_jobs ? s->cap_jobs * 2 : 64;
@@ -152,8 +164,12 @@ static int record_step(void *user, const struct dialect_job *job)
     r.shards = job->shards;
     r.file = job->pos.file;
     r.line = job->pos.line;
-    r.id = pd_identity(s, job->pos.file, id, len);
-    pd_found_job(&s->found, r.file, r.line, r.id);
+    strhash_pair(id, len, &bare.h1, &bare.h2);
+    r.id = pd_scope_id(s, job->pos.file, bare);
+    /* a finding by its job's key, not its build's: render reports a key dangling in
+     * several builds once, at the first, which another build's edit moves (the findings
+     * of a key are matched by count) */
+    pd_found_job(&s->found, r.file, r.line, s->dialect->diff->identity_per_file ? r.id : bare);
     /* the job's texts in the order step_rec says, written with the jobs before it */
     r.off = s->spool_len + at;
     if (pd_serialize(s, step, &r.digest, &s->out) != 0)
@@ -191,7 +207,7 @@ static int record_step(void *user, const struct dialect_job *job)
         xsort_add(s->steps, &r) != 0 || pd_tally_job(&s->tally, s->durations, s->dialect->diff,
                                                          job->pos.file < s->n_notes ? s->notes[job->pos.file] : NULL, job) != 0)
         return -1;
-    return s->dialect->diff->derived ? record_marker(s, s->dialect->diff->derived, id, len) : 0;
+    return s->dialect->diff->derived ? record_marker(s, s->dialect->diff->derived, job->pos.file, id, len) : 0;
 }
 
 static int by_address(const void *pa, const void *pb)
@@ -343,6 +359,16 @@ static void side_reset(void *user)
     pd_found_forget_jobs(&s->found);
 }
 
+static void side_builds(void *user, const unsigned *first, size_t n)
+{
+    struct side *s = user;
+
+    free(s->build_first);
+    /* out of memory: the jobs are matched as one build's, as before the split was told */
+    if ((s->build_first = malloc(n * sizeof(*first))) != NULL)
+        memcpy(s->build_first, first, n * sizeof(*first));
+}
+
 static void side_begin(void *user, const struct dialect *dialect)
 {
     struct side *s = user;
@@ -360,6 +386,7 @@ void pd_side_free(struct side *s)
     xsort_destroy(s->marks);
     pd_outside_destroy(s->outside);
     xsort_destroy(s->logicals);
+    free(s->build_first);
     if (s->spool)
         fclose(s->spool);
     if (s->shards)
@@ -774,8 +801,8 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
 {
     static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
     /* HEAD's rendering for a change: every job kept, those it leaves out told */
-    struct render_sink sink = {side_begin, side_item, side_reset, s, side_skipped,
-                               opts->change ? pd_not_run_record : NULL};
+    struct render_sink sink = {side_begin, side_item,   side_reset, s, side_skipped,
+                               opts->change ? pd_not_run_record : NULL, side_builds};
     struct render_opts o = *opts;
     int rc;
 

@@ -239,8 +239,7 @@ static int record_group(struct side *s, const struct ynode *group, size_t jobs)
     else
         strhash_pair(label ? label : "", label ? strlen(label) : 0, &r.scope.h1, &r.scope.h2);
     r.scope.h1 ^= 0x2; /* a group's scope is not a file's (nor any identity of a job) */
-    if (dd->identity_per_file)
-        r.scope = pd_scope_to_file(s, ynode_pos(group).file, r.scope);
+    r.scope = pd_scope_id(s, ynode_pos(group).file, r.scope);
     r.file = ynode_pos(group).file;
     r.line = ynode_pos(group).line;
     r.jobs = (uint32_t)jobs;

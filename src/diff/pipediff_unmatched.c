@@ -198,11 +198,12 @@ static int parent_cmp(const void *pa, const void *pb)
 
 /* HEAD's line of the step that job `id` of BASE is derived from (*parent: its identity,
  * a pointer into id), when HEAD has it; NULL when not. */
-static const struct parent_line *parent_in_head(struct report *r, const struct side *head, const char *id,
-                                                size_t len, const char **parent)
+static const struct parent_line *parent_in_head(struct report *r, const struct side *head, const char *path,
+                                                const char *id, size_t len, const char **parent)
 {
     struct pd_parents *p = r->parents;
     struct parent_line key;
+    uint32_t file = 0;
 
     if (!p || !(*parent = pd_parent_of(head->dialect->diff->derived, id)))
         return NULL;
@@ -210,7 +211,10 @@ static const struct parent_line *parent_in_head(struct report *r, const struct s
         qsort(p->v, p->n, sizeof(*p->v), parent_cmp);
         p->sorted = true;
     }
-    key.id = pd_identity(head, 0, *parent, len - (size_t)(*parent - id));
+    /* the parent's identity as HEAD's file of the same path scopes it (its build's) */
+    while (file < head->n_paths && strcmp(pd_path_in_operand(head, file), path))
+        file++;
+    key.id = pd_identity(head, file < head->n_paths ? file : 0, *parent, len - (size_t)(*parent - id));
     return bsearch(&key, p->v, p->n, sizeof(*p->v), parent_cmp);
 }
 
@@ -228,7 +232,7 @@ static int removed_mark(struct report *r, struct finding *f, const struct side *
                         uint32_t file, const char *id, size_t len, char **note)
 {
     const char *path = pd_path_in_operand(s, file), *at, *caller;
-    const struct parent_line *parent = parent_in_head(r, head, id, len, &caller);
+    const struct parent_line *parent = parent_in_head(r, head, path, id, len, &caller);
     uint32_t line;
 
     *note = NULL;

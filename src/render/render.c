@@ -706,6 +706,42 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
     return find_builds(r, paths);
 }
 
+struct build_of {
+    unsigned build, file;
+};
+
+static int by_build(const void *pa, const void *pb)
+{
+    const struct build_of *a = pa, *b = pb;
+
+    if (a->build != b->build)
+        return a->build < b->build ? -1 : 1;
+    return a->file < b->file ? -1 : a->file > b->file;
+}
+
+/* Tells the sink each input's build by its first input (render_sink.builds). 0, or -1
+ * after reporting. */
+static int tell_builds(struct run *r)
+{
+    struct build_of *v = malloc(r->n_sources * sizeof(*v));
+    unsigned *first = malloc(r->n_sources * sizeof(*first));
+
+    if (!v || !first) {
+        free(v);
+        free(first);
+        return out_of_memory(r);
+    }
+    for (size_t i = 0; i < r->n_sources; i++)
+        v[i] = (struct build_of){r->build[i], (unsigned)i};
+    qsort(v, r->n_sources, sizeof(*v), by_build);
+    for (size_t i = 0; i < r->n_sources; i++)
+        first[v[i].file] = i && v[i].build == v[i - 1].build ? first[v[i - 1].file] : v[i].file;
+    r->opts->sink->builds(r->opts->sink->user, first, r->n_sources);
+    free(v);
+    free(first);
+    return 0;
+}
+
 /* Starts the checks of pass 1 and the sink it may feed. 0, or -1 after reporting. */
 static int begin_checks(struct run *r)
 {
@@ -717,11 +753,13 @@ static int begin_checks(struct run *r)
         return -1;
     if (opts->validate && load_schemas(r) != 0)
         return -1;
-    r->spooled = (struct render_sink){NULL, spool_item, spool_reset, r, NULL, NULL};
+    r->spooled = (struct render_sink){NULL, spool_item, spool_reset, r, NULL, NULL, NULL};
     r->sink = opts->sink ? opts->sink : &r->spooled;
-    if (opts->sink)
+    if (opts->sink) {
         opts->sink->begin(opts->sink->user, r->dialect);
-    else
+        if (r->split && opts->sink->builds && tell_builds(r) != 0)
+            return -1;
+    } else
         spool_reset(r);
     r->early = opts->checks_only ? NULL : shardmap_create(RENDER_ONE_PASS_BUDGET);
     if (!opts->sink && !r->spool_em)
