@@ -181,6 +181,9 @@ void tmpl_proofs_shape_add(struct tmpl_proofs *p, const struct ynode *map, struc
     struct proof k = proof_of(map, t);
     size_t n = k.len;
 
+    /* an empty mapping has no values to skip; keeping it would leave p->pairs NULL */
+    if (!n)
+        return;
     if (p->n_pairs + n > p->cap_pairs) {
         size_t cap = (p->n_pairs + n) * 2;
         struct tmpl_shape_pair *grown = realloc(p->pairs, cap * sizeof(*grown));
