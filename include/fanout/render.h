@@ -46,11 +46,6 @@ struct render_sink {
      * rendering keeps those jobs as without a change (dialect_ctx.keep_not_run): what
      * compares renderings compares every job and marks those; a reset forgets them too. */
     dialect_not_run_fn not_run;
-    /* When set, and the inputs are more than one build (keys are unique per build), told
-     * after `begin` and before any item: first[i] is the input that input i's build begins
-     * with (its lowest file number), so that what matches jobs by key matches them within
-     * a build (diff: docs/buildkite.md "builds"). Not told: one build. */
-    void (*builds)(void *user, const unsigned *first, size_t n);
 };
 
 /* Filled in by a successful render. */
@@ -106,6 +101,14 @@ struct render_opts {
  * new string), else NULL (its path; also when out of memory, which costs the renaming
  * only). */
 char *render_input_name(const struct render_opts *opts, const char *path);
+
+/* Which of `paths` are one build, as rendering them with `opts` finds (dialect.h's
+ * `builds`; keys are unique per build): a new array whose [i] is the input that input
+ * i's build begins with (its lowest file number), or NULL when they are one build (also
+ * when they cannot be read, which rendering them says, or when out of memory: one build
+ * then). Opens the inputs and reads no item: diff matches builds across its sides with
+ * it before rendering them (docs/diff.md "Builds"). */
+unsigned *render_builds(const char *const *paths, size_t n, const struct render_opts *opts);
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d);

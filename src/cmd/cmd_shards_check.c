@@ -10,7 +10,7 @@ static void ignore_begin(void *user, const struct dialect *dialect)
 
 int cmd_lint(struct cli *c, const char *const *paths, size_t n, struct diag *d, enum rule_id rule)
 {
-    static const struct render_sink nowhere = {ignore_begin, NULL, NULL, NULL, NULL, NULL, NULL}; /* checks_only */
+    static const struct render_sink nowhere = {ignore_begin, NULL, NULL, NULL, NULL, NULL}; /* checks_only */
     struct render_opts o = c->render;
     int rc;
 

@@ -103,6 +103,7 @@ struct side_job {
     const struct render_opts *opts;
     const struct pd_opts *pd;
     struct pd_runners *rs;
+    const struct hkey *scope;
     struct side *side;
     struct diag *d;
     int rc;
@@ -126,7 +127,7 @@ static void *worker_run(void *unused)
             pthread_cond_wait(&worker.cond, &worker.lock);
         j = worker.job;
         pthread_mutex_unlock(&worker.lock);
-        j->rc = pd_render_side(j->spec, j->paths, j->n, j->opts, j->pd, j->rs, 1, j->side, j->d);
+        j->rc = pd_render_side(j->spec, j->paths, j->n, j->opts, j->pd, j->rs, 1, j->scope, j->side, j->d);
         pthread_mutex_lock(&worker.lock);
         worker.job = NULL;
         pthread_cond_broadcast(&worker.cond);
@@ -167,26 +168,43 @@ static void worker_wait(void)
  * does not render (BASE's said first), -1 when out of memory. */
 static int render_sides(const struct operand *b, const char *const *bp, size_t bn, const struct render_opts *bo,
                         const struct operand *h, const char *const *hp, size_t hn, const struct render_opts *ho,
-                        struct report *r, const struct pd_opts *pd, struct side *base, struct side *head,
-                        struct diag *d)
+                        struct report *r, const struct pd_opts *pd, struct hkey *const *scope, struct side *base,
+                        struct side *head, struct diag *d)
 {
-    struct side_job j = {h->spec, hp, hn, ho, pd, &r->runners, head, diag_create_buffered_for(d), 0};
+    struct side_job j = {h->spec, hp, hn, ho, pd, &r->runners, scope[1], head, diag_create_buffered_for(d), 0};
     bool threaded;
     int rc;
 
     if (!j.d)
         return -1;
     threaded = worker_start(&j);
-    rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, base, d);
+    rc = pd_render_side(b->spec, bp, bn, bo, pd, &r->runners, 0, scope[0], base, d);
     if (threaded)
         worker_wait();
     else if (rc == 0)
-        j.rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, head, j.d);
+        j.rc = pd_render_side(h->spec, hp, hn, ho, pd, &r->runners, 1, scope[1], head, j.d);
     if (rc == 0) {
         diag_flush_into(j.d, d);
         rc = j.rc;
     }
     diag_destroy(j.d);
+    return rc;
+}
+
+/* Each side's files' builds, named alike on both (pd_builds_match), when a side's files
+ * are several builds; read before rendering, as the sides render at once and their jobs
+ * are recorded by build (docs/diff.md "Builds"). Only a directory's files can be (render
+ * .h's `walked`). 0, or -1 when out of memory. */
+static int match_builds(const struct operand *b, const char *const *bp, size_t bn, const struct render_opts *bo,
+                        const struct operand *h, const char *const *hp, size_t hn, const struct render_opts *ho,
+                        struct hkey *scope[2])
+{
+    struct pd_builds_side side[2] = {{b->spec, bp, bn, bn && bo->walked ? render_builds(bp, bn, bo) : NULL},
+                                     {h->spec, hp, hn, hn && ho->walked ? render_builds(hp, hn, ho) : NULL}};
+    int rc = side[0].first || side[1].first ? pd_builds_match(side, scope) : 0;
+
+    free((unsigned *)side[0].first);
+    free((unsigned *)side[1].first);
     return rc;
 }
 
@@ -198,11 +216,15 @@ static int compare_files(struct report *r, const struct operand *b, const char *
                          const struct render_opts *ho, const struct pd_opts *pd, struct ignored *ig, struct diag *d)
 {
     struct side base, head;
+    struct hkey *scope[2] = {NULL, NULL};
     int rc;
 
     memset(&base, 0, sizeof(base));
     memset(&head, 0, sizeof(head));
-    rc = render_sides(b, bp, bn, bo, h, hp, hn, ho, r, pd, &base, &head, d);
+    if (match_builds(b, bp, bn, bo, h, hp, hn, ho, scope) != 0)
+        rc = -1;
+    else
+        rc = render_sides(b, bp, bn, bo, h, hp, hn, ho, r, pd, scope, &base, &head, d);
     if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d, r) != 0)
         rc = -1;
     if (rc == 0) {
@@ -219,6 +241,8 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     }
     pd_side_free(&base);
     pd_side_free(&head);
+    free(scope[0]);
+    free(scope[1]);
     return rc;
 }
 

@@ -397,7 +397,7 @@ static void finding_mark(struct side *head, struct finding *f, const struct chan
 static void note_callers(struct report *r, const struct step_ctx *x, const struct where *w, const struct change *ch)
 {
     if (r->dialect->reference_field && !strcmp(ch->field, r->dialect->reference_field))
-        pd_callers_note(r, x->head, x->id, w, ch);
+        pd_callers_note(r, x->head, x->h->file, x->id, w, ch);
 }
 
 /* Reports change `ch` of m jobs (hi: their indices in HEAD); `all`: every

@@ -100,6 +100,7 @@ struct caller {
     char *target;            /* an item a list lost */
     char *path, *file, *id;  /* the list's job: its file's path within the operand, as shown; its identity */
     uint32_t line;           /* where the list is written (HEAD's) */
+    struct hkey build;       /* the list's job's (pd_build_of): a key names a job of its own build */
 };
 
 struct pd_callers {
@@ -107,7 +108,7 @@ struct pd_callers {
     size_t n;
 };
 
-void pd_callers_note(struct report *r, struct side *head, const char *id, const struct where *at,
+void pd_callers_note(struct report *r, struct side *head, uint32_t job_file, const char *id, const struct where *at,
                      const struct change *ch)
 {
     const char *key = head->dialect->diff->reference_target;
@@ -138,6 +139,7 @@ void pd_callers_note(struct report *r, struct side *head, const char *id, const 
         if (!t)
             continue;
         c->line = ch->line ? ch->line : at->line;
+        c->build = pd_build_of(head, job_file);
         if (!(c->target = strndup(t, len)) || !(c->id = strdup(id)) ||
             !(c->file = strdup(file != UINT32_MAX && pd_side_file(head, file) ? pd_side_file(head, file) : at->file)) ||
             !(c->path = strdup(file != UINT32_MAX ? pd_path_in_operand(head, file) : ""))) {
@@ -159,13 +161,16 @@ bool pd_callers_find(const struct report *r, const struct side *base, uint32_t f
 {
     const struct caller *best = NULL;
     const char *path = pd_path_in_operand(base, file);
+    struct hkey build = pd_build_of(base, file);
 
     for (size_t i = 0; r->callers && i < r->callers->n; i++) {
         const struct caller *c = &r->callers->v[i];
 
-        /* a job's id names it only in its own file where ids are the file's */
+        /* a job's id names it only in its own file where ids are the file's, and only in
+         * its own build where keys are the build's (docs/diff.md "Builds") */
         if (!names_target(c->target, strlen(c->target), id, len) ||
-            (base->dialect->diff->identity_per_file && *c->path && strcmp(c->path, path)))
+            (base->dialect->diff->identity_per_file && *c->path && strcmp(c->path, path)) ||
+            pd_hkey_cmp(&c->build, &build))
             continue;
         if (!best || strcmp(c->file, best->file) < 0 || (!strcmp(c->file, best->file) && c->line < best->line))
             best = c;

@@ -178,9 +178,10 @@ struct side {
     struct diag *diag;
     const char *const *paths; /* the files rendered, by file number (the caller's) */
     size_t n_paths;
-    /* when the files are several builds: each one's build by its first file (render_sink
-     * .builds), which scopes the identities of jobs (keys are unique per build); else NULL */
-    unsigned *build_first;
+    /* when a side's files are several builds: each file's build, named alike on both sides
+     * (pipediff_builds.c), which scopes the identities of jobs (keys are unique per
+     * build); else NULL (the caller's) */
+    const struct hkey *build_scope;
     char **names;             /* their names in messages where render renames them (else NULL) */
     FILE *spool;
     uint64_t spool_len; /* bytes written to it */
@@ -543,6 +544,24 @@ const struct entry *pd_field_entry(const struct entries *es, const char *name);
 const struct dialect_command *pd_command_field(const struct dialect_diff *dd, const char *name, size_t len);
 bool pd_has_type(const struct entries *es, enum entry_type type);
 
+/* pipediff_builds.c */
+/* The path of `path` within operand `spec`: relative to a directory, "" for the operand
+ * itself (two files compared are one file at two times). */
+const char *pd_operand_path(const char *spec, const char *path);
+/* One side's files and their builds (render_builds: NULL, one build). */
+struct pd_builds_side {
+    const char *spec;
+    const char *const *paths;
+    size_t n;
+    const unsigned *first;
+};
+/* Each file's build, named alike on both sides: scope[side][file], the hash of the path
+ * of the file that names its build (new arrays). A BASE build and a HEAD build that share
+ * a file (by path within the operand) are one build, and so on through the files they
+ * share; such a build is named by its first file of BASE, else its first of HEAD. 0, or
+ * -1 when out of memory. */
+int pd_builds_match(const struct pd_builds_side side[2], struct hkey *scope[2]);
+
 /* pipediff_side.c */
 int pd_hkey_cmp(const struct hkey *a, const struct hkey *b);
 /* Whether `n` is one of the current item's jobs. */
@@ -573,18 +592,22 @@ const char *pd_skip_reason(struct side *s, const char *id, const char *row);
 /* The identity of a job `id` (len bytes) written in file `file` of side s. */
 struct hkey pd_identity(const struct side *s, unsigned file, const char *id, size_t len);
 /* Identity `id` of something keyed in file `file` (a job, a group) scoped as ids are
- * unique: to the file where the dialect's ids are the file's, to the path of its build's
- * first file where the files are several builds, else not. */
+ * unique: to the file where the dialect's ids are the file's, to its build (named alike
+ * on both sides: pd_builds_match) where a side's files are several builds, else not. */
 struct hkey pd_scope_id(const struct side *s, unsigned file, struct hkey id);
+/* The build of file `file` (pd_builds_match's name; all alike when no side's files are
+ * several builds). */
+struct hkey pd_build_of(const struct side *s, unsigned file);
 /* How many jobs the step of identity `id` has on side s (1: none, or not a fan-out). */
 unsigned pd_fanout_jobs(const struct side *s, struct hkey id);
 /* The identity of the job that job `id` is derived from by rule `derived` (a pointer
  * into `id`), or NULL when it is not derived (or `derived` is NULL). */
 const char *pd_parent_of(const struct dialect_derived *derived, const char *id);
-/* Its jobs' runners are added to rs->side[which]. */
+/* Its jobs' runners are added to rs->side[which]; `scope`: its files' builds
+ * (pd_builds_match; NULL: one build), kept by the caller until s is freed. */
 int pd_render_side(const char *spec, const char *const *paths, size_t n, const struct render_opts *opts,
-                   const struct pd_opts *pd, struct pd_runners *rs, unsigned which, struct side *s,
-                   struct diag *d);
+                   const struct pd_opts *pd, struct pd_runners *rs, unsigned which, const struct hkey *scope,
+                   struct side *s, struct diag *d);
 
 /* pipediff_report.c */
 int pd_finding_cmp(const void *pa, const void *pb);
@@ -665,12 +688,12 @@ struct pd_fanref {
 bool pd_fanout_item(void *user, const struct ynode *a, const struct ynode *b, const struct ynode *item, unsigned side);
 
 /* A matched job of HEAD whose reference list (needs, depends_on) lost items (`ch`, a
- * change of its dialect's reference field; the job `id`, its first line `at`): where a
- * removed job those items named is annotated. */
-void pd_callers_note(struct report *r, struct side *head, const char *id, const struct where *at,
+ * change of its dialect's reference field; the job `id` in HEAD's file `job_file`, its
+ * first line `at`): where a removed job those items named is annotated. */
+void pd_callers_note(struct report *r, struct side *head, uint32_t job_file, const char *id, const struct where *at,
                      const struct change *ch);
-/* Where the first (in HEAD's order) of the jobs that named job `id` (len bytes; BASE's
- * file `file` of side `base`) in BASE and not in HEAD writes that list: *file (HEAD's),
+/* Where the first (in HEAD's order) of the jobs of its build that named job `id` (len
+ * bytes; BASE's file `file` of side `base`) in BASE and not in HEAD writes that list: *file (HEAD's),
  * *line, and *caller its identity (valid until pd_callers_free); false when none. */
 bool pd_callers_find(const struct report *r, const struct side *base, uint32_t file, const char *id, size_t len,
                      const char **file_name, uint32_t *line, const char **caller);

@@ -89,19 +89,9 @@ static int record_marker(struct side *s, const struct dialect_derived *derived, 
     return xsort_add(s->marks, &m);
 }
 
-/* The path of input `file` within the operand it came from: relative to a directory,
- * "" for the operand itself (two files compared are one file at two times). */
 const char *pd_path_in_operand(const struct side *s, unsigned file)
 {
-    const char *path = file < s->n_paths ? s->paths[file] : "";
-    size_t len = strlen(s->name);
-
-    if (strncmp(path, s->name, len) != 0)
-        return "";
-    path += len;
-    while (*path == '/')
-        path++;
-    return path;
+    return pd_operand_path(s->name, file < s->n_paths ? s->paths[file] : "");
 }
 
 /* `k` with `a` and `b` mixed in: an identity made more specific (a repeat, a file). */
@@ -125,10 +115,14 @@ struct hkey pd_scope_id(const struct side *s, unsigned file, struct hkey id)
 {
     if (s->dialect->diff->identity_per_file)
         return pd_scope_to_file(s, file, id);
-    /* the build by its first file's path: what names it alike on both sides (review36 4) */
-    if (s->build_first && file < s->n_paths)
-        return pd_scope_to_file(s, s->build_first[file], id);
+    if (s->build_scope && file < s->n_paths)
+        return pd_hkey_mix(id, s->build_scope[file].h1, s->build_scope[file].h2);
     return id;
+}
+
+struct hkey pd_build_of(const struct side *s, unsigned file)
+{
+    return s->build_scope && file < s->n_paths ? s->build_scope[file] : (struct hkey){0, 0};
 }
 
 struct hkey pd_identity(const struct side *s, unsigned file, const char *id, size_t len)
@@ -359,16 +353,6 @@ static void side_reset(void *user)
     pd_found_forget_jobs(&s->found);
 }
 
-static void side_builds(void *user, const unsigned *first, size_t n)
-{
-    struct side *s = user;
-
-    free(s->build_first);
-    /* out of memory: the jobs are matched as one build's, as before the split was told */
-    if ((s->build_first = malloc(n * sizeof(*first))) != NULL)
-        memcpy(s->build_first, first, n * sizeof(*first));
-}
-
 static void side_begin(void *user, const struct dialect *dialect)
 {
     struct side *s = user;
@@ -386,7 +370,6 @@ void pd_side_free(struct side *s)
     xsort_destroy(s->marks);
     pd_outside_destroy(s->outside);
     xsort_destroy(s->logicals);
-    free(s->build_first);
     if (s->spool)
         fclose(s->spool);
     if (s->shards)
@@ -796,13 +779,13 @@ const char *pd_skip_reason(struct side *s, const char *id, const char *row)
  * other side alone has files of opts->dialect) and groups its records into logical
  * steps. */
 int pd_render_side(const char *spec, const char *const *paths, size_t n, const struct render_opts *opts,
-                   const struct pd_opts *pd, struct pd_runners *rs, unsigned which, struct side *s,
-                   struct diag *d)
+                   const struct pd_opts *pd, struct pd_runners *rs, unsigned which, const struct hkey *scope,
+                   struct side *s, struct diag *d)
 {
     static const cookie_io_functions_t to_json = {NULL, pd_json_write, NULL, NULL};
     /* HEAD's rendering for a change: every job kept, those it leaves out told */
     struct render_sink sink = {side_begin, side_item,   side_reset, s, side_skipped,
-                               opts->change ? pd_not_run_record : NULL, side_builds};
+                               opts->change ? pd_not_run_record : NULL};
     struct render_opts o = *opts;
     int rc;
 
@@ -810,6 +793,7 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
     s->name = spec;
     s->diag = d;
     s->pd = pd;
+    s->build_scope = scope;
     s->durations = rs->durations[which];
     if (pd->n_ignore_fields && !(s->fields = strset_create())) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_INTERNAL, "out of memory");

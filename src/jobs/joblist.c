@@ -329,7 +329,7 @@ struct joblist *joblist_create(struct diag *d)
 int joblist_render(struct joblist *l, const char *const *paths, size_t n, const struct render_opts *opts,
                    struct diag *d)
 {
-    struct render_sink sink = {on_begin, on_item, on_reset, l, NULL, NULL, NULL};
+    struct render_sink sink = {on_begin, on_item, on_reset, l, NULL, NULL};
     struct render_opts o = *opts;
     int rc;
 

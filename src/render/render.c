@@ -684,8 +684,6 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
     r->graph = depgraph_create(RENDER_GRAPH_BUDGET);
     if (!r->sources || !r->names || !r->keys || !r->graph)
         return out_of_memory(r);
-    if (!opts->sink && open_target(r) != 0)
-        return -1;
     for (size_t i = 0; i < n; i++) {
         char *name = render_input_name(opts, paths[i]);
 
@@ -719,27 +717,24 @@ static int by_build(const void *pa, const void *pb)
     return a->file < b->file ? -1 : a->file > b->file;
 }
 
-/* Tells the sink each input's build by its first input (render_sink.builds). 0, or -1
- * after reporting. */
-static int tell_builds(struct run *r)
+/* Each input's build by its first input (render_builds), or NULL when out of memory. */
+static unsigned *builds_first(const struct run *r)
 {
     struct build_of *v = malloc(r->n_sources * sizeof(*v));
     unsigned *first = malloc(r->n_sources * sizeof(*first));
 
-    if (!v || !first) {
-        free(v);
+    if (v && first) {
+        for (size_t i = 0; i < r->n_sources; i++)
+            v[i] = (struct build_of){r->build[i], (unsigned)i};
+        qsort(v, r->n_sources, sizeof(*v), by_build);
+        for (size_t i = 0; i < r->n_sources; i++)
+            first[v[i].file] = i && v[i].build == v[i - 1].build ? first[v[i - 1].file] : v[i].file;
+    } else {
         free(first);
-        return out_of_memory(r);
+        first = NULL;
     }
-    for (size_t i = 0; i < r->n_sources; i++)
-        v[i] = (struct build_of){r->build[i], (unsigned)i};
-    qsort(v, r->n_sources, sizeof(*v), by_build);
-    for (size_t i = 0; i < r->n_sources; i++)
-        first[v[i].file] = i && v[i].build == v[i - 1].build ? first[v[i - 1].file] : v[i].file;
-    r->opts->sink->builds(r->opts->sink->user, first, r->n_sources);
     free(v);
-    free(first);
-    return 0;
+    return first;
 }
 
 /* Starts the checks of pass 1 and the sink it may feed. 0, or -1 after reporting. */
@@ -753,12 +748,10 @@ static int begin_checks(struct run *r)
         return -1;
     if (opts->validate && load_schemas(r) != 0)
         return -1;
-    r->spooled = (struct render_sink){NULL, spool_item, spool_reset, r, NULL, NULL, NULL};
+    r->spooled = (struct render_sink){NULL, spool_item, spool_reset, r, NULL, NULL};
     r->sink = opts->sink ? opts->sink : &r->spooled;
     if (opts->sink) {
         opts->sink->begin(opts->sink->user, r->dialect);
-        if (r->split && opts->sink->builds && tell_builds(r) != 0)
-            return -1;
     } else
         spool_reset(r);
     r->early = opts->checks_only ? NULL : shardmap_create(RENDER_ONE_PASS_BUDGET);
@@ -850,7 +843,7 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
 {
     struct run r = {.opts = opts, .diag = d};
 
-    if (open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 && check_all(&r) == 0 &&
+    if ((opts->sink || open_target(&r) == 0) && open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 && check_all(&r) == 0 &&
         diag_exit_code(d, opts->strict) == 0) {
         if (!opts->checks_only)
             write_rendering(&r);
@@ -858,4 +851,19 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
             opts->stats->passes = 1;
     }
     return close_run(&r);
+}
+
+unsigned *render_builds(const char *const *paths, size_t n, const struct render_opts *opts)
+{
+    /* what opening the inputs finds wrong is the rendering's to say */
+    struct run r = {.opts = opts, .diag = diag_create_buffered(DIAG_TEXT)};
+    unsigned *first = NULL;
+
+    if (r.diag && open_inputs(&r, paths, n) == 0 && r.split)
+        first = builds_first(&r);
+    if (r.diag) {
+        close_run(&r);
+        diag_destroy(r.diag);
+    }
+    return first;
 }

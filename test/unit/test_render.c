@@ -55,7 +55,7 @@ static int render_with_rewrite(int calls, const char *after, const char *then, b
     FILE *err, *f, *out = fopen("/dev/null", "w");
     struct diag *d;
     struct rewriter w = {.after = after, .path = b, .text = then};
-    struct render_sink sink = {rewriter_begin, rewriter_item, rewriter_reset, &w, NULL, NULL, NULL};
+    struct render_sink sink = {rewriter_begin, rewriter_item, rewriter_reset, &w, NULL, NULL};
     struct render_opts opts = {.sink = &sink, .validate = true, .stream = out};
     const char *paths[] = {a, b};
     int rc;
@@ -145,43 +145,18 @@ START_TEST(job_rules_before_key_problems)
 }
 END_TEST
 
-/* A sink that keeps what render tells of the inputs' builds. */
-struct builds_seen {
-    unsigned first[3];
-    size_t n;
-};
-
-static int ignore_item(void *user, const struct stream_item *item)
-{
-    (void)user;
-    (void)item;
-    return 0;
-}
-
-static void keep_builds(void *user, const unsigned *first, size_t n)
-{
-    struct builds_seen *b = user;
-
-    ck_assert_uint_le(n, 3);
-    memcpy(b->first, first, n * sizeof(*first));
-    b->n = n;
-}
-
-/* The sink is told each input's build by its first input when the inputs are several
- * builds (a walked a.yml uploads c.yml: one build; b.yml its own), and not told when they
+/* render_builds says each input's build by its first input when the inputs are several
+ * builds (a walked a.yml uploads c.yml: one build; b.yml its own), and NULL when they
  * are one (the same files named). */
-START_TEST(the_sink_told_the_builds)
+START_TEST(render_builds_by_first_input)
 {
     char dir[] = "/tmp/fanout-builds-XXXXXX", p[3][64];
     static const char *const texts[] = {"steps:\n  - key: x\n    command: buildkite-agent pipeline upload c.yml\n",
                                         "steps:\n  - key: x\n    command: b\n", "steps:\n  - key: y\n    command: c\n"};
     const char *paths[3] = {p[0], p[1], p[2]};
-    struct builds_seen seen = {{0}, 0};
-    struct render_sink sink = {rewriter_begin, ignore_item, rewriter_reset, &seen, NULL, NULL, keep_builds};
     struct strset *walked = strset_create();
-    struct render_opts opts = {.sink = &sink, .checks_only = true};
-    FILE *quiet = fopen("/dev/null", "w");
-    struct diag *d = diag_create(quiet, DIAG_TEXT);
+    struct render_opts opts = {.checks_only = true};
+    unsigned *first;
 
     ck_assert_ptr_nonnull(mkdtemp(dir));
     for (int i = 0; i < 3; i++) {
@@ -192,21 +167,18 @@ START_TEST(the_sink_told_the_builds)
         fputs(texts[i], f);
         fclose(f);
     }
-    /* named, one build: x twice is a key-collision */
-    ck_assert_int_eq(render_run(paths, 3, &opts, d), 1);
-    ck_assert_uint_eq(seen.n, 0);
+    /* named: one build */
+    ck_assert_ptr_null(render_builds(paths, 3, &opts));
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(strset_add(walked, p[i], strlen(p[i])), 0);
     opts.walked = walked;
-    diag_destroy(d); /* a diag keeps its errors */
-    d = diag_create(quiet, DIAG_TEXT);
-    ck_assert_int_eq(render_run(paths, 3, &opts, d), 0);
-    ck_assert_uint_eq(seen.n, 3);
-    ck_assert_uint_eq(seen.first[0], 0);
-    ck_assert_uint_eq(seen.first[1], 1);
-    ck_assert_uint_eq(seen.first[2], 0);
-    diag_destroy(d);
-    fclose(quiet);
+    ck_assert_ptr_nonnull(first = render_builds(paths, 3, &opts));
+    ck_assert_uint_eq(first[0], 0);
+    ck_assert_uint_eq(first[1], 1);
+    ck_assert_uint_eq(first[2], 0);
+    free(first);
+    /* one walked file: one build */
+    ck_assert_ptr_null(render_builds(paths, 1, &opts));
     strset_destroy(walked);
     for (int i = 0; i < 3; i++)
         unlink(p[i]);
@@ -221,7 +193,7 @@ Suite *render_suite(void)
 
     tcase_add_test(tc, a_called_workflow_rewritten_between_reads);
     tcase_add_test(tc, job_rules_before_key_problems);
-    tcase_add_test(tc, the_sink_told_the_builds);
+    tcase_add_test(tc, render_builds_by_first_input);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -143,7 +143,7 @@ static int count_item(void *user, const struct stream_item *item)
 /* The same steps checked only (validate, the lints): one read, and no item rendered. */
 START_TEST(checks_only_read_once)
 {
-    static const struct render_sink counting = {count_begin, count_item, NULL, NULL, NULL, NULL, NULL};
+    static const struct render_sink counting = {count_begin, count_item, NULL, NULL, NULL, NULL};
 
     items_seen = 0;
     ck_assert_uint_eq(render_passes_with(30000, -1, (struct render_opts){.sink = &counting, .checks_only = true}), 1);
