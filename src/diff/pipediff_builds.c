@@ -79,8 +79,11 @@ int pd_builds_match(const struct pd_builds_side side[2], struct hkey *scope[2])
     }
     qsort(v, n, sizeof(*v), by_path);
     for (k = 1; k < n; k++) {
-        if (!strcmp(v[k].path, v[k - 1].path))
-            up[joined(up, v[k].build)] = joined(up, v[k - 1].build);
+        if (!strcmp(v[k].path, v[k - 1].path)) {
+            uint32_t a = joined(up, v[k].build), b = joined(up, v[k - 1].build);
+
+            up[a] = b;
+        }
     }
     name_sets(side, up, name);
     for (unsigned which = 0; which < 2; which++) {

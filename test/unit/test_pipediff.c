@@ -10,6 +10,7 @@
 
 #include "diff/pipediff_internal.h"
 #include "fanout/emit.h"
+#include "fanout/strhash.h"
 #include "unit.h"
 
 /* ---- moves ---- */
@@ -552,12 +553,46 @@ START_TEST(test_label_event)
 }
 END_TEST
 
+/* Builds are one across the sides through the files they share, named by BASE's first
+ * file: BASE {a, c} {b}, HEAD {0, a} {b, c} {d} (HEAD's new 0.yml joins a's build, c
+ * moves to b's, d is new) are one build named a.yml, and d.yml's own. */
+START_TEST(test_builds_match)
+{
+    static const char *const bp[] = {"B/a.yml", "B/b.yml", "B/c.yml"}, *const hp[] = {"H/0.yml", "H/a.yml",
+                                                                                      "H/b.yml", "H/c.yml", "H/d.yml"};
+    static const unsigned bf[] = {0, 1, 0}, hf[] = {0, 0, 2, 2, 4};
+    struct pd_builds_side side[2] = {{"B", bp, 3, bf}, {"H", hp, 5, hf}};
+    struct hkey *scope[2], a, d;
+
+    ck_assert_int_eq(pd_builds_match(side, scope), 0);
+    strhash_pair("a.yml", 5, &a.h1, &a.h2);
+    strhash_pair("d.yml", 5, &d.h1, &d.h2);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(pd_hkey_cmp(&scope[0][i], &a), 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pd_hkey_cmp(&scope[1][i], &a), 0);
+    ck_assert_int_eq(pd_hkey_cmp(&scope[1][4], &d), 0);
+    free(scope[0]);
+    free(scope[1]);
+    /* HEAD one build (no split told), BASE two: BASE's b.yml is its own, HEAD's all a's */
+    side[0] = (struct pd_builds_side){"B", bp, 2, (const unsigned[]){0, 1}};
+    side[1] = (struct pd_builds_side){"H", hp + 1, 1, NULL};
+    ck_assert_int_eq(pd_builds_match(side, scope), 0);
+    ck_assert_int_eq(pd_hkey_cmp(&scope[0][0], &a), 0);
+    ck_assert_int_ne(pd_hkey_cmp(&scope[0][1], &a), 0);
+    ck_assert_int_eq(pd_hkey_cmp(&scope[1][0], &a), 0);
+    free(scope[0]);
+    free(scope[1]);
+}
+END_TEST
+
 Suite *pipediff_suite(void)
 {
     Suite *s = suite_create("pipediff");
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_lis_tables);
+    tcase_add_test(tc, test_builds_match);
     tcase_add_test(tc, test_similarity);
     tcase_add_test(tc, test_codec_round_trip);
     tcase_add_test(tc, test_codec_packed);
