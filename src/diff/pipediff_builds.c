@@ -74,8 +74,10 @@ int pd_builds_match(const struct pd_builds_side side[2], struct hkey *scope[2])
         name[b] = UINT32_MAX;
     }
     for (unsigned which = 0; which < 2; which++) {
-        for (size_t i = 0; i < side[which].n; i++)
-            v[k++] = (struct file_at){pd_operand_path(side[which].spec, side[which].paths[i]), build_of(side, which, i)};
+        for (size_t i = 0; i < side[which].n; i++) {
+            v[k].path = pd_operand_path(side[which].spec, side[which].paths[i]);
+            v[k++].build = build_of(side, which, i);
+        }
     }
     qsort(v, n, sizeof(*v), by_path);
     for (k = 1; k < n; k++) {

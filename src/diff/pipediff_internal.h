@@ -693,8 +693,9 @@ bool pd_fanout_item(void *user, const struct ynode *a, const struct ynode *b, co
 void pd_callers_note(struct report *r, struct side *head, uint32_t job_file, const char *id, const struct where *at,
                      const struct change *ch);
 /* Where the first (in HEAD's order) of the jobs of its build that named job `id` (len
- * bytes; BASE's file `file` of side `base`) in BASE and not in HEAD writes that list: *file (HEAD's),
- * *line, and *caller its identity (valid until pd_callers_free); false when none. */
+ * bytes; BASE's file `file` of side `base`) in BASE and not in HEAD writes that list:
+ * *file (HEAD's), *line, and *caller its identity (valid until pd_callers_free); false
+ * when none. */
 bool pd_callers_find(const struct report *r, const struct side *base, uint32_t file, const char *id, size_t len,
                      const char **file_name, uint32_t *line, const char **caller);
 void pd_callers_free(struct report *r);

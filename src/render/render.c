@@ -843,8 +843,9 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
 {
     struct run r = {.opts = opts, .diag = d};
 
-    if ((opts->sink || open_target(&r) == 0) && open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 && check_all(&r) == 0 &&
-        diag_exit_code(d, opts->strict) == 0) {
+    /* the target before the inputs (open_target) */
+    if ((opts->sink || open_target(&r) == 0) && open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 &&
+        check_all(&r) == 0 && diag_exit_code(d, opts->strict) == 0) {
         if (!opts->checks_only)
             write_rendering(&r);
         else if (opts->stats)
