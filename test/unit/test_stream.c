@@ -372,7 +372,7 @@ START_TEST(whole_and_streamed_inputs_read_alike)
 
     for (size_t i = 0; i < sizeof(text_cases) / sizeof(text_cases[0]); i++) {
         size_t len = strlen(text_cases[i]);
-        char *padded = malloc(len + pad + 4);
+        char *padded = malloc(len + pad + 5); /* "\n# ", the padding, "\n" and its NUL */
         char *whole, *streamed;
 
         memcpy(padded, text_cases[i], len);
