@@ -542,7 +542,9 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     const struct diag_policy *p = d->policy;
     enum diag_level level = cls == DIAG_FINDING ? level_of(p, rule) : DIAG_LEVEL_DEFAULT;
     bool color = p && p->color && d->format == DIAG_TEXT;
-    char msg[1024];
+    char msg[1024], *text = NULL;
+    size_t text_len = 0;
+    FILE *out = d->out;
     const char *word;
 
     if (dropped(d, cls, rule))
@@ -586,6 +588,9 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     }
     if (!file)
         file = "<input>";
+    /* stderr is unbuffered: a message written a piece at a time was 16 write calls */
+    if (out == stderr && (d->out = open_memstream(&text, &text_len)) == NULL)
+        d->out = out;
 
     switch (d->format) {
     case DIAG_SARIF: /* above */
@@ -625,6 +630,12 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
             write_snippet(d, file, line, col);
         break;
     }
+    if (d->out != out) {
+        fclose(d->out);
+        d->out = out;
+        fwrite(text, 1, text_len, out);
+    }
+    free(text);
 }
 
 void diag_say(struct diag *d, const char *what, const char *arg)

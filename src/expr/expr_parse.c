@@ -976,7 +976,7 @@ static _Thread_local struct parsed {
     char *text;
     size_t len;
     struct expr *e;
-} parsed[PARSED_SLOTS];
+} *parsed; /* on the heap at the first parse (expr_template.c's memos say why) */
 
 struct expr *expr_parse_new(const char *text, size_t len, struct expr_error *err)
 {
@@ -985,10 +985,13 @@ struct expr *expr_parse_new(const char *text, size_t len, struct expr_error *err
 
 struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
 {
-    struct parsed *slot = &parsed[expr_text_hash(text, len) & (PARSED_SLOTS - 1)];
+    struct parsed *slot;
     struct expr *e;
     char *copy;
 
+    if (!parsed && !(parsed = calloc(PARSED_SLOTS, sizeof(*parsed))))
+        return parse(text, len, NULL, NULL, err); /* shared by none */
+    slot = &parsed[expr_text_hash(text, len) & (PARSED_SLOTS - 1)];
     if (slot->e && slot->len == len && memcmp(slot->text, text, len) == 0) {
         slot->e->shared++;
         return slot->e;

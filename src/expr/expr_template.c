@@ -32,13 +32,15 @@ struct template {
 #define SPLIT_SLOTS 512
 #define SPLIT_MAX_TEXT 16384
 
+/* On the heap at the first split: as a thread-local array, its 20 KiB were zeroed in
+ * every thread's TLS block at start-up, whether the run reads a workflow or not. */
 static _Thread_local struct split_memo {
     char *text;
     size_t len;
     struct segment *seg;
     size_t n;
     bool formats; /* combined() parsed its format() call */
-} memos[SPLIT_SLOTS];
+} *memos;
 
 /* The segments of `from` into `to`, each tree shared. 0, or -1 when out of memory. */
 static int copy_segments(struct segment **to, const struct segment *from, size_t n)
@@ -65,7 +67,7 @@ static void memo_clear(struct split_memo *m)
 /* A text split before (t filled, 1), or 0. */
 static int memo_find(const char *s, size_t len, struct split_memo *m, struct template *t)
 {
-    if (!m->text || m->len != len || memcmp(m->text, s, len) != 0 || copy_segments(&t->seg, m->seg, m->n) != 0)
+    if (!m || !m->text || m->len != len || memcmp(m->text, s, len) != 0 || copy_segments(&t->seg, m->seg, m->n) != 0)
         return 0;
     t->n = t->cap = m->n;
     t->memo = m;
@@ -77,7 +79,7 @@ static void memo_keep(const char *s, size_t len, struct split_memo *m, struct te
 {
     struct split_memo keep = {0};
 
-    if (len > SPLIT_MAX_TEXT || !(keep.text = malloc(len ? len : 1)))
+    if (!m || len > SPLIT_MAX_TEXT || !(keep.text = malloc(len ? len : 1)))
         return;
     if (copy_segments(&keep.seg, t->seg, t->n) != 0) {
         free(keep.text);
@@ -119,8 +121,12 @@ static size_t find_open(const char *s, size_t len, size_t from)
 /* Splits text into segments and parses each expression. 0, or -1 with *err set. */
 static int split(const char *s, size_t len, struct template *t, struct expr_error *err)
 {
-    struct split_memo *m = &memos[expr_text_hash(s, len) & (SPLIT_SLOTS - 1)];
+    struct split_memo *m;
     size_t i = 0, open;
+
+    if (!memos)
+        memos = calloc(SPLIT_SLOTS, sizeof(*memos)); /* none: nothing is kept */
+    m = memos ? &memos[expr_text_hash(s, len) & (SPLIT_SLOTS - 1)] : NULL;
 
     memset(t, 0, sizeof(*t));
     if (memo_find(s, len, m, t))

@@ -443,9 +443,17 @@ static bool check_quietly(struct vctx *c, const struct schema_node *sn, struct y
     return ok;
 }
 
+/* A pattern is JIT-compiled by its first match (PCRE2 does it once; a schema's patterns
+ * are one thread's): a schema has many that a run never matches (Buildkite's: compiling
+ * each, and mapping executable memory for it, was 7 of a one-step render's 180 page
+ * faults). Every match still runs JIT-compiled, as before, under the same limits. */
 int schema_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len)
 {
-    int rc = md ? pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) : PCRE2_ERROR_NOMEMORY;
+    int rc;
+
+    if (md)
+        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    rc = md ? pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) : PCRE2_ERROR_NOMEMORY;
 
     return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
 }

@@ -231,8 +231,6 @@ static pcre2_code *compile_pattern(struct schema *s, struct ynode *n)
 
         pcre2_get_error_message(err, msg, sizeof(msg));
         schema_compile_error(s, n, "unsupported pattern '%s': %s", src, (const char *)msg);
-    } else {
-        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
     }
 done:
     free(src);

@@ -43,9 +43,13 @@ struct check {
 
 struct shape {
     const struct schema_node *sn; /* the schema it passed; NULL: an empty slot */
-    struct desc d[SHAPE_NODES];
+    /* SHAPE_NODES descriptions, then SHAPE_TEXT bytes of text, in one block allocated
+     * when the slot is first taken, not zeroed: 16 KiB a slot, which the memo held in
+     * itself and calloc zeroed, a page fault a page, for every validator (two a render)
+     * whether it kept a shape or not */
+    struct desc *d;
     size_t n;
-    char texts[SHAPE_TEXT];
+    char *texts;
     size_t n_texts;
     struct check *checks;
     size_t n_checks, cap_checks;
@@ -83,8 +87,10 @@ void schema_memo_destroy(struct schema_memo *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < SHAPES; i++)
+    for (size_t i = 0; i < SHAPES; i++) {
         free(m->shapes[i].checks);
+        free(m->shapes[i].d);
+    }
     free(m);
 }
 
@@ -321,7 +327,9 @@ bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, s
     m->misses++;
     s->sn = NULL;
     s->n = s->n_texts = s->n_checks = 0;
-    if (describe(m, s, instance) != 0)
+    if (!s->d && (s->d = malloc(SHAPE_NODES * sizeof(*s->d) + SHAPE_TEXT)) != NULL)
+        s->texts = (char *)(s->d + SHAPE_NODES);
+    if (!s->d || describe(m, s, instance) != 0)
         return schema_is_valid(sn, instance);
     m->rec = (struct schema_recorder){.checked = record};
     m->recording = s;

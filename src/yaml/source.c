@@ -43,6 +43,7 @@ struct window {
     uint64_t handed;      /* bytes handed since the attach */
     uint64_t lines;       /* the last line begun */
     bool off;
+    bool borrowed; /* bytes is the source's buffer, which holds the whole input */
 };
 
 /* What there is of an input to read again, from any offset: a regular file, the spool
@@ -378,6 +379,38 @@ static ssize_t fetch(struct source *src, char *buf, size_t cap)
     return n;
 }
 
+/* Reads more of the input into src->buf after `end` and checks it: `ready` moves to the
+ * end of the last whole character. True when bytes were read; false at the end of the
+ * input or after an error or a bad character (reported; `ready` then ends before it). */
+static bool read_more(struct source *src)
+{
+    ssize_t got = fetch(src, src->buf + src->end, READ_BUFFER - src->end);
+    size_t n, good, complete;
+
+    if (got <= 0) {
+        if (got == 0 && src->st.need)
+            report_bad_byte(src, 0, true);
+        return false;
+    }
+    n = (size_t)got;
+    uint64_t base = src->st.offset - src->end; /* stream offset of buf[0] */
+
+    good = utf8_run(&src->st, (const unsigned char *)src->buf + src->end, n, &complete);
+    src->ready = src->end + complete;
+    if (good < n || src->st.bom) {
+        unsigned char c = good < n ? (unsigned char)src->buf[src->end + good] : 0;
+
+        /* hand on what came before the bad character, which may have begun in the
+         * bytes held back from the last read */
+        src->ready = (size_t)(src->st.char_start - base);
+        src->end = src->ready;
+        report_bad_byte(src, c, false);
+        return false;
+    }
+    src->end += n;
+    return true;
+}
+
 /* Refills src->buf with checked bytes that end on a character boundary (an incomplete
  * last character stays in the buffer for the next refill). False at the end of the
  * input or after an error (reported). */
@@ -390,30 +423,8 @@ static bool refill(struct source *src)
     src->ready = 0;
     src->end = keep;
     while (src->ready == 0) {
-        ssize_t got = fetch(src, src->buf + src->end, READ_BUFFER - src->end);
-        size_t n, good, complete;
-
-        if (got <= 0) {
-            if (got == 0 && src->st.need)
-                report_bad_byte(src, 0, true);
-            return false;
-        }
-        n = (size_t)got;
-        uint64_t base = src->st.offset - src->end; /* stream offset of buf[0] */
-
-        good = utf8_run(&src->st, (const unsigned char *)src->buf + src->end, n, &complete);
-        src->ready = src->end + complete;
-        if (good < n || src->st.bom) {
-            unsigned char c = good < n ? (unsigned char)src->buf[src->end + good] : 0;
-
-            /* hand on what came before the bad character, which may have begun in the
-             * bytes held back from the last read */
-            src->ready = (size_t)(src->st.char_start - base);
-            src->end = src->ready;
-            report_bad_byte(src, c, false);
+        if (!read_more(src))
             return src->ready > 0;
-        }
-        src->end += n;
     }
     return true;
 }
@@ -502,10 +513,37 @@ static void remember_read(struct source *src)
     }
 }
 
+/* The buffers of the last source detached, for the next attach: a run reads each input
+ * two or three times (detection, pass 1, pass 2), and a buffer new each time was new
+ * pages each time, every one a page fault (a fifth of a small render's). One a thread:
+ * the sources of a thread are read one at a time. */
+static _Thread_local struct {
+    void *buf, *bytes, *line_start;
+} spare;
+
+/* p into the spare slot when it is empty, else freed */
+static void spare_keep(void **slot, void *p)
+{
+    if (!*slot)
+        *slot = p;
+    else
+        free(p);
+}
+
+/* The spare slot's buffer (emptied), else a new one of `size` bytes */
+static void *spare_take(void **slot, size_t size)
+{
+    void *p = *slot;
+
+    *slot = NULL;
+    return p ? p : malloc(size);
+}
+
 static void window_free(struct window *w)
 {
-    free(w->bytes);
-    free(w->line_start);
+    if (!w->borrowed)
+        spare_keep(&spare.bytes, w->bytes);
+    spare_keep(&spare.line_start, w->line_start);
     memset(w, 0, sizeof(*w));
 }
 
@@ -534,7 +572,7 @@ static void window_add(struct window *w, const char *b, size_t n)
 
     if (!w->bytes || w->off || (w->off = window_spoils(b, n)))
         return;
-    for (size_t done = n > WINDOW_BYTES ? n - WINDOW_BYTES : 0; done < n;) {
+    for (size_t done = w->borrowed ? n : n > WINDOW_BYTES ? n - WINDOW_BYTES : 0; done < n;) {
         size_t at = (size_t)((w->handed + done) % WINDOW_BYTES), k = WINDOW_BYTES - at;
 
         k = k < n - done ? k : n - done;
@@ -588,6 +626,17 @@ const char *source_span(const struct source *src, unsigned line, unsigned col, s
     return (const char *)p + col;
 }
 
+/* The read has handed on the whole input. */
+static void read_ended(struct source *src)
+{
+    if (src->at_end)
+        return;
+    src->at_end = true;
+    src->changed |= src->handed < src->seen; /* shorter than an earlier read */
+    remember_read(src);
+    src->whole = true;
+}
+
 /* libfyaml's input callback. Returns 0 at the end of the input and after a bad byte
  * (reported), which libfyaml takes as the end. */
 static ssize_t read_checked(void *user, void *buf, size_t count)
@@ -597,12 +646,8 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     size_t n;
 
     if (!have_bytes(src)) {
-        if (!src->failed && !src->at_end) {
-            src->at_end = true;
-            src->changed |= src->handed < src->seen; /* shorter than an earlier read */
-            remember_read(src);
-            src->whole = true;
-        }
+        if (!src->failed)
+            read_ended(src);
         return 0;
     }
     if (src->prefix == PREFIX_UNDECIDED)
@@ -730,7 +775,7 @@ void source_close(struct source *src)
         close(src->raw);
     if (src->spool)
         fclose(src->spool);
-    free(src->buf);
+    spare_keep(&spare.buf, src->buf);
     window_free(&src->win);
     free(src->name);
     free(src);
@@ -739,7 +784,7 @@ void source_close(struct source *src)
 void source_detach(struct source *src)
 {
     remember_read(src);
-    free(src->buf);
+    spare_keep(&spare.buf, src->buf);
     src->buf = NULL;
     window_free(&src->win);
 }
@@ -808,7 +853,7 @@ void source_set_spool_limit(struct source *src, uint64_t bytes)
 int source_rewind(struct source *src)
 {
     /* Not zeroed, and only while read: a render opens all of its inputs at once. */
-    if (!src->buf && !(src->buf = malloc(READ_BUFFER))) {
+    if (!src->buf && !(src->buf = spare_take(&spare.buf, READ_BUFFER))) {
         diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_INTERNAL, "out of memory");
         return -1;
     }
@@ -831,15 +876,54 @@ int source_rewind(struct source *src)
     return 0;
 }
 
+/* Whether the input fits in the read buffer, read to its end (or to a bad byte, reported)
+ * and checked: then libfyaml is handed it whole, as a string. Its callback input copies
+ * what it is handed into a buffer of its own, grown a page at a time by realloc
+ * (libfyaml 0.7.12, src/lib/fy-input.c, fy_reader_input_try_pull), which moved it
+ * again and again: a tenth of a small workflow's render time and of its page faults. A
+ * bad byte is reported before the parser starts either way, since the callback reads a
+ * buffer ahead. Not when the first line is handed `--- ` first (decide_prefix). */
+static bool fits_whole(struct source *src)
+{
+    if (!have_bytes(src))
+        return false;
+    decide_prefix(src);
+    if (src->prefix != PREFIX_NONE)
+        return false;
+    while (!src->failed && src->end < READ_BUFFER && read_more(src))
+        ;
+    return src->failed || src->end < READ_BUFFER; /* else the end is not known yet */
+}
+
+_Static_assert(READ_BUFFER <= WINDOW_BYTES, "a whole input's buffer is its window");
+
 int source_attach(struct source *src, struct fy_parser *fyp)
 {
+    bool whole;
+
     if (source_rewind(src) != 0)
         return -1;
+    whole = fits_whole(src);
     /* without a window (out of memory), every scalar is libfyaml's copy */
     window_free(&src->win);
-    if (!(src->win.bytes = malloc(WINDOW_BYTES)) ||
-        !(src->win.line_start = calloc(WINDOW_LINES, sizeof(*src->win.line_start))))
+    /* A whole input's window is its buffer. line_start is not zeroed: source_span reads
+     * only the lines begun, and line 0 begins at 0. */
+    src->win.borrowed = whole;
+    if (!(src->win.bytes = whole ? src->buf : spare_take(&spare.bytes, WINDOW_BYTES)) ||
+        !(src->win.line_start = spare_take(&spare.line_start, WINDOW_LINES * sizeof(uint64_t))))
         window_free(&src->win);
+    else
+        src->win.line_start[0] = 0;
+    if (whole) {
+        size_t n = src->ready;
+
+        src->pos = n;
+        digest_add(src, src->buf, n);
+        window_add(&src->win, src->buf, n);
+        if (!src->failed)
+            read_ended(src);
+        return fy_parser_set_string(fyp, src->buf, n);
+    }
     return fy_parser_set_input_callback(fyp, src, read_checked);
 }
 

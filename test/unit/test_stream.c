@@ -316,27 +316,29 @@ static char *stream_texts(const char *yaml)
 /* A scalar the stream takes from the input's bytes as they stand (the source's window)
  * has the text libfyaml formats: quotes, escapes, tabs, wide characters before it on
  * its line, other line breaks, a byte order mark, lines longer than the window. */
+static const char *const text_cases[] = {
+    "a: b c\nd: 'e f'\ng: \"h i\"\n'j k': \"l\\tm\"\nn: 'it''s'\no: \"q\\\"r\"\n",
+    "a:\tb c\nx: [p q, 'r s', \"t u\"]\n\"v\": {w x: y z}\n",
+    "\xc3\xa9t\xc3\xa9: deux mots\nk: 'caf\xc3\xa9 au lait'\nl: \xe2\x80\x94 dash here\n",
+    "a: b c\r\nd: e f\r\n",
+    "a: b c\rd: e f\r",
+    "a: b\rc: d e\nf: g h\n",
+    "%YAML 1.1\n---\na: b\xc2\x85" "c: d e\nf: g h\n",
+    "a: b c\nd: e \xc2\x85 f g\nh: i j\n",
+    "\xef\xbb\xbf" "a b: c d\n",
+    "{a: b c, d: \"e f\"}\n",
+    "a: multi\n  line plain\nb: \"multi\n  line\"\nc: |\n  block text\nd: >\n  folded text\n",
+    "a: b c   # comment\nd: 'e f'   \n",
+    "!!str a b: &x c d\ne: !!str f g\n",
+};
+
 START_TEST(scalar_texts_as_libfyaml_reads_them)
 {
-    static const char *const cases[] = {
-        "a: b c\nd: 'e f'\ng: \"h i\"\n'j k': \"l\\tm\"\nn: 'it''s'\no: \"q\\\"r\"\n",
-        "a:\tb c\nx: [p q, 'r s', \"t u\"]\n\"v\": {w x: y z}\n",
-        "\xc3\xa9t\xc3\xa9: deux mots\nk: 'caf\xc3\xa9 au lait'\nl: \xe2\x80\x94 dash here\n",
-        "a: b c\r\nd: e f\r\n",
-        "a: b c\rd: e f\r",
-        "a: b\rc: d e\nf: g h\n",
-        "%YAML 1.1\n---\na: b\xc2\x85" "c: d e\nf: g h\n",
-        "a: b c\nd: e \xc2\x85 f g\nh: i j\n",
-        "\xef\xbb\xbf" "a b: c d\n",
-        "{a: b c, d: \"e f\"}\n",
-        "a: multi\n  line plain\nb: \"multi\n  line\"\nc: |\n  block text\nd: >\n  folded text\n",
-        "a: b c   # comment\nd: 'e f'   \n",
-        "!!str a b: &x c d\ne: !!str f g\n",
-    };
+    const char *const *cases = text_cases;
     char *big = malloc(700000);
     size_t n = 0;
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    for (size_t i = 0; i < sizeof(text_cases) / sizeof(text_cases[0]); i++) {
         char *want = libfyaml_texts(cases[i]), *got = stream_texts(cases[i]);
 
         ck_assert_msg(!strcmp(want, got), "case %zu: %s vs %s", i, want, got);
@@ -358,6 +360,32 @@ START_TEST(scalar_texts_as_libfyaml_reads_them)
         free(got);
     }
     free(big);
+}
+END_TEST
+
+/* An input within the read buffer is handed to libfyaml whole, a larger one through its
+ * callback: the same text read either way (here made larger by a comment after it)
+ * gives the same scalars. */
+START_TEST(whole_and_streamed_inputs_read_alike)
+{
+    size_t pad = 70000;
+
+    for (size_t i = 0; i < sizeof(text_cases) / sizeof(text_cases[0]); i++) {
+        size_t len = strlen(text_cases[i]);
+        char *padded = malloc(len + pad + 5); /* "\n# ", the padding, "\n" and its NUL */
+        char *whole, *streamed;
+
+        memcpy(padded, text_cases[i], len);
+        memcpy(padded + len, "\n# ", 3);
+        memset(padded + len + 3, 'x', pad);
+        strcpy(padded + len + 3 + pad, "\n");
+        whole = stream_texts(text_cases[i]);
+        streamed = stream_texts(padded);
+        ck_assert_msg(!strcmp(whole, streamed), "case %zu: %s vs %s", i, whole, streamed);
+        free(whole);
+        free(streamed);
+        free(padded);
+    }
 }
 END_TEST
 
@@ -412,6 +440,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, step_kinds);
     tcase_add_test(tc, validator_stream_and_whole);
     tcase_add_test(tc, scalar_texts_as_libfyaml_reads_them);
+    tcase_add_test(tc, whole_and_streamed_inputs_read_alike);
     tcase_add_test(tc, text_positions_through_the_input);
     tcase_add_test(tc, text_positions_need_the_same_input);
     suite_add_tcase(s, tc);
