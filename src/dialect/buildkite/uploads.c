@@ -92,50 +92,199 @@ static bool is_pipeline_name(const char *w, size_t len)
            (len > 5 && !memcmp(w + len - 5, ".json", 5));
 }
 
-/* The words after `pipeline upload` on one line, up to a shell separator: the files
- * joined to input `i`'s build. */
-static void link_line(struct files *f, size_t i, const char *line)
+/* One token of a command as POSIX sh reads it (Shell Command Language, 2.3 Token
+ * Recognition): a word with its quotes removed (2.2), the end of a simple command (an
+ * operator `;` `&` `|` `(` `)`, or a newline), or a redirection operator (its word is a
+ * file, no argument). A `#` at a token's start begins a comment to the end of the line
+ * (2.3 rule 9); a backslash-newline outside single quotes is removed (2.2.1). */
+enum token { TOKEN_END, TOKEN_WORD, TOKEN_BREAK, TOKEN_REDIRECT };
+
+struct lexer {
+    const char *p;
+    char word[UPLOADS_LINE + 1];
+    size_t len;
+};
+
+static void word_add(struct lexer *lx, char c)
 {
-    const char *p = strstr(line, "pipeline upload");
+    if (lx->len < UPLOADS_LINE)
+        lx->word[lx->len++] = c;
+}
 
-    if (!p || line[strspn(line, " \t")] == '#')
-        return;
-    p += strlen("pipeline upload");
+static enum token lexer_next(struct lexer *lx)
+{
+    const char *p = lx->p;
+
     for (;;) {
-        size_t len, j;
+        p += strspn(p, " \t\r");
+        if (p[0] == '\\' && p[1] == '\n')
+            p += 2;
+        else if (*p == '#')
+            p += strcspn(p, "\n");
+        else
+            break;
+    }
+    lx->len = 0;
+    if (!*p)
+        return TOKEN_END;
+    if (strchr(";&|()\n", *p)) {
+        lx->p = p + strspn(p, ";&|()\n");
+        return TOKEN_BREAK;
+    }
+    if (*p == '<' || *p == '>') {
+        lx->p = p + strspn(p, "<>&|-");
+        return TOKEN_REDIRECT;
+    }
+    while (*p && !strchr(" \t\r;&|()<>\n", *p)) {
+        if (*p == '\\') { /* 2.2.1: the next character is literal, a newline is removed */
+            if (p[1] && p[1] != '\n')
+                word_add(lx, p[1]);
+            p += p[1] ? 2 : 1;
+        } else if (*p == '\'') { /* 2.2.2: literal up to the next single quote */
+            for (p++; *p && *p != '\''; p++)
+                word_add(lx, *p);
+            p += *p == '\'';
+        } else if (*p == '"') { /* 2.2.3: a backslash escapes only $ ` " \ and newline */
+            for (p++; *p && *p != '"'; p++) {
+                if (p[0] == '\\' && p[1] == '\n')
+                    p++;
+                else if (p[0] == '\\' && p[1] && strchr("$`\"\\", p[1]))
+                    word_add(lx, *++p);
+                else
+                    word_add(lx, *p);
+            }
+            p += *p == '"';
+        } else {
+            word_add(lx, *p++);
+        }
+    }
+    lx->word[lx->len] = '\0';
+    lx->p = p;
+    return TOKEN_WORD;
+}
 
-        p += strspn(p, " \t\"'");
-        len = strcspn(p, " \t\"';&|)#\r");
-        if (!len)
-            return;
-        if (p[0] != '-' && is_pipeline_name(p, len) && (j = named_by(f, i, p, len)) < f->n)
-            f->parent[root_of(f->parent, (unsigned)i)] = root_of(f->parent, (unsigned)j);
-        p += len;
+/* The files that the commands of `text` (shell text, one line or several joined by a
+ * backslash-newline) upload, joined to input `i`'s build: every argument of each
+ * `pipeline upload` that is no option (buildkite/agent clicommand/pipeline_upload.go,
+ * `FilePaths []string cli:"arg:*"`, read one by one: every positional since agent
+ * 3.104.0, c0e0e536f), up to the end of its simple command. */
+static void link_line(struct files *f, size_t i, const char *text)
+{
+    struct lexer lx = {text, {0}, 0};
+    bool after_pipeline = false, uploading = false, redirected = false;
+    enum token t;
+
+    while ((t = lexer_next(&lx)) != TOKEN_END) {
+        size_t j;
+
+        if (t != TOKEN_WORD) { /* a redirection's word is no argument; a break ends the command */
+            redirected = t == TOKEN_REDIRECT;
+            if (!redirected)
+                after_pipeline = uploading = false;
+            continue;
+        }
+        if (redirected) {
+            redirected = false;
+        } else if (uploading) {
+            if (lx.word[0] != '-' && is_pipeline_name(lx.word, lx.len) &&
+                (j = named_by(f, i, lx.word, lx.len)) < f->n)
+                f->parent[root_of(f->parent, (unsigned)i)] = root_of(f->parent, (unsigned)j);
+        } else {
+            uploading = after_pipeline && !strcmp(lx.word, "upload");
+            after_pipeline = !strcmp(lx.word, "pipeline");
+        }
     }
 }
 
-/* Input `i`'s text, a line at a time (through its source: the read is checked against
- * the run's other reads of it). */
+/* Where the quoted YAML scalar opening at `p` closes (YAML 1.2, 7.3.1-2: `\"` escapes a
+ * double quote, `''` is a single one); NULL when not on this line. */
+static const char *quote_close(const char *p)
+{
+    for (const char *q = p + 1; *q; q++) {
+        if (*p == '"' && q[0] == '\\' && q[1])
+            q++;
+        else if (*p == '\'' && q[0] == '\'' && q[1] == '\'')
+            q++;
+        else if (*q == *p)
+            return q;
+    }
+    return NULL;
+}
+
+/* The shell text of one line of a pipeline's YAML (or JSON): the line without the
+ * sequence entry and key before a value (`- `, `command: `, `"command": `); a value
+ * quoted as a whole (what follows the quote is YAML's: nothing, a `,` or a comment) or
+ * opening a quote the line does not close, without its quotes and with `\"` `\\` (double)
+ * or `''` (single) read. A block scalar's lines are shell text as they are. Appended to
+ * `out` (`used` of UPLOADS_LINE bytes so far); the new length. */
+static size_t yaml_line_text(const char *line, char *out, size_t used)
+{
+    const char *p = line + strspn(line, " \t"), *colon, *end;
+    char quote = 0;
+
+    while (p[0] == '-' && (p[1] == ' ' || p[1] == '\t'))
+        p += 1 + strspn(p + 1, " \t");
+    if (*p == '"' || *p == '\'')
+        colon = quote_close(p); /* a quoted key's closing quote */
+    else
+        colon = *p && !strchr(" \t#:", *p) ? p + strcspn(p, " \t#:\"'") - 1 : NULL; /* a plain key's last byte */
+    if (colon && colon[1] == ':' && (colon[2] == ' ' || colon[2] == '\t' || !colon[2]))
+        p = colon + 2 + strspn(colon + 2, " \t");
+    if ((*p == '"' || *p == '\'') &&
+        (!(end = quote_close(p)) || !end[1 + strspn(end + 1, " \t")] || strchr(",#]}", end[1 + strspn(end + 1, " \t")])))
+        quote = *p++;
+    for (; *p && used < UPLOADS_LINE; p++) {
+        if (quote && *p == quote && !(quote == '\'' && p[1] == '\''))
+            break;
+        if ((quote == '\'' && *p == '\'') || (quote == '"' && *p == '\\' && (p[1] == '"' || p[1] == '\\')))
+            p++;
+        out[used++] = *p;
+    }
+    out[used] = '\0';
+    return used;
+}
+
+/* Whether shell text ends with a backslash that escapes the newline after it (2.2.1): an
+ * odd number of them. */
+static bool continues(const char *text, size_t len)
+{
+    size_t n = 0;
+
+    while (n < len && text[len - 1 - n] == '\\')
+        n++;
+    return n % 2 == 1;
+}
+
+/* Input `i`'s text, a line at a time, a line ending in a backslash joined to the next
+ * one (through its source: the read is checked against the run's other reads of it). */
 static void scan(struct files *f, size_t i, struct source *src)
 {
-    char buf[8192], line[UPLOADS_LINE + 1];
-    size_t got, used = 0;
+    char buf[8192], line[UPLOADS_LINE + 1], text[UPLOADS_LINE + 2];
+    size_t got, used = 0, joined = 0;
 
     if (source_rewind(src) != 0)
         return; /* the run's own read says why */
     while ((got = source_read(src, buf, sizeof(buf))) > 0) {
         for (size_t k = 0; k < got; k++) {
-            if (buf[k] == '\n') {
-                line[used] = '\0';
-                link_line(f, i, line);
-                used = 0;
-            } else if (used < UPLOADS_LINE) {
-                line[used++] = buf[k];
+            if (buf[k] != '\n') {
+                if (used < UPLOADS_LINE)
+                    line[used++] = buf[k];
+                continue;
             }
+            line[used] = '\0';
+            used = 0;
+            joined = yaml_line_text(line, text, joined);
+            if (continues(text, joined) && joined < UPLOADS_LINE) {
+                text[joined++] = '\n';
+                continue;
+            }
+            link_line(f, i, text);
+            joined = 0;
         }
     }
     line[used] = '\0';
-    link_line(f, i, line);
+    yaml_line_text(line, text, joined);
+    link_line(f, i, text);
 }
 
 int bk_uploads_builds(struct source *const *sources, const char *const *paths, size_t n,
