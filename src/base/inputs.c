@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "fanout/inputs.h"
 
 #include <dirent.h>
@@ -85,12 +86,22 @@ static int add_walked(struct inputs *in, size_t *cap, char *path)
     return add(in, cap, path);
 }
 
+const char *const inputs_yaml_suffixes[] = {".yaml", ".yml", NULL};
+
+bool inputs_name_has_suffix(const char *name, size_t len, const char *const *suffixes)
+{
+    for (; *suffixes; suffixes++) {
+        size_t sl = strlen(*suffixes);
+
+        if (len > sl && !memcmp(name + len - sl, *suffixes, sl))
+            return true;
+    }
+    return false;
+}
+
 static bool is_yaml_name(const char *name)
 {
-    size_t len = strlen(name);
-
-    return (len > 5 && strcmp(name + len - 5, ".yaml") == 0) ||
-           (len > 4 && strcmp(name + len - 4, ".yml") == 0);
+    return inputs_name_has_suffix(name, strlen(name), inputs_yaml_suffixes);
 }
 
 static int by_name(const void *a, const void *b)
@@ -371,6 +382,36 @@ void inputs_free(struct inputs *in)
     in->paths = NULL;
     in->n = 0;
     in->walked = NULL;
+}
+
+char **inputs_walked_real(const char *const *paths, size_t n, const struct strset *walked)
+{
+    char **real = calloc(n ? n : 1, sizeof(*real));
+
+    for (size_t i = 0; real && i < n; i++) {
+        if (strset_has(walked, paths[i], strlen(paths[i])))
+            real[i] = realpath(paths[i], NULL); /* NULL: gone since the walk, matches nothing */
+    }
+    return real;
+}
+
+void inputs_real_free(char **real, size_t n)
+{
+    for (size_t i = 0; real && i < n; i++)
+        free(real[i]);
+    free(real);
+}
+
+bool inputs_real_under(const char *real, const char *dir, size_t len)
+{
+    return real && !strncmp(real, dir, len) && real[len] == '/';
+}
+
+bool inputs_real_ends_with(const char *real, const char *tail, size_t len)
+{
+    size_t rl = real ? strlen(real) : 0;
+
+    return rl > len && real[rl - len - 1] == '/' && !memcmp(real + rl - len, tail, len);
 }
 
 char *inputs_path_from(const char *from, const char *path)

@@ -4,7 +4,6 @@
  * the pipeline's steps, or a step's `buildkite-agent pipeline upload FILE`). What fanout
  * can prove is the second: a file whose text runs `pipeline upload PATH` puts PATH into
  * its own build (bugsnag-js's block/x.block.yml uploads basic/x.yml). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "uploads.h"
 
 #include <limits.h>
@@ -14,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fanout/inputs.h"
 #include "fanout/strset.h"
 
 /* The longest line looked at: an upload command is short; a longer line is cut. */
@@ -31,14 +31,6 @@ static unsigned root_of(unsigned *parent, unsigned i)
     while (parent[i] != i)
         i = parent[i] = parent[parent[i]];
     return i;
-}
-
-/* Whether `real` (a walked file's real path) ends with "/" + word. */
-static bool ends_with_word(const char *real, const char *word, size_t len)
-{
-    size_t rl = real ? strlen(real) : 0;
-
-    return rl > len && real[rl - len - 1] == '/' && !memcmp(real + rl - len, word, len);
 }
 
 /* The checkout `real` (a walked file's real path) is in: the nearest directory above it
@@ -80,17 +72,16 @@ static size_t named_by(const struct files *f, size_t i, const char *word, size_t
         }
     }
     for (size_t j = 0; j < f->n; j++) {
-        if (ends_with_word(f->real[j], word, len))
+        if (inputs_real_ends_with(f->real[j], word, len))
             found = j, matches++;
     }
     return matches == 1 ? found : f->n;
 }
 
-static bool is_pipeline_name(const char *w, size_t len)
-{
-    return (len > 4 && !memcmp(w + len - 4, ".yml", 4)) || (len > 5 && !memcmp(w + len - 5, ".yaml", 5)) ||
-           (len > 5 && !memcmp(w + len - 5, ".json", 5));
-}
+/* The files `pipeline upload` reads: YAML or JSON (buildkite/agent
+ * clicommand/pipeline_upload.go's help: "either a YAML (recommended) or JSON
+ * configuration file"). */
+static const char *const pipeline_suffixes[] = {".yml", ".yaml", ".json", NULL};
 
 /* One token of a command as POSIX sh reads it (Shell Command Language, 2.3 Token
  * Recognition): a word with its quotes removed (2.2), the end of a simple command (an
@@ -186,7 +177,7 @@ static void link_line(struct files *f, size_t i, const char *text)
         if (redirected) {
             redirected = false;
         } else if (uploading) {
-            if (lx.word[0] != '-' && is_pipeline_name(lx.word, lx.len) &&
+            if (lx.word[0] != '-' && inputs_name_has_suffix(lx.word, lx.len, pipeline_suffixes) &&
                 (j = named_by(f, i, lx.word, lx.len)) < f->n)
                 f->parent[root_of(f->parent, (unsigned)i)] = root_of(f->parent, (unsigned)j);
         } else {
@@ -290,17 +281,14 @@ static void scan(struct files *f, size_t i, struct source *src)
 int bk_uploads_builds(struct source *const *sources, const char *const *paths, size_t n,
                       const struct strset *walked, unsigned *build, struct diag *d)
 {
-    struct files f = {paths, calloc(n ? n : 1, sizeof(char *)), calloc(n ? n : 1, sizeof(unsigned)), n};
+    struct files f = {paths, inputs_walked_real(paths, n, walked), calloc(n ? n : 1, sizeof(unsigned)), n};
     int rc = f.real && f.parent ? 0 : -1;
-
-    (void)d; /* the inputs' own sources report */
-
     size_t n_walked = 0;
 
+    (void)d; /* the inputs' own sources report */
     for (size_t i = 0; rc == 0 && i < n; i++) {
         f.parent[i] = (unsigned)i;
-        if (strset_has(walked, paths[i], strlen(paths[i])) && (f.real[i] = realpath(paths[i], NULL)) != NULL)
-            n_walked++;
+        n_walked += f.real[i] != NULL;
     }
     /* one walked file has no other to upload: it is not read again */
     for (size_t i = 0; rc == 0 && n_walked > 1 && i < n; i++) {
@@ -310,9 +298,7 @@ int bk_uploads_builds(struct source *const *sources, const char *const *paths, s
     /* a file named on the command line is of the command line's build (0), and stays there */
     for (size_t i = 0; rc == 0 && i < n; i++)
         build[i] = strset_has(walked, paths[i], strlen(paths[i])) ? root_of(f.parent, (unsigned)i) + 1 : 0;
-    for (size_t i = 0; f.real && i < n; i++)
-        free(f.real[i]);
-    free(f.real);
+    inputs_real_free(f.real, n);
     free(f.parent);
     return rc;
 }
