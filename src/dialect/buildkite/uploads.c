@@ -161,10 +161,12 @@ static enum token lexer_next(struct lexer *lx)
  * 3.104.0, c0e0e536f), up to the end of its simple command. */
 static void link_line(struct files *f, size_t i, const char *text)
 {
-    struct lexer lx = {text, {0}, 0};
+    struct lexer lx; /* its word is not cleared: every line comes here */
     bool after_pipeline = false, uploading = false, redirected = false;
     enum token t;
 
+    lx.p = text;
+    lx.len = 0;
     while ((t = lexer_next(&lx)) != TOKEN_END) {
         size_t j;
 
@@ -210,7 +212,7 @@ static const char *quote_close(const char *p)
  * `out` (`used` of UPLOADS_LINE bytes so far); the new length. */
 static size_t yaml_line_text(const char *line, char *out, size_t used)
 {
-    const char *p = line + strspn(line, " \t"), *colon, *end;
+    const char *p = line + strspn(line, " \t"), *colon;
     char quote = 0;
 
     while (p[0] == '-' && (p[1] == ' ' || p[1] == '\t'))
@@ -218,12 +220,15 @@ static size_t yaml_line_text(const char *line, char *out, size_t used)
     if (*p == '"' || *p == '\'')
         colon = quote_close(p); /* a quoted key's closing quote */
     else
-        colon = *p && !strchr(" \t#:", *p) ? p + strcspn(p, " \t#:\"'") - 1 : NULL; /* a plain key's last byte */
+        colon = *p && !strchr(" \t#:", *p) ? p + strcspn(p, " \t#:\"'") - 1 : NULL; /* a plain key's end */
     if (colon && colon[1] == ':' && (colon[2] == ' ' || colon[2] == '\t' || !colon[2]))
         p = colon + 2 + strspn(colon + 2, " \t");
-    if ((*p == '"' || *p == '\'') &&
-        (!(end = quote_close(p)) || !end[1 + strspn(end + 1, " \t")] || strchr(",#]}", end[1 + strspn(end + 1, " \t")])))
-        quote = *p++;
+    if (*p == '"' || *p == '\'') {
+        const char *end = quote_close(p), *after = end ? end + 1 + strspn(end + 1, " \t") : NULL;
+
+        if (!end || !*after || strchr(",#]}", *after))
+            quote = *p++;
+    }
     for (; *p && used < UPLOADS_LINE; p++) {
         if (quote && *p == quote && !(quote == '\'' && p[1] == '\''))
             break;
@@ -235,8 +240,8 @@ static size_t yaml_line_text(const char *line, char *out, size_t used)
     return used;
 }
 
-/* Whether shell text ends with a backslash that escapes the newline after it (2.2.1): an
- * odd number of them. */
+/* Whether a line ends with a backslash that escapes the newline after it (2.2.1): an odd
+ * number of them. */
 static bool continues(const char *text, size_t len)
 {
     size_t n = 0;
@@ -244,6 +249,25 @@ static bool continues(const char *text, size_t len)
     while (n < len && text[len - 1 - n] == '\\')
         n++;
     return n % 2 == 1;
+}
+
+/* One line of input `i` (len bytes) after text[0..joined), the lines before it that
+ * end in a backslash: read once the command ends. The length of text still to join. A
+ * line without `upload` and no line before it uploads nothing (unless the word is
+ * spelled with quotes or a backslash inside: not read), and is not looked at further. */
+static size_t scan_line(struct files *f, size_t i, const char *line, size_t len, char *text, size_t joined)
+{
+    bool more = continues(line, len); /* a quoted scalar that ends here ends the command */
+
+    if (!joined && !more && !strstr(line, "upload"))
+        return 0;
+    joined = yaml_line_text(line, text, joined);
+    if (more && joined < UPLOADS_LINE) {
+        text[joined++] = '\n';
+        return joined;
+    }
+    link_line(f, i, text);
+    return 0;
 }
 
 /* Input `i`'s text, a line at a time, a line ending in a backslash joined to the next
@@ -263,19 +287,13 @@ static void scan(struct files *f, size_t i, struct source *src)
                 continue;
             }
             line[used] = '\0';
+            joined = scan_line(f, i, line, used, text, joined);
             used = 0;
-            joined = yaml_line_text(line, text, joined);
-            if (continues(text, joined) && joined < UPLOADS_LINE) {
-                text[joined++] = '\n';
-                continue;
-            }
-            link_line(f, i, text);
-            joined = 0;
         }
     }
     line[used] = '\0';
-    yaml_line_text(line, text, joined);
-    link_line(f, i, text);
+    if (scan_line(f, i, line, used, text, joined))
+        link_line(f, i, text);
 }
 
 int bk_uploads_builds(struct source *const *sources, const char *const *paths, size_t n,

@@ -129,7 +129,9 @@ int ta_jobdirs_builds(struct source *const *sources, const char *const *paths, s
         rc = strset_add(inputs, paths[i], strlen(paths[i])) < 0 ? -1 : 0;
     /* the walk's files that are none of these inputs: the configs are among them */
     for (size_t k = 0; rc == 0 && all[k]; k++) {
-        if (inputs_name_has_suffix(all[k], strlen(all[k]), job_file_suffixes) && !strset_has(inputs, all[k], strlen(all[k])))
+        size_t len = strlen(all[k]);
+
+        if (inputs_name_has_suffix(all[k], len, job_file_suffixes) && !strset_has(inputs, all[k], len))
             rc = read_config(all[k], ++owner, &dirs, &of, &n_dirs, d);
     }
     strset_destroy(inputs);
