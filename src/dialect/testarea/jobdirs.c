@@ -110,8 +110,9 @@ static int read_config(const char *path, unsigned owner, char ***dirs, unsigned 
     return rc;
 }
 
-/* The files the generator reads in a job dir: `.yaml` only (ci-infra step.py
- * read_steps_from_job_dir: `file.endswith(".yaml")`), so a `.yml` there is no config. */
+/* The files the generator reads in a job dir: `.yaml` only (ci-infra 3e4cfe4
+ * buildkite/pipeline_generator/step.py read_steps_from_job_dir: `if not
+ * file.endswith(".yaml")`); a config is looked for among them. */
 static const char *const job_file_suffixes[] = {".yaml", NULL};
 
 int ta_jobdirs_builds(struct source *const *sources, const char *const *paths, size_t n,
