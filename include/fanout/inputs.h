@@ -6,6 +6,7 @@
 #ifndef FANOUT_INPUTS_H
 #define FANOUT_INPUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,6 +30,23 @@ int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inp
 int inputs_expand_skipping(const char *const *paths, size_t n, const char *const *skip, size_t n_skip,
                            struct diag *d, struct inputs *out);
 void inputs_free(struct inputs *in);
+
+/* Whether name[0..len) ends with one of `suffixes` (NULL-terminated) after at least one
+ * byte: each caller keeps the set its tool reads. */
+bool inputs_name_has_suffix(const char *name, size_t len, const char *const *suffixes);
+/* The names a directory's walk reads (and a revision's tree gives, gitrev): .yaml, .yml. */
+extern const char *const inputs_yaml_suffixes[];
+
+/* The real path of each of paths[0..n) that is among `walked` (NULL for the others, and
+ * for one that does not resolve): an array of n, malloc'd, freed by inputs_real_free;
+ * NULL when out of memory. For matching walked files against the paths a file names. */
+char **inputs_walked_real(const char *const *paths, size_t n, const struct strset *walked);
+void inputs_real_free(char **real, size_t n);
+/* Whether the real path `real` is below the directory `dir` (len bytes, no trailing
+ * `/`), or ends with the components `tail` (len bytes): matched at a `/`, so `b/x.yml`
+ * is no tail of `/a/bb/x.yml`. NULL `real` matches nothing. */
+bool inputs_real_under(const char *real, const char *dir, size_t len);
+bool inputs_real_ends_with(const char *real, const char *tail, size_t len);
 
 /* `path` as the file `from` (a config) names it, as git reads a path in a config file:
  * relative to from's directory, unless absolute. malloc'd, NULL when out of memory. */

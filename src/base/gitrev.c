@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fanout/inputs.h"
+
 extern char **environ;
 
 struct gitrev {
@@ -198,13 +200,6 @@ static bool skipped(const char *cwd, const char *name, const char *const *skip, 
     return false;
 }
 
-static bool is_yaml(const char *name)
-{
-    size_t len = strlen(name);
-
-    return (len > 4 && !strcmp(name + len - 4, ".yml")) || (len > 5 && !strcmp(name + len - 5, ".yaml"));
-}
-
 /* Writes the blobs `ls-tree -z` listed in `list`: a YAML file, or the path itself. The
  * number written, or -1 after reporting. */
 static long write_blobs(struct gitrev *g, const char *path, char *list, size_t len, const char *const *skip,
@@ -230,7 +225,8 @@ static long write_blobs(struct gitrev *g, const char *path, char *list, size_t l
             report(d, "%s is outside the current directory: diff --base compares what is under it", path);
             return -1;
         }
-        if ((!is_yaml(name) && strcmp(name, path) != 0) || skipped(cwd, name, skip, n_skip))
+        if ((!inputs_name_has_suffix(name, strlen(name), inputs_yaml_suffixes) && strcmp(name, path) != 0) ||
+            skipped(cwd, name, skip, n_skip))
             continue;
         if ((fd = make_file(g, name)) < 0) {
             report(d, "cannot write %s of the revision: %s", name, strerror(errno));

@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "fanout/inputs.h"
 
 #include <dirent.h>
@@ -85,12 +86,22 @@ static int add_walked(struct inputs *in, size_t *cap, char *path)
     return add(in, cap, path);
 }
 
+const char *const inputs_yaml_suffixes[] = {".yaml", ".yml", NULL};
+
+bool inputs_name_has_suffix(const char *name, size_t len, const char *const *suffixes)
+{
+    for (; *suffixes; suffixes++) {
+        size_t sl = strlen(*suffixes);
+
+        if (len > sl && !memcmp(name + len - sl, *suffixes, sl))
+            return true;
+    }
+    return false;
+}
+
 static bool is_yaml_name(const char *name)
 {
-    size_t len = strlen(name);
-
-    return (len > 5 && strcmp(name + len - 5, ".yaml") == 0) ||
-           (len > 4 && strcmp(name + len - 4, ".yml") == 0);
+    return inputs_name_has_suffix(name, strlen(name), inputs_yaml_suffixes);
 }
 
 static int by_name(const void *a, const void *b)
@@ -263,26 +274,66 @@ static size_t times_named(const char *const *paths, size_t n, const char *path)
     return times;
 }
 
-/* A file both named and in a named directory is named: read as often as named, in the
- * command line's build, not a walked one (`validate a.yml b.yml .` is still `pipeline
- * upload a.yml b.yml`). 0, or -1 when out of memory. */
+/* The first operand that is the file at `path` (device and inode: `./d3/p1.yml` and a
+ * walk's `d3/p1.yml` are one file), among `named` (each operand's stat, a regular file
+ * or none); NULL when none is. */
+static const char *named_as(const char *const *paths, const struct stat *named, size_t n, const char *path)
+{
+    struct stat sb;
+
+    if (stat(path, &sb) != 0)
+        return NULL;
+    for (size_t j = 0; j < n; j++) {
+        if (S_ISREG(named[j].st_mode) && named[j].st_dev == sb.st_dev && named[j].st_ino == sb.st_ino)
+            return paths[j];
+    }
+    return NULL;
+}
+
+/* A file both named and in a named directory is named: read as often as named, as named,
+ * in the command line's build, not a walked one (`validate a.yml b.yml .` is still
+ * `pipeline upload a.yml b.yml`). The same file, however spelled: a walk's copy is first
+ * spelled as the operand that names it. 0, or -1 when out of memory. */
 static int named_wins(struct inputs *out, const char *const *paths, size_t n)
 {
     const char *const *items;
-    struct strset *kept;
-    size_t i = 0;
+    struct stat *named;
+    struct strset *kept = NULL;
+    bool any = false;
+    int rc = -1;
 
-    while (i < n && !(out->walked && strset_has(out->walked, paths[i], strlen(paths[i]))))
-        i++;
-    if (i == n)
+    if (!out->walked)
         return 0;
-    if (!(kept = strset_create()))
+    if (!(named = calloc(n ? n : 1, sizeof(*named))))
         return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(paths[i], "-") || stat(paths[i], &named[i]) != 0 || !S_ISREG(named[i].st_mode))
+            named[i].st_mode = 0;
+        any |= named[i].st_mode != 0;
+    }
+    if (!any) {
+        free(named);
+        return 0;
+    }
+    /* a walk's copy spelled as no operand is, of a file an operand names: respelled */
+    for (size_t k = 0; k < out->n; k++) {
+        const char *as;
+        char *copy;
+
+        if (!strset_has(out->walked, out->paths[k], strlen(out->paths[k])) || times_named(paths, n, out->paths[k]) ||
+            !(as = named_as(paths, named, n, out->paths[k])))
+            continue;
+        if (!(copy = strdup(as)))
+            goto done;
+        free(out->paths[k]);
+        out->paths[k] = copy;
+    }
+    if (!(kept = strset_create()))
+        goto done;
     for (items = strset_items(out->walked); *items; items++) {
-        if (!times_named(paths, n, *items) && strset_add(kept, *items, strlen(*items)) < 0) {
-            strset_destroy(kept);
-            return -1;
-        }
+        if (!times_named(paths, n, *items) && !named_as(paths, named, n, *items) &&
+            strset_add(kept, *items, strlen(*items)) < 0)
+            goto done;
     }
     /* the walk's copies of a named file go: it is read as often as it is named */
     for (size_t k = 0, kept_n = 0, all = out->n; k < all; k++) {
@@ -297,7 +348,12 @@ static int named_wins(struct inputs *out, const char *const *paths, size_t n)
     }
     strset_destroy(out->walked);
     out->walked = kept;
-    return 0;
+    kept = NULL;
+    rc = 0;
+done:
+    strset_destroy(kept);
+    free(named);
+    return rc;
 }
 
 int inputs_expand(const char *const *paths, size_t n, struct diag *d, struct inputs *out)
@@ -371,6 +427,36 @@ void inputs_free(struct inputs *in)
     in->paths = NULL;
     in->n = 0;
     in->walked = NULL;
+}
+
+char **inputs_walked_real(const char *const *paths, size_t n, const struct strset *walked)
+{
+    char **real = calloc(n ? n : 1, sizeof(*real));
+
+    for (size_t i = 0; real && i < n; i++) {
+        if (strset_has(walked, paths[i], strlen(paths[i])))
+            real[i] = realpath(paths[i], NULL); /* NULL: gone since the walk, matches nothing */
+    }
+    return real;
+}
+
+void inputs_real_free(char **real, size_t n)
+{
+    for (size_t i = 0; real && i < n; i++)
+        free(real[i]);
+    free(real);
+}
+
+bool inputs_real_under(const char *real, const char *dir, size_t len)
+{
+    return real && !strncmp(real, dir, len) && real[len] == '/';
+}
+
+bool inputs_real_ends_with(const char *real, const char *tail, size_t len)
+{
+    size_t rl = real ? strlen(real) : 0;
+
+    return rl > len && real[rl - len - 1] == '/' && !memcmp(real + rl - len, tail, len);
 }
 
 char *inputs_path_from(const char *from, const char *path)

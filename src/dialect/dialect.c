@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "fanout/strset.h"
+#include "fanout/text.h"
 
 /* Every dialect, in the order --help lists their options and detection asks them; the
  * first is the one of an input that nothing tells. */
@@ -443,22 +444,17 @@ int dialect_each_text(const struct ynode *n, dialect_text_fn fn, void *user)
 
 size_t dialect_key_name(char *out, size_t cap, const char *id, size_t len, unsigned long index)
 {
-    char digits[24];
-    size_t n = 0, o = len < cap ? len : cap - 1;
+    char digits[TEXT_DECIMAL_MAX];
+    size_t o = len < cap ? len : cap - 1;
 
     /* by hand: snprintf's "%.*s-%lu" cost 1,000 instructions a key, one per matrix
      * configuration and per name a `needs` gets */
-    do {
-        digits[n++] = (char)('0' + index % 10);
-        index /= 10;
-    } while (index);
     memcpy(out, id, o);
     if (o + 1 < cap)
         out[o++] = '-';
-    while (n && o + 1 < cap)
-        out[o++] = digits[--n];
-    out[o] = '\0';
-    return o;
+    text_decimal(digits, index);
+    o = text_append(out, cap, o, digits);
+    return o < cap ? o : cap - 1;
 }
 
 long dialect_key_index(const char *id, size_t len, size_t *base)

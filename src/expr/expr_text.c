@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fanout/strhash.h"
+#include "fanout/text.h"
 
 #include "expr_internal.h"
 
@@ -338,19 +339,11 @@ int expr_find(const char *hay, size_t hlen, const char *needle, size_t nlen)
 /* Unsigned integer below 2^53, in decimal. */
 static size_t put_integer(uint64_t u, bool neg, char *buf)
 {
-    char tmp[24];
-    size_t n = 0, k = 0;
+    size_t k = 0;
 
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
     if (neg)
         buf[k++] = '-';
-    while (n)
-        buf[k++] = tmp[--n];
-    buf[k] = '\0';
-    return k;
+    return k + text_decimal(buf + k, u);
 }
 
 /* The number 0.DIGITS x 10^e (k digits, no trailing zeros) written out: in full when

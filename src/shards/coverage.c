@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/text.h"
+
 #define MAX_LISTED 8 /* shards a finding names; the rest are counted */
 /* Digits of a flag's number that an unsigned long holds exactly, with room for base + n */
 #define NUMBER_DIGITS (ULONG_MAX > 0xffffffffUL ? 18 : 9)
@@ -250,15 +252,7 @@ static void put(struct text *t, const char *fmt, ...)
 /* put(t, "%s", s) without vsnprintf (a combination's text is made for every job). */
 static void put_str(struct text *t, const char *s)
 {
-    size_t n = strlen(s), room = sizeof(t->buf) - t->len;
-
-    if (t->len >= sizeof(t->buf))
-        return;
-    memcpy(t->buf + t->len, s, n < room ? n : room - 1);
-    t->len += n < room ? n : room - 1;
-    t->buf[t->len] = '\0';
-    if (n >= room)
-        t->len = sizeof(t->buf);
+    t->len = text_append(t->buf, sizeof(t->buf), t->len, s);
 }
 
 static void report_at(struct coverage *c, struct ypos p, enum diag_severity sev, const struct text *t)

@@ -32,6 +32,7 @@ int main(void)
     srunner_add_suite(sr, inputs_suite());
     srunner_add_suite(sr, builds_suite());
     srunner_add_suite(sr, shellword_suite());
+    srunner_add_suite(sr, text_suite());
     srunner_add_suite(sr, branches_suite());
     srunner_add_suite(sr, render_suite());
     srunner_add_suite(sr, tmplschema_suite());

@@ -85,6 +85,55 @@ START_TEST(uploads_join_builds)
 }
 END_TEST
 
+/* A command is read as sh reads it: a `#` in quotes is no comment, a redirection's file
+ * and the words after a `;` are no upload's, a YAML line's key and quotes are not the
+ * command's, `up"load"` is not looked for (a line without `upload`). */
+START_TEST(uploads_as_sh_reads_them)
+{
+    static const char *const joined[] = {"d.yml", "e.yml", "f.yml"}, *const apart[] = {"g.yml", "h.yml", "i.yml"};
+    char dir[] = "/tmp/fanout-builds-XXXXXX", sub[600];
+    const char *specs[1];
+    struct inputs in;
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct source *src[8];
+    unsigned build[8];
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sub, sizeof(sub), "%s/.buildkite", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    write_file(sub, "a.yml",
+               "steps:\n"
+               "  - command: \"echo 'a # b' && buildkite-agent pipeline upload \\\".buildkite/d.yml\\\"\" # x\n"
+               "  - \"command\": 'buildkite-agent pipeline upload .buildkite/e.yml'\n"
+               "  - command: |\n"
+               "      buildkite-agent pipeline upload .buildkite/f.yml > .buildkite/g.yml\n"
+               "      buildkite-agent pipeline upload; cat .buildkite/h.yml\n"
+               "      buildkite-agent pipeline up\"load\" .buildkite/i.yml\n");
+    for (size_t k = 0; k < 3; k++) {
+        write_file(sub, joined[k], "steps:\n  - command: x\n");
+        write_file(sub, apart[k], "steps:\n  - command: x\n");
+    }
+    specs[0] = sub;
+    ck_assert_int_eq(inputs_expand(specs, 1, d, &in), 0);
+    ck_assert_uint_eq(in.n, 7);
+    for (size_t i = 0; i < in.n; i++) {
+        ck_assert_ptr_nonnull(src[i] = source_open(in.paths[i], d));
+        build[i] = 0;
+    }
+    ck_assert_int_eq(bk_uploads_builds(src, (const char *const *)in.paths, in.n, in.walked, build, d), 0);
+    for (size_t i = 1; i < in.n; i++) /* a.yml, then d..i in name order */
+        ck_assert_msg((build[i] == build[0]) == (i <= 3), "%s", in.paths[i]);
+    for (size_t i = 0; i < in.n; i++) {
+        source_close(src[i]);
+        unlink(in.paths[i]);
+    }
+    inputs_free(&in);
+    rmdir(sub);
+    rmdir(dir);
+    diag_destroy(d);
+}
+END_TEST
+
 /* rayci: one build per directory of the walk, named files the command line's. */
 START_TEST(builds_by_directory)
 {
@@ -112,6 +161,7 @@ Suite *builds_suite(void)
 
     tcase_add_test(tc, paths_from_a_config);
     tcase_add_test(tc, uploads_join_builds);
+    tcase_add_test(tc, uploads_as_sh_reads_them);
     tcase_add_test(tc, builds_by_directory);
     suite_add_tcase(s, tc);
     return s;

@@ -31,6 +31,7 @@ Suite *change_suite(void);
 Suite *inputs_suite(void);
 Suite *builds_suite(void);
 Suite *shellword_suite(void);
+Suite *text_suite(void);
 Suite *branches_suite(void);
 Suite *render_suite(void);
 Suite *tmplschema_suite(void);

@@ -11,6 +11,7 @@
 
 #include "fanout/dialect.h"
 #include "fanout/expr.h"
+#include "fanout/text.h"
 #include "fanout/ynode.h"
 
 #include "gha_internal.h"
@@ -471,18 +472,6 @@ static bool is_configuration(const struct ynode *job)
     return ynode_len(m) == 1 && ynode_len(ynode_get(m, "include")) == 1;
 }
 
-/* `s` after buf[0..*o), as far as it fits before cap - 1 (NUL-terminated). */
-static void label_put(char *buf, size_t cap, size_t *o, const char *s)
-{
-    size_t n = strlen(s);
-
-    if (n > cap - 1 - *o)
-        n = cap - 1 - *o;
-    memcpy(buf + *o, s, n);
-    *o += n;
-    buf[*o] = '\0';
-}
-
 /* What tells a configuration from its siblings: "part 2" for one value, else
  * "os=linux arch=arm64" (put by hand: snprintf was 5,000 instructions a job, for a
  * label only a finding shows). */
@@ -497,10 +486,10 @@ static void configuration_label(const struct ynode *job, char *buf, size_t cap)
         const char *k = ynode_scalar(ynode_key(row, i), NULL);
         const char *v = ynode_scalar(ynode_value(row, i), NULL);
 
-        label_put(buf, cap, &o, i ? " " : "");
-        label_put(buf, cap, &o, k ? k : "(null)");
-        label_put(buf, cap, &o, ynode_len(row) == 1 ? " " : "=");
-        label_put(buf, cap, &o, v ? v : "...");
+        o = text_append(buf, cap, o, i ? " " : "");
+        o = text_append(buf, cap, o, k ? k : "(null)");
+        o = text_append(buf, cap, o, ynode_len(row) == 1 ? " " : "=");
+        o = text_append(buf, cap, o, v ? v : "...");
     }
 }
 

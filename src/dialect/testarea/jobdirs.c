@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fanout/diag.h"
+#include "fanout/inputs.h"
 #include "fanout/strset.h"
 #include "fanout/stream.h"
 
@@ -109,19 +110,17 @@ static int read_config(const char *path, unsigned owner, char ***dirs, unsigned 
     return rc;
 }
 
-static bool is_yaml(const char *p)
-{
-    size_t len = strlen(p);
-
-    return len > 5 && !strcmp(p + len - 5, ".yaml");
-}
+/* The files the generator reads in a job dir: `.yaml` only (ci-infra 3e4cfe4
+ * buildkite/pipeline_generator/step.py read_steps_from_job_dir: `if not
+ * file.endswith(".yaml")`); a config is looked for among them. */
+static const char *const job_file_suffixes[] = {".yaml", NULL};
 
 int ta_jobdirs_builds(struct source *const *sources, const char *const *paths, size_t n,
                       const struct strset *walked, unsigned *build, struct diag *d)
 {
     const char *const *all = strset_items(walked);
     struct strset *inputs = strset_create();
-    char **dirs = NULL;
+    char **dirs = NULL, **real = NULL;
     unsigned *of = NULL, owner = 0;
     size_t n_dirs = 0;
     int rc = inputs ? 0 : -1;
@@ -131,25 +130,25 @@ int ta_jobdirs_builds(struct source *const *sources, const char *const *paths, s
         rc = strset_add(inputs, paths[i], strlen(paths[i])) < 0 ? -1 : 0;
     /* the walk's files that are none of these inputs: the configs are among them */
     for (size_t k = 0; rc == 0 && all[k]; k++) {
-        if (is_yaml(all[k]) && !strset_has(inputs, all[k], strlen(all[k])))
+        size_t len = strlen(all[k]);
+
+        if (inputs_name_has_suffix(all[k], len, job_file_suffixes) && !strset_has(inputs, all[k], len))
             rc = read_config(all[k], ++owner, &dirs, &of, &n_dirs, d);
     }
     strset_destroy(inputs);
     /* a file several configs read is of the first one's build (vLLM's ci_config_rocm.yaml
      * reads hardware_tests, which ci_config.yaml reads with more) */
+    if (rc == 0 && n_dirs && !(real = inputs_walked_real(paths, n, walked)))
+        rc = -1;
     for (size_t i = 0; rc == 0 && n_dirs && i < n; i++) {
-        char *real = strset_has(walked, paths[i], strlen(paths[i])) ? realpath(paths[i], NULL) : NULL;
-
-        for (size_t k = 0; real && k < n_dirs; k++) {
-            size_t len = strlen(dirs[k]);
-
-            if (!strncmp(real, dirs[k], len) && real[len] == '/') {
+        for (size_t k = 0; k < n_dirs; k++) {
+            if (inputs_real_under(real[i], dirs[k], strlen(dirs[k]))) {
                 build[i] = of[k];
                 break;
             }
         }
-        free(real);
     }
+    inputs_real_free(real, n);
     for (size_t k = 0; k < n_dirs; k++)
         free(dirs[k]);
     free(dirs);

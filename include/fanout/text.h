@@ -1,0 +1,18 @@
+/* text: text written by hand into a bounded buffer, where snprintf costs too much (a
+ * label or a key for every job, a number for every expression result). */
+#ifndef FANOUT_TEXT_H
+#define FANOUT_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The most bytes text_decimal writes: 20 digits and the NUL. */
+#define TEXT_DECIMAL_MAX 21
+
+/* `s` appended to buf[0..len) (cap bytes), NUL-terminated, cut to fit: the new length,
+ * or cap when cut (a later append adds nothing). */
+size_t text_append(char *buf, size_t cap, size_t len, const char *s);
+/* `u` in decimal into `out` (TEXT_DECIMAL_MAX bytes), NUL-terminated: its length. */
+size_t text_decimal(char *out, uint64_t u);
+
+#endif
