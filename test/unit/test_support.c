@@ -287,7 +287,9 @@ START_TEST(strset_many)
     for (int i = 0; i < 300000; i++) {
         int n = snprintf(k, sizeof(k), "job-%d", i);
 
-        ck_assert_int_eq(strset_add(s, k, (size_t)n), 0);
+        /* not ck_assert: in fork mode each passing one writes to Check's pipe */
+        if (strset_add(s, k, (size_t)n) != 0)
+            ck_abort_msg("%s refused", k);
     }
     for (int i = 0; i < 300000; i += 997) {
         int n = snprintf(k, sizeof(k), "job-%d", i);
