@@ -85,10 +85,11 @@ static const char *const pipeline_suffixes[] = {".yml", ".yaml", ".json", NULL};
 
 /* One token of a command as POSIX sh reads it (Shell Command Language, 2.3 Token
  * Recognition): a word with its quotes removed (2.2), the end of a simple command (an
- * operator `;` `&` `|` `(` `)`, or a newline), or a redirection operator (its word is a
- * file, no argument). A `#` at a token's start begins a comment to the end of the line
- * (2.3 rule 9); a backslash-newline outside single quotes is removed (2.2.1). */
-enum token { TOKEN_END, TOKEN_WORD, TOKEN_BREAK, TOKEN_REDIRECT };
+ * operator `;` `&` `|` `(` `)`, or a newline), a redirection operator (its word is a
+ * file, no argument), or `<` alone, whose file is the command's standard input (2.7.1).
+ * A `#` at a token's start begins a comment to the end of the line (2.3 rule 9); a
+ * backslash-newline outside single quotes is removed (2.2.1). */
+enum token { TOKEN_END, TOKEN_WORD, TOKEN_BREAK, TOKEN_REDIRECT, TOKEN_STDIN };
 
 struct lexer {
     const char *p;
@@ -123,8 +124,10 @@ static enum token lexer_next(struct lexer *lx)
         return TOKEN_BREAK;
     }
     if (*p == '<' || *p == '>') {
-        lx->p = p + strspn(p, "<>&|-");
-        return TOKEN_REDIRECT;
+        size_t n = strspn(p, "<>&|-");
+
+        lx->p = p + n;
+        return n == 1 && *p == '<' ? TOKEN_STDIN : TOKEN_REDIRECT;
     }
     while (*p && !strchr(" \t\r;&|()<>\n", *p)) {
         if (*p == '\\') { /* 2.2.1: the next character is literal, a newline is removed */
@@ -158,11 +161,13 @@ static enum token lexer_next(struct lexer *lx)
  * backslash-newline) upload, joined to input `i`'s build: every argument of each
  * `pipeline upload` that is no option (buildkite/agent clicommand/pipeline_upload.go,
  * `FilePaths []string cli:"arg:*"`, read one by one: every positional since agent
- * 3.104.0, c0e0e536f), up to the end of its simple command. */
+ * 3.104.0, c0e0e536f), up to the end of its simple command, and the file given as its
+ * standard input (`< FILE`: without a path the agent reads a piped pipeline, its help's
+ * "You can also pipe build pipelines to the command"). */
 static void link_line(struct files *f, size_t i, const char *text)
 {
     struct lexer lx; /* its word is not cleared: every line comes here */
-    bool after_pipeline = false, uploading = false, redirected = false;
+    bool after_pipeline = false, uploading = false, redirected = false, from_stdin = false;
     enum token t;
 
     lx.p = text;
@@ -171,14 +176,16 @@ static void link_line(struct files *f, size_t i, const char *text)
         size_t j;
 
         if (t != TOKEN_WORD) { /* a redirection's word is no argument; a break ends the command */
-            redirected = t == TOKEN_REDIRECT;
+            redirected = t == TOKEN_REDIRECT || t == TOKEN_STDIN;
+            from_stdin = t == TOKEN_STDIN;
             if (!redirected)
                 after_pipeline = uploading = false;
             continue;
         }
-        if (redirected) {
+        if (redirected && !(from_stdin && uploading)) {
             redirected = false;
         } else if (uploading) {
+            redirected = false;
             if (lx.word[0] != '-' && inputs_name_has_suffix(lx.word, lx.len, pipeline_suffixes) &&
                 (j = named_by(f, i, lx.word, lx.len)) < f->n)
                 f->parent[root_of(f->parent, (unsigned)i)] = root_of(f->parent, (unsigned)j);
@@ -208,7 +215,10 @@ static const char *quote_close(const char *p)
  * sequence entry and key before a value (`- `, `command: `, `"command": `); a value
  * quoted as a whole (what follows the quote is YAML's: nothing, a `,` or a comment) or
  * opening a quote the line does not close, without its quotes and with `\"` `\\` (double)
- * or `''` (single) read. A block scalar's lines are shell text as they are. Appended to
+ * or `''` (single) read. A literal block scalar's (`|`) lines are shell text as they
+ * are; a folded one's (`>`) or a plain or quoted scalar continued on the next line are
+ * read a line at a time too, so a command folded across lines is missed (a build not
+ * joined: a collision unreported, never a false one; docs/buildkite.md). Appended to
  * `out` (`used` of UPLOADS_LINE bytes so far); the new length. */
 static size_t yaml_line_text(const char *line, char *out, size_t used)
 {
@@ -286,6 +296,7 @@ static void scan(struct files *f, size_t i, struct source *src)
                     line[used++] = buf[k];
                 continue;
             }
+            used -= used && line[used - 1] == '\r'; /* YAML reads CRLF as a line break (5.4) */
             line[used] = '\0';
             joined = scan_line(f, i, line, used, text, joined);
             used = 0;
