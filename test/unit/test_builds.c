@@ -85,12 +85,14 @@ START_TEST(uploads_join_builds)
 }
 END_TEST
 
-/* A command is read as sh reads it: a `#` in quotes is no comment, a redirection's file
- * and the words after a `;` are no upload's, a YAML line's key and quotes are not the
- * command's, `up"load"` is not looked for (a line without `upload`). */
+/* A command is read as sh reads it, from the text YAML gives: a `#` in quotes is no
+ * comment, a redirection's file and the words after a `;` are no upload's, a key and
+ * the YAML quotes are not the command's, `up"load"` is `upload` (its scalar holds
+ * `upload` elsewhere), a folded scalar is one line. */
 START_TEST(uploads_as_sh_reads_them)
 {
-    static const char *const joined[] = {"d.yml", "e.yml", "f.yml"}, *const apart[] = {"g.yml", "h.yml", "i.yml"};
+    static const char *const joined[] = {"d.yml", "e.yml", "f.yml", "i.yml", "j.yml"},
+                             *const apart[] = {"g.yml", "h.yml"};
     char dir[] = "/tmp/fanout-builds-XXXXXX", sub[600];
     const char *specs[1];
     struct inputs in;
@@ -108,21 +110,24 @@ START_TEST(uploads_as_sh_reads_them)
                "  - command: |\n"
                "      buildkite-agent pipeline upload .buildkite/f.yml > .buildkite/g.yml\n"
                "      buildkite-agent pipeline upload; cat .buildkite/h.yml\n"
-               "      buildkite-agent pipeline up\"load\" .buildkite/i.yml\n");
-    for (size_t k = 0; k < 3; k++) {
+               "      buildkite-agent pipeline up\"load\" .buildkite/i.yml\n"
+               "  - command: >\n"
+               "      buildkite-agent pipeline\n"
+               "      upload .buildkite/j.yml\n");
+    for (size_t k = 0; k < 5; k++)
         write_file(sub, joined[k], "steps:\n  - command: x\n");
+    for (size_t k = 0; k < 2; k++)
         write_file(sub, apart[k], "steps:\n  - command: x\n");
-    }
     specs[0] = sub;
     ck_assert_int_eq(inputs_expand(specs, 1, d, &in), 0);
-    ck_assert_uint_eq(in.n, 7);
+    ck_assert_uint_eq(in.n, 8);
     for (size_t i = 0; i < in.n; i++) {
         ck_assert_ptr_nonnull(src[i] = source_open(in.paths[i], d));
         build[i] = 0;
     }
     ck_assert_int_eq(bk_uploads_builds(src, (const char *const *)in.paths, in.n, in.walked, build, d), 0);
-    for (size_t i = 1; i < in.n; i++) /* a.yml, then d..i in name order */
-        ck_assert_msg((build[i] == build[0]) == (i <= 3), "%s", in.paths[i]);
+    for (size_t i = 1; i < in.n; i++) /* a.yml, then d..j in name order: g and h apart */
+        ck_assert_msg((build[i] == build[0]) == (i != 4 && i != 5), "%s", in.paths[i]);
     for (size_t i = 0; i < in.n; i++) {
         source_close(src[i]);
         unlink(in.paths[i]);

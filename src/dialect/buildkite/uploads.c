@@ -4,6 +4,7 @@
  * the pipeline's steps, or a step's `buildkite-agent pipeline upload FILE`). What fanout
  * can prove is the second: a file whose text runs `pipeline upload PATH` puts PATH into
  * its own build (bugsnag-js's block/x.block.yml uploads basic/x.yml). */
+#define _GNU_SOURCE /* memmem */
 #include "uploads.h"
 
 #include <limits.h>
@@ -14,9 +15,11 @@
 #include <unistd.h>
 
 #include "fanout/inputs.h"
+#include "fanout/stream.h"
 #include "fanout/strset.h"
+#include "fanout/ynode.h"
 
-/* The longest line looked at: an upload command is short; a longer line is cut. */
+/* The longest word looked at: a path is short; a longer word is cut. */
 #define UPLOADS_LINE 4096
 
 struct files {
@@ -157,8 +160,7 @@ static enum token lexer_next(struct lexer *lx)
     return TOKEN_WORD;
 }
 
-/* The files that the commands of `text` (shell text, one line or several joined by a
- * backslash-newline) upload, joined to input `i`'s build: every argument of each
+/* The files that the commands of `text` (a scalar's text: shell lines) upload, joined to input `i`'s build: every argument of each
  * `pipeline upload` that is no option (buildkite/agent clicommand/pipeline_upload.go,
  * `FilePaths []string cli:"arg:*"`, read one by one: every positional since agent
  * 3.104.0, c0e0e536f), up to the end of its simple command, and the file given as its
@@ -196,115 +198,64 @@ static void link_line(struct files *f, size_t i, const char *text)
     }
 }
 
-/* Where the quoted YAML scalar opening at `p` closes (YAML 1.2, 7.3.1-2: `\"` escapes a
- * double quote, `''` is a single one); NULL when not on this line. */
-static const char *quote_close(const char *p)
+/* Every scalar of a step's tree: YAML has read its quotes, escapes and folding, so a
+ * text is what the agent's shell is given (a `>` block or a plain scalar continued on
+ * the next line is one line of shell). */
+static void link_scalars(struct files *f, size_t i, const struct ynode *n)
 {
-    for (const char *q = p + 1; *q; q++) {
-        if (*p == '"' && q[0] == '\\' && q[1])
-            q++;
-        else if (*p == '\'' && q[0] == '\'' && q[1] == '\'')
-            q++;
-        else if (*q == *p)
-            return q;
+    if (n->kind == YNODE_SCALAR) {
+        if (strstr(n->u.scalar.text, "upload"))
+            link_line(f, i, n->u.scalar.text);
+    } else if (n->kind == YNODE_SEQ) {
+        for (size_t k = 0; k < n->u.seq.n; k++)
+            link_scalars(f, i, n->u.seq.items[k]);
+    } else {
+        for (size_t k = 0; k < n->u.map.n; k++)
+            link_scalars(f, i, n->u.map.pairs[k].value);
     }
-    return NULL;
 }
 
-/* The shell text of one line of a pipeline's YAML (or JSON): the line without the
- * sequence entry and key before a value (`- `, `command: `, `"command": `); a value
- * quoted as a whole (what follows the quote is YAML's: nothing, a `,` or a comment) or
- * opening a quote the line does not close, without its quotes and with `\"` `\\` (double)
- * or `''` (single) read. A literal block scalar's (`|`) lines are shell text as they
- * are; a folded one's (`>`) or a plain or quoted scalar continued on the next line are
- * read a line at a time too, so a command folded across lines is missed (a build not
- * joined: a collision unreported, never a false one; docs/buildkite.md). Appended to
- * `out` (`used` of UPLOADS_LINE bytes so far); the new length. */
-static size_t yaml_line_text(const char *line, char *out, size_t used)
+/* Whether the text of `src` holds "upload" anywhere (most pipelines do not: they are
+ * not parsed twice). */
+static bool mentions_upload(struct source *src)
 {
-    const char *p = line + strspn(line, " \t"), *colon;
-    char quote = 0;
-
-    while (p[0] == '-' && (p[1] == ' ' || p[1] == '\t'))
-        p += 1 + strspn(p + 1, " \t");
-    if (*p == '"' || *p == '\'')
-        colon = quote_close(p); /* a quoted key's closing quote */
-    else
-        colon = *p && !strchr(" \t#:", *p) ? p + strcspn(p, " \t#:\"'") - 1 : NULL; /* a plain key's end */
-    if (colon && colon[1] == ':' && (colon[2] == ' ' || colon[2] == '\t' || !colon[2]))
-        p = colon + 2 + strspn(colon + 2, " \t");
-    if (*p == '"' || *p == '\'') {
-        const char *end = quote_close(p), *after = end ? end + 1 + strspn(end + 1, " \t") : NULL;
-
-        if (!end || !*after || strchr(",#]}", *after))
-            quote = *p++;
-    }
-    for (; *p && used < UPLOADS_LINE; p++) {
-        if (quote && *p == quote && !(quote == '\'' && p[1] == '\''))
-            break;
-        if ((quote == '\'' && *p == '\'') || (quote == '"' && *p == '\\' && (p[1] == '"' || p[1] == '\\')))
-            p++;
-        out[used++] = *p;
-    }
-    out[used] = '\0';
-    return used;
-}
-
-/* Whether a line ends with a backslash that escapes the newline after it (2.2.1): an odd
- * number of them. */
-static bool continues(const char *text, size_t len)
-{
-    size_t n = 0;
-
-    while (n < len && text[len - 1 - n] == '\\')
-        n++;
-    return n % 2 == 1;
-}
-
-/* One line of input `i` (len bytes) after text[0..joined), the lines before it that
- * end in a backslash: read once the command ends. The length of text still to join. A
- * line without `upload` and no line before it uploads nothing (unless the word is
- * spelled with quotes or a backslash inside: not read), and is not looked at further. */
-static size_t scan_line(struct files *f, size_t i, const char *line, size_t len, char *text, size_t joined)
-{
-    bool more = continues(line, len); /* a quoted scalar that ends here ends the command */
-
-    if (!joined && !more && !strstr(line, "upload"))
-        return 0;
-    joined = yaml_line_text(line, text, joined);
-    if (more && joined < UPLOADS_LINE) {
-        text[joined++] = '\n';
-        return joined;
-    }
-    link_line(f, i, text);
-    return 0;
-}
-
-/* Input `i`'s text, a line at a time, a line ending in a backslash joined to the next
- * one (through its source: the read is checked against the run's other reads of it). */
-static void scan(struct files *f, size_t i, struct source *src)
-{
-    char buf[8192], line[UPLOADS_LINE + 1], text[UPLOADS_LINE + 2];
-    size_t got, used = 0, joined = 0;
+    static const char word[] = "upload";
+    char buf[8192 + sizeof(word)];
+    size_t got, kept = 0;
 
     if (source_rewind(src) != 0)
-        return; /* the run's own read says why */
-    while ((got = source_read(src, buf, sizeof(buf))) > 0) {
-        for (size_t k = 0; k < got; k++) {
-            if (buf[k] != '\n') {
-                if (used < UPLOADS_LINE)
-                    line[used++] = buf[k];
-                continue;
-            }
-            used -= used && line[used - 1] == '\r'; /* YAML reads CRLF as a line break (5.4) */
-            line[used] = '\0';
-            joined = scan_line(f, i, line, used, text, joined);
-            used = 0;
-        }
+        return false; /* the run's own read says why */
+    while ((got = source_read(src, buf + kept, sizeof(buf) - kept - 1)) > 0) {
+        got += kept;
+        buf[got] = '\0';
+        if (memmem(buf, got, word, sizeof(word) - 1))
+            return true;
+        kept = got < sizeof(word) - 1 ? got : sizeof(word) - 2; /* a word cut by the read */
+        memmove(buf, buf + got - kept, kept);
     }
-    line[used] = '\0';
-    if (scan_line(f, i, line, used, text, joined))
-        link_line(f, i, text);
+    return false;
+}
+
+/* Input `i`'s commands, read from its steps as YAML reads them; a problem of the file is
+ * not said here (the run's own read of it says it). */
+static void scan(struct files *f, size_t i, struct source *src)
+{
+    struct diag *quiet;
+    struct stream *s;
+    struct stream_item item;
+
+    if (!mentions_upload(src) || source_rewind(src) != 0 || !(quiet = diag_create_buffered(DIAG_TEXT)))
+        return;
+    if ((s = stream_open(src, (unsigned)i, quiet)) != NULL) {
+        while (stream_next(s, &item) == 1) {
+            if (item.doc) {
+                link_scalars(f, i, ynode_doc_root(item.doc));
+                ynode_doc_destroy(item.doc);
+            }
+        }
+        stream_close(s);
+    }
+    diag_destroy(quiet);
 }
 
 int bk_uploads_builds(struct source *const *sources, const char *const *paths, size_t n,
