@@ -27,6 +27,10 @@ struct files {
     char **real;      /* each input's real path, or NULL (not walked, or not resolved) */
     unsigned *parent; /* union-find over the inputs */
     size_t n;
+    /* the input being read: its checkout's root (checkout_of), and the texts already
+     * read (an alias is a copy: a bomb of them is read once) */
+    int root;
+    struct strset *read;
 };
 
 static unsigned root_of(unsigned *parent, unsigned i)
@@ -62,7 +66,7 @@ static int checkout_of(const char *real)
 static size_t named_by(const struct files *f, size_t i, const char *word, size_t len)
 {
     char at_root[PATH_MAX];
-    int root = checkout_of(f->real[i]);
+    int root = f->root;
     size_t found = f->n, matches = 0;
 
     while (len > 2 && word[0] == '.' && word[1] == '/')
@@ -204,7 +208,7 @@ static void link_line(struct files *f, size_t i, const char *text)
 static void link_scalars(struct files *f, size_t i, const struct ynode *n)
 {
     if (n->kind == YNODE_SCALAR) {
-        if (strstr(n->u.scalar.text, "upload"))
+        if (strstr(n->u.scalar.text, "upload") && strset_add(f->read, n->u.scalar.text, n->u.scalar.len) != 1)
             link_line(f, i, n->u.scalar.text);
     } else if (n->kind == YNODE_SEQ) {
         for (size_t k = 0; k < n->u.seq.n; k++)
@@ -246,6 +250,8 @@ static void scan(struct files *f, size_t i, struct source *src)
 
     if (!mentions_upload(src) || source_rewind(src) != 0 || !(quiet = diag_create_buffered(DIAG_TEXT)))
         return;
+    f->root = checkout_of(f->real[i]);
+    strset_clear(f->read);
     if ((s = stream_open(src, (unsigned)i, quiet)) != NULL) {
         while (stream_next(s, &item) == 1) {
             if (item.doc) {
@@ -261,8 +267,9 @@ static void scan(struct files *f, size_t i, struct source *src)
 int bk_uploads_builds(struct source *const *sources, const char *const *paths, size_t n,
                       const struct strset *walked, unsigned *build, struct diag *d)
 {
-    struct files f = {paths, inputs_walked_real(paths, n, walked), calloc(n ? n : 1, sizeof(unsigned)), n};
-    int rc = f.real && f.parent ? 0 : -1;
+    struct files f = {paths, inputs_walked_real(paths, n, walked), calloc(n ? n : 1, sizeof(unsigned)), n, -1,
+                      strset_create()};
+    int rc = f.real && f.parent && f.read ? 0 : -1;
     size_t n_walked = 0;
 
     (void)d; /* the inputs' own sources report */
@@ -280,5 +287,6 @@ int bk_uploads_builds(struct source *const *sources, const char *const *paths, s
         build[i] = strset_has(walked, paths[i], strlen(paths[i])) ? root_of(f.parent, (unsigned)i) + 1 : 0;
     inputs_real_free(f.real, n);
     free(f.parent);
+    strset_destroy(f.read);
     return rc;
 }
