@@ -26,6 +26,41 @@ static void write_file(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
+/* The builds of the inputs `specs` stand for: in->n of them in `build` (at most 8). */
+static void builds_of(const char **specs, size_t n, struct inputs *in, unsigned *build, struct diag *d)
+{
+    struct source *src[8];
+
+    ck_assert_int_eq(inputs_expand(specs, n, d, in), 0);
+    ck_assert_uint_le(in->n, 8);
+    for (size_t i = 0; i < in->n; i++) {
+        ck_assert_ptr_nonnull(src[i] = source_open(in->paths[i], d));
+        build[i] = 0;
+    }
+    ck_assert_int_eq(bk_uploads_builds(src, (const char *const *)in->paths, in->n, in->walked, build, d), 0);
+    for (size_t i = 0; i < in->n; i++)
+        source_close(src[i]);
+}
+
+/* A fresh directory `dir` (a mkdtemp template) and its `.buildkite` in `sub` (600 bytes). */
+static void builds_dir(char *dir, char *sub)
+{
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sub, 600, "%s/.buildkite", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+}
+
+/* Removes the inputs' files and the directories made for them. */
+static void builds_remove(struct inputs *in, const char *sub, const char *dir, struct diag *d)
+{
+    for (size_t i = 0; i < in->n; i++)
+        unlink(in->paths[i]);
+    inputs_free(in);
+    rmdir(sub);
+    rmdir(dir);
+    diag_destroy(d);
+}
+
 /* A path from a config is read from its directory; an absolute one as written. */
 START_TEST(paths_from_a_config)
 {
@@ -48,12 +83,9 @@ START_TEST(uploads_join_builds)
     const char *specs[2];
     struct inputs in;
     struct diag *d = diag_create_buffered(DIAG_TEXT);
-    struct source *src[8];
     unsigned build[8];
 
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(sub, sizeof(sub), "%s/.buildkite", dir);
-    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    builds_dir(dir, sub);
     write_file(sub, "a.yml", "steps:\n  # buildkite-agent pipeline upload .buildkite/c.yml (a comment)\n"
                              "  - command: buildkite-agent pipeline upload --replace .buildkite/b.yml\n");
     write_file(sub, "b.yml", "steps:\n  - command: b\n");
@@ -62,26 +94,14 @@ START_TEST(uploads_join_builds)
     snprintf(named, sizeof(named), "%s/n.yml", dir);
     specs[0] = sub;
     specs[1] = named;
-    ck_assert_int_eq(inputs_expand(specs, 2, d, &in), 0);
+    builds_of(specs, 2, &in, build, d);
     ck_assert_uint_eq(in.n, 4);
     ck_assert(strset_has(in.walked, in.paths[0], strlen(in.paths[0])));
-    for (size_t i = 0; i < in.n; i++) {
-        ck_assert_ptr_nonnull(src[i] = source_open(in.paths[i], d));
-        build[i] = 0;
-    }
-    ck_assert_int_eq(bk_uploads_builds(src, (const char *const *)in.paths, in.n, in.walked, build, d), 0);
     ck_assert_uint_eq(build[0], build[1]); /* a.yml uploads b.yml */
     ck_assert_uint_ne(build[0], build[2]); /* c.yml: named in a comment only */
     ck_assert_uint_ne(build[0], 0);
     ck_assert_uint_eq(build[3], 0); /* n.yml, named: the command line's build */
-    for (size_t i = 0; i < in.n; i++) {
-        source_close(src[i]);
-        unlink(in.paths[i]);
-    }
-    inputs_free(&in);
-    rmdir(sub);
-    rmdir(dir);
-    diag_destroy(d);
+    builds_remove(&in, sub, dir, d);
 }
 END_TEST
 
@@ -97,12 +117,9 @@ START_TEST(uploads_as_sh_reads_them)
     const char *specs[1];
     struct inputs in;
     struct diag *d = diag_create_buffered(DIAG_TEXT);
-    struct source *src[8];
     unsigned build[8];
 
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(sub, sizeof(sub), "%s/.buildkite", dir);
-    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    builds_dir(dir, sub);
     write_file(sub, "a.yml",
                "steps:\n"
                "  - command: \"echo 'a # b' && buildkite-agent pipeline upload \\\".buildkite/d.yml\\\"\" # x\n"
@@ -119,23 +136,11 @@ START_TEST(uploads_as_sh_reads_them)
     for (size_t k = 0; k < 2; k++)
         write_file(sub, apart[k], "steps:\n  - command: x\n");
     specs[0] = sub;
-    ck_assert_int_eq(inputs_expand(specs, 1, d, &in), 0);
+    builds_of(specs, 1, &in, build, d);
     ck_assert_uint_eq(in.n, 8);
-    for (size_t i = 0; i < in.n; i++) {
-        ck_assert_ptr_nonnull(src[i] = source_open(in.paths[i], d));
-        build[i] = 0;
-    }
-    ck_assert_int_eq(bk_uploads_builds(src, (const char *const *)in.paths, in.n, in.walked, build, d), 0);
     for (size_t i = 1; i < in.n; i++) /* a.yml, then d..j in name order: g and h apart */
         ck_assert_msg((build[i] == build[0]) == (i != 4 && i != 5), "%s", in.paths[i]);
-    for (size_t i = 0; i < in.n; i++) {
-        source_close(src[i]);
-        unlink(in.paths[i]);
-    }
-    inputs_free(&in);
-    rmdir(sub);
-    rmdir(dir);
-    diag_destroy(d);
+    builds_remove(&in, sub, dir, d);
 }
 END_TEST
 
