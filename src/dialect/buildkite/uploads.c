@@ -20,7 +20,7 @@
 #include "fanout/ynode.h"
 
 /* The longest word looked at: a path is short; a longer word is cut. */
-#define UPLOADS_LINE 4096
+#define UPLOADS_WORD 4096
 
 struct files {
     const char *const *paths;
@@ -100,13 +100,13 @@ enum token { TOKEN_END, TOKEN_WORD, TOKEN_BREAK, TOKEN_REDIRECT, TOKEN_STDIN };
 
 struct lexer {
     const char *p;
-    char word[UPLOADS_LINE + 1];
+    char word[UPLOADS_WORD + 1];
     size_t len;
 };
 
 static void word_add(struct lexer *lx, char c)
 {
-    if (lx->len < UPLOADS_LINE)
+    if (lx->len < UPLOADS_WORD)
         lx->word[lx->len++] = c;
 }
 
@@ -164,15 +164,16 @@ static enum token lexer_next(struct lexer *lx)
     return TOKEN_WORD;
 }
 
-/* The files that the commands of `text` (a scalar's text: shell lines) upload, joined to input `i`'s build: every argument of each
- * `pipeline upload` that is no option (buildkite/agent clicommand/pipeline_upload.go,
- * `FilePaths []string cli:"arg:*"`, read one by one: every positional since agent
- * 3.104.0, c0e0e536f), up to the end of its simple command, and the file given as its
+/* The files that the commands of `text` (a scalar's text: shell lines) upload, joined to
+ * input `i`'s build: every argument of each `pipeline upload` that is no option
+ * (buildkite/agent clicommand/pipeline_upload.go, `FilePaths []string cli:"arg:*"`,
+ * read one by one: every positional since agent 3.104.0, c0e0e536f), up to the end of
+ * its simple command, and the file given as its
  * standard input (`< FILE`: without a path the agent reads a piped pipeline, its help's
  * "You can also pipe build pipelines to the command"). */
 static void link_line(struct files *f, size_t i, const char *text)
 {
-    struct lexer lx; /* its word is not cleared: every line comes here */
+    struct lexer lx; /* its word is written before it is read: not cleared */
     bool after_pipeline = false, uploading = false, redirected = false, from_stdin = false;
     enum token t;
 
@@ -224,14 +225,13 @@ static void link_scalars(struct files *f, size_t i, const struct ynode *n)
 static bool mentions_upload(struct source *src)
 {
     static const char word[] = "upload";
-    char buf[8192 + sizeof(word)];
+    char buf[8192];
     size_t got, kept = 0;
 
     if (source_rewind(src) != 0)
         return false; /* the run's own read says why */
-    while ((got = source_read(src, buf + kept, sizeof(buf) - kept - 1)) > 0) {
+    while ((got = source_read(src, buf + kept, sizeof(buf) - kept)) > 0) {
         got += kept;
-        buf[got] = '\0';
         if (memmem(buf, got, word, sizeof(word) - 1))
             return true;
         kept = got < sizeof(word) - 1 ? got : sizeof(word) - 2; /* a word cut by the read */
