@@ -77,6 +77,9 @@ struct render_opts {
     /* the files the directories among the inputs stand for (inputs.h); NULL: none. The
      * dialect says which of them are one build (dialect.h's `builds`) */
     const struct strset *walked;
+    /* what render_builds gave for these paths and these options, so that a run does not
+     * find the builds again (NULL: the run finds them) */
+    const unsigned *builds;
     /* files a directory does not stand for (the committed renderings the config's
      * `checks` name): a rendering is no source of itself */
     const char *const *not_inputs;
@@ -104,10 +107,10 @@ char *render_input_name(const struct render_opts *opts, const char *path);
 
 /* Which of `paths` are one build, as rendering them with `opts` finds (dialect.h's
  * `builds`; keys are unique per build): a new array whose [i] is the input that input
- * i's build begins with (its lowest file number), or NULL when they are one build (also
- * when they cannot be read, which rendering them says, or when out of memory: one build
- * then). Opens the inputs and reads no item: diff matches builds across its sides with
- * it before rendering them (docs/diff.md "Builds"). */
+ * i's build begins with (its lowest file number; all 0: one build), or NULL when they
+ * cannot be read (which rendering them says) or when out of memory. Opens the inputs
+ * and reads no item: diff matches builds across its sides with it before rendering them
+ * (docs/diff.md "Builds"), and hands it to the rendering (opts->builds). */
 unsigned *render_builds(const char *const *paths, size_t n, const struct render_opts *opts);
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */

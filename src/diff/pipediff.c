@@ -191,21 +191,24 @@ static int render_sides(const struct operand *b, const char *const *bp, size_t b
     return rc;
 }
 
-/* Each side's files' builds, named alike on both (pd_builds_match), when a side's files
- * are several builds; read before rendering, as the sides render at once and their jobs
- * are recorded by build (docs/diff.md "Builds"). Only a directory's files can be (render
- * .h's `walked`). 0, or -1 when out of memory. */
-static int match_builds(const struct operand *b, const char *const *bp, size_t bn, const struct render_opts *bo,
-                        const struct operand *h, const char *const *hp, size_t hn, const struct render_opts *ho,
-                        struct hkey *scope[2])
+/* Each side's files' builds (render_builds: `found`, new arrays or NULL), and when a
+ * side's files are several builds, their names alike on both sides (pd_builds_match);
+ * read before rendering, as the sides render at once and their jobs are recorded by
+ * build (docs/diff.md "Builds"). Only a directory's files can be (render.h's `walked`).
+ * 0, or -1 when out of memory. */
+static int match_builds(const char *const *bp, size_t bn, const struct render_opts *bo, const struct operand *b,
+                        const char *const *hp, size_t hn, const struct render_opts *ho, const struct operand *h,
+                        unsigned *found[2], struct hkey *scope[2])
 {
-    struct pd_builds_side side[2] = {{b->spec, bp, bn, bn && bo->walked ? render_builds(bp, bn, bo) : NULL},
-                                     {h->spec, hp, hn, hn && ho->walked ? render_builds(hp, hn, ho) : NULL}};
-    int rc = side[0].first || side[1].first ? pd_builds_match(side, scope) : 0;
+    struct pd_builds_side side[2] = {{b->spec, bp, bn, NULL}, {h->spec, hp, hn, NULL}};
 
-    free((unsigned *)side[0].first);
-    free((unsigned *)side[1].first);
-    return rc;
+    found[0] = bn && bo->walked ? render_builds(bp, bn, bo) : NULL;
+    found[1] = hn && ho->walked ? render_builds(hp, hn, ho) : NULL;
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; found[k] && i < side[k].n && !side[k].first; i++)
+            side[k].first = found[k][i] ? found[k] : NULL; /* all 0: one build */
+    }
+    return side[0].first || side[1].first ? pd_builds_match(side, scope) : 0;
 }
 
 /* Compares the files `bp` of BASE with the files `hp` of HEAD (one dialect, or whatever
@@ -217,14 +220,19 @@ static int compare_files(struct report *r, const struct operand *b, const char *
 {
     struct side base, head;
     struct hkey *scope[2] = {NULL, NULL};
+    unsigned *found[2] = {NULL, NULL};
+    struct render_opts bo_found = *bo, ho_found = *ho;
     int rc;
 
     memset(&base, 0, sizeof(base));
     memset(&head, 0, sizeof(head));
-    if (match_builds(b, bp, bn, bo, h, hp, hn, ho, scope) != 0)
+    if (match_builds(bp, bn, bo, b, hp, hn, ho, h, found, scope) != 0)
         rc = -1;
-    else
-        rc = render_sides(b, bp, bn, bo, h, hp, hn, ho, r, pd, scope, &base, &head, d);
+    else {
+        bo_found.builds = found[0];
+        ho_found.builds = found[1];
+        rc = render_sides(b, bp, bn, &bo_found, h, hp, hn, &ho_found, r, pd, scope, &base, &head, d);
+    }
     if (rc == 0 && pd_report_findings(pd->findings, &base.found, &head.found, d, r) != 0)
         rc = -1;
     if (rc == 0) {
@@ -243,6 +251,8 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     pd_side_free(&head);
     free(scope[0]);
     free(scope[1]);
+    free(found[0]);
+    free(found[1]);
     return rc;
 }
 

@@ -642,6 +642,38 @@ char *render_input_name(const struct render_opts *opts, const char *path)
     return name;
 }
 
+struct build_of {
+    unsigned build, file;
+};
+
+static int by_build(const void *pa, const void *pb)
+{
+    const struct build_of *a = pa, *b = pb;
+
+    if (a->build != b->build)
+        return a->build < b->build ? -1 : 1;
+    return a->file < b->file ? -1 : a->file > b->file;
+}
+
+/* Names each build by its first input (the lowest file number), whatever number the
+ * dialect gave it: a build's number is then below the inputs' count (lint counts jobs by
+ * it) and the same however its builds were found (render_builds, opts->builds). 0, or -1
+ * when out of memory. */
+static int builds_by_first(struct run *r)
+{
+    struct build_of *v = malloc(r->n_sources * sizeof(*v));
+
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < r->n_sources; i++)
+        v[i] = (struct build_of){r->build[i], (unsigned)i};
+    qsort(v, r->n_sources, sizeof(*v), by_build);
+    for (size_t i = 0; i < r->n_sources; i++)
+        r->build[v[i].file] = i && v[i].build == v[i - 1].build ? r->build[v[i - 1].file] : v[i].file;
+    free(v);
+    return 0;
+}
+
 /* Which inputs are one build: a workflow is its own run; the files a directory stands
  * for are as their dialect says (its `builds`); those named on the command line are one
  * (`buildkite-agent pipeline upload a.yml b.yml`). 0, or -1 after reporting. */
@@ -651,14 +683,16 @@ static int find_builds(struct run *r, const char *const *paths)
         return out_of_memory(r);
     for (size_t i = 0; r->dialect->keys_per_file && i < r->n_sources; i++)
         r->build[i] = (unsigned)i;
-    if (!r->dialect->keys_per_file && r->dialect->builds && r->opts->walked) {
+    if (!r->dialect->keys_per_file && r->opts->builds)
+        memcpy(r->build, r->opts->builds, r->n_sources * sizeof(*r->build));
+    else if (!r->dialect->keys_per_file && r->dialect->builds && r->opts->walked) {
         int rc;
 
         /* what its reads find wrong is the run's passes' to say */
         diag_set_muted(r->diag, true);
         rc = r->dialect->builds(r->sources, paths, r->n_sources, r->opts->walked, r->build, r->diag);
         diag_set_muted(r->diag, false);
-        if (rc != 0)
+        if (rc != 0 || builds_by_first(r) != 0)
             return out_of_memory(r);
     }
     for (size_t i = 1; !r->split && i < r->n_sources; i++)
@@ -702,39 +736,6 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
     if (r->dialect->state_create && !(r->dialect_state = r->dialect->state_create(opts->dialect_options)))
         return out_of_memory(r);
     return find_builds(r, paths);
-}
-
-struct build_of {
-    unsigned build, file;
-};
-
-static int by_build(const void *pa, const void *pb)
-{
-    const struct build_of *a = pa, *b = pb;
-
-    if (a->build != b->build)
-        return a->build < b->build ? -1 : 1;
-    return a->file < b->file ? -1 : a->file > b->file;
-}
-
-/* Each input's build by its first input (render_builds), or NULL when out of memory. */
-static unsigned *builds_first(const struct run *r)
-{
-    struct build_of *v = malloc(r->n_sources * sizeof(*v));
-    unsigned *first = malloc(r->n_sources * sizeof(*first));
-
-    if (v && first) {
-        for (size_t i = 0; i < r->n_sources; i++)
-            v[i] = (struct build_of){r->build[i], (unsigned)i};
-        qsort(v, r->n_sources, sizeof(*v), by_build);
-        for (size_t i = 0; i < r->n_sources; i++)
-            first[v[i].file] = i && v[i].build == v[i - 1].build ? first[v[i - 1].file] : v[i].file;
-    } else {
-        free(first);
-        first = NULL;
-    }
-    free(v);
-    return first;
 }
 
 /* Starts the checks of pass 1 and the sink it may feed. 0, or -1 after reporting. */
@@ -860,8 +861,8 @@ unsigned *render_builds(const char *const *paths, size_t n, const struct render_
     struct run r = {.opts = opts, .diag = diag_create_buffered(DIAG_TEXT)};
     unsigned *first = NULL;
 
-    if (r.diag && open_inputs(&r, paths, n) == 0 && r.split)
-        first = builds_first(&r);
+    if (r.diag && open_inputs(&r, paths, n) == 0 && (first = malloc((n ? n : 1) * sizeof(*first))) != NULL)
+        memcpy(first, r.build, n * sizeof(*first));
     if (r.diag) {
         close_run(&r);
         diag_destroy(r.diag);

@@ -145,9 +145,31 @@ START_TEST(job_rules_before_key_problems)
 }
 END_TEST
 
-/* render_builds says each input's build by its first input when the inputs are several
- * builds (a walked a.yml uploads c.yml: one build; b.yml its own), and NULL when they
- * are one (the same files named). */
+/* render_builds says each input's build by its first input (a walked a.yml uploads
+ * c.yml: one build; b.yml its own; named files: one build, all 0), and a run handed
+ * those builds (opts.builds) keeps keys unique per build as they say, without finding
+ * them again. */
+static void ignore_begin(void *user, const struct dialect *dialect)
+{
+    (void)user;
+    (void)dialect;
+}
+
+/* render_run's exit code for `paths`' checks (the findings are the test's own). */
+static int render_builds_run(const char *const *paths, const struct render_opts *opts)
+{
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct render_sink sink = {.begin = ignore_begin};
+    struct render_opts o = *opts;
+    int rc;
+
+    ck_assert_ptr_nonnull(d);
+    o.sink = &sink;
+    rc = render_run(paths, 3, &o, d);
+    diag_destroy(d);
+    return rc;
+}
+
 START_TEST(render_builds_by_first_input)
 {
     char dir[] = "/tmp/fanout-builds-XXXXXX", p[3][64];
@@ -167,8 +189,14 @@ START_TEST(render_builds_by_first_input)
         fputs(texts[i], f);
         fclose(f);
     }
-    /* named: one build */
-    ck_assert_ptr_null(render_builds(paths, 3, &opts));
+    /* named: one build, where key x twice is an error; handed builds apart, it is not */
+    ck_assert_ptr_nonnull(first = render_builds(paths, 3, &opts));
+    ck_assert_uint_eq(first[0] + first[1] + first[2], 0);
+    free(first);
+    ck_assert_int_eq(render_builds_run(paths, &opts), 1);
+    opts.builds = (const unsigned[]){0, 1, 0};
+    ck_assert_int_eq(render_builds_run(paths, &opts), 0);
+    opts.builds = NULL;
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(strset_add(walked, p[i], strlen(p[i])), 0);
     opts.walked = walked;
@@ -178,7 +206,9 @@ START_TEST(render_builds_by_first_input)
     ck_assert_uint_eq(first[2], 0);
     free(first);
     /* one walked file: one build */
-    ck_assert_ptr_null(render_builds(paths, 1, &opts));
+    ck_assert_ptr_nonnull(first = render_builds(paths, 1, &opts));
+    ck_assert_uint_eq(first[0], 0);
+    free(first);
     strset_destroy(walked);
     for (int i = 0; i < 3; i++)
         unlink(p[i]);
