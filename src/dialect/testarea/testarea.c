@@ -855,6 +855,8 @@ static int ta_next(struct dialect_reader *r, struct stream_item *item)
                 return -1;
             if (item->doc) {
                 item->kind = STREAM_STEP;
+                /* the file's group: the item is its file's (lint counts jobs by build) */
+                item->pos = ynode_pos(ynode_item(ynode_doc_root(item->doc), 0));
                 return 1;
             }
         }
@@ -865,6 +867,7 @@ static int ta_next(struct dialect_reader *r, struct stream_item *item)
         item->doc = testarea_take_amd_group(r->ta);
         if (item->doc) {
             item->kind = STREAM_STEP;
+            item->pos = ynode_pos(ynode_item(ynode_doc_root(item->doc), 0)); /* its first mirror's */
             return 1;
         }
         /* fall through */
