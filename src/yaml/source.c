@@ -626,6 +626,22 @@ const char *source_span(const struct source *src, unsigned line, unsigned col, s
     return (const char *)p + col;
 }
 
+const char *source_lines_to(const struct source *src, unsigned line, uint64_t end, size_t *len, bool *more)
+{
+    const struct window *w = &src->win;
+    uint64_t start;
+
+    if (!w->bytes || w->off || line > w->lines || w->lines - line >= WINDOW_LINES)
+        return NULL;
+    start = w->line_start[line % WINDOW_LINES];
+    if (end < start || end > w->handed || w->handed - start > WINDOW_BYTES ||
+        (start % WINDOW_BYTES) + (end - start) > WINDOW_BYTES)
+        return NULL; /* gone, not yet handed, or around the ring's end */
+    *len = (size_t)(end - start);
+    *more = end < w->handed;
+    return w->bytes + start % WINDOW_BYTES;
+}
+
 /* The read has handed on the whole input. */
 static void read_ended(struct source *src)
 {
