@@ -32,11 +32,11 @@ CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # dialect's src/dialect/<dialect>/<module>.c (its private headers beside it).
 SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c src/*/*/*.c))
 HDR     := $(wildcard include/fanout/*.h include/fanout/*.def src/*/*.h src/*/*/*.h)
-TESTSRC := $(wildcard test/unit/*.c)
+TESTSRC := $(wildcard test/unit/*.c) test/blocktext_oracle.c
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff expr shards gha buildkite config glob change conditional durations
+FUZZ_TARGETS := render schema diff expr shards gha buildkite config glob change conditional durations blocktext
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local
@@ -222,7 +222,7 @@ FUZZ_SEED ?=
 FUZZCC ?= clang
 FUZZFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o $(FUZZ)/version.o
-FUZZ_SHARED := test/fuzz/fuzz_common.c test/fuzz/fuzz_oracle.c test/fuzz/fuzz_mutate.c
+FUZZ_SHARED := test/fuzz/fuzz_common.c test/fuzz/fuzz_oracle.c test/fuzz/fuzz_mutate.c test/blocktext_oracle.c
 FUZZ_COMMON := $(FUZZ_SHARED) test/fuzz/fuzz.h
 
 fuzz-deps:

@@ -1,7 +1,8 @@
-/* blocktext against libfyaml 0.7.12 itself: every block scalar of every YAML file of the
- * corpus and the fixtures, random block scalars of every form, and hand-written cases (the
- * YAML spec's examples of chomping, indentation and folding). A case blocktext declines is
- * libfyaml's; a case it takes must be libfyaml's text byte for byte. */
+/* blocktext against libfyaml 0.7.12 itself (test/blocktext_oracle.c): every block scalar
+ * of every YAML file of the corpus and the fixtures, random block scalars of every form,
+ * and hand-written cases (the YAML spec's examples of chomping, indentation and folding).
+ * A case blocktext declines is libfyaml's; a case it takes must be libfyaml's text byte
+ * for byte. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <libfyaml.h>
@@ -10,102 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../blocktext_oracle.h"
 #include "fanout/blocktext.h"
-#include "fanout/inputs.h"
 #include "unit.h"
-
-struct tally {
-    size_t compared, declined, differ;
-    char first[512]; /* the first difference, for the message */
-};
-
-/* The parent column stream.c gives a scalar: its pending key's, else its container's. */
-struct parent {
-    unsigned col, key_col;
-    bool map, has_key;
-};
-
-static void compare_one(const char *yaml, size_t len, struct fy_event *fye, const struct fy_mark *sm,
-                        const struct fy_mark *em, const struct parent *up, char *out, struct tally *t)
-{
-    enum fy_scalar_style st = fy_token_scalar_style(fye->scalar.value);
-    const char *body = yaml + sm->input_pos, *header = body - 1, *want;
-    size_t n = 0, blen;
-    struct blocktext b;
-
-    if (st != FYSS_LITERAL && st != FYSS_FOLDED)
-        return;
-    while (header > yaml && header[-1] != '\n')
-        header--;
-    b = (struct blocktext){header, (size_t)(body - 1 - header), body, em->input_pos - sm->input_pos,
-                           st == FYSS_FOLDED, up ? (up->has_key ? up->key_col : up->col) : 0,
-                           em->input_pos == len};
-    want = fy_token_get_text(fye->scalar.value, &blen);
-    if (!blocktext_format(&b, out, &n)) {
-        t->declined++;
-        return;
-    }
-    t->compared++;
-    if ((!want || n != blen || memcmp(out, want, n) != 0) && !t->differ++)
-        snprintf(t->first, sizeof(t->first), "input [%.*s] libfyaml %zu [%.*s] blocktext %zu [%.*s]",
-                 (int)(len > 300 ? 300 : len), yaml, blen, (int)blen, want ? want : "", n, (int)n, out);
-}
-
-/* Compares blocktext with libfyaml's text for every block scalar of yaml[0..len), parsed
- * as stream.c parses; an input libfyaml refuses is compared up to its error. */
-static void compare_all(const char *yaml, size_t len, struct tally *t)
-{
-    struct fy_diag_cfg dcfg;
-    struct fy_diag *fyd;
-    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION};
-    struct fy_parser *fyp;
-    struct fy_event *fye;
-    struct parent stack[256];
-    int depth = 0;
-    char *out = malloc(len + 2);
-
-    fy_diag_cfg_default(&dcfg);
-    dcfg.fp = NULL;
-    fyd = fy_diag_create(&dcfg);
-    cfg.diag = fyd;
-    fyp = fy_parser_create(&cfg);
-    if (!fyp || !out || fy_parser_set_string(fyp, yaml, len) != 0)
-        ck_abort_msg("cannot start libfyaml");
-    while ((fye = fy_parser_parse(fyp)) != NULL) {
-        const struct fy_mark *sm = fy_event_start_mark(fye), *em = fy_event_end_mark(fye);
-        unsigned col = sm ? (unsigned)sm->column + 1 : 0;
-        bool finished = fye->type == FYET_SCALAR || fye->type == FYET_ALIAS;
-
-        if (fye->type == FYET_SCALAR && sm && em && sm->line > 0)
-            compare_one(yaml, len, fye, sm, em, depth > 0 ? &stack[depth - 1] : NULL, out, t);
-        if (fye->type == FYET_MAPPING_START || fye->type == FYET_SEQUENCE_START) {
-            if (depth == 256)
-                break;
-            stack[depth++] = (struct parent){col, 0, fye->type == FYET_MAPPING_START, false};
-        } else if (fye->type == FYET_MAPPING_END || fye->type == FYET_SEQUENCE_END) {
-            col = stack[--depth].col;
-            finished = true;
-        }
-        /* a mapping's child in key place gives its value the key's column */
-        if (finished && depth > 0 && stack[depth - 1].map) {
-            stack[depth - 1].key_col = col;
-            stack[depth - 1].has_key = !stack[depth - 1].has_key;
-        }
-        fy_parser_event_free(fyp, fye);
-    }
-    fy_parser_destroy(fyp);
-    fy_diag_destroy(fyd);
-    free(out);
-}
 
 /* The text blocktext gives the one block scalar of `yaml` (its parent in a mapping at
  * column 1), and libfyaml agrees. */
 static void check_text(const char *yaml, const char *want)
 {
-    struct tally t = {0};
+    struct blocktext_tally t = {0};
     size_t len = strlen(yaml);
 
-    compare_all(yaml, len, &t);
+    blocktext_compare(yaml, len, &t);
     ck_assert_msg(t.compared == 1 && t.differ == 0, "%s: compared %zu, differ %zu: %s", yaml, t.compared,
                   t.differ, t.first);
     /* and the text is the one the spec says */
@@ -173,9 +90,9 @@ START_TEST(declines)
     struct blocktext top_level = {"|", 1, body, 4, false, 0, true};
 
     for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
-        struct tally t = {0};
+        struct blocktext_tally t = {0};
 
-        compare_all(left[i], strlen(left[i]), &t);
+        blocktext_compare(left[i], strlen(left[i]), &t);
         ck_assert_msg(t.compared == 0, "case %zu taken", i);
     }
     /* libfyaml 0.7.12 takes text no deeper than its key and then formats it wrongly */
@@ -242,14 +159,14 @@ static size_t random_doc(uint64_t *s, char *buf)
 
 START_TEST(random_forms)
 {
-    struct tally t = {0};
+    struct blocktext_tally t = {0};
     uint64_t seed = 27;
     char buf[1024];
 
     for (int i = 0; i < 30000; i++) {
         size_t len = random_doc(&seed, buf);
 
-        compare_all(buf, len, &t);
+        blocktext_compare(buf, len, &t);
         if (t.differ)
             ck_abort_msg("case %d differs: %s", i, t.first);
     }
@@ -259,7 +176,7 @@ START_TEST(random_forms)
 }
 END_TEST
 
-static struct tally corpus;
+static struct blocktext_tally corpus;
 static size_t corpus_files;
 
 static int corpus_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
@@ -278,7 +195,7 @@ static int corpus_file(const char *path, const struct stat *sb, int type, struct
     corpus_files++;
     /* libfyaml wants text without a NUL (the source refuses one before it parses) */
     if (!memchr(text, '\0', n))
-        compare_all(text, n, &corpus);
+        blocktext_compare(text, n, &corpus);
     if (corpus.differ)
         ck_abort_msg("%s: %s", path, corpus.first);
     free(text);
