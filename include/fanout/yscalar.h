@@ -21,6 +21,10 @@ size_t yscalar_float_canonical(const char *s, size_t len, char *out);
  * YAML 1.1 or 1.2 reader (a null, bool, number, date, merge key ...). */
 bool yscalar_misread(const char *s, size_t len);
 
+/* Whether s[0..n) is printable ASCII (0x20-0x7E), a byte a column: checked a word at a
+ * time. */
+bool yscalar_printable(const char *s, size_t n);
+
 enum yscalar_style { YS_PLAIN, YS_LITERAL, YS_DOUBLE_QUOTED };
 
 /* The canonical way to write the string s[0..len): plain when every reader gets the

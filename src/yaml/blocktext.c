@@ -123,7 +123,7 @@ bool blocktext_format(const struct blocktext *b, char *out, size_t *len)
     enum chomp chomp;
     unsigned explicit_ind;
     size_t ind;
-    struct line l, first;
+    struct line l, next, first;
     char *o = out;
     unsigned pending;
 
@@ -144,10 +144,10 @@ bool blocktext_format(const struct blocktext *b, char *out, size_t *len)
     /* libfyaml 0.7.12 takes text no deeper than its key (block_text_consistent, stream.c) */
     if (first.spaces < b->parent_col)
         return false;
-    for (l = line_at(p, end); l.p != z; l = line_at(l.p + l.len + 1, end)) {
-        struct line next = line_at(l.p + l.len + 1, end);
+    for (l = line_at(p, end); l.p != z; l = next) {
         int spaced = 0;
 
+        next = line_at(l.p + l.len + 1, end);
         if (!line_blank(&l) ? l.spaces < ind : !explicit_ind && l.p < first.p && l.len > ind)
             return false; /* not as libfyaml scanned it */
         o = put_line(o, &l, ind);
