@@ -8,27 +8,25 @@
 
 #include "fanout/blocktext.h"
 
-/* The parent column stream.c gives a scalar: its pending key's, else its container's. */
-struct parent {
-    unsigned col, key_col;
-    bool map, has_key;
-};
-
-static void compare_one(const char *yaml, size_t len, struct fy_event *fye, const struct fy_mark *sm,
-                        const struct fy_mark *em, const struct parent *up, char *out, struct blocktext_tally *t)
+/* One scalar event: a block scalar's text from blocktext (from the input's bytes, as
+ * stream.c hands them over: the header's line, then the scalar's lines) against
+ * libfyaml's. */
+static void compare_one(const char *yaml, size_t len, struct fy_event *fye, char *out,
+                        struct blocktext_tally *t)
 {
+    const struct fy_mark *sm = fy_event_start_mark(fye), *em = fy_event_end_mark(fye);
     enum fy_scalar_style st = fy_token_scalar_style(fye->scalar.value);
-    const char *body = yaml + sm->input_pos, *header = body - 1, *want;
+    const char *body, *header, *want;
     size_t n = 0, blen;
     struct blocktext b;
 
-    if (st != FYSS_LITERAL && st != FYSS_FOLDED)
+    if ((st != FYSS_LITERAL && st != FYSS_FOLDED) || !sm || !em || sm->line < 1 || sm->column != 0)
         return;
-    while (header > yaml && header[-1] != '\n')
+    body = yaml + sm->input_pos;
+    for (header = body - 1; header > yaml && header[-1] != '\n';)
         header--;
     b = (struct blocktext){header, (size_t)(body - 1 - header), body, em->input_pos - sm->input_pos,
-                           st == FYSS_FOLDED, up ? (up->has_key ? up->key_col : up->col) : 0,
-                           em->input_pos == len};
+                           st == FYSS_FOLDED, em->input_pos == len};
     want = fy_token_get_text(fye->scalar.value, &blen);
     if (!blocktext_format(&b, out, &n)) {
         t->declined++;
@@ -36,8 +34,9 @@ static void compare_one(const char *yaml, size_t len, struct fy_event *fye, cons
     }
     t->compared++;
     if ((!want || n != blen || memcmp(out, want, n) != 0) && !t->differ++)
-        snprintf(t->first, sizeof(t->first), "input [%.*s] libfyaml %zu [%.*s] blocktext %zu [%.*s]",
-                 (int)(len > 300 ? 300 : len), yaml, blen, (int)blen, want ? want : "", n, (int)n, out);
+        snprintf(t->first, sizeof(t->first), "line %d [%.*s]: libfyaml %zu [%.*s] blocktext %zu [%.*s]",
+                 sm->line + 1, (int)(b.header_len + b.body_len + 1), header, blen, (int)blen,
+                 want ? want : "", n, (int)n, out);
 }
 
 void blocktext_compare(const char *yaml, size_t len, struct blocktext_tally *t)
@@ -47,8 +46,6 @@ void blocktext_compare(const char *yaml, size_t len, struct blocktext_tally *t)
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION};
     struct fy_parser *fyp;
     struct fy_event *fye;
-    struct parent stack[256];
-    int depth = 0;
     char *out = malloc(len + 2);
 
     fy_diag_cfg_default(&dcfg);
@@ -59,25 +56,8 @@ void blocktext_compare(const char *yaml, size_t len, struct blocktext_tally *t)
     if (!fyp || !out || fy_parser_set_string(fyp, yaml, len) != 0)
         abort();
     while ((fye = fy_parser_parse(fyp)) != NULL) {
-        const struct fy_mark *sm = fy_event_start_mark(fye), *em = fy_event_end_mark(fye);
-        unsigned col = sm ? (unsigned)sm->column + 1 : 0;
-        bool finished = fye->type == FYET_SCALAR || fye->type == FYET_ALIAS;
-
-        if (fye->type == FYET_SCALAR && sm && em && sm->line > 0)
-            compare_one(yaml, len, fye, sm, em, depth > 0 ? &stack[depth - 1] : NULL, out, t);
-        if (fye->type == FYET_MAPPING_START || fye->type == FYET_SEQUENCE_START) {
-            if (depth == 256)
-                break;
-            stack[depth++] = (struct parent){col, 0, fye->type == FYET_MAPPING_START, false};
-        } else if (fye->type == FYET_MAPPING_END || fye->type == FYET_SEQUENCE_END) {
-            col = stack[--depth].col;
-            finished = true;
-        }
-        /* a mapping's child in key place gives its value the key's column */
-        if (finished && depth > 0 && stack[depth - 1].map) {
-            stack[depth - 1].key_col = col;
-            stack[depth - 1].has_key = !stack[depth - 1].has_key;
-        }
+        if (fye->type == FYET_SCALAR)
+            compare_one(yaml, len, fye, out, t);
         fy_parser_event_free(fyp, fye);
     }
     fy_parser_destroy(fyp);

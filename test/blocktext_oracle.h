@@ -8,12 +8,12 @@
 
 struct blocktext_tally {
     size_t compared, declined, differ;
-    char first[512]; /* the first difference, for the message */
+    char first[1024]; /* the first difference, for the message */
 };
 
 /* Compares blocktext with libfyaml's text for every block scalar of yaml[0..len) (valid
- * UTF-8 without NUL), parsed as stream.c parses, each with the parent column stream.c
- * gives it; adds to *t. An input libfyaml refuses is compared up to its error. */
+ * UTF-8 without NUL), parsed as stream.c parses; adds to *t. An input libfyaml refuses is
+ * compared up to its error. */
 void blocktext_compare(const char *yaml, size_t len, struct blocktext_tally *t);
 
 #endif

@@ -15,7 +15,6 @@ struct blocktext {
     const char *body;     /* from the start of the next line to where the scalar ends */
     size_t body_len;
     bool folded;          /* `>`; else `|` */
-    unsigned parent_col;  /* 1-based column of its key or sequence; 0: unknown */
     bool at_eof;          /* the input ends where the body does */
 };
 

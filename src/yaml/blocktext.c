@@ -1,5 +1,6 @@
 #include "fanout/blocktext.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* What libfyaml 0.7.12 makes of a block scalar's lines, transcribed from its line iterator
@@ -14,13 +15,19 @@
 
 enum chomp { CHOMP_CLIP, CHOMP_STRIP, CHOMP_KEEP };
 
-/* The header's indicators, read from the end of its line (a comment there could hold
- * anything, so a line with a `#` is not read): `|` or `>`, then a chomping indicator and an
- * indentation indicator in either order (YAML 1.2.2, 8.1.1). */
-static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *indent)
+/* The header's line, read from its end (a comment there could hold anything, so a line
+ * with a `#` is not read): `|` or `>`, a chomping indicator and an indentation indicator
+ * in either order (YAML 1.2.2, 8.1.1), the node's properties (an anchor, a tag), then
+ * what the scalar is the value of, whose column is the indentation n its lines are deeper
+ * than (libfyaml's fyp->indent): a key (`run: |`, `- key: |`: the key's column) or a
+ * sequence's entry (`- |`, `- - |`: its `-`'s). Anything else (`? |`, `: |`, an alias as
+ * the key, the indicator below its key) is libfyaml's: with the indicator below its key
+ * (`k:`, `  |`), 0.7.12 indents from the indicator (a "generated indent") and loses the
+ * break of a last line indented deeper (`  a`, `   b`: "a\n b"). */
+static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *indent, size_t *n)
 {
     const char *h = b->header;
-    size_t i = b->header_len;
+    size_t i = b->header_len, k = 0;
 
     if (memchr(h, '#', i) || memchr(h, '\t', i) || memchr(h, '\r', i))
         return false;
@@ -28,7 +35,7 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
         i--;
     *chomp = CHOMP_CLIP;
     *indent = 0;
-    for (int k = 0; k < 2 && i > 0; k++, i--) {
+    for (int j = 0; j < 2 && i > 0; j++, i--) {
         char c = h[i - 1];
 
         if ((c == '-' || c == '+') && *chomp == CHOMP_CLIP)
@@ -40,12 +47,28 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
     }
     if (i < 3 || h[i - 1] != (b->folded ? '>' : '|') || h[i - 2] != ' ')
         return false;
-    /* the indicator alone on its line, below its key: libfyaml 0.7.12 indents from it
-     * (a "generated indent") and loses the break of a last line indented deeper (`k:`,
-     * `  |`, `  a`, `   b`: "a\n b") */
-    for (i -= 2; i > 0 && h[i - 1] == ' ';)
-        i--;
-    return i > 0;
+    for (i -= 2;;) { /* the properties */
+        size_t word;
+
+        while (i > 0 && h[i - 1] == ' ')
+            i--;
+        for (word = i; word > 0 && h[word - 1] != ' ';)
+            word--;
+        if (word == i || (h[word] != '&' && h[word] != '!'))
+            break;
+        i = word;
+    }
+    /* the sequences' entries the line begins with: n is the last one's column */
+    for (*n = SIZE_MAX;; *n = k++) {
+        while (k < i && h[k] == ' ')
+            k++;
+        if (k >= i || h[k] != '-' || (k + 1 < i && h[k + 1] != ' '))
+            break;
+    }
+    if (k == i) /* `- |` */
+        return *n != SIZE_MAX;
+    *n = k; /* `key: |` */
+    return h[i - 1] == ':' && k < i - 1 && !strchr("-?:,[]{}#&*!|>%@`", h[k]);
 }
 
 /* Whether every line break of p[0..n) is a LF and it has no tab: a CR, and NEL, LS and PS
@@ -122,12 +145,12 @@ bool blocktext_format(const struct blocktext *b, char *out, size_t *len)
     const char *p = b->body, *end = p + b->body_len, *q = end, *z;
     enum chomp chomp;
     unsigned explicit_ind;
-    size_t ind;
+    size_t ind, n;
     struct line l, next, first;
     char *o = out;
     unsigned pending;
 
-    if (!b->parent_col || !header_read(b, &chomp, &explicit_ind) || !plain_lines(p, b->body_len))
+    if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len))
         return false;
     /* z: the last line with text; none is libfyaml's empty scalar */
     while (q > p && (q[-1] == ' ' || q[-1] == '\n'))
@@ -140,9 +163,9 @@ bool blocktext_format(const struct blocktext *b, char *out, size_t *len)
     /* the first line with text: its indentation is the scalar's, unless the header says */
     for (first = line_at(p, end); line_blank(&first); first = line_at(first.p + first.len + 1, end))
         ;
-    ind = explicit_ind ? b->parent_col - 1 + explicit_ind : first.spaces;
+    ind = explicit_ind ? n + explicit_ind : first.spaces;
     /* libfyaml 0.7.12 takes text no deeper than its key (block_text_consistent, stream.c) */
-    if (first.spaces < b->parent_col)
+    if (first.spaces <= n)
         return false;
     for (l = line_at(p, end); l.p != z; l = next) {
         int spaced = 0;

@@ -582,9 +582,9 @@ static const char *verbatim_text(const struct stream *s, struct fy_event *fye, c
 /* The text of a block scalar from the lines the source handed the parser (its header's
  * line, then its own), when blocktext works it out; NULL: ask libfyaml, whose
  * fy_token_get_text runs its line iterator over them twice (a twelfth of rendering a
- * workflow). `parent_col`: as block_suspect's. */
+ * workflow). */
 static const char *block_text(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
-                              bool folded, unsigned parent_col, size_t *len)
+                              bool folded, size_t *len)
 {
     size_t n, body_len;
     bool more;
@@ -605,7 +605,7 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
         s->text = t;
         s->cap_text = body_len + 1;
     }
-    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, parent_col, !more};
+    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more};
     return blocktext_format(&b, s->text, len) ? s->text : NULL;
 }
 
@@ -659,7 +659,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     if (tag < 0)
         return NULL;
     if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED))
-        t = block_text(s, start, end, style == YNODE_FOLDED, parent_col, &len);
+        t = block_text(s, start, end, style == YNODE_FOLDED, &len);
     if (!t) {
         unsigned ind;
 

@@ -15,8 +15,7 @@
 #include "fanout/blocktext.h"
 #include "unit.h"
 
-/* The text blocktext gives the one block scalar of `yaml` (its parent in a mapping at
- * column 1), and libfyaml agrees. */
+/* The text blocktext gives the one block scalar of `yaml`, and libfyaml agrees. */
 static void check_text(const char *yaml, const char *want)
 {
     struct blocktext_tally t = {0};
@@ -43,6 +42,8 @@ static void check_text(const char *yaml, const char *want)
 START_TEST(forms)
 {
     check_text("k: |\n  a\n  b\n", "a\nb\n");
+    check_text("k: !!str |\n  a\n", "a\n");
+    check_text("k: &x >-\n  a\n  b\n", "a b");
     check_text("k: |-\n  a\n\nx: 1\n", "a");
     check_text("k: |+\n  a\n\n\nx: 1\n", "a\n\n\n");
     check_text("k: |\n  a\n\n\nx: 1\n", "a\n");
@@ -81,13 +82,17 @@ START_TEST(declines)
         "k: |\n  a\n\n",              /* what follows the last line at the end of the input */
         "k: |\n  a\n  ",
         "k:\n  |\n  a\n   b\nx: 1\n",     /* an indicator below its key: libfyaml loses a break */
+        "k:\n  &a |\n  a\n   b\nx: 1\n",
+        "? a\n: |\n  a\n",             /* no key on the header's line */
+        "? |\n  a\n: b\n",
+        "&k k: |\n  a\n",
         "k: >\n  a\n\n   b\nx: 1\n",  /* libfyaml 0.7.12 ends the text with a stray space */
     };
     static const char body[] = "  a\n";
     char out[16];
     size_t n;
-    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, 3, true};
-    struct blocktext top_level = {"|", 1, body, 4, false, 0, true};
+    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true};
+    struct blocktext top_level = {"--- |", 5, body, 4, false, true};
 
     for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
         struct blocktext_tally t = {0};
@@ -97,8 +102,8 @@ START_TEST(declines)
     }
     /* libfyaml 0.7.12 takes text no deeper than its key and then formats it wrongly */
     ck_assert(!blocktext_format(&first_no_deeper, out, &n));
-    ck_assert(!blocktext_format(&top_level, out, &n)); /* no parent column */
-    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, 1, true}, out, &n));
+    ck_assert(!blocktext_format(&top_level, out, &n)); /* no key, no sequence */
+    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true}, out, &n));
 }
 END_TEST
 
@@ -108,8 +113,9 @@ static unsigned rnd(uint64_t *s, unsigned n)
     return (unsigned)((*s >> 33) % n);
 }
 
-/* A document with one block scalar of a random form: its context, header, lines (empty,
- * spaces, text, at random indentation) and what ends it. */
+/* A document with one block scalar of a random form: its context (a key, a sequence's
+ * item, a key in an item, a key with the scalar on the next line, a second key; an anchor
+ * or a tag), header, lines (empty, spaces, text, at random indentation) and what ends it. */
 static size_t random_doc(uint64_t *s, char *buf)
 {
     static const char *const words[] = {"a", "b c", "# x", "- y", "z  ", "\xc3\xa9", "k: v"};
@@ -122,11 +128,13 @@ static size_t random_doc(uint64_t *s, char *buf)
         o += sprintf(o, "top:\n");
     if (ctx == 4)
         o += sprintf(o, "%*sa: 1\n", p, "");
+    if (ctx == 1 && rnd(s, 2))
+        o += sprintf(o, "%*s- first\n", p, "");
     o += sprintf(o, ctx == 1 ? "%*s- " : ctx == 2 ? "%*s- key: " : ctx == 3 ? "%*skey:\n%*s" : "%*skey: ", p, "",
                  p + 2, "");
     if (ctx == 2)
         p += 2;
-    o += sprintf(o, "%c", rnd(s, 2) ? '|' : '>');
+    o += sprintf(o, "%s%c", (const char *[]){"", "", "&a ", "!!str "}[rnd(s, 4)], rnd(s, 2) ? '|' : '>');
     if (rnd(s, 2))
         o += sprintf(o, "%s%.*u", chomps[rnd(s, 3)], m ? 1 : 0, m);
     else
