@@ -354,36 +354,15 @@ static bool plain_ok(const char *s, size_t len)
     return !yscalar_misread(s, len);
 }
 
-bool yscalar_printable(const char *s, size_t n)
-{
-    const uint64_t spaces = 0x2020202020202020ull, dels = 0x7F7F7F7F7F7F7F7Full;
-    const uint64_t high = 0x8080808080808080ull, low = 0x0101010101010101ull;
-    size_t i = 0;
-
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w, d;
-
-        memcpy(&w, s + i, 8);
-        d = w ^ dels; /* a zero byte where w has a DEL */
-        /* a byte below 0x20 borrows into its high bit; one from 0x80 has it */
-        if ((((w - spaces) | w) & high) || ((d - low) & ~d & high))
-            return false;
-    }
-    for (; i < n; i++)
-        if ((unsigned char)(s[i] - 0x20) > 0x7E - 0x20)
-            return false;
-    return true;
-}
-
-/* Line by line, each checked a word at a time (a byte at a time, with its branches, was
- * most of choosing the style of a workflow's `run:` text). */
-static bool literal_ok(const char *s, size_t len)
+/* Text with a line break, line by line, each checked a word at a time (a byte at a time,
+ * with its branches, was most of choosing the style of a workflow's `run:` text). Not
+ * inlined: its loop's registers were saved on every call of yscalar_style, most of them
+ * for single-line text. */
+__attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
 {
     const char *p = s, *end = s + len;
     bool text = false;
 
-    if (len == 0 || !memchr(s, '\n', len))
-        return false;
     while (p < end) {
         const char *lb = memchr(p, '\n', (size_t)(end - p)), *e = lb ? lb : end, *q = p;
 
@@ -406,7 +385,8 @@ static bool literal_ok(const char *s, size_t len)
 
 enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key)
 {
-    if (!is_key && literal_ok(s, len))
+    /* a line break first: most scalars have none */
+    if (!is_key && len && memchr(s, '\n', len) && literal_ok(s, len))
         return YS_LITERAL;
     return plain_ok(s, len) ? YS_PLAIN : YS_DOUBLE_QUOTED;
 }
