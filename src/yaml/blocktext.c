@@ -8,10 +8,11 @@
  * fy_atom_iter_line, fy_atom_iter_format) and its scanner (src/lib/fy-parse.c:
  * fy_fetch_block_scalar), for lines of spaces and LF only. It is YAML 1.2.2's section 8.1
  * (literal and folded content, chomping) but for a last line cut by the end of the input,
- * which clipping ends with a break all the same. Every other case
- * (tabs, CR and the other breaks, a comment or an explicit indentation indicator it cannot
- * read on the header line, content no deeper than its key, an empty scalar, what follows the
- * last line at the end of the input) is libfyaml's. */
+ * which clipping ends with a break all the same. Every other case (tabs, CR and the other
+ * breaks, a comment on the header's line, a header whose key or sequence entry it cannot
+ * read, content no deeper than its key, an empty scalar, blank lines at the end of the
+ * input, the folds libfyaml ends with a stray space) is libfyaml's: test_blocktext and the
+ * blocktext fuzz target hold it to libfyaml's text. */
 
 enum chomp { CHOMP_CLIP, CHOMP_STRIP, CHOMP_KEEP };
 
