@@ -85,6 +85,12 @@ char *source_lines(struct source *src, unsigned line, size_t max, size_t *len);
  * everything before them on it is one byte a column (printable ASCII); else NULL. Valid
  * until the parser reads on. */
 const char *source_span(const struct source *src, unsigned line, unsigned col, size_t len);
+/* The bytes the attached parser was handed from the start of 0-based line `line` to input
+ * offset `end` (a block scalar's lines, from its header's), when they were handed lately,
+ * in one piece; else NULL. *more: whether it was handed bytes after them (the parser
+ * looks past the end of a block scalar unless the input ends there). Valid until the
+ * parser reads on. */
+const char *source_lines_to(const struct source *src, unsigned line, uint64_t end, size_t *len, bool *more);
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */
 void source_detach(struct source *src);
 

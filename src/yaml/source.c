@@ -12,6 +12,7 @@
 
 #include "fanout/output.h"
 #include "fanout/strhash.h"
+#include "fanout/yscalar.h"
 
 /* Incremental UTF-8 checker; the state survives between reads. Positions are not
  * counted as bytes go by (that was a tenth of a render): an error's line and column are
@@ -584,28 +585,6 @@ static void window_add(struct window *w, const char *b, size_t n)
     w->handed += n;
 }
 
-/* Whether p[0..n) is printable ASCII, a byte a column: a word at a time (a byte at a time
- * was most of source_span's cost). */
-static bool one_column_bytes(const unsigned char *p, size_t n)
-{
-    const uint64_t spaces = 0x2020202020202020ull, dels = 0x7F7F7F7F7F7F7F7Full;
-    size_t i = 0;
-
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w, d;
-
-        memcpy(&w, p + i, 8);
-        d = w ^ dels; /* a zero byte where w has a DEL */
-        /* a byte below 0x20 borrows into its high bit; one from 0x80 has it */
-        if ((((w - spaces) | w) & HIGH_BITS) || ((d - LOW_BITS) & ~d & HIGH_BITS))
-            return false;
-    }
-    for (; i < n; i++)
-        if ((unsigned char)(p[i] - 0x20) > 0x7E - 0x20)
-            return false;
-    return true;
-}
-
 const char *source_span(const struct source *src, unsigned line, unsigned col, size_t len)
 {
     const struct window *w = &src->win;
@@ -621,9 +600,25 @@ const char *source_span(const struct source *src, unsigned line, unsigned col, s
     if (line < w->lines && start + col + len >= w->line_start[(line + 1) % WINDOW_LINES])
         return NULL; /* not on the line */
     p = (const unsigned char *)w->bytes + start % WINDOW_BYTES;
-    if (!one_column_bytes(p, col))
+    if (!yscalar_printable((const char *)p, col))
         return NULL; /* a column that is not a byte (a tab, a wide character) */
     return (const char *)p + col;
+}
+
+const char *source_lines_to(const struct source *src, unsigned line, uint64_t end, size_t *len, bool *more)
+{
+    const struct window *w = &src->win;
+    uint64_t start;
+
+    if (!w->bytes || w->off || line > w->lines || w->lines - line >= WINDOW_LINES)
+        return NULL;
+    start = w->line_start[line % WINDOW_LINES];
+    if (end < start || end > w->handed || w->handed - start > WINDOW_BYTES ||
+        (start % WINDOW_BYTES) + (end - start) > WINDOW_BYTES)
+        return NULL; /* gone, not yet handed, or around the ring's end */
+    *len = (size_t)(end - start);
+    *more = end < w->handed;
+    return w->bytes + start % WINDOW_BYTES;
 }
 
 /* The read has handed on the whole input. */
@@ -948,11 +943,22 @@ static bool excerpt_from(const struct stored *s, unsigned line, unsigned col, un
     }
     while (at_line < line) {
         ssize_t i = 0;
+        const char *q = buf;
 
         if ((n = stored_read(s, buf, sizeof(buf), off)) <= 0)
             return false;
-        while (at_line < line && i < n)
-            at_line += ends_line((unsigned char)buf[i++], &after_cr);
+        if (!after_cr && !memchr(buf, '\r', (size_t)n)) {
+            /* LF breaks only: a memchr a line (a byte at a time, 8 excerpts were a
+             * hundredth of rendering SGLang's workflows) */
+            while (at_line < line && (q = memchr(q, '\n', (size_t)(buf + n - q))) != NULL) {
+                q++;
+                at_line++;
+            }
+            i = q ? q - buf : n;
+        } else {
+            while (at_line < line && i < n)
+                at_line += ends_line((unsigned char)buf[i++], &after_cr);
+        }
         off += (uint64_t)i;
     }
     /* the line begins after its break's LF too (a mark is always such a start) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/blocktext.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
 #include "fanout/yscalar.h"
@@ -49,6 +50,8 @@ struct stream {
      * building a tree. */
     uint64_t *hashes[STREAM_MAX_DEPTH];
     unsigned cap_hashes[STREAM_MAX_DEPTH];
+    char *text; /* a block scalar's text, worked out by blocktext */
+    size_t cap_text;
 };
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
@@ -576,6 +579,36 @@ static const char *verbatim_text(const struct stream *s, struct fy_event *fye, c
     return t;
 }
 
+/* The text of a block scalar from the lines the source handed the parser (its header's
+ * line, then its own), when blocktext works it out; NULL: ask libfyaml, whose
+ * fy_token_get_text runs its line iterator over them twice (a twelfth of rendering a
+ * workflow). */
+static const char *block_text(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
+                              bool folded, size_t *len)
+{
+    size_t n, body_len;
+    bool more;
+    const char *line;
+    struct blocktext b;
+
+    if (!start || !end || start->line < 1 || start->column != 0 || end->input_pos < start->input_pos ||
+        !(line = source_lines_to(s->src, (unsigned)start->line - 1, end->input_pos, &n, &more)))
+        return NULL;
+    body_len = end->input_pos - start->input_pos;
+    if (body_len >= n || line[n - body_len - 1] != '\n' || memchr(line, '\n', n - body_len - 1))
+        return NULL; /* not the header's line then the scalar's */
+    if (body_len + 1 > s->cap_text) {
+        char *t = realloc(s->text, body_len + 1);
+
+        if (!t)
+            return NULL;
+        s->text = t;
+        s->cap_text = body_len + 1;
+    }
+    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more};
+    return blocktext_format(&b, s->text, len) ? s->text : NULL;
+}
+
 /* Whether libfyaml reads block scalar `tok`'s text the same twice: its length and its
  * iterator's bytes. libfyaml 0.7.12 takes a literal block whose first line is no more
  * indented than its key (`run: |` then `? x` under `run`), then formats fewer bytes than
@@ -625,6 +658,8 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
 
     if (tag < 0)
         return NULL;
+    if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED))
+        t = block_text(s, start, end, style == YNODE_FOLDED, &len);
     if (!t) {
         unsigned ind;
 
@@ -882,6 +917,7 @@ void stream_close(struct stream *s)
     free(s->anchors);
     for (size_t d = 0; d < STREAM_MAX_DEPTH; d++)
         free(s->hashes[d]);
+    free(s->text);
     strset_destroy(s->top_keys);
     strset_destroy(s->item_keys);
     if (s->fyp)

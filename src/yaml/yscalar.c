@@ -1,6 +1,7 @@
 #include "fanout/yscalar.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 /* The number and date forms are scanned by hand: they are a handful of character runs,
@@ -353,44 +354,39 @@ static bool plain_ok(const char *s, size_t len)
     return !yscalar_misread(s, len);
 }
 
-static bool literal_ok(const char *s, size_t len)
+/* Text with a line break, line by line, each checked a word at a time (a byte at a time,
+ * with its branches, was most of choosing the style of a workflow's `run:` text). Not
+ * inlined: its loop's registers were saved on every call of yscalar_style, most of them
+ * for single-line text. */
+__attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t line_start = 0;
-    bool blank = true;
+    const char *p = s, *end = s + len;
+    bool text = false;
 
-    if (len == 0 || !memchr(s, '\n', len))
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] > ' ' && p[i] < 0x7F) { /* nearly every byte */
-            blank = false;
-            continue;
-        }
-        if (is_special(p + i, len - i))
+    while (p < end) {
+        const char *lb = memchr(p, '\n', (size_t)(end - p)), *e = lb ? lb : end, *q = p;
+
+        while (q < e && (*q == ' ' || *q == '\t'))
+            q++;
+        /* A line of only spaces or tabs is read back as an empty line. */
+        if (q == e && e > p)
             return false;
-        if (p[i] == '\n') {
-            /* A line of only spaces or tabs is read back as an empty line. */
-            if (blank && i > line_start)
-                return false;
-            line_start = i + 1;
-            blank = true;
-        } else if (p[i] != ' ' && p[i] != '\t') {
-            blank = false;
+        text |= e > p;
+        if (!yscalar_printable(q, (size_t)(e - q))) {
+            for (; q < e; q++)
+                if (is_special((const unsigned char *)q, (size_t)(end - q)))
+                    return false;
         }
+        p = lb ? lb + 1 : end;
     }
-    if (blank && len > line_start)
-        return false;
     /* Text made only of line breaks cannot be told apart from an empty block. */
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] != '\n')
-            return true;
-    }
-    return false;
+    return text;
 }
 
 enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key)
 {
-    if (!is_key && literal_ok(s, len))
+    /* a line break first: most scalars have none */
+    if (!is_key && len && memchr(s, '\n', len) && literal_ok(s, len))
         return YS_LITERAL;
     return plain_ok(s, len) ? YS_PLAIN : YS_DOUBLE_QUOTED;
 }

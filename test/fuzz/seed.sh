@@ -144,6 +144,12 @@ change)
         { printf '\016\377'; cat "$f"; } | emit "$f-none"
     done
     ;;
+blocktext)
+    # the YAML files with a block scalar
+    for f in $(inputs); do
+        grep -q -E '[|>][-+1-9]*[[:space:]]*$' "$f" && emit "$f" <"$f"
+    done
+    ;;
 *)
     echo "seed.sh: unknown target $target" >&2; exit 2 ;;
 esac

@@ -385,6 +385,32 @@ START_TEST(excerpt_line_breaks)
 }
 END_TEST
 
+/* Lines found across the excerpt reader's buffers (16 KiB), LF-only ones (a memchr a
+ * line) then a CR LF, in any order. */
+START_TEST(excerpt_far_lines)
+{
+    static const unsigned lines[] = {5002, 1, 2341, 5000, 5001, 4681, 2342};
+    size_t len = 0;
+    char *text = malloc(5000 * 7 + 16), want[16];
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct source *src;
+    struct diag_excerpt ex;
+
+    for (unsigned i = 1; i <= 5000; i++)
+        len += (size_t)sprintf(text + len, "l%05u\n", i);
+    len += (size_t)sprintf(text + len, "cr\r\nlast\n");
+    src = source_open_text("<far-test>", text, len, d);
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        ck_assert(source_excerpt("<far-test>", lines[i], 1, &ex));
+        snprintf(want, sizeof(want), "l%05u", lines[i]);
+        ck_assert_str_eq(ex.text, lines[i] == 5001 ? "cr" : lines[i] == 5002 ? "last" : want);
+    }
+    source_close(src);
+    diag_destroy(d);
+    free(text);
+}
+END_TEST
+
 /* A line longer than the window: the excerpt is DIAG_EXCERPT_CHARS characters around
  * the column, whatever the line's length. */
 START_TEST(excerpt_window)
@@ -427,6 +453,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, read_and_excerpt);
     tcase_add_test(tc, excerpt_window);
     tcase_add_test(tc, excerpt_line_breaks);
+    tcase_add_test(tc, excerpt_far_lines);
     suite_add_tcase(s, tc);
     return s;
 }

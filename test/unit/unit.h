@@ -38,6 +38,7 @@ Suite *tmplschema_suite(void);
 Suite *interpolate_suite(void);
 Suite *dialect_suite(void);
 Suite *gha_suite(void);
+Suite *blocktext_suite(void);
 Suite *ghachanged_suite(void);
 Suite *validate_suite(void);
 Suite *pipediff_suite(void);

@@ -1,0 +1,26 @@
+/* blocktext: the text of a YAML block scalar (`|`, `>`) worked out from its source bytes,
+ * byte for byte as libfyaml 0.7.12 formats it (fy_token_get_text), in the cases where that
+ * is simple and certain; the others are left to libfyaml. Formatting a block scalar's text
+ * was libfyaml's costliest step on GitHub workflows (`run: |` blocks): two passes of its
+ * line iterator and a copy, a twelfth of a render. */
+#ifndef FANOUT_BLOCKTEXT_H
+#define FANOUT_BLOCKTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct blocktext {
+    const char *header;   /* the header's line (`run: |-`), without its line break */
+    size_t header_len;
+    const char *body;     /* from the start of the next line to where the scalar ends */
+    size_t body_len;
+    bool folded;          /* `>`; else `|` */
+    bool at_eof;          /* the input ends where the body does */
+};
+
+/* Writes the text of `b` to out (room for b->body_len + 1 bytes) and sets *len; false when
+ * it is not one of the cases worked out here (a tab, a CR, a comment on the header line,
+ * a first line no more indented than its key ...): then libfyaml's text is the text. */
+bool blocktext_format(const struct blocktext *b, char *out, size_t *len);
+
+#endif

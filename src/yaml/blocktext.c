@@ -1,0 +1,217 @@
+#include "fanout/blocktext.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* What libfyaml 0.7.12 makes of a block scalar's lines, transcribed from its line iterator
+ * (pantoniou/libfyaml v0.7.12, src/lib/fy-atom.c: fy_atom_iter_line_analyze,
+ * fy_atom_iter_line, fy_atom_iter_format) and its scanner (src/lib/fy-parse.c:
+ * fy_fetch_block_scalar), for lines of spaces and LF only. It is YAML 1.2.2's section 8.1
+ * (literal and folded content, chomping) but for a last line cut by the end of the input,
+ * which clipping ends with a break all the same. Every other case (tabs, CR and the other
+ * breaks, a comment on the header's line, a header whose key or sequence entry it cannot
+ * read, content no deeper than its key, an empty scalar, blank lines at the end of the
+ * input, the folds libfyaml ends with a stray space) is libfyaml's: test_blocktext and the
+ * blocktext fuzz target hold it to libfyaml's text. */
+
+enum chomp { CHOMP_CLIP, CHOMP_STRIP, CHOMP_KEEP };
+
+/* The header's line, read from its end (a comment there could hold anything, so a line
+ * with a `#` is not read): `|` or `>`, a chomping indicator and an indentation indicator
+ * in either order (YAML 1.2.2, 8.1.1), the node's properties (an anchor, a tag), then
+ * what the scalar is the value of, whose column is the indentation n its lines are deeper
+ * than (libfyaml's fyp->indent): a key (`run: |`, `- key: |`: the key's column) or a
+ * sequence's entry (`- |`, `- - |`: its `-`'s). Anything else (`? |`, `: |`, an alias as
+ * the key, the indicator below its key) is libfyaml's: with the indicator below its key
+ * (`k:`, `  |`), 0.7.12 indents from the indicator (a "generated indent") and loses the
+ * break of a last line indented deeper (`  a`, `   b`: "a\n b"). */
+static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *indent, size_t *n)
+{
+    const char *h = b->header;
+    size_t i = b->header_len, k = 0;
+
+    if (memchr(h, '#', i) || memchr(h, '\t', i) || memchr(h, '\r', i))
+        return false;
+    while (i > 0 && h[i - 1] == ' ')
+        i--;
+    *chomp = CHOMP_CLIP;
+    *indent = 0;
+    for (int j = 0; j < 2 && i > 0; j++, i--) {
+        char c = h[i - 1];
+
+        if ((c == '-' || c == '+') && *chomp == CHOMP_CLIP)
+            *chomp = c == '-' ? CHOMP_STRIP : CHOMP_KEEP;
+        else if (c >= '1' && c <= '9' && !*indent)
+            *indent = (unsigned)(c - '0');
+        else
+            break;
+    }
+    if (i < 3 || h[i - 1] != (b->folded ? '>' : '|') || h[i - 2] != ' ')
+        return false;
+    for (i -= 2;;) { /* the properties */
+        size_t word;
+
+        while (i > 0 && h[i - 1] == ' ')
+            i--;
+        for (word = i; word > 0 && h[word - 1] != ' ';)
+            word--;
+        if (word == i || (h[word] != '&' && h[word] != '!'))
+            break;
+        i = word;
+    }
+    /* the sequences' entries the line begins with: n is the last one's column */
+    for (*n = SIZE_MAX;; *n = k++) {
+        while (k < i && h[k] == ' ')
+            k++;
+        if (k >= i || h[k] != '-' || (k + 1 < i && h[k + 1] != ' '))
+            break;
+    }
+    if (k == i) /* `- |` */
+        return *n != SIZE_MAX;
+    *n = k; /* `key: |` */
+    return h[i - 1] == ':' && k < i - 1 && !strchr("-?:,[]{}#&*!|>%@`", h[k]);
+}
+
+/* Whether every line break of p[0..n) is a LF and it has no tab: a CR, and NEL, LS and PS
+ * (breaks to YAML 1.1), end lines of their own, and a tab moves the columns. */
+static bool plain_lines(const char *p, size_t n)
+{
+    const char *end = p + n;
+
+    if (memchr(p, '\t', n) || memchr(p, '\r', n))
+        return false;
+    for (const char *q = p; (q = memchr(q, 0xC2, (size_t)(end - q))) != NULL; q++)
+        if (end - q > 1 && (unsigned char)q[1] == 0x85)
+            return false;
+    for (const char *q = p; (q = memchr(q, 0xE2, (size_t)(end - q))) != NULL; q++)
+        if (end - q > 2 && (unsigned char)q[1] == 0x80 && ((unsigned char)q[2] | 1) == 0xA9)
+            return false;
+    return true;
+}
+
+struct line {
+    const char *p;
+    size_t len;    /* without its break */
+    size_t spaces; /* leading */
+    bool lb;       /* ended by a break (else by the body's end) */
+};
+
+static struct line line_at(const char *p, const char *end)
+{
+    const char *lb = memchr(p, '\n', (size_t)(end - p));
+    struct line l = {p, (size_t)((lb ? lb : end) - p), 0, lb != NULL};
+
+    while (l.spaces < l.len && p[l.spaces] == ' ')
+        l.spaces++;
+    return l;
+}
+
+static bool line_blank(const struct line *l)
+{
+    return l->spaces == l->len;
+}
+
+/* libfyaml's trailing_breaks_ws of a folded line followed by blank lines, the first at `p`:
+ * 1 when a blank line has more spaces than the indentation or the next text line at least
+ * two more, 0 when neither; -1 when that text line has exactly one more, which libfyaml
+ * 0.7.12 formats with a stray space at the end of the text (`>` then `a`, ``, ` b`:
+ * "a\n b\n "). */
+static int spaced_after(const char *p, const char *end, size_t ind)
+{
+    for (;;) {
+        struct line l = line_at(p, end);
+
+        if (!line_blank(&l))
+            return l.spaces == ind + 1 ? -1 : l.spaces > ind + 1;
+        if (l.len > ind)
+            return 1;
+        if (!l.lb)
+            return 0;
+        p += l.len + 1;
+    }
+}
+
+/* Appends line `l` past the indentation (a blank line shorter than it: nothing). */
+static char *put_line(char *o, const struct line *l, size_t ind)
+{
+    if (l->len > ind) {
+        memcpy(o, l->p + ind, l->len - ind);
+        o += l->len - ind;
+    }
+    return o;
+}
+
+bool blocktext_format(const struct blocktext *b, char *out, size_t *len)
+{
+    const char *p = b->body, *end = p + b->body_len, *q = end, *z;
+    enum chomp chomp;
+    unsigned explicit_ind;
+    size_t ind, n;
+    struct line l, next, first;
+    char *o = out;
+    unsigned pending;
+
+    if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len))
+        return false;
+    /* z: the last line with text; none is libfyaml's empty scalar */
+    while (q > p && (q[-1] == ' ' || q[-1] == '\n'))
+        q--;
+    if (q == p)
+        return false;
+    z = q - 1;
+    while (z > p && z[-1] != '\n')
+        z--;
+    /* the first line with text: its indentation is the scalar's, unless the header says */
+    for (first = line_at(p, end); line_blank(&first); first = line_at(first.p + first.len + 1, end))
+        ;
+    ind = explicit_ind ? n + explicit_ind : first.spaces;
+    /* libfyaml 0.7.12 takes text no deeper than its key (block_text_consistent, stream.c) */
+    if (first.spaces <= n)
+        return false;
+    for (l = line_at(p, end); l.p != z; l = next) {
+        int spaced = 0;
+
+        next = line_at(l.p + l.len + 1, end);
+        if (!line_blank(&l) ? l.spaces < ind : !explicit_ind && l.p < first.p && l.len > ind)
+            return false; /* not as libfyaml scanned it */
+        o = put_line(o, &l, ind);
+        if (b->folded && !line_blank(&l) && line_blank(&next) && (spaced = spaced_after(next.p, end, ind)) < 0)
+            return false;
+        if (!b->folded || line_blank(&l) || l.spaces > ind || next.spaces > ind || spaced)
+            *o++ = '\n';
+        else if (!line_blank(&next))
+            *o++ = ' '; /* folded */
+    }
+    l = line_at(z, end);
+    if (l.spaces < ind || (b->at_eof && l.lb && l.p + l.len + 1 != end) || (!b->at_eof && !l.lb))
+        return false;
+    o = put_line(o, &l, ind);
+    /* chomping: what follows the last text line is blank lines, then at most the spaces
+     * before the next line's text (fewer than the indentation) */
+    pending = 1;
+    if (chomp == CHOMP_KEEP && l.lb)
+        *o++ = '\n';
+    while (l.lb) {
+        l = line_at(l.p + l.len + 1, end);
+        if (!l.lb) {
+            if (l.len > ind)
+                return false;
+            break;
+        }
+        if (chomp == CHOMP_KEEP) {
+            o = put_line(o, &l, ind);
+            *o++ = '\n';
+        } else if (l.len > ind) {
+            /* spaces past the indentation are text: the breaks before them are kept */
+            memset(o, '\n', pending);
+            o = put_line(o + pending, &l, ind);
+            pending = 1;
+        } else {
+            pending++;
+        }
+    }
+    if (chomp == CHOMP_CLIP)
+        *o++ = '\n';
+    *len = (size_t)(o - out);
+    return true;
+}

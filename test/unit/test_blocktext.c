@@ -1,0 +1,235 @@
+/* blocktext against libfyaml 0.7.12 itself (test/blocktext_oracle.c): every block scalar
+ * of every YAML file of the corpus and the fixtures, random block scalars of every form,
+ * and hand-written cases (the YAML spec's examples of chomping, indentation and folding).
+ * A case blocktext declines is libfyaml's; a case it takes must be libfyaml's text byte
+ * for byte. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
+#include <libfyaml.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../blocktext_oracle.h"
+#include "fanout/blocktext.h"
+#include "unit.h"
+
+/* The text blocktext gives the one block scalar of `yaml`, and libfyaml agrees. */
+static void check_text(const char *yaml, const char *want)
+{
+    struct blocktext_tally t = {0};
+    size_t len = strlen(yaml);
+
+    blocktext_compare(yaml, len, &t);
+    ck_assert_msg(t.compared == 1 && t.differ == 0, "%s: compared %zu, differ %zu: %s", yaml, t.compared,
+                  t.differ, t.first);
+    /* and the text is the one the spec says */
+    {
+        struct fy_document *fyd = fy_document_build_from_string(NULL, yaml, len);
+        struct fy_node *v = fyd ? fy_node_by_path(fy_document_root(fyd), "/k", FY_NT, FYNWF_DONT_FOLLOW) : NULL;
+        size_t n = 0;
+        const char *s = v ? fy_node_get_scalar(v, &n) : NULL;
+
+        ck_assert_msg(s && n == strlen(want) && memcmp(s, want, n) == 0, "%s: [%.*s], not [%s]", yaml,
+                      (int)n, s ? s : "", want);
+        fy_document_destroy(fyd);
+    }
+}
+
+/* YAML 1.2.2, 8.1.1.2 (chomping), 8.1.2 (literal), 8.1.3 (folded): the spec's examples,
+ * as libfyaml formats them. */
+START_TEST(forms)
+{
+    check_text("k: |\n  a\n  b\n", "a\nb\n");
+    check_text("k: !!str |\n  a\n", "a\n");
+    check_text("k: &x >-\n  a\n  b\n", "a b");
+    check_text("k: |-\n  a\n\nx: 1\n", "a");
+    check_text("k: |+\n  a\n\n\nx: 1\n", "a\n\n\n");
+    check_text("k: |\n  a\n\n\nx: 1\n", "a\n");
+    check_text("k: |\n\n  \n  a\n", "\n\na\n");                    /* leading empty lines */
+    check_text("k: |\n  a\n    b\n\n  c\n", "a\n  b\n\nc\n");       /* more indented */
+    check_text("k: |\n  a\n     \n  b\n", "a\n   \nb\n");           /* spaces past the indentation */
+    check_text("k: |2\n    a\n  b\n", "  a\nb\n");                 /* indentation indicator */
+    check_text("k: |-1\n  a\n", " a");
+    check_text("k: |1+\n  a\n\nx: 1\n", " a\n\n");
+    check_text("k: >\n  a\n  b\n\n  c\n", "a b\nc\n");             /* folding */
+    check_text("k: >\n  a\n    b\n  c\n", "a\n  b\nc\n");           /* more-indented lines keep breaks */
+    check_text("k: >\n  a\n\n    b\n", "a\n\n  b\n");
+    check_text("k: >-\n  a\n  b\n\n\nx: 1\n", "a b");
+    check_text("k: >+\n  a\n\nx: 1\n", "a\n\n");
+    check_text("k: >\n\n  a\n", "\na\n");
+    check_text("k: |\n  a", "a\n");                                /* at the end of the input */
+    check_text("k: >-\n  a b ", "a b ");
+    check_text("k: |+\n  a\n", "a\n");
+    check_text("k: |+\n  a", "a");
+    check_text("k: >-\n  a\n  b", "a b");
+    check_text("k: |\n  a\n   \nx: 1\n", "a\n \n");                       /* a trailing line of spaces is text */
+    check_text("k: |-\n  a\n   \n\nx: 1\n", "a\n ");
+}
+END_TEST
+
+/* blocktext declines what it does not work out: libfyaml's text is used. */
+START_TEST(declines)
+{
+    static const char *const left[] = {
+        "k: | # comment\n  a\n",      /* a comment on the header line */
+        "k: |\n  a\tb\n",             /* a tab */
+        "k: |\r\n  a\r\n",            /* CR LF */
+        "k: |\n  a\xc2\x85 b\n",      /* NEL */
+        "k: |\n",                     /* empty */
+        "k: |+\n\n\n",
+        "k: |\n  a\n\n",              /* what follows the last line at the end of the input */
+        "k: |\n  a\n  ",
+        "k:\n  |\n  a\n   b\nx: 1\n",     /* an indicator below its key: libfyaml loses a break */
+        "k:\n  &a |\n  a\n   b\nx: 1\n",
+        "? a\n: |\n  a\n",             /* no key on the header's line */
+        "? |\n  a\n: b\n",
+        "&k k: |\n  a\n",
+        "k: >\n  a\n\n   b\nx: 1\n",  /* libfyaml 0.7.12 ends the text with a stray space */
+    };
+    static const char body[] = "  a\n";
+    char out[16];
+    size_t n;
+    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true};
+    struct blocktext top_level = {"--- |", 5, body, 4, false, true};
+
+    for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
+        struct blocktext_tally t = {0};
+
+        blocktext_compare(left[i], strlen(left[i]), &t);
+        ck_assert_msg(t.compared == 0, "case %zu taken", i);
+    }
+    /* libfyaml 0.7.12 takes text no deeper than its key and then formats it wrongly */
+    ck_assert(!blocktext_format(&first_no_deeper, out, &n));
+    ck_assert(!blocktext_format(&top_level, out, &n)); /* no key, no sequence */
+    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true}, out, &n));
+}
+END_TEST
+
+static unsigned rnd(uint64_t *s, unsigned n)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)((*s >> 33) % n);
+}
+
+/* A document with one block scalar of a random form: its context (a key, a sequence's
+ * item, a key in an item, a key with the scalar on the next line, a second key; an anchor
+ * or a tag), header, lines (empty, spaces, text, at random indentation) and what ends it. */
+static size_t random_doc(uint64_t *s, char *buf)
+{
+    static const char *const words[] = {"a", "b c", "# x", "- y", "z  ", "\xc3\xa9", "k: v"};
+    static const char *const chomps[] = {"", "-", "+"};
+    unsigned p = rnd(s, 3) * 2, ctx = rnd(s, 5), m = rnd(s, 3) ? 0 : 1 + rnd(s, 4);
+    unsigned ind = p + 1 + rnd(s, 4), lines = rnd(s, 7), end = rnd(s, 6);
+    char *o = buf;
+
+    if (p)
+        o += sprintf(o, "top:\n");
+    if (ctx == 4)
+        o += sprintf(o, "%*sa: 1\n", p, "");
+    if (ctx == 1 && rnd(s, 2))
+        o += sprintf(o, "%*s- first\n", p, "");
+    o += sprintf(o, ctx == 1 ? "%*s- " : ctx == 2 ? "%*s- key: " : ctx == 3 ? "%*skey:\n%*s" : "%*skey: ", p, "",
+                 p + 2, "");
+    if (ctx == 2)
+        p += 2;
+    o += sprintf(o, "%s%c", (const char *[]){"", "", "&a ", "!!str "}[rnd(s, 4)], rnd(s, 2) ? '|' : '>');
+    if (rnd(s, 2))
+        o += sprintf(o, "%s%.*u", chomps[rnd(s, 3)], m ? 1 : 0, m);
+    else
+        o += sprintf(o, "%.*u%s", m ? 1 : 0, m, chomps[rnd(s, 3)]);
+    o += sprintf(o, "%*s\n", (int)rnd(s, 3), "");
+    for (unsigned i = 0; i < lines; i++) {
+        unsigned kind = rnd(s, 6), extra = rnd(s, 8);
+        int deeper = extra < 4 ? 0 : extra < 7 ? (int)extra - 3 : -1;
+
+        if (kind == 0)
+            o += sprintf(o, "\n");
+        else if (kind == 1)
+            o += sprintf(o, "%*s\n", (int)rnd(s, ind + 4), "");
+        else
+            o += sprintf(o, "%*s%s\n", (int)ind + deeper, "", words[rnd(s, 7)]);
+    }
+    if (end == 0 && o > buf && o[-1] == '\n')
+        o--; /* the end of the input, mid-line */
+    else if (end == 2)
+        o += sprintf(o, "%*s%s\n", p, "", ctx == 1 ? "- end" : "end: 1");
+    else if (end == 3)
+        o += sprintf(o, "# c\n");
+    else if (end == 4)
+        o += sprintf(o, "...\n");
+    else if (end == 5)
+        o += sprintf(o, "%*snext: 1\n", (int)rnd(s, p + 1), "");
+    *o = '\0';
+    return (size_t)(o - buf);
+}
+
+START_TEST(random_forms)
+{
+    struct blocktext_tally t = {0};
+    uint64_t seed = 27;
+    char buf[1024];
+
+    for (int i = 0; i < 30000; i++) {
+        size_t len = random_doc(&seed, buf);
+
+        blocktext_compare(buf, len, &t);
+        if (t.differ)
+            ck_abort_msg("case %d differs: %s", i, t.first);
+    }
+    fprintf(stderr, "blocktext: %zu random block scalars compared with libfyaml, %zu left to it\n",
+            t.compared, t.declined);
+    ck_assert_uint_gt(t.compared, 10000);
+}
+END_TEST
+
+static struct blocktext_tally corpus;
+static size_t corpus_files;
+
+static int corpus_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    size_t len = strlen(path), n;
+    FILE *fp;
+    char *text;
+
+    (void)ftw;
+    if (type != FTW_F || !((len > 4 && !strcmp(path + len - 4, ".yml")) || (len > 5 && !strcmp(path + len - 5, ".yaml"))))
+        return 0;
+    if (!(fp = fopen(path, "rb")) || !(text = malloc((size_t)sb->st_size + 1)))
+        ck_abort_msg("cannot read %s", path);
+    n = fread(text, 1, (size_t)sb->st_size, fp);
+    fclose(fp);
+    corpus_files++;
+    /* libfyaml wants text without a NUL (the source refuses one before it parses) */
+    if (!memchr(text, '\0', n))
+        blocktext_compare(text, n, &corpus);
+    if (corpus.differ)
+        ck_abort_msg("%s: %s", path, corpus.first);
+    free(text);
+    return 0;
+}
+
+/* Every block scalar of the corpus (../shared/corpus) and of the fixtures. */
+START_TEST(corpus_and_fixtures)
+{
+    ck_assert_int_eq(nftw("../shared/corpus", corpus_file, 16, FTW_PHYS), 0);
+    ck_assert_int_eq(nftw("fixtures", corpus_file, 16, FTW_PHYS), 0);
+    fprintf(stderr, "blocktext: %zu block scalars of %zu YAML files compared with libfyaml, %zu left to it\n",
+            corpus.compared, corpus_files, corpus.declined);
+    ck_assert_uint_gt(corpus.compared, 1000);
+}
+END_TEST
+
+Suite *blocktext_suite(void)
+{
+    Suite *s = suite_create("blocktext");
+    TCase *tc = tcase_create("libfyaml");
+
+    tcase_add_test(tc, forms);
+    tcase_add_test(tc, declines);
+    tcase_add_test(tc, random_forms);
+    tcase_add_test(tc, corpus_and_fixtures);
+    suite_add_tcase(s, tc);
+    return s;
+}
