@@ -118,7 +118,9 @@ struct index {
     char num[EXPR_NUMBUF];
 };
 
-static void index_of(struct index *x, const struct expr_value *idx)
+/* `idx` read as a key, and as an array's position when `array` (Number() of a string
+ * index is most of a lookup, and an object never uses it). */
+static void index_of(struct index *x, const struct expr_value *idx, bool array)
 {
     double f;
 
@@ -144,6 +146,8 @@ static void index_of(struct index *x, const struct expr_value *idx)
             break;
         }
     }
+    if (!array)
+        return;
     f = expr_to_number(idx);
     if (isfinite(f) && f >= 0) {
         x->has_int = true;
@@ -193,7 +197,7 @@ struct expr_value *expr_index(const struct expr_value *obj, const struct expr_va
     struct index x;
     struct expr_value *out, *v;
 
-    index_of(&x, idx);
+    index_of(&x, idx, obj->kind == EXPR_ARRAY);
     if (obj->kind == EXPR_ARRAY && obj->filtered)
         return filtered_access(obj, &x);
     if (obj->kind != EXPR_ARRAY && obj->kind != EXPR_OBJECT)
