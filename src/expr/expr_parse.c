@@ -1099,6 +1099,7 @@ void expr_free(struct expr *e)
     for (struct expr_held *h = e->held; h; h = h->next)
         expr_unref(h->v);
     expr_arena_free(&e->arena);
+    free(e->kept);
     free(e);
 }
 
