@@ -224,18 +224,10 @@ static int lex_number(struct lexer *l, size_t start)
     return add(l, T_NUMBER, start, d);
 }
 
-static bool is_legal_identifier(const char *s, size_t len)
+/* A character an identifier may hold past its first (letters, digits, `_`, `-`). */
+static bool is_word_char(char c)
 {
-    if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
-        return false;
-    for (size_t i = 1; i < len; i++) {
-        char c = s[i];
-
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-'))
-            return false;
-    }
-    return true;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
 static bool word_is(const char *s, size_t len, const char *w)
@@ -249,9 +241,16 @@ static int lex_identifier(struct lexer *l, size_t start)
     size_t len;
     int type = T_IDENT;
     double num = 0;
+    bool legal = (*w >= 'a' && *w <= 'z') || (*w >= 'A' && *w <= 'Z') || *w == '_';
 
-    while (l->i < l->len && !is_boundary(l->s, l->len, l->i))
+    /* the word runs to a boundary; legal when all it holds is a name's */
+    while (l->i < l->len && is_word_char(l->s[l->i]))
         l->i++;
+    if (l->i < l->len && !is_boundary(l->s, l->len, l->i)) {
+        legal = false;
+        while (l->i < l->len && !is_boundary(l->s, l->len, l->i))
+            l->i++;
+    }
     len = l->i - start;
     if (previous_type(l) != T_DOT) {
         if (word_is(w, len, "true")) {
@@ -266,7 +265,7 @@ static int lex_identifier(struct lexer *l, size_t start)
             type = T_NUMBER, num = INFINITY;
         }
     }
-    if (!is_legal_identifier(w, len))
+    if (!legal)
         return unexpected(l, start, l->i);
     return add(l, type, start, num);
 }
