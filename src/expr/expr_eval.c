@@ -118,7 +118,9 @@ struct index {
     char num[EXPR_NUMBUF];
 };
 
-static void index_of(struct index *x, const struct expr_value *idx)
+/* `idx` read as a key, and as an array's position when `array` (Number() of a string
+ * index is most of a lookup, and an object never uses it). */
+static void index_of(struct index *x, const struct expr_value *idx, bool array)
 {
     double f;
 
@@ -144,6 +146,8 @@ static void index_of(struct index *x, const struct expr_value *idx)
             break;
         }
     }
+    if (!array)
+        return;
     f = expr_to_number(idx);
     if (isfinite(f) && f >= 0) {
         x->has_int = true;
@@ -193,7 +197,7 @@ struct expr_value *expr_index(const struct expr_value *obj, const struct expr_va
     struct index x;
     struct expr_value *out, *v;
 
-    index_of(&x, idx);
+    index_of(&x, idx, obj->kind == EXPR_ARRAY);
     if (obj->kind == EXPR_ARRAY && obj->filtered)
         return filtered_access(obj, &x);
     if (obj->kind != EXPR_ARRAY && obj->kind != EXPR_OBJECT)
@@ -1012,15 +1016,84 @@ static void print(struct printer *p, const struct expr_node *n, int min)
         expr_buf_putc(&p->b, ')');
 }
 
-/* Fills out->residual, ->unknown and ->status from the residual node `r`. */
-static int write_residual(struct ev *ev, const struct expr_node *r, struct expr_result *out)
+/* Whether residual `r` is tree `n` as parsed: the same kinds, operators, functions,
+ * contexts and literal values (the parsed ones, not values that compare equal). */
+static bool same_tree(const struct expr_node *r, const struct expr_node *n)
+{
+    if (r == n)
+        return true;
+    if (!r || !n || r->kind != n->kind || r->n != n->n)
+        return false;
+    switch (r->kind) {
+    case EN_LIT:
+        return r->u.lit == n->u.lit;
+    case EN_CTX:
+        return r->u.name == n->u.name;
+    case EN_CHAIN:
+        if (memcmp(r->ops, n->ops, n->n - 1) != 0)
+            return false;
+        break;
+    case EN_CALL:
+        if (r->fn != n->fn)
+            return false;
+        break;
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < n->n; i++) {
+        if (!same_tree(r->u.kids[i], n->u.kids[i]))
+            return false;
+    }
+    return true;
+}
+
+/* A residual kept with its tree, in one block: its texts follow it. */
+struct expr_kept {
+    const char *residual, *unknown;
+    bool status;
+};
+
+/* The residual kept with `e` into `out`. 0, or -1 when out of memory. */
+static int kept_residual(struct ev *ev, const struct expr *e, struct expr_result *out)
+{
+    out->residual = strdup(e->kept->residual);
+    out->unknown = strdup(e->kept->unknown);
+    out->status = e->kept->status;
+    return out->residual && out->unknown ? 0 : oom(ev);
+}
+
+/* Keeps the residual in `out` with `e` (nothing when out of memory: it is written
+ * again next time). */
+static void keep_residual(struct expr *e, const struct expr_result *out)
+{
+    size_t rlen = strlen(out->residual) + 1, ulen = strlen(out->unknown) + 1;
+    struct expr_kept *k = malloc(sizeof(*k) + rlen + ulen);
+    char *text;
+
+    if (!k)
+        return;
+    text = (char *)(k + 1);
+    k->residual = memcpy(text, out->residual, rlen);
+    k->unknown = memcpy(text + rlen, out->unknown, ulen);
+    k->status = out->status;
+    e->kept = k;
+}
+
+/* Fills out->residual, ->unknown and ->status from the residual node `r` of `e`. A
+ * residual that is `e` as parsed (nothing in it known: a workflow's `github.*` tests,
+ * in every job and matrix configuration) is printed and checked once, and kept with the
+ * tree (a tree is one thread's: expr_parse's table is). */
+static int write_residual(struct ev *ev, const struct expr *e, const struct expr_node *r,
+                          struct expr_result *out)
 {
     struct printer p = {0};
     struct expr_buf names = {0};
     struct expr_error check;
-    struct expr *again;
+    struct expr *again, *keep = same_tree(r, e->root) ? (struct expr *)e : NULL;
     size_t len;
 
+    if (keep && keep->kept)
+        return kept_residual(ev, e, out);
     print(&p, r, 1);
     if (p.b.too_long) { /* far past what GitHub parses */
         expr_buf_free(&p.b);
@@ -1052,7 +1125,11 @@ static int write_residual(struct ev *ev, const struct expr_node *r, struct expr_
     }
     out->unknown = expr_buf_take(&names, NULL);
     out->status = p.status;
-    return out->unknown ? 0 : oom(ev);
+    if (!out->unknown)
+        return oom(ev);
+    if (keep)
+        keep_residual(keep, out);
+    return 0;
 }
 
 void expr_result_clear(struct expr_result *r)
@@ -1102,7 +1179,7 @@ int expr_eval(const struct expr *e, const struct expr_contexts *c, bool conditio
         top.v = NULL;
         rc = 0;
     } else {
-        rc = write_residual(&ev, top.r, out);
+        rc = write_residual(&ev, e, top.r, out);
     }
 done:
     release(&top);

@@ -230,6 +230,9 @@ struct expr {
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
     unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
     unsigned max_depth; /* the parser's deepest level in it (EXPR_MAX_DEPTH at most) */
+    /* expr_eval's residual when nothing in the tree was known, a function of the tree
+     * alone: kept once it was written without a problem (NULL before; expr_eval.c) */
+    struct expr_kept *kept;
 };
 
 /* ---- evaluation ---- */

@@ -146,40 +146,40 @@ struct token {
     double num;
 };
 
+/* Tokens a text of usual length makes, kept on the stack (a malloc and its reallocs were
+ * a tenth of a parse). */
+#define LEX_INLINE 64
+
 struct lexer {
     const char *s;
     size_t len, i;
-    struct token *t;
+    struct token *t; /* `inline_t` until it outgrows it */
     size_t n, cap;
     struct expr_error *err;
+    struct token inline_t[LEX_INLINE];
+};
+
+/* The ASCII characters that end a number or a word: punctuation the lexer reads, and
+ * white space. */
+static const bool ascii_boundary[128] = {
+    ['('] = true, ['['] = true, [')'] = true, [']'] = true, [','] = true, ['.'] = true,
+    ['!'] = true, ['>'] = true, ['<'] = true, ['='] = true, ['&'] = true, ['|'] = true,
+    [' '] = true, ['\t'] = true, ['\n'] = true, ['\v'] = true, ['\f'] = true, ['\r'] = true,
 };
 
 static bool is_boundary(const char *s, size_t len, size_t i)
 {
-    switch (s[i]) {
-    case '(':
-    case '[':
-    case ')':
-    case ']':
-    case ',':
-    case '.':
-    case '!':
-    case '>':
-    case '<':
-    case '=':
-    case '&':
-    case '|':
-        return true;
-    case ' ':
-    case '\t':
-    case '\n':
-    case '\v':
-    case '\f':
-    case '\r':
-        return true;
-    default: /* past ASCII, JavaScript's other white space */
-        return (unsigned char)s[i] >= 0x80 && expr_is_js_space(expr_utf8_next(s, len, &i));
-    }
+    unsigned char c = (unsigned char)s[i];
+
+    if (c < 0x80)
+        return ascii_boundary[c];
+    return expr_is_js_space(expr_utf8_next(s, len, &i)); /* JavaScript's other white space */
+}
+
+static void lexer_free(struct lexer *l)
+{
+    if (l->t != l->inline_t)
+        free(l->t);
 }
 
 static int previous_type(const struct lexer *l)
@@ -190,11 +190,13 @@ static int previous_type(const struct lexer *l)
 static int add(struct lexer *l, int type, size_t start, double num)
 {
     if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 32;
-        struct token *t = realloc(l->t, cap * sizeof(*t));
+        size_t cap = l->cap * 2;
+        struct token *t = realloc(l->t == l->inline_t ? NULL : l->t, cap * sizeof(*t));
 
         if (!t)
             return expr_fail(l->err, start, "out of memory");
+        if (l->t == l->inline_t)
+            memcpy(t, l->inline_t, sizeof(l->inline_t));
         l->t = t;
         l->cap = cap;
     }
@@ -222,18 +224,10 @@ static int lex_number(struct lexer *l, size_t start)
     return add(l, T_NUMBER, start, d);
 }
 
-static bool is_legal_identifier(const char *s, size_t len)
+/* A character an identifier may hold past its first (letters, digits, `_`, `-`). */
+static bool is_word_char(char c)
 {
-    if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
-        return false;
-    for (size_t i = 1; i < len; i++) {
-        char c = s[i];
-
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-'))
-            return false;
-    }
-    return true;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
 static bool word_is(const char *s, size_t len, const char *w)
@@ -247,9 +241,16 @@ static int lex_identifier(struct lexer *l, size_t start)
     size_t len;
     int type = T_IDENT;
     double num = 0;
+    bool legal = (*w >= 'a' && *w <= 'z') || (*w >= 'A' && *w <= 'Z') || *w == '_';
 
-    while (l->i < l->len && !is_boundary(l->s, l->len, l->i))
+    /* the word runs to a boundary; legal when all it holds is a name's */
+    while (l->i < l->len && is_word_char(l->s[l->i]))
         l->i++;
+    if (l->i < l->len && !is_boundary(l->s, l->len, l->i)) {
+        legal = false;
+        while (l->i < l->len && !is_boundary(l->s, l->len, l->i))
+            l->i++;
+    }
     len = l->i - start;
     if (previous_type(l) != T_DOT) {
         if (word_is(w, len, "true")) {
@@ -264,7 +265,7 @@ static int lex_identifier(struct lexer *l, size_t start)
             type = T_NUMBER, num = INFINITY;
         }
     }
-    if (!is_legal_identifier(w, len))
+    if (!legal)
         return unexpected(l, start, l->i);
     return add(l, type, start, num);
 }
@@ -508,26 +509,44 @@ static struct expr_node *literal(struct parser *p, struct expr_value *v, size_t 
     return node;
 }
 
-/* Operands gathered before they are copied into a node. */
+/* Operands gathered before they are copied into a node: the first LIST_INLINE in the
+ * list itself (most runs are short; their mallocs were a sixth of a parse). */
+#define LIST_INLINE 8
+
 struct list {
     struct expr_node **items;
     uint8_t *ops;
     size_t n, cap;
+    struct expr_node *inline_items[LIST_INLINE];
+    uint8_t inline_ops[LIST_INLINE];
 };
+
+static void list_init(struct list *l)
+{
+    l->items = l->inline_items;
+    l->ops = l->inline_ops;
+    l->n = 0;
+    l->cap = LIST_INLINE;
+}
 
 static int list_add(struct list *l, struct expr_node *item, uint8_t op)
 {
     if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        struct expr_node **items = realloc(l->items, cap * sizeof(*items));
+        bool was_inline = l->items == l->inline_items;
+        size_t cap = l->cap * 2;
+        struct expr_node **items = realloc(was_inline ? NULL : l->items, cap * sizeof(*items));
         uint8_t *ops;
 
         if (!items)
             return -1;
+        if (was_inline)
+            memcpy(items, l->inline_items, sizeof(l->inline_items));
         l->items = items;
-        ops = realloc(l->ops, cap);
+        ops = realloc(was_inline ? NULL : l->ops, cap);
         if (!ops)
             return -1;
+        if (was_inline)
+            memcpy(ops, l->inline_ops, sizeof(l->inline_ops));
         l->ops = ops;
         l->cap = cap;
     }
@@ -538,8 +557,10 @@ static int list_add(struct list *l, struct expr_node *item, uint8_t op)
 
 static void list_free(struct list *l)
 {
-    free(l->items);
-    free(l->ops);
+    if (l->items != l->inline_items)
+        free(l->items);
+    if (l->ops != l->inline_ops)
+        free(l->ops);
 }
 
 /* A node of `kind` over the gathered operands (ops[i] joins items[i - 1] and items[i]). */
@@ -567,10 +588,12 @@ static struct expr_node *string_literal(struct parser *p, const struct token *t)
 {
     const char *s = p->s + t->start + 1;
     size_t len = t->end - t->start - 2, n = 0;
-    char *text = malloc(len + 1);
+    char *text;
     struct expr_value *v;
 
-    if (!text)
+    if (!memchr(s, '\'', len)) /* no '' to unescape */
+        return literal(p, expr_string(s, len), t->start);
+    if (!(text = malloc(len + 1)))
         return no_memory(p);
     for (size_t i = 0; i < len; i++) {
         text[n++] = s[i];
@@ -625,16 +648,14 @@ static int find_function(const char *s, size_t len)
         const char *name = expr_fns[f].name;
         size_t i;
 
-        if (strlen(name) != len)
-            continue;
-        for (i = 0; i < len; i++) {
+        for (i = 0; i < len && name[i]; i++) {
             char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
             char b = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
 
             if (a != b)
                 break;
         }
-        if (i == len)
+        if (i == len && !name[len])
             return (int)f;
     }
     return -1;
@@ -645,15 +666,13 @@ static const char *find_context(const char *s, size_t len)
     for (size_t c = 0; c < sizeof(contexts) / sizeof(contexts[0]); c++) {
         size_t i;
 
-        if (strlen(contexts[c]) != len)
-            continue;
-        for (i = 0; i < len; i++) {
+        for (i = 0; i < len && contexts[c][i]; i++) {
             char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
 
             if (a != contexts[c][i])
                 break;
         }
-        if (i == len)
+        if (i == len && !contexts[c][len])
             return contexts[c];
     }
     return NULL;
@@ -701,7 +720,7 @@ static struct expr_node *call(struct parser *p, bool *postfix)
 {
     const struct token *id;
     struct expr_node *node = NULL;
-    struct list args = {0};
+    struct list args;
     const char *name;
     int fn;
     unsigned min, max;
@@ -724,6 +743,7 @@ static struct expr_node *call(struct parser *p, bool *postfix)
         node->u.name = name;
         return node;
     }
+    list_init(&args);
     while (!match(p, T_RPAREN)) {
         struct expr_node *arg = expression(p);
 
@@ -842,10 +862,11 @@ static struct expr_node *unary(struct parser *p)
 static struct expr_node *chain(struct parser *p, bool equality)
 {
     struct expr_node *first = equality ? chain(p, false) : unary(p), *node = first;
-    struct list l = {0};
+    struct list l;
 
     if (!first)
         return NULL;
+    list_init(&l);
     for (;;) {
         int type = at_end(p) ? T_EOF : peek(p)->type;
         enum expr_op op;
@@ -884,10 +905,11 @@ static struct expr_node *logical(struct parser *p, bool or)
 {
     struct expr_node *first = or ? logical(p, false) : chain(p, true), *node;
     int type = or ? T_OR : T_AND;
-    struct list l = {0};
+    struct list l;
 
     if (!first || !check(p, type))
         return first;
+    list_init(&l);
     if (!incr_depth(p))
         return NULL;
     node = first;
@@ -927,10 +949,16 @@ static struct expr_node *expression(struct parser *p)
 static struct expr *parse(const char *text, size_t len, const struct expr_names *names,
                           bool *not_here, struct expr_error *err)
 {
-    struct lexer l = {text, len, 0, NULL, 0, 0, err};
+    struct lexer l; /* its inline tokens are not cleared: add() writes each */
     struct parser p = {text, NULL, 0, 0, NULL, err, names, not_here};
     struct expr *e = NULL;
 
+    l.s = text;
+    l.len = len;
+    l.i = l.n = 0;
+    l.t = l.inline_t;
+    l.cap = LEX_INLINE;
+    l.err = err;
     if (lex(&l) != 0)
         goto fail;
     e = calloc(1, sizeof(*e));
@@ -954,10 +982,10 @@ static struct expr *parse(const char *text, size_t len, const struct expr_names 
         error_at(&p, ERR_SYMBOL, peek(&p));
         goto fail;
     }
-    free(l.t);
+    lexer_free(&l);
     return e;
 fail:
-    free(l.t);
+    lexer_free(&l);
     expr_free(e);
     return NULL;
 }
@@ -1070,6 +1098,7 @@ void expr_free(struct expr *e)
     for (struct expr_held *h = e->held; h; h = h->next)
         expr_unref(h->v);
     expr_arena_free(&e->arena);
+    free(e->kept);
     free(e);
 }
 

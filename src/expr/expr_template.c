@@ -32,15 +32,43 @@ struct template {
 #define SPLIT_SLOTS 512
 #define SPLIT_MAX_TEXT 16384
 
-/* On the heap at the first split: as a thread-local array, its 20 KiB were zeroed in
- * every thread's TLS block at start-up, whether the run reads a workflow or not. */
-static _Thread_local struct split_memo {
+struct split_memo {
     char *text;
     size_t len;
     struct segment *seg;
     size_t n;
     bool formats; /* combined() parsed its format() call */
-} *memos;
+};
+
+/* The memo a text was last split into, by the text's address: a text is most often
+ * split again where it is (a job's fields in each matrix configuration share their
+ * texts), and its address finds its memo without hashing it (the memo's copy is still
+ * compared); hashing was most of a lookup. */
+#define SEEN_SLOTS 1024
+
+struct split_seen {
+    const char *at;
+    size_t memo;
+};
+
+/* On the heap at the first split: as a thread-local array, its 20 KiB were zeroed in
+ * every thread's TLS block at start-up, whether the run reads a workflow or not. */
+static _Thread_local struct split_tables {
+    struct split_memo memos[SPLIT_SLOTS];
+    struct split_seen seen[SEEN_SLOTS];
+} *tables;
+
+/* The memo slot of text s[0..len): where its address last found it, else by its hash. */
+static struct split_memo *memo_slot(const char *s, size_t len, struct split_seen **seen)
+{
+    struct split_memo *m;
+
+    *seen = &tables->seen[((uintptr_t)s >> 3) * 0x9E3779B97F4A7C15u >> 54 & (SEEN_SLOTS - 1)];
+    m = &tables->memos[(*seen)->memo];
+    if ((*seen)->at == s && m->text && m->len == len && memcmp(m->text, s, len) == 0)
+        return m;
+    return &tables->memos[expr_text_hash(s, len) & (SPLIT_SLOTS - 1)];
+}
 
 /* The segments of `from` into `to`, each tree shared. 0, or -1 when out of memory. */
 static int copy_segments(struct segment **to, const struct segment *from, size_t n)
@@ -121,16 +149,20 @@ static size_t find_open(const char *s, size_t len, size_t from)
 /* Splits text into segments and parses each expression. 0, or -1 with *err set. */
 static int split(const char *s, size_t len, struct template *t, struct expr_error *err)
 {
-    struct split_memo *m;
+    struct split_memo *m = NULL;
+    struct split_seen *seen = NULL;
     size_t i = 0, open;
 
-    if (!memos)
-        memos = calloc(SPLIT_SLOTS, sizeof(*memos)); /* none: nothing is kept */
-    m = memos ? &memos[expr_text_hash(s, len) & (SPLIT_SLOTS - 1)] : NULL;
+    if (!tables)
+        tables = calloc(1, sizeof(*tables)); /* none: nothing is kept */
+    if (tables)
+        m = memo_slot(s, len, &seen);
 
     memset(t, 0, sizeof(*t));
-    if (memo_find(s, len, m, t))
+    if (memo_find(s, len, m, t)) {
+        *seen = (struct split_seen){s, (size_t)(m - tables->memos)};
         return 0;
+    }
     open = find_open(s, len, 0);
     while (i < len) {
         struct segment *g;
@@ -188,6 +220,8 @@ static int split(const char *s, size_t len, struct template *t, struct expr_erro
         }
     }
     memo_keep(s, len, m, t);
+    if (t->memo)
+        *seen = (struct split_seen){s, (size_t)(m - tables->memos)};
     return 0;
 }
 

@@ -735,6 +735,37 @@ START_TEST(partial_errors)
 }
 END_TEST
 
+/* A residual that is its tree as parsed is kept with the (shared) tree; one that folded
+ * something is written anew, and does not replace it. */
+START_TEST(partial_kept)
+{
+    static const char text[] = "github.a == matrix.os && contains(github.b, 'x') || always()";
+    struct expr_contexts *none = expr_contexts_create();
+
+    ck_assert_ptr_nonnull(none);
+    for (int i = 0; i < 2; i++) {
+        struct expr_contexts *c = i ? ctx : none;
+        const char *residual = i ? "github.a == 'Ubuntu' && contains(github.b, 'x') || always()" : text;
+        const char *unknown = i ? "github, always" : "github, matrix, always";
+
+        for (int again = 0; again < 2; again++) {
+            struct expr_error err = {0};
+            struct expr_result r;
+            struct expr *e = expr_parse(text, strlen(text), &err);
+
+            ck_assert_ptr_nonnull(e);
+            ck_assert_int_eq(expr_eval(e, c, again, &r, &err), 0);
+            ck_assert_str_eq(r.residual, residual);
+            ck_assert_str_eq(r.unknown, unknown);
+            ck_assert(r.status);
+            expr_result_clear(&r);
+            expr_free(e);
+        }
+    }
+    expr_contexts_destroy(none);
+}
+END_TEST
+
 START_TEST(partial_canonical)
 {
     VALUE("GITHUB.Event.Action", "R github.Event.Action | github | -");
@@ -1154,6 +1185,7 @@ Suite *expr_suite(void)
     tcase_add_test(partial, partial_status);
     tcase_add_test(partial, partial_errors);
     tcase_add_test(partial, partial_canonical);
+    tcase_add_test(partial, partial_kept);
     tcase_add_test(partial, partial_unwritable);
     tcase_add_test(partial, partial_uses_context);
     tcase_add_test(partial, partial_unknown_member);

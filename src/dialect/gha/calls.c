@@ -28,6 +28,8 @@ void gha_calls_clear(struct gha_state *st)
     for (size_t i = 0; i < st->n; i++)
         call_clear(&st->calls[i]);
     free(st->calls);
+    for (size_t i = 0; i < GHA_CALLEES_KEPT; i++)
+        ynode_doc_destroy(st->callees[i].doc);
 }
 
 struct call *gha_call_find(struct gha_state *st, unsigned file, const char *caller, size_t len)
@@ -128,12 +130,30 @@ static int callee_missing(struct job *j, const struct ynode *id, const struct yn
 }
 
 /* The called workflow's document (its own positions), or NULL after an error. It is read
- * through the run's source of that input, which checks every read against the others. */
-static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, const char *path, long file)
+ * through the run's source of that input, which checks every read against the others;
+ * or taken from the run's state, where the last clean read of that file was kept
+ * (pytorch/test-infra's workflows call the same few: reading each again for every call
+ * was a third of rendering the real-world workflows). `*keep`: whether it may be kept
+ * after the call (callee_done), its reading having reported nothing. */
+static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, const char *path, long file,
+                                     bool *keep)
 {
-    struct stream *st = stream_open(j->ctx->sources[file], (unsigned)file, j->ctx->diag);
+    struct gha_state *state = j->ctx->state;
+    struct stream *st;
     struct ynode_doc *doc = NULL;
+    unsigned errors = diag_errors(j->ctx->diag);
+    struct stat sb;
 
+    *keep = state != NULL;
+    for (size_t i = 0; state && i < GHA_CALLEES_KEPT; i++) {
+        if (state->callees[i].doc && state->callees[i].file == file) {
+            /* taken while in use: a call in the callee's jobs cannot free it */
+            doc = state->callees[i].doc;
+            state->callees[i].doc = NULL;
+            return doc;
+        }
+    }
+    st = stream_open(j->ctx->sources[file], (unsigned)file, j->ctx->diag);
     if (!st || stream_document(st, &doc) < 0)
         j->failed = 1;
     else if (!doc) /* an empty file, or only comments */
@@ -143,7 +163,30 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
         ynode_doc_destroy(doc);
         return NULL;
     }
+    /* a read that reported anything reports it again at each call, as GitHub would */
+    *keep = *keep && diag_errors(j->ctx->diag) == errors && stat(source_name(j->ctx->sources[file]), &sb) == 0 &&
+            S_ISREG(sb.st_mode) && sb.st_size <= GHA_CALLEE_KEPT_BYTES;
     return doc;
+}
+
+/* The called document after its call: kept for the next call of `file` (in place of
+ * the one called longest ago), or freed. */
+static void callee_done(struct job *j, long file, struct ynode_doc *doc, bool keep)
+{
+    struct gha_state *state = j->ctx->state;
+    struct gha_callee *kept;
+
+    if (!keep || !doc) {
+        ynode_doc_destroy(doc);
+        return;
+    }
+    kept = &state->callees[0];
+    for (size_t i = 1; kept->doc && i < GHA_CALLEES_KEPT; i++) {
+        if (!state->callees[i].doc || state->callees[i].used < kept->used)
+            kept = &state->callees[i];
+    }
+    ynode_doc_destroy(kept->doc);
+    *kept = (struct gha_callee){file, doc, ++state->calls_made};
 }
 
 /* `inputs` of the call: `with` checked against the callee's declared inputs (names,
@@ -374,11 +417,11 @@ static int call_target(struct job *j, const struct ynode *id, const struct ynode
 }
 
 /* The called workflow read and checked (a reusable workflow with jobs), with its `on`
- * and `jobs`; NULL after an error. */
+ * and `jobs`; NULL after an error. `*keep` as read_callee says. */
 static struct ynode_doc *open_callee(struct job *j, const struct ynode *uses, const char *path, long file,
-                                     const struct ynode **on, const struct ynode **jobs)
+                                     const struct ynode **on, const struct ynode **jobs, bool *keep)
 {
-    struct ynode_doc *callee = read_callee(j, uses, path, file);
+    struct ynode_doc *callee = read_callee(j, uses, path, file, keep);
 
     if (!callee)
         return NULL;
@@ -549,20 +592,21 @@ int gha_inline_call(struct job *j, struct ynode *items, const struct gha_matrix 
     struct configuration *cfg = NULL;
     size_t n_cfg = 0;
     long file;
+    bool keep;
     int rc = call_target(j, id, uses, path, &file);
 
     if (rc <= 0)
         return rc;
-    if (!(callee = open_callee(j, uses, path, file, &on, &jobs)))
+    if (!(callee = open_callee(j, uses, path, file, &on, &jobs, &keep)))
         return -1;
     if ((rc = configurations(j, id, job, uses, on, path, mx, &cfg, &n_cfg)) <= 0) {
         configurations_free(cfg, n_cfg);
-        ynode_doc_destroy(callee);
+        callee_done(j, file, callee, keep);
         return rc;
     }
     out = called_jobs(j, items, file, jobs, cfg, n_cfg);
     configurations_free(cfg, n_cfg);
-    ynode_doc_destroy(callee);
+    callee_done(j, file, callee, keep);
     if (!out)
         return -1;
     if (call_record(j->ctx->state, ynode_pos(id).file, caller, strlen(caller), out) != 0) {

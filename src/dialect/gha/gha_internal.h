@@ -148,9 +148,22 @@ void gha_check_references(struct job *j, const struct ynode *id, const struct yn
 
 /* ---- gha.c: the run's state ---- */
 
+/* calls.c: called workflows kept as read, for their next call (docs/gha.md): the
+ * GHA_CALLEES_KEPT called last, each of a file of at most GHA_CALLEE_KEPT_BYTES. */
+#define GHA_CALLEES_KEPT 8
+#define GHA_CALLEE_KEPT_BYTES (1024 * 1024)
+
+struct gha_callee {
+    long file;
+    struct ynode_doc *doc; /* NULL: the slot is free */
+    unsigned long used;    /* when last called (gha_state.calls_made) */
+};
+
 struct gha_state {
     struct call *calls; /* calls.c: the jobs each inlined call became */
     size_t n, cap;
+    struct gha_callee callees[GHA_CALLEES_KEPT];
+    unsigned long calls_made;
     struct expr_value *run;  /* a copy of the options' contexts (NULL: none): the run's own,
                                 which references in another thread leave alone */
     struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */

@@ -199,8 +199,10 @@ static void substitute_fields(struct job *j, struct ynode *map, const char *cons
     for (size_t i = 0; ynode_is_map(map) && i < ynode_len(map) && !j->failed; i++) {
         const char *key = ynode_scalar(ynode_key(map, i), NULL);
 
+        /* the first letters tell most names apart without a call to strcmp (a matrix
+         * job's every configuration's every step is looked through) */
         for (const char *const *f = fields; key && *f; f++) {
-            if (strcmp(*f, key) == 0) {
+            if (**f == *key && strcmp(*f, key) == 0) {
                 struct ynode *new = substitute(j, ynode_value(map, i));
 
                 if (new)
