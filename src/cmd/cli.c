@@ -36,7 +36,8 @@ static const char overview[] =
  * "unknown for this command", not unknown). 0, or -1 when they do not fit. */
 static int command_options(const struct cmd_entry *cmd, struct opt_list *own, struct opt_list *known)
 {
-    own->n = known->n = 0;
+    opt_list_clear(own);
+    opt_list_clear(known);
     if (opt_list_add(own, cmd->options) != 0)
         return -1;
     for (size_t i = 0; commands[i]; i++) {
