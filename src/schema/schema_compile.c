@@ -22,7 +22,7 @@ void schema_compile_error(struct schema *s, struct ynode *at, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (!s->failed)
+    if (!s->failed && s->diag) /* a lazy schema has none: no problem is expected */
         diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, pos.line, pos.col, RULE_SCHEMA, "%s", msg);
     s->failed = true;
 }
@@ -501,6 +501,7 @@ static struct schema_node *new_node(struct schema *s, struct ynode *n)
     sn->index = s->n_all;
     s->all[s->n_all++] = sn;
     sn->src = n;
+    sn->owner = s;
     sn->min_items = sn->min_length = sn->min_props = -1;
     sn->max_items = sn->max_length = sn->max_props = -1;
     return sn;
@@ -564,28 +565,25 @@ static void compile_combinators(struct schema *s, struct schema_node *sn, struct
     }
 }
 
-static struct schema_node *compile_node(struct schema *s, struct ynode *n)
+/* The keywords of node `sn` (schema node `n`); its subschemas compiled, or registered
+ * pending in a lazy schema. */
+static void compile_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
 {
-    struct schema_node *sn = schema_ptrmap_get(&s->compiled, n);
     struct ynode *v;
 
-    if (sn)
-        return sn;
-    if (!(sn = new_node(s, n)))
-        return NULL;
     if (is_true_false(n, &sn->bool_value)) {
         sn->is_bool = true;
-        return sn;
+        return;
     }
     if (!n || !ynode_is_map(n)) {
         schema_compile_error(s, n, "%s", "a schema must be an object or a boolean");
-        return sn;
+        return;
     }
     if (!check_keyword_types(s, n))
-        return sn;
+        return;
     if ((v = ynode_get(n, "$ref")) != NULL) {
         compile_ref(s, sn, n, v);
-        return sn; /* draft-07: $ref's siblings are ignored */
+        return; /* draft-07: $ref's siblings are ignored */
     }
     compile_value_keywords(s, sn, n);
     if (compile_object_keywords(s, sn, n) != 0)
@@ -596,7 +594,27 @@ static struct schema_node *compile_node(struct schema *s, struct ynode *n)
                             sn->has_xmax || sn->has_multiple || sn->min_length >= 0 ||
                             sn->max_length >= 0 || sn->pattern;
     compile_combinators(s, sn, n);
+}
+
+static struct schema_node *compile_node(struct schema *s, struct ynode *n)
+{
+    struct schema_node *sn = schema_ptrmap_get(&s->compiled, n);
+
+    if (sn)
+        return sn;
+    if (!(sn = new_node(s, n)))
+        return NULL;
+    if (s->lazy)
+        sn->pending = true;
+    else
+        compile_keywords(s, sn, n);
     return sn;
+}
+
+void schema_compile_pending(struct schema_node *sn)
+{
+    sn->pending = false;
+    compile_keywords(sn->owner, sn, sn->src);
 }
 
 /* compile_node with a bound on its recursion: the document nests at most
