@@ -138,10 +138,9 @@ void schema_free(struct schema *s)
     for (size_t i = 0; i < s->n_all; i++)
         node_free(s->all[i]);
     free(s->all);
-    for (size_t i = 0; i < s->bases.cap; i++) {
-        if (s->bases.keys[i])
-            free(s->bases.vals[i]);
-    }
+    for (size_t i = 0; i < s->n_base_texts; i++)
+        free(s->base_texts[i]);
+    free(s->base_texts);
     free(s->bases.keys);
     free(s->bases.vals);
     free(s->compiled.keys);

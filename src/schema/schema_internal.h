@@ -131,7 +131,9 @@ struct schema {
     struct anchor *anchors;
     size_t n_anchors, cap_anchors;
     struct ptrmap compiled; /* ynode -> schema_node */
-    struct ptrmap bases;    /* ynode -> base URI (char *) */
+    struct ptrmap bases;    /* ynode -> base URI (char *, one of base_texts or a doc's uri) */
+    char **base_texts;      /* the base URIs the $ids made, owned */
+    size_t n_base_texts;
     struct schema_node **all;
     size_t n_all, cap_all;
     unsigned depth; /* of compile() calls */
