@@ -87,7 +87,7 @@ ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o $(ASAN)/tmp
 # schemas/*.json compiled into the binary as trees, read at build time by tools/embed.c
 # with fanout's own reader (so no schema is parsed at run time).
 EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/ynode yaml/yscalar base/diag base/diag_sarif base/rules base/suggest base/output base/strset base/strhash)
-$(BUILD)/embed: tools/embed.c $(EMBED_OBJ)
+$(BUILD)/embed: tools/embed.c tools/literal.h $(EMBED_OBJ)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(EMBED_OBJ) $(DEPLIBS)
 
 $(BUILD)/bundled.c: $(SCHEMAS) $(BUILD)/embed
@@ -102,7 +102,7 @@ $(ASAN)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(ASAN)
 # The bundled template schemas (github-workflow-v1) compiled at build time by
 # tools/tmplembed.c with fanout's own compiler, as tables (none is compiled at run time).
 TMPLEMBED_OBJ := $(EMBED_OBJ) $(BUILD)/schema/tmplschema_read.o $(BUILD)/bundled.o
-$(BUILD)/tmplembed: tools/tmplembed.c $(TMPLEMBED_OBJ) src/schema/tmplschema_internal.h
+$(BUILD)/tmplembed: tools/tmplembed.c tools/literal.h $(TMPLEMBED_OBJ) src/schema/tmplschema_internal.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -o $@ $< $(TMPLEMBED_OBJ) $(DEPLIBS)
 
 $(BUILD)/tmplbundled.c: $(BUILD)/tmplembed

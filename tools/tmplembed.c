@@ -10,26 +10,16 @@
 #include <string.h>
 
 #include "fanout/bundled.h"
+#include "literal.h"
 #include "schema/tmplschema_internal.h"
 
-static void put_literal(const char *s)
+/* A text, NUL-terminated, as a C string literal; NULL as NULL. */
+static void put_text(const char *s)
 {
-    if (!s) {
+    if (s)
+        put_literal(s, strlen(s));
+    else
         printf("NULL");
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c >= 0x20 && c < 0x7F && c != '?') /* '?': no trigraphs */
-            putchar(c);
-        else
-            printf("\\%03o", c);
-    }
-    putchar('"');
 }
 
 /* `d` as an element of the definitions' array of schema `k` ("NULL" when none). */
@@ -57,9 +47,9 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
             const struct tmpl_prop *pr = &s->defs[i]->props[p];
 
             printf("    {");
-            put_literal(pr->name);
+            put_literal(pr->name, pr->len);
             printf(", %zu, ", pr->len);
-            put_literal(pr->type_name);
+            put_text(pr->type_name);
             printf(", ");
             put_def(k, s, pr->type);
             printf(", %s},\n", pr->required ? "true" : "false");
@@ -79,7 +69,7 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
     for (size_t i = 0; i < s->n_defs; i++) {
         for (size_t j = 0; j < s->defs[i]->n_one_of; j++) {
             printf("    ");
-            put_literal(s->defs[i]->one_of_names[j]);
+            put_text(s->defs[i]->one_of_names[j]);
             printf(",\n");
         }
     }
@@ -89,17 +79,17 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
         const struct tmpl_def *d = s->defs[i];
 
         printf("    {.name = ");
-        put_literal(d->name);
+        put_text(d->name);
         printf(", .kind = %u, .contexts = UINT64_C(0x%" PRIx64 "), .shadows = UINT64_C(0x%" PRIx64 "), .constant = ",
                d->kind, d->contexts, d->shadows);
-        put_literal(d->constant);
+        put_text(d->constant);
         printf(", .constant_len = %zu, .ignore_case = %d, .require_non_empty = %d,\n     .item_name = ", d->constant_len,
                d->ignore_case, d->require_non_empty);
-        put_literal(d->item_name);
+        put_text(d->item_name);
         printf(", .loose_key_name = ");
-        put_literal(d->loose_key_name);
+        put_text(d->loose_key_name);
         printf(", .loose_value_name = ");
-        put_literal(d->loose_value_name);
+        put_text(d->loose_value_name);
         printf(",\n     .item = ");
         put_def(k, s, d->item);
         printf(", .loose_key = ");
@@ -121,9 +111,9 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
     printf("};\nstatic struct ctx_item c%d[] = {\n", k);
     for (size_t i = 0; i < s->n_items; i++) {
         printf("    {");
-        put_literal(s->items[i].text);
+        put_text(s->items[i].text);
         printf(", ");
-        put_literal(s->items[i].name);
+        put_text(s->items[i].name);
         printf(", %s, %u, %u},\n", s->items[i].function ? "true" : "false", s->items[i].min, s->items[i].max);
     }
     printf("    {NULL, NULL, false, 0, 0}};\n");
