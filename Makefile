@@ -81,13 +81,13 @@ $(ASAN)/%.o: src/%.c $(HDR) | $(ASAN)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -c $< -o $@
 
 SCHEMAS  := $(wildcard schemas/*.json)
-OBJ      := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC)) $(BUILD)/bundled.o $(BUILD)/version.o
-ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o $(ASAN)/version.o
+OBJ      := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC)) $(BUILD)/bundled.o $(BUILD)/tmplbundled.o $(BUILD)/version.o
+ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o $(ASAN)/tmplbundled.o $(ASAN)/version.o
 
 # schemas/*.json compiled into the binary as trees, read at build time by tools/embed.c
 # with fanout's own reader (so no schema is parsed at run time).
 EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/blocktext yaml/ynode yaml/yscalar base/diag base/diag_sarif base/rules base/suggest base/output base/strset base/strhash)
-$(BUILD)/embed: tools/embed.c $(EMBED_OBJ)
+$(BUILD)/embed: tools/embed.c tools/literal.h $(EMBED_OBJ)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(EMBED_OBJ) $(DEPLIBS)
 
 $(BUILD)/bundled.c: $(SCHEMAS) $(BUILD)/embed
@@ -98,6 +98,21 @@ $(BUILD)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h
 
 $(ASAN)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(ASAN)
 	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -c $< -o $@
+
+# The bundled template schemas (github-workflow-v1) compiled at build time by
+# tools/tmplembed.c with fanout's own compiler, as tables (none is compiled at run time).
+TMPLEMBED_OBJ := $(EMBED_OBJ) $(BUILD)/schema/tmplschema_read.o $(BUILD)/bundled.o
+$(BUILD)/tmplembed: tools/tmplembed.c tools/literal.h $(TMPLEMBED_OBJ) src/schema/tmplschema_internal.h
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -o $@ $< $(TMPLEMBED_OBJ) $(DEPLIBS)
+
+$(BUILD)/tmplbundled.c: $(BUILD)/tmplembed
+	$(BUILD)/tmplembed $(basename $(notdir $(SCHEMAS))) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/tmplbundled.o: $(BUILD)/tmplbundled.c src/schema/tmplschema_internal.h
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -c $< -o $@
+
+$(ASAN)/tmplbundled.o: $(BUILD)/tmplbundled.c src/schema/tmplschema_internal.h | $(ASAN)
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -c $< -o $@
 
 # `fanout --version`: `git describe` of the checkout (v0.2.0, v0.2.0-3-gabc1234, with
 # -dirty when changed), else RELEASE (a tree without git). version.c is rewritten only
@@ -221,7 +236,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 FUZZCC ?= clang
 FUZZFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o $(FUZZ)/version.o
+FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o $(FUZZ)/tmplbundled.o $(FUZZ)/version.o
 FUZZ_SHARED := test/fuzz/fuzz_common.c test/fuzz/fuzz_oracle.c test/fuzz/fuzz_mutate.c test/blocktext_oracle.c
 FUZZ_COMMON := $(FUZZ_SHARED) test/fuzz/fuzz.h
 
@@ -246,6 +261,9 @@ $(FUZZ)/%.o: src/%.c $(HDR) | $(FUZZ)
 
 $(FUZZ)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(FUZZ)
 	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -Iinclude -c $< -o $@
+
+$(FUZZ)/tmplbundled.o: $(BUILD)/tmplbundled.c src/schema/tmplschema_internal.h | $(FUZZ)
+	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -Iinclude -Isrc -c $< -o $@
 
 $(FUZZ)/version.o: $(BUILD)/version.c | $(FUZZ)
 	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -c $< -o $@

@@ -4,7 +4,9 @@
 # path: expressions, matrices, the template schema), a 1 MB matrix-heavy synthetic
 # workflow (bench/gen_workflow.c: its rendering is seven times its size), a 1 MB
 # synthetic pipeline, and the diff of that pipeline with one change per 100 steps
-# (bench/head.sh, as make bench diffs it), against the budget in
+# (bench/head.sh, as make bench diffs it), and one process's fixed costs (start-up, the
+# bundled schemas, the option lists: as a pre-commit hook or an editor runs fanout, a
+# process a file) on a 1-step pipeline and a small real workflow, against the budget in
 # bench/instr-budget.txt. Counts are exact and repeatable for one binary, its inputs and
 # its libraries (times are not): a count more than 5% over budget fails. glibc is told to
 # pick its baseline string functions, so the count does not depend on the CPU's
@@ -26,6 +28,7 @@ cc -O2 -o "$OUT/gen_workflow" bench/gen_workflow.c
 [ -f "$OUT/pipeline-1000000.yml" ] || "$OUT/gen" 1000000 >"$OUT/pipeline-1000000.yml"
 [ -f "$OUT/workflow-1000000.yml" ] || "$OUT/gen_workflow" 1000000 >"$OUT/workflow-1000000.yml"
 sh bench/head.sh "$OUT/pipeline-1000000.yml" "$OUT/head-1000000.yml"
+printf 'steps:\n  - command: make\n' >"$OUT/one-step.yml"
 TA=../shared/corpus/vllm/test_areas
 GHA=../shared/corpus/sglang/workflows
 export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX,-AVX512F,-AVX512BW,-AVX512VL,-BMI2,-ERMS,-FSRM,-SSE4_2,-SSSE3,-SSE4_1
@@ -43,6 +46,8 @@ count() { # count NAME PROGRAM ARGS...: prints "NAME instructions"
     count render-1mb "$FANOUT" render "$OUT/pipeline-1000000.yml"
     count render-matrix-1mb "$FANOUT" render "$OUT/workflow-1000000.yml"
     count diff-1mb "$FANOUT" diff "$OUT/pipeline-1000000.yml" "$OUT/head-1000000.yml"
+    count render-one-step "$FANOUT" render "$OUT/one-step.yml"
+    count render-one-workflow "$FANOUT" render ../shared/corpus/realworld/actions+runner/.github/workflows/close-bugs-bot.yml
 } >"$OUT/instr.txt"
 "$FANOUT" render "$OUT/workflow-1000000.yml" >"$OUT/workflow-1000000.rendered.yml" || true
 {

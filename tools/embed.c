@@ -10,6 +10,7 @@
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "fanout/ynode.h"
+#include "literal.h"
 
 /* A node in pre-order, with where its children's indices start in `slots`. */
 struct entry {
@@ -67,22 +68,6 @@ static size_t number(struct tree *t, const struct ynode *n)
         }
     }
     return idx;
-}
-
-static void put_literal(const char *s, size_t len)
-{
-    putchar('"');
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c >= 0x20 && c < 0x7F && c != '?') /* '?': no trigraphs */
-            putchar(c);
-        else
-            printf("\\%03o", c);
-    }
-    putchar('"');
 }
 
 static void put_tree(int k, const char *name, const struct tree *t)

@@ -26,6 +26,11 @@ struct schema_node;  /* one compiled (sub)schema */
  * type) are reported to `d` as input errors and NULL is returned. */
 struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct diag *d);
 
+/* schema_compile of a schema known to compile without a problem (a bundled one: the unit
+ * tests compile each with schema_compile), each subschema compiled when first reached:
+ * a run checks a few of its definitions. NULL when out of memory. */
+struct schema *schema_compile_lazily(struct ynode_doc *doc, const char *name, struct diag *d);
+
 /* Loads a JSON or YAML schema file, or text. */
 struct schema *schema_load_file(const char *path, struct diag *d);
 struct schema *schema_load_text(const char *name, const char *text, size_t len, struct diag *d);

@@ -47,8 +47,9 @@ void tmplschema_free(struct tmplschema *s);
 bool tmplschema_is_template(const struct ynode *root);
 
 /* A bundled schema in this language (schemas/<name>.json: "github-workflow-v1"),
- * compiled on first use and kept for the process; NULL (after reporting) when it does
- * not compile or is no template schema. */
+ * compiled at build time (a problem fails the build), made on first use and kept for
+ * the process (a thread); NULL when it is no template schema (or, after reporting, out
+ * of memory). */
 const struct tmplschema *tmplschema_bundled(const char *name, struct diag *d);
 
 /* The type of definition `name` at the top (no contexts from above); false when the

@@ -32,18 +32,33 @@ static const char overview[] =
     "Exit status: 0 ok (same, fresh, valid), 1 findings (diff, stale, violations),\n"
     "2 usage, input or I/O error. See fanout(1) and docs/reference.md.\n";
 
-/* The options of a command, and those of every command (an option of another command is
- * "unknown for this command", not unknown). 0, or -1 when they do not fit. */
-static int command_options(const struct cmd_entry *cmd, struct opt_list *own, struct opt_list *known)
+/* The options of a command. 0, or -1 when they do not fit. */
+static int command_options(const struct cmd_entry *cmd, struct opt_list *own)
 {
-    own->n = known->n = 0;
-    if (opt_list_add(own, cmd->options) != 0)
-        return -1;
+    opt_list_clear(own);
+    return opt_list_add(own, cmd->options);
+}
+
+/* The options of every command (an option of another command is "unknown for this
+ * command", not unknown). 0, or -1 when they do not fit. */
+static int known_options(struct opt_list *known)
+{
+    opt_list_clear(known);
     for (size_t i = 0; commands[i]; i++) {
         if (opt_list_add(known, commands[i]->options) != 0)
             return -1;
     }
     return 0;
+}
+
+/* Whether argv[1..argc) has a word getopt reads as an option (or `--`); `-` is stdin. */
+static bool has_option_words(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1])
+            return true;
+    }
+    return false;
 }
 
 static void print_usage(FILE *out)
@@ -161,7 +176,7 @@ static int unknown_command(const char *word)
 static int run_help(int argc, char **argv)
 {
     const struct cmd_entry *cmd;
-    struct opt_list own, known;
+    struct opt_list own;
     int words;
 
     if (!strcmp(argv[1], "help") && argc > 2) {
@@ -175,7 +190,7 @@ static int run_help(int argc, char **argv)
         }
         if (!(cmd = find_command(argc - 1, argv + 1, &words)))
             return cmd_usage_error("help: no such command or topic (rules):", argv[2]);
-        if (command_options(cmd, &own, &known) != 0)
+        if (command_options(cmd, &own) != 0)
             return cmd_usage_error("the dialects declare more options than fanout holds", NULL);
         print_help(cmd, &own);
         return 0;
@@ -252,6 +267,14 @@ struct run {
 /* The command line (again) into run->c: 0, OPT_HELP, or the usage exit code. */
 static int parse_arguments(struct run *r)
 {
+    /* a line of operands only (`fanout render FILE`, as a hook or an editor runs it): the
+     * options of every command, listed for getopt, were a tenth of a small render */
+    if (!has_option_words(r->argc, r->argv)) {
+        r->operands = 1;
+        return 0;
+    }
+    if (!r->known.n && known_options(&r->known) != 0)
+        return cmd_usage_error("the dialects declare more options than fanout holds", NULL);
     return opt_parse(&r->own, &r->known, r->cmd->name, &r->c, r->cmd, r->argc, r->argv, &r->operands);
 }
 
@@ -366,7 +389,7 @@ static int run_argv(int argc, char **argv)
     if (!(r.cmd = find_command(argc, argv, &words)))
         return is_group(argv[1]) ? missing_subcommand(argv[1], argc > 2 ? argv[2] : NULL) : unknown_command(argv[1]);
     cmd_usage_of(r.cmd->name);
-    if (command_options(r.cmd, &r.own, &r.known) != 0)
+    if (command_options(r.cmd, &r.own) != 0)
         return cmd_usage_error("the dialects declare more options than fanout holds", NULL);
     r.argc = argc - words;
     r.argv = argv + words;

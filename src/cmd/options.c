@@ -7,53 +7,89 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
 #include "fanout/suggest.h"
+
+/* A name's slot in `l`'s index: where it is, or the empty slot where it would go. */
+static unsigned char *opt_slot(struct opt_list *l, const char *name)
+{
+    size_t i = (size_t)strhash_fnv1a(name, strlen(name)) & (OPT_SLOTS - 1);
+
+    while (l->slots[i] && strcmp(l->items[l->slots[i] - 1].name, name) != 0)
+        i = (i + 1) & (OPT_SLOTS - 1);
+    return &l->slots[i];
+}
+
+void opt_list_clear(struct opt_list *l)
+{
+    l->n = 0;
+    memset(l->slots, 0, sizeof(l->slots));
+}
 
 const struct opt *opt_find(const struct opt_list *l, const char *name)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        if (!strcmp(l->items[i].name, name))
-            return &l->items[i];
-    }
-    return NULL;
+    unsigned char at = *opt_slot((struct opt_list *)l, name);
+
+    return at ? &l->items[at - 1] : NULL;
 }
 
 static int add_one(struct opt_list *l, const struct opt *o)
 {
-    if (opt_find(l, o->name))
+    unsigned char *slot = opt_slot(l, o->name);
+
+    if (*slot)
         return 0;
     if (l->n == OPT_MAX)
         return -1;
     l->items[l->n++] = *o;
+    *slot = (unsigned char)l->n;
     return 0;
 }
 
-/* Whether `table` has an option named `name`. */
-static bool in_table(const struct opt *const *table, const char *name)
+/* Every dialect option, in dialect_option_at's order, listed at the first call (the
+ * tables are constant): a command's list asks for each of them at each of its options.
+ * NULL when the dialects declare more than DIALECT_MAX_OPTIONS (more than a run's counts
+ * hold). */
+static const struct dialect_option *const *dialect_options_listed(size_t *n)
+{
+    static const struct dialect_option *listed[DIALECT_MAX_OPTIONS + 1];
+    static size_t n_listed;
+    static bool done;
+
+    for (; !done && n_listed <= DIALECT_MAX_OPTIONS; n_listed++) {
+        if (!(listed[n_listed] = dialect_option_at(n_listed, NULL)))
+            break;
+    }
+    done = true;
+    *n = n_listed;
+    return n_listed > DIALECT_MAX_OPTIONS ? NULL : listed;
+}
+/* Where a dialect option stands in a command's list: after the table's option its help
+ * follows (its index), else where OPT_DIALECTS is, or last. */
+enum { AT_DIALECTS = -1, AT_END = -2 };
+
+/* The index of the option named `name` in `table`, else AT_DIALECTS. */
+static long table_index(const struct opt *const *table, const char *name)
 {
     for (size_t i = 0; table[i]; i++) {
         if (table[i]->kind != OPT_DIALECTS && !strcmp(table[i]->name, name))
-            return true;
+            return (long)i;
     }
-    return false;
+    return AT_DIALECTS;
 }
 
-/* The dialect options of `dialects`'s scope whose help follows an option `table` does not
- * have (`elsewhere`: they stand where OPT_DIALECTS does), else the option `after` (NULL:
- * none; they come last). */
-static int add_dialect_options(struct opt_list *l, const struct opt *dialects, const struct opt *const *table,
-                               const char *after, bool elsewhere)
+/* The dialect options of `dialects`'s scope that stand `at` (where[] says where each
+ * does). */
+static int add_dialect_options(struct opt_list *l, const struct opt *dialects,
+                               const struct dialect_option *const *all, const long *where, size_t n_all,
+                               long at)
 {
-    const struct dialect_option *d;
-
-    for (size_t i = 0; dialects && (d = dialect_option_at(i, NULL)); i++) {
-        bool here = elsewhere ? d->help_after && !in_table(table, d->help_after)
-                  : after     ? d->help_after && !strcmp(d->help_after, after)
-                              : !d->help_after;
-        const struct opt o = {.kind = OPT_CALL, .name = d->name, .has_arg = d->has_arg, .value = (int)i,
-                              .call = dialects->call, .help = d->help, .dialect = d};
-
-        if (here && (d->scope & (unsigned)dialects->value) && add_one(l, &o) != 0)
+    for (size_t i = 0; dialects && i < n_all; i++) {
+        if (where[i] != at || !(all[i]->scope & (unsigned)dialects->value))
+            continue;
+        if (add_one(l, &(const struct opt){.kind = OPT_CALL, .name = all[i]->name, .has_arg = all[i]->has_arg,
+                                           .value = (int)i, .call = dialects->call, .help = all[i]->help,
+                                           .dialect = all[i]}) != 0)
             return -1;
     }
     return 0;
@@ -62,19 +98,24 @@ static int add_dialect_options(struct opt_list *l, const struct opt *dialects, c
 int opt_list_add(struct opt_list *l, const struct opt *const *table)
 {
     const struct opt *dialects = NULL;
+    const struct dialect_option *const *all;
+    long where[DIALECT_MAX_OPTIONS];
+    size_t n_all;
     int rc = 0;
 
-    if (dialect_option_at(DIALECT_MAX_OPTIONS, NULL)) /* more than a run's counts hold */
+    if (!(all = dialect_options_listed(&n_all)))
         return -1;
     for (size_t i = 0; table[i]; i++)
         dialects = table[i]->kind == OPT_DIALECTS ? table[i] : dialects;
+    for (size_t i = 0; dialects && i < n_all; i++)
+        where[i] = all[i]->help_after ? table_index(table, all[i]->help_after) : AT_END;
     for (size_t i = 0; table[i] && rc == 0; i++) {
         if (table[i]->kind == OPT_DIALECTS)
-            rc = add_dialect_options(l, dialects, table, NULL, true);
+            rc = add_dialect_options(l, dialects, all, where, n_all, AT_DIALECTS);
         else if ((rc = add_one(l, table[i])) == 0)
-            rc = add_dialect_options(l, dialects, table, table[i]->name, false);
+            rc = add_dialect_options(l, dialects, all, where, n_all, (long)i);
     }
-    return rc ? rc : add_dialect_options(l, dialects, table, NULL, false);
+    return rc ? rc : add_dialect_options(l, dialects, all, where, n_all, AT_END);
 }
 
 void opt_names(const struct opt_list *l, const struct opt *except, const char **names)

@@ -57,10 +57,15 @@ struct opt {
  * option its help follows, one that follows an option the command does not take where
  * OPT_DIALECTS is, and one that follows none at the end. */
 #define OPT_MAX 96
+#define OPT_SLOTS 256 /* a power of two, over twice OPT_MAX */
 struct opt_list {
     struct opt items[OPT_MAX];
     size_t n;
+    unsigned char slots[OPT_SLOTS]; /* items by name's hash: 1 + its index, 0 empty */
 };
+
+/* An empty list. */
+void opt_list_clear(struct opt_list *l);
 
 /* Adds the options of `table` (NULL-terminated) that `l` does not hold by name. 0, or -1
  * when they do not fit, or the dialects declare more than DIALECT_MAX_OPTIONS. */

@@ -138,10 +138,9 @@ void schema_free(struct schema *s)
     for (size_t i = 0; i < s->n_all; i++)
         node_free(s->all[i]);
     free(s->all);
-    for (size_t i = 0; i < s->bases.cap; i++) {
-        if (s->bases.keys[i])
-            free(s->bases.vals[i]);
-    }
+    for (size_t i = 0; i < s->n_base_texts; i++)
+        free(s->base_texts[i]);
+    free(s->base_texts);
     free(s->bases.keys);
     free(s->bases.vals);
     free(s->compiled.keys);
@@ -158,7 +157,8 @@ void schema_free(struct schema *s)
     free(s);
 }
 
-struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct diag *d)
+/* schema_compile, or schema_compile_lazily when `lazy`. */
+static struct schema *compile(struct ynode_doc *doc, const char *name, struct diag *d, bool lazy)
 {
     struct schema *s = calloc(1, sizeof(*s));
 
@@ -167,6 +167,7 @@ struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct di
         return NULL;
     }
     s->diag = d;
+    s->lazy = lazy;
     s->name = strdup(name);
     if (!s->name || schema_add_doc(s, doc, "") != 0) {
         if (s->n_docs == 0)
@@ -176,13 +177,25 @@ struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct di
         return NULL;
     }
     schema_compile_node(s, ynode_doc_root(doc));
-    if (!s->failed)
+    if (!s->failed && !lazy)
         schema_check_ref_cycles(s);
     if (s->failed) {
         schema_free(s);
         return NULL;
     }
+    if (lazy) /* its nodes are compiled during later runs, whose diags this one outlives */
+        s->diag = NULL;
     return s;
+}
+
+struct schema *schema_compile(struct ynode_doc *doc, const char *name, struct diag *d)
+{
+    return compile(doc, name, d, false);
+}
+
+struct schema *schema_compile_lazily(struct ynode_doc *doc, const char *name, struct diag *d)
+{
+    return compile(doc, name, d, true);
 }
 
 struct schema *schema_load_text(const char *name, const char *text, size_t len, struct diag *d)

@@ -1016,7 +1016,7 @@ static bool validate_node(struct vctx *c, const struct schema_node *sn, struct y
 {
     bool ok;
 
-    if (!sn)
+    if (!(sn = schema_node_ready(sn)))
         return true;
     if (++c->nesting > MAX_DEPTH) {
         c->nesting--;

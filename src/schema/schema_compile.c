@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ void schema_compile_error(struct schema *s, struct ynode *at, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (!s->failed)
+    if (!s->failed && s->diag) /* a lazy schema has none: no problem is expected */
         diag_report(s->diag, DIAG_ERROR, DIAG_INPUT, s->name, pos.line, pos.col, RULE_SCHEMA, "%s", msg);
     s->failed = true;
 }
@@ -42,20 +43,82 @@ static bool is_true_false(struct ynode *n, bool *value)
     return false;
 }
 
+/* The keywords the compiler reads (keyword_types' first), found in one pass over a
+ * node's keys: a lookup of each of forty was most of a node's compile. */
+#define SCHEMA_KEYWORDS(X) \
+    X(REF, "$ref") X(ID, "$id") X(SCHEMA, "$schema") X(COMMENT, "$comment") X(TITLE, "title") \
+    X(DESCRIPTION, "description") X(FORMAT, "format") X(PATTERN, "pattern") \
+    X(PROPERTIES, "properties") X(PATTERN_PROPERTIES, "patternProperties") \
+    X(DEFINITIONS, "definitions") X(DEPENDENCIES, "dependencies") X(ENUM, "enum") \
+    X(EXAMPLES, "examples") X(REQUIRED, "required") X(TYPE, "type") X(CONST, "const") \
+    X(ADDITIONAL_PROPERTIES, "additionalProperties") X(PROPERTY_NAMES, "propertyNames") \
+    X(MIN_PROPERTIES, "minProperties") X(MAX_PROPERTIES, "maxProperties") X(ITEMS, "items") \
+    X(ADDITIONAL_ITEMS, "additionalItems") X(CONTAINS, "contains") X(MIN_ITEMS, "minItems") \
+    X(MAX_ITEMS, "maxItems") X(UNIQUE_ITEMS, "uniqueItems") X(MINIMUM, "minimum") \
+    X(MAXIMUM, "maximum") X(EXCLUSIVE_MINIMUM, "exclusiveMinimum") \
+    X(EXCLUSIVE_MAXIMUM, "exclusiveMaximum") X(MULTIPLE_OF, "multipleOf") \
+    X(MIN_LENGTH, "minLength") X(MAX_LENGTH, "maxLength") X(ALL_OF, "allOf") X(ANY_OF, "anyOf") \
+    X(ONE_OF, "oneOf") X(NOT, "not") X(IF, "if") X(THEN, "then") X(ELSE, "else")
+enum keyword {
+#define X(id, text) K_##id,
+    SCHEMA_KEYWORDS(X)
+#undef X
+    K_COUNT
+};
+static const struct {
+    const char *text;
+    size_t len;
+} keywords[K_COUNT] = {
+#define X(id, text) {text, sizeof(text) - 1},
+    SCHEMA_KEYWORDS(X)
+#undef X
+};
+
+/* A schema node's keywords: each one's value (NULL: absent, or written without one) and
+ * which are present. */
+struct keywords {
+    struct ynode *value[K_COUNT];
+    uint64_t present;
+};
+
+static void keywords_read(const struct ynode *n, struct keywords *k)
+{
+    memset(k, 0, sizeof(*k));
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        size_t len;
+        const char *key = ynode_scalar(ynode_key(n, i), &len);
+
+        for (unsigned id = 0; key && id < K_COUNT; id++) {
+            if (keywords[id].len == len && !memcmp(keywords[id].text, key, len)) {
+                if (!(k->present >> id & 1)) /* the first, as a lookup finds */
+                    k->value[id] = ynode_value(n, i);
+                k->present |= (uint64_t)1 << id;
+                break;
+            }
+        }
+    }
+}
+
+/* The value of keyword `id` in `k`, or NULL. */
+static struct ynode *value_of(const struct keywords *k, enum keyword id)
+{
+    return k->value[id];
+}
+
 enum kw_type { KW_STRING, KW_MAP, KW_LIST, KW_STRINGS };
 
 /* The keywords whose value type the compiler would not otherwise see (draft-07's
  * metaschema); numbers, counts, booleans and subschemas are checked where they are
  * read. A keyword of the wrong type is an error, never ignored. */
 static const struct {
-    const char *kw;
+    enum keyword id;
     enum kw_type type;
 } keyword_types[] = {
-    {"$ref", KW_STRING},     {"$id", KW_STRING},          {"$schema", KW_STRING},
-    {"$comment", KW_STRING}, {"title", KW_STRING},        {"description", KW_STRING},
-    {"format", KW_STRING},   {"pattern", KW_STRING},      {"properties", KW_MAP},
-    {"patternProperties", KW_MAP}, {"definitions", KW_MAP}, {"dependencies", KW_MAP},
-    {"enum", KW_LIST},       {"examples", KW_LIST},       {"required", KW_STRINGS},
+    {K_REF, KW_STRING},      {K_ID, KW_STRING},          {K_SCHEMA, KW_STRING},
+    {K_COMMENT, KW_STRING},  {K_TITLE, KW_STRING},       {K_DESCRIPTION, KW_STRING},
+    {K_FORMAT, KW_STRING},   {K_PATTERN, KW_STRING},     {K_PROPERTIES, KW_MAP},
+    {K_PATTERN_PROPERTIES, KW_MAP}, {K_DEFINITIONS, KW_MAP}, {K_DEPENDENCIES, KW_MAP},
+    {K_ENUM, KW_LIST},       {K_EXAMPLES, KW_LIST},      {K_REQUIRED, KW_STRINGS},
 };
 
 static bool is_string(struct ynode *n)
@@ -75,32 +138,38 @@ static bool check_strings(struct schema *s, struct ynode *list, const char *kw)
     return true;
 }
 
-static bool check_keyword_types(struct schema *s, struct ynode *n)
+/* Where a message about keyword `kw` of `n` (its value `v`) points: the value, or the
+ * key of one written without a value. */
+static struct ynode *keyword_at(struct ynode *n, struct ynode *v, const char *kw)
+{
+    return v ? v : ynode_key(n, (size_t)ynode_find(n, kw, strlen(kw)));
+}
+
+static bool check_keyword_types(struct schema *s, struct ynode *n, const struct keywords *k)
 {
     for (size_t i = 0; i < sizeof(keyword_types) / sizeof(keyword_types[0]); i++) {
-        const char *kw = keyword_types[i].kw;
-        long at = ynode_find(n, kw, strlen(kw));
-        struct ynode *v = at >= 0 ? ynode_value(n, (size_t)at) : NULL;
+        const char *kw = keywords[keyword_types[i].id].text;
+        struct ynode *v = k->value[keyword_types[i].id];
 
-        if (at < 0)
+        if (!(k->present >> keyword_types[i].id & 1))
             continue;
         switch (keyword_types[i].type) {
         case KW_STRING:
             if (!is_string(v)) {
-                schema_compile_error(s, v ? v : ynode_key(n, (size_t)at), "%s must be a string", kw);
+                schema_compile_error(s, keyword_at(n, v, kw), "%s must be a string", kw);
                 return false;
             }
             break;
         case KW_MAP:
             if (!v || !ynode_is_map(v)) {
-                schema_compile_error(s, v ? v : ynode_key(n, (size_t)at), "%s must be a mapping", kw);
+                schema_compile_error(s, keyword_at(n, v, kw), "%s must be a mapping", kw);
                 return false;
             }
             break;
         case KW_LIST:
         case KW_STRINGS:
             if (!v || !ynode_is_seq(v)) {
-                schema_compile_error(s, v ? v : ynode_key(n, (size_t)at), "%s must be a list", kw);
+                schema_compile_error(s, keyword_at(n, v, kw), "%s must be a list", kw);
                 return false;
             }
             if (keyword_types[i].type == KW_STRINGS && !check_strings(s, v, kw))
@@ -383,34 +452,34 @@ static int compile_dependencies(struct schema *s, struct schema_node *sn, struct
 }
 
 /* 0, or -1 when out of memory. */
-static int compile_object_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
+static int compile_object_keywords(struct schema *s, struct schema_node *sn, const struct keywords *k)
 {
     struct ynode *v;
 
-    if ((v = ynode_get(n, "properties")) != NULL && compile_properties(s, sn, v) != 0)
+    if ((v = value_of(k, K_PROPERTIES)) != NULL && compile_properties(s, sn, v) != 0)
         return -1;
-    if ((v = ynode_get(n, "patternProperties")) != NULL && compile_pattern_properties(s, sn, v) != 0)
+    if ((v = value_of(k, K_PATTERN_PROPERTIES)) != NULL && compile_pattern_properties(s, sn, v) != 0)
         return -1;
-    if ((v = ynode_get(n, "additionalProperties")) != NULL)
+    if ((v = value_of(k, K_ADDITIONAL_PROPERTIES)) != NULL)
         sn->additional_props = schema_compile_node(s, v);
-    if ((v = ynode_get(n, "propertyNames")) != NULL)
+    if ((v = value_of(k, K_PROPERTY_NAMES)) != NULL)
         sn->property_names = schema_compile_node(s, v);
-    if ((v = ynode_get(n, "required")) != NULL && compile_required(sn, v) != 0)
+    if ((v = value_of(k, K_REQUIRED)) != NULL && compile_required(sn, v) != 0)
         return -1;
-    if ((v = ynode_get(n, "minProperties")) != NULL)
+    if ((v = value_of(k, K_MIN_PROPERTIES)) != NULL)
         count_of(s, v, "minProperties", &sn->min_props);
-    if ((v = ynode_get(n, "maxProperties")) != NULL)
+    if ((v = value_of(k, K_MAX_PROPERTIES)) != NULL)
         count_of(s, v, "maxProperties", &sn->max_props);
-    if ((v = ynode_get(n, "dependencies")) != NULL)
+    if ((v = value_of(k, K_DEPENDENCIES)) != NULL)
         return compile_dependencies(s, sn, v);
     return 0;
 }
 
-static void compile_array_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
+static void compile_array_keywords(struct schema *s, struct schema_node *sn, const struct keywords *k)
 {
     struct ynode *v;
 
-    if ((v = ynode_get(n, "items")) != NULL) {
+    if ((v = value_of(k, K_ITEMS)) != NULL) {
         if (ynode_is_seq(v)) {
             size_t count = ynode_len(v);
 
@@ -425,34 +494,35 @@ static void compile_array_keywords(struct schema *s, struct schema_node *sn, str
             sn->items = schema_compile_node(s, v);
         }
     }
-    if ((v = ynode_get(n, "additionalItems")) != NULL)
+    if ((v = value_of(k, K_ADDITIONAL_ITEMS)) != NULL)
         sn->additional_items = schema_compile_node(s, v);
-    if ((v = ynode_get(n, "contains")) != NULL)
+    if ((v = value_of(k, K_CONTAINS)) != NULL)
         sn->contains = schema_compile_node(s, v);
-    if ((v = ynode_get(n, "minItems")) != NULL)
+    if ((v = value_of(k, K_MIN_ITEMS)) != NULL)
         count_of(s, v, "minItems", &sn->min_items);
-    if ((v = ynode_get(n, "maxItems")) != NULL)
+    if ((v = value_of(k, K_MAX_ITEMS)) != NULL)
         count_of(s, v, "maxItems", &sn->max_items);
-    if ((v = ynode_get(n, "uniqueItems")) != NULL && !is_true_false(v, &sn->unique_items))
+    if ((v = value_of(k, K_UNIQUE_ITEMS)) != NULL && !is_true_false(v, &sn->unique_items))
         schema_compile_error(s, v, "%s", "uniqueItems must be true or false");
 }
 
-static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
+static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, const struct keywords *k)
 {
     struct ynode *v;
     static const struct {
         const char *kw;
+        enum keyword id;
         size_t has, val;
     } nums[] = {
-        {"minimum", offsetof(struct schema_node, has_min), offsetof(struct schema_node, minimum)},
-        {"maximum", offsetof(struct schema_node, has_max), offsetof(struct schema_node, maximum)},
-        {"exclusiveMinimum", offsetof(struct schema_node, has_xmin), offsetof(struct schema_node, xminimum)},
-        {"exclusiveMaximum", offsetof(struct schema_node, has_xmax), offsetof(struct schema_node, xmaximum)},
-        {"multipleOf", offsetof(struct schema_node, has_multiple), offsetof(struct schema_node, multiple_of)},
+        {"minimum", K_MINIMUM, offsetof(struct schema_node, has_min), offsetof(struct schema_node, minimum)},
+        {"maximum", K_MAXIMUM, offsetof(struct schema_node, has_max), offsetof(struct schema_node, maximum)},
+        {"exclusiveMinimum", K_EXCLUSIVE_MINIMUM, offsetof(struct schema_node, has_xmin), offsetof(struct schema_node, xminimum)},
+        {"exclusiveMaximum", K_EXCLUSIVE_MAXIMUM, offsetof(struct schema_node, has_xmax), offsetof(struct schema_node, xmaximum)},
+        {"multipleOf", K_MULTIPLE_OF, offsetof(struct schema_node, has_multiple), offsetof(struct schema_node, multiple_of)},
     };
 
     for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-        if ((v = ynode_get(n, nums[i].kw)) == NULL)
+        if ((v = value_of(k, nums[i].id)) == NULL)
             continue;
         if (!number_of(v, (double *)((char *)sn + nums[i].val)))
             schema_compile_error(s, v, "%s must be a number", nums[i].kw);
@@ -460,12 +530,12 @@ static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, st
             *(bool *)((char *)sn + nums[i].has) = true;
     }
     if (sn->has_multiple && sn->multiple_of <= 0)
-        schema_compile_error(s, ynode_get(n, "multipleOf"), "%s", "multipleOf must be greater than 0");
-    if ((v = ynode_get(n, "minLength")) != NULL)
+        schema_compile_error(s, value_of(k, K_MULTIPLE_OF), "%s", "multipleOf must be greater than 0");
+    if ((v = value_of(k, K_MIN_LENGTH)) != NULL)
         count_of(s, v, "minLength", &sn->min_length);
-    if ((v = ynode_get(n, "maxLength")) != NULL)
+    if ((v = value_of(k, K_MAX_LENGTH)) != NULL)
         count_of(s, v, "maxLength", &sn->max_length);
-    if ((v = ynode_get(n, "pattern")) != NULL) {
+    if ((v = value_of(k, K_PATTERN)) != NULL) {
         sn->pattern = compile_pattern(s, v);
         sn->pattern_src = schema_text_of(v);
         if (sn->pattern) {
@@ -501,6 +571,7 @@ static struct schema_node *new_node(struct schema *s, struct ynode *n)
     sn->index = s->n_all;
     s->all[s->n_all++] = sn;
     sn->src = n;
+    sn->owner = s;
     sn->min_items = sn->min_length = sn->min_props = -1;
     sn->max_items = sn->max_length = sn->max_props = -1;
     return sn;
@@ -521,11 +592,11 @@ static void compile_ref(struct schema *s, struct schema_node *sn, struct ynode *
 }
 
 /* `type`, `enum` and `const`: the keywords about the whole value. */
-static void compile_value_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
+static void compile_value_keywords(struct schema *s, struct schema_node *sn, struct ynode *n, const struct keywords *k)
 {
     struct ynode *v;
 
-    if ((v = ynode_get(n, "type")) != NULL) {
+    if ((v = value_of(k, K_TYPE)) != NULL) {
         if (ynode_is_seq(v)) {
             for (size_t i = 0; i < ynode_len(v); i++)
                 sn->types |= type_bit(s, ynode_item(v, i));
@@ -533,70 +604,89 @@ static void compile_value_keywords(struct schema *s, struct schema_node *sn, str
             sn->types = type_bit(s, v);
         }
     }
-    if ((v = ynode_get(n, "enum")) != NULL)
+    if ((v = value_of(k, K_ENUM)) != NULL)
         sn->enum_values = v;
-    if (ynode_has(n, "const")) {
-        sn->const_value = ynode_get(n, "const");
+    if (k->present >> K_CONST & 1) {
+        sn->const_value = value_of(k, K_CONST);
         if (!sn->const_value) /* `const:` with nothing is null; keep a marker */
             sn->const_value = n;
     }
 }
 
 /* allOf, anyOf, oneOf, not, if/then/else. */
-static void compile_combinators(struct schema *s, struct schema_node *sn, struct ynode *n)
+static void compile_combinators(struct schema *s, struct schema_node *sn, const struct keywords *k)
 {
     struct ynode *v;
 
-    if ((v = ynode_get(n, "allOf")) != NULL)
+    if ((v = value_of(k, K_ALL_OF)) != NULL)
         sn->all_of = compile_list(s, v, "allOf", &sn->n_all_of);
-    if ((v = ynode_get(n, "anyOf")) != NULL)
+    if ((v = value_of(k, K_ANY_OF)) != NULL)
         sn->any_of = compile_list(s, v, "anyOf", &sn->n_any_of);
-    if ((v = ynode_get(n, "oneOf")) != NULL)
+    if ((v = value_of(k, K_ONE_OF)) != NULL)
         sn->one_of = compile_list(s, v, "oneOf", &sn->n_one_of);
-    if ((v = ynode_get(n, "not")) != NULL)
+    if ((v = value_of(k, K_NOT)) != NULL)
         sn->not_ = schema_compile_node(s, v);
-    if ((v = ynode_get(n, "if")) != NULL) {
+    if ((v = value_of(k, K_IF)) != NULL) {
         sn->if_ = schema_compile_node(s, v);
-        if ((v = ynode_get(n, "then")) != NULL)
+        if ((v = value_of(k, K_THEN)) != NULL)
             sn->then_ = schema_compile_node(s, v);
-        if ((v = ynode_get(n, "else")) != NULL)
+        if ((v = value_of(k, K_ELSE)) != NULL)
             sn->else_ = schema_compile_node(s, v);
     }
+}
+
+/* The keywords of node `sn` (schema node `n`); its subschemas compiled, or registered
+ * pending in a lazy schema. */
+static void compile_keywords(struct schema *s, struct schema_node *sn, struct ynode *n)
+{
+    struct keywords k;
+    struct ynode *v;
+
+    if (is_true_false(n, &sn->bool_value)) {
+        sn->is_bool = true;
+        return;
+    }
+    if (!n || !ynode_is_map(n)) {
+        schema_compile_error(s, n, "%s", "a schema must be an object or a boolean");
+        return;
+    }
+    keywords_read(n, &k);
+    if (!check_keyword_types(s, n, &k))
+        return;
+    if ((v = k.value[K_REF]) != NULL) {
+        compile_ref(s, sn, n, v);
+        return; /* draft-07: $ref's siblings are ignored */
+    }
+    compile_value_keywords(s, sn, n, &k);
+    if (compile_object_keywords(s, sn, &k) != 0)
+        s->failed = true;
+    compile_array_keywords(s, sn, &k);
+    compile_scalar_keywords(s, sn, &k);
+    sn->needs_scalar_type = sn->types || sn->has_min || sn->has_max || sn->has_xmin ||
+                            sn->has_xmax || sn->has_multiple || sn->min_length >= 0 ||
+                            sn->max_length >= 0 || sn->pattern;
+    compile_combinators(s, sn, &k);
 }
 
 static struct schema_node *compile_node(struct schema *s, struct ynode *n)
 {
     struct schema_node *sn = schema_ptrmap_get(&s->compiled, n);
-    struct ynode *v;
 
     if (sn)
         return sn;
     if (!(sn = new_node(s, n)))
         return NULL;
-    if (is_true_false(n, &sn->bool_value)) {
-        sn->is_bool = true;
-        return sn;
-    }
-    if (!n || !ynode_is_map(n)) {
-        schema_compile_error(s, n, "%s", "a schema must be an object or a boolean");
-        return sn;
-    }
-    if (!check_keyword_types(s, n))
-        return sn;
-    if ((v = ynode_get(n, "$ref")) != NULL) {
-        compile_ref(s, sn, n, v);
-        return sn; /* draft-07: $ref's siblings are ignored */
-    }
-    compile_value_keywords(s, sn, n);
-    if (compile_object_keywords(s, sn, n) != 0)
-        s->failed = true;
-    compile_array_keywords(s, sn, n);
-    compile_scalar_keywords(s, sn, n);
-    sn->needs_scalar_type = sn->types || sn->has_min || sn->has_max || sn->has_xmin ||
-                            sn->has_xmax || sn->has_multiple || sn->min_length >= 0 ||
-                            sn->max_length >= 0 || sn->pattern;
-    compile_combinators(s, sn, n);
+    if (s->lazy)
+        sn->pending = true;
+    else
+        compile_keywords(s, sn, n);
     return sn;
+}
+
+void schema_compile_pending(struct schema_node *sn)
+{
+    sn->pending = false;
+    compile_keywords(sn->owner, sn, sn->src);
 }
 
 /* compile_node with a bound on its recursion: the document nests at most

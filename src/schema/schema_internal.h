@@ -62,6 +62,10 @@ struct pattern_memo {
 struct schema_node {
     struct ynode *src;
     size_t index; /* in schema.all */
+    /* Its keywords not compiled yet (a lazily compiled schema's): schema_node_ready
+     * compiles them, as every reader of a node's fields asks first. */
+    bool pending;
+    struct schema *owner;
     bool is_bool, bool_value;
     struct schema_node *ref;
     unsigned types;
@@ -127,11 +131,14 @@ struct schema {
     struct anchor *anchors;
     size_t n_anchors, cap_anchors;
     struct ptrmap compiled; /* ynode -> schema_node */
-    struct ptrmap bases;    /* ynode -> base URI (char *) */
+    struct ptrmap bases;    /* ynode -> base URI (char *, one of base_texts or a doc's uri) */
+    char **base_texts;      /* the base URIs the $ids made, owned */
+    size_t n_base_texts;
     struct schema_node **all;
     size_t n_all, cap_all;
     unsigned depth; /* of compile() calls */
     bool failed;
+    bool lazy; /* a subschema reached is registered, its keywords compiled when read */
 };
 
 /* ---- schema.c: small helpers ---- */
@@ -164,8 +171,19 @@ void schema_check_ref_cycles(struct schema *s);
 
 /* ---- schema_compile.c ---- */
 
-/* The compiled node of schema node `n` (compiled once, however often reached). */
+/* The compiled node of schema node `n` (compiled once, however often reached; only
+ * registered, pending, in a lazy schema). */
 struct schema_node *schema_compile_node(struct schema *s, struct ynode *n);
+/* The keywords of pending node `sn` compiled. */
+void schema_compile_pending(struct schema_node *sn);
+
+/* `sn` with its keywords compiled (a lazy schema's nodes are compiled when first read). */
+static inline const struct schema_node *schema_node_ready(const struct schema_node *sn)
+{
+    if (sn && sn->pending)
+        schema_compile_pending((struct schema_node *)sn);
+    return sn;
+}
 /* Reports a problem of the schema at `at` (the first only) and marks it failed. */
 void schema_compile_error(struct schema *s, struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -205,9 +223,9 @@ static inline int prop_order(const char *a, size_t alen, const char *b, size_t b
  * this only must not loop). */
 static inline const struct schema_node *deref(const struct schema_node *sn)
 {
-    for (int i = 0; sn && sn->ref && i < 64; i++)
+    for (int i = 0; schema_node_ready(sn) && sn->ref && i < 64; i++)
         sn = sn->ref;
-    return sn;
+    return schema_node_ready(sn);
 }
 
 #endif

@@ -172,7 +172,8 @@ static int by_place(const void *pa, const void *pb)
 
 /* Whether a scalar's answer to `sn` depends on its type alone: no keyword but `type`
  * looks at a scalar's value (the bound: a deep chain is taken to look). A string (a
- * quoted scalar, or one fanout made) has one type whatever its text. */
+ * quoted scalar, or one fanout made) has one type whatever its text. `sn` is ready (its
+ * keywords compiled): a check recorded it. */
 static bool type_only(const struct schema_node *sn, unsigned depth)
 {
     const struct schema_node *const *lists[] = {(const struct schema_node *const *)sn->all_of,
@@ -184,7 +185,7 @@ static bool type_only(const struct schema_node *sn, unsigned depth)
     if (depth > 16)
         return false;
     if (sn->ref)
-        return type_only(sn->ref, depth + 1);
+        return type_only(schema_node_ready(sn->ref), depth + 1);
     if (sn->is_bool)
         return true;
     if (sn->enum_values || sn->const_value || sn->pattern || sn->min_length >= 0 || sn->max_length >= 0 ||
@@ -192,12 +193,12 @@ static bool type_only(const struct schema_node *sn, unsigned depth)
         return false;
     for (size_t l = 0; l < 3; l++) {
         for (size_t i = 0; i < counts[l]; i++) {
-            if (lists[l][i] && !type_only(lists[l][i], depth + 1))
+            if (lists[l][i] && !type_only(schema_node_ready(lists[l][i]), depth + 1))
                 return false;
         }
     }
     for (size_t i = 0; i < 4; i++) {
-        if (one[i] && !type_only(one[i], depth + 1))
+        if (one[i] && !type_only(schema_node_ready(one[i]), depth + 1))
             return false;
     }
     return true;

@@ -41,78 +41,104 @@ static struct ynode *find_anchor(const struct schema *s, const char *uri)
     return NULL;
 }
 
-/* Keywords whose values are schemas, maps of schemas or lists of schemas. */
-static const char *const schema_keys[] = {
-    "additionalItems", "additionalProperties", "contains", "propertyNames", "not",
-    "if", "then", "else", NULL};
-static const char *const schema_map_keys[] = {
-    "properties", "patternProperties", "definitions", "dependencies", NULL};
-static const char *const schema_list_keys[] = {"allOf", "anyOf", "oneOf", NULL};
+/* The keywords prewalk reads, in the order it visits them: those whose values are
+ * schemas, maps of schemas, lists of schemas, then `items` (a schema or a list), `$id`
+ * and `$ref`. */
+enum prewalk_keyword {
+    PK_ADDITIONAL_ITEMS, PK_ADDITIONAL_PROPERTIES, PK_CONTAINS, PK_PROPERTY_NAMES, PK_NOT, PK_IF, PK_THEN,
+    PK_ELSE, PK_PROPERTIES, PK_PATTERN_PROPERTIES, PK_DEFINITIONS, PK_DEPENDENCIES, PK_ALL_OF, PK_ANY_OF,
+    PK_ONE_OF, PK_ITEMS, PK_ID, PK_REF, PK_COUNT
+};
+#define PK_FIRST_MAP PK_PROPERTIES
+#define PK_FIRST_LIST PK_ALL_OF
+#define KEYWORD(text) {text, sizeof(text) - 1}
+static const struct {
+    const char *text;
+    size_t len;
+} prewalk_keywords[PK_COUNT] = {
+    KEYWORD("additionalItems"), KEYWORD("additionalProperties"), KEYWORD("contains"), KEYWORD("propertyNames"),
+    KEYWORD("not"), KEYWORD("if"), KEYWORD("then"), KEYWORD("else"), KEYWORD("properties"),
+    KEYWORD("patternProperties"), KEYWORD("definitions"), KEYWORD("dependencies"), KEYWORD("allOf"),
+    KEYWORD("anyOf"), KEYWORD("oneOf"), KEYWORD("items"), KEYWORD("$id"), KEYWORD("$ref"),
+};
+
+/* The values of the keywords of mapping `n` prewalk reads (NULL: absent), from one pass
+ * over its keys: a lookup of each of them was most of a schema's prewalk. */
+static void prewalk_values(const struct ynode *n, struct ynode **v)
+{
+    memset(v, 0, PK_COUNT * sizeof(*v));
+    for (size_t i = 0; i < ynode_len(n); i++) {
+        size_t len;
+        const char *key = ynode_scalar(ynode_key(n, i), &len);
+
+        for (size_t k = 0; key && k < PK_COUNT; k++) {
+            if (prewalk_keywords[k].len == len && !memcmp(prewalk_keywords[k].text, key, len)) {
+                v[k] = v[k] ? v[k] : ynode_value(n, i); /* the first, as a lookup finds */
+                break;
+            }
+        }
+    }
+}
+
+/* Keeps `text`, a base URI an $id made, for the schema's lifetime; NULL when out of
+ * memory (`text` freed). */
+static char *keep_base(struct schema *s, char *text)
+{
+    char **grown = text && !(s->n_base_texts & (s->n_base_texts + 1)) /* doubles at 2^k - 1 */
+                       ? realloc(s->base_texts, (2 * s->n_base_texts + 1) * sizeof(*grown))
+                       : s->base_texts;
+
+    if (!text || !grown) {
+        free(text);
+        return NULL;
+    }
+    s->base_texts = grown;
+    return s->base_texts[s->n_base_texts++] = text;
+}
 
 static int prewalk(struct schema *s, struct ynode *n, const char *base);
 
-static int prewalk_key(struct schema *s, struct ynode *n, const char *key, const char *base)
+/* The base URI of `n`, which has an $id (kept in *own, NULL: `base` stays): a document
+ * URI is registered as an anchor, and becomes the base; "#name", a plain-name anchor, is
+ * registered as such, and the base stays the parent's. -1 when out of memory. */
+static int register_id(struct schema *s, struct ynode *n, struct ynode *id, const char *base, const char **own)
 {
-    return prewalk(s, ynode_get(n, key), base);
-}
+    char *idtext = schema_text_of(id), *uri, *frag;
 
-/* The base URI of `n`, which has an $id (malloc'd in *own; NULL: `base` stays): a
- * document URI is registered as an anchor, and becomes the base; "#name", a plain-name
- * anchor, is registered as such, and the base stays the parent's. -1 when out of memory. */
-static int register_id(struct schema *s, struct ynode *n, struct ynode *id, const char *base, char **own)
-{
-    char *idtext = schema_text_of(id), *frag;
-
-    *own = idtext ? schema_uri_resolve(base, idtext) : NULL;
+    uri = idtext ? schema_uri_resolve(base, idtext) : NULL;
     free(idtext);
+    *own = NULL;
+    if (!uri)
+        return -1;
+    frag = strchr(uri, '#');
+    if (frag && frag[1] && frag[1] != '/')
+        return add_anchor(s, uri, n); /* the base stays */
+    *own = keep_base(s, schema_uri_strip_fragment(uri));
+    free(uri);
     if (!*own)
         return -1;
-    frag = strchr(*own, '#');
-    if (frag && frag[1] && frag[1] != '/') {
-        char *anchor = strdup(*own);
-
-        if (!anchor || add_anchor(s, anchor, n) != 0) {
-            free(*own);
-            return -1;
-        }
-        free(*own);
-        *own = schema_uri_strip_fragment(base);
-    } else {
-        char *plain = schema_uri_strip_fragment(*own);
-
-        free(*own);
-        *own = plain;
-        if (!*own || add_anchor(s, strdup(*own), n) != 0) {
-            free(*own);
-            return -1;
-        }
-    }
-    return 0;
+    return add_anchor(s, strdup(*own), n);
 }
 
-/* prewalk over the subschemas of `n` (whose base is `base`). */
-static int prewalk_children(struct schema *s, struct ynode *n, const char *base)
+/* prewalk over the subschemas of `n` (whose keywords prewalk reads are `v`, its base
+ * `base`). */
+static int prewalk_children(struct schema *s, struct ynode *const *v, const char *base)
 {
-    struct ynode *items;
+    struct ynode *items = v[PK_ITEMS];
     int rc = 0;
 
-    for (const char *const *k = schema_keys; *k && rc == 0; k++)
-        rc = prewalk_key(s, n, *k, base);
-    for (const char *const *k = schema_map_keys; *k && rc == 0; k++) {
-        struct ynode *m = ynode_get(n, *k);
-
-        for (size_t i = 0; ynode_is_map(m) && i < ynode_len(m) && rc == 0; i++)
-            rc = prewalk(s, ynode_value(m, i), base);
+    for (size_t k = 0; k < PK_FIRST_MAP && rc == 0; k++)
+        rc = prewalk(s, v[k], base);
+    for (size_t k = PK_FIRST_MAP; k < PK_FIRST_LIST && rc == 0; k++) {
+        for (size_t i = 0; ynode_is_map(v[k]) && i < ynode_len(v[k]) && rc == 0; i++)
+            rc = prewalk(s, ynode_value(v[k], i), base);
     }
-    for (const char *const *k = schema_list_keys; *k && rc == 0; k++) {
-        struct ynode *l = ynode_get(n, *k);
-
-        for (size_t i = 0; ynode_is_seq(l) && i < ynode_len(l) && rc == 0; i++)
-            rc = prewalk(s, ynode_item(l, i), base);
+    for (size_t k = PK_FIRST_LIST; k < PK_ITEMS && rc == 0; k++) {
+        for (size_t i = 0; ynode_is_seq(v[k]) && i < ynode_len(v[k]) && rc == 0; i++)
+            rc = prewalk(s, ynode_item(v[k], i), base);
     }
     if (rc != 0)
         return rc;
-    items = ynode_get(n, "items");
     if (!ynode_is_seq(items))
         return prewalk(s, items, base);
     for (size_t i = 0; i < ynode_len(items) && rc == 0; i++)
@@ -121,26 +147,25 @@ static int prewalk_children(struct schema *s, struct ynode *n, const char *base)
 }
 
 /* Records the base URI of every subschema and registers $ids (a $ref's siblings,
- * $id included, are ignored in draft-07). */
+ * $id included, are ignored in draft-07). A subschema without an $id shares its
+ * parent's base text. */
 static int prewalk(struct schema *s, struct ynode *n, const char *base)
 {
-    struct ynode *id;
-    char *own = NULL;
+    struct ynode *v[PK_COUNT];
+    const char *own = NULL;
 
     if (!n || !ynode_is_map(n) || schema_ptrmap_get(&s->bases, n))
         return 0;
-    id = ynode_get(n, "$id");
-    if (id && !ynode_get(n, "$ref") && ynode_scalar(id, NULL) && register_id(s, n, id, base, &own) != 0)
+    prewalk_values(n, v);
+    if (v[PK_ID] && !v[PK_REF] && ynode_scalar(v[PK_ID], NULL) && register_id(s, n, v[PK_ID], base, &own) != 0)
         return -1;
-    if (!own && !(own = strdup(base)))
+    if (!own)
+        own = base;
+    if (schema_ptrmap_put(&s->bases, n, (void *)own) != 0)
         return -1;
-    if (schema_ptrmap_put(&s->bases, n, own) != 0) {
-        free(own);
-        return -1;
-    }
-    if (ynode_get(n, "$ref"))
+    if (v[PK_REF])
         return 0;
-    return prewalk_children(s, n, own);
+    return prewalk_children(s, v, own);
 }
 
 int schema_add_doc(struct schema *s, struct ynode_doc *fyd, const char *uri)
@@ -250,7 +275,9 @@ struct ynode *schema_resolve_ref(struct schema *s, struct ynode *at, const char 
         /* a pointer into a subschema: the subschema's base is known by prewalk,
          * other nodes get the document's */
         if (target && !schema_ptrmap_get(&s->bases, target) && ynode_is_map(target)) {
-            if (prewalk(s, target, doc_uri) != 0)
+            const char *kept = keep_base(s, strdup(doc_uri));
+
+            if (!kept || prewalk(s, target, kept) != 0)
                 target = NULL;
         }
     }

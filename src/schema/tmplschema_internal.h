@@ -83,9 +83,25 @@ struct tmplschema {
     size_t n_checked, cap_checked;
     struct diag *diag; /* compiling only */
     bool failed;
+    bool prebuilt; /* its definitions and context items are a tmpl_prebuilt's */
 };
 
+/* A bundled schema compiled at build time (tools/tmplembed.c writes the tables, from
+ * tmplschema_compile's result): its definitions, sorted by name and linked, and its
+ * context items. The array ends with a NULL name. */
+struct tmpl_prebuilt {
+    const char *name;
+    struct tmpl_def *const *defs;
+    size_t n_defs;
+    const struct ctx_item *items;
+    size_t n_items;
+};
+extern const struct tmpl_prebuilt tmpl_prebuilt[];
+
 /* ---- tmplschema_read.c ---- */
+
+/* An empty schema named `name`; NULL when out of memory. */
+struct tmplschema *tmpl_schema_new(const char *name);
 
 /* The definition named `name`, or NULL. */
 const struct tmpl_def *tmpl_find_def(const struct tmplschema *s, const char *name);

@@ -2,7 +2,8 @@
  * (TemplateSchema's constructor and the definition types' validate): each definition's
  * kind and keys, its `context` list interned into a set of context items, `allowed-values`
  * made a one-of of string constants, then the names linked and the one-ofs checked for
- * what GitHub's reader could not tell apart. Also the bundled schemas, compiled once. */
+ * what GitHub's reader could not tell apart (the bundled schemas at build time:
+ * tools/tmplembed.c, tmplschema_bundled.c). */
 #include "tmplschema_internal.h"
 
 #include <stdarg.h>
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/bundled.h"
 #include "fanout/yscalar.h"
 
 static const char *const kind_keys[] = {"null", "boolean", "number", "string", "sequence", "mapping", "one-of"};
@@ -566,13 +566,23 @@ bool tmplschema_is_template(const struct ynode *root)
     return true;
 }
 
-struct tmplschema *tmplschema_compile(const struct ynode *root, const char *name, struct diag *d)
+struct tmplschema *tmpl_schema_new(const char *name)
 {
     struct tmplschema *s = calloc(1, sizeof(*s));
+
+    if (s && !(s->name = dup_text(name, strlen(name)))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+struct tmplschema *tmplschema_compile(const struct ynode *root, const char *name, struct diag *d)
+{
+    struct tmplschema *s = tmpl_schema_new(name);
     const struct ynode *defs = ynode_get(root, "definitions");
 
-    if (!s || !(s->name = dup_text(name, strlen(name)))) {
-        free(s);
+    if (!s) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, name, 0, 0, RULE_INTERNAL, "out of memory");
         return NULL;
     }
@@ -606,14 +616,14 @@ void tmplschema_free(struct tmplschema *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->n_defs; i++) {
+    for (size_t i = 0; !s->prebuilt && i < s->n_defs; i++) {
         free((char *)s->defs[i]->name);
         free(s->defs[i]->props);
         free(s->defs[i]->one_of_names);
         free(s->defs[i]->one_of);
         free(s->defs[i]);
     }
-    for (size_t i = 0; i < s->n_items; i++) {
+    for (size_t i = 0; !s->prebuilt && i < s->n_items; i++) {
         free(s->items[i].text);
         free(s->items[i].name);
     }
@@ -623,31 +633,8 @@ void tmplschema_free(struct tmplschema *s)
     }
     free(s->names);
     free(s->checked);
-    free(s->defs);
+    if (!s->prebuilt)
+        free(s->defs);
     free(s->name);
     free(s);
-}
-
-const struct tmplschema *tmplschema_bundled(const char *name, struct diag *d)
-{
-    /* Compiled once per process, on first use: only a run that reads a workflow pays.
-     * Once a thread: validation keeps notes in it. */
-    static _Thread_local struct {
-        const char *name;
-        struct tmplschema *schema;
-    } cache[4];
-    static _Thread_local size_t cached;
-    const struct ynode *root;
-
-    for (size_t i = 0; i < cached; i++) {
-        if (!strcmp(cache[i].name, name))
-            return cache[i].schema;
-    }
-    root = bundled_schema(name);
-    if (!root || !tmplschema_is_template(root) || cached == sizeof(cache) / sizeof(cache[0]))
-        return NULL;
-    if (!(cache[cached].schema = tmplschema_compile(root, name, d)))
-        return NULL;
-    cache[cached].name = name;
-    return cache[cached++].schema;
 }

@@ -366,7 +366,7 @@ const struct schema *validate_bundled_schema(const char *name, struct diag *d)
         return NULL;
     if (!(doc = ynode_doc_wrap(root)))
         return NULL;
-    cache[cached].schema = schema_compile(doc, name, d);
+    cache[cached].schema = schema_compile_lazily(doc, name, d);
     if (!cache[cached].schema)
         return NULL;
     cache[cached].name = name;

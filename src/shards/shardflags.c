@@ -20,6 +20,8 @@
 #define VALUE "(?!-)(\\$\\{\\{.*?\\}\\}|\\$\\(\\([^)\\n]*\\)\\)|\"[^\"\\n]*\"|'[^'\\n]*'|[^\\s'\"`;&|()<>]+)"
 #define FLAG_RE "(?<![\\w-])%s(?:=|[ \\t]+)" VALUE
 
+/* A built-in runner's pattern is compiled at its first use, when a text holds its flag's
+ * name (NULL until then): compiling the eight at start was a fifth of a small render. */
 struct pattern {
     pcre2_code *re;
     pcre2_match_data *md;
@@ -88,12 +90,22 @@ static int pattern_compile(struct pattern *p, const char *re, char *err, size_t 
     return 0;
 }
 
+/* The pattern of built-in flag `flag` (FLAG_RE), compiled. 0, or -1 when out of memory. */
+static int pattern_of_flag(struct pattern *p, const char *flag)
+{
+    char re[256], err[200];
+
+    snprintf(re, sizeof(re), FLAG_RE, flag);
+    return pattern_compile(p, re, err, sizeof(err));
+}
+
 static void pattern_free(struct pattern *p)
 {
     pcre2_match_data_free(p->md);
     pcre2_code_free(p->re);
 }
 
+/* A runner; `count` and `index` NULL: a built-in's, compiled at first use. */
 static int runner_add(struct shardflags *f, const char *name, const char *noun, unsigned base,
                       bool index_needs_count, const char *count, const char *index,
                       const char *program, char *err, size_t cap)
@@ -109,7 +121,8 @@ static int runner_add(struct shardflags *f, const char *name, const char *noun, 
     r->base = base;
     r->index_needs_count = index_needs_count;
     if (!(r->name = strdup(name)) || (program && !(r->program = strdup(program))) ||
-        pattern_compile(&r->count, count, err, cap) != 0 || pattern_compile(&r->index, index, err, cap) != 0) {
+        (count && pattern_compile(&r->count, count, err, cap) != 0) ||
+        (index && pattern_compile(&r->index, index, err, cap) != 0)) {
         free(r->name);
         free(r->program);
         pattern_free(&r->count);
@@ -131,12 +144,8 @@ struct shardflags *shardflags_create(void)
         goto fail;
     pcre2_set_match_limit(f->mctx, MATCH_LIMIT);
     for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++) {
-        char count[256], index[256];
-
-        snprintf(count, sizeof(count), FLAG_RE, builtin[i].count);
-        snprintf(index, sizeof(index), FLAG_RE, builtin[i].index);
         if (runner_add(f, builtin[i].name, builtin[i].noun, builtin[i].base,
-                       builtin[i].index_needs_count, count, index, builtin[i].program, err, sizeof(err)) != 0)
+                       builtin[i].index_needs_count, NULL, NULL, builtin[i].program, err, sizeof(err)) != 0)
             goto fail;
         f->runners[f->n - 1].count_literal = builtin[i].count;
         f->runners[f->n - 1].index_literal = builtin[i].index;
@@ -145,6 +154,16 @@ struct shardflags *shardflags_create(void)
 fail:
     shardflags_destroy(f);
     return NULL;
+}
+
+/* A copy of `from` (not compiled yet: nor is the copy). 0, or -1 when out of memory. */
+static int pattern_copy(struct pattern *p, const struct pattern *from)
+{
+    if (!from->re)
+        return 0;
+    if (!(p->re = pcre2_code_copy(from->re)) || !(p->md = pcre2_match_data_create_from_pattern(p->re, NULL)))
+        return -1;
+    return 0;
 }
 
 struct shardflags *shardflags_clone(const struct shardflags *f)
@@ -162,9 +181,7 @@ struct shardflags *shardflags_clone(const struct shardflags *f)
         r->name = r->program = NULL;
         r->count = r->index = (struct pattern){NULL, NULL, false};
         if (!(r->name = strdup(from->name)) || (from->program && !(r->program = strdup(from->program))) ||
-            !(r->count.re = pcre2_code_copy(from->count.re)) || !(r->index.re = pcre2_code_copy(from->index.re)) ||
-            !(r->count.md = pcre2_match_data_create_from_pattern(r->count.re, NULL)) ||
-            !(r->index.md = pcre2_match_data_create_from_pattern(r->index.re, NULL))) {
+            pattern_copy(&r->count, &from->count) != 0 || pattern_copy(&r->index, &from->index) != 0) {
             c->n++; /* destroyed with the others */
             goto fail;
         }
@@ -329,6 +346,8 @@ static int find_all(const struct shardflags *f, struct pattern *p, const char *l
 
     if (literal && first == SIZE_MAX)
         return 0;
+    if (!p->re && pattern_of_flag(p, literal) != 0)
+        return -1;
     if (!p->jit) {
         pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* without it, the interpreter runs */
         p->jit = true;

@@ -267,6 +267,39 @@ START_TEST(bundled_patterns_decide_long_values)
 }
 END_TEST
 
+/* The bundled schemas are compiled lazily at run time (validate_bundled_schema), where
+ * a problem would go unsaid: each compiles whole, eagerly, with no problem (no $ref
+ * cycle either), and the lazy one answers an instance as the whole one does. */
+START_TEST(bundled_schemas_compile_whole)
+{
+    static const char *const names[] = {"buildkite", "buildkite-rendered", "github-workflow", "testarea",
+                                        "rayci", "json-schema-draft-07"};
+    static const char *const instance =
+        "{steps: [{command: 1, parallelism: x, key: 'a b', depends_on: [{step: 2}]}, {wait: ~, if: 3},"
+        " {label: l, trigger: t, build: {env: []}}, {group: g, steps: [{block: b, fields: [{text: 1}]}]}],"
+        " jobs: {a: {runs-on: 1, steps: [{uses: 2}]}}, on: push, name: 1, $schema: 1, type: bogus}";
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        struct diag *d = diag_create(stderr, DIAG_TEXT);
+        struct schema *whole = schema_compile(ynode_doc_wrap(bundled_schema(names[i])), names[i], d);
+        struct schema *lazy = schema_compile_lazily(ynode_doc_wrap(bundled_schema(names[i])), names[i], d);
+        struct ynode_doc *doc = doc_from(instance);
+        struct collected a = {{0}, 0}, b = {{0}, 0};
+
+        ck_assert_msg(whole != NULL && !diag_has_input_error(d), "bundled schema %s does not compile", names[i]);
+        ck_assert_ptr_nonnull(lazy);
+        schema_validate(schema_root(whole), ynode_doc_root(doc), "", collect, &a);
+        schema_validate(schema_root(lazy), ynode_doc_root(doc), "", collect, &b);
+        ck_assert_msg(a.n > 0, "%s: the instance is valid", names[i]);
+        ck_assert_str_eq(a.text, b.text);
+        ynode_doc_destroy(doc);
+        schema_free(whole);
+        schema_free(lazy);
+        diag_destroy(d);
+    }
+}
+END_TEST
+
 START_TEST(refs_and_ids)
 {
     struct collected c = check(
@@ -489,6 +522,7 @@ Suite *schema_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, yaml_typing);
+    tcase_add_test(tc, bundled_schemas_compile_whole);
     tcase_add_test(tc, property_names);
     tcase_add_test(tc, closest_branch);
     tcase_add_test(tc, messages);

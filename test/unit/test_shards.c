@@ -84,6 +84,39 @@ START_TEST(flags_builtin_runners)
 }
 END_TEST
 
+/* The built-in runners' patterns are compiled at their first use: a clone made before it
+ * and one made after find every runner's flags as the original does. */
+START_TEST(flags_compiled_at_first_use)
+{
+    static const char *const texts[] = {
+        "pytest --num-shards=4 --shard-id=1", "python3 run_suite.py --auto-partition-size 2 --auto-partition-id 0",
+        "python3 run_suite.py --total-partitions 3 --partition-id 2", "pytest --splits 5 --group 1"};
+    struct shardflags *f = shardflags_create();
+    struct shardflags *before = shardflags_clone(f), *after;
+
+    ck_assert_ptr_nonnull(before);
+    for (unsigned r = 0; r < N_BUILTIN; r++) {
+        struct hits c = scan(f, texts[r]);
+
+        ck_assert_uint_eq(c.n, 1);
+        ck_assert_uint_eq(c.h[0].runner, r);
+    }
+    after = shardflags_clone(f);
+    ck_assert_ptr_nonnull(after);
+    for (unsigned r = 0; r < N_BUILTIN; r++) {
+        struct hits b = scan(before, texts[r]), a = scan(after, texts[r]);
+
+        ck_assert_uint_eq(b.n, 1);
+        ck_assert_uint_eq(b.h[0].runner, r);
+        ck_assert_uint_eq(a.n, 1);
+        ck_assert_uint_eq(a.h[0].runner, r);
+    }
+    shardflags_destroy(before);
+    shardflags_destroy(after);
+    shardflags_destroy(f);
+}
+END_TEST
+
 START_TEST(flags_equals_form)
 {
     struct shardflags *f = shardflags_create();
@@ -913,6 +946,7 @@ Suite *shards_suite(void)
     TCase *cov = tcase_create("coverage");
 
     tcase_add_test(flags, flags_builtin_runners);
+    tcase_add_test(flags, flags_compiled_at_first_use);
     tcase_add_test(flags, flags_equals_form);
     tcase_add_test(flags, flags_space_form);
     tcase_add_test(flags, flags_quoted_values);

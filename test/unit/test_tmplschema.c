@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/bundled.h"
 #include "fanout/tmplschema.h"
 #include "schema/tmplschema_internal.h"
 #include "unit.h"
@@ -34,6 +35,64 @@ static const struct tmplschema *workflow_schema(void)
     diag_destroy(d);
     return s;
 }
+
+/* Whether two texts are the same (both NULL, or equal). */
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The name of a linked definition, or NULL. */
+static const char *def_name(const struct tmpl_def *d)
+{
+    return d ? d->name : NULL;
+}
+
+/* The bundled schema's tables, written at build time (tools/tmplembed.c), are what
+ * tmplschema_compile makes of schemas/github-workflow-v1.json now. */
+START_TEST(bundled_tables_are_compiled_schema)
+{
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    const struct tmplschema *b = workflow_schema();
+    struct tmplschema *s = tmplschema_compile(bundled_schema("github-workflow-v1"), "github-workflow-v1", d);
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(b->n_defs, s->n_defs);
+    ck_assert_uint_eq(b->n_items, s->n_items);
+    for (size_t i = 0; i < s->n_items; i++) {
+        ck_assert_str_eq(b->items[i].text, s->items[i].text);
+        ck_assert_str_eq(b->items[i].name, s->items[i].name);
+        ck_assert(b->items[i].function == s->items[i].function && b->items[i].min == s->items[i].min &&
+                  b->items[i].max == s->items[i].max);
+    }
+    for (size_t i = 0; i < s->n_defs; i++) {
+        const struct tmpl_def *x = b->defs[i], *y = s->defs[i];
+        bool same = !strcmp(x->name, y->name) && x->kind == y->kind && x->contexts == y->contexts &&
+                    x->shadows == y->shadows && same_text(x->constant, y->constant) &&
+                    x->constant_len == y->constant_len && x->ignore_case == y->ignore_case &&
+                    x->require_non_empty == y->require_non_empty && same_text(x->item_name, y->item_name) &&
+                    same_text(x->loose_key_name, y->loose_key_name) &&
+                    same_text(x->loose_value_name, y->loose_value_name) &&
+                    same_text(def_name(x->item), def_name(y->item)) &&
+                    same_text(def_name(x->loose_key), def_name(y->loose_key)) &&
+                    same_text(def_name(x->loose_value), def_name(y->loose_value)) && x->n_props == y->n_props &&
+                    x->n_one_of == y->n_one_of;
+
+        for (size_t p = 0; same && p < y->n_props; p++)
+            same = x->props[p].len == y->props[p].len && !memcmp(x->props[p].name, y->props[p].name, y->props[p].len) &&
+                   same_text(x->props[p].type_name, y->props[p].type_name) &&
+                   same_text(def_name(x->props[p].type), def_name(y->props[p].type)) &&
+                   x->props[p].required == y->props[p].required;
+        for (size_t j = 0; same && j < y->n_one_of; j++)
+            same = same_text(x->one_of_names[j], y->one_of_names[j]) &&
+                   same_text(def_name(x->one_of[j]), def_name(y->one_of[j]));
+        if (!same)
+            ck_abort_msg("definition '%s' differs from its bundled table", y->name);
+    }
+    tmplschema_free(s);
+    diag_destroy(d);
+}
+END_TEST
 
 /* Validates YAML `text` as definition `type` of schema `s`. */
 static struct collected check_as(const struct tmplschema *s, const char *type, const char *text)
@@ -520,6 +579,7 @@ Suite *tmplschema_suite(void)
     Suite *s = suite_create("tmplschema");
     TCase *tc = tcase_create("core");
 
+    tcase_add_test(tc, bundled_tables_are_compiled_schema);
     tcase_add_test(tc, contexts_by_key);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, scalars);
