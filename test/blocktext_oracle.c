@@ -26,10 +26,14 @@ static void compare_one(const char *yaml, size_t len, struct fy_event *fye, char
     for (header = body - 1; header > yaml && header[-1] != '\n';)
         header--;
     b = (struct blocktext){header, (size_t)(body - 1 - header), body, em->input_pos - sm->input_pos,
-                           st == FYSS_FOLDED, em->input_pos == len};
+                           st == FYSS_FOLDED, em->input_pos == len, false};
     want = fy_token_get_text(fye->scalar.value, &blen);
     if (!blocktext_format(&b, out, &n)) {
         t->declined++;
+        return;
+    }
+    if (b.departs) {
+        t->departed++;
         return;
     }
     t->compared++;

@@ -8,6 +8,7 @@
 
 struct blocktext_tally {
     size_t compared, declined, differ;
+    size_t departed; /* YAML's text where libfyaml's is broken (blocktext.h's departs) */
     char first[1024]; /* the first difference, for the message */
 };
 

@@ -16,11 +16,14 @@ struct blocktext {
     size_t body_len;
     bool folded;          /* `>`; else `|` */
     bool at_eof;          /* the input ends where the body does */
+    /* set by blocktext_format: the text is YAML's where libfyaml 0.7.12's is broken (a
+     * folded line, blank lines, a line one space deeper: it leaves a byte unwritten) */
+    bool departs;
 };
 
 /* Writes the text of `b` to out (room for b->body_len + 1 bytes) and sets *len; false when
  * it is not one of the cases worked out here (a tab, a CR, a comment on the header line,
  * a first line no more indented than its key ...): then libfyaml's text is the text. */
-bool blocktext_format(const struct blocktext *b, char *out, size_t *len);
+bool blocktext_format(struct blocktext *b, char *out, size_t *len);
 
 #endif

@@ -605,7 +605,7 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
         s->text = t;
         s->cap_text = body_len + 1;
     }
-    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more};
+    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more, false};
     return blocktext_format(&b, s->text, len) ? s->text : NULL;
 }
 

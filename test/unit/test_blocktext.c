@@ -86,13 +86,12 @@ START_TEST(declines)
         "? a\n: |\n  a\n",             /* no key on the header's line */
         "? |\n  a\n: b\n",
         "&k k: |\n  a\n",
-        "k: >\n  a\n\n   b\nx: 1\n",  /* libfyaml 0.7.12 ends the text with a stray space */
     };
     static const char body[] = "  a\n";
     char out[16];
     size_t n;
-    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true};
-    struct blocktext top_level = {"--- |", 5, body, 4, false, true};
+    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true, false};
+    struct blocktext top_level = {"--- |", 5, body, 4, false, true, false};
 
     for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
         struct blocktext_tally t = {0};
@@ -103,7 +102,30 @@ START_TEST(declines)
     /* libfyaml 0.7.12 takes text no deeper than its key and then formats it wrongly */
     ck_assert(!blocktext_format(&first_no_deeper, out, &n));
     ck_assert(!blocktext_format(&top_level, out, &n)); /* no key, no sequence */
-    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true}, out, &n));
+    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true, false}, out, &n));
+}
+END_TEST
+
+/* A folded line, a blank line, a line one space deeper: libfyaml 0.7.12 counts six bytes
+ * and writes five (its last byte is whatever the heap held: review39); blocktext gives
+ * YAML's text (1.2.2, 8.1.3: the breaks around a more-indented line are kept), and the
+ * oracle leaves the case out. */
+START_TEST(fold_before_one_deeper)
+{
+    static const char body[] = "  a\n\n   b\n";
+    struct blocktext b = {"k: >", 4, body, sizeof(body) - 1, true, true, false};
+    struct blocktext_tally t = {0};
+    const char *yaml = "k: >\n  a\n\n   b\n";
+    char out[16];
+    size_t n;
+
+    ck_assert(blocktext_format(&b, out, &n));
+    ck_assert(b.departs);
+    ck_assert_uint_eq(n, 6);
+    ck_assert_mem_eq(out, "a\n\n b\n", 6);
+    blocktext_compare(yaml, strlen(yaml), &t);
+    ck_assert_uint_eq(t.departed, 1);
+    ck_assert_uint_eq(t.compared, 0);
 }
 END_TEST
 
@@ -228,6 +250,7 @@ Suite *blocktext_suite(void)
 
     tcase_add_test(tc, forms);
     tcase_add_test(tc, declines);
+    tcase_add_test(tc, fold_before_one_deeper);
     tcase_add_test(tc, random_forms);
     tcase_add_test(tc, corpus_and_fixtures);
     suite_add_tcase(s, tc);
