@@ -31,6 +31,9 @@ struct source *source_open_text(const char *name, const char *text, size_t len, 
 /* The name used in messages: the path as given, or "<stdin>". */
 const char *source_name(const struct source *src);
 
+/* How many bytes the input holds, once a read has reached its end; UINT64_MAX before. */
+uint64_t source_size_read(const struct source *src);
+
 /* Rewinds the input and makes it the parser's input. 0 on success. */
 int source_attach(struct source *src, struct fy_parser *fyp);
 

@@ -835,6 +835,11 @@ const char *source_name(const struct source *src)
     return src->name;
 }
 
+uint64_t source_size_read(const struct source *src)
+{
+    return src->whole ? src->seen : UINT64_MAX;
+}
+
 bool source_failed(const struct source *src)
 {
     return src->failed;

@@ -16,6 +16,28 @@ static bool clean(const char *s, size_t len, size_t *bad, unsigned *line, unsign
     return source_check_utf8((const unsigned char *)s, len, bad, line, col);
 }
 
+/* A source's size is known once a read has reached its end (the gha dialect keeps a
+ * called workflow by it, not by stat of its name, which diff --base renames). */
+START_TEST(size_read_after_the_end)
+{
+    static const char text[] = "a: 1\nb: 2\n";
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct source *src = source_open_text("REF:x.yml", text, sizeof(text) - 1, d);
+    struct stream *s;
+    struct ynode_doc *doc = NULL;
+
+    ck_assert_ptr_nonnull(src);
+    ck_assert_uint_eq(source_size_read(src), UINT64_MAX);
+    ck_assert_ptr_nonnull(s = stream_open(src, 0, d));
+    ck_assert_int_ge(stream_document(s, &doc), 0);
+    stream_close(s);
+    ck_assert_uint_eq(source_size_read(src), sizeof(text) - 1);
+    ynode_doc_destroy(doc);
+    source_close(src);
+    diag_destroy(d);
+}
+END_TEST
+
 START_TEST(utf8_accepts_valid)
 {
     const char ok[] = "\xef\xbb\xbf" "a: \xc3\xa9\n\xe2\x82\xac \xf0\x9f\x98\x80\n";
@@ -441,6 +463,7 @@ Suite *source_suite(void)
     TCase *tc = tcase_create("utf8");
 
     tcase_add_test(tc, utf8_accepts_valid);
+    tcase_add_test(tc, size_read_after_the_end);
     tcase_add_test(tc, utf8_rejects_bad);
     tcase_add_test(tc, reader_never_hands_on_half_a_character);
     tcase_add_test(tc, reader_joins_characters_across_reads);

@@ -142,7 +142,6 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
     struct stream *st;
     struct ynode_doc *doc = NULL;
     unsigned errors = diag_errors(j->ctx->diag);
-    struct stat sb;
 
     *keep = state != NULL;
     for (size_t i = 0; state && i < GHA_CALLEES_KEPT; i++) {
@@ -164,8 +163,8 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
         return NULL;
     }
     /* a read that reported anything reports it again at each call, as GitHub would */
-    *keep = *keep && diag_errors(j->ctx->diag) == errors && stat(source_name(j->ctx->sources[file]), &sb) == 0 &&
-            S_ISREG(sb.st_mode) && sb.st_size <= GHA_CALLEE_KEPT_BYTES;
+    *keep = *keep && diag_errors(j->ctx->diag) == errors &&
+            source_size_read(j->ctx->sources[file]) <= GHA_CALLEE_KEPT_BYTES;
     return doc;
 }
 
