@@ -65,11 +65,8 @@ enum keyword {
 #undef X
     K_COUNT
 };
-static const struct {
-    const char *text;
-    size_t len;
-} keywords[K_COUNT] = {
-#define X(id, text) {text, sizeof(text) - 1},
+static const struct schema_keyword keywords[K_COUNT] = {
+#define X(id, text) SCHEMA_KEYWORD(text),
     SCHEMA_KEYWORDS(X)
 #undef X
 };
@@ -81,22 +78,26 @@ struct keywords {
     uint64_t present;
 };
 
-static void keywords_read(const struct ynode *n, struct keywords *k)
+uint64_t schema_keywords_read(const struct ynode *n, const struct schema_keyword *table, size_t count,
+                              struct ynode **value)
 {
-    memset(k, 0, sizeof(*k));
+    uint64_t present = 0;
+
+    memset(value, 0, count * sizeof(*value));
     for (size_t i = 0; i < ynode_len(n); i++) {
         size_t len;
         const char *key = ynode_scalar(ynode_key(n, i), &len);
 
-        for (unsigned id = 0; key && id < K_COUNT; id++) {
-            if (keywords[id].len == len && !memcmp(keywords[id].text, key, len)) {
-                if (!(k->present >> id & 1)) /* the first, as a lookup finds */
-                    k->value[id] = ynode_value(n, i);
-                k->present |= (uint64_t)1 << id;
+        for (size_t id = 0; key && id < count; id++) {
+            if (table[id].len == len && !memcmp(table[id].text, key, len)) {
+                if (!(present >> id & 1)) /* the first, as a lookup finds */
+                    value[id] = ynode_value(n, i);
+                present |= (uint64_t)1 << id;
                 break;
             }
         }
     }
+    return present;
 }
 
 /* The value of keyword `id` in `k`, or NULL. */
@@ -650,7 +651,7 @@ static void compile_keywords(struct schema *s, struct schema_node *sn, struct yn
         schema_compile_error(s, n, "%s", "a schema must be an object or a boolean");
         return;
     }
-    keywords_read(n, &k);
+    k.present = schema_keywords_read(n, keywords, K_COUNT, k.value);
     if (!check_keyword_types(s, n, &k))
         return;
     if ((v = k.value[K_REF]) != NULL) {

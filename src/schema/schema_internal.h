@@ -13,6 +13,7 @@
 #include <pcre2.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "fanout/diag.h"
@@ -184,6 +185,18 @@ static inline const struct schema_node *schema_node_ready(const struct schema_no
         schema_compile_pending((struct schema_node *)sn);
     return sn;
 }
+/* A keyword a pass over schema nodes reads (schema_keywords_read's table). */
+struct schema_keyword {
+    const char *text;
+    size_t len;
+};
+#define SCHEMA_KEYWORD(text) {text, sizeof(text) - 1}
+/* The values of keywords table[0..count) (count <= 64) in mapping `n`, value[i] for
+ * table[i] (NULL: absent, or written without one), from one pass over its keys (a lookup
+ * of each was most of a node's compile and prewalk); a key written twice gives its first,
+ * as a lookup finds. Returns which are present: bit i for table[i]. */
+uint64_t schema_keywords_read(const struct ynode *n, const struct schema_keyword *table, size_t count,
+                              struct ynode **value);
 /* Reports a problem of the schema at `at` (the first only) and marks it failed. */
 void schema_compile_error(struct schema *s, struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

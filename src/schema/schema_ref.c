@@ -51,34 +51,14 @@ enum prewalk_keyword {
 };
 #define PK_FIRST_MAP PK_PROPERTIES
 #define PK_FIRST_LIST PK_ALL_OF
-#define KEYWORD(text) {text, sizeof(text) - 1}
-static const struct {
-    const char *text;
-    size_t len;
-} prewalk_keywords[PK_COUNT] = {
-    KEYWORD("additionalItems"), KEYWORD("additionalProperties"), KEYWORD("contains"), KEYWORD("propertyNames"),
-    KEYWORD("not"), KEYWORD("if"), KEYWORD("then"), KEYWORD("else"), KEYWORD("properties"),
-    KEYWORD("patternProperties"), KEYWORD("definitions"), KEYWORD("dependencies"), KEYWORD("allOf"),
-    KEYWORD("anyOf"), KEYWORD("oneOf"), KEYWORD("items"), KEYWORD("$id"), KEYWORD("$ref"),
+static const struct schema_keyword prewalk_keywords[PK_COUNT] = {
+    SCHEMA_KEYWORD("additionalItems"), SCHEMA_KEYWORD("additionalProperties"), SCHEMA_KEYWORD("contains"),
+    SCHEMA_KEYWORD("propertyNames"), SCHEMA_KEYWORD("not"), SCHEMA_KEYWORD("if"), SCHEMA_KEYWORD("then"),
+    SCHEMA_KEYWORD("else"), SCHEMA_KEYWORD("properties"), SCHEMA_KEYWORD("patternProperties"),
+    SCHEMA_KEYWORD("definitions"), SCHEMA_KEYWORD("dependencies"), SCHEMA_KEYWORD("allOf"),
+    SCHEMA_KEYWORD("anyOf"), SCHEMA_KEYWORD("oneOf"), SCHEMA_KEYWORD("items"), SCHEMA_KEYWORD("$id"),
+    SCHEMA_KEYWORD("$ref"),
 };
-
-/* The values of the keywords of mapping `n` prewalk reads (NULL: absent), from one pass
- * over its keys: a lookup of each of them was most of a schema's prewalk. */
-static void prewalk_values(const struct ynode *n, struct ynode **v)
-{
-    memset(v, 0, PK_COUNT * sizeof(*v));
-    for (size_t i = 0; i < ynode_len(n); i++) {
-        size_t len;
-        const char *key = ynode_scalar(ynode_key(n, i), &len);
-
-        for (size_t k = 0; key && k < PK_COUNT; k++) {
-            if (prewalk_keywords[k].len == len && !memcmp(prewalk_keywords[k].text, key, len)) {
-                v[k] = v[k] ? v[k] : ynode_value(n, i); /* the first, as a lookup finds */
-                break;
-            }
-        }
-    }
-}
 
 /* Keeps `text`, a base URI an $id made, for the schema's lifetime; NULL when out of
  * memory (`text` freed). */
@@ -156,7 +136,7 @@ static int prewalk(struct schema *s, struct ynode *n, const char *base)
 
     if (!n || !ynode_is_map(n) || schema_ptrmap_get(&s->bases, n))
         return 0;
-    prewalk_values(n, v);
+    schema_keywords_read(n, prewalk_keywords, PK_COUNT, v);
     if (v[PK_ID] && !v[PK_REF] && ynode_scalar(v[PK_ID], NULL) && register_id(s, n, v[PK_ID], base, &own) != 0)
         return -1;
     if (!own)
