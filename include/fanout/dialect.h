@@ -160,6 +160,13 @@ struct dialect_limits {
     unsigned jobs_per_step, jobs_per_upload, jobs_per_build;
 };
 
+/* The nodes a dialect may make for the configurations of one job or step (its nodes
+ * times its matrix's jobs: an alias of 100,000 nodes, stream.h's budget for a step, in a
+ * 16x16 matrix would be 25.6 million), and for all of a run's: past them the input is an
+ * alias bomb multiplied (error `alias-budget`; docs/reference.md, Limits). */
+#define DIALECT_CONFIG_NODES 1000000u
+#define DIALECT_RUN_CONFIG_NODES 4000000u
+
 struct dialect_ctx {
     struct diag *diag;
     const char *const *files; /* file names by ypos.file, for messages */

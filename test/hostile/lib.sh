@@ -48,3 +48,29 @@ one_error() {
     grep -q "^$_at: error: " .one.err || { echo "one_error: the error is not at $_at" >&2; return 99; }
     return $_rc
 }
+
+# config_bomb DIALECT ITEMS JOBS [LEVELS]: an alias of about 10,000 nodes (LEVELS 4: 90,000) in each of
+# ITEMS items, each made into JOBS jobs: DIALECT gha (a JOBS x JOBS matrix) or bk
+# (`parallelism: JOBS`). The stream's bound on one item's aliases times its jobs.
+config_bomb() {
+    awk -v d="$1" -v items="$2" -v jobs="$3" -v levels="${4:-3}" 'BEGIN {
+        printf d == "gha" ? "on: push\nenv:\n" : "x:\n"
+        printf "  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for (l = 1; l < levels; l++) {
+            printf "  a%d: &a%d [*a%d", l, l, l - 1; for (k = 1; k < 10; k++) printf ", *a%d", l - 1; print "]"
+        }
+        printf "%s:\n", d == "gha" ? "jobs" : "steps"
+        for (i = 0; i < items; i++) {
+            if (d == "gha") {
+                printf "  j%d:\n    runs-on: x\n    strategy:\n      matrix:\n        a: [0", i
+                for (k = 1; k < jobs; k++) printf ", %d", k
+                printf "]\n        b: [0"; for (k = 1; k < jobs; k++) printf ", %d", k
+                printf "]\n    steps:\n      - uses: a/b@v1\n        with:\n          k: [*a%d", levels - 1
+            } else {
+                printf "  - command: x\n    key: k%d\n    parallelism: %d\n    env:\n      K: [*a%d", i, jobs, levels - 1
+            }
+            for (k = 1; k < 9; k++) printf ", *a%d", levels - 1
+            print "]"
+        }
+    }'
+}

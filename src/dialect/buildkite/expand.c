@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bkmatrix.h"
+#include "buildkite.h"
 #include "gate.h"
 #include "placeholder.h"
 #include "steplint.h"
@@ -15,6 +16,31 @@ static int out_of_memory(const struct dialect_ctx *ctx, const struct ynode *at)
 {
     diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_INTERNAL, "out of memory");
     return -1;
+}
+
+/* A step's jobs (a matrix's, parallelism's shards) share its nodes but are each rendered:
+ * 400 bytes of one step with an alias of 81,000 nodes (the stream's bound for a step) and
+ * `parallelism: 1000` rendered 1.6 GB. `copies` jobs of `step` counted against the bounds
+ * of a step and of a run (DIALECT_CONFIG_NODES; a test area's steps, expanded with its
+ * dialect's state, have the step's only). 0, or -1 after an error at `at`. */
+static int copies_charge(const struct dialect_ctx *ctx, const struct ynode *at, const struct ynode *step,
+                         size_t copies)
+{
+    struct bk_state *st = ctx->keys_checked ? NULL : ctx->state;
+    size_t nodes = ynode_tree_size(step) * copies;
+
+    if (nodes > DIALECT_CONFIG_NODES) {
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_ALIAS_BUDGET,
+                "the step's jobs render more than %u nodes (%zu nodes, %zu times; an alias bomb?)",
+                DIALECT_CONFIG_NODES, ynode_tree_size(step), copies);
+        return -1;
+    }
+    if (st && (st->copied += nodes) > DIALECT_RUN_CONFIG_NODES) {
+        diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_ALIAS_BUDGET,
+                "the steps' jobs render more than %u nodes in the run (an alias bomb?)", DIALECT_RUN_CONFIG_NODES);
+        return -1;
+    }
+    return 0;
 }
 
 /* Reads `parallelism`: 0 when absent, -1 after an error, else N in 1..1000. */
@@ -350,7 +376,8 @@ static int expand_matrix(const struct dialect_ctx *ctx, struct ynode_doc *doc, s
         rc = 0;
         goto done;
     }
-    if (define_key(ctx, step, jobs > 1 ? (unsigned)jobs : 0) != 0)
+    if ((jobs > 1 && copies_charge(ctx, mnode, step, jobs) != 0) ||
+        define_key(ctx, step, jobs > 1 ? (unsigned)jobs : 0) != 0)
         goto done;
     for (size_t c = 0; c < bkm_combinations(m); c++) {
         struct ynode *job;
@@ -470,6 +497,8 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
         return -1;
     at = ynode_find(step, "parallelism", 11);
     ppos = ynode_pos(ynode_value(step, (size_t)at));
+    if (n > 1 && copies_charge(ctx, ynode_value(step, (size_t)at), step, (size_t)n) != 0)
+        return -1;
     /* Gone from the step before the shards copy it. */
     ynode_remove_at(step, (size_t)at);
     if (shard_nodes_make(&nodes, doc, (unsigned)n, ppos) != 0)

@@ -487,7 +487,10 @@ static struct ynode *called_jobs(struct job *j, const struct ynode *items, long 
     memcpy(sub.calling, j->calling, sizeof(sub.calling));
     sub.calling[j->depth] = file;
     sub.budget = j->budget ? j->budget : &budget;
+    sub.copied = j->copied;
     for (size_t i = 0; out && i < ynode_len(jobs) && !sub.failed; i++) {
+        if (gha_copies_charge(j, uses, ynode_value(jobs, i), n_cfg) != 0)
+            break;
         for (size_t c = 0; c < n_cfg && !sub.failed && !j->failed; c++) {
             struct ynode *one = ynode_new_map(j->doc, ynode_pos(id)), *cj = NULL;
             char *mine = NULL;
@@ -540,6 +543,8 @@ static int configurations(struct job *j, const struct ynode *id, struct ynode *j
     if (mx->written && !mx->known) /* kept as written: gha.c's keep_unknown says why */
         return 0;
     *n = rows.n ? rows.n : 1;
+    if (rows.n && gha_copies_charge(j, mx->written, job, rows.n) != 0)
+        return -1;
     if (!(*cfg = calloc(*n, sizeof(**cfg)))) {
         gha_out_of_memory(j, job);
         rc = -1;

@@ -50,6 +50,28 @@ void gha_out_of_memory(struct job *j, const struct ynode *at)
     gha_error_at(j, at, RULE_INTERNAL, "out of memory");
 }
 
+/* The stream bounds what aliases copy into one job; a matrix copies the job once per
+ * configuration, so that 4 jobs of a 16x16 matrix, each with an alias of 10,000 nodes,
+ * made 10 million nodes (225 MB) of a 1.2 KB workflow: counted here before copying. */
+int gha_copies_charge(struct job *j, const struct ynode *at, const struct ynode *node, size_t copies)
+{
+    struct gha_state *st = j->ctx->state;
+    size_t nodes = ynode_tree_size(node) * copies;
+
+    *j->copied += nodes;
+    if (*j->copied > DIALECT_CONFIG_NODES) {
+        gha_error_at(j, at, RULE_ALIAS_BUDGET, "the job's configurations copy more than %u nodes (%zu nodes, "
+                     "%zu times; an alias bomb?)", DIALECT_CONFIG_NODES, ynode_tree_size(node), copies);
+        return -1;
+    }
+    if (st && (st->copied += nodes) > DIALECT_RUN_CONFIG_NODES) {
+        gha_error_at(j, at, RULE_ALIAS_BUDGET, "the jobs' configurations copy more than %u nodes in the run "
+                     "(an alias bomb?)", DIALECT_RUN_CONFIG_NODES);
+        return -1;
+    }
+    return 0;
+}
+
 static bool is_letter(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -403,6 +425,8 @@ static int expand_configurations(struct job *j, struct ynode *items, const struc
         gha_out_of_memory(j, job);
         return -1;
     }
+    if (gha_copies_charge(j, ynode_get(ynode_get(job, "strategy"), "matrix"), job, rows->n) != 0)
+        return -1;
     for (size_t i = 0; i < rows->n && !j->failed; i++)
         add_configuration(j, out, id, job, rows, i);
     if (j->failed)
@@ -451,7 +475,8 @@ done:
 
 static int gha_expand(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *items)
 {
-    struct job j = {.ctx = ctx, .doc = doc};
+    size_t copied = 0;
+    struct job j = {.ctx = ctx, .doc = doc, .copied = &copied};
     int rc;
 
     if (!ynode_is_map(items) || ynode_len(items) != 1)

@@ -32,6 +32,7 @@ struct job {
     unsigned depth;                 /* of reusable-workflow calls */
     long calling[GHA_CALL_DEPTH];   /* the files of the calls this job is inside */
     unsigned *budget;               /* jobs the outermost call may still become */
+    size_t *copied;                 /* nodes copied for the outermost job's configurations */
 };
 
 /* A job's `strategy.matrix`: as written (NULL: none, GitHub's `matrix` is null) and,
@@ -52,6 +53,10 @@ void gha_error_at(struct job *j, const struct ynode *at, enum rule_id rule, cons
 void gha_warn_at(struct job *j, const struct ynode *at, enum rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void gha_out_of_memory(struct job *j, const struct ynode *at);
+/* Counts `copies` copies of `node` made for the job's configurations (a matrix's, a called
+ * workflow's) against the job's and the run's bounds (DIALECT_CONFIG_NODES); 0, or -1 after
+ * an error at `at`. */
+int gha_copies_charge(struct job *j, const struct ynode *at, const struct ynode *node, size_t copies);
 
 struct matrix_row;
 /* The job's display name for a configuration (JobNameBuilder; a name with an expression
@@ -164,6 +169,7 @@ struct gha_state {
     size_t n, cap;
     struct gha_callee callees[GHA_CALLEES_KEPT];
     unsigned long calls_made;
+    size_t copied; /* gha.c: nodes copied for configurations in the run (gha_copies_charge) */
     struct expr_value *run;  /* a copy of the options' contexts (NULL: none): the run's own,
                                 which references in another thread leave alone */
     struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
