@@ -235,6 +235,9 @@ struct vctx {
     struct match_memo memo[MATCH_MEMO];
     struct schema_recorder *rec; /* told each scalar's check (schema_memo.c), or NULL */
     struct ynode *scalar;        /* the scalar whose check rec is told of, while it runs */
+    /* the first value that reached a node of a lazily compiled schema whose compile failed
+     * (out of memory): the schema is not checked any further, and that is the one error */
+    struct ynode *broken;
 };
 
 static void errors_truncate(struct errors *e, size_t n)
@@ -1016,8 +1019,14 @@ static bool validate_node(struct vctx *c, const struct schema_node *sn, struct y
 {
     bool ok;
 
+    if (c->broken)
+        return false;
     if (!(sn = schema_node_ready(sn)))
         return true;
+    if (sn->owner->failed) { /* the node may be half compiled: nothing it says holds */
+        c->broken = c->broken ? c->broken : n;
+        return false;
+    }
     if (++c->nesting > MAX_DEPTH) {
         c->nesting--;
         fail(c, RULE_KW_REF, n, "%s", "schema recursion is too deep");
@@ -1089,8 +1098,13 @@ size_t schema_validate(const struct schema_node *sn, struct ynode *instance, con
     for (const char *p = c.path; *p; p++)
         c.depth += *p == '/';
     validate(&c, sn, instance);
-    if (c.undecided.at)
+    if (c.broken) {
+        /* the eager compile's message (schema.c): the rest came from a schema half read */
+        errors_truncate(&errs, 0);
+        fail(&c, RULE_SCHEMA, c.broken, "out of memory compiling the schema %s", sn->owner->name);
+    } else if (c.undecided.at) {
         report_undecided(&c);
+    }
     if (errs.n)
         qsort(errs.v, errs.n, sizeof(*errs.v), by_specificity);
     for (size_t i = 0; i < errs.n; i++) {

@@ -182,7 +182,7 @@ static bool type_only(const struct schema_node *sn, unsigned depth)
     const size_t counts[] = {sn->n_all_of, sn->n_any_of, sn->n_one_of};
     const struct schema_node *one[] = {sn->not_, sn->if_, sn->then_, sn->else_};
 
-    if (depth > 16)
+    if (depth > 16 || sn->owner->failed) /* half compiled (out of memory): checked, to fail */
         return false;
     if (sn->ref)
         return type_only(schema_node_ready(sn->ref), depth + 1);

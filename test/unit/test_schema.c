@@ -21,6 +21,20 @@ static void collect(void *user, const struct schema_error *e)
     c->n++;
 }
 
+/* Allocation failure injection: the unit binary is linked with --wrap=calloc (Makefile),
+ * so that every calloc of fanout's code comes here; the one `calloc_countdown` reaches 0
+ * at fails (-1: none). */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+static long calloc_countdown = -1;
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    if (calloc_countdown >= 0 && calloc_countdown-- == 0)
+        return NULL;
+    return __real_calloc(n, size);
+}
+
 static struct schema *compile_text(const char *text)
 {
     struct diag *d = diag_create(stderr, DIAG_TEXT);
@@ -300,6 +314,43 @@ START_TEST(bundled_schemas_compile_whole)
 }
 END_TEST
 
+/* A lazily compiled schema (a bundled one's) compiles a node when validation first reaches
+ * it; out of memory there left the node half compiled and validation went on with it
+ * (missing checks: a wrong answer). Each calloc of the run made to fail in turn: a
+ * failed compile is one error, out of memory, and nothing else. */
+START_TEST(lazy_compile_out_of_memory)
+{
+    static const char schema[] = "{properties: {a: {type: string}, b: {properties: {c: {type: integer}},"
+                                 " required: [c, d], additionalProperties: false}}, required: [a]}";
+    struct ynode_doc *doc = doc_from("{a: 1, b: {c: x, e: 2}}");
+    bool failed_once = false;
+
+    for (long k = 0;; k++) {
+        struct diag *d = diag_create(stderr, DIAG_TEXT);
+        struct schema *s = schema_compile_lazily(doc_from(schema), "lazy.json", d);
+        struct collected c = {{0}, 0};
+
+        ck_assert_ptr_nonnull(s);
+        calloc_countdown = k;
+        schema_validate(schema_root(s), ynode_doc_root(doc), "", collect, &c);
+        if (s->failed) {
+            failed_once = true;
+            if (c.n != 1 || !strstr(c.text, "out of memory compiling the schema lazy.json [schema]"))
+                ck_abort_msg("calloc %ld failing: %s", k, c.text);
+        }
+        schema_free(s);
+        diag_destroy(d);
+        if (calloc_countdown >= 0) { /* no calloc left to fail */
+            calloc_countdown = -1;
+            ck_assert_uint_eq(c.n, 4);
+            break;
+        }
+    }
+    ck_assert(failed_once);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
 START_TEST(refs_and_ids)
 {
     struct collected c = check(
@@ -530,6 +581,7 @@ Suite *schema_suite(void)
     tcase_add_test(tc, undecided_pattern_is_its_own_message);
     tcase_add_test(tc, bundled_patterns_decide_long_values);
     tcase_add_test(tc, refs_and_ids);
+    tcase_add_test(tc, lazy_compile_out_of_memory);
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, recursion_through_properties);
     tcase_add_test(tc, streaming_helpers);
