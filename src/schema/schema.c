@@ -272,7 +272,8 @@ const struct schema_node *schema_member(const struct schema_node *sn, const char
     if ((p = schema_find_prop(sn, key, len)) != NULL)
         found = p->schema;
     for (size_t i = 0; i < sn->n_pprops; i++) {
-        int m = sn->pprops[i].re ? schema_match(sn->pprops[i].re, sn->pprops[i].md, key, len) : 0;
+        struct pattern_prop *pp = &sn->pprops[i];
+        int m = pp->re ? schema_match(pp->re, pp->md, &pp->jit_tried, key, len) : 0;
 
         if (m < 0) {
             *streamable = false; /* undecided: the whole object's check says so */

@@ -446,16 +446,20 @@ static bool check_quietly(struct vctx *c, const struct schema_node *sn, struct y
     return ok;
 }
 
-/* A pattern is JIT-compiled by its first match (PCRE2 does it once; a schema's patterns
- * are one thread's): a schema has many that a run never matches (Buildkite's: compiling
- * each, and mapping executable memory for it, was 7 of a one-step render's 180 page
- * faults). Every match still runs JIT-compiled, as before, under the same limits. */
-int schema_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len)
+/* A pattern is JIT-compiled by its first match (a schema's patterns are one thread's): a
+ * schema has many that a run never matches (Buildkite's: compiling each, and mapping
+ * executable memory for it, was 7 of a one-step render's 180 page faults). Every match
+ * still runs JIT-compiled, as before, under the same limits; a pattern the JIT fails on
+ * (out of executable memory, a JIT-less PCRE2) is tried once, then interpreted: PCRE2
+ * remembers a success only, and compiled it again at every match. */
+int schema_match(pcre2_code *re, pcre2_match_data *md, bool *jit_tried, const char *s, size_t len)
 {
     int rc;
 
-    if (md)
+    if (md && !*jit_tried) {
+        *jit_tried = true;
         pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    }
     rc = md ? pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, match_context()) : PCRE2_ERROR_NOMEMORY;
 
     return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
@@ -468,6 +472,8 @@ int schema_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len
 static int match_value(struct vctx *c, const struct schema_node *sn, const struct ynode *n, const char *t,
                        size_t len)
 {
+    /* the JIT state of a node's pattern changes as a lazy node's keywords do (schema_node_ready) */
+    bool *jit = &((struct schema_node *)sn)->pattern_jit_tried;
     struct match_memo *slot = &c->memo[((uintptr_t)sn->pattern >> 4) % MATCH_MEMO];
     struct pattern_memo *pm;
     int m;
@@ -484,13 +490,13 @@ static int match_value(struct vctx *c, const struct schema_node *sn, const struc
     }
     if (len == 0 || len > PATTERN_MEMO_TEXT || !sn->pattern_memo) {
         if (slot->re != sn->pattern || slot->n != n)
-            *slot = (struct match_memo){sn->pattern, n, schema_match(sn->pattern, sn->pattern_md, t, len)};
+            *slot = (struct match_memo){sn->pattern, n, schema_match(sn->pattern, sn->pattern_md, jit, t, len)};
         return slot->m;
     }
     pm = &sn->pattern_memo[(len + (unsigned char)t[0] + (unsigned char)t[len - 1]) % PATTERN_MEMO];
     if (pm->len == len && memcmp(pm->text, t, len) == 0)
         return pm->m;
-    m = schema_match(sn->pattern, sn->pattern_md, t, len);
+    m = schema_match(sn->pattern, sn->pattern_md, jit, t, len);
     if (m != PCRE2_ERROR_NOMEMORY) {
         pm->len = (unsigned char)len;
         memcpy(pm->text, t, len);
@@ -551,7 +557,8 @@ static bool validate_unnamed(struct vctx *c, const struct schema_node *sn, struc
     bool ok = true;
 
     for (size_t i = 0; i < sn->n_pprops; i++) {
-        int m = sn->pprops[i].re ? schema_match(sn->pprops[i].re, sn->pprops[i].md, key, len) : 0;
+        struct pattern_prop *pp = &sn->pprops[i];
+        int m = pp->re ? schema_match(pp->re, pp->md, &pp->jit_tried, key, len) : 0;
 
         if (m < 0)
             undecided(c, k, sn->pprops[i].src, m);

@@ -37,6 +37,7 @@ struct prop {
 struct pattern_prop {
     pcre2_code *re;
     pcre2_match_data *md;
+    bool jit_tried; /* schema_match's */
     const char *src; /* the key that holds the pattern, for messages */
     struct schema_node *schema;
 };
@@ -99,6 +100,7 @@ struct schema_node {
     size_t n_deps;
     pcre2_code *pattern;
     pcre2_match_data *pattern_md; /* made once, reused by every match */
+    bool pattern_jit_tried;       /* schema_match's */
     struct pattern_memo *pattern_memo; /* PATTERN_MEMO slots, with pattern_md */
     /* A pattern `^[...]+$` of ASCII characters and ranges (Buildkite's key): its class,
      * 256 flags by byte, which answer an ASCII text without PCRE2; else NULL. */
@@ -221,8 +223,8 @@ bool schema_check_quietly(const struct schema_node *sn, struct ynode *instance, 
  * when none. */
 const struct prop *schema_find_prop(const struct schema_node *sn, const char *key, size_t len);
 /* 1: `s` matches, 0: it does not, else PCRE2's error (a limit, out of memory): not a
- * failed match. */
-int schema_match(pcre2_code *re, pcre2_match_data *md, const char *s, size_t len);
+ * failed match. `jit_tried`: the pattern's, set by its first match. */
+int schema_match(pcre2_code *re, pcre2_match_data *md, bool *jit_tried, const char *s, size_t len);
 
 /* Properties are kept sorted by length, then bytes (a Buildkite step's schema has 40). */
 static inline int prop_order(const char *a, size_t alen, const char *b, size_t blen)

@@ -35,6 +35,19 @@ void *__wrap_calloc(size_t n, size_t size)
     return __real_calloc(n, size);
 }
 
+/* JIT failure injection (--wrap=pcre2_jit_compile_8, Makefile): while `jit_failing`,
+ * every JIT compile fails as without executable memory; counted in `jit_calls`. */
+int __real_pcre2_jit_compile_8(pcre2_code *re, uint32_t options);
+int __wrap_pcre2_jit_compile_8(pcre2_code *re, uint32_t options);
+static bool jit_failing;
+static unsigned jit_calls;
+
+int __wrap_pcre2_jit_compile_8(pcre2_code *re, uint32_t options)
+{
+    jit_calls++;
+    return jit_failing ? PCRE2_ERROR_NOMEMORY : __real_pcre2_jit_compile_8(re, options);
+}
+
 static struct schema *compile_text(const char *text)
 {
     struct diag *d = diag_create(stderr, DIAG_TEXT);
@@ -351,6 +364,25 @@ START_TEST(lazy_compile_out_of_memory)
 }
 END_TEST
 
+/* A pattern the JIT fails on is tried once and then interpreted: PCRE2 keeps no failure,
+ * and schema_match compiled it again at every match (a value and a key pattern). */
+START_TEST(jit_failure_tried_once)
+{
+    struct collected c;
+
+    jit_failing = true;
+    jit_calls = 0;
+    c = check("{type: array, items: {type: string, pattern: '^a+$'}}", "[a, aa, b, aaa, c]");
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(jit_calls, 1);
+    jit_calls = 0;
+    c = check("{patternProperties: {'^x': {type: integer}}}", "{x1: 1, x2: a, y: b, x3: c}");
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(jit_calls, 1);
+    jit_failing = false;
+}
+END_TEST
+
 START_TEST(refs_and_ids)
 {
     struct collected c = check(
@@ -582,6 +614,7 @@ Suite *schema_suite(void)
     tcase_add_test(tc, bundled_patterns_decide_long_values);
     tcase_add_test(tc, refs_and_ids);
     tcase_add_test(tc, lazy_compile_out_of_memory);
+    tcase_add_test(tc, jit_failure_tried_once);
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, recursion_through_properties);
     tcase_add_test(tc, streaming_helpers);
