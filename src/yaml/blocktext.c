@@ -6,10 +6,11 @@
 /* What libfyaml 0.7.12 makes of a block scalar's lines, transcribed from its line iterator
  * (pantoniou/libfyaml v0.7.12, src/lib/fy-atom.c: fy_atom_iter_line_analyze,
  * fy_atom_iter_line, fy_atom_iter_format) and its scanner (src/lib/fy-parse.c:
- * fy_fetch_block_scalar), for lines of spaces and LF only. It is YAML 1.2.2's section 8.1
+ * fy_fetch_block_scalar), for lines of spaces, text and LF, CRLF or CR line ends (a tab
+ * only within a line's text). It is YAML 1.2.2's section 8.1
  * (literal and folded content, chomping) but for a last line cut by the end of the input,
- * which clipping ends with a break all the same. Every other case (tabs, CR and the other
- * breaks, a comment on the header's line, a header whose key or sequence entry it cannot
+ * which clipping ends with a break all the same. Every other case (a tab before a line's
+ * text, NEL, LS and PS, a comment on the header's line, a header whose key or sequence entry it cannot
  * read, content no deeper than its key, an empty scalar, blank lines at the end of the
  * input) is libfyaml's: test_blocktext and the blocktext fuzz target hold it to libfyaml's
  * text. One case departs from libfyaml for YAML: a folded line, blank lines, then a line
@@ -33,6 +34,8 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
     const char *h = b->header;
     size_t i = b->header_len, k = 0;
 
+    if (i > 0 && h[i - 1] == '\r') /* a CRLF line end */
+        i--;
     if (memchr(h, '#', i) || memchr(h, '\t', i) || memchr(h, '\r', i))
         return false;
     while (i > 0 && h[i - 1] == ' ')
@@ -75,14 +78,22 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
     return h[i - 1] == ':' && k < i - 1 && !strchr("-?:,[]{}#&*!|>%@`", h[k]);
 }
 
-/* Whether every line break of p[0..n) is a LF and it has no tab: a CR, and NEL, LS and PS
- * (breaks to YAML 1.1), end lines of their own, and a tab moves the columns. */
+/* Whether every line break of p[0..n) is a LF, a CRLF or a CR (YAML 1.2.2 5.4: each is
+ * one break, read as a LF) and every tab follows a line's first other character (text:
+ * before it a tab is indentation, or white space that makes a line more indented, 8.1.3):
+ * NEL, LS and PS are breaks to YAML 1.1 only. */
 static bool plain_lines(const char *p, size_t n)
 {
     const char *end = p + n;
 
-    if (memchr(p, '\t', n) || memchr(p, '\r', n))
-        return false;
+    for (const char *q = p; (q = memchr(q, '\t', (size_t)(end - q))) != NULL; q++) {
+        const char *c = q;
+
+        while (c > p && c[-1] == ' ')
+            c--;
+        if (c == p || c[-1] == '\n' || c[-1] == '\r' || c[-1] == '\t')
+            return false;
+    }
     for (const char *q = p; (q = memchr(q, 0xC2, (size_t)(end - q))) != NULL; q++)
         if (end - q > 1 && (unsigned char)q[1] == 0x85)
             return false;
@@ -97,13 +108,20 @@ struct line {
     size_t len;    /* without its break */
     size_t spaces; /* leading */
     bool lb;       /* ended by a break (else by the body's end) */
+    const char *next; /* past its break */
 };
 
-static struct line line_at(const char *p, const char *end)
+/* The line at p; `cr`: the body has a CR (a CRLF or a CR is a break too, each one). */
+static struct line line_at(const char *p, const char *end, bool cr)
 {
-    const char *lb = memchr(p, '\n', (size_t)(end - p));
-    struct line l = {p, (size_t)((lb ? lb : end) - p), 0, lb != NULL};
+    const char *lb = memchr(p, '\n', (size_t)(end - p)), *r;
+    struct line l = {p, (size_t)((lb ? lb : end) - p), 0, lb != NULL, lb ? lb + 1 : end};
 
+    if (cr && (r = memchr(p, '\r', l.len)) != NULL) {
+        l.len = (size_t)(r - p);
+        l.lb = true;
+        l.next = r + 1 < end && r[1] == '\n' ? r + 2 : r + 1;
+    }
     while (l.spaces < l.len && p[l.spaces] == ' ')
         l.spaces++;
     return l;
@@ -118,10 +136,10 @@ static bool line_blank(const struct line *l)
  * whether a blank line has more spaces than the indentation or the next text line is more
  * indented (its breaks are kept, not folded); *departs when that line is exactly one space
  * deeper, which libfyaml 0.7.12 formats a byte short. */
-static bool spaced_after(const char *p, const char *end, size_t ind, bool *departs)
+static bool spaced_after(const char *p, const char *end, size_t ind, bool cr, bool *departs)
 {
     for (;;) {
-        struct line l = line_at(p, end);
+        struct line l = line_at(p, end, cr);
 
         if (!line_blank(&l)) {
             *departs = *departs || l.spaces == ind + 1;
@@ -131,7 +149,7 @@ static bool spaced_after(const char *p, const char *end, size_t ind, bool *depar
             return true;
         if (!l.lb)
             return false;
-        p += l.len + 1;
+        p = l.next;
     }
 }
 
@@ -154,41 +172,42 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     struct line l, next, first;
     char *o = out;
     unsigned pending;
+    bool cr = memchr(p, '\r', b->body_len) != NULL;
 
     b->departs = false;
     if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len))
         return false;
     /* z: the last line with text; none is libfyaml's empty scalar */
-    while (q > p && (q[-1] == ' ' || q[-1] == '\n'))
+    while (q > p && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r'))
         q--;
     if (q == p)
         return false;
     z = q - 1;
-    while (z > p && z[-1] != '\n')
+    while (z > p && z[-1] != '\n' && z[-1] != '\r')
         z--;
     /* the first line with text: its indentation is the scalar's, unless the header says */
-    for (first = line_at(p, end); line_blank(&first); first = line_at(first.p + first.len + 1, end))
+    for (first = line_at(p, end, cr); line_blank(&first); first = line_at(first.next, end, cr))
         ;
     ind = explicit_ind ? n + explicit_ind : first.spaces;
     /* libfyaml 0.7.12 takes text no deeper than its key (block_text_consistent, stream.c) */
     if (first.spaces <= n)
         return false;
-    for (l = line_at(p, end); l.p != z; l = next) {
+    for (l = line_at(p, end, cr); l.p != z; l = next) {
         bool spaced = false;
 
-        next = line_at(l.p + l.len + 1, end);
+        next = line_at(l.next, end, cr);
         if (!line_blank(&l) ? l.spaces < ind : !explicit_ind && l.p < first.p && l.len > ind)
             return false; /* not as libfyaml scanned it */
         o = put_line(o, &l, ind);
         if (b->folded && !line_blank(&l) && line_blank(&next))
-            spaced = spaced_after(next.p, end, ind, &b->departs);
+            spaced = spaced_after(next.p, end, ind, cr, &b->departs);
         if (!b->folded || line_blank(&l) || l.spaces > ind || next.spaces > ind || spaced)
             *o++ = '\n';
         else if (!line_blank(&next))
             *o++ = ' '; /* folded */
     }
-    l = line_at(z, end);
-    if (l.spaces < ind || (b->at_eof && l.lb && l.p + l.len + 1 != end) || (!b->at_eof && !l.lb))
+    l = line_at(z, end, cr);
+    if (l.spaces < ind || (b->at_eof && l.lb && l.next != end) || (!b->at_eof && !l.lb))
         return false;
     o = put_line(o, &l, ind);
     /* chomping: what follows the last text line is blank lines, then at most the spaces
@@ -197,7 +216,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     if (chomp == CHOMP_KEEP && l.lb)
         *o++ = '\n';
     while (l.lb) {
-        l = line_at(l.p + l.len + 1, end);
+        l = line_at(l.next, end, cr);
         if (!l.lb) {
             if (l.len > ind)
                 return false;

@@ -34,8 +34,8 @@ struct utf8_state {
 /* What the parser was handed last (source_span): a scalar that is its input's bytes as
  * they stand is read from here rather than formatted into a copy by libfyaml
  * (fy_token_get_text, a tenth of a render). Lines are numbered here as libfyaml numbers
- * them only while every line break is a LF, and columns count bytes only after a byte
- * order mark is gone: a CR, NEL, LS, PS or BOM handed turns the window off. */
+ * them only while every line break is a LF or a CRLF, and columns count bytes only after
+ * a byte order mark is gone: a CR alone, NEL, LS, PS or BOM handed turns the window off. */
 #define WINDOW_BYTES (1u << 18)
 #define WINDOW_LINES (1u << 13)
 struct window {
@@ -548,15 +548,17 @@ static void window_free(struct window *w)
     memset(w, 0, sizeof(*w));
 }
 
-/* Whether `b` holds a line break other than LF or a byte order mark (see struct window);
- * a read hands whole characters. */
+/* Whether `b` holds a line break other than LF or CRLF (one break to libfyaml, as a LF
+ * is: the lines are numbered alike; a CR last in `b` may be one alone), or a byte order
+ * mark (see struct window); a read hands whole characters. */
 static bool window_spoils(const char *b, size_t n)
 {
     static const char *const seqs[] = {"\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xEF\xBB\xBF"};
     const char *end = b + n;
 
-    if (memchr(b, '\r', n))
-        return true;
+    for (const char *p = b; (p = memchr(p, '\r', (size_t)(end - p))) != NULL; p++)
+        if (p + 1 == end || p[1] != '\n')
+            return true;
     for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
         size_t len = strlen(seqs[i]);
 

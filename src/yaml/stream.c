@@ -629,19 +629,19 @@ static bool block_text_consistent(struct fy_token *tok, size_t len)
     return n == 0 && total == len;
 }
 
-/* Whether the first line of a block scalar starting at 0-based `line` is indented less
- * than `parent_col` (the 1-based column of its key or sequence, 0: unknown), or cannot be
- * seen: then only libfyaml's two readings of it can tell whether it is whole. */
-static bool block_suspect(const struct stream *s, int line, unsigned parent_col, unsigned *ind)
+/* Whether the first line of a block scalar starting at 0-based `line` is seen indented
+ * less than `parent_col` (the 1-based column of its key or sequence, 0: unknown): its
+ * spaces in *ind. */
+static bool block_indented_less(const struct stream *s, int line, unsigned parent_col, unsigned *ind)
 {
-    const char *c;
+    const char *c = NULL;
 
     *ind = 0;
     if (!parent_col || line < 0)
-        return true;
+        return false;
     while (*ind < parent_col && (c = source_span(s->src, (unsigned)line, *ind, 1)) != NULL && *c == ' ')
         ++*ind;
-    return *ind < parent_col;
+    return c && *ind < parent_col;
 }
 
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
@@ -664,11 +664,19 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
         unsigned ind;
 
         t = fy_token_get_text(fye->scalar.value, &len);
+        /* libfyaml's text of a block scalar blocktext leaves to it is checked: one it
+         * writes fewer bytes of than it counts ends in bytes never written */
         if (t && (style == YNODE_LITERAL || style == YNODE_FOLDED) && start &&
-            block_suspect(s, start->line, parent_col, &ind) && !block_text_consistent(fye->scalar.value, len)) {
-            pos.col = ind + 1;
-            report(s, pos, RULE_YAML, "%s",
-                   "a block scalar's lines must be indented more than its key (YAML 1.2.2, 8.1.1.1)");
+            !block_text_consistent(fye->scalar.value, len)) {
+            if (block_indented_less(s, start->line, parent_col, &ind)) {
+                pos.col = ind + 1;
+                report(s, pos, RULE_YAML, "%s",
+                       "a block scalar's lines must be indented more than its key (YAML 1.2.2, 8.1.1.1)");
+            } else {
+                report(s, pos, RULE_YAML, "%s", "libfyaml 0.7.12 cannot write this block scalar's text (a folded "
+                       "line, a blank line, a line one space deeper, with CR line ends or a tab before a line's "
+                       "text): write its lines with LF ends and spaces");
+            }
             return NULL;
         }
     }

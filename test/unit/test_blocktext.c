@@ -74,8 +74,8 @@ START_TEST(declines)
 {
     static const char *const left[] = {
         "k: | # comment\n  a\n",      /* a comment on the header line */
-        "k: |\n  a\tb\n",             /* a tab */
-        "k: |\r\n  a\r\n",            /* CR LF */
+        "k: |\n  \tb\n",              /* a tab before a line's text */
+        "k: |\n  \t\n  a\n",           /* a tab in a blank line */
         "k: |\n  a\xc2\x85 b\n",      /* NEL */
         "k: |\n",                     /* empty */
         "k: |+\n\n\n",
@@ -126,6 +126,33 @@ START_TEST(fold_before_one_deeper)
     blocktext_compare(yaml, strlen(yaml), &t);
     ck_assert_uint_eq(t.departed, 1);
     ck_assert_uint_eq(t.compared, 0);
+}
+END_TEST
+
+/* The same with CRLF line ends, CR ones, and a tab after the first line's text: blocktext
+ * declined them, and libfyaml's text ended in a byte it never wrote. */
+START_TEST(fold_before_one_deeper_crlf_tab)
+{
+    static const struct {
+        const char *header, *body, *want;
+    } cases[] = {
+        {"k: >\r", "  a\r\n\r\n   b\r\n", "a\n\n b\n"},
+        {"k: >", "  a\r\r   b\r", "a\n\n b\n"},
+        {"k: >", "  a\t\n\n   b\n", "a\t\n\n b\n"},
+        {"k: >-", "  a\tc\r\n\r\n   b\r\n", "a\tc\n\n b"},
+    };
+    char out[32];
+    size_t n;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct blocktext b = {cases[i].header, strlen(cases[i].header), cases[i].body, strlen(cases[i].body), true,
+                              true, false};
+
+        ck_assert_msg(blocktext_format(&b, out, &n), "case %zu declined", i);
+        ck_assert(b.departs);
+        ck_assert_uint_eq(n, strlen(cases[i].want));
+        ck_assert_mem_eq(out, cases[i].want, n);
+    }
 }
 END_TEST
 
@@ -206,6 +233,37 @@ START_TEST(random_forms)
 }
 END_TEST
 
+/* random_doc's forms with CRLF or CR line ends, and tabs in the text ("b\tc", a trailing
+ * "z\t"): libfyaml reads each break as a LF, a tab after a line's text as text. */
+START_TEST(random_forms_crlf_tabs)
+{
+    struct blocktext_tally t = {0};
+    uint64_t seed = 28;
+    char buf[1024], out[2048];
+
+    for (int i = 0; i < 30000; i++) {
+        size_t len = random_doc(&seed, buf), n = 0;
+        const char *brk = (const char *[]){"\r\n", "\r", "\n"}[i % 3];
+
+        for (size_t k = 0; k < len; k++) {
+            if (buf[k] == '\n') {
+                n += (size_t)sprintf(out + n, "%s", brk);
+            } else {
+                out[n++] = buf[k];
+                if (i % 2 && k + 2 < len && (!memcmp(buf + k, "b c", 3) || !memcmp(buf + k, "z  ", 3)))
+                    out[n++] = buf[++k] == ' ' ? '\t' : buf[k];
+            }
+        }
+        blocktext_compare(out, n, &t);
+        if (t.differ)
+            ck_abort_msg("case %d differs: %s", i, t.first);
+    }
+    fprintf(stderr, "blocktext: %zu random block scalars with CR or tabs compared with libfyaml, %zu left to it\n",
+            t.compared, t.declined);
+    ck_assert_uint_gt(t.compared, 5000);
+}
+END_TEST
+
 static struct blocktext_tally corpus;
 static size_t corpus_files;
 
@@ -251,7 +309,9 @@ Suite *blocktext_suite(void)
     tcase_add_test(tc, forms);
     tcase_add_test(tc, declines);
     tcase_add_test(tc, fold_before_one_deeper);
+    tcase_add_test(tc, fold_before_one_deeper_crlf_tab);
     tcase_add_test(tc, random_forms);
+    tcase_add_test(tc, random_forms_crlf_tabs);
     tcase_add_test(tc, corpus_and_fixtures);
     suite_add_tcase(s, tc);
     return s;
