@@ -551,23 +551,25 @@ static void compile_scalar_keywords(struct schema *s, struct schema_node *sn, co
  * index for the cycle search); NULL when out of memory. */
 static struct schema_node *new_node(struct schema *s, struct ynode *n)
 {
-    struct schema_node *sn = calloc(1, sizeof(*sn));
+    struct schema_node *sn;
 
-    if (!sn || schema_ptrmap_put(&s->compiled, n, sn) != 0) {
-        free(sn);
-        s->failed = true;
-        return NULL;
-    }
+    /* room in s->all first: a node made and then left out of it had no owner (a lazy
+     * schema's compile of it read through NULL) and was never freed */
     if (s->n_all == s->cap_all) {
         size_t cap = s->cap_all ? s->cap_all * 2 : 64;
         struct schema_node **all = realloc(s->all, cap * sizeof(*all));
 
         if (!all) {
             s->failed = true;
-            return sn;
+            return NULL;
         }
         s->all = all;
         s->cap_all = cap;
+    }
+    if (!(sn = calloc(1, sizeof(*sn))) || schema_ptrmap_put(&s->compiled, n, sn) != 0) {
+        free(sn);
+        s->failed = true;
+        return NULL;
     }
     sn->index = s->n_all;
     s->all[s->n_all++] = sn;
