@@ -21,18 +21,27 @@ static void collect(void *user, const struct schema_error *e)
     c->n++;
 }
 
-/* Allocation failure injection: the unit binary is linked with --wrap=calloc (Makefile),
- * so that every calloc of fanout's code comes here; the one `calloc_countdown` reaches 0
- * at fails (-1: none). */
+/* Allocation failure injection: the unit binary is linked with --wrap=calloc,--wrap=realloc
+ * (Makefile), so that every calloc and realloc of fanout's code comes here; the one
+ * `alloc_countdown` reaches 0 at fails (-1: none). */
 void *__real_calloc(size_t n, size_t size);
 void *__wrap_calloc(size_t n, size_t size);
-static long calloc_countdown = -1;
+void *__real_realloc(void *p, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+static long alloc_countdown = -1;
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-    if (calloc_countdown >= 0 && calloc_countdown-- == 0)
+    if (alloc_countdown >= 0 && alloc_countdown-- == 0)
         return NULL;
     return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    if (alloc_countdown >= 0 && alloc_countdown-- == 0)
+        return NULL;
+    return __real_realloc(p, size);
 }
 
 /* JIT failure injection (--wrap=pcre2_jit_compile_8, Makefile): while `jit_failing`,
@@ -329,13 +338,19 @@ END_TEST
 
 /* A lazily compiled schema (a bundled one's) compiles a node when validation first reaches
  * it; out of memory there left the node half compiled and validation went on with it
- * (missing checks: a wrong answer). Each calloc of the run made to fail in turn: a
- * failed compile is one error, out of memory, and nothing else. */
+ * (missing checks: a wrong answer), and a node made when the schema's list of nodes
+ * could not grow had no owner (a crash). Each calloc and realloc of the run made to fail
+ * in turn: a failed compile is one error, out of memory, and nothing else. */
 START_TEST(lazy_compile_out_of_memory)
 {
-    static const char schema[] = "{properties: {a: {type: string}, b: {properties: {c: {type: integer}},"
-                                 " required: [c, d], additionalProperties: false}}, required: [a]}";
+    char schema[4096] = "{properties: {a: {type: string}, b: {properties: {c: {type: integer}},"
+                        " required: [c, d], additionalProperties: false}";
     struct ynode_doc *doc = doc_from("{a: 1, b: {c: x, e: 2}}");
+
+    /* past the 64 nodes the list is made with */
+    for (int i = 0; i < 70; i++)
+        snprintf(schema + strlen(schema), sizeof(schema) - strlen(schema), ", p%d: {type: string}", i);
+    strcat(schema, "}, required: [a]}");
     bool failed_once = false;
 
     for (long k = 0;; k++) {
@@ -344,17 +359,17 @@ START_TEST(lazy_compile_out_of_memory)
         struct collected c = {{0}, 0};
 
         ck_assert_ptr_nonnull(s);
-        calloc_countdown = k;
+        alloc_countdown = k;
         schema_validate(schema_root(s), ynode_doc_root(doc), "", collect, &c);
         if (s->failed) {
             failed_once = true;
             if (c.n != 1 || !strstr(c.text, "out of memory compiling the schema lazy.json [schema]"))
-                ck_abort_msg("calloc %ld failing: %s", k, c.text);
+                ck_abort_msg("allocation %ld failing: %s", k, c.text);
         }
         schema_free(s);
         diag_destroy(d);
-        if (calloc_countdown >= 0) { /* no calloc left to fail */
-            calloc_countdown = -1;
+        if (alloc_countdown >= 0) { /* no allocation left to fail */
+            alloc_countdown = -1;
             ck_assert_uint_eq(c.n, 4);
             break;
         }
