@@ -673,9 +673,9 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
                 report(s, pos, RULE_YAML, "%s",
                        "a block scalar's lines must be indented more than its key (YAML 1.2.2, 8.1.1.1)");
             } else {
-                report(s, pos, RULE_YAML, "%s", "libfyaml 0.7.12 cannot write this block scalar's text (a folded "
-                       "line, a blank line, a line one space deeper, with CR line ends or a tab before a line's "
-                       "text): write its lines with LF ends and spaces");
+                report(s, pos, RULE_YAML, "%s", "libfyaml 0.7.12 cannot read this block scalar whole (it writes "
+                       "less of its text than the length it gives: an empty one at the end of the input; a fold "
+                       "before a line one space deeper, with CR line ends alone or a tab before a line's text)");
             }
             return NULL;
         }
