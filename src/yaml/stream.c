@@ -609,12 +609,13 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     return blocktext_format(&b, s->text, len) ? s->text : NULL;
 }
 
-/* Whether libfyaml reads block scalar `tok`'s text the same twice: its length and its
- * iterator's bytes. libfyaml 0.7.12 takes a literal block whose first line is no more
- * indented than its key (`run: |` then `? x` under `run`), then formats fewer bytes than
- * it counts, leaving the rest of its buffer uninitialized (the gha fuzzer), and its
- * iterator reads bytes past the text. */
-static bool block_text_consistent(struct fy_token *tok, size_t len)
+/* How many bytes libfyaml's iterator reads of block scalar `tok`'s text (of length `len`
+ * to fy_token_get_text: reading stops past it), or SIZE_MAX when it cannot. libfyaml
+ * 0.7.12 takes a literal block whose first line is no more indented than its key (`run:
+ * |` then `? x` under `run`), then formats fewer bytes than it counts, leaving the rest
+ * of its buffer uninitialized (the gha fuzzer), and its iterator reads bytes past the
+ * text; it formats a fold before a line one space deeper a byte short too. */
+static size_t block_text_read(struct fy_token *tok, size_t len)
 {
     struct fy_token_iter *it = fy_token_iter_create(tok);
     char buf[4096];
@@ -622,26 +623,26 @@ static bool block_text_consistent(struct fy_token *tok, size_t len)
     ssize_t n;
 
     if (!it)
-        return false;
+        return SIZE_MAX;
     while ((n = fy_token_iter_read(it, buf, sizeof(buf))) > 0 && total <= len)
         total += (size_t)n;
     fy_token_iter_destroy(it);
-    return n == 0 && total == len;
+    return n < 0 ? SIZE_MAX : total;
 }
 
-/* Whether the first line of a block scalar starting at 0-based `line` is seen indented
- * less than `parent_col` (the 1-based column of its key or sequence, 0: unknown): its
- * spaces in *ind. */
-static bool block_indented_less(const struct stream *s, int line, unsigned parent_col, unsigned *ind)
+/* Whether the first line of a block scalar starting at 0-based `line` is indented less
+ * than `parent_col` (the 1-based column of its key or sequence, 0: unknown), or cannot be
+ * seen: then only libfyaml's two readings of it can tell whether it is whole. */
+static bool block_suspect(const struct stream *s, int line, unsigned parent_col, unsigned *ind)
 {
-    const char *c = NULL;
+    const char *c;
 
     *ind = 0;
     if (!parent_col || line < 0)
-        return false;
+        return true;
     while (*ind < parent_col && (c = source_span(s->src, (unsigned)line, *ind, 1)) != NULL && *c == ' ')
         ++*ind;
-    return c && *ind < parent_col;
+    return *ind < parent_col;
 }
 
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
@@ -662,22 +663,25 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
         t = block_text(s, start, end, style == YNODE_FOLDED, &len);
     if (!t) {
         unsigned ind;
+        size_t read;
 
         t = fy_token_get_text(fye->scalar.value, &len);
-        /* libfyaml's text of a block scalar blocktext leaves to it is checked: one it
-         * writes fewer bytes of than it counts ends in bytes never written */
+        /* libfyaml's text of a block scalar blocktext leaves to it is checked: where it
+         * writes less than it counts, the rest is bytes never written */
         if (t && (style == YNODE_LITERAL || style == YNODE_FOLDED) && start &&
-            !block_text_consistent(fye->scalar.value, len)) {
-            if (block_indented_less(s, start->line, parent_col, &ind)) {
+            (read = block_text_read(fye->scalar.value, len)) != len) {
+            if (block_suspect(s, start->line, parent_col, &ind)) {
                 pos.col = ind + 1;
                 report(s, pos, RULE_YAML, "%s",
                        "a block scalar's lines must be indented more than its key (YAML 1.2.2, 8.1.1.1)");
-            } else {
-                report(s, pos, RULE_YAML, "%s", "libfyaml 0.7.12 cannot read this block scalar whole (it writes "
-                       "less of its text than the length it gives: an empty one at the end of the input; a fold "
-                       "before a line one space deeper, with CR line ends alone or a tab before a line's text)");
+                return NULL;
             }
-            return NULL;
+            if (read < len) {
+                report(s, pos, RULE_YAML, "%s", "libfyaml 0.7.12 leaves a byte of this block scalar's text "
+                       "unwritten (a folded line, a blank line, a line one space deeper); fanout writes that text "
+                       "itself when its header's line has no comment and its lines end in LF or CRLF");
+                return NULL;
+            }
         }
     }
     if (!t)
