@@ -34,6 +34,9 @@ const char *source_name(const struct source *src);
 /* How many bytes the input holds, once a read has reached its end; UINT64_MAX before. */
 uint64_t source_size_read(const struct source *src);
 
+/* How many bytes the longest read so far (the one under way included) has reached. */
+uint64_t source_bytes_seen(const struct source *src);
+
 /* Rewinds the input and makes it the parser's input. 0 on success. */
 int source_attach(struct source *src, struct fy_parser *fyp);
 

@@ -467,3 +467,18 @@ long dialect_key_index(const char *id, size_t len, size_t *base)
     *base = (size_t)(dash - id);
     return strtol(dash + 1, NULL, 10);
 }
+
+bool dialect_run_copies_charge(const struct dialect_ctx *ctx, struct dialect_run_copies *run, size_t nodes)
+{
+    uint64_t seen = 0;
+
+    run->copied += nodes;
+    if (run->copied <= DIALECT_RUN_CONFIG_NODES || run->copied <= run->budget)
+        return true;
+    /* past the bound last worked out: again, for what has been read since (it only grows) */
+    for (size_t i = 0; ctx->sources && i < ctx->n_files; i++)
+        if (ctx->sources[i])
+            seen += source_bytes_seen(ctx->sources[i]);
+    run->budget = DIALECT_RUN_CONFIG_NODES + seen * DIALECT_RUN_CONFIG_NODES_PER_BYTE;
+    return run->copied <= run->budget;
+}

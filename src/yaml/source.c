@@ -842,6 +842,11 @@ uint64_t source_size_read(const struct source *src)
     return src->whole ? src->seen : UINT64_MAX;
 }
 
+uint64_t source_bytes_seen(const struct source *src)
+{
+    return src->handed > src->seen ? src->handed : src->seen; /* a read under way counts */
+}
+
 bool source_failed(const struct source *src)
 {
     return src->failed;

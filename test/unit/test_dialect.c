@@ -209,6 +209,39 @@ START_TEST(key_names)
 }
 END_TEST
 
+/* A run's bound on what configurations copy grows with the input read: a pipeline of any
+ * size stays under it, an alias multiplied past it does not. */
+START_TEST(run_copies_grow_with_input)
+{
+    static char text[2048];
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+    struct source *src;
+    struct stream *s;
+    struct stream_item item;
+    struct dialect_run_copies run = {0};
+    struct dialect_ctx ctx = {.diag = d, .n_files = 1};
+
+    memset(text, 'x', sizeof(text));
+    memcpy(text, "steps: [", 8);
+    text[sizeof(text) - 2] = ']';
+    text[sizeof(text) - 1] = '\n';
+    src = source_open_text("in.yml", text, sizeof(text), d);
+    ctx.sources = &src;
+    ck_assert(dialect_run_copies_charge(&ctx, &run, DIALECT_RUN_CONFIG_NODES));
+    /* nothing read yet: the fixed part only */
+    ck_assert(!dialect_run_copies_charge(&ctx, &run, 1));
+    s = stream_open(src, 0, d);
+    while (stream_next(s, &item) > 0)
+        if (item.doc)
+            ynode_doc_destroy(item.doc);
+    stream_close(s);
+    ck_assert(dialect_run_copies_charge(&ctx, &run, sizeof(text) * DIALECT_RUN_CONFIG_NODES_PER_BYTE - 1));
+    ck_assert(!dialect_run_copies_charge(&ctx, &run, 1));
+    source_close(src);
+    diag_destroy(d);
+}
+END_TEST
+
 Suite *dialect_suite(void)
 {
     Suite *s = suite_create("dialect");
@@ -220,6 +253,7 @@ Suite *dialect_suite(void)
     tcase_add_test(tc, detection);
     tcase_add_test(tc, detection_group);
     tcase_add_test(tc, key_names);
+    tcase_add_test(tc, run_copies_grow_with_input);
     suite_add_tcase(s, tc);
     return s;
 }

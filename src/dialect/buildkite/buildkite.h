@@ -32,7 +32,7 @@ struct bk_state {
     struct bkinterp *interp;
     struct strset *warned;
     unsigned warned_file;
-    size_t copied; /* expand.c: nodes rendered for steps' jobs in the run (copies_charge) */
+    struct dialect_run_copies copies; /* expand.c: steps' jobs' nodes in the run (copies_charge) */
 };
 
 #endif

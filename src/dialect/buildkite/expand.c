@@ -35,9 +35,10 @@ static int copies_charge(const struct dialect_ctx *ctx, const struct ynode *at, 
                 DIALECT_CONFIG_NODES, ynode_tree_size(step), copies);
         return -1;
     }
-    if (st && (st->copied += nodes) > DIALECT_RUN_CONFIG_NODES) {
+    if (st && !dialect_run_copies_charge(ctx, &st->copies, nodes)) {
         diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_ALIAS_BUDGET,
-                "the steps' jobs render more than %u nodes in the run (an alias bomb?)", DIALECT_RUN_CONFIG_NODES);
+                "the steps' jobs render more than %llu nodes in the run (an alias bomb?)",
+                (unsigned long long)st->copies.budget);
         return -1;
     }
     return 0;

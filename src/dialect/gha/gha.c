@@ -64,9 +64,9 @@ int gha_copies_charge(struct job *j, const struct ynode *at, const struct ynode 
                      "%zu times; an alias bomb?)", DIALECT_CONFIG_NODES, ynode_tree_size(node), copies);
         return -1;
     }
-    if (st && (st->copied += nodes) > DIALECT_RUN_CONFIG_NODES) {
-        gha_error_at(j, at, RULE_ALIAS_BUDGET, "the jobs' configurations copy more than %u nodes in the run "
-                     "(an alias bomb?)", DIALECT_RUN_CONFIG_NODES);
+    if (st && !dialect_run_copies_charge(j->ctx, &st->copies, nodes)) {
+        gha_error_at(j, at, RULE_ALIAS_BUDGET, "the jobs' configurations copy more than %llu nodes in the run "
+                     "(an alias bomb?)", (unsigned long long)st->copies.budget);
         return -1;
     }
     return 0;

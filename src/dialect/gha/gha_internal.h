@@ -169,7 +169,7 @@ struct gha_state {
     size_t n, cap;
     struct gha_callee callees[GHA_CALLEES_KEPT];
     unsigned long calls_made;
-    size_t copied; /* gha.c: nodes copied for configurations in the run (gha_copies_charge) */
+    struct dialect_run_copies copies; /* gha.c: configurations' nodes in the run (gha_copies_charge) */
     struct expr_value *run;  /* a copy of the options' contexts (NULL: none): the run's own,
                                 which references in another thread leave alone */
     struct expr_value **files;     /* options.c: by file, a workflow's own (gha_file_contexts) */
