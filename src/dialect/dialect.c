@@ -65,14 +65,42 @@ static void probe_note(struct dialect_probe *probe, const struct stream_item *it
 
 /* ---- what detection read, held for the dialect's reader ---- */
 
-/* Items before the container: more are not kept (the input's head is read again). */
+/* Items before the container, and their nodes: a head holding more is not kept (the input
+ * is read again from its start), so what is held stays small whatever aliases expand to
+ * (the stream bounds one item, not several). */
 #define HEAD_ITEMS 64
+#define HEAD_NODES 20000
 
 struct dialect_head {
     struct stream *s;
     struct stream_item items[HEAD_ITEMS];
     size_t n, next; /* kept; given back */
+    size_t nodes;
 };
+
+/* The nodes of `n`, counted as far as `budget` (a count above it says more). */
+static size_t nodes_within(const struct ynode *n, size_t budget)
+{
+    size_t count = 1;
+
+    for (size_t i = 0; n && !ynode_is_scalar(n) && count <= budget && i < ynode_len(n); i++) {
+        count += ynode_is_map(n); /* its key: a scalar */
+        if (count <= budget)
+            count += nodes_within(ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), budget - count);
+    }
+    return count;
+}
+
+/* Keeps `item` in `h`: false (nothing kept) when it holds too much already. */
+static bool head_keep(struct dialect_head *h, const struct stream_item *item)
+{
+    if (h->n == HEAD_ITEMS)
+        return false;
+    if (item->doc && (h->nodes += nodes_within(ynode_doc_root(item->doc), HEAD_NODES)) > HEAD_NODES)
+        return false;
+    h->items[h->n++] = *item;
+    return true;
+}
 
 /* Frees the items not given back, and the head; its stream stays the caller's. */
 static void head_free_items(struct dialect_head *h)
@@ -166,9 +194,7 @@ static enum dialect_verdict detect(struct source *src, unsigned file, const stru
         /* a document that holds nothing ({}, a bare ---) tells nothing: the next one may */
         ended = item.kind == STREAM_DOC_END && dialect_probe_read(&probe);
         probe_note(&probe, &item);
-        if (h && h->n < HEAD_ITEMS) {
-            h->items[h->n++] = item;
-        } else {
+        if (!h || !head_keep(h, &item)) {
             ynode_doc_destroy(item.doc);
             head_free_items(h); /* too long a head to keep */
             h = NULL;

@@ -254,6 +254,11 @@ START_TEST(detection_head)
     head_same("on: push\non: pull_request\njobs: {a: {runs-on: x}}\n", &dialect_gha, false);
     /* a file no dialect_files reader reads */
     head_same("group: G\nsteps:\n  - label: a\n    commands: [x]\n", &dialect_testarea, false);
+    /* aliases that expand a head past what is held (each item within the stream's budget) */
+    head_same("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+              "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+              "e: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\njobs: {a: {runs-on: x}}\n",
+              &dialect_gha, false);
     /* too long a head to keep */
     for (int i = 0; i < 80; i++)
         o += (size_t)snprintf(many + o, sizeof(many) - o, "k%d: %d\n", i, i);
