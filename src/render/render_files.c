@@ -218,14 +218,16 @@ int render_files(const char *const *paths, size_t n, const struct render_opts *o
     struct render_opts one = *opts;
     struct render_groups g;
     /* The inputs stay open from their detection to their rendering, which reads on from
-     * what detection read (the files read as they are named: not renamed, nor stdin). */
+     * what detection read: the files read as they are named (not renamed, nor stdin), and
+     * not for -o FILE, whose output is opened first so that an input that is it is refused
+     * (source_open_as). */
     struct held held = {NULL, NULL}, *keep = &held;
     int rc;
 
     if (opts->dialect || opts->sink || n < 2)
         return render_run(paths, n, opts, d);
     for (size_t i = 0; i < n && keep; i++)
-        keep = strcmp(paths[i], "-") && !opts->names_root ? keep : NULL;
+        keep = strcmp(paths[i], "-") && !opts->names_root && !opts->output ? keep : NULL;
     if (keep && (!(held.sources = calloc(n, sizeof(*held.sources))) || !(held.heads = calloc(n, sizeof(*held.heads))))) {
         held_free(&held, n);
         keep = NULL;
