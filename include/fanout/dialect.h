@@ -205,6 +205,9 @@ struct dialect_ctx {
     /* The jobs the change leaves out are only told to on_not_run: the rendering stays as
      * it is without a change (diff compares HEAD's full job set, and marks those). */
     bool keep_not_run;
+    /* Detection's reads held for the run's first read, by ypos.file (dialect_head), or
+     * NULL: a dialect that reads an input another way first drops its head. */
+    struct dialect_head **heads;
 };
 
 /* Counts `nodes` more for `run`; false when the run is past its bound for the input read
@@ -233,6 +236,9 @@ struct dialect_input {
      * its files so. */
     int (*transform)(void *user, struct stream_item *item);
     void *transform_user;
+    /* By file: detection's reads that dialect_files_next goes on from (taking them), or
+     * NULL. */
+    struct dialect_head **heads;
 };
 
 /* Shown every input item as read, before the dialect turns it into output items (render
@@ -541,6 +547,16 @@ enum dialect_verdict {
  * are for the real read to report. */
 enum dialect_verdict dialect_detect(struct source *src, const struct dialect **found, struct diag *d);
 
+/* What detection read of an input, kept for the dialect it found: its stream, stopped at
+ * the items' container, and the items it gave. dialect_files_next reads on from it, so
+ * the input's head is parsed once (it was a fifteenth of rendering SGLang's workflows).
+ * Kept only when nothing went wrong and the dialect's shape gives the same items. */
+struct dialect_head;
+/* Frees *head (its stream's source is read again from its start then) and sets it NULL. */
+void dialect_head_drop(struct dialect_head **head);
+/* At most this many inputs' heads are held at once (each holds its parser and buffer). */
+#define DIALECT_HEADS_HELD 32
+
 /* The dialect of an input that tells none (Buildkite's). */
 const struct dialect *dialect_default(void);
 
@@ -548,6 +564,10 @@ const struct dialect *dialect_default(void);
  * dialect: both reported; DIALECT_SKIP (a note says why) for a file a dialect's tooling
  * reads that is no input of it (vLLM's generator config). */
 enum dialect_verdict dialect_detect_path(const char *path, const struct dialect **found, struct diag *d);
+/* dialect_detect_path on `src`, opened, read as input `file`; what it read kept in *head
+ * when it can (NULL else; `head` NULL: nothing kept). */
+enum dialect_verdict dialect_detect_source(struct source *src, unsigned file, const struct dialect **found,
+                                           struct dialect_head **head, struct diag *d);
 
 /* Whether the file at `path` is one a dialect's tooling reads that is no input of it (its
  * `not_input`: vLLM's generator config), whatever dialect the run is in; a note says so.
@@ -560,7 +580,9 @@ void dialect_report_none(struct source *src, struct diag *d);
 /* The one dialect of inputs read together: each input's that tells (the first input
  * that tells gives it; one that holds nothing takes it; none at all: Buildkite). NULL
  * after an error, reported (at an input no dialect takes, or naming two inputs whose
- * dialects differ). */
-const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, struct diag *d);
+ * dialects differ). With `heads` (NULL: none kept), what it read of the first
+ * DIALECT_HEADS_HELD inputs is kept in heads[0..n) (dialect_head). */
+const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, struct dialect_head **heads,
+                                         struct diag *d);
 
 #endif

@@ -115,6 +115,10 @@ unsigned *render_builds(const char *const *paths, size_t n, const struct render_
 
 /* Renders `paths` ("-" = stdin) in order. Returns the exit code (0, 1 or 2). */
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d);
+/* render_run on inputs opened already: sources[i] of paths[i], and heads[i] what detection
+ * read of it (dialect_head; NULL entries: none), both arrays of n taken over and freed. */
+int render_run_opened(const char *const *paths, size_t n, struct source **sources, struct dialect_head **heads,
+                      const struct render_opts *opts, struct diag *d);
 
 /* The inputs of each dialect, each file told its own (a file in no dialect is said and
  * left out). */

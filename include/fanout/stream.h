@@ -58,6 +58,11 @@ struct stream *stream_open_shaped(struct source *src, unsigned file,
                                   const struct stream_shape *shapes, struct diag *d);
 void stream_close(struct stream *s);
 
+/* Reads on with `shapes` and reports to `d`, as a stream opened with them would from here:
+ * for a stream whose document took the items of a key that `shapes` has too, with the
+ * same form (dialect detection's, handed to the dialect it found). */
+void stream_reshape(struct stream *s, const struct stream_shape *shapes, struct diag *d);
+
 /* 1: *item filled; 0: end of input; -1: error (reported; the stream is finished). */
 int stream_next(struct stream *s, struct stream_item *item);
 

@@ -63,15 +63,110 @@ static void probe_note(struct dialect_probe *probe, const struct stream_item *it
         strset_add(probe->keys, key, len);
 }
 
-/* dialect_detect; with `skip` set, a file of a dialect's tooling that is no input of it
- * (its `not_input`) is DIALECT_SKIP, *skip saying why. */
-static enum dialect_verdict detect(struct source *src, const struct dialect **found, const char **skip,
-                                   struct diag *d)
+/* ---- what detection read, held for the dialect's reader ---- */
+
+/* Items before the container, and their nodes: a head holding more is not kept (the input
+ * is read again from its start), so what is held stays small whatever aliases expand to
+ * (the stream bounds one item, not several). */
+#define HEAD_ITEMS 64
+#define HEAD_NODES 20000
+
+struct dialect_head {
+    struct stream *s;
+    struct stream_item items[HEAD_ITEMS];
+    size_t n, next; /* kept; given back */
+    size_t nodes;
+};
+
+/* The nodes of `n`, counted as far as `budget` (a count above it says more). */
+static size_t nodes_within(const struct ynode *n, size_t budget)
+{
+    size_t count = 1;
+
+    for (size_t i = 0; n && !ynode_is_scalar(n) && count <= budget && i < ynode_len(n); i++) {
+        count += ynode_is_map(n); /* its key: a scalar */
+        if (count <= budget)
+            count += nodes_within(ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), budget - count);
+    }
+    return count;
+}
+
+/* Keeps `item` in `h`: false (nothing kept) when it holds too much already. */
+static bool head_keep(struct dialect_head *h, const struct stream_item *item)
+{
+    if (h->n == HEAD_ITEMS)
+        return false;
+    if (item->doc && (h->nodes += nodes_within(ynode_doc_root(item->doc), HEAD_NODES)) > HEAD_NODES)
+        return false;
+    h->items[h->n++] = *item;
+    return true;
+}
+
+/* Frees the items not given back, and the head; its stream stays the caller's. */
+static void head_free_items(struct dialect_head *h)
+{
+    for (size_t i = h ? h->next : 0; h && i < h->n; i++)
+        ynode_doc_destroy(h->items[i].doc);
+    free(h);
+}
+
+void dialect_head_drop(struct dialect_head **head)
+{
+    if (!*head)
+        return;
+    stream_close((*head)->s);
+    head_free_items(*head);
+    *head = NULL;
+}
+
+/* Whether `dl`'s reader, reading with its own shape, would have given the items `h` holds,
+ * the last of them the container detection stopped at: a key of the dialect's shape, of
+ * the form detection read it in, and no earlier top-level key of that shape (which would
+ * have held the items instead). */
+static bool head_fits(const struct dialect_head *h, const struct dialect *dl,
+                      const struct stream_shape *read_as)
+{
+    const struct stream_item *last = h->n ? &h->items[h->n - 1] : NULL;
+    const struct stream_shape *own = NULL, *as = NULL;
+    const char *container;
+
+    if (dl->next != dialect_files_next || !last || last->kind != STREAM_STEPS_START)
+        return false;
+    if (!(container = last->items_key ? last->items_key : last->bare ? read_as->key : NULL))
+        return false;
+    for (const struct stream_shape *sh = dl->shape; sh->key; sh++)
+        own = !own && !strcmp(sh->key, container) ? sh : own;
+    for (const struct stream_shape *sh = read_as; sh->key; sh++)
+        as = !as && !strcmp(sh->key, container) ? sh : as;
+    if (!own || !as || own->mapping != as->mapping || (last->bare && own != dl->shape))
+        return false;
+    for (size_t i = 0; i + 1 < h->n; i++) {
+        size_t len;
+        const char *key = h->items[i].kind == STREAM_PAIR
+                              ? ynode_scalar(ynode_key(ynode_doc_root(h->items[i].doc), 0), &len)
+                              : NULL;
+
+        for (const struct stream_shape *sh = dl->shape; key && sh->key; sh++) {
+            if (strlen(sh->key) == len && !memcmp(sh->key, key, len))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* dialect_detect reading `src` as input `file`; with `skip` set, a file of a dialect's
+ * tooling that is no input of it (its `not_input`) is DIALECT_SKIP, *skip saying why; with
+ * `head` set, what it read is kept there when the dialect found can read on from it. */
+static enum dialect_verdict detect(struct source *src, unsigned file, const struct dialect **found,
+                                   const char **skip, struct dialect_head **head, struct diag *d)
 {
     /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
      * read whole to find out. */
     static const struct stream_shape either[] = {{"steps", false}, {"jobs", true}, {NULL, false}};
     struct dialect_probe probe = {source_name(src), strset_create(), 0};
+    /* a head is kept only from a read that reported nothing: the run's read says it */
+    struct dialect_head *h = head ? calloc(1, sizeof(*h)) : NULL;
+    struct diag *quiet = h ? diag_create_buffered_like(d) : NULL;
     struct stream *s;
     struct stream_item item;
     enum dialect_verdict verdict;
@@ -79,8 +174,12 @@ static enum dialect_verdict detect(struct source *src, const struct dialect **fo
     bool ended = false;
 
     *found = NULL;
+    if (!quiet) {
+        free(h);
+        h = NULL;
+    }
     diag_set_muted(d, true);
-    s = probe.keys ? stream_open_shaped(src, 0, either, d) : NULL;
+    s = probe.keys ? stream_open_shaped(src, h ? file : 0, either, quiet ? quiet : d) : NULL;
     while (s && !*found && !ended && (more = stream_next(s, &item)) > 0) {
         for (size_t i = 0; skip && !*skip && item.kind == STREAM_DOC_END && dialects[i]; i++)
             *skip = dialects[i]->not_input ? dialects[i]->not_input(&probe) : NULL;
@@ -95,22 +194,33 @@ static enum dialect_verdict detect(struct source *src, const struct dialect **fo
         /* a document that holds nothing ({}, a bare ---) tells nothing: the next one may */
         ended = item.kind == STREAM_DOC_END && dialect_probe_read(&probe);
         probe_note(&probe, &item);
-        ynode_doc_destroy(item.doc);
+        if (!h || !head_keep(h, &item)) {
+            ynode_doc_destroy(item.doc);
+            head_free_items(h); /* too long a head to keep */
+            h = NULL;
+        }
     }
-    stream_close(s);
     diag_set_muted(d, false);
     /* what does not parse tells nothing: it is the real read's to report */
     verdict = skip && *skip ? DIALECT_SKIP
               : *found      ? DIALECT_FOUND
               : more >= 0 && dialect_probe_read(&probe) ? DIALECT_NONE
                                                         : DIALECT_SILENT;
+    if (h && verdict == DIALECT_FOUND && diag_errors(quiet) == 0 && head_fits(h, *found, either)) {
+        h->s = s;
+        *head = h;
+    } else {
+        stream_close(s);
+        head_free_items(h);
+    }
+    diag_destroy(quiet);
     strset_destroy(probe.keys);
     return verdict;
 }
 
 enum dialect_verdict dialect_detect(struct source *src, const struct dialect **found, struct diag *d)
 {
-    return detect(src, found, NULL, d);
+    return detect(src, 0, found, NULL, NULL, d);
 }
 
 const struct dialect *dialect_default(void)
@@ -123,19 +233,29 @@ static void report_left_out(struct source *src, const char *why, struct diag *d)
     diag_report(d, DIAG_NOTE, DIAG_FINDING, source_name(src), 0, 0, RULE_NOT_A_PIPELINE, "left out: %s", why);
 }
 
+enum dialect_verdict dialect_detect_source(struct source *src, unsigned file, const struct dialect **found,
+                                           struct dialect_head **head, struct diag *d)
+{
+    const char *skip = NULL;
+    enum dialect_verdict verdict = detect(src, file, found, &skip, head, d);
+
+    if (verdict == DIALECT_NONE)
+        dialect_report_none(src, d);
+    if (verdict == DIALECT_SKIP)
+        report_left_out(src, skip, d);
+    return verdict;
+}
+
 enum dialect_verdict dialect_detect_path(const char *path, const struct dialect **found, struct diag *d)
 {
     struct source *src = source_open(path, d);
     enum dialect_verdict verdict = DIALECT_NONE;
-    const char *skip = NULL;
 
     *found = NULL;
-    if (src && (verdict = detect(src, found, &skip, d)) == DIALECT_NONE)
-        dialect_report_none(src, d);
-    if (verdict == DIALECT_SKIP)
-        report_left_out(src, skip, d);
+    if (src)
+        verdict = dialect_detect_source(src, 0, found, NULL, d);
     source_close(src);
-    return src ? verdict : DIALECT_NONE;
+    return verdict;
 }
 
 bool dialect_left_out(const char *path, struct diag *d)
@@ -150,7 +270,7 @@ bool dialect_left_out(const char *path, struct diag *d)
     diag_set_muted(d, true); /* an unreadable file is the run's to report */
     src = source_open(path, d);
     diag_set_muted(d, false);
-    if (src && detect(src, &found, &skip, d) == DIALECT_SKIP)
+    if (src && detect(src, 0, &found, &skip, NULL, d) == DIALECT_SKIP)
         report_left_out(src, skip, d);
     source_close(src);
     return skip != NULL;
@@ -163,13 +283,14 @@ void dialect_report_none(struct source *src, struct diag *d)
                 "reads it as one");
 }
 
-const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, struct diag *d)
+const struct dialect *dialect_detect_all(struct source *const *srcs, size_t n, struct dialect_head **heads,
+                                         struct diag *d)
 {
     const struct dialect *one = NULL, *found;
     size_t told = 0;
 
     for (size_t i = 0; i < n; i++) {
-        switch (dialect_detect(srcs[i], &found, d)) {
+        switch (detect(srcs[i], (unsigned)i, &found, NULL, heads && i < DIALECT_HEADS_HELD ? &heads[i] : NULL, d)) {
         case DIALECT_SILENT:
         case DIALECT_SKIP: /* dialect_detect_path's only */
             break;
@@ -374,6 +495,7 @@ struct dialect_reader {
     void *user;
     size_t file;
     struct stream *s;
+    struct dialect_head *head; /* the file's, taken from in.heads: its items come first */
 };
 
 struct dialect_reader *dialect_files_open(const struct dialect_input *in,
@@ -389,6 +511,29 @@ struct dialect_reader *dialect_files_open(const struct dialect_input *in,
     return r;
 }
 
+/* Starts the file's read: on from its head when detection kept one, else from its start. */
+static struct stream *file_open(struct dialect_reader *r)
+{
+    struct dialect_head **head = r->in.heads ? &r->in.heads[r->file] : NULL;
+
+    if (head && *head) {
+        r->head = *head;
+        *head = NULL;
+        stream_reshape(r->head->s, r->in.shape, r->in.diag);
+        return r->head->s;
+    }
+    return stream_open_shaped(r->in.sources[r->file], (unsigned)r->file, r->in.shape, r->in.diag);
+}
+
+/* Ends the file's read. */
+static void file_close(struct dialect_reader *r)
+{
+    stream_close(r->s);
+    r->s = NULL;
+    head_free_items(r->head);
+    r->head = NULL;
+}
+
 int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
 {
     for (;;) {
@@ -397,12 +542,15 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
         if (!r->s) {
             if (r->file == r->in.n)
                 return 0;
-            r->s = stream_open_shaped(r->in.sources[r->file], (unsigned)r->file, r->in.shape,
-                                      r->in.diag);
-            if (!r->s)
+            if (!(r->s = file_open(r)))
                 return -1;
         }
-        rc = stream_next(r->s, item);
+        if (r->head && r->head->next < r->head->n) {
+            *item = r->head->items[r->head->next++];
+            rc = 1;
+        } else {
+            rc = stream_next(r->s, item);
+        }
         /* before the transform, which may change it: the input as written */
         if (rc > 0 && r->observe)
             r->observe(r->user, item);
@@ -413,8 +561,7 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
         }
         if (rc != 0)
             return rc;
-        stream_close(r->s);
-        r->s = NULL;
+        file_close(r);
         r->file++;
     }
 }
@@ -423,7 +570,7 @@ void dialect_files_close(struct dialect_reader *r)
 {
     if (!r)
         return;
-    stream_close(r->s);
+    file_close(r);
     free(r);
 }
 

@@ -20,6 +20,8 @@ struct run {
     const struct render_opts *opts;
     struct diag *diag;
     struct source **sources;
+    /* By file: what detection read, for pass 1 to read on from (dialect_head). */
+    struct dialect_head **heads;
     const char **names; /* of the sources, by file number */
     size_t n_sources;
     const struct dialect *dialect;
@@ -103,6 +105,7 @@ static struct dialect_reader *reader_open(struct run *r, bool observed)
         .on_not_run = on_not_run,
         .not_run_user = r,
         .keep_not_run = r->sink->not_run != NULL,
+        .heads = r->heads,
     };
 
     observed = observed && (r->in_check || r->opts->observe);
@@ -386,6 +389,7 @@ static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
         .change = r->opts->change,
         .on_not_run = on_not_run,
         .keep_not_run = r->sink->not_run != NULL,
+        .heads = r->heads,
     };
     return ctx;
 }
@@ -406,6 +410,13 @@ static int check_step(struct run *r, struct stream_item *item)
     if (dl->references(items, r->diag, r->names, on_reference, r) != 0)
         return -1;
     return r->failed_index ? -1 : 0;
+}
+
+/* Detection's reads not read on from: their sources are read from the start. */
+static void drop_heads(struct run *r)
+{
+    for (size_t i = 0; r->heads && i < r->n_sources; i++)
+        dialect_head_drop(&r->heads[i]);
 }
 
 static int first_pass(struct run *r)
@@ -440,6 +451,7 @@ static int first_pass(struct run *r)
         ynode_doc_destroy(item.doc);
     }
     r->dialect->close(reader);
+    drop_heads(r); /* of the files a stop left unread */
     if (rc == 0 && lint_finish(r->lint) != 0)
         rc = -1;
     return rc;
@@ -688,6 +700,7 @@ static int find_builds(struct run *r, const char *const *paths)
     else if (!r->dialect->keys_per_file && r->dialect->builds && r->opts->walked) {
         int rc;
 
+        drop_heads(r); /* the dialect reads the inputs from their start */
         /* what its reads find wrong is the run's passes' to say */
         diag_set_muted(r->diag, true);
         rc = r->dialect->builds(r->sources, paths, r->n_sources, r->opts->walked, r->build, r->diag);
@@ -712,13 +725,18 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
                     "too many input files (%zu; at most %d)", n, YPOS_MAX_FILES);
         return -1;
     }
-    r->sources = calloc(n ? n : 1, sizeof(*r->sources));
+    if (!r->sources)
+        r->sources = calloc(n ? n : 1, sizeof(*r->sources));
+    if (!r->heads)
+        r->heads = calloc(n ? n : 1, sizeof(*r->heads));
     r->names = calloc(n ? n : 1, sizeof(*r->names));
     r->keys = keyindex_create(RENDER_INDEX_BUDGET);
     r->graph = depgraph_create(RENDER_GRAPH_BUDGET);
-    if (!r->sources || !r->names || !r->keys || !r->graph)
+    if (!r->sources || !r->heads || !r->names || !r->keys || !r->graph)
         return out_of_memory(r);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < r->n_sources; i++)
+        r->names[i] = source_name(r->sources[i]);
+    for (size_t i = r->n_sources; i < n; i++) {
         char *name = render_input_name(opts, paths[i]);
 
         r->sources[i] = source_open_as(paths[i], name, r->diag);
@@ -728,7 +746,7 @@ static int open_inputs(struct run *r, const char *const *paths, size_t n)
         r->names[i] = source_name(r->sources[i]);
         r->n_sources++;
     }
-    r->dialect = opts->dialect ? opts->dialect : dialect_detect_all(r->sources, r->n_sources, r->diag);
+    r->dialect = opts->dialect ? opts->dialect : dialect_detect_all(r->sources, r->n_sources, r->heads, r->diag);
     if (!r->dialect)
         return -1;
     if (opts->stats)
@@ -820,6 +838,8 @@ static int close_run(struct run *r)
     if (r->spool)
         fclose(r->spool);
     rc = diag_exit_code(r->diag, r->opts->strict);
+    drop_heads(r);
+    free(r->heads);
     for (size_t i = 0; i < r->n_sources; i++)
         source_close(r->sources[i]);
     free(r->sources);
@@ -840,9 +860,10 @@ static int close_run(struct run *r)
     return rc;
 }
 
-int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
+int render_run_opened(const char *const *paths, size_t n, struct source **sources, struct dialect_head **heads,
+                      const struct render_opts *opts, struct diag *d)
 {
-    struct run r = {.opts = opts, .diag = d};
+    struct run r = {.opts = opts, .diag = d, .sources = sources, .heads = heads, .n_sources = sources ? n : 0};
 
     /* the target before the inputs (open_target) */
     if ((opts->sink || open_target(&r) == 0) && open_inputs(&r, paths, n) == 0 && begin_checks(&r) == 0 &&
@@ -853,6 +874,11 @@ int render_run(const char *const *paths, size_t n, const struct render_opts *opt
             opts->stats->passes = 1;
     }
     return close_run(&r);
+}
+
+int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
+{
+    return render_run_opened(paths, n, NULL, NULL, opts, d);
 }
 
 unsigned *render_builds(const char *const *paths, size_t n, const struct render_opts *opts)

@@ -31,7 +31,39 @@ static const struct dialect *beside(const char *const *paths, const struct diale
     return otherwise;
 }
 
-int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, struct render_groups *g)
+/* What grouping read, for the rendering to read on from (render_run_opened): each input
+ * opened, and what detection read of it. */
+struct held {
+    struct source **sources;
+    struct dialect_head **heads;
+};
+
+static void held_free(struct held *h, size_t n)
+{
+    for (size_t i = 0; h->heads && i < n; i++)
+        dialect_head_drop(&h->heads[i]);
+    for (size_t i = 0; h->sources && i < n; i++)
+        source_close(h->sources[i]);
+    free(h->heads);
+    free(h->sources);
+}
+
+/* The dialect of input i, with `held` (NULL: read and closed) its source kept there and
+ * what detection read of the first DIALECT_HEADS_HELD. */
+static enum dialect_verdict detect_one(const char *const *paths, size_t i, struct held *held,
+                                       const struct dialect **found, struct diag *d)
+{
+    if (!held)
+        return dialect_detect_path(paths[i], found, d);
+    *found = NULL;
+    if (!(held->sources[i] = source_open(paths[i], d)))
+        return DIALECT_NONE;
+    return dialect_detect_source(held->sources[i], (unsigned)i, found,
+                                 i < DIALECT_HEADS_HELD ? &held->heads[i] : NULL, d);
+}
+
+/* render_group_by_dialect; with `held`, the inputs kept open there (held_free). */
+static int group(const char *const *paths, size_t n, struct held *held, struct diag *d, struct render_groups *g)
 {
     const struct dialect **of = calloc(n ? n : 1, sizeof(*of)), *fallback = NULL;
     bool *silent = calloc(n ? n : 1, sizeof(*silent));
@@ -63,7 +95,7 @@ int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, 
     for (size_t i = 0; i < n; i++) {
         const struct dialect *found;
 
-        switch (dialect_detect_path(paths[i], &found, d)) {
+        switch (detect_one(paths, i, held, &found, d)) {
         case DIALECT_FOUND:
             of[i] = found;
             fallback = fallback ? fallback : found;
@@ -106,6 +138,11 @@ int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, 
     free(of);
     free(silent);
     return 0;
+}
+
+int render_group_by_dialect(const char *const *paths, size_t n, struct diag *d, struct render_groups *g)
+{
+    return group(paths, n, NULL, d, g);
 }
 
 void render_groups_free(struct render_groups *g)
@@ -180,15 +217,34 @@ int render_files(const char *const *paths, size_t n, const struct render_opts *o
 {
     struct render_opts one = *opts;
     struct render_groups g;
+    /* The inputs stay open from their detection to their rendering, which reads on from
+     * what detection read: the files read as they are named (not renamed, nor stdin), and
+     * not for -o FILE, whose output is opened first so that an input that is it is refused
+     * (source_open_as). */
+    struct held held = {NULL, NULL}, *keep = &held;
     int rc;
 
     if (opts->dialect || opts->sink || n < 2)
         return render_run(paths, n, opts, d);
-    if ((rc = render_group_by_dialect(paths, n, d, &g)) != 0)
+    for (size_t i = 0; i < n && keep; i++)
+        keep = strcmp(paths[i], "-") && !opts->names_root && !opts->output ? keep : NULL;
+    if (keep && (!(held.sources = calloc(n, sizeof(*held.sources))) || !(held.heads = calloc(n, sizeof(*held.heads))))) {
+        held_free(&held, n);
+        keep = NULL;
+    }
+    if ((rc = group(paths, n, keep, d, &g)) != 0) {
+        held_free(&held, n);
         return rc;
+    }
+    /* none left out, one dialect: the inputs are the files read */
+    if (keep && !(g.n == 1 && !g.none && g.groups[0].n == n)) {
+        held_free(&held, n);
+        keep = NULL;
+    }
     if (g.n == 1 && !g.none) {
         one.dialect = g.groups[0].dialect; /* told already: not again (NULL: stdin's run tells) */
-        rc = render_run(g.groups[0].paths, g.groups[0].n, &one, d); /* less the files left out */
+        rc = keep ? render_run_opened(g.groups[0].paths, n, held.sources, held.heads, &one, d)
+                  : render_run(g.groups[0].paths, g.groups[0].n, &one, d); /* less the files left out */
     } else {
         rc = render_each_group(&g, opts, d);
     }

@@ -940,6 +940,18 @@ void stream_close(struct stream *s)
     free(s);
 }
 
+void stream_reshape(struct stream *s, const struct stream_shape *shapes, struct diag *d)
+{
+    const char *key = s->shape->key;
+
+    s->shapes = s->shape = shapes;
+    for (const struct stream_shape *sh = shapes; sh->key; sh++) {
+        if (!strcmp(sh->key, key))
+            s->shape = sh;
+    }
+    s->diag = d;
+}
+
 static int fail(struct stream *s)
 {
     s->state = ST_DONE;

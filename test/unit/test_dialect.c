@@ -8,6 +8,7 @@
 
 #include "fanout/dialect.h"
 #include "fanout/source.h"
+#include "fanout/stream.h"
 #include "unit.h"
 
 static int usage_seen;
@@ -188,6 +189,84 @@ START_TEST(detection_group)
 }
 END_TEST
 
+/* The items `text` gives read as `dl` reads its files, each as "kind line:col key;", after
+ * detection with its head kept (`held`: the head must be kept, or must not) or without; the
+ * errors reported in *errors. */
+static void read_items(const char *text, const struct dialect *dl, bool with_head, bool held, char *out,
+                       size_t cap, unsigned *errors)
+{
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct source *src = source_open_text("in.yml", text, strlen(text), d);
+    struct dialect_head *head = NULL;
+    const struct dialect *found;
+    struct dialect_input in = {.diag = d, .shape = dl->shape, .sources = &src, .n = 1};
+    struct dialect_reader *r;
+    struct stream_item item;
+    size_t o = 0;
+
+    if (with_head) {
+        dialect_detect_source(src, 0, &found, &head, d);
+        ck_assert_int_eq(head != NULL, held);
+        in.heads = &head;
+    }
+    r = dialect_files_open(&in, NULL, NULL);
+    while (dialect_files_next(r, &item) > 0) {
+        const struct ynode *root = item.doc ? ynode_doc_root(item.doc) : NULL;
+        const struct ynode *first = !root ? NULL : ynode_is_map(root) ? ynode_key(root, 0) : ynode_item(root, 0);
+        size_t len = 0;
+        const char *key = ynode_is_scalar(first) ? ynode_scalar(first, &len) : "";
+
+        o += (size_t)snprintf(out + o, cap - o, "%d %u:%u %.*s;", (int)item.kind, item.pos.line, item.pos.col,
+                              (int)len, key);
+        ynode_doc_destroy(item.doc);
+    }
+    dialect_files_close(r);
+    ck_assert_ptr_null(head); /* taken by the reader */
+    *errors = diag_errors(d);
+    source_close(src);
+    diag_destroy(d);
+}
+
+/* What detection read is read on from, not again: the dialect's reader gives the items and
+ * the errors a read from the start gives (dialect_head). */
+static void head_same(const char *text, const struct dialect *dl, bool held)
+{
+    char with[2048], without[2048];
+    unsigned errors_with, errors_without;
+
+    read_items(text, dl, true, held, with, sizeof(with), &errors_with);
+    read_items(text, dl, false, false, without, sizeof(without), &errors_without);
+    ck_assert_str_eq(with, without);
+    ck_assert_uint_eq(errors_with, errors_without);
+}
+
+START_TEST(detection_head)
+{
+    char many[4096];
+    size_t o = 0;
+
+    head_same("name: w\non: push\njobs:\n  a: {runs-on: x, steps: [{run: y}]}\n  b: {runs-on: x}\n",
+              &dialect_gha, true);
+    head_same("{}\n---\non: push\njobs: {a: {runs-on: x}}\n---\nsteps: [{run: y}]\n", &dialect_gha, true);
+    head_same("env: {A: 1}\nsteps: [{command: x}, {command: y}]\n---\njobs: {a: 1}\n", &dialect_buildkite, true);
+    head_same("- command: x\n- wait\n", &dialect_buildkite, true);
+    /* a head that reported anything is read again, its error said by the run's read */
+    head_same("on: push\non: pull_request\njobs: {a: {runs-on: x}}\n", &dialect_gha, false);
+    /* a file no dialect_files reader reads */
+    head_same("group: G\nsteps:\n  - label: a\n    commands: [x]\n", &dialect_testarea, false);
+    /* aliases that expand a head past what is held (each item within the stream's budget) */
+    head_same("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+              "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+              "e: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\njobs: {a: {runs-on: x}}\n",
+              &dialect_gha, false);
+    /* too long a head to keep */
+    for (int i = 0; i < 80; i++)
+        o += (size_t)snprintf(many + o, sizeof(many) - o, "k%d: %d\n", i, i);
+    snprintf(many + o, sizeof(many) - o, "jobs: {a: {runs-on: x}}\n");
+    head_same(many, &dialect_gha, false);
+}
+END_TEST
+
 /* A fanned-out key `<id>-<index>` written and read back, cut as snprintf cuts. */
 START_TEST(key_names)
 {
@@ -252,6 +331,7 @@ Suite *dialect_suite(void)
     tcase_add_test(tc, options_declared);
     tcase_add_test(tc, detection);
     tcase_add_test(tc, detection_group);
+    tcase_add_test(tc, detection_head);
     tcase_add_test(tc, key_names);
     tcase_add_test(tc, run_copies_grow_with_input);
     suite_add_tcase(s, tc);

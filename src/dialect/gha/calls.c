@@ -152,6 +152,8 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
             return doc;
         }
     }
+    if (j->ctx->heads) /* an input not read yet: its detection's read is left */
+        dialect_head_drop(&j->ctx->heads[file]);
     st = stream_open(j->ctx->sources[file], (unsigned)file, j->ctx->diag);
     if (!st || stream_document(st, &doc) < 0)
         j->failed = 1;
