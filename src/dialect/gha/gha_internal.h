@@ -88,7 +88,8 @@ struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index
 /* A container's copy (shallow, with its proven mark) for one configuration to change:
  * the others share `n`. NULL when out of memory (reported). */
 struct ynode *gha_own_copy(struct job *j, const struct ynode *n);
-/* The job's fields and steps substituted with `matrix` and `strategy` (both taken) known,
+/* The job's fields and steps substituted with `matrix` and `strategy` (both taken) known
+ * besides the contexts gha_job_contexts gave it,
  * its steps' `if:` folded: into `job`, whose fields and steps are copied where they
  * change (gha_own_copy), not changed. 0, or -1 after an error (reported). */
 int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
