@@ -12,7 +12,7 @@
  * locks were a tenth of a render. */
 #define EMIT_BUFFER 65536
 #define MAX_ORDER 255 /* keys of an item_key_order that rank */
-#define STYLE_SLOTS 64 /* a power of two */
+#define STYLE_SLOTS 16
 #define STYLE_TEXT 32
 
 struct emitter {
@@ -32,9 +32,8 @@ struct emitter {
     bool steps_open;
     bool had_steps;     /* this document has a steps section */
     /* The styles of short strings, by their text: a rendering writes the same keys and
-     * values fanout made (BUILDKITE_PARALLEL_JOB: "0"; a matrix configuration's values,
-     * include keys and names) for every job, and choosing a style reads the whole text.
-     * A slot by a hash of the text; len 0: empty. */
+     * values fanout made (BUILDKITE_PARALLEL_JOB: "0") for every job, and choosing a
+     * style reads the whole text. A slot by length and ends; len 0: empty. */
     struct {
         unsigned char len;
         bool is_key;
@@ -51,13 +50,7 @@ static enum yscalar_style style_of(struct emitter *e, const char *s, size_t len,
 
     if (len == 0 || len > STYLE_TEXT)
         return yscalar_style(s, len, is_key);
-    /* every byte hashed: a slot by length and ends put a matrix configuration's own
-     * (part, python, nightly, 0; 3.10, 12.6) in one slot, and all 77,326 short texts of
-     * the 1 MB matrix workflow's rendering missed */
-    slot = (unsigned)is_key;
-    for (size_t i = 0; i < len; i++)
-        slot = slot * 31u + (unsigned char)s[i];
-    slot = (slot ^ (slot >> 7)) & (STYLE_SLOTS - 1);
+    slot = (unsigned)(len + (unsigned char)s[0] + 3u * (unsigned char)s[len - 1] + is_key) % STYLE_SLOTS;
     if (e->styles[slot].len != len || e->styles[slot].is_key != is_key || memcmp(e->styles[slot].text, s, len) != 0) {
         e->styles[slot].len = (unsigned char)len;
         e->styles[slot].is_key = is_key;
