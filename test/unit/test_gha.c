@@ -287,6 +287,39 @@ static unsigned shards_of(void *user, const char *key, size_t len)
 /* `needs: x` is read as `needs: [x]`; each need is visited in order, as a reference and
  * as an edge (a job that needs itself is a cycle of its own); a need of a job that
  * became several names them all. */
+/* A matrix job's configurations share what substitution leaves as it is (copy on write)
+ * and own what changes: the job's mapping, its strategy, its needs (which rewrite
+ * changes in place), each step and list a substitution or an if: changes. */
+START_TEST(configurations_share_what_stays)
+{
+    static const char job[] = "t:\n  runs-on: x\n  needs: [b]\n  strategy:\n    matrix:\n      os: [linux, mac]\n"
+                              "  env:\n    A: fixed\n  steps:\n    - uses: actions/checkout@v4\n"
+                              "    - run: echo ${{ matrix.os }}\n    - run: only linux\n      if: matrix.os == 'linux'\n";
+    struct ynode *items;
+    struct run r;
+
+    expand(&r, job, NULL, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    items = ynode_doc_root(r.doc);
+    ck_assert_ptr_eq(at(items, "t-0.steps.0"), at(items, "t-1.steps.0"));
+    ck_assert_ptr_eq(at(items, "t-0.env"), at(items, "t-1.env"));
+    ck_assert_ptr_eq(at(items, "t-0.strategy.fail-fast"), at(items, "t-1.strategy.fail-fast"));
+    ck_assert_ptr_ne(at(items, "t-0.steps"), at(items, "t-1.steps"));
+    ck_assert_ptr_ne(at(items, "t-0.strategy"), at(items, "t-1.strategy"));
+    ck_assert_ptr_ne(at(items, "t-0.needs"), at(items, "t-1.needs"));
+    ck_assert_str_eq(text_at(items, "t-0.steps.1.run"), "echo linux");
+    ck_assert_str_eq(text_at(items, "t-1.steps.1.run"), "echo mac");
+    ck_assert_int_eq(ynode_len(at(items, "t-0.steps")), 3);
+    ck_assert_ptr_null(at(items, "t-0.steps.2.if"));
+    ck_assert_int_eq(ynode_len(at(items, "t-1.steps")), 2);
+    ck_assert_int_eq(dialect_gha.normalize(r.doc, items), 0);
+    ck_assert_int_eq(dialect_gha.rewrite(&r.ctx, r.doc, items, shards_of, NULL), 0);
+    ck_assert_int_eq(ynode_len(at(items, "t-0.needs")), 2);
+    ck_assert_str_eq(text_at(items, "t-1.needs.1"), "b-1");
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(needs_read_and_rewritten)
 {
     struct ynode_doc *doc = doc_from("a: {needs: b}\nc:\n  needs: [a, b]\n");
@@ -554,6 +587,7 @@ Suite *gha_suite(void)
     tcase_add_test(t, substitutes_contexts);
     tcase_add_test(t, names_displayed_as_written);
     tcase_add_test(t, folds_step_if);
+    tcase_add_test(t, configurations_share_what_stays);
     tcase_add_test(t, job_if_without_matrix);
     tcase_add_test(t, job_name_numbers_in_g15);
     tcase_add_test(t, job_name_empty_is_the_default);

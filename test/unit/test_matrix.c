@@ -182,6 +182,30 @@ START_TEST(name_values)
 }
 END_TEST
 
+/* matrix_names_values says whether a row lists any value, as shown_leaves lists them:
+ * null and "" are skipped at any depth; false, 0 and NaN are shown. */
+START_TEST(names_values_as_shown)
+{
+    static const struct {
+        const char *yaml;
+        bool any;
+    } cases[] = {
+        {"{}", false},           {"{a: null}", false},      {"{a: ''}", false},
+        {"{a: [null, '']}", false}, {"{a: {b: [{}]}}", false}, {"{a: false}", true},
+        {"{a: 0}", true},        {"{a: .nan}", true},       {"{a: [null, x]}", true},
+        {"{a: {b: ''}, c: ' '}", true},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        struct expr_value *m = matrix_of(cases[i].yaml);
+
+        if (matrix_names_values(m) != cases[i].any)
+            ck_abort_msg("matrix_names_values(%s) is %d", cases[i].yaml, !cases[i].any);
+        expr_unref(m);
+    }
+}
+END_TEST
+
 /* MatrixFilter tests one `==` per leaf of an include or exclude value, on the row
  * indexed by the leaf's path: {} and [] have no leaf and match every row; {x: null}
  * matches a scalar (indexing it gives null); [1] matches [1, 2]; a list index reads an
@@ -435,6 +459,7 @@ Suite *matrix_suite(void)
     tcase_add_test(tc, include_matches_loosely);
     tcase_add_test(tc, include_overwrites_added_values_only);
     tcase_add_test(tc, name_values);
+    tcase_add_test(tc, names_values_as_shown);
     tcase_add_test(tc, filters_match_leaf_by_leaf);
     tcase_add_test(tc, filters_compare_g15_literals);
     tcase_add_test(tc, name_cut_in_utf16);

@@ -271,22 +271,42 @@ static int job_matrix(struct job *j, struct gha_matrix *mx, char **unknown)
     return 0;
 }
 
-/* The explicit job for configuration `index`: a copy of `job` with its contexts applied,
- * keyed `<id>-<index>`, appended to `out`. */
+/* `job`'s field `key` as `copy`'s own: a shallow copy, or (`deep`) a whole one. NULL
+ * when out of memory (reported). */
+static struct ynode *own_field(struct job *j, struct ynode *copy, const char *key, bool deep)
+{
+    long at = ynode_find(copy, key, strlen(key));
+    struct ynode *old = at >= 0 ? ynode_value(copy, (size_t)at) : NULL, *mine;
+
+    if (ynode_is_scalar(old) || !old)
+        return old;
+    if (!(mine = deep ? ynode_copy_in(j->doc, old) : gha_own_copy(j, old))) {
+        if (deep)
+            gha_out_of_memory(j, old);
+        return NULL;
+    }
+    ynode_replace_equal(copy, (size_t)at, mine); /* what it holds, in a copy of its own */
+    return mine;
+}
+
+/* The explicit job for configuration `index`: `job` with its contexts applied, keyed
+ * `<id>-<index>`, appended to `out`. It shares with `job` (and the other
+ * configurations) what substitution leaves as it is, and owns what changes: its
+ * mapping, its strategy, and its needs (needs.c rewrites them in place). */
 static int add_configuration(struct job *j, struct ynode *out, const struct ynode *id,
                              const struct ynode *job, const struct matrix *m, size_t index)
 {
     const struct matrix_row *row = &m->rows[index];
-    struct ynode *copy = ynode_copy_in(j->doc, job);
-    struct ynode *strategy = copy ? ynode_get(copy, "strategy") : NULL;
+    struct ynode *copy = gha_own_copy(j, job);
+    struct ynode *strategy = copy ? own_field(j, copy, "strategy", false) : NULL;
     struct ynode *include, *list, *key, *values;
     char name[GHA_NAME_MAX + 16];
     size_t len;
     const char *text = ynode_scalar(id, &len);
     size_t n = dialect_key_name(name, sizeof(name), text, len, index);
 
-    if (!copy)
-        goto oom;
+    if (!copy || !strategy || (ynode_get(copy, "needs") && !own_field(j, copy, "needs", true)))
+        return -1;
     if (gha_substitute_job(j, copy, expr_ref(row->values), gha_strategy_value(strategy, index, m->n)) != 0 ||
         gha_set_name(j, copy, ynode_get(job, "name"), id, row, false) != 0)
         return -1;

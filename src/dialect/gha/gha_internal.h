@@ -90,8 +90,13 @@ struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct y
 /* The `strategy` context of job `index` of `total` (0: the one job of a strategy with
  * no configuration, which GitHub gives max-parallel 1). */
 struct expr_value *gha_strategy_value(const struct ynode *strategy, size_t index, size_t total);
-/* The job's fields and steps substituted with `matrix` and `strategy` (both taken) known,
- * its steps' `if:` folded. 0, or -1 after an error (reported). */
+/* A container's copy (shallow, with its proven mark) for one configuration to change:
+ * the others share `n`. NULL when out of memory (reported). */
+struct ynode *gha_own_copy(struct job *j, const struct ynode *n);
+/* The job's fields and steps substituted with `matrix` and `strategy` (both taken) known
+ * besides the contexts gha_job_contexts gave it,
+ * its steps' `if:` folded: into `job`, whose fields and steps are copied where they
+ * change (gha_own_copy), not changed. 0, or -1 after an error (reported). */
 int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
                        struct expr_value *strategy);
 /* The job's contexts before its matrix is known: the run's, `matrix` and `strategy` null. */

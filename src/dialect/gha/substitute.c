@@ -162,12 +162,14 @@ static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
 }
 
 /* Child `i` of `n` (`old`) replaced by its substitution `new`: a container keeps its
- * proven mark (ynode.h) when nothing changed, or only a scalar's type and not its text. */
+ * proven mark (ynode.h) when nothing changed, or only a scalar's type and not its text,
+ * or when `new` is `old`'s own copy (gha_own_copy: what changed is marked below it). */
 static void put_child(struct ynode *n, size_t i, const struct ynode *old, struct ynode *new)
 {
     if (new == old)
         return;
-    if (ynode_is_scalar(old) && ynode_is_scalar(new) && new->u.scalar.text == old->u.scalar.text)
+    if (!ynode_is_scalar(old) ? !ynode_is_scalar(new)
+                              : ynode_is_scalar(new) && new->u.scalar.text == old->u.scalar.text)
         ynode_replace_equal(n, i, new);
     else if (ynode_is_map(n))
         ynode_set_value(n, i, new);
@@ -175,9 +177,27 @@ static void put_child(struct ynode *n, size_t i, const struct ynode *old, struct
         ynode_set_item(n, i, new);
 }
 
-/* Substitutes every `${{ }}` string under `n`; returns the node to put in its place. */
+/* Copy on write: a matrix job's configurations share what substitution leaves as it is
+ * (most of a job: its copy for every configuration was 65M of the 1 MB matrix
+ * workflow's 1,148M instructions), so a container is copied (shallow, holding what `n`
+ * holds: its proven mark) before its first child changes. */
+struct ynode *gha_own_copy(struct job *j, const struct ynode *n)
+{
+    struct ynode *c = ynode_copy_shallow(j->doc, n);
+
+    if (!c)
+        gha_out_of_memory(j, n);
+    else
+        c->proven = n->proven & YNODE_PROVEN;
+    return c;
+}
+
+/* Substitutes every `${{ }}` string under `n`; returns the node to put in its place
+ * (`n` itself when nothing changed: `n` is not changed). */
 static struct ynode *substitute(struct job *j, struct ynode *n)
 {
+    struct ynode *out = n;
+
     if (!n || j->failed)
         return n;
     if (ynode_is_scalar(n))
@@ -186,16 +206,20 @@ static struct ynode *substitute(struct job *j, struct ynode *n)
         struct ynode *old = ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i);
         struct ynode *new = substitute(j, old);
 
-        if (!new)
+        if (!new || (new != old && out == n && !(out = gha_own_copy(j, n))))
             return NULL;
-        put_child(n, i, old, new);
+        put_child(out, i, old, new);
     }
-    return n;
+    return out;
 }
 
-/* Substitutes the fields of `map` named in `fields` (NULL-terminated). */
-static void substitute_fields(struct job *j, struct ynode *map, const char *const *fields)
+/* Substitutes the fields of `map` named in `fields` (NULL-terminated): into `map` itself
+ * when `own`, else into its own copy when a field changes. Returns the map to put in
+ * its place, NULL after an error (reported). */
+static struct ynode *substitute_fields(struct job *j, struct ynode *map, const char *const *fields, bool own)
 {
+    struct ynode *out = map;
+
     for (size_t i = 0; ynode_is_map(map) && i < ynode_len(map) && !j->failed; i++) {
         const char *key = ynode_scalar(ynode_key(map, i), NULL);
 
@@ -203,14 +227,16 @@ static void substitute_fields(struct job *j, struct ynode *map, const char *cons
          * job's every configuration's every step is looked through) */
         for (const char *const *f = fields; key && *f; f++) {
             if (**f == *key && strcmp(*f, key) == 0) {
-                struct ynode *new = substitute(j, ynode_value(map, i));
+                struct ynode *old = ynode_value(map, i), *new = substitute(j, old);
 
-                if (new)
-                    put_child(map, i, ynode_value(map, i), new);
+                if (!new || (new != old && !own && out == map && !(out = gha_own_copy(j, map))))
+                    return NULL;
+                put_child(out, i, old, new);
                 break;
             }
         }
     }
+    return j->failed ? NULL : out;
 }
 
 /* The job's `name` evaluated as WorkflowTemplateEvaluator.EvaluateJobName does: a string
@@ -284,47 +310,62 @@ int gha_fold_if(struct job *j, const struct ynode *cond, char **residual)
     return rc;
 }
 
-/* Folds a step's `if:`. Returns false when the step never runs (remove it). */
-static bool fold_step_if(struct job *j, struct ynode *step)
+/* A step with its `if:` folded and its fields substituted: `step` itself when nothing
+ * changed, else its own copy; *runs false when it never runs (remove it). NULL after
+ * an error. */
+static struct ynode *substitute_step(struct job *j, struct ynode *step, bool *runs)
 {
     long at = ynode_find(step, "if", 2);
-    struct ynode *cond = at >= 0 ? ynode_value(step, (size_t)at) : NULL, *n;
+    struct ynode *cond = at >= 0 ? ynode_value(step, (size_t)at) : NULL, *out = step, *n;
     char *residual;
     int rc;
 
-    if (!ynode_scalar(cond, NULL) || (rc = gha_fold_if(j, cond, &residual)) < 0)
-        return true;
-    /* Known: false never runs; true is what the implicit success() says anyway. */
-    if (rc == 1)
-        ynode_remove_at(step, (size_t)at);
-    if (rc != 2)
-        return rc == 1;
-    if ((n = ynode_new_string(j->doc, residual, strlen(residual), ynode_pos(cond))))
-        ynode_set_value(step, (size_t)at, n);
-    else
-        gha_out_of_memory(j, cond);
-    free(residual);
-    return true;
+    *runs = true;
+    if (ynode_scalar(cond, NULL) && (rc = gha_fold_if(j, cond, &residual)) >= 0) {
+        /* Known: false never runs; true is what the implicit success() says anyway. */
+        if (rc == 0) {
+            *runs = false;
+            return step;
+        }
+        if (!(out = gha_own_copy(j, step))) {
+            free(residual);
+            return NULL;
+        }
+        if (rc == 1)
+            ynode_remove_at(out, (size_t)at);
+        else if ((n = ynode_new_string(j->doc, residual, strlen(residual), ynode_pos(cond))))
+            ynode_set_value(out, (size_t)at, n);
+        else
+            gha_out_of_memory(j, cond);
+        free(residual);
+    }
+    return substitute_fields(j, out, step_fields, out != step);
 }
 
+/* The job's steps, into its own list when one changes (the job itself is the
+ * configuration's own). */
 static void substitute_steps(struct job *j, struct ynode *job)
 {
-    struct ynode *steps = ynode_get(job, "steps");
+    long at = ynode_find(job, "steps", 5);
+    struct ynode *steps = at >= 0 ? ynode_value(job, (size_t)at) : NULL, *out = steps;
+    size_t k = 0; /* the step's index in `out` */
 
-    for (size_t i = 0; ynode_is_seq(steps) && i < ynode_len(steps) && !j->failed;) {
-        struct ynode *step = ynode_item(steps, i);
+    for (size_t i = 0; ynode_is_seq(steps) && i < ynode_len(steps) && !j->failed; i++) {
+        struct ynode *step = ynode_item(steps, i), *done = step;
+        bool runs = true;
 
-        if (!ynode_is_map(step)) {
-            i++;
+        if (ynode_is_map(step) && !(done = substitute_step(j, step, &runs)))
+            return;
+        if ((done != step || !runs) && out == steps && !(out = gha_own_copy(j, steps)))
+            return;
+        if (!runs) {
+            ynode_remove_at(out, k);
             continue;
         }
-        if (!fold_step_if(j, step)) {
-            ynode_remove_at(steps, i);
-            continue;
-        }
-        substitute_fields(j, step, step_fields);
-        i++;
+        put_child(out, k++, step, done);
     }
+    if (out != steps)
+        put_child(job, (size_t)at, steps, out);
 }
 
 /* strategy.max-parallel as GitHub takes it: (Int32) of the written number (saturating, as
@@ -402,12 +443,19 @@ static int set_contexts(struct job *j, struct expr_value *matrix, struct expr_va
 int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
                        struct expr_value *strategy)
 {
-    if (set_contexts(j, matrix, strategy) != 0) {
+    /* The job's contexts are there (gha_job_contexts, with these known ones): only matrix
+     * and strategy change between its configurations (copying the run's for each was
+     * 15M of the 1 MB matrix workflow's instructions). */
+    int rc = j->contexts ? expr_contexts_set(j->contexts, "matrix", matrix) |
+                               expr_contexts_set(j->contexts, "strategy", strategy)
+                         : set_contexts(j, matrix, strategy);
+
+    if (rc != 0) {
         gha_out_of_memory(j, job);
         return -1;
     }
     substitute_name(j, job);
-    substitute_fields(j, job, job_fields);
+    substitute_fields(j, job, job_fields, true);
     substitute_steps(j, job);
     return j->failed ? -1 : 0;
 }
@@ -424,7 +472,7 @@ int gha_job_contexts(struct job *j, const struct ynode *job)
 /* fail-fast and max-parallel may be expressions of the run's contexts (not matrix). */
 int gha_substitute_strategy(struct job *j, struct ynode *strategy)
 {
-    substitute_fields(j, strategy, strategy_fields);
+    substitute_fields(j, strategy, strategy_fields, true);
     return j->failed ? -1 : 0;
 }
 
