@@ -263,16 +263,16 @@ struct fanout_count {
 };
 
 /* A rendered step (groups flattened). */
-struct step_rec {
+struct step_rec { /* 72 bytes: the 64-bit members first, no padding between */
     struct hkey id;
-    uint32_t seq;
-    uint32_t shard, shards;
     uint64_t digest;
     /* its texts in the spool, one after the other from `off`: the job packed (its
      * entries: pd_entries_read), the configuration's label (a matrix job's values), its
      * values by name (pd_row_text), the job's own label (pd_job_title), its identity;
      * written together, one offset says where each is */
     uint64_t off;
+    uint32_t seq;
+    uint32_t shard, shards;
     uint32_t data_len, label_len, row_len, title_len, id_len;
     uint32_t file, line; /* where it is written */
 };
