@@ -147,6 +147,10 @@ struct pd_found {
     uint64_t spool_len;
     struct xsort *places, *keys, *starts; /* the findings by place, by key; the jobs by place */
     uint32_t seq, last_file;
+    /* the job start added last (a fan-out's jobs share one: added once) */
+    uint32_t start_file, start_line;
+    struct hkey start_id;
+    bool started;
     bool failed;
 };
 
