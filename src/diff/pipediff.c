@@ -23,8 +23,8 @@
  * paired up as renames when there are at most RENAME_MAX of them a side. Findings are
  * written to a third spool and sorted back into the order a reader expects. Memory: the
  * sorts' budgets, the rename candidates' field digests (RENAME_MAX a side at most), for
- * finding the moves a pair record (pair_rec) and 13 bytes per matched step, and 20 bytes
- * per fan-out a side (pipediff_fanref.c). */
+ * finding the moves 13 bytes per matched step (the pair records wait in a temporary
+ * file), and 20 bytes per fan-out a side (pipediff_fanref.c). */
 
 /* Everything that differs between the sides, as findings in r. 0, or -1 when out of
  * memory or temporary space. */

@@ -343,10 +343,20 @@ static int serialize(struct side *s, const struct ynode *step, uint64_t *digest,
     return 0;
 }
 
-/* A node (NULL too) packed as it is, small (the spool holds every job of both sides):
- * one byte for kind, style and verbatim (0xff: NULL), its position and the length of its
- * text or the count of its children as LEB128 numbers, then the text or the children.
+/* A node (NULL too) packed as it is, small (the spool holds every job of both sides, and
+ * its bytes are written and read through the page cache: the most of a diff's I/O): one
+ * byte for kind, style, verbatim and whether its file is the previous node's (0xff:
+ * NULL), then LEB128 numbers: its file when another, its line as the difference from
+ * the previous node's (zigzag: a job's nodes are on nearby lines, a byte where the line
+ * itself takes three in a large file), its column, and the length of its text or the
+ * count of its children; then the text or the children. A job packs from file 0, line 0.
  * Unpacked, it is the same tree to every reader here. */
+#define SAME_FILE 0x40
+
+struct pack_at {
+    unsigned file, line; /* the previous node's */
+};
+
 static size_t pack_number(uint8_t *out, uint64_t v)
 {
     size_t n = 0;
@@ -358,33 +368,39 @@ static size_t pack_number(uint8_t *out, uint64_t v)
     return n;
 }
 
-static int pack(struct blob *b, const struct ynode *n)
+static int pack(struct blob *b, const struct ynode *n, struct pack_at *prev)
 {
     /* the head and a scalar's text are written in place: a job packs about twenty nodes,
      * and every job of both sides is packed */
     size_t text = n && ynode_is_scalar(n) ? n->u.scalar.len : 0;
     uint8_t *at = (uint8_t *)pd_blob_reserve(b, 1 + 4 * 10 + text);
     size_t len = 1;
+    int64_t down;
 
     if (!at)
         return -1;
-    at[0] = n ? (uint8_t)(n->kind | n->style << 2 | (n->verbatim ? 1 : 0) << 5) : 0xff;
     if (!n) {
+        at[0] = 0xff;
         b->len += 1;
         return 0;
     }
-    len += pack_number(at + len, n->pos.file);
-    len += pack_number(at + len, n->pos.line);
+    at[0] = (uint8_t)(n->kind | n->style << 2 | (n->verbatim ? 1 : 0) << 5 | (n->pos.file == prev->file ? SAME_FILE : 0));
+    if (n->pos.file != prev->file)
+        len += pack_number(at + len, n->pos.file);
+    down = (int64_t)n->pos.line - (int64_t)prev->line;
+    len += pack_number(at + len, down < 0 ? (uint64_t)(-down) * 2 - 1 : (uint64_t)down * 2);
     len += pack_number(at + len, n->pos.col);
     len += pack_number(at + len, ynode_is_scalar(n) ? text : ynode_len(n));
+    prev->file = n->pos.file;
+    prev->line = n->pos.line;
     if (text)
         memcpy(at + len, n->u.scalar.text, text);
     b->len += len + text;
     if (ynode_is_scalar(n))
         return 0;
     for (size_t i = 0; i < ynode_len(n); i++) {
-        if ((ynode_is_map(n) && pack(b, ynode_key(n, i)) != 0) ||
-            pack(b, ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i)) != 0)
+        if ((ynode_is_map(n) && pack(b, ynode_key(n, i), prev) != 0) ||
+            pack(b, ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), prev) != 0)
             return -1;
     }
     return 0;
@@ -408,11 +424,11 @@ static uint64_t unpack_number(const char **p, const char *end, bool *ok)
 
 /* The node packed at *p (before end) into doc, *p moved past it; *ok false when the
  * bytes end early or the arena is out of memory. */
-static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *end, bool *ok)
+static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *end, struct pack_at *prev, bool *ok)
 {
     uint8_t head;
     struct ypos pos;
-    uint64_t len;
+    uint64_t len, down;
     struct ynode *n;
 
     if (!*ok || *p >= end)
@@ -420,12 +436,15 @@ static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *e
     head = (uint8_t) * (*p)++;
     if (head == 0xff)
         return NULL;
-    pos.file = (unsigned)unpack_number(p, end, ok);
-    pos.line = (unsigned)unpack_number(p, end, ok);
+    pos.file = head & SAME_FILE ? prev->file : (unsigned)unpack_number(p, end, ok);
+    down = unpack_number(p, end, ok);
+    pos.line = (unsigned)(down & 1 ? prev->line - (down + 1) / 2 : prev->line + down / 2);
     pos.col = (unsigned)unpack_number(p, end, ok);
     len = unpack_number(p, end, ok);
     if (!*ok)
         return NULL;
+    prev->file = pos.file;
+    prev->line = pos.line;
     if ((head & 3) == YNODE_SCALAR) {
         if ((uint64_t)(end - *p) < len || !(n = ynode_new_scalar(doc, *p, len, (enum ynode_style)(head >> 2 & 7), pos)))
             return *ok = false, NULL;
@@ -435,7 +454,7 @@ static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *e
     }
     n->verbatim = head >> 5 & 1;
     for (uint64_t i = 0; i < len && !ynode_is_scalar(n) && *ok; i++) {
-        struct ynode *k = ynode_is_map(n) ? unpack(doc, p, end, ok) : NULL, *v = unpack(doc, p, end, ok);
+        struct ynode *k = ynode_is_map(n) ? unpack(doc, p, end, prev, ok) : NULL, *v = unpack(doc, p, end, prev, ok);
 
         if (*ok && (ynode_is_map(n) ? ynode_append_pair(doc, n, k, v) : ynode_append(doc, n, v)) != 0)
             *ok = false;
@@ -448,7 +467,9 @@ static struct ynode *unpack(struct ynode_doc *doc, const char **p, const char *e
  * comparison reads it back (pd_entries_read): most jobs of a diff are unchanged. */
 int pd_serialize(struct side *s, const struct ynode *step, uint64_t *digest, struct blob *out)
 {
-    return serialize(s, step, digest, false) != 0 ? -1 : pack(out, step);
+    struct pack_at from = {0, 0};
+
+    return serialize(s, step, digest, false) != 0 ? -1 : pack(out, step, &from);
 }
 
 /* The entries of the job packed at `off` (`len` bytes) of s's spool. On failure *es is
@@ -459,6 +480,7 @@ int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *
     const char *at = packed;
     struct ynode_doc *doc = ynode_doc_create();
     struct ynode *job = NULL;
+    struct pack_at from = {0, 0};
     uint64_t digest;
     bool ok = packed && doc;
     size_t cap = 0;
@@ -467,7 +489,7 @@ int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *
     if (ok && pd_spool_read(s, off, packed, len) != 0)
         ok = false;
     if (ok)
-        job = unpack(doc, &at, packed + len, &ok);
+        job = unpack(doc, &at, packed + len, &from, &ok);
     if (ok && (serialize(s, job, &digest, true) != 0 || !(raw = malloc(s->blob.len ? s->blob.len : 1))))
         ok = false;
     if (ok)

@@ -120,12 +120,21 @@ void pd_found_job(struct pd_found *f, uint32_t file, uint32_t line, struct hkey 
 {
     struct start_rec rec = {file, line, id};
 
+    /* the jobs of a fan-out follow one another from one place with one identity: a
+     * second record like the first finds the same job */
+    if (f->started && f->start_file == file && f->start_line == line && !pd_hkey_cmp(&f->start_id, &id))
+        return;
+    f->started = true;
+    f->start_file = file;
+    f->start_line = line;
+    f->start_id = id;
     if (f->starts && xsort_add(f->starts, &rec) != 0)
         f->failed = true;
 }
 
 void pd_found_forget_jobs(struct pd_found *f)
 {
+    f->started = false;
     if (!f->starts)
         return;
     xsort_destroy(f->starts);

@@ -147,6 +147,10 @@ struct pd_found {
     uint64_t spool_len;
     struct xsort *places, *keys, *starts; /* the findings by place, by key; the jobs by place */
     uint32_t seq, last_file;
+    /* the job start added last (a fan-out's jobs share one: added once) */
+    uint32_t start_file, start_line;
+    struct hkey start_id;
+    bool started;
     bool failed;
 };
 
@@ -263,16 +267,16 @@ struct fanout_count {
 };
 
 /* A rendered step (groups flattened). */
-struct step_rec {
+struct step_rec { /* 72 bytes: the 64-bit members first, no padding between */
     struct hkey id;
-    uint32_t seq;
-    uint32_t shard, shards;
     uint64_t digest;
     /* its texts in the spool, one after the other from `off`: the job packed (its
      * entries: pd_entries_read), the configuration's label (a matrix job's values), its
      * values by name (pd_row_text), the job's own label (pd_job_title), its identity;
      * written together, one offset says where each is */
     uint64_t off;
+    uint32_t seq;
+    uint32_t shard, shards;
     uint32_t data_len, label_len, row_len, title_len, id_len;
     uint32_t file, line; /* where it is written */
 };

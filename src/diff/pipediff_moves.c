@@ -40,35 +40,34 @@ long pd_longest_increasing(const uint32_t *ranks, size_t n, bool *keep)
     return len;
 }
 
-/* The matched steps in BASE's order (r->pairs sorted), and HEAD's ranks of them, into
- * malloc'd arrays of *n. 0, or -1 when out of memory or temporary space. */
-static int read_pairs(struct report *r, struct pair_rec **pairs, uint32_t **head_rank, size_t *n)
+/* The matched steps in BASE's order (r->pairs sorted): HEAD's ranks of them into a
+ * malloc'd array of *n, the steps themselves into the temporary file *pairs (read once
+ * more, in that order, for the few that moved: 4 bytes a matched step in memory rather
+ * than a whole pair_rec, which was most of a large diff's RSS). 0, or -1 when out of
+ * memory or temporary space. */
+static int read_pairs(struct report *r, FILE **pairs, uint32_t **head_rank, size_t *n)
 {
     const struct pair_rec *p;
     size_t cap = 0;
 
-    *pairs = NULL;
     *head_rank = NULL;
     *n = 0;
-    if (xsort_finish(r->pairs) != 0)
+    if (!(*pairs = tmpfile()) || xsort_finish(r->pairs) != 0)
         return -1;
     while ((p = xsort_next(r->pairs)) != NULL) {
         if (*n == cap) {
             uint32_t *ranks;
-            struct pair_rec *grown;
 
             cap = cap ? cap * 2 : 1024;
             if (!(ranks = realloc(*head_rank, cap * sizeof(**head_rank))))
                 return -1;
             *head_rank = ranks;
-            if (!(grown = realloc(*pairs, cap * sizeof(**pairs))))
-                return -1;
-            *pairs = grown;
         }
-        (*head_rank)[*n] = p->head_rank;
-        (*pairs)[(*n)++] = *p;
+        if (fwrite(p, sizeof(*p), 1, *pairs) != 1)
+            return -1;
+        (*head_rank)[(*n)++] = p->head_rank;
     }
-    return xsort_failed(r->pairs) ? -1 : 0;
+    return xsort_failed(r->pairs) || fflush(*pairs) != 0 || fseeko(*pairs, 0, SEEK_SET) != 0 ? -1 : 0;
 }
 
 /* Reports matched step `m` moved, at HEAD's place. */
@@ -102,23 +101,29 @@ static int report_moved(struct report *r, struct side *head, const struct pair_r
 /* The matched steps outside the longest run that kept its order moved. */
 int pd_report_moves(struct report *r, struct side *head)
 {
-    struct pair_rec *pairs;
+    FILE *pairs = NULL;
+    struct pair_rec pair;
     uint32_t *head_rank;
     bool *keep = NULL;
     size_t n;
+    long kept = -1;
     int rc = -1;
 
     if (read_pairs(r, &pairs, &head_rank, &n) != 0 || !(keep = malloc(n + 1)) ||
-        pd_longest_increasing(head_rank, n, keep) < 0)
+        (kept = pd_longest_increasing(head_rank, n, keep)) < 0)
         goto done;
-    for (size_t i = 0; i < n; i++) {
-        if (!keep[i] && report_moved(r, head, &pairs[i]) != 0)
+    free(head_rank);
+    head_rank = NULL;
+    /* the file is read again only when some step moved */
+    for (size_t i = 0; (size_t)kept < n && i < n; i++) {
+        if (fread(&pair, sizeof(pair), 1, pairs) != 1 || (!keep[i] && report_moved(r, head, &pair) != 0))
             goto done;
     }
     rc = 0;
 done:
     free(head_rank);
-    free(pairs);
+    if (pairs)
+        fclose(pairs);
     free(keep);
     return rc;
 }
