@@ -26,6 +26,11 @@ const char *rule_name(enum rule_id rule);
  * keyword (which has no meaning of its own) and RULE_NONE. */
 const char *rule_meaning(enum rule_id rule);
 
+/* A rule's description for a report's rule list: its meaning, or for a JSON Schema keyword
+ * what failed, written into `buf` (RULE_DESCRIPTION_MAX bytes). Never NULL. */
+#define RULE_DESCRIPTION_MAX 96
+const char *rule_describe(enum rule_id rule, char buf[RULE_DESCRIPTION_MAX]);
+
 /* The rule named `name`, or RULE_NONE. */
 enum rule_id rules_find(const char *name);
 

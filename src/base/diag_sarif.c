@@ -141,7 +141,7 @@ void diag_sarif_driver(const char *version, const char *information_uri)
 static void write_driver(FILE *out)
 {
     bool first = true;
-    char keyword[96];
+    char description[RULE_DESCRIPTION_MAX];
 
     fputs("\n],\"tool\":{\"driver\":{\"name\":\"fanout\"", out);
     if (sarif.version) {
@@ -154,15 +154,11 @@ static void write_driver(FILE *out)
     }
     fputs(",\"rules\":[", out);
     for (int i = RULE_NONE + 1; i < RULE_COUNT; i++) {
-        const char *meaning = rule_meaning((enum rule_id)i);
-
         if (!sarif.named[i])
             continue;
-        snprintf(keyword, sizeof(keyword), "a schema violation: the JSON Schema keyword %s failed",
-                 rule_name((enum rule_id)i));
         fprintf(out, "%s\n{\"id\":\"%s\",\"shortDescription\":{\"text\":", first ? "" : ",",
                 rule_name((enum rule_id)i));
-        diag_write_json_string(out, meaning ? meaning : keyword);
+        diag_write_json_string(out, rule_describe((enum rule_id)i, description));
         fputs("}}", out);
         first = false;
     }

@@ -1,5 +1,6 @@
 #include "fanout/rules.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "fanout/suggest.h"
@@ -31,6 +32,16 @@ const char *rule_name(enum rule_id rule)
 const char *rule_meaning(enum rule_id rule)
 {
     return rule < RULE_COUNT ? meanings[rule] : NULL;
+}
+
+const char *rule_describe(enum rule_id rule, char buf[RULE_DESCRIPTION_MAX])
+{
+    const char *meaning = rule_meaning(rule);
+
+    if (meaning)
+        return meaning;
+    snprintf(buf, RULE_DESCRIPTION_MAX, "a schema violation: the JSON Schema keyword %s failed", rule_name(rule));
+    return buf;
 }
 
 enum rule_id rules_find(const char *name)

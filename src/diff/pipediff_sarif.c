@@ -85,6 +85,7 @@ int pd_sarif_end(struct report *r, const char *summary)
 {
     struct pd_sarif *s = r->sarif;
     bool first = true;
+    char description[RULE_DESCRIPTION_MAX];
     int rc;
 
     note(s, summary);
@@ -101,7 +102,7 @@ int pd_sarif_end(struct report *r, const char *summary)
             continue;
         fprintf(r->out, "%s\n{\"id\":\"%s\",\"shortDescription\":{\"text\":", first ? "" : ",",
                 rule_name((enum rule_id)i));
-        diag_write_json_string(r->out, rule_meaning((enum rule_id)i));
+        diag_write_json_string(r->out, rule_describe((enum rule_id)i, description));
         fputs("}}", r->out);
         first = false;
     }

@@ -59,6 +59,14 @@ assert where[-1] == ("shard-coverage", "head.yaml", 15), where
 assert [r["level"] for r in results if r["ruleId"] == "shard-coverage"] == ["error"], results
 assert "shard-coverage" in rules, rules
 '
+# a finding of a JSON Schema keyword (no meaning of its own in the rule table): its rule
+# described as the keyword that failed (a NULL description crashed the report)
+log diff-schema-keyword base.yml head.yml
+holds '
+assert where[-1] == ("minimum", "head.yml", 4), where
+described = {r["id"]: r["shortDescription"]["text"] for r in run["tool"]["driver"]["rules"]}
+assert described["minimum"] == "a schema violation: the JSON Schema keyword minimum failed", described
+'
 # a removed job at the needs that named it (HEAD's line 15), not its file's first line
 log diff-github-removed-caller base head
 holds '
