@@ -163,13 +163,13 @@ struct dialect_limits {
 /* The nodes a dialect may make for the configurations of one job or step (its nodes
  * times its matrix's jobs: an alias of 100,000 nodes, stream.h's budget for a step, in a
  * 16x16 matrix would be 25.6 million), and for all of a run's: past them the input is an
- * alias bomb multiplied (error `alias-budget`; docs/reference.md, Limits). A run's bound
- * grows with the input read, so that it bounds what aliases multiply, never a pipeline's
+ * alias bomb multiplied (error `alias-budget`; docs/reference.md, Limits). Both bounds
+ * grow with the input read, so that they bound what aliases multiply, never a pipeline's
  * size: written out, a node takes at least a byte, and a step makes at most 1,000 jobs
  * (Buildkite's parallelism; a GitHub matrix 256). */
 #define DIALECT_CONFIG_NODES 1000000u
 #define DIALECT_RUN_CONFIG_NODES 4000000u
-#define DIALECT_RUN_CONFIG_NODES_PER_BYTE 1000u
+#define DIALECT_CONFIG_NODES_PER_BYTE 1000u
 
 /* A run's count against that bound (zeroed with its dialect's state). */
 struct dialect_run_copies {
@@ -210,8 +210,12 @@ struct dialect_ctx {
     struct dialect_head **heads;
 };
 
-/* Counts `nodes` more for `run`; false when the run is past its bound for the input read
- * so far (ctx->sources; without them, DIALECT_RUN_CONFIG_NODES). */
+/* `base` nodes and DIALECT_CONFIG_NODES_PER_BYTE for each byte the inputs have read so far
+ * (ctx->sources; without them, `base`): the bound of a job's or step's configurations
+ * (base DIALECT_CONFIG_NODES) and of a run's (DIALECT_RUN_CONFIG_NODES). */
+uint64_t dialect_copies_bound(const struct dialect_ctx *ctx, uint64_t base);
+
+/* Counts `nodes` more for `run`; false when the run is past its bound. */
 bool dialect_run_copies_charge(const struct dialect_ctx *ctx, struct dialect_run_copies *run, size_t nodes);
 
 

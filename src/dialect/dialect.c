@@ -67,9 +67,11 @@ static void probe_note(struct dialect_probe *probe, const struct stream_item *it
 
 /* Items before the container, and their nodes: a head holding more is not kept (the input
  * is read again from its start), so what is held stays small whatever aliases expand to
- * (the stream bounds one item, not several). */
+ * (the stream bounds one item, not several). Only an input detection read whole (one read
+ * buffer, 64 KiB) is kept: its bytes, buffers and long scalars stay small too (32 inputs
+ * with 900 KB values before `jobs:` held 248 MB). */
 #define HEAD_ITEMS 64
-#define HEAD_NODES 20000
+#define HEAD_NODES 4000
 
 struct dialect_head {
     struct stream *s;
@@ -206,7 +208,8 @@ static enum dialect_verdict detect(struct source *src, unsigned file, const stru
               : *found      ? DIALECT_FOUND
               : more >= 0 && dialect_probe_read(&probe) ? DIALECT_NONE
                                                         : DIALECT_SILENT;
-    if (h && verdict == DIALECT_FOUND && diag_errors(quiet) == 0 && head_fits(h, *found, either)) {
+    if (h && verdict == DIALECT_FOUND && diag_errors(quiet) == 0 && source_size_read(src) != UINT64_MAX &&
+        head_fits(h, *found, either)) {
         h->s = s;
         *head = h;
     } else {
@@ -615,17 +618,22 @@ long dialect_key_index(const char *id, size_t len, size_t *base)
     return strtol(dash + 1, NULL, 10);
 }
 
-bool dialect_run_copies_charge(const struct dialect_ctx *ctx, struct dialect_run_copies *run, size_t nodes)
+uint64_t dialect_copies_bound(const struct dialect_ctx *ctx, uint64_t base)
 {
     uint64_t seen = 0;
 
+    for (size_t i = 0; ctx->sources && i < ctx->n_files; i++)
+        if (ctx->sources[i])
+            seen += source_bytes_seen(ctx->sources[i]);
+    return base + seen * DIALECT_CONFIG_NODES_PER_BYTE;
+}
+
+bool dialect_run_copies_charge(const struct dialect_ctx *ctx, struct dialect_run_copies *run, size_t nodes)
+{
     run->copied += nodes;
     if (run->copied <= DIALECT_RUN_CONFIG_NODES || run->copied <= run->budget)
         return true;
     /* past the bound last worked out: again, for what has been read since (it only grows) */
-    for (size_t i = 0; ctx->sources && i < ctx->n_files; i++)
-        if (ctx->sources[i])
-            seen += source_bytes_seen(ctx->sources[i]);
-    run->budget = DIALECT_RUN_CONFIG_NODES + seen * DIALECT_RUN_CONFIG_NODES_PER_BYTE;
+    run->budget = dialect_copies_bound(ctx, DIALECT_RUN_CONFIG_NODES);
     return run->copied <= run->budget;
 }

@@ -220,8 +220,9 @@ int render_files(const char *const *paths, size_t n, const struct render_opts *o
     /* The inputs stay open from their detection to their rendering, which reads on from
      * what detection read: the files read as they are named (not renamed, nor stdin), and
      * not for -o FILE, whose output is opened first so that an input that is it is refused
-     * (source_open_as). */
-    struct held held = {NULL, NULL}, *keep = &held;
+     * (source_open_as); nor for more inputs than heads are held, which would each hold a
+     * file open (past the open-file limit, an error per file instead of one). */
+    struct held held = {NULL, NULL}, *keep = n <= DIALECT_HEADS_HELD ? &held : NULL;
     int rc;
 
     if (opts->dialect || opts->sink || n < 2)

@@ -189,7 +189,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     for (first = line_at(p, end, cr); line_blank(&first); first = line_at(first.next, end, cr))
         ;
     ind = explicit_ind ? n + explicit_ind : first.spaces;
-    /* libfyaml 0.7.12 takes text no deeper than its key (block_text_consistent, stream.c) */
+    /* libfyaml 0.7.12 takes text no deeper than its key (block_text_read, stream.c) */
     if (first.spaces <= n)
         return false;
     for (l = line_at(p, end, cr); l.p != z; l = next) {

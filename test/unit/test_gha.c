@@ -284,9 +284,6 @@ static unsigned shards_of(void *user, const char *key, size_t len)
     return len == 4 && !memcmp(key, "call", 4) ? 2 : 0;
 }
 
-/* `needs: x` is read as `needs: [x]`; each need is visited in order, as a reference and
- * as an edge (a job that needs itself is a cycle of its own); a need of a job that
- * became several names them all. */
 /* A matrix job's configurations share what substitution leaves as it is (copy on write)
  * and own what changes: the job's mapping, its strategy, its needs (which rewrite
  * changes in place), each step and list a substitution or an if: changes. */
@@ -320,6 +317,9 @@ START_TEST(configurations_share_what_stays)
 }
 END_TEST
 
+/* `needs: x` is read as `needs: [x]`; each need is visited in order, as a reference and
+ * as an edge (a job that needs itself is a cycle of its own); a need of a job that
+ * became several names them all. */
 START_TEST(needs_read_and_rewritten)
 {
     struct ynode_doc *doc = doc_from("a: {needs: b}\nc:\n  needs: [a, b]\n");

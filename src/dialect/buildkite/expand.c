@@ -29,10 +29,10 @@ static int copies_charge(const struct dialect_ctx *ctx, const struct ynode *at, 
     struct bk_state *st = ctx->keys_checked ? NULL : ctx->state;
     size_t nodes = ynode_tree_size(step) * copies;
 
-    if (nodes > DIALECT_CONFIG_NODES) {
+    if (nodes > DIALECT_CONFIG_NODES && nodes > dialect_copies_bound(ctx, DIALECT_CONFIG_NODES)) {
         diag_at(ctx->diag, DIAG_ERROR, DIAG_INPUT, ctx->files, ynode_pos(at), RULE_ALIAS_BUDGET,
-                "the step's jobs render more than %u nodes (%zu nodes, %zu times; an alias bomb?)",
-                DIALECT_CONFIG_NODES, ynode_tree_size(step), copies);
+                "the step's jobs render more than %llu nodes (%zu nodes, %zu times; an alias bomb?)",
+                (unsigned long long)dialect_copies_bound(ctx, DIALECT_CONFIG_NODES), ynode_tree_size(step), copies);
         return -1;
     }
     if (st && !dialect_run_copies_charge(ctx, &st->copies, nodes)) {

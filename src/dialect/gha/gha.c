@@ -59,9 +59,10 @@ int gha_copies_charge(struct job *j, const struct ynode *at, const struct ynode 
     size_t nodes = ynode_tree_size(node) * copies;
 
     *j->copied += nodes;
-    if (*j->copied > DIALECT_CONFIG_NODES) {
-        gha_error_at(j, at, RULE_ALIAS_BUDGET, "the job's configurations copy more than %u nodes (%zu nodes, "
-                     "%zu times; an alias bomb?)", DIALECT_CONFIG_NODES, ynode_tree_size(node), copies);
+    if (*j->copied > DIALECT_CONFIG_NODES && *j->copied > dialect_copies_bound(j->ctx, DIALECT_CONFIG_NODES)) {
+        gha_error_at(j, at, RULE_ALIAS_BUDGET, "the job's configurations copy more than %llu nodes (%zu nodes, "
+                     "%zu times; an alias bomb?)", (unsigned long long)dialect_copies_bound(j->ctx, DIALECT_CONFIG_NODES),
+                     ynode_tree_size(node), copies);
         return -1;
     }
     if (st && !dialect_run_copies_charge(j->ctx, &st->copies, nodes)) {
