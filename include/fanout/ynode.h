@@ -184,6 +184,9 @@ static inline unsigned ynode_raw_line(const struct ynode *n)
 /* Number of nodes in the tree under `n` (n included). */
 size_t ynode_tree_size(const struct ynode *n);
 
+/* The same, counted only as far as `budget`: a count above it says there are more. */
+size_t ynode_tree_size_within(const struct ynode *n, size_t budget);
+
 /* ---- making ---- (every function returns NULL when the arena is out of memory) */
 
 struct ynode *ynode_new_map(struct ynode_doc *doc, struct ypos pos);

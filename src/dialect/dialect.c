@@ -80,25 +80,12 @@ struct dialect_head {
     size_t nodes;
 };
 
-/* The nodes of `n`, counted as far as `budget` (a count above it says more). */
-static size_t nodes_within(const struct ynode *n, size_t budget)
-{
-    size_t count = 1;
-
-    for (size_t i = 0; n && !ynode_is_scalar(n) && count <= budget && i < ynode_len(n); i++) {
-        count += ynode_is_map(n); /* its key: a scalar */
-        if (count <= budget)
-            count += nodes_within(ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i), budget - count);
-    }
-    return count;
-}
-
 /* Keeps `item` in `h`: false (nothing kept) when it holds too much already. */
 static bool head_keep(struct dialect_head *h, const struct stream_item *item)
 {
     if (h->n == HEAD_ITEMS)
         return false;
-    if (item->doc && (h->nodes += nodes_within(ynode_doc_root(item->doc), HEAD_NODES)) > HEAD_NODES)
+    if (item->doc && (h->nodes += ynode_tree_size_within(ynode_doc_root(item->doc), HEAD_NODES)) > HEAD_NODES)
         return false;
     h->items[h->n++] = *item;
     return true;

@@ -1,6 +1,7 @@
 #include "fanout/ynode.h"
 
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ---- the arena ---- */
@@ -540,20 +541,25 @@ bool ynode_proven_settle(struct ynode *n)
     return whole;
 }
 
-size_t ynode_tree_size(const struct ynode *n)
+size_t ynode_tree_size_within(const struct ynode *n, size_t budget)
 {
     size_t count = 1;
 
     if (!n)
         return 0;
     if (ynode_is_seq(n)) {
-        for (size_t i = 0; i < n->u.seq.n; i++)
-            count += ynode_tree_size(n->u.seq.items[i]);
+        for (size_t i = 0; i < n->u.seq.n && count <= budget; i++)
+            count += ynode_tree_size_within(n->u.seq.items[i], budget - count);
     } else if (ynode_is_map(n)) {
-        for (size_t i = 0; i < n->u.map.n; i++)
-            count += 1 + ynode_tree_size(n->u.map.pairs[i].value);
+        for (size_t i = 0; i < n->u.map.n && count <= budget; i++)
+            count += 1 + ynode_tree_size_within(n->u.map.pairs[i].value, budget - count);
     }
     return count;
+}
+
+size_t ynode_tree_size(const struct ynode *n)
+{
+    return ynode_tree_size_within(n, SIZE_MAX);
 }
 
 /* ---- making ---- */
