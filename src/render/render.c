@@ -14,6 +14,7 @@
 #include "fanout/shardmap.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
+#include "fanout/text.h"
 #include "fanout/validate.h"
 
 struct run {
@@ -119,14 +120,15 @@ static struct dialect_reader *reader_open(struct run *r, bool observed)
  * dialects accept). NULL when out of memory. */
 static const char *scope(struct run *r, unsigned file, const char *key, size_t *len)
 {
-    char prefix[16];
-    int n;
+    char prefix[TEXT_DECIMAL_MAX + 1];
+    size_t n;
 
     if (!r->split)
         return key;
-    n = snprintf(prefix, sizeof(prefix), "%u\x1f", r->build[file]);
-    if ((size_t)n + *len + 1 > r->scoped_cap) {
-        size_t cap = ((size_t)n + *len + 1) * 2;
+    n = text_decimal(prefix, r->build[file]); /* snprintf was a sixtieth of a workflow render */
+    prefix[n++] = '\x1f';
+    if (n + *len + 1 > r->scoped_cap) {
+        size_t cap = (n + *len + 1) * 2;
         char *grown = realloc(r->scoped, cap);
 
         if (!grown)
@@ -134,9 +136,9 @@ static const char *scope(struct run *r, unsigned file, const char *key, size_t *
         r->scoped = grown;
         r->scoped_cap = cap;
     }
-    memcpy(r->scoped, prefix, (size_t)n);
+    memcpy(r->scoped, prefix, n);
     memcpy(r->scoped + n, key, *len);
-    *len += (size_t)n;
+    *len += n;
     r->scoped[*len] = '\0';
     return r->scoped;
 }
