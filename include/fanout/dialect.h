@@ -243,6 +243,9 @@ struct dialect_input {
     /* By file: detection's reads that dialect_files_next goes on from (taking them), or
      * NULL. */
     struct dialect_head **heads;
+    /* By file: the files dialect_files_next passes over unread (NULL: none); only given
+     * to a dialect whose `files_apart` is set. */
+    const bool *skip;
 };
 
 /* Shown every input item as read, before the dialect turns it into output items (render
@@ -373,6 +376,9 @@ struct dialect {
     const char *fanout_field;    /* what fans a job out: "parallelism", "matrix" */
     const char *fanout_jobs;     /* and what it makes: "shards", "jobs" */
     bool keys_per_file;          /* a file's keys are its own (a workflow's job ids) */
+    /* Its reader is dialect_files_next, and what it renders of a file depends on no other
+     * file read before it: render's pass 2 may read again only some of the files. */
+    bool files_apart;
     struct dialect_bad_reference bad_reference;
     unsigned max_jobs_per_document, max_jobs_total; /* warned about above; 0: no limit */
     /* The environment variables that carry a parallel job's index and count at run time

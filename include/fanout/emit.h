@@ -8,6 +8,7 @@
 #define FANOUT_EMIT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "fanout/stream.h"
@@ -56,6 +57,13 @@ void emit_node(struct emitter *e, const struct ynode *node);
 
 /* Documents started so far. */
 unsigned emit_docs(const struct emitter *e);
+
+/* Bytes written so far, those still gathered included. */
+uint64_t emit_offset(const struct emitter *e);
+
+/* Writes `n` bytes of whole documents (`docs` of them) that an emitter of the same format
+ * and layout wrote before, as they are (render's pass 2 keeps pass 1's text of a file). */
+void emit_text(struct emitter *e, const char *text, size_t n, unsigned docs);
 
 /* Writes out what is gathered (the emitter writes in large blocks; destroying it
  * flushes too). */

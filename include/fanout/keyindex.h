@@ -29,6 +29,8 @@ struct keyindex_problems {
                       const struct keyindex_entry *again);
     /* A reference to a key nothing defines. */
     void (*dangling)(void *user, const struct keyindex_entry *ref);
+    /* The `seq`th reference recorded (from 0) names a sharded key. */
+    void (*sharded)(void *user, size_t seq);
 };
 
 struct keyindex;

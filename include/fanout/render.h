@@ -52,6 +52,7 @@ struct render_sink {
 struct render_stats {
     unsigned passes; /* reads of the input: 1, or 2 when a reference named a later
                         fanned-out job (or the one-pass budget ran out) */
+    size_t reread;   /* the files pass 2 read (repass.h: the others' text is pass 1's) */
     const struct dialect *dialect; /* the one the inputs were read in */
 };
 

@@ -530,6 +530,8 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
         int rc;
 
         if (!r->s) {
+            while (r->in.skip && r->file < r->in.n && r->in.skip[r->file])
+                r->file++;
             if (r->file == r->in.n)
                 return 0;
             if (!(r->s = file_open(r)))

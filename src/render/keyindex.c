@@ -163,6 +163,8 @@ int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *proble
             if (xsort_add(ki->answers, &a) != 0)
                 return -1;
             ki->n_answers++;
+            if (problems && problems->sharded)
+                problems->sharded(user, r->seq);
         }
     }
     if (xsort_failed(ki->recs) || xsort_finish(ki->answers) != 0)

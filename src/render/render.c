@@ -11,6 +11,7 @@
 #include "fanout/keyindex.h"
 #include "fanout/lint.h"
 #include "fanout/output.h"
+#include "fanout/repass.h"
 #include "fanout/shardmap.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
@@ -44,6 +45,11 @@ struct run {
      * pass 2 feeds it again. */
     struct shardmap *early;
     size_t early_hits; /* references pass 1 rewrote */
+    /* While `early` into the spool, for a dialect whose files render apart: which files
+     * pass 2 reads again (the others' text is copied from pass 1's spool, `kept`). */
+    struct repass *repass;
+    FILE *kept;
+    unsigned next_file; /* pass 2: files before it are written */
     unsigned file;     /* of the item being read */
     unsigned *build;   /* of each input: files of one build share its keys (dialect.h's `builds`) */
     bool split;        /* the inputs are more than one build */
@@ -89,7 +95,7 @@ static int on_not_run(void *user, const char *id, size_t len, const char *why, s
 }
 
 /* `observed`: the input items are shown to in_check and opts->observe (pass 1). */
-static struct dialect_reader *reader_open(struct run *r, bool observed)
+static struct dialect_reader *reader_open(struct run *r, bool observed, const bool *skip)
 {
     struct dialect_input in = {
         .diag = r->diag,
@@ -107,6 +113,7 @@ static struct dialect_reader *reader_open(struct run *r, bool observed)
         .not_run_user = r,
         .keep_not_run = r->sink->not_run != NULL,
         .heads = r->heads,
+        .skip = skip,
     };
 
     observed = observed && (r->in_check || r->opts->observe);
@@ -193,6 +200,8 @@ static unsigned early_shards_of(void *user, const char *key, size_t len)
     n = shardmap_get(r->early, key, len);
 
     r->early_hits += n > 0;
+    if (n && r->repass)
+        repass_rewritten(r->repass);
     return n;
 }
 
@@ -205,6 +214,8 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
         r->failed_index = true;
         return -1;
     }
+    if (r->repass)
+        repass_reference(r->repass);
     return 0;
 }
 
@@ -322,6 +333,14 @@ static void on_dangling(void *user, const struct keyindex_entry *ref)
     keep_problem(r, false, ref, NULL);
 }
 
+static void on_sharded(void *user, size_t seq)
+{
+    struct run *r = user;
+
+    if (r->repass)
+        repass_sharded(r->repass, seq);
+}
+
 static int problem_order(const void *pa, const void *pb)
 {
     const struct key_problem *a = pa, *b = pb;
@@ -423,7 +442,7 @@ static void drop_heads(struct run *r)
 
 static int first_pass(struct run *r)
 {
-    struct dialect_reader *reader = reader_open(r, true);
+    struct dialect_reader *reader = reader_open(r, true, NULL);
     struct stream_item item;
     struct ypos doc_pos = {0, 0, 0};
     int rc = reader ? 0 : -1, more;
@@ -435,6 +454,8 @@ static int first_pass(struct run *r)
             break;
         }
         r->file = item.pos.file;
+        if (r->repass)
+            repass_item(r->repass, r->file, emit_offset(r->spool_em), item.kind == STREAM_DOC_START);
         if (item.kind == STREAM_DOC_START)
             doc_pos = item.pos;
         else if (item.kind == STREAM_DOC_END)
@@ -453,6 +474,8 @@ static int first_pass(struct run *r)
         ynode_doc_destroy(item.doc);
     }
     r->dialect->close(reader);
+    if (r->repass)
+        repass_end(r->repass, emit_offset(r->spool_em));
     drop_heads(r); /* of the files a stop left unread */
     if (rc == 0 && lint_finish(r->lint) != 0)
         rc = -1;
@@ -495,11 +518,41 @@ static unsigned shards_of(void *user, const char *key, size_t len)
     return keyindex_next_reference(((struct run *)user)->keys);
 }
 
-static int feed_all(struct run *r)
+/* Pass 1's text of the files from r->next_file up to `file` that pass 2 does not read,
+ * copied from the spool kept: their references are passed over too. 0, or -1 when the
+ * spool cannot be read. */
+static int copy_kept(struct run *r, unsigned file)
+{
+    char buf[65536];
+
+    for (; r->next_file < file; r->next_file++) {
+        struct repass_part part = repass_part(r->repass, r->next_file);
+
+        if (!repass_kept(r->repass, r->next_file))
+            continue;
+        if (fseeko(r->kept, (off_t)part.from, SEEK_SET) != 0)
+            return -1;
+        for (uint64_t left = part.to - part.from; left > 0;) {
+            size_t n = fread(buf, 1, left < sizeof(buf) ? (size_t)left : sizeof(buf), r->kept);
+
+            if (n == 0)
+                return -1;
+            left -= n;
+            emit_text(r->spool_em, buf, n, left ? 0 : part.docs);
+        }
+        for (size_t i = 0; i < part.references; i++)
+            keyindex_next_reference(r->keys);
+    }
+    return 0;
+}
+
+/* Pass 2: the items of every file not in `skip` (NULL: of every file), and with r->kept
+ * the text of the others. */
+static int feed_all(struct run *r, const bool *skip)
 {
     const struct dialect *dl = r->dialect;
     struct dialect_ctx ctx = dialect_ctx_for(r, false);
-    struct dialect_reader *reader = reader_open(r, false);
+    struct dialect_reader *reader = reader_open(r, false, skip);
     struct stream_item item;
     int rc = reader ? 0 : -1, more;
 
@@ -508,7 +561,9 @@ static int feed_all(struct run *r)
             rc = -1;
             break;
         }
-        if (item.kind == STREAM_STEP &&
+        if (r->kept && copy_kept(r, item.pos.file) != 0)
+            rc = -1;
+        else if (item.kind == STREAM_STEP &&
             (dl->expand(&ctx, item.doc, ynode_doc_root(item.doc)) != 0 ||
              dl->normalize(item.doc, ynode_doc_root(item.doc)) != 0 ||
              dl->rewrite(&ctx, item.doc, ynode_doc_root(item.doc), shards_of, r) != 0))
@@ -518,6 +573,8 @@ static int feed_all(struct run *r)
         ynode_doc_destroy(item.doc);
     }
     dl->close(reader);
+    if (rc == 0 && r->kept && copy_kept(r, (unsigned)r->n_sources) != 0)
+        rc = -1;
     return rc;
 }
 
@@ -606,10 +663,31 @@ static bool inputs_unchanged(struct run *r)
 
 /* Feeds the sink again from a second read, and lets the rendering out only when the
  * inputs did not change: stdout cannot be taken back. */
+/* Pass 1's spool, taken from the sink before its reset, when pass 2 copies some of it
+ * (NULL: it does not). */
+static FILE *keep_spool(struct run *r, const bool *skip)
+{
+    FILE *kept = r->spool;
+
+    if (!skip || emit_error(r->spool_em) != 0)
+        return NULL;
+    r->spool = NULL;
+    return kept;
+}
+
 static int second_pass(struct run *r)
 {
     bool ok;
+    /* with pass 1's rendering whole (`early` kept), the files whose build it got right */
+    const bool *skip = r->early && r->repass ? repass_skips(r->repass) : NULL;
 
+    if ((r->kept = keep_spool(r, skip)) == NULL)
+        skip = NULL;
+    if (r->opts->stats) {
+        r->opts->stats->reread = 0;
+        for (size_t i = 0; i < r->n_sources; i++)
+            r->opts->stats->reread += !skip || !skip[i];
+    }
     if (r->early)
         give_up_one_pass(r);
     else
@@ -621,7 +699,7 @@ static int second_pass(struct run *r)
     }
     /* Everything was reported by pass 1; a message here would be a repeat. */
     diag_set_muted(r->diag, true);
-    ok = feed_all(r) == 0;
+    ok = feed_all(r, skip) == 0;
     diag_set_muted(r->diag, false);
     /* A change can also make pass 2 fail: it explains the failure best. */
     if (!inputs_unchanged(r))
@@ -629,7 +707,9 @@ static int second_pass(struct run *r)
     if (!ok) {
         diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, r->opts->output ? r->opts->output : "<stdout>",
                     0, 0, RULE_IO, "rendering failed (%s); nothing was written",
-                    r->spool && ferror(r->spool) ? "cannot write a temporary file" : "out of memory");
+                    r->spool && ferror(r->spool)   ? "cannot write a temporary file"
+                    : r->kept && ferror(r->kept) ? "cannot read a temporary file"
+                                                 : "out of memory");
         return -1;
     }
     return r->sink == &r->spooled ? copy_spool(r) : 0;
@@ -778,6 +858,9 @@ static int begin_checks(struct run *r)
     r->early = opts->checks_only ? NULL : shardmap_create(RENDER_ONE_PASS_BUDGET);
     if (!opts->sink && !r->spool_em)
         give_up_one_pass(r);
+    /* without it (out of memory), pass 2 reads every file */
+    if (r->early && !opts->sink && r->split && r->dialect->files_apart)
+        r->repass = repass_create(r->n_sources, r->build);
     return 0;
 }
 
@@ -785,8 +868,9 @@ static int begin_checks(struct run *r)
  * (reported): nothing is rendered then. */
 static int check_all(struct run *r)
 {
-    static const struct keyindex_problems problems = {on_collision, on_dangling}, collisions = {on_collision, NULL},
-                                          dangling = {NULL, on_dangling};
+    static const struct keyindex_problems problems = {on_collision, on_dangling, on_sharded},
+                                          collisions = {on_collision, NULL, on_sharded},
+                                          dangling = {NULL, on_dangling, NULL};
     struct diag *d = r->diag;
 
     /* A pass that stopped has said why; if it has not, what it fed the sink so far must
@@ -836,6 +920,9 @@ static int close_run(struct run *r)
 
     output_abort(r->out); /* the run failed: -o FILE stays as it was */
     shardmap_destroy(r->early);
+    repass_destroy(r->repass);
+    if (r->kept)
+        fclose(r->kept);
     emit_destroy(r->spool_em);
     if (r->spool)
         fclose(r->spool);

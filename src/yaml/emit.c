@@ -26,6 +26,7 @@ struct emitter {
      * the emitter. */
     unsigned char first[256], next[MAX_ORDER];
     unsigned docs;      /* documents started */
+    uint64_t flushed;   /* bytes written out of buf (or past it) */
     unsigned members;   /* top-level members written in this document */
     unsigned steps;     /* steps written in this document */
     bool failed;        /* a write failed */
@@ -95,10 +96,16 @@ unsigned emit_docs(const struct emitter *e)
     return e->docs;
 }
 
+uint64_t emit_offset(const struct emitter *e)
+{
+    return e->flushed + e->n;
+}
+
 void emit_flush(struct emitter *e)
 {
     if (e->n && fwrite(e->buf, 1, e->n, e->out) != e->n)
         e->failed = true;
+    e->flushed += e->n;
     e->n = 0;
 }
 
@@ -115,6 +122,7 @@ static void putn_flushing(struct emitter *e, const char *s, size_t n)
     if (n > EMIT_BUFFER) {
         if (fwrite(s, 1, n, e->out) != n)
             e->failed = true;
+        e->flushed += n;
         return;
     }
     memcpy(e->buf, s, n);
@@ -723,6 +731,12 @@ void emit_item(struct emitter *em, const struct stream_item *item)
         emit_doc_end(em);
         break;
     }
+}
+
+void emit_text(struct emitter *e, const char *text, size_t n, unsigned docs)
+{
+    putn(e, text, n);
+    e->docs += docs;
 }
 
 /* Every rendering has a document, even an empty one. */

@@ -6,6 +6,7 @@
 
 struct seen_problems {
     int collisions, dangling;
+    size_t sharded, sharded_seq_sum;
     unsigned first_line, again_line;
     char dangling_key[64];
 };
@@ -29,10 +30,18 @@ static void saw_dangling(void *user, const struct keyindex_entry *ref)
     snprintf(p->dangling_key, sizeof(p->dangling_key), "%s", ref->key);
 }
 
+static void saw_sharded(void *user, size_t seq)
+{
+    struct seen_problems *p = user;
+
+    p->sharded++;
+    p->sharded_seq_sum += seq;
+}
+
 /* The same answers whatever the budget: everything in memory, or many spilled runs. */
 static void run_index(size_t budget)
 {
-    static const struct keyindex_problems fns = {saw_collision, saw_dangling};
+    static const struct keyindex_problems fns = {saw_collision, saw_dangling, saw_sharded};
     struct keyindex *ki = keyindex_create(budget);
     struct seen_problems p = {0};
     char key[64];
@@ -55,6 +64,9 @@ static void run_index(size_t budget)
     ck_assert_uint_eq(p.again_line, 9999);
     ck_assert_int_eq(p.dangling, 1);
     ck_assert_str_eq(p.dangling_key, "a-key-nobody-defines-which-is-very-long-indeed-a...");
+    /* step-i's reference is the (i + 1)th recorded: 1667 of them name a sharded key */
+    ck_assert_uint_eq(p.sharded, 1667);
+    ck_assert_uint_eq(p.sharded_seq_sum, 1667 + 3 * (1666 * 1667 / 2));
     /* Pass 2 asks in recording order. */
     ck_assert_uint_eq(keyindex_next_reference(ki), 0); /* step-4999: 4999 % 3 != 0 */
     for (int i = 0; i < 5000; i++)

@@ -216,6 +216,65 @@ START_TEST(render_builds_by_first_input)
 }
 END_TEST
 
+/* The rendering of `n` workflows (texts) in one run, and as each alone, joined. */
+static void render_workflows(const char *const *texts, size_t n, char **together, char **apart,
+                             struct render_stats *stats)
+{
+    char dir[] = "/tmp/fanout-repass-XXXXXX", paths[4][64];
+    const char *argv[4];
+    size_t len;
+    FILE *out, *f;
+    struct diag *d = diag_create(stderr, DIAG_TEXT);
+
+    ck_assert_uint_le(n, 4);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (size_t i = 0; i < n; i++) {
+        snprintf(paths[i], sizeof(paths[i]), "%s/w%zu.yml", dir, i);
+        argv[i] = paths[i];
+        ck_assert_ptr_nonnull(f = fopen(paths[i], "w"));
+        fputs(texts[i], f);
+        fclose(f);
+    }
+    ck_assert_ptr_nonnull(out = open_memstream(together, &len));
+    ck_assert_int_eq(render_run(argv, n, &(struct render_opts){.stream = out, .stats = stats}, d), 0);
+    fclose(out);
+    ck_assert_ptr_nonnull(out = open_memstream(apart, &len));
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs("---\n", out);
+        ck_assert_int_eq(render_run(&argv[i], 1, &(struct render_opts){.stream = out}, d), 0);
+        unlink(paths[i]);
+    }
+    fclose(out);
+    diag_destroy(d);
+    rmdir(dir);
+}
+
+/* Pass 2 reads again only the workflow whose reference named a later matrix job: the
+ * others' text is pass 1's (their references passed over: the earlier workflow's `b` has
+ * three jobs, the later's two), and the whole is what each renders to alone. */
+START_TEST(render_pass_two_reads_only_the_wrong_files)
+{
+    static const char plain[] = "on: push\njobs:\n  a: {runs-on: x, steps: [{run: a}]}\n",
+                      later[] = "on: push\njobs:\n  t:\n    needs: b\n    runs-on: x\n    steps: [{run: t}]\n"
+                                "  b:\n    strategy: {matrix: {os: [p, q]}}\n    runs-on: ${{ matrix.os }}\n"
+                                "    steps: [{run: b}]\n",
+                      earlier[] = "on: push\njobs:\n  b:\n    strategy: {matrix: {os: [p, q, r]}}\n    runs-on: x\n"
+                                  "    steps: [{run: b}]\n  t: {needs: b, runs-on: x, steps: [{run: t}]}\n";
+    const char *texts[] = {plain, earlier, later, plain};
+    struct render_stats stats = {0};
+    char *together, *apart;
+
+    render_workflows(texts, 4, &together, &apart, &stats);
+    ck_assert_uint_eq(stats.passes, 2);
+    ck_assert_uint_eq(stats.reread, 1);
+    ck_assert_str_eq(together, apart);
+    ck_assert_ptr_nonnull(strstr(together, "- b-1"));
+    free(together);
+    free(apart);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
@@ -224,6 +283,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, a_called_workflow_rewritten_between_reads);
     tcase_add_test(tc, job_rules_before_key_problems);
     tcase_add_test(tc, render_builds_by_first_input);
+    tcase_add_test(tc, render_pass_two_reads_only_the_wrong_files);
     suite_add_tcase(s, tc);
     return s;
 }

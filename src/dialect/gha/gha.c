@@ -794,6 +794,7 @@ const struct dialect dialect_gha = {
     .fanout_jobs = "jobs",
     .reference_field = "needs",
     .keys_per_file = true,
+    .files_apart = true,
     .bad_reference = {RULE_UNKNOWN_NEEDS, true},
     .max_jobs_per_document = 0,
     .max_jobs_total = 0,
