@@ -6,7 +6,9 @@
 # synthetic pipeline, and the diff of that pipeline with one change per 100 steps
 # (bench/head.sh, as make bench diffs it), and one process's fixed costs (start-up, the
 # bundled schemas, the option lists: as a pre-commit hook or an editor runs fanout, a
-# process a file) on a 1-step pipeline and a small real workflow, against the budget in
+# process a file) on a 1-step pipeline and a small real workflow, and the realworld corpus's
+# 332 GitHub workflows in one run (as make bench's row; one names a later matrix job, so
+# pass 2 runs, reading that workflow alone), against the budget in
 # bench/instr-budget.txt. Counts are exact and repeatable for one binary, its inputs and
 # its libraries (times are not): a count more than 5% over budget fails. glibc is told to
 # pick its baseline string functions, so the count does not depend on the CPU's
@@ -31,6 +33,9 @@ sh bench/head.sh "$OUT/pipeline-1000000.yml" "$OUT/head-1000000.yml"
 printf 'steps:\n  - command: make\n' >"$OUT/one-step.yml"
 TA=../shared/corpus/vllm/test_areas
 GHA=../shared/corpus/sglang/workflows
+RW=../shared/corpus/realworld
+# the realworld corpus's GitHub workflows, as make bench renders them in one run
+awk -v d="$RW" '$4 == "gha" { r = $1; sub("/", "+", r); print d "/" r "/" $3 }' "$RW/MANIFEST" >"$OUT/realworld.txt"
 export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX,-AVX512F,-AVX512BW,-AVX512VL,-BMI2,-ERMS,-FSRM,-SSE4_2,-SSSE3,-SSE4_1
 
 count() { # count NAME PROGRAM ARGS...: prints "NAME instructions"
@@ -48,6 +53,8 @@ count() { # count NAME PROGRAM ARGS...: prints "NAME instructions"
     count diff-1mb "$FANOUT" diff "$OUT/pipeline-1000000.yml" "$OUT/head-1000000.yml"
     count render-one-step "$FANOUT" render "$OUT/one-step.yml"
     count render-one-workflow "$FANOUT" render ../shared/corpus/realworld/actions+runner/.github/workflows/close-bugs-bot.yml
+    # shellcheck disable=SC2046 # one word a path
+    count render-realworld "$FANOUT" render $(cat "$OUT/realworld.txt")
 } >"$OUT/instr.txt"
 "$FANOUT" render "$OUT/workflow-1000000.yml" >"$OUT/workflow-1000000.rendered.yml" || true
 {
@@ -55,6 +62,8 @@ count() { # count NAME PROGRAM ARGS...: prints "NAME instructions"
     count parse-sglang "$OUT/parse" "$GHA"/*.yml
     count parse-matrix-1mb "$OUT/parse" "$OUT/workflow-1000000.yml"
     count parse-matrix-1mb-rendered "$OUT/parse" "$OUT/workflow-1000000.rendered.yml"
+    # shellcheck disable=SC2046
+    count parse-realworld "$OUT/parse" $(cat "$OUT/realworld.txt")
 } >"$OUT/instr-parse.txt"
 
 if [ -n "${UPDATE:-}" ]; then
@@ -84,6 +93,8 @@ printf 'bench-instr: diff-1mb / render-1mb  %sx the instructions of one render (
     "$(awk '{ n[$1] = $2 } END { printf "%.2f", n["diff-1mb"] / n["render-1mb"] }' "$OUT/instr.txt")"
 printf 'bench-instr: render-sglang / parse-sglang  %sx the instructions of a plain libfyaml event parse (not gated)\n' \
     "$(awk '{ n[$1] = $2 } END { printf "%.2f", n["render-sglang"] / n["parse-sglang"] }' "$OUT/instr.txt" "$OUT/instr-parse.txt")"
+printf 'bench-instr: render-realworld / parse-realworld  %sx the instructions of a plain libfyaml event parse (not gated; called workflows are read at each call too)\n' \
+    "$(awk '{ n[$1] = $2 } END { printf "%.2f", n["render-realworld"] / n["parse-realworld"] }' "$OUT/instr.txt" "$OUT/instr-parse.txt")"
 awk '{ n[$1] = $2 } END {
     printf "bench-instr: render-matrix-1mb / parse-matrix-1mb  %.2fx the instructions of a plain libfyaml event parse, %.2fx the parse of the input and of the rendering (not gated)\n",
         n["render-matrix-1mb"] / n["parse-matrix-1mb"], n["render-matrix-1mb"] / (n["parse-matrix-1mb"] + n["parse-matrix-1mb-rendered"]) }' \
