@@ -149,6 +149,7 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
             /* taken while in use: a call in the callee's jobs cannot free it */
             doc = state->callees[i].doc;
             state->callees[i].doc = NULL;
+            state->callees_bytes -= state->callees[i].bytes;
             return doc;
         }
     }
@@ -170,24 +171,50 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
     return doc;
 }
 
+/* A free slot if `free_ok` and there is one, else the kept callee called longest ago
+ * (NULL: none is kept). */
+static struct gha_callee *least_used(struct gha_state *state, bool free_ok)
+{
+    struct gha_callee *least = NULL;
+
+    for (size_t i = 0; i < GHA_CALLEES_KEPT; i++) {
+        struct gha_callee *c = &state->callees[i];
+
+        if (!c->doc && free_ok)
+            return c;
+        if (c->doc && (!least || c->used < least->used))
+            least = c;
+    }
+    return least;
+}
+
+static void callee_forget(struct gha_state *state, struct gha_callee *kept)
+{
+    if (!kept || !kept->doc)
+        return;
+    ynode_doc_destroy(kept->doc);
+    state->callees_bytes -= kept->bytes;
+    kept->doc = NULL;
+}
+
 /* The called document after its call: kept for the next call of `file` (in place of
- * the one called longest ago), or freed. */
+ * the ones called longest ago), or freed. */
 static void callee_done(struct job *j, long file, struct ynode_doc *doc, bool keep)
 {
     struct gha_state *state = j->ctx->state;
+    size_t bytes = (size_t)source_size_read(j->ctx->sources[file]);
     struct gha_callee *kept;
 
     if (!keep || !doc) {
         ynode_doc_destroy(doc);
         return;
     }
-    kept = &state->callees[0];
-    for (size_t i = 1; kept->doc && i < GHA_CALLEES_KEPT; i++) {
-        if (!state->callees[i].doc || state->callees[i].used < kept->used)
-            kept = &state->callees[i];
-    }
-    ynode_doc_destroy(kept->doc);
-    *kept = (struct gha_callee){file, doc, ++state->calls_made};
+    while (state->callees_bytes && state->callees_bytes + bytes > GHA_CALLEES_KEPT_BYTES)
+        callee_forget(state, least_used(state, false));
+    kept = least_used(state, true);
+    callee_forget(state, kept);
+    *kept = (struct gha_callee){file, doc, ++state->calls_made, bytes};
+    state->callees_bytes += bytes;
 }
 
 /* `inputs` of the call: `with` checked against the callee's declared inputs (names,

@@ -159,20 +159,25 @@ void gha_check_references(struct job *j, const struct ynode *id, const struct yn
 /* ---- gha.c: the run's state ---- */
 
 /* calls.c: called workflows kept as read, for their next call (docs/gha.md): the
- * GHA_CALLEES_KEPT called last, each of a file of at most GHA_CALLEE_KEPT_BYTES. */
-#define GHA_CALLEES_KEPT 8
+ * GHA_CALLEES_KEPT called last, each of a file of at most GHA_CALLEE_KEPT_BYTES, of
+ * files of at most GHA_CALLEES_KEPT_BYTES together (pytorch/test-infra's 90 workflows
+ * call 40 others, most of a few KB: eight kept read windows_job.yml four times). */
+#define GHA_CALLEES_KEPT 64
 #define GHA_CALLEE_KEPT_BYTES (1024 * 1024)
+#define GHA_CALLEES_KEPT_BYTES (4 * 1024 * 1024)
 
 struct gha_callee {
     long file;
     struct ynode_doc *doc; /* NULL: the slot is free */
     unsigned long used;    /* when last called (gha_state.calls_made) */
+    size_t bytes;          /* of its file */
 };
 
 struct gha_state {
     struct call *calls; /* calls.c: the jobs each inlined call became */
     size_t n, cap;
     struct gha_callee callees[GHA_CALLEES_KEPT];
+    size_t callees_bytes; /* of the files of those kept */
     unsigned long calls_made;
     struct dialect_run_copies copies; /* gha.c: configurations' nodes in the run (gha_copies_charge) */
     struct expr_value *run;  /* a copy of the options' contexts (NULL: none): the run's own,
