@@ -141,6 +141,8 @@ struct keyset {
     bool copies;
 };
 
+/* Whether s[0..len) is all ASCII. */
+bool tmpl_is_ascii(const char *s, size_t len);
 /* Empties `k` (freeing its copies); it can be used again. */
 void tmpl_keyset_free(struct keyset *k);
 /* Whether a key equal to `text` in upper case was added. */

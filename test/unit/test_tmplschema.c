@@ -278,6 +278,40 @@ START_TEST(scalars)
 }
 END_TEST
 
+/* An expression found valid is known again when only its ASCII string literals' texts
+ * differ (at the same length): a matrix's rendered names are format('...') each. */
+START_TEST(expressions_known_without_literals)
+{
+    const struct tmplschema *s = workflow_schema();
+    const char *const valid[] = {
+        "format('one {0}', github.ref)", "format('two {0}', github.ref)",  /* known again */
+        "format('three {0}', github.ref)",                                  /* longer: checked */
+        "format('\u00e9 {0}', github.ref)", "format('ab {0}', github.ref)", /* beyond ASCII: kept */
+        "format('it''s', github.ref)", "format('do''t', github.ref)",       /* '' in a literal */
+    };
+    const size_t added[] = {1, 0, 1, 1, 1, 1, 0};
+    char text[256];
+    struct collected c;
+
+    for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+        size_t before = s->n_checked;
+
+        snprintf(text, sizeof(text), "on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ %s }}\n    steps: []\n",
+                 valid[i]);
+        c = check(text);
+        ck_assert_msg(c.n == 0, "%s: %s", valid[i], c.text);
+        ck_assert_msg(s->n_checked - before == added[i], "%s: %zu added", valid[i], s->n_checked - before);
+    }
+    /* the same texts around a literal not closed, or a quote in a refused token, are errors */
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ format('one {0}, github.ref) }}\n"
+              "    steps: []\n");
+    ck_assert_uint_eq(c.n, 1);
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ format(a'one {0}', github.ref) }}\n"
+              "    steps: []\n");
+    ck_assert_uint_eq(c.n, 1);
+}
+END_TEST
+
 /* A schema that does not compile names its problem at the node. */
 START_TEST(bad_schemas)
 {
@@ -583,6 +617,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, contexts_by_key);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, scalars);
+    tcase_add_test(tc, expressions_known_without_literals);
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, small_schema);
     tcase_add_test(tc, streaming);
