@@ -226,6 +226,8 @@ static const char *got(const struct token *tk, char *out, size_t cap)
 
 static void token_clear(struct token *tk)
 {
+    if (!tk->own) /* nearly every token: no call */
+        return;
     free(tk->own);
     tk->own = NULL;
 }
@@ -690,10 +692,13 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
  * feature flag (allowBackgroundSteps) is on; and those only background steps have. */
 static bool background_key(const char *k, size_t len, bool only)
 {
-    static const char *const keys[] = {"wait", "wait-all", "cancel", "background"};
+    static const struct {
+        const char *text;
+        size_t len;
+    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}}; /* asked of every key */
 
     for (size_t i = 0; i < (only ? 3u : 4u); i++) {
-        if (strlen(keys[i]) == len && !memcmp(keys[i], k, len))
+        if (keys[i].len == len && !memcmp(keys[i].text, k, len))
             return true;
     }
     return false;

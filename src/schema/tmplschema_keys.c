@@ -126,8 +126,11 @@ static const struct keyslot *keyset_find(const struct keyset *k, const struct ke
 
     if (is_list(k)) {
         for (size_t i = 0; i < k->n; i++) {
-            if (same_key(&k->slots[i], key->text, key->len, key->ascii))
-                return &k->slots[i];
+            const struct keyslot *s = &k->slots[i];
+
+            /* ASCII keys of other lengths differ: no call */
+            if ((s->len == key->len || !s->ascii || !key->ascii) && same_key(s, key->text, key->len, key->ascii))
+                return s;
         }
         return NULL;
     }
