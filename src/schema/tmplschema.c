@@ -319,11 +319,13 @@ static void checked_add(const struct tmplschema *cs, const struct checked *c)
  * quote), or `len` when it is not closed. */
 static size_t literal_end(const char *e, size_t len, size_t open)
 {
-    size_t i = open + 1;
+    const char *q;
 
-    while (i < len && (e[i] != '\'' || (i + 1 < len && e[i + 1] == '\'')))
-        i += e[i] == '\'' ? 2 : 1;
-    return i;
+    for (size_t i = open + 1; (q = memchr(e + i, '\'', len - i)) != NULL; i = (size_t)(q - e) + 2) {
+        if (q + 1 == e + len || q[1] != '\'')
+            return (size_t)(q - e);
+    }
+    return len;
 }
 
 /* An expression's text as it is known by (in out[ELIDED_MAX], its length): without the
@@ -478,16 +480,21 @@ struct segments {
  * the first `}}` outside a quoted string ('' toggles twice); 0 when it is not closed. */
 static size_t expression_end(const char *s, size_t len, size_t at)
 {
-    bool quoted = false;
+    size_t j = at + 3;
 
-    for (size_t j = at + 3; j < len; j++) {
-        if (s[j] == '\'') {
-            quoted = !quoted;
-        } else if (!quoted && s[j] == '}' && s[j - 1] == '}') {
-            return j;
+    /* by memchr, a run outside quotes at a time: a `}}` is never split by a quote */
+    for (;;) {
+        const char *q = memchr(s + j, '\'', len - j), *c;
+        size_t stop = q ? (size_t)(q - s) : len;
+
+        for (size_t k = j; (c = memchr(s + k, '}', stop - k)) != NULL; k = (size_t)(c - s) + 1) {
+            if (c + 1 < s + stop && c[1] == '}')
+                return (size_t)(c - s) + 1;
         }
+        if (!q || !(q = memchr(q + 1, '\'', len - stop - 1)))
+            return 0;
+        j = (size_t)(q - s) + 1;
     }
-    return 0;
 }
 
 /* The expression from `${{` at `at` to `}}` ending at `end` of scalar `n` (text `s`,

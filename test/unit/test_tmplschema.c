@@ -275,6 +275,13 @@ START_TEST(scalars)
     c = check("on: push\njobs:\n  a:\n    runs-on: x\n    env:\n      ${{ insert }}: ${{ vars.E }}\n"
               "      ${{ github.x }}: y\n    steps: []\n");
     ck_assert_uint_eq(c.n, 0);
+    /* an expression ends at the first `}}` outside its string literals */
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: \"${{ format('}}{0}', 'a''}}') }}}\"\n"
+              "    steps: []\n");
+    ck_assert_str_eq(c.text, "");
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ 'a }}\n    steps: []\n");
+    ck_assert_str_eq(c.text, "5:11 /jobs/a/name: the expression is not closed: '${{' without a closing '}}' "
+                             "[expression]\n");
 }
 END_TEST
 
