@@ -237,8 +237,15 @@ static struct token literal(const struct ynode *n)
 {
     struct token tk = {TK_STRING, NULL, 0, NULL, false};
 
-    tk.text = ynode_scalar(n, &tk.len);
-    if (!ynode_is_string(n)) {
+    /* its fields read here, as ynode_scalar and ynode_is_string would (two calls a
+     * scalar); anything else reads as null */
+    if (!ynode_is_scalar(n)) {
+        tk.kind = TK_NULL;
+        return tk;
+    }
+    tk.text = n->u.scalar.text;
+    tk.len = n->u.scalar.len;
+    if (n->style == YNODE_PLAIN) {
         switch (yscalar_type(tk.text, tk.len)) {
         case YS_NULL:
             tk.kind = TK_NULL;
