@@ -604,39 +604,30 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
     return tk;
 }
 
-/* A scalar definition's isMatch. */
-static bool scalar_match(const struct tmpl_def *d, enum token_kind kind, const char *text, size_t len)
-{
-    switch (d->kind) {
-    case D_NULL:
-        return kind == TK_NULL;
-    case D_BOOLEAN:
-        return kind == TK_BOOLEAN;
-    case D_NUMBER:
-        return kind == TK_NUMBER;
-    case D_STRING:
-        if (kind != TK_STRING)
-            return false;
-        if (d->constant && *d->constant)
-            return d->constant_len == len &&
-                   (d->ignore_case ? tmpl_same_upper(d->constant, text) : !memcmp(d->constant, text, len));
-        return !d->require_non_empty || len > 0;
-    default:
-        return false;
-    }
-}
-
-/* Any scalar definition of `d` (through nested one-ofs) matching. */
-static bool scalar_any(const struct tmpl_def *d, enum token_kind kind, const char *text, size_t len)
+/* A string constant of `d`, through nested one-ofs, equal to text[0..len). */
+static bool constant_any(const struct tmpl_def *d, const char *text, size_t len)
 {
     if (d->kind == D_ONE_OF) {
         for (size_t i = 0; i < d->n_one_of; i++) {
-            if (scalar_any(d->one_of[i], kind, text, len))
+            if (constant_any(d->one_of[i], text, len))
                 return true;
         }
         return false;
     }
-    return scalar_match(d, kind, text, len);
+    return d->kind == D_STRING && d->constant && *d->constant && d->constant_len == len &&
+           (d->ignore_case ? tmpl_same_upper(d->constant, text) : !memcmp(d->constant, text, len));
+}
+
+/* Any scalar definition of `d` (through nested one-ofs) matching (isMatch): by its
+ * scalars, else by a string constant. */
+static bool scalar_any(const struct tmpl_def *d, enum token_kind kind, const char *text, size_t len)
+{
+    static const uint8_t bits[] = {[TK_NULL] = S_NULL, [TK_BOOLEAN] = S_BOOLEAN, [TK_NUMBER] = S_NUMBER,
+                                   [TK_STRING] = 0, [TK_EXPRESSION] = 0, [TK_INSERT] = 0};
+
+    if (kind != TK_STRING)
+        return d->scalars & bits[kind];
+    return (d->scalars & (len ? S_NON_EMPTY : S_STRING)) || constant_any(d, text, len);
 }
 
 /* The string constants of `d`, for a suggestion. */

@@ -67,7 +67,8 @@ START_TEST(bundled_tables_are_compiled_schema)
     }
     for (size_t i = 0; i < s->n_defs; i++) {
         const struct tmpl_def *x = b->defs[i], *y = s->defs[i];
-        bool same = !strcmp(x->name, y->name) && x->kind == y->kind && x->contexts == y->contexts &&
+        bool same = !strcmp(x->name, y->name) && x->kind == y->kind && x->scalars == y->scalars &&
+                    x->contexts == y->contexts &&
                     x->shadows == y->shadows && same_text(x->constant, y->constant) &&
                     x->constant_len == y->constant_len && x->ignore_case == y->ignore_case &&
                     x->require_non_empty == y->require_non_empty && same_text(x->item_name, y->item_name) &&
@@ -403,6 +404,33 @@ START_TEST(small_schema)
 }
 END_TEST
 
+/* A definition's scalars are its nested one-ofs' too: what a scalar's check asks first. */
+START_TEST(nested_scalars)
+{
+    char errors[1024] = "";
+    struct ynode_doc *doc;
+    struct tmplschema *s = compile("{version: v, definitions: {"
+                                   " root: {mapping: {properties: {d: outer}}},"
+                                   " outer: {one-of: ['null', inner]},"
+                                   " inner: {one-of: ['boolean', non-empty-string]},"
+                                   " non-empty-string: {string: {require-non-empty: true}}}}",
+                                   &doc, errors, sizeof(errors));
+    struct collected c;
+
+    ck_assert_msg(s != NULL, "%s", errors);
+    ck_assert_uint_eq(tmpl_find_def(s, "outer")->scalars, S_NULL | S_BOOLEAN | S_NON_EMPTY);
+    ck_assert_uint_eq(tmpl_find_def(s, "inner")->scalars, S_BOOLEAN | S_NON_EMPTY);
+    c = check_as(s, "root", "{d: ~}");
+    ck_assert_msg(c.n == 0, "%s", c.text);
+    c = check_as(s, "root", "{d: 5}");
+    ck_assert_msg(c.n == 0, "%s", c.text);
+    c = check_as(s, "root", "{d: ''}");
+    ck_assert_str_eq(c.text, "1:6 /d: expected one of: null, a boolean, a non-empty string, got string '' [value]\n");
+    tmplschema_free(s);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
 /* A mapping read a pair at a time says what the whole tree does, each pair's tree gone
  * before the next arrives (as the stream hands them over: the mapping keeps what it
  * needs of earlier keys, such as the text and line a duplicate is told by). */
@@ -627,6 +655,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, expressions_known_without_literals);
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, small_schema);
+    tcase_add_test(tc, nested_scalars);
     tcase_add_test(tc, streaming);
     tcase_add_test(tc, keys_without_regard_to_case);
     tcase_add_test(tc, proofs);
