@@ -80,8 +80,9 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
 
         printf("    {.name = ");
         put_text(d->name);
-        printf(", .kind = %u, .contexts = UINT64_C(0x%" PRIx64 "), .shadows = UINT64_C(0x%" PRIx64 "), .constant = ",
-               d->kind, d->contexts, d->shadows);
+        printf(", .kind = %u, .scalars = %u,\n     .contexts = UINT64_C(0x%" PRIx64 "), .shadows = UINT64_C(0x%" PRIx64
+               "), .constant = ",
+               d->kind, d->scalars, d->contexts, d->shadows);
         put_text(d->constant);
         printf(", .constant_len = %zu, .ignore_case = %d, .require_non_empty = %d,\n     .item_name = ", d->constant_len,
                d->ignore_case, d->require_non_empty);

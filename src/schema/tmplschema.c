@@ -226,6 +226,8 @@ static const char *got(const struct token *tk, char *out, size_t cap)
 
 static void token_clear(struct token *tk)
 {
+    if (!tk->own) /* nearly every token: no call */
+        return;
     free(tk->own);
     tk->own = NULL;
 }
@@ -235,8 +237,15 @@ static struct token literal(const struct ynode *n)
 {
     struct token tk = {TK_STRING, NULL, 0, NULL, false};
 
-    tk.text = ynode_scalar(n, &tk.len);
-    if (!ynode_is_string(n)) {
+    /* its fields read here, as ynode_scalar and ynode_is_string would (two calls a
+     * scalar); anything else reads as null */
+    if (!ynode_is_scalar(n)) {
+        tk.kind = TK_NULL;
+        return tk;
+    }
+    tk.text = n->u.scalar.text;
+    tk.len = n->u.scalar.len;
+    if (n->style == YNODE_PLAIN) {
         switch (yscalar_type(tk.text, tk.len)) {
         case YS_NULL:
             tk.kind = TK_NULL;
@@ -313,19 +322,79 @@ static void checked_add(const struct tmplschema *cs, const struct checked *c)
     s->n_checked++;
 }
 
-/* The two hashes an expression is known by: word-at-a-time ones (strhash_pair reads a
- * byte at a time, twice: it was a tenth of the check of SGLang's workflows), the second
- * over the text one byte along, so that its words are others. */
+/* The end of the string literal opening at e[open] (its closing quote; '' inside is a
+ * quote), or `len` when it is not closed. */
+static size_t literal_end(const char *e, size_t len, size_t open)
+{
+    const char *q;
+
+    for (size_t i = open + 1; (q = memchr(e + i, '\'', len - i)) != NULL; i = (size_t)(q - e) + 2) {
+        if (q + 1 == e + len || q[1] != '\'')
+            return (size_t)(q - e);
+    }
+    return len;
+}
+
+/* An expression's text as it is known by (in out[ELIDED_MAX], its length): without the
+ * contents of its ASCII string literals, when it is at most ELIDED_MAX bytes long (a
+ * longer one is known by its whole text). Whether an expression is valid does not depend
+ * on them, when the rest and the length are the same: the lexer reads a quote outside a
+ * literal only as one's start, or in a token it then refuses; the length limit counts
+ * the same UTF-16 units; no check reads a literal's value. A matrix's renderings repeat
+ * `format('...')` with a text of their own in each job: 7,369 parses of the 1 MB matrix
+ * workflow's expressions were 33M instructions. */
+#define ELIDED_MAX 256
+
+/* Into out[0..ELIDED_MAX) when len <= ELIDED_MAX; its length. */
+static size_t elided(const char *e, size_t len, char *out)
+{
+    size_t n = 0, from = 0, at = 0; /* the piece not yet copied; where a literal is looked for */
+    const char *q;
+
+    while ((q = memchr(e + at, '\'', len - at)) != NULL) {
+        size_t open = (size_t)(q - e), end = literal_end(e, len, open);
+
+        if (end == len)
+            break; /* not closed: the rest as it is */
+        at = end + 1;
+        if (!tmpl_is_ascii(e + open + 1, end - open - 1))
+            continue; /* kept, in the piece */
+        memcpy(out + n, e + from, open + 1 - from);
+        n += open + 1 - from;
+        from = end; /* the closing quote on */
+    }
+    memcpy(out + n, e + from, len - from);
+    return n + len - from;
+}
+
+/* The two hashes an expression is known by, of what it is known by and its length:
+ * word-at-a-time ones (strhash_pair reads a byte at a time, twice: it was a tenth of the
+ * check of SGLang's workflows), the second over the text one byte along, so that its
+ * words are others. A short text is hashed from one buffer, "$", it and its length (each
+ * strhash_stream_add costs some 90 instructions). */
 static void checked_hashes(const char *e, size_t len, uint64_t *h1, uint64_t *h2)
 {
     struct strhash_stream a, b;
+    char buf[1 + ELIDED_MAX + sizeof(uint64_t)];
+    uint64_t full = len;
 
     strhash_stream_init(&a);
-    strhash_stream_add(&a, e, len);
-    *h1 = strhash_stream_digest(&a);
     strhash_stream_init(&b);
-    strhash_stream_add(&b, "$", 1);
-    strhash_stream_add(&b, e, len);
+    if (len <= ELIDED_MAX) {
+        size_t n = elided(e, len, buf + 1);
+
+        buf[0] = '$';
+        memcpy(buf + 1 + n, &full, sizeof(full));
+        strhash_stream_add(&a, buf + 1, n + sizeof(full));
+        strhash_stream_add(&b, buf, 1 + n + sizeof(full));
+    } else {
+        strhash_stream_add(&a, e, len);
+        strhash_stream_add(&a, &full, sizeof(full));
+        strhash_stream_add(&b, "$", 1);
+        strhash_stream_add(&b, e, len);
+        strhash_stream_add(&b, &full, sizeof(full));
+    }
+    *h1 = strhash_stream_digest(&a);
     *h2 = strhash_stream_digest(&b);
 }
 
@@ -418,16 +487,21 @@ struct segments {
  * the first `}}` outside a quoted string ('' toggles twice); 0 when it is not closed. */
 static size_t expression_end(const char *s, size_t len, size_t at)
 {
-    bool quoted = false;
+    size_t j = at + 3;
 
-    for (size_t j = at + 3; j < len; j++) {
-        if (s[j] == '\'') {
-            quoted = !quoted;
-        } else if (!quoted && s[j] == '}' && s[j - 1] == '}') {
-            return j;
+    /* by memchr, a run outside quotes at a time: a `}}` is never split by a quote */
+    for (;;) {
+        const char *q = memchr(s + j, '\'', len - j), *c;
+        size_t stop = q ? (size_t)(q - s) : len;
+
+        for (size_t k = j; (c = memchr(s + k, '}', stop - k)) != NULL; k = (size_t)(c - s) + 1) {
+            if (c + 1 < s + stop && c[1] == '}')
+                return (size_t)(c - s) + 1;
         }
+        if (!q || !(q = memchr(q + 1, '\'', len - stop - 1)))
+            return 0;
+        j = (size_t)(q - s) + 1;
     }
-    return 0;
 }
 
 /* The expression from `${{` at `at` to `}}` ending at `end` of scalar `n` (text `s`,
@@ -530,39 +604,30 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
     return tk;
 }
 
-/* A scalar definition's isMatch. */
-static bool scalar_match(const struct tmpl_def *d, enum token_kind kind, const char *text, size_t len)
-{
-    switch (d->kind) {
-    case D_NULL:
-        return kind == TK_NULL;
-    case D_BOOLEAN:
-        return kind == TK_BOOLEAN;
-    case D_NUMBER:
-        return kind == TK_NUMBER;
-    case D_STRING:
-        if (kind != TK_STRING)
-            return false;
-        if (d->constant && *d->constant)
-            return d->constant_len == len &&
-                   (d->ignore_case ? tmpl_same_upper(d->constant, text) : !memcmp(d->constant, text, len));
-        return !d->require_non_empty || len > 0;
-    default:
-        return false;
-    }
-}
-
-/* Any scalar definition of `d` (through nested one-ofs) matching. */
-static bool scalar_any(const struct tmpl_def *d, enum token_kind kind, const char *text, size_t len)
+/* A string constant of `d`, through nested one-ofs, equal to text[0..len). */
+static bool constant_any(const struct tmpl_def *d, const char *text, size_t len)
 {
     if (d->kind == D_ONE_OF) {
         for (size_t i = 0; i < d->n_one_of; i++) {
-            if (scalar_any(d->one_of[i], kind, text, len))
+            if (constant_any(d->one_of[i], text, len))
                 return true;
         }
         return false;
     }
-    return scalar_match(d, kind, text, len);
+    return d->kind == D_STRING && d->constant && *d->constant && d->constant_len == len &&
+           (d->ignore_case ? tmpl_same_upper(d->constant, text) : !memcmp(d->constant, text, len));
+}
+
+/* Any scalar definition of `d` (through nested one-ofs) matching (isMatch): by its
+ * scalars, else by a string constant. */
+static bool scalar_any(const struct tmpl_def *d, enum token_kind kind, const char *text, size_t len)
+{
+    static const uint8_t bits[] = {[TK_NULL] = S_NULL, [TK_BOOLEAN] = S_BOOLEAN, [TK_NUMBER] = S_NUMBER,
+                                   [TK_STRING] = 0, [TK_EXPRESSION] = 0, [TK_INSERT] = 0};
+
+    if (kind != TK_STRING)
+        return d->scalars & bits[kind];
+    return (d->scalars & (len ? S_NON_EMPTY : S_STRING)) || constant_any(d, text, len);
 }
 
 /* The string constants of `d`, for a suggestion. */
@@ -632,10 +697,13 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
  * feature flag (allowBackgroundSteps) is on; and those only background steps have. */
 static bool background_key(const char *k, size_t len, bool only)
 {
-    static const char *const keys[] = {"wait", "wait-all", "cancel", "background"};
+    static const struct {
+        const char *text;
+        size_t len;
+    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}}; /* asked of every key */
 
     for (size_t i = 0; i < (only ? 3u : 4u); i++) {
-        if (strlen(keys[i]) == len && !memcmp(keys[i], k, len))
+        if (keys[i].len == len && !memcmp(keys[i].text, k, len))
             return true;
     }
     return false;

@@ -44,7 +44,8 @@ size_t tmpl_defs_of_kind(const struct tmpl_def *d, enum def_kind kind, const str
 const struct tmpl_prop *tmpl_find_prop(const struct tmpl_def *d, const char *key, size_t len)
 {
     for (size_t i = 0; i < d->n_props; i++) {
-        if (d->props[i].len == len && !memcmp(d->props[i].name, key, len))
+        /* the first byte before a memcmp call: most names of one length differ in it */
+        if (d->props[i].len == len && (!len || d->props[i].name[0] == key[0]) && !memcmp(d->props[i].name, key, len))
             return &d->props[i];
     }
     return NULL;

@@ -17,6 +17,11 @@
 
 enum def_kind { D_NULL, D_BOOLEAN, D_NUMBER, D_STRING, D_SEQUENCE, D_MAPPING, D_ONE_OF };
 
+/* tmpl_def.scalars: the scalars a definition matches whatever their text, itself or
+ * through nested one-ofs (a null, a boolean, a number; every string, every non-empty
+ * one): a scalar's check asks them first, and the string constants only after. */
+enum { S_NULL = 1, S_BOOLEAN = 2, S_NUMBER = 4, S_STRING = 8, S_NON_EMPTY = 16 };
+
 struct tmpl_prop {
     const char *name;
     size_t len;
@@ -27,7 +32,8 @@ struct tmpl_prop {
 
 struct tmpl_def {
     const char *name;
-    uint8_t kind; /* enum def_kind */
+    uint8_t kind;    /* enum def_kind */
+    uint8_t scalars; /* S_* */
     const struct ynode *at; /* where it is defined (NULL: built in) */
     /* `context`: the items it allows, and the items it overrides (functions of the same
      * name with other argument counts, which its own replace in a joined list) */
@@ -141,6 +147,8 @@ struct keyset {
     bool copies;
 };
 
+/* Whether s[0..len) is all ASCII. */
+bool tmpl_is_ascii(const char *s, size_t len);
 /* Empties `k` (freeing its copies); it can be used again. */
 void tmpl_keyset_free(struct keyset *k);
 /* Whether a key equal to `text` in upper case was added. */

@@ -45,9 +45,17 @@ static void hash_upper(const char *s, size_t len, uint64_t *h1, uint64_t *h2)
     *h2 = b ^ (b >> 32);
 }
 
-static bool is_ascii(const char *s, size_t len)
+bool tmpl_is_ascii(const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    uint64_t w;
+
+    for (; i + 8 <= len; i += 8) { /* a word at a time: string literals and run: lines are long */
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull)
+            return false;
+    }
+    for (; i < len; i++) {
         if ((unsigned char)s[i] >= 0x80)
             return false;
     }
@@ -62,7 +70,7 @@ static bool key_hash(const char *text, size_t len, uint64_t *h1, uint64_t *h2)
     size_t ulen;
     char *upper;
 
-    if (is_ascii(text, len)) {
+    if (tmpl_is_ascii(text, len)) {
         hash_upper(text, len, h1, h2);
         return true;
     }
@@ -118,8 +126,11 @@ static const struct keyslot *keyset_find(const struct keyset *k, const struct ke
 
     if (is_list(k)) {
         for (size_t i = 0; i < k->n; i++) {
-            if (same_key(&k->slots[i], key->text, key->len, key->ascii))
-                return &k->slots[i];
+            const struct keyslot *s = &k->slots[i];
+
+            /* ASCII keys of other lengths differ: no call */
+            if ((s->len == key->len || !s->ascii || !key->ascii) && same_key(s, key->text, key->len, key->ascii))
+                return s;
         }
         return NULL;
     }
@@ -131,7 +142,7 @@ static const struct keyslot *keyset_find(const struct keyset *k, const struct ke
  * texts). False when out of memory. */
 static bool key_of(const struct keyset *k, const char *text, size_t len, struct keyslot *key)
 {
-    *key = (struct keyslot){.text = text, .len = len, .ascii = is_ascii(text, len)};
+    *key = (struct keyslot){.text = text, .len = len, .ascii = tmpl_is_ascii(text, len)};
     return is_list(k) || key_hash(text, len, &key->h1, &key->h2);
 }
 

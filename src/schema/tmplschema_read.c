@@ -532,6 +532,34 @@ static void link_defs(struct tmplschema *s)
     }
 }
 
+/* Each definition's tmpl_def.scalars: its own, then each one-of's from its members'
+ * until none changes (a one-of may nest another, even itself). */
+static void settle_scalars(struct tmplschema *s)
+{
+    static const uint8_t own[] = {[D_NULL] = S_NULL, [D_BOOLEAN] = S_BOOLEAN, [D_NUMBER] = S_NUMBER};
+    bool changed = true;
+
+    for (size_t i = 0; i < s->n_defs; i++) {
+        struct tmpl_def *d = s->defs[i];
+
+        d->scalars = d->kind <= D_NUMBER ? own[d->kind] : 0;
+        if (d->kind == D_STRING && !(d->constant && *d->constant))
+            d->scalars = (uint8_t)(S_NON_EMPTY | (d->require_non_empty ? 0 : S_STRING));
+    }
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < s->n_defs; i++) {
+            struct tmpl_def *d = s->defs[i];
+            uint8_t all = d->scalars;
+
+            for (size_t j = 0; d->kind == D_ONE_OF && j < d->n_one_of; j++)
+                all |= d->one_of[j]->scalars;
+            changed = changed || all != d->scalars;
+            d->scalars = all;
+        }
+    }
+}
+
 /* TemplateSchema's built-in types: null, boolean, number, string, a sequence of any, a
  * mapping of string keys to any, and any. */
 static int add_builtins(struct tmplschema *s)
@@ -603,6 +631,8 @@ struct tmplschema *tmplschema_compile(const struct ynode *root, const char *name
     if (!s->failed) {
         link_defs(s);
         resolve_shadows(s);
+        if (!s->failed)
+            settle_scalars(s);
     }
     s->diag = NULL;
     if (s->failed) {

@@ -67,7 +67,8 @@ START_TEST(bundled_tables_are_compiled_schema)
     }
     for (size_t i = 0; i < s->n_defs; i++) {
         const struct tmpl_def *x = b->defs[i], *y = s->defs[i];
-        bool same = !strcmp(x->name, y->name) && x->kind == y->kind && x->contexts == y->contexts &&
+        bool same = !strcmp(x->name, y->name) && x->kind == y->kind && x->scalars == y->scalars &&
+                    x->contexts == y->contexts &&
                     x->shadows == y->shadows && same_text(x->constant, y->constant) &&
                     x->constant_len == y->constant_len && x->ignore_case == y->ignore_case &&
                     x->require_non_empty == y->require_non_empty && same_text(x->item_name, y->item_name) &&
@@ -275,6 +276,47 @@ START_TEST(scalars)
     c = check("on: push\njobs:\n  a:\n    runs-on: x\n    env:\n      ${{ insert }}: ${{ vars.E }}\n"
               "      ${{ github.x }}: y\n    steps: []\n");
     ck_assert_uint_eq(c.n, 0);
+    /* an expression ends at the first `}}` outside its string literals */
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: \"${{ format('}}{0}', 'a''}}') }}}\"\n"
+              "    steps: []\n");
+    ck_assert_str_eq(c.text, "");
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ 'a }}\n    steps: []\n");
+    ck_assert_str_eq(c.text, "5:11 /jobs/a/name: the expression is not closed: '${{' without a closing '}}' "
+                             "[expression]\n");
+}
+END_TEST
+
+/* An expression found valid is known again when only its ASCII string literals' texts
+ * differ (at the same length): a matrix's rendered names are format('...') each. */
+START_TEST(expressions_known_without_literals)
+{
+    const struct tmplschema *s = workflow_schema();
+    const char *const valid[] = {
+        "format('one {0}', github.ref)", "format('two {0}', github.ref)",  /* known again */
+        "format('three {0}', github.ref)",                                  /* longer: checked */
+        "format('\u00e9 {0}', github.ref)", "format('ab {0}', github.ref)", /* beyond ASCII: kept */
+        "format('it''s', github.ref)", "format('do''t', github.ref)",       /* '' in a literal */
+    };
+    const size_t added[] = {1, 0, 1, 1, 1, 1, 0};
+    char text[256];
+    struct collected c;
+
+    for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+        size_t before = s->n_checked;
+
+        snprintf(text, sizeof(text), "on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ %s }}\n    steps: []\n",
+                 valid[i]);
+        c = check(text);
+        ck_assert_msg(c.n == 0, "%s: %s", valid[i], c.text);
+        ck_assert_msg(s->n_checked - before == added[i], "%s: %zu added", valid[i], s->n_checked - before);
+    }
+    /* the same texts around a literal not closed, or a quote in a refused token, are errors */
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ format('one {0}, github.ref) }}\n"
+              "    steps: []\n");
+    ck_assert_uint_eq(c.n, 1);
+    c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ format(a'one {0}', github.ref) }}\n"
+              "    steps: []\n");
+    ck_assert_uint_eq(c.n, 1);
 }
 END_TEST
 
@@ -357,6 +399,33 @@ START_TEST(small_schema)
                              "[context]\n");
     c = check_as(s, "root", "{y: z}");
     ck_assert_str_eq(c.text, "1:1 (root): missing required key 'x' [required]\n");
+    tmplschema_free(s);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
+/* A definition's scalars are its nested one-ofs' too: what a scalar's check asks first. */
+START_TEST(nested_scalars)
+{
+    char errors[1024] = "";
+    struct ynode_doc *doc;
+    struct tmplschema *s = compile("{version: v, definitions: {"
+                                   " root: {mapping: {properties: {d: outer}}},"
+                                   " outer: {one-of: ['null', inner]},"
+                                   " inner: {one-of: ['boolean', non-empty-string]},"
+                                   " non-empty-string: {string: {require-non-empty: true}}}}",
+                                   &doc, errors, sizeof(errors));
+    struct collected c;
+
+    ck_assert_msg(s != NULL, "%s", errors);
+    ck_assert_uint_eq(tmpl_find_def(s, "outer")->scalars, S_NULL | S_BOOLEAN | S_NON_EMPTY);
+    ck_assert_uint_eq(tmpl_find_def(s, "inner")->scalars, S_BOOLEAN | S_NON_EMPTY);
+    c = check_as(s, "root", "{d: ~}");
+    ck_assert_msg(c.n == 0, "%s", c.text);
+    c = check_as(s, "root", "{d: 5}");
+    ck_assert_msg(c.n == 0, "%s", c.text);
+    c = check_as(s, "root", "{d: ''}");
+    ck_assert_str_eq(c.text, "1:6 /d: expected one of: null, a boolean, a non-empty string, got string '' [value]\n");
     tmplschema_free(s);
     ynode_doc_destroy(doc);
 }
@@ -583,8 +652,10 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, contexts_by_key);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, scalars);
+    tcase_add_test(tc, expressions_known_without_literals);
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, small_schema);
+    tcase_add_test(tc, nested_scalars);
     tcase_add_test(tc, streaming);
     tcase_add_test(tc, keys_without_regard_to_case);
     tcase_add_test(tc, proofs);
