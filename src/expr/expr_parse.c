@@ -75,20 +75,24 @@ struct expr_chunk {
     max_align_t data[];
 };
 
+/* The largest chunk but one that is alone: glibc's malloc serves a block below 1 KiB
+ * (1,008 bytes with its header) from its small bins, where a larger one first merges the
+ * freed small blocks (malloc_consolidate) unless its thread cache holds one: 700 to 1,400
+ * instructions a malloc when a parse's trees are kept. */
+#define EXPR_CHUNK (1000 - sizeof(struct expr_chunk))
+
 void *expr_arena_alloc(struct expr_arena *a, size_t size)
 {
     void *p;
 
     size = (size + 15) & ~(size_t)15;
     if (size > a->left) {
-        /* the usual first chunk is 1 KiB with its header: glibc's thread cache serves that
-         * size (up to 1,032 bytes), where 2 KiB cost 1,400 instructions a malloc */
-        size_t want = a->chunk ? a->chunk : 1024 - sizeof(struct expr_chunk), cap = size > want ? size : want;
+        size_t want = a->chunk ? a->chunk : EXPR_CHUNK, cap = size > want ? size : want;
         struct expr_chunk *c = malloc(sizeof(*c) + cap);
 
         if (!c)
             return NULL;
-        a->chunk = cap >= 1024 ? 2048 : 2 * cap;
+        a->chunk = 2 * cap < EXPR_CHUNK ? 2 * cap : EXPR_CHUNK;
         c->next = a->chunks;
         a->chunks = c;
         a->p = (char *)c->data;
@@ -970,7 +974,7 @@ static struct expr *parse(const char *text, size_t len, const struct expr_names 
     p.e = e;
     /* A tree lives on in expr_parse's table: its first chunk as small as its text
      * allows (a node per character or two, about 48 bytes each). */
-    e->arena.chunk = len < 60 ? 32 * len + 64 : 2048;
+    e->arena.chunk = len < 28 ? 32 * len + 64 : EXPR_CHUNK;
     if (at_end(&p)) {
         expr_fail(err, 0, "An expression was expected");
         goto fail;
