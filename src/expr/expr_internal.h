@@ -35,7 +35,7 @@ struct expr_pair {
 };
 
 struct expr_value {
-    size_t refs;
+    size_t refs; /* 0: a constant (expr_null, expr_bool), shared and never freed */
     uint8_t kind;  /* enum expr_kind */
     bool filtered; /* an array made by a `*` filter (FilteredArray): indexing maps over it */
     bool unknown;  /* expr_unknown(): a member whose value is not known */
