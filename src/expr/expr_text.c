@@ -31,7 +31,9 @@ void expr_buf_put(struct expr_buf *b, const char *s, size_t n)
         return;
     }
     if (b->cap - b->len <= n) {
-        size_t cap = b->cap ? b->cap : 64;
+        /* 256 to begin with: a residual or a part of a template is most often longer
+         * than 64 bytes, and each realloc copied it (SGLang's render made 977) */
+        size_t cap = b->cap ? b->cap : 256;
         char *p;
 
         while (cap - b->len <= n) {
