@@ -55,6 +55,7 @@ struct expr_value {
             size_t n, cap;
             uint32_t *slots; /* hash index (pair index + 1, 0 = empty), once past a few keys */
             size_t nslots;
+            size_t unknown; /* members whose value is unknown (expr_holds_unknown, at each read of a context) */
         } obj;
     } u;
 };

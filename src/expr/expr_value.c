@@ -40,10 +40,7 @@ struct expr_value *expr_unknown(void)
 
 bool expr_holds_unknown(const struct expr_value *v)
 {
-    for (size_t i = 0; v && v->kind == EXPR_OBJECT && i < v->u.obj.n; i++)
-        if (v->u.obj.pairs[i].v->unknown)
-            return true;
-    return false;
+    return v && v->kind == EXPR_OBJECT && v->u.obj.unknown;
 }
 
 struct expr_value *expr_bool(bool b)
@@ -288,6 +285,7 @@ int expr_object_set(struct expr_value *object, const char *key, size_t len, stru
         goto fail;
     at = expr_object_find(object, key, len);
     if (at >= 0) {
+        object->u.obj.unknown += (size_t)v->unknown - object->u.obj.pairs[at].v->unknown;
         expr_unref(object->u.obj.pairs[at].v);
         object->u.obj.pairs[at].v = v;
         return 0;
@@ -323,6 +321,7 @@ int expr_object_set(struct expr_value *object, const char *key, size_t len, stru
         object->u.obj.slots[s] = (uint32_t)(object->u.obj.n + 1);
     }
     object->u.obj.n++;
+    object->u.obj.unknown += v->unknown;
     return 0;
 fail:
     free(copy);
