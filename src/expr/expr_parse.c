@@ -956,6 +956,11 @@ static struct expr *parse(const char *text, size_t len, const struct expr_names 
     struct lexer l; /* its inline tokens are not cleared: add() writes each */
     struct parser p = {text, NULL, 0, 0, NULL, err, names, not_here};
     struct expr *e = NULL;
+    /* A tree lives on in expr_parse's table: its first chunk as small as its text
+     * allows (a node per character or two, about 48 bytes each), and the tree itself
+     * in it (a calloc and a free fewer). */
+    size_t first = sizeof(*e) + 32 * len + 64;
+    struct expr_arena arena = {.chunk = first < EXPR_CHUNK ? first : EXPR_CHUNK};
 
     l.s = text;
     l.len = len;
@@ -965,16 +970,15 @@ static struct expr *parse(const char *text, size_t len, const struct expr_names 
     l.err = err;
     if (lex(&l) != 0)
         goto fail;
-    e = calloc(1, sizeof(*e));
+    e = expr_arena_alloc(&arena, sizeof(*e));
     if (!e) {
         expr_fail(err, 0, "out of memory");
         goto fail;
     }
+    memset(e, 0, sizeof(*e));
+    e->arena = arena;
     p.t = l.t;
     p.e = e;
-    /* A tree lives on in expr_parse's table: its first chunk as small as its text
-     * allows (a node per character or two, about 48 bytes each). */
-    e->arena.chunk = len < 28 ? 32 * len + 64 : EXPR_CHUNK;
     if (at_end(&p)) {
         expr_fail(err, 0, "An expression was expected");
         goto fail;
@@ -998,8 +1002,8 @@ fail:
  * again (by substitution in every matrix configuration, the check that GitHub reads a
  * residual, the reference check): SGLang's six workflows parsed 187 texts 1,767 times.
  * A tree is a function of its text alone and evaluation does not change it, so one is
- * shared. Two ways a set, the one used last first (direct-mapped, a fifth of SGLang's
- * 254 texts lost their slot to another and were parsed again), and texts of at most
+ * shared. Two ways a set, the one used last first (direct-mapped, texts that took each
+ * other's slot were parsed again), and texts of at most
  * PARSED_MAX_TEXT bytes: the memory held stays bounded whatever the input. One a
  * thread: the trees' share counts are not atomic. */
 #define PARSED_SLOTS 1024 /* in sets of two */
@@ -1036,11 +1040,12 @@ struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
             return found.e;
         }
     }
-    if (!(e = parse(text, len, NULL, NULL, err)) || len > PARSED_MAX_TEXT || !(copy = malloc(len ? len : 1)))
+    /* the text kept in the tree's arena, freed with it */
+    if (!(e = parse(text, len, NULL, NULL, err)) || len > PARSED_MAX_TEXT ||
+        !(copy = expr_arena_alloc(&e->arena, len)))
         return e;
     memcpy(copy, text, len);
     expr_free(set[1].e); /* the one used less lately */
-    free(set[1].text);
     set[1] = set[0];
     set[0] = (struct parsed){copy, len, e};
     e->shared++;
@@ -1102,6 +1107,8 @@ struct expr *expr_parse_in(const char *text, size_t len, const struct expr_names
 
 void expr_free(struct expr *e)
 {
+    struct expr_arena arena;
+
     if (!e)
         return;
     if (e->shared) {
@@ -1110,9 +1117,9 @@ void expr_free(struct expr *e)
     }
     for (struct expr_held *h = e->held; h; h = h->next)
         expr_unref(h->v);
-    expr_arena_free(&e->arena);
     free(e->kept);
-    free(e);
+    arena = e->arena; /* e is in it */
+    expr_arena_free(&arena);
 }
 
 static bool uses(const struct expr_node *n, const char *name)
