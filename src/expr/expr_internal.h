@@ -230,6 +230,7 @@ struct expr {
     struct expr_held *held;
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
     unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
+    unsigned contexts;  /* the contexts it names: bit i for expr_parse.c's contexts[i] */
     unsigned max_depth; /* the parser's deepest level in it (EXPR_MAX_DEPTH at most) */
     /* expr_eval's residual when nothing in the tree was known, a function of the tree
      * alone: kept once it was written without a problem (NULL before; expr_eval.c) */

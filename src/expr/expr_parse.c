@@ -682,6 +682,16 @@ static const char *find_context(const char *s, size_t len)
     return NULL;
 }
 
+/* The bit of struct expr's `contexts` for a name of `contexts` (find_context's). */
+static unsigned context_bit(const char *name)
+{
+    size_t c = 0;
+
+    while (contexts[c] != name)
+        c++;
+    return 1u << c;
+}
+
 static bool same_word(const char *a, const char *b)
 {
     for (;; a++, b++) {
@@ -745,6 +755,7 @@ static struct expr_node *call(struct parser *p, bool *postfix)
         if (!node)
             return no_memory(p);
         node->u.name = name;
+        p->e->contexts |= context_bit(name);
         return node;
     }
     list_init(&args);
@@ -1122,32 +1133,11 @@ void expr_free(struct expr *e)
     expr_arena_free(&arena);
 }
 
-static bool uses(const struct expr_node *n, const char *name)
-{
-    if (!n)
-        return false;
-    if (n->kind == EN_CTX) {
-        for (size_t i = 0;; i++) {
-            char c = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
-
-            if (c != n->u.name[i])
-                return false;
-            if (!c)
-                return true;
-        }
-    }
-    if (n->kind == EN_LIT)
-        return false;
-    for (uint32_t i = 0; i < n->n; i++) {
-        if (uses(n->u.kids[i], name))
-            return true;
-    }
-    return false;
-}
-
 bool expr_uses_context(const struct expr *e, const char *name)
 {
-    return e && uses(e->root, name);
+    const char *known = e ? find_context(name, strlen(name)) : NULL;
+
+    return known && (e->contexts & context_bit(known));
 }
 
 bool expr_calls_status(const struct expr *e)
