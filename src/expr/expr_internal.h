@@ -35,7 +35,7 @@ struct expr_pair {
 };
 
 struct expr_value {
-    size_t refs;
+    size_t refs; /* 0: a constant (expr_null, expr_bool), shared and never freed */
     uint8_t kind;  /* enum expr_kind */
     bool filtered; /* an array made by a `*` filter (FilteredArray): indexing maps over it */
     bool unknown;  /* expr_unknown(): a member whose value is not known */
@@ -55,6 +55,7 @@ struct expr_value {
             size_t n, cap;
             uint32_t *slots; /* hash index (pair index + 1, 0 = empty), once past a few keys */
             size_t nslots;
+            size_t unknown; /* members whose value is unknown (expr_holds_unknown, at each read of a context) */
         } obj;
     } u;
 };
@@ -229,6 +230,7 @@ struct expr {
     struct expr_held *held;
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
     unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
+    unsigned contexts;  /* the contexts it names: bit i for expr_parse.c's contexts[i] */
     unsigned max_depth; /* the parser's deepest level in it (EXPR_MAX_DEPTH at most) */
     /* expr_eval's residual when nothing in the tree was known, a function of the tree
      * alone: kept once it was written without a problem (NULL before; expr_eval.c) */

@@ -348,6 +348,7 @@ static int object_put(struct expr_value *o, const char *key, size_t len, struct 
     if (at < 0)
         return expr_object_set(o, key, len, v);
     if (o->u.obj.pairs[at].len == len && memcmp(o->u.obj.pairs[at].key, key, len) == 0) {
+        /* replaced in place: JSON makes no unknown value, so o->u.obj.unknown stays 0 */
         expr_unref(o->u.obj.pairs[at].v);
         o->u.obj.pairs[at].v = v;
     } else {

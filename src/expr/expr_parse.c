@@ -75,20 +75,24 @@ struct expr_chunk {
     max_align_t data[];
 };
 
+/* The largest chunk but one that is alone: glibc's malloc serves a block below 1 KiB
+ * (1,008 bytes with its header) from its small bins, where a larger one first merges the
+ * freed small blocks (malloc_consolidate) unless its thread cache holds one: 700 to 1,400
+ * instructions a malloc when a parse's trees are kept. */
+#define EXPR_CHUNK (1000 - sizeof(struct expr_chunk))
+
 void *expr_arena_alloc(struct expr_arena *a, size_t size)
 {
     void *p;
 
     size = (size + 15) & ~(size_t)15;
     if (size > a->left) {
-        /* the usual first chunk is 1 KiB with its header: glibc's thread cache serves that
-         * size (up to 1,032 bytes), where 2 KiB cost 1,400 instructions a malloc */
-        size_t want = a->chunk ? a->chunk : 1024 - sizeof(struct expr_chunk), cap = size > want ? size : want;
+        size_t want = a->chunk ? a->chunk : EXPR_CHUNK, cap = size > want ? size : want;
         struct expr_chunk *c = malloc(sizeof(*c) + cap);
 
         if (!c)
             return NULL;
-        a->chunk = cap >= 1024 ? 2048 : 2 * cap;
+        a->chunk = 2 * cap < EXPR_CHUNK ? 2 * cap : EXPR_CHUNK;
         c->next = a->chunks;
         a->chunks = c;
         a->p = (char *)c->data;
@@ -678,6 +682,16 @@ static const char *find_context(const char *s, size_t len)
     return NULL;
 }
 
+/* The bit of struct expr's `contexts` for a name of `contexts` (find_context's). */
+static unsigned context_bit(const char *name)
+{
+    size_t c = 0;
+
+    while (contexts[c] != name)
+        c++;
+    return 1u << c;
+}
+
 static bool same_word(const char *a, const char *b)
 {
     for (;; a++, b++) {
@@ -741,6 +755,7 @@ static struct expr_node *call(struct parser *p, bool *postfix)
         if (!node)
             return no_memory(p);
         node->u.name = name;
+        p->e->contexts |= context_bit(name);
         return node;
     }
     list_init(&args);
@@ -952,6 +967,11 @@ static struct expr *parse(const char *text, size_t len, const struct expr_names 
     struct lexer l; /* its inline tokens are not cleared: add() writes each */
     struct parser p = {text, NULL, 0, 0, NULL, err, names, not_here};
     struct expr *e = NULL;
+    /* A tree lives on in expr_parse's table: its first chunk as small as its text
+     * allows (a node per character or two, about 48 bytes each), and the tree itself
+     * in it (a calloc and a free fewer). */
+    size_t first = sizeof(*e) + 32 * len + 64;
+    struct expr_arena arena = {.chunk = first < EXPR_CHUNK ? first : EXPR_CHUNK};
 
     l.s = text;
     l.len = len;
@@ -961,16 +981,15 @@ static struct expr *parse(const char *text, size_t len, const struct expr_names 
     l.err = err;
     if (lex(&l) != 0)
         goto fail;
-    e = calloc(1, sizeof(*e));
+    e = expr_arena_alloc(&arena, sizeof(*e));
     if (!e) {
         expr_fail(err, 0, "out of memory");
         goto fail;
     }
+    memset(e, 0, sizeof(*e));
+    e->arena = arena;
     p.t = l.t;
     p.e = e;
-    /* A tree lives on in expr_parse's table: its first chunk as small as its text
-     * allows (a node per character or two, about 48 bytes each). */
-    e->arena.chunk = len < 60 ? 32 * len + 64 : 2048;
     if (at_end(&p)) {
         expr_fail(err, 0, "An expression was expected");
         goto fail;
@@ -994,17 +1013,20 @@ fail:
  * again (by substitution in every matrix configuration, the check that GitHub reads a
  * residual, the reference check): SGLang's six workflows parsed 187 texts 1,767 times.
  * A tree is a function of its text alone and evaluation does not change it, so one is
- * shared. Direct-mapped (a text takes its slot from the one before it) and texts of
- * at most PARSED_MAX_TEXT bytes: the memory held stays bounded whatever the input.
- * One a thread: the trees' share counts are not atomic. */
-#define PARSED_SLOTS 1024
+ * shared. Two ways a set, the one used last first (direct-mapped, texts that took each
+ * other's slot were parsed again), and texts of at most
+ * PARSED_MAX_TEXT bytes: the memory held stays bounded whatever the input. One a
+ * thread: the trees' share counts are not atomic. */
+#define PARSED_SLOTS 1024 /* in sets of two */
 #define PARSED_MAX_TEXT 1024
 
-static _Thread_local struct parsed {
+struct parsed {
     char *text;
     size_t len;
     struct expr *e;
-} *parsed; /* on the heap at the first parse (expr_template.c's memos say why) */
+};
+
+static _Thread_local struct parsed *parsed; /* on the heap at the first parse (expr_template.c's memos say why) */
 
 struct expr *expr_parse_new(const char *text, size_t len, struct expr_error *err)
 {
@@ -1013,23 +1035,30 @@ struct expr *expr_parse_new(const char *text, size_t len, struct expr_error *err
 
 struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
 {
-    struct parsed *slot;
+    struct parsed *set, found;
     struct expr *e;
     char *copy;
 
     if (!parsed && !(parsed = calloc(PARSED_SLOTS, sizeof(*parsed))))
         return parse(text, len, NULL, NULL, err); /* shared by none */
-    slot = &parsed[expr_text_hash(text, len) & (PARSED_SLOTS - 1)];
-    if (slot->e && slot->len == len && memcmp(slot->text, text, len) == 0) {
-        slot->e->shared++;
-        return slot->e;
+    set = &parsed[expr_text_hash(text, len) & (PARSED_SLOTS - 2)];
+    for (int w = 0; w < 2; w++) {
+        if (set[w].e && set[w].len == len && memcmp(set[w].text, text, len) == 0) {
+            found = set[w];
+            set[w] = set[0];
+            set[0] = found;
+            found.e->shared++;
+            return found.e;
+        }
     }
-    if (!(e = parse(text, len, NULL, NULL, err)) || len > PARSED_MAX_TEXT || !(copy = malloc(len ? len : 1)))
+    /* the text kept in the tree's arena, freed with it */
+    if (!(e = parse(text, len, NULL, NULL, err)) || len > PARSED_MAX_TEXT ||
+        !(copy = expr_arena_alloc(&e->arena, len)))
         return e;
     memcpy(copy, text, len);
-    expr_free(slot->e);
-    free(slot->text);
-    *slot = (struct parsed){copy, len, e};
+    expr_free(set[1].e); /* the one used less lately */
+    set[1] = set[0];
+    set[0] = (struct parsed){copy, len, e};
     e->shared++;
     return e;
 }
@@ -1089,6 +1118,8 @@ struct expr *expr_parse_in(const char *text, size_t len, const struct expr_names
 
 void expr_free(struct expr *e)
 {
+    struct expr_arena arena;
+
     if (!e)
         return;
     if (e->shared) {
@@ -1097,37 +1128,16 @@ void expr_free(struct expr *e)
     }
     for (struct expr_held *h = e->held; h; h = h->next)
         expr_unref(h->v);
-    expr_arena_free(&e->arena);
     free(e->kept);
-    free(e);
-}
-
-static bool uses(const struct expr_node *n, const char *name)
-{
-    if (!n)
-        return false;
-    if (n->kind == EN_CTX) {
-        for (size_t i = 0;; i++) {
-            char c = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
-
-            if (c != n->u.name[i])
-                return false;
-            if (!c)
-                return true;
-        }
-    }
-    if (n->kind == EN_LIT)
-        return false;
-    for (uint32_t i = 0; i < n->n; i++) {
-        if (uses(n->u.kids[i], name))
-            return true;
-    }
-    return false;
+    arena = e->arena; /* e is in it */
+    expr_arena_free(&arena);
 }
 
 bool expr_uses_context(const struct expr *e, const char *name)
 {
-    return e && uses(e->root, name);
+    const char *known = e ? find_context(name, strlen(name)) : NULL;
+
+    return known && (e->contexts & context_bit(known));
 }
 
 bool expr_calls_status(const struct expr *e)

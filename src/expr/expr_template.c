@@ -22,6 +22,7 @@ struct template {
     struct segment *seg;
     size_t n, cap;
     struct split_memo *memo; /* where split keeps it, or NULL */
+    bool borrowed;           /* seg is the memo's own (template_free leaves it) */
 };
 
 /* Texts already split, with their trees (shared) and whether their format() call was
@@ -92,11 +93,18 @@ static void memo_clear(struct split_memo *m)
     memset(m, 0, sizeof(*m));
 }
 
-/* A text split before (t filled, 1), or 0. */
-static int memo_find(const char *s, size_t len, struct split_memo *m, struct template *t)
+/* A text split before (t filled, 1), or 0. With `borrow`, t uses the memo's segments
+ * (no copy, no share count to raise and drop again: a tenth of a matrix job's template
+ * evaluation), for a caller that splits no other text before template_free. */
+static int memo_find(const char *s, size_t len, struct split_memo *m, struct template *t, bool borrow)
 {
-    if (!m || !m->text || m->len != len || memcmp(m->text, s, len) != 0 || copy_segments(&t->seg, m->seg, m->n) != 0)
+    if (!m || !m->text || m->len != len || memcmp(m->text, s, len) != 0)
         return 0;
+    if (borrow)
+        t->seg = m->seg;
+    else if (copy_segments(&t->seg, m->seg, m->n) != 0)
+        return 0;
+    t->borrowed = borrow;
     t->n = t->cap = m->n;
     t->memo = m;
     return 1;
@@ -123,6 +131,8 @@ static void memo_keep(const char *s, size_t len, struct split_memo *m, struct te
 
 static void template_free(struct template *t)
 {
+    if (t->borrowed)
+        return;
     for (size_t i = 0; i < t->n; i++)
         expr_free(t->seg[i].e);
     free(t->seg);
@@ -146,8 +156,9 @@ static size_t find_open(const char *s, size_t len, size_t from)
     return at == SIZE_MAX ? at : from + at;
 }
 
-/* Splits text into segments and parses each expression. 0, or -1 with *err set. */
-static int split(const char *s, size_t len, struct template *t, struct expr_error *err)
+/* Splits text into segments and parses each expression (`borrow`: see memo_find). 0, or
+ * -1 with *err set. */
+static int split(const char *s, size_t len, struct template *t, bool borrow, struct expr_error *err)
 {
     struct split_memo *m = NULL;
     struct split_seen *seen = NULL;
@@ -159,7 +170,7 @@ static int split(const char *s, size_t len, struct template *t, struct expr_erro
         m = memo_slot(s, len, &seen);
 
     memset(t, 0, sizeof(*t));
-    if (memo_find(s, len, m, t)) {
+    if (memo_find(s, len, m, t, borrow)) {
         *seen = (struct split_seen){s, (size_t)(m - tables->memos)};
         return 0;
     }
@@ -505,7 +516,7 @@ static int template_eval(const char *text, size_t len, const struct expr_context
         out->value = expr_string(text, len);
         return out->value ? 0 : expr_fail(err, 0, "out of memory");
     }
-    if (split(text, len, &t, err) != 0)
+    if (split(text, len, &t, true, err) != 0)
         goto done;
     if (whole(&t)) {
         if (expr_eval(t.seg[0].e, c, false, &r, err) != 0) {
@@ -620,7 +631,7 @@ int expr_condition_eval(const char *text, size_t len, const struct expr_contexts
     memset(out, 0, sizeof(*out));
     if (find_open(text, len, 0) == SIZE_MAX)
         return condition(text, len, 0, c, out, err);
-    if (split(text, len, &t, err) != 0)
+    if (split(text, len, &t, true, err) != 0)
         goto done;
     if (whole(&t)) {
         const struct segment *g = &t.seg[0];
@@ -702,7 +713,7 @@ int expr_text_paths(const char *text, size_t len, bool condition, expr_path_fn f
 
     if (find_open(text, len, 0) == SIZE_MAX)
         return condition ? paths_of(text, len, &sh) : 0;
-    if (split(text, len, &t, &err) == 0) {
+    if (split(text, len, &t, false, &err) == 0) { /* fn may evaluate other texts */
         for (size_t i = 0; i < t.n && rc == 0; i++) {
             const struct segment *g = &t.seg[i];
             bool is_text = false;

@@ -31,7 +31,9 @@ void expr_buf_put(struct expr_buf *b, const char *s, size_t n)
         return;
     }
     if (b->cap - b->len <= n) {
-        size_t cap = b->cap ? b->cap : 64;
+        /* 256 to begin with: a residual or a part of a template is most often longer
+         * than 64 bytes, and each realloc copied it (SGLang's render made 977) */
+        size_t cap = b->cap ? b->cap : 256;
         char *p;
 
         while (cap - b->len <= n) {
@@ -289,8 +291,19 @@ static uint32_t utf16_key(uint32_t cp)
 
 int expr_fold_compare(const char *a, size_t alen, const char *b, size_t blen)
 {
-    size_t i = 0, j = 0;
+    size_t i = 0, j;
 
+    /* ASCII in place, up to the first other byte: its folding is ASCII, in the same
+     * order (decoding and folding each character was most of a matrix value's ==) */
+    for (; i < alen && i < blen && ((unsigned char)a[i] | (unsigned char)b[i]) < 0x80; i++) {
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+
+        x = x >= 'a' && x <= 'z' ? x - 32 : x;
+        y = y >= 'a' && y <= 'z' ? y - 32 : y;
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    j = i;
     while (i < alen && j < blen) {
         uint32_t x = utf16_key(expr_fold(expr_utf8_next(a, alen, &i)));
         uint32_t y = utf16_key(expr_fold(expr_utf8_next(b, blen, &j)));

@@ -1033,6 +1033,27 @@ START_TEST(values_copy)
 }
 END_TEST
 
+/* null, false and true are constants, shared: released any number of times they stay
+ * (a free would be of memory malloc never gave), and an unknown member is a null of its
+ * own. */
+START_TEST(values_constants)
+{
+    struct expr_value *u = expr_unknown(), *t = expr_copy(expr_bool(true));
+
+    for (int i = 0; i < 3; i++) {
+        expr_unref(expr_ref(expr_null()));
+        expr_unref(expr_null());
+        expr_unref(expr_bool(i & 1));
+    }
+    ck_assert_int_eq(expr_kind_of(expr_null()), EXPR_NULL);
+    ck_assert(expr_bool_value(expr_bool(true)) && !expr_bool_value(expr_bool(false)));
+    ck_assert(expr_bool_value(t));
+    ck_assert_ptr_ne(u, expr_null());
+    expr_unref(t);
+    expr_unref(u);
+}
+END_TEST
+
 START_TEST(values_json)
 {
     static const char *const bad[] = {
@@ -1199,6 +1220,7 @@ Suite *expr_suite(void)
     tcase_add_test(tmpl, text_paths);
     tcase_add_test(values, values_objects);
     tcase_add_test(values, values_copy);
+    tcase_add_test(values, values_constants);
     tcase_add_test(values, values_json);
     tcase_add_test(values, values_ynode);
     return s;

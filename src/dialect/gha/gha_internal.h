@@ -142,6 +142,7 @@ struct gha_declared {
     long file;
     bool known, call, dispatch;
     struct expr_value *call_inputs, *dispatch_inputs;
+    struct expr_value *inputs; /* the union of both: what `inputs` may hold (NULL when not known) */
 };
 
 /* Whether `on` (a name, a list of names or a mapping) names `event`. */

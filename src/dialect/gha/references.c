@@ -29,6 +29,7 @@ void gha_declared_clear(struct gha_declared *d)
 {
     expr_unref(d->call_inputs);
     expr_unref(d->dispatch_inputs);
+    expr_unref(d->inputs);
     memset(d, 0, sizeof(*d));
     d->file = -1;
 }
@@ -76,7 +77,7 @@ struct refs {
     const struct gha_matrix *mx;
     struct expr_value *matrix_keys; /* every key a configuration has */
     const struct gha_declared *declared;
-    struct expr_value *inputs;      /* the names `inputs` holds: both events' */
+    const struct expr_value *inputs; /* the names `inputs` holds: both events' */
     struct expr_value *needs;       /* the job's needs */
     const struct expr_value *steps; /* the step ids that have run where it is read */
     struct expr_value *all_steps;   /* every step id of the job */
@@ -338,11 +339,10 @@ static void check_workflow_key(struct gha_state *st, const struct ynode *pair, u
     struct refs r = {.j = &j, .declared = &st->declared};
 
     if (!st->top.diag || !st->declared.known || st->declared.file != (long)file ||
-        !(r.inputs = inputs_of(&st->declared)))
+        !(r.inputs = st->declared.inputs))
         return;
     for (size_t i = 0; i < ynode_len(pair); i++)
         read_tree(&r, ynode_value(pair, i), false);
-    expr_unref(r.inputs);
 }
 
 int gha_declared_item(void *state, struct stream_item *item)
@@ -366,6 +366,8 @@ int gha_declared_item(void *state, struct stream_item *item)
     d->dispatch = gha_on_event(on, "workflow_dispatch");
     d->known = read_inputs(on, "workflow_call", &d->call_inputs) &&
                read_inputs(on, "workflow_dispatch", &d->dispatch_inputs);
+    /* once a workflow, not a job: SGLang's jobs spent a twentieth of their expansion on it */
+    d->inputs = d->known ? inputs_of(d) : NULL;
     return 0;
 }
 
@@ -379,7 +381,7 @@ void gha_check_references(struct job *j, const struct ynode *id, const struct yn
     bool ids_known = (r.all_steps = expr_object()) != NULL && earlier;
 
     if (st && st->declared.known && st->declared.file == (long)ynode_pos(id).file &&
-        (r.inputs = inputs_of(&st->declared)))
+        (r.inputs = st->declared.inputs))
         r.declared = &st->declared;
     r.matrix_keys = mx->written ? matrix_keys(mx) : NULL;
     r.needs = needs_of(ynode_get(job, "needs"));
@@ -407,7 +409,6 @@ void gha_check_references(struct job *j, const struct ynode *id, const struct yn
         }
     }
     expr_unref(r.matrix_keys);
-    expr_unref(r.inputs);
     expr_unref(r.needs);
     expr_unref(earlier);
     expr_unref(r.all_steps);
