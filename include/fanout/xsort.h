@@ -13,15 +13,14 @@ typedef uint64_t (*xsort_key)(const void *rec);
 
 struct xsort;
 
-/* `cmp` must be a total order, so that the output does not depend on the budget. The
- * budget caps the buffer, grown as records come: NULL only when out of memory. */
+/* `cmp` must be a total order, so that the output does not depend on the budget. */
 struct xsort *xsort_create(size_t rec_size, xsort_cmp cmp, size_t mem_budget);
 void xsort_destroy(struct xsort *xs);
 
 /* Before any xsort_add: `key` orders the records as `cmp` does first (key(a) < key(b)
  * only when cmp(a, b) < 0), so that each run is sorted by radix on it and only records
  * of equal keys meet `cmp`. The order is the same; a million 16-byte records sort in a
- * sixth of qsort's time. 0, or -1 after an xsort_add. */
+ * sixth of qsort's time. 0, or -1 when out of memory. */
 int xsort_set_key(struct xsort *xs, xsort_key key);
 
 /* Copies `rec` in. 0, or -1 on an I/O or memory failure. */

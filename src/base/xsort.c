@@ -17,8 +17,8 @@ struct xsort {
     xsort_key key; /* NULL: runs are sorted by qsort */
     char *spare;   /* with a key: the radix sort's second buffer */
     size_t budget;
-    char *buf;     /* and spare: `alloc` records each, grown to `cap` (the budget's) */
-    size_t n, alloc, cap;
+    char *buf;
+    size_t n, cap;
     FILE *tmp;
     struct run *runs;
     size_t n_runs, cap_runs;
@@ -42,8 +42,9 @@ struct xsort *xsort_create(size_t rec_size, xsort_cmp cmp, size_t mem_budget)
     xs->cap = mem_budget / rec_size;
     if (xs->cap < 4)
         xs->cap = 4;
+    xs->buf = malloc(xs->cap * rec_size);
     xs->out = malloc(rec_size);
-    if (!xs->out) {
+    if (!xs->buf || !xs->out) {
         xsort_destroy(xs);
         return NULL;
     }
@@ -84,7 +85,7 @@ static int fail(struct xsort *xs)
 
 int xsort_set_key(struct xsort *xs, xsort_key key)
 {
-    if (xs->n)
+    if (xs->n || !(xs->spare = malloc(xs->cap * xs->rec_size)))
         return fail(xs);
     xs->key = key;
     return 0;
@@ -154,8 +155,6 @@ static void radix_sort(struct xsort *xs)
 
 static void sort_buffer(struct xsort *xs)
 {
-    if (xs->n == 0) /* no buffer yet */
-        return;
     if (xs->key)
         radix_sort(xs);
     else
@@ -194,34 +193,11 @@ static int spill(struct xsort *xs)
     return 0;
 }
 
-/* The buffer (and the radix sort's spare) doubled, from 4 KiB, up to the budget: a
- * process rendering one step touched and unmapped 2.5 MB of budgets it never used. */
-static int grow(struct xsort *xs)
-{
-    size_t want = xs->alloc ? 2 * xs->alloc : 4096 / xs->rec_size;
-    char *buf;
-
-    if (want > xs->cap)
-        want = xs->cap;
-    if (want < 4)
-        want = 4;
-    if (!(buf = realloc(xs->buf, want * xs->rec_size)))
-        return fail(xs);
-    xs->buf = buf;
-    if (xs->key) {
-        free(xs->spare); /* scratch: its contents need not survive */
-        if (!(xs->spare = malloc(want * xs->rec_size)))
-            return fail(xs);
-    }
-    xs->alloc = want;
-    return 0;
-}
-
 int xsort_add(struct xsort *xs, const void *rec)
 {
     if (xs->failed || xs->reading)
         return fail(xs);
-    if (xs->n == xs->alloc && (xs->alloc < xs->cap ? grow(xs) : spill(xs)) != 0)
+    if (xs->n == xs->cap && spill(xs) != 0)
         return -1;
     memcpy(xs->buf + xs->n * xs->rec_size, rec, xs->rec_size);
     xs->n++;

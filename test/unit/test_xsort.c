@@ -104,15 +104,6 @@ START_TEST(keyed)
 }
 END_TEST
 
-/* The budget caps the buffer and is not allocated up front: one far beyond memory
- * sorts as well as any (a render's 2 MB budget was allocated for a one-step file). */
-START_TEST(budget_is_a_cap)
-{
-    ck_assert_uint_eq(sort_check((size_t)1 << 62, 3000, NULL), 0);
-    ck_assert_uint_eq(sort_check((size_t)1 << 62, 3000, exact_key), 0);
-}
-END_TEST
-
 Suite *xsort_suite(void)
 {
     Suite *s = suite_create("xsort");
@@ -122,7 +113,6 @@ Suite *xsort_suite(void)
     tcase_add_test(tc, spilled_runs);
     tcase_add_test(tc, empty);
     tcase_add_test(tc, keyed);
-    tcase_add_test(tc, budget_is_a_cap);
     suite_add_tcase(s, tc);
     return s;
 }
