@@ -579,10 +579,22 @@ enum dialect_verdict dialect_detect_path(const char *path, const struct dialect 
 enum dialect_verdict dialect_detect_source(struct source *src, unsigned file, const struct dialect **found,
                                            struct dialect_head **head, struct diag *d);
 
+/* A file detection kept for its rendering to read on from (render_run_opened): opened,
+ * its dialect, and what detection read of it (NULL: nothing kept, read from the start). */
+struct dialect_kept {
+    struct source *source; /* NULL: nothing kept */
+    const struct dialect *dialect;
+    struct dialect_head *head;
+};
+/* Closes what `k` keeps (if anything) and empties it. */
+void dialect_kept_drop(struct dialect_kept *k);
+
 /* Whether the file at `path` is one a dialect's tooling reads that is no input of it (its
  * `not_input`: vLLM's generator config), whatever dialect the run is in; a note says so.
- * false when it is no regular file (a pipe is read once: by the run) or cannot be read. */
-bool dialect_left_out(const char *path, struct diag *d);
+ * false when it is no regular file (a pipe is read once: by the run) or cannot be read.
+ * With `keep` (NULL: nothing kept), a file kept whose dialect was found is kept there
+ * (dialect_kept_drop), so that it is not detected again. */
+bool dialect_left_out(const char *path, struct diag *d, struct dialect_kept *keep);
 
 /* Says that `src` is in no dialect (DIALECT_NONE), and what it may be. */
 void dialect_report_none(struct source *src, struct diag *d);

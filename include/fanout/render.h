@@ -88,6 +88,9 @@ struct render_opts {
     /* an input under directory `names_root` is named `names_as` and its path below it in
      * messages and reports (diff --base's revision: `REF:.buildkite/x.yml`) */
     const char *names_root, *names_as;
+    /* paths[0] of a rendering of one file, as detection left it (dialect_left_out): taken
+     * over by render_run (emptied), the caller's to drop else; NULL: none */
+    struct dialect_kept *kept;
     /* the change the jobs are rendered for (--changed): the dialects that gate jobs on
      * the files a change touches decide with it; NULL: every job runs */
     const struct change *change;

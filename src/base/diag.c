@@ -25,7 +25,7 @@ struct held {
 
 struct diag {
     FILE *out;
-    bool buffered; /* `out` is a memstream over buf */
+    bool buffered; /* `out` is a memstream over buf, opened at the first message */
     char *buf;
     size_t buf_len;
     enum diag_format format;
@@ -147,12 +147,14 @@ struct diag *diag_create_buffered(enum diag_format format)
         return NULL;
     d->format = format;
     d->buffered = true;
-    d->out = open_memstream(&d->buf, &d->buf_len);
-    if (!d->out) {
-        free(d);
-        return NULL;
-    }
     return d;
+}
+
+/* A buffered diag's memstream, opened when first needed: most hold nothing, and each
+ * stream's first buffer was two pages touched (a one-step render made two). */
+static bool buffer_open(struct diag *d)
+{
+    return d->out || (d->out = open_memstream(&d->buf, &d->buf_len)) != NULL;
 }
 
 struct diag *diag_create_capture(struct diag *to, const struct diag_sink *sink)
@@ -179,21 +181,29 @@ static void sarif_message(struct diag *d, enum diag_severity sev, const char *fi
         sarif_write(sev, file, line, col, rule, msg);
 }
 
+static struct held *lost(struct diag *d, enum diag_severity sev, enum diag_class cls)
+{
+    d->lost_errors += sev == DIAG_ERROR;
+    d->lost_warnings += sev == DIAG_WARNING;
+    d->lost_input = d->lost_input || (sev == DIAG_ERROR && cls == DIAG_INPUT);
+    return NULL;
+}
+
 /* Keeps where a buffered diag's next message starts and what it is, its parts copied
  * (out of memory loses the text, not its count). */
 static struct held *hold(struct diag *d, enum diag_severity sev, enum diag_class cls, const char *file,
                          unsigned line, unsigned col, enum rule_id rule, const char *msg, bool shown)
 {
+    /* out of memory: its text goes with the one before (or nowhere: no stream); its count
+     * is kept */
+    if (!buffer_open(d))
+        return lost(d, sev, cls);
     if (d->n_held == d->held_cap) {
         size_t cap = d->held_cap ? d->held_cap * 2 : 16;
         struct held *grown = realloc(d->held, cap * sizeof(*grown));
 
-        if (!grown) { /* its text goes with the one before; its count is kept */
-            d->lost_errors += sev == DIAG_ERROR;
-            d->lost_warnings += sev == DIAG_WARNING;
-            d->lost_input = d->lost_input || (sev == DIAG_ERROR && cls == DIAG_INPUT);
-            return NULL;
-        }
+        if (!grown)
+            return lost(d, sev, cls);
         d->held = grown;
         d->held_cap = cap;
     }
@@ -246,11 +256,12 @@ static void release_held(struct diag *from, struct diag *to)
 
 void diag_flush_into(struct diag *from, struct diag *to)
 {
-    if (!from->buffered || fflush(from->out) != 0)
+    if (!from->buffered || (from->out && fflush(from->out) != 0))
         return;
     release_held(from, to->muted ? NULL : to);
     /* start over empty */
-    rewind(from->out);
+    if (from->out)
+        rewind(from->out);
     from->buf_len = 0;
     from->errors = from->warnings = 0;
     from->input_error = false;
@@ -265,7 +276,8 @@ void diag_destroy(struct diag *d)
         free(d->shadowing);
     }
     if (d->buffered) {
-        fclose(d->out);
+        if (d->out)
+            fclose(d->out);
         free(d->buf);
     }
     release_held(d, NULL);
@@ -544,7 +556,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     bool color = p && p->color && d->format == DIAG_TEXT;
     char msg[1024], *text = NULL;
     size_t text_len = 0;
-    FILE *out = d->out;
+    FILE *out;
     const char *word;
 
     if (dropped(d, cls, rule))
@@ -576,8 +588,9 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         diag_report(d->to, sev, cls, file, line, col, rule, "%s", msg);
         return;
     }
-    if (d->buffered)
-        hold(d, sev, cls, file, line, col, rule, msg, !(p && p->quiet && sev != DIAG_ERROR));
+    if (d->buffered && !hold(d, sev, cls, file, line, col, rule, msg, !(p && p->quiet && sev != DIAG_ERROR)) &&
+        !d->out)
+        return; /* no stream to write it into: counted only */
     if (p && p->quiet && sev != DIAG_ERROR)
         return;
     word = sev == DIAG_ERROR ? "error" : sev == DIAG_WARNING ? "warning" : "note";
@@ -588,6 +601,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     }
     if (!file)
         file = "<input>";
+    out = d->out;
     /* stderr is unbuffered: a message written a piece at a time was 16 write calls */
     if (out == stderr && (d->out = open_memstream(&text, &text_len)) == NULL)
         d->out = out;
@@ -647,6 +661,8 @@ void diag_say(struct diag *d, const char *what, const char *arg)
         sarif_message(d, DIAG_NOTE, NULL, 0, 0, RULE_NONE, msg);
         return;
     }
+    if (d->buffered && !buffer_open(d))
+        return;
     fprintf(d->out, "fanout: %s ", what);
     diag_write_text(d->out, arg, false);
     fputc('\n', d->out);

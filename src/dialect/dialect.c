@@ -248,11 +248,20 @@ enum dialect_verdict dialect_detect_path(const char *path, const struct dialect 
     return verdict;
 }
 
-bool dialect_left_out(const char *path, struct diag *d)
+void dialect_kept_drop(struct dialect_kept *k)
+{
+    dialect_head_drop(&k->head);
+    source_close(k->source);
+    *k = (struct dialect_kept){NULL, NULL, NULL};
+}
+
+bool dialect_left_out(const char *path, struct diag *d, struct dialect_kept *keep)
 {
     struct source *src;
     const struct dialect *found;
+    struct dialect_head *head = NULL;
     const char *skip = NULL;
+    enum dialect_verdict verdict = DIALECT_NONE;
     struct stat st;
 
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -260,8 +269,13 @@ bool dialect_left_out(const char *path, struct diag *d)
     diag_set_muted(d, true); /* an unreadable file is the run's to report */
     src = source_open(path, d);
     diag_set_muted(d, false);
-    if (src && detect(src, 0, &found, &skip, NULL, d) == DIALECT_SKIP)
+    if (src && (verdict = detect(src, 0, &found, &skip, keep ? &head : NULL, d)) == DIALECT_SKIP)
         report_left_out(src, skip, d);
+    if (keep && verdict == DIALECT_FOUND) {
+        *keep = (struct dialect_kept){src, found, head};
+        return false;
+    }
+    dialect_head_drop(&head);
     source_close(src);
     return skip != NULL;
 }

@@ -967,7 +967,30 @@ int render_run_opened(const char *const *paths, size_t n, struct source **source
 
 int render_run(const char *const *paths, size_t n, const struct render_opts *opts, struct diag *d)
 {
-    return render_run_opened(paths, n, NULL, NULL, opts, d);
+    struct dialect_kept *k = opts->kept;
+    struct render_opts one = *opts;
+    struct source **sources = NULL;
+    struct dialect_head **heads = NULL;
+
+    /* the one file as its detection left it, read on from there (render_files' held
+     * inputs): named as it was read, and not for -o FILE, opened first so that an input
+     * that is it is refused (source_open_as) */
+    one.kept = NULL;
+    if (n == 1 && k && k->source && !strcmp(source_name(k->source), paths[0]) &&
+        (!opts->dialect || opts->dialect == k->dialect) && !opts->names_root && !opts->output) {
+        sources = calloc(1, sizeof(*sources));
+        heads = calloc(1, sizeof(*heads));
+    }
+    if (!sources || !heads) {
+        free(sources);
+        free(heads);
+        return render_run_opened(paths, n, NULL, NULL, &one, d);
+    }
+    sources[0] = k->source;
+    heads[0] = k->head;
+    one.dialect = k->dialect;
+    *k = (struct dialect_kept){NULL, NULL, NULL};
+    return render_run_opened(paths, n, sources, heads, &one, d);
 }
 
 unsigned *render_builds(const char *const *paths, size_t n, const struct render_opts *opts)

@@ -101,6 +101,8 @@ static int pattern_of_flag(struct pattern *p, const char *flag)
 
 static void pattern_free(struct pattern *p)
 {
+    if (!p->re)
+        return; /* a built-in's never used: no page of PCRE2's touched to free nothing */
     pcre2_match_data_free(p->md);
     pcre2_code_free(p->re);
 }
