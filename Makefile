@@ -142,10 +142,10 @@ $(ASAN)/fanout: $(ASAN_OBJ) $(ASAN)/cmd/main.o
 
 # --wrap: the unit tests make an allocation or a JIT compile fail (test_schema.c's __wrap_*)
 $(BUILD)/unit: $(TESTSRC) $(OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=pcre2_jit_compile_8
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=tmpfile,--wrap=pcre2_jit_compile_8
 
 $(ASAN)/unit: $(TESTSRC) $(ASAN_OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=pcre2_jit_compile_8
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=tmpfile,--wrap=pcre2_jit_compile_8
 
 $(BUILD)/schema-suite: test/conformance/schema_suite.c $(OBJ) $(HDR)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)

@@ -454,7 +454,7 @@ static int first_pass(struct run *r)
             break;
         }
         r->file = item.pos.file;
-        if (r->repass)
+        if (r->repass && r->early) /* given up, the spool may be gone */
             repass_item(r->repass, r->file, emit_offset(r->spool_em), item.kind == STREAM_DOC_START);
         if (item.kind == STREAM_DOC_START)
             doc_pos = item.pos;
@@ -474,7 +474,7 @@ static int first_pass(struct run *r)
         ynode_doc_destroy(item.doc);
     }
     r->dialect->close(reader);
-    if (r->repass)
+    if (r->repass && r->early)
         repass_end(r->repass, emit_offset(r->spool_em));
     drop_heads(r); /* of the files a stop left unread */
     if (rc == 0 && lint_finish(r->lint) != 0)
@@ -669,7 +669,8 @@ static FILE *keep_spool(struct run *r, const bool *skip)
 {
     FILE *kept = r->spool;
 
-    if (!skip || emit_error(r->spool_em) != 0)
+    /* a spool not all written cannot be copied from: pass 2 reads every file then */
+    if (!skip || emit_error(r->spool_em) != 0 || fflush(kept) != 0)
         return NULL;
     r->spool = NULL;
     return kept;

@@ -1,3 +1,4 @@
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,48 @@
 #include "fanout/source.h"
 #include "fanout/stream.h"
 #include "unit.h"
+
+long unit_alloc_countdown = -1;
+size_t unit_alloc_size;
+long unit_tmpfiles_left = -1;
+
+/* Whether this allocation is the one to fail. */
+static bool alloc_fails(size_t bytes)
+{
+    if (unit_alloc_size && bytes != unit_alloc_size)
+        return false;
+    return unit_alloc_countdown >= 0 && unit_alloc_countdown-- == 0;
+}
+
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+FILE *__real_tmpfile(void);
+FILE *__wrap_tmpfile(void);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    if (alloc_fails(n * size))
+        return NULL;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    if (alloc_fails(size))
+        return NULL;
+    return __real_realloc(p, size);
+}
+
+FILE *__wrap_tmpfile(void)
+{
+    if (unit_tmpfiles_left == 0)
+        return NULL;
+    if (unit_tmpfiles_left > 0)
+        unit_tmpfiles_left--;
+    return __real_tmpfile();
+}
 
 struct ynode_doc *doc_from(const char *yaml)
 {

@@ -275,6 +275,48 @@ START_TEST(render_pass_two_reads_only_the_wrong_files)
 }
 END_TEST
 
+/* Out of memory in pass 1 gives up its one pass (its text is dropped, the sink reset),
+ * and a temporary file that cannot be made then leaves no spool: pass 1 must go on
+ * without writing down where each file's text starts in it (a crash before). Each
+ * allocation of the map of sharded keys' first size (a generation's first key buffer)
+ * fails in turn, with no temporary file after the first. */
+START_TEST(render_gives_up_one_pass_without_a_spool)
+{
+    static const char later[] = "on: push\njobs:\n  t: {needs: b, runs-on: x, steps: [{run: t}]}\n"
+                                "  b: {strategy: {matrix: {os: [p, q]}}, runs-on: x, steps: [{run: b}]}\n";
+    char dir[] = "/tmp/fanout-giveup-XXXXXX", paths[3][64];
+    const char *argv[3];
+    FILE *f, *sink = fopen("/dev/null", "w");
+    struct diag *d = diag_create(sink, DIAG_TEXT);
+    bool failed_one = true;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int i = 0; i < 3; i++) {
+        snprintf(paths[i], sizeof(paths[i]), "%s/w%d.yml", dir, i);
+        argv[i] = paths[i];
+        ck_assert_ptr_nonnull(f = fopen(paths[i], "w"));
+        fputs(later, f);
+        fclose(f);
+    }
+    unit_alloc_size = 4096;
+    for (long k = 0; failed_one && k < 100000; k++) {
+        unit_alloc_countdown = k;
+        unit_tmpfiles_left = 1;
+        render_run(argv, 3, &(struct render_opts){.stream = sink}, d);
+        failed_one = unit_alloc_countdown < 0; /* else the run had no k-th allocation */
+    }
+    unit_alloc_countdown = -1;
+    unit_alloc_size = 0;
+    unit_tmpfiles_left = -1;
+    ck_assert(!failed_one);
+    for (int i = 0; i < 3; i++)
+        unlink(paths[i]);
+    rmdir(dir);
+    diag_destroy(d);
+    fclose(sink);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
@@ -284,6 +326,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, job_rules_before_key_problems);
     tcase_add_test(tc, render_builds_by_first_input);
     tcase_add_test(tc, render_pass_two_reads_only_the_wrong_files);
+    tcase_add_test(tc, render_gives_up_one_pass_without_a_spool);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -21,29 +21,6 @@ static void collect(void *user, const struct schema_error *e)
     c->n++;
 }
 
-/* Allocation failure injection: the unit binary is linked with --wrap=calloc,--wrap=realloc
- * (Makefile), so that every calloc and realloc of fanout's code comes here; the one
- * `alloc_countdown` reaches 0 at fails (-1: none). */
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-static long alloc_countdown = -1;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    if (alloc_countdown >= 0 && alloc_countdown-- == 0)
-        return NULL;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    if (alloc_countdown >= 0 && alloc_countdown-- == 0)
-        return NULL;
-    return __real_realloc(p, size);
-}
-
 /* JIT failure injection (--wrap=pcre2_jit_compile_8, Makefile): while `jit_failing`,
  * every JIT compile fails as without executable memory; counted in `jit_calls`. */
 int __real_pcre2_jit_compile_8(pcre2_code *re, uint32_t options);
@@ -359,7 +336,7 @@ START_TEST(lazy_compile_out_of_memory)
         struct collected c = {{0}, 0};
 
         ck_assert_ptr_nonnull(s);
-        alloc_countdown = k;
+        unit_alloc_countdown = k;
         schema_validate(schema_root(s), ynode_doc_root(doc), "", collect, &c);
         if (s->failed) {
             failed_once = true;
@@ -368,8 +345,8 @@ START_TEST(lazy_compile_out_of_memory)
         }
         schema_free(s);
         diag_destroy(d);
-        if (alloc_countdown >= 0) { /* no allocation left to fail */
-            alloc_countdown = -1;
+        if (unit_alloc_countdown >= 0) { /* no allocation left to fail */
+            unit_alloc_countdown = -1;
             ck_assert_uint_eq(c.n, 4);
             break;
         }
