@@ -159,9 +159,12 @@ static bool buffer_open(struct diag *d)
 
 struct diag *diag_create_capture(struct diag *to, const struct diag_sink *sink)
 {
-    struct diag *d = diag_create(to->out, to->format == DIAG_SARIF ? DIAG_TEXT : to->format);
+    struct diag *d;
 
-    if (!d)
+    /* a buffered diag opens its stream at its first message: the capture writes into it */
+    if (to->buffered && !buffer_open(to))
+        return NULL;
+    if (!(d = diag_create(to->out, to->format == DIAG_SARIF ? DIAG_TEXT : to->format)))
         return NULL;
     d->format = to->format; /* the log is begun by `to`, which its messages go into */
     d->policy = to->policy;
