@@ -661,8 +661,6 @@ static bool inputs_unchanged(struct run *r)
     return true;
 }
 
-/* Feeds the sink again from a second read, and lets the rendering out only when the
- * inputs did not change: stdout cannot be taken back. */
 /* Pass 1's spool, taken from the sink before its reset, when pass 2 copies some of it
  * (NULL: it does not). */
 static FILE *keep_spool(struct run *r, const bool *skip)
@@ -676,6 +674,8 @@ static FILE *keep_spool(struct run *r, const bool *skip)
     return kept;
 }
 
+/* Feeds the sink again from a second read, and lets the rendering out only when the
+ * inputs did not change: stdout cannot be taken back. */
 static int second_pass(struct run *r)
 {
     bool ok;
