@@ -86,7 +86,7 @@ ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o $(ASAN)/tmp
 
 # schemas/*.json compiled into the binary as trees, read at build time by tools/embed.c
 # with fanout's own reader (so no schema is parsed at run time).
-EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/blocktext yaml/ynode yaml/yscalar base/diag base/diag_sarif base/rules base/suggest base/output base/strset base/strhash)
+EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/blocktext yaml/ynode yaml/yscalar base/diag base/diag_sarif base/rules base/suggest base/output base/strset base/strhash base/scratch)
 $(BUILD)/embed: tools/embed.c tools/literal.h $(EMBED_OBJ)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(EMBED_OBJ) $(DEPLIBS)
 
@@ -142,10 +142,10 @@ $(ASAN)/fanout: $(ASAN_OBJ) $(ASAN)/cmd/main.o
 
 # --wrap: the unit tests make an allocation or a JIT compile fail (test_schema.c's __wrap_*)
 $(BUILD)/unit: $(TESTSRC) $(OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=tmpfile,--wrap=pcre2_jit_compile_8
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=scratch_file,--wrap=pcre2_jit_compile_8
 
 $(ASAN)/unit: $(TESTSRC) $(ASAN_OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=tmpfile,--wrap=pcre2_jit_compile_8
+	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=scratch_file,--wrap=pcre2_jit_compile_8
 
 $(BUILD)/schema-suite: test/conformance/schema_suite.c $(OBJ) $(HDR)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fanout/inputs.h"
+#include "fanout/scratch.h"
 
 extern char **environ;
 
@@ -43,7 +44,7 @@ static void report(struct diag *d, const char *fmt, ...)
 static int git_run(const char *const argv[], int out_fd, struct diag *d)
 {
     posix_spawn_file_actions_t fa;
-    FILE *err = tmpfile();
+    FILE *err = scratch_file();
     char said[512] = "";
     pid_t pid;
     int status = 0, rc = -1;
@@ -81,7 +82,7 @@ static int git_run(const char *const argv[], int out_fd, struct diag *d)
  * reporting. */
 static char *git_output(const char *const argv[], size_t *len, struct diag *d)
 {
-    FILE *out = tmpfile();
+    FILE *out = scratch_file();
     char *buf = NULL;
     long size;
 
@@ -243,7 +244,6 @@ struct gitrev *gitrev_open(const char *ref, const char *path, const char *const 
                            struct diag *d)
 {
     static const char *const ci_dirs[] = {".buildkite", ".github/workflows"};
-    const char *tmpdir = getenv("TMPDIR");
     struct gitrev *g = calloc(1, sizeof(*g));
     char *commit = commit_of(ref, d), *list = NULL;
     size_t len = 0;
@@ -252,7 +252,7 @@ struct gitrev *gitrev_open(const char *ref, const char *path, const char *const 
 
     if (!g || !commit)
         goto fail;
-    if (asprintf(&g->root, "%s/fanout-base.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0 ||
+    if (asprintf(&g->root, "%s/fanout-base.XXXXXX", scratch_dir()) < 0 ||
         !mkdtemp(g->root) || asprintf(&g->name, "%s:", ref) < 0 ||
         (below ? asprintf(&g->operand, "%s/%s", g->root, path) : asprintf(&g->operand, "%s", g->root)) < 0) {
         report(d, "cannot make a temporary directory for %s: %s", ref, strerror(errno));

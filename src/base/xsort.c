@@ -1,3 +1,4 @@
+#include "fanout/scratch.h"
 #include "fanout/xsort.h"
 
 #include <stdio.h>
@@ -168,7 +169,7 @@ static int spill(struct xsort *xs)
 
     if (xs->n == 0)
         return 0;
-    if (!xs->tmp && !(xs->tmp = tmpfile()))
+    if (!xs->tmp && !(xs->tmp = scratch_file()))
         return fail(xs);
     if (xs->n_runs == xs->cap_runs) {
         size_t cap = xs->cap_runs ? xs->cap_runs * 2 : 8;

@@ -9,6 +9,7 @@
 
 #include "fanout/inputs.h"
 #include "fanout/output.h"
+#include "fanout/scratch.h"
 #include "fanout/textdiff.h"
 #include "fanout/ynode.h"
 
@@ -119,8 +120,9 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     }
     if (write && !(target = output_open(rendered, d)))
         goto done;
-    if (!(fresh = tmpfile())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file");
+    if (!(fresh = scratch_file())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s",
+                    scratch_dir());
         goto done;
     }
     /* the rendering goes to a temporary file, whatever its size */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fanout/inputs.h"
+#include "fanout/scratch.h"
 #include "fanout/strset.h"
 #include "fanout/suggest.h"
 
@@ -345,7 +346,7 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     /* a durations file that cannot be read is an input error before anything renders */
     if (pd_runners_open(&r.runners, pd, d) != 0)
         goto done;
-    r.spool = tmpfile();
+    r.spool = scratch_file();
     r.findings = xsort_create(sizeof(struct finding_rec), pd_finding_cmp, SORT_BUDGET);
     if (!r.spool || !r.findings || !ig.seen || !ig.near)
         goto fail;

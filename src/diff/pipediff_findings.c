@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/scratch.h"
 #include "fanout/strhash.h"
 
 #define NO_FILE UINT32_MAX
@@ -108,7 +109,7 @@ struct diag *pd_found_begin(struct pd_found *f, struct side *s, struct diag *d)
     memset(f, 0, sizeof(*f));
     f->side = s;
     f->sink = (struct diag_sink){on_finding, f};
-    f->spool = tmpfile();
+    f->spool = scratch_file();
     f->places = xsort_create(sizeof(struct found_rec), by_place, SORT_BUDGET);
     f->keys = xsort_create(sizeof(struct found_rec), by_key, SORT_BUDGET);
     f->starts = xsort_create(sizeof(struct start_rec), start_cmp, SORT_BUDGET);

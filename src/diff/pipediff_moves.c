@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/scratch.h"
+
 long pd_longest_increasing(const uint32_t *ranks, size_t n, bool *keep)
 {
     /* patience sorting: tails[k] is the element ending the smallest tail of an
@@ -52,7 +54,7 @@ static int read_pairs(struct report *r, FILE **pairs, uint32_t **head_rank, size
 
     *head_rank = NULL;
     *n = 0;
-    if (!(*pairs = tmpfile()) || xsort_finish(r->pairs) != 0)
+    if (!(*pairs = scratch_file()) || xsort_finish(r->pairs) != 0)
         return -1;
     while ((p = xsort_next(r->pairs)) != NULL) {
         if (*n == cap) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fanout/scratch.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
 
@@ -339,7 +340,7 @@ static void side_reset(void *user)
     }
     if (s->spool)
         fclose(s->spool);
-    s->spool = tmpfile();
+    s->spool = scratch_file();
     s->spool_len = 0;
     s->out.len = 0;
     s->window_len = 0;
@@ -625,7 +626,7 @@ static int group_side(struct side *s)
     int rc;
 
     s->logicals = xsort_create(sizeof(struct logical), by_lid, SORT_BUDGET);
-    s->shards = tmpfile();
+    s->shards = scratch_file();
     s->shards_len = 0;
     s->shards_at = UINT64_MAX; /* written first: the first read seeks */
     s->n_fanouts = 0;
@@ -822,7 +823,7 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
             return rc;
     }
     if (s->failed || spool_flush(s) != 0 || fflush(s->spool) != 0 || ferror(s->spool) || pd_found_end(&s->found) != 0 || group_side(s) != 0 ||
-        !(s->unmatched = tmpfile()) || pd_tally_merge(&rs->side[which], &s->tally) != 0) {
+        !(s->unmatched = scratch_file()) || pd_tally_merge(&rs->side[which], &s->tally) != 0) {
         diag_report(d, DIAG_ERROR, DIAG_INPUT, spec, 0, 0, RULE_IO,
                     "cannot record the rendering (out of memory or temporary space)");
         return DIAG_INPUT;

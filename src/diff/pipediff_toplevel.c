@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/scratch.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
 
@@ -63,7 +64,7 @@ struct pd_outside *pd_outside_create(size_t n_files)
         return NULL;
     o->n_files = n_files;
     o->recs = xsort_create(sizeof(struct out_rec), out_cmp, SORT_BUDGET);
-    o->spool = tmpfile();
+    o->spool = scratch_file();
     o->file_jobs = calloc(n_files ? n_files : 1, sizeof(*o->file_jobs));
     o->file_seen = calloc(n_files ? n_files : 1, sizeof(*o->file_seen));
     if (!o->recs || !o->spool || !o->file_jobs || !o->file_seen) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fanout/dialect.h"
+#include "fanout/scratch.h"
 #include "fanout/ynode.h"
 
 #include "joblist_internal.h"
@@ -314,7 +315,7 @@ struct joblist *joblist_create(struct diag *d)
 {
     struct joblist *l = calloc(1, sizeof(*l));
 
-    if (l && !(l->spool = tmpfile())) {
+    if (l && !(l->spool = scratch_file())) {
         free(l);
         l = NULL;
     }

@@ -12,6 +12,7 @@
 #include "fanout/lint.h"
 #include "fanout/output.h"
 #include "fanout/repass.h"
+#include "fanout/scratch.h"
 #include "fanout/shardmap.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
@@ -596,7 +597,7 @@ static void spool_reset(void *user)
     emit_destroy(r->spool_em);
     if (r->spool)
         fclose(r->spool);
-    r->spool = tmpfile();
+    r->spool = scratch_file();
     r->spool_em = r->spool ? emit_create(r->spool, r->opts->format, r->dialect->layout) : NULL;
 }
 
@@ -695,7 +696,7 @@ static int second_pass(struct run *r)
         r->sink->reset(r->sink->user);
     if (r->sink == &r->spooled && !r->spool_em) {
         diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
-                    "cannot create a temporary file");
+                    "cannot create a temporary file in %s", scratch_dir());
         return -1;
     }
     /* Everything was reported by pass 1; a message here would be a repeat. */

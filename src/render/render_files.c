@@ -9,6 +9,7 @@
 #include "fanout/dialect.h"
 #include "fanout/inputs.h"
 #include "fanout/output.h"
+#include "fanout/scratch.h"
 
 static size_t dir_len(const char *path)
 {
@@ -187,8 +188,9 @@ static int render_each_group(const struct render_groups *g, const struct render_
         int one;
 
         o.dialect = g->groups[i].dialect;
-        if (!(o.stream = parts[i] = tmpfile())) {
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file");
+        if (!(o.stream = parts[i] = scratch_file())) {
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s",
+                        scratch_dir());
             rc = DIAG_INPUT;
             break;
         }

@@ -2,6 +2,7 @@
  * streamed one at a time (per-test algorithms) or in memory, each shard's time
  * predicted, the assignment proved (each test in exactly one shard, through an external
  * sort of id hashes), then reported. */
+#include "fanout/scratch.h"
 #include "fanout/shardplan.h"
 
 #include <math.h>
@@ -85,7 +86,7 @@ static int result_init(struct result *r, const struct assign_opts *o, bool lists
         if (!r->lists || xsort_set_key(r->lists, list_rec_key) != 0)
             return -1;
         r->text = text;
-        r->spool = text ? NULL : tmpfile();
+        r->spool = text ? NULL : scratch_file();
     }
     return r->unstable_md && (!lists || text || r->spool) ? 0 : -1;
 }

@@ -1,3 +1,4 @@
+#include "fanout/scratch.h"
 #include "fanout/source.h"
 
 #include <errno.h>
@@ -729,9 +730,9 @@ struct source *source_open_as(const char *path, const char *name, struct diag *d
         return src;
     }
     /* a pipe, stdin, a device: kept in a temporary file as it is read */
-    if (!(src->spool = tmpfile())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "cannot create a temporary file: %s",
-                    strerror(errno));
+    if (!(src->spool = scratch_file())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_IO, "cannot create a temporary file in %s: %s",
+                    scratch_dir(), strerror(errno));
         goto fail;
     }
     src->bytes.fd = fileno(src->spool);

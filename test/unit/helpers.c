@@ -27,8 +27,8 @@ void *__real_calloc(size_t n, size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 void *__wrap_realloc(void *p, size_t size);
-FILE *__real_tmpfile(void);
-FILE *__wrap_tmpfile(void);
+FILE *__real_scratch_file(void);
+FILE *__wrap_scratch_file(void);
 
 void *__wrap_calloc(size_t n, size_t size)
 {
@@ -44,13 +44,13 @@ void *__wrap_realloc(void *p, size_t size)
     return __real_realloc(p, size);
 }
 
-FILE *__wrap_tmpfile(void)
+FILE *__wrap_scratch_file(void)
 {
     if (unit_tmpfiles_left == 0)
         return NULL;
     if (unit_tmpfiles_left > 0)
         unit_tmpfiles_left--;
-    return __real_tmpfile();
+    return __real_scratch_file();
 }
 
 struct ynode_doc *doc_from(const char *yaml)

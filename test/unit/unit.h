@@ -6,10 +6,10 @@
 #include "fanout/ynode.h"
 
 /* Failure injection: the unit binary is linked with --wrap=calloc,--wrap=realloc,
- * --wrap=tmpfile (Makefile), so that these calls of fanout's code go through helpers.c.
+ * --wrap=scratch_file (Makefile), so that these calls of fanout's code go through helpers.c.
  * The calloc or realloc `unit_alloc_countdown` reaches 0 at fails (-1: none), counting
  * only those of `unit_alloc_size` bytes when it is set (libfyaml 0.7.12 crashes on some
- * failed allocations of its own); tmpfile fails once `unit_tmpfiles_left` calls have
+ * failed allocations of its own); scratch_file fails once `unit_tmpfiles_left` calls have
  * succeeded (-1: never). */
 extern long unit_alloc_countdown;
 extern size_t unit_alloc_size;
