@@ -70,6 +70,10 @@ extern const struct cmd_entry cmd_render_entry, cmd_validate_entry, cmd_check_en
     cmd_diff_entry, cmd_expr_entry, cmd_jobs_entry, cmd_shards_check_entry, cmd_shards_assign_entry,
     cmd_shards_plan_entry;
 
+/* Colour for a person at the terminal `fd` who did not ask for none: NO_COLOR set and
+ * not empty (no-color.org; an empty one asks for nothing). */
+bool cmd_color_at(int fd);
+
 /* `fanout: error: <what> <arg>` and a pointer to the help; returns CMD_EXIT_USAGE. */
 int cmd_usage_error(const char *what, const char *arg);
 

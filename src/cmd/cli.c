@@ -220,7 +220,7 @@ static void finish_options(struct cli *c)
     c->policy.levels = c->levels;
     c->policy.n_levels = c->n_levels;
     /* colour only on a terminal (never into files or pipes), and not under NO_COLOR */
-    c->policy.color = c->color == 1 || (c->color == 0 && isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+    c->policy.color = c->color == 1 || (c->color == 0 && cmd_color_at(STDERR_FILENO));
     c->policy.snippets = !c->no_snippet && c->errors == DIAG_TEXT;
     c->policy.excerpt = source_excerpt;
 }

@@ -34,8 +34,7 @@ static int exec_shards_assign(struct cli *c, char **operands, int n, struct diag
     (void)n;
     if (rc)
         return rc;
-    /* colour only for a person at a terminal who did not ask for none (no-color.org) */
-    c->assign.color = isatty(STDOUT_FILENO) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+    c->assign.color = cmd_color_at(STDOUT_FILENO);
     return shardplan_assign(&c->assign, (enum shardplan_format)c->format, stdout, d);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fanout/inputs.h"
 #include "fanout/rules.h"
@@ -28,6 +29,13 @@ void cmd_usage_hold(char *buf, size_t size)
 {
     usage.held = buf;
     usage.held_size = size;
+}
+
+bool cmd_color_at(int fd)
+{
+    const char *no = getenv("NO_COLOR");
+
+    return isatty(fd) && !(no && *no);
 }
 
 int cmd_usage_error(const char *what, const char *arg)
