@@ -286,12 +286,14 @@ static unsigned shards_of(void *user, const char *key, size_t len)
 
 /* A matrix job's configurations share what substitution leaves as it is (copy on write)
  * and own what changes: the job's mapping, its strategy, its needs (which rewrite
- * changes in place), each step and list a substitution or an if: changes. */
+ * changes in place), each step and list a substitution or an if: changes (an if:
+ * nothing is known in does not). */
 START_TEST(configurations_share_what_stays)
 {
     static const char job[] = "t:\n  runs-on: x\n  needs: [b]\n  strategy:\n    matrix:\n      os: [linux, mac]\n"
                               "  env:\n    A: fixed\n  steps:\n    - uses: actions/checkout@v4\n"
-                              "    - run: echo ${{ matrix.os }}\n    - run: only linux\n      if: matrix.os == 'linux'\n";
+                              "    - run: echo ${{ matrix.os }}\n    - run: only linux\n      if: matrix.os == 'linux'\n"
+                              "    - run: on a label\n      if: contains(github.event.pull_request.labels.*.name, 'x')\n";
     struct ynode *items;
     struct run r;
 
@@ -299,6 +301,8 @@ START_TEST(configurations_share_what_stays)
     ck_assert_msg(r.rc == 0, "%s", r.messages);
     items = ynode_doc_root(r.doc);
     ck_assert_ptr_eq(at(items, "t-0.steps.0"), at(items, "t-1.steps.0"));
+    /* an if: nothing is known in stays as it is, shared (and proven, for the check) */
+    ck_assert_ptr_eq(at(items, "t-0.steps.3"), at(items, "t-1.steps.2"));
     ck_assert_ptr_eq(at(items, "t-0.env"), at(items, "t-1.env"));
     ck_assert_ptr_eq(at(items, "t-0.strategy.fail-fast"), at(items, "t-1.strategy.fail-fast"));
     ck_assert_ptr_ne(at(items, "t-0.steps"), at(items, "t-1.steps"));
@@ -306,9 +310,9 @@ START_TEST(configurations_share_what_stays)
     ck_assert_ptr_ne(at(items, "t-0.needs"), at(items, "t-1.needs"));
     ck_assert_str_eq(text_at(items, "t-0.steps.1.run"), "echo linux");
     ck_assert_str_eq(text_at(items, "t-1.steps.1.run"), "echo mac");
-    ck_assert_int_eq(ynode_len(at(items, "t-0.steps")), 3);
+    ck_assert_int_eq(ynode_len(at(items, "t-0.steps")), 4);
     ck_assert_ptr_null(at(items, "t-0.steps.2.if"));
-    ck_assert_int_eq(ynode_len(at(items, "t-1.steps")), 2);
+    ck_assert_int_eq(ynode_len(at(items, "t-1.steps")), 3);
     ck_assert_int_eq(dialect_gha.normalize(r.doc, items), 0);
     ck_assert_int_eq(dialect_gha.rewrite(&r.ctx, r.doc, items, shards_of, NULL), 0);
     ck_assert_int_eq(ynode_len(at(items, "t-0.needs")), 2);

@@ -327,6 +327,12 @@ static struct ynode *substitute_step(struct job *j, struct ynode *step, bool *ru
             *runs = false;
             return step;
         }
+        /* Nothing known in it: the step keeps its `if:`, and its proven mark (ynode.h),
+         * so that the rendering's check does not read it again for every configuration. */
+        if (rc == 2 && ynode_scalar_is(cond, residual)) {
+            free(residual);
+            return substitute_fields(j, step, step_fields, false);
+        }
         if (!(out = gha_own_copy(j, step))) {
             free(residual);
             return NULL;
