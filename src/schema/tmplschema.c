@@ -232,8 +232,11 @@ static void token_clear(struct token *tk)
     tk->own = NULL;
 }
 
-/* The literal kind of a YAML scalar as GitHub's YAML reader (YAML 1.2 core) types it. */
-static struct token literal(const struct ynode *n)
+/* The literal kind of a YAML scalar as GitHub's YAML reader (YAML 1.2 core) types it.
+ * Not `typed`: only whether it is null (the rest read as strings), for a key (which is
+ * its text whatever its kind) or a value whose definition takes every string (a boolean
+ * or number is valid there as its text): yscalar_type was a call for every one. */
+static struct token literal(const struct ynode *n, bool typed)
 {
     struct token tk = {TK_STRING, NULL, 0, NULL, false};
 
@@ -245,7 +248,9 @@ static struct token literal(const struct ynode *n)
     }
     tk.text = n->u.scalar.text;
     tk.len = n->u.scalar.len;
-    if (n->style == YNODE_PLAIN) {
+    /* a null is empty or begins with one of these (yscalar_type's first cases) */
+    if (n->style == YNODE_PLAIN &&
+        (typed || !tk.len || tk.text[0] == '~' || tk.text[0] == 'n' || tk.text[0] == 'N')) {
         switch (yscalar_type(tk.text, tk.len)) {
         case YS_NULL:
             tk.kind = TK_NULL;
@@ -558,10 +563,11 @@ static const char *find_open(const char *s, size_t len)
 }
 
 /* parseScalar: a string with `${{ }}` becomes an expression token (several parts: one
- * format() expression), or stays a string when any part has an error (reported). */
-static struct token parse_scalar(struct reader *r, const struct ynode *n, struct tmpl_type t)
+ * format() expression), or stays a string when any part has an error (reported). `typed`: as
+ * literal's. */
+static struct token parse_scalar(struct reader *r, const struct ynode *n, struct tmpl_type t, bool typed)
 {
-    struct token tk = literal(n);
+    struct token tk = literal(n, typed);
     const char *s = tk.text, *open;
     size_t i = 0;
     struct segments seg = {.only_expressions = true};
@@ -680,7 +686,7 @@ static void validate_scalar(struct reader *r, const struct ynode *n, const struc
  * its text, as GitHub's C# reader converts it; null is the empty string). */
 static struct token key_token(struct reader *r, const struct ynode *key, struct tmpl_type t)
 {
-    struct token tk = parse_scalar(r, key, t);
+    struct token tk = parse_scalar(r, key, t, false);
 
     if (tk.kind == TK_NULL) {
         tk.text = "";
@@ -1036,7 +1042,7 @@ static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type 
     char exp[700];
 
     if (ynode_is_scalar(n)) {
-        struct token tk = parse_scalar(r, n, t);
+        struct token tk = parse_scalar(r, n, t, !(t.def->scalars & S_STRING));
 
         if (!tk.failed)
             validate_scalar(r, n, &tk, t);
