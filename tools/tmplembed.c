@@ -99,6 +99,12 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
         put_def(k, s, d->loose_value);
         if (d->n_props)
             printf(", .props = p%d + %zu, .n_props = %zu", k, props, d->n_props);
+        if (d->indexed) {
+            printf(",\n     .indexed = true, .prop_slots = {");
+            for (size_t j = 0; j < TMPL_PROP_SLOTS; j++)
+                printf("%s%u", j ? "," : "", d->prop_slots[j]);
+            printf("}");
+        }
         if (d->n_one_of)
             printf(", .one_of_names = n%d + %zu, .one_of = o%d + %zu, .n_one_of = %zu", k, one_of, k, one_of,
                    d->n_one_of);

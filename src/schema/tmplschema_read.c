@@ -507,6 +507,22 @@ static void check_one_of(struct tmplschema *s, struct tmpl_def *d)
         compile_error(s, d->at, "'%s' refers to two mappings and one sets 'loose-key-type'", d->name);
 }
 
+void tmpl_index_props(struct tmpl_def *d)
+{
+    memset(d->prop_slots, 0, sizeof(d->prop_slots));
+    /* at most three quarters full (a slot holds an index + 1 in a byte) */
+    d->indexed = d->n_props && d->n_props <= TMPL_PROP_SLOTS * 3 / 4;
+    for (size_t p = 0; d->indexed && p < d->n_props; p++) {
+        size_t i = tmpl_prop_slot(d->props[p].name, d->props[p].len);
+
+        /* in order along a probe run: the first of two equal names is found first, as a
+         * scan finds it */
+        while (d->prop_slots[i])
+            i = (i + 1) & (TMPL_PROP_SLOTS - 1);
+        d->prop_slots[i] = (uint8_t)(p + 1);
+    }
+}
+
 static void link_defs(struct tmplschema *s)
 {
     for (size_t i = 0; i < s->n_defs; i++) {
@@ -519,6 +535,7 @@ static void link_defs(struct tmplschema *s)
             compile_error(s, d->at, "'%s' does not define 'item-type'", d->name);
         for (size_t p = 0; p < d->n_props; p++)
             d->props[p].type = resolve(s, d, d->props[p].type_name);
+        tmpl_index_props(d);
         if (d->n_one_of && !(d->one_of = calloc(d->n_one_of, sizeof(*d->one_of)))) {
             compile_error(s, d->at, "out of memory");
             return;
