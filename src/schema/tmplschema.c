@@ -713,22 +713,6 @@ static struct token key_token(struct reader *r, const struct ynode *key, struct 
 
 static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type t);
 
-/* The well-known keys of background steps, which GitHub's parser refuses unless a
- * feature flag (allowBackgroundSteps) is on; and those only background steps have. */
-static bool background_key(const char *k, size_t len, bool only)
-{
-    static const struct {
-        const char *text;
-        size_t len;
-    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}}; /* asked of every key */
-
-    for (size_t i = 0; i < (only ? 3u : 4u); i++) {
-        if (keys[i].len == len && !memcmp(keys[i].text, k, len))
-            return true;
-    }
-    return false;
-}
-
 struct tmpl_mapping {
     struct reader *r;
     struct tmpl_type t;
@@ -803,7 +787,7 @@ static const char *suggest_key(const struct tmpl_mapping *m, const char *key, si
 
     for (size_t i = 0; i < m->n_defs; i++) {
         for (size_t p = 0; p < m->defs[i]->n_props && n + 1 < sizeof(names) / sizeof(names[0]); p++) {
-            if (!background_key(m->defs[i]->props[p].name, m->defs[i]->props[p].len, false))
+            if (!tmpl_background_key(m->defs[i]->props[p].name, m->defs[i]->props[p].len, false))
                 names[n++] = m->defs[i]->props[p].name;
         }
     }
@@ -867,7 +851,7 @@ static bool literal_pair(struct tmpl_mapping *m, const struct ynode *key, const 
     char phrase[SUGGEST_PHRASE_MAX];
 
     if (!m->all_loose && (p = match_property(m, tk->text, tk->len)) != NULL) {
-        if (background_key(tk->text, tk->len, false)) {
+        if (p->background) {
             path_pop(r, old);
             report(r, TMPL_KEY, key, SIZE_MAX, "key '%.*s' is not available: GitHub's parser accepts it only with "
                    "background steps enabled", (int)tk->len, tk->text);
@@ -931,7 +915,7 @@ static void distinguishing_keys(const struct tmpl_mapping *m, struct words *w)
         for (size_t p = 0; p < m->defs[i]->n_props; p++) {
             const struct tmpl_prop *pr = &m->defs[i]->props[p];
 
-            if (pr->required && !background_key(pr->name, pr->len, true)) {
+            if (pr->required && !tmpl_background_key(pr->name, pr->len, true)) {
                 words_add(w, "%s", pr->name);
                 has = true;
             } else if (pr->required) {
@@ -950,7 +934,7 @@ static void distinguishing_keys(const struct tmpl_mapping *m, struct words *w)
 
             for (size_t j = 0; j < m->n_defs; j++)
                 in += tmpl_find_prop(m->defs[j], pr->name, pr->len) != NULL;
-            if (in == 1 && !background_key(pr->name, pr->len, true))
+            if (in == 1 && !tmpl_background_key(pr->name, pr->len, true))
                 words_add(w, "%s", pr->name);
         }
     }
@@ -959,6 +943,8 @@ static void distinguishing_keys(const struct tmpl_mapping *m, struct words *w)
 /* The required keys of the one mapping left that no key named (nor a typo of). */
 static void missing_required(struct tmpl_mapping *m)
 {
+    if (!m->defs[0]->any_required) /* most mappings: no loop over their props */
+        return;
     for (size_t p = 0; p < m->defs[0]->n_props; p++) {
         const struct tmpl_prop *pr = &m->defs[0]->props[p];
 

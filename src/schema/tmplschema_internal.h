@@ -28,6 +28,7 @@ struct tmpl_prop {
     const char *type_name;
     const struct tmpl_def *type;
     bool required;
+    bool background; /* a background step's key (tmpl_background_key) */
 };
 
 struct tmpl_def {
@@ -54,6 +55,7 @@ struct tmpl_def {
 #define TMPL_PROP_SLOTS 64
     uint8_t prop_slots[TMPL_PROP_SLOTS];
     bool indexed;
+    bool any_required; /* a prop is required */
     /* one-of (and allowed-values) */
     const char **one_of_names;
     const struct tmpl_def **one_of;
@@ -116,8 +118,11 @@ extern const struct tmpl_prebuilt tmpl_prebuilt[];
 /* An empty schema named `name`; NULL when out of memory. */
 struct tmplschema *tmpl_schema_new(const char *name);
 
-/* Indexes `d`'s props (tmpl_def.prop_slots), when they are few enough. */
+/* Indexes `d`'s props (tmpl_def.prop_slots), when they are few enough; sets
+ * tmpl_def.any_required and each prop's `background`. */
 void tmpl_index_props(struct tmpl_def *d);
+/* Whether `k` is a well-known key of background steps (`only`: one only they have). */
+bool tmpl_background_key(const char *k, size_t len, bool only);
 /* The definition named `name`, or NULL. */
 const struct tmpl_def *tmpl_find_def(const struct tmplschema *s, const char *name);
 /* Equal in ASCII upper case (GitHub compares context names and constants so). */

@@ -507,9 +507,30 @@ static void check_one_of(struct tmplschema *s, struct tmpl_def *d)
         compile_error(s, d->at, "'%s' refers to two mappings and one sets 'loose-key-type'", d->name);
 }
 
+/* The well-known keys of background steps, which GitHub's parser refuses unless a
+ * feature flag (allowBackgroundSteps) is on; and those only background steps have. */
+bool tmpl_background_key(const char *k, size_t len, bool only)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}}; /* asked of every key */
+
+    for (size_t i = 0; i < (only ? 3u : 4u); i++) {
+        if (keys[i].len == len && !memcmp(keys[i].text, k, len))
+            return true;
+    }
+    return false;
+}
+
 void tmpl_index_props(struct tmpl_def *d)
 {
     memset(d->prop_slots, 0, sizeof(d->prop_slots));
+    d->any_required = false;
+    for (size_t p = 0; p < d->n_props; p++) {
+        d->props[p].background = tmpl_background_key(d->props[p].name, d->props[p].len, false);
+        d->any_required = d->any_required || d->props[p].required;
+    }
     /* at most three quarters full (a slot holds an index + 1 in a byte) */
     d->indexed = d->n_props && d->n_props <= TMPL_PROP_SLOTS * 3 / 4;
     for (size_t p = 0; d->indexed && p < d->n_props; p++) {

@@ -77,14 +77,14 @@ START_TEST(bundled_tables_are_compiled_schema)
                     same_text(def_name(x->item), def_name(y->item)) &&
                     same_text(def_name(x->loose_key), def_name(y->loose_key)) &&
                     same_text(def_name(x->loose_value), def_name(y->loose_value)) && x->n_props == y->n_props &&
-                    x->n_one_of == y->n_one_of && x->indexed == y->indexed &&
+                    x->n_one_of == y->n_one_of && x->indexed == y->indexed && x->any_required == y->any_required &&
                     !memcmp(x->prop_slots, y->prop_slots, sizeof(x->prop_slots));
 
         for (size_t p = 0; same && p < y->n_props; p++)
             same = x->props[p].len == y->props[p].len && !memcmp(x->props[p].name, y->props[p].name, y->props[p].len) &&
                    same_text(x->props[p].type_name, y->props[p].type_name) &&
                    same_text(def_name(x->props[p].type), def_name(y->props[p].type)) &&
-                   x->props[p].required == y->props[p].required;
+                   x->props[p].required == y->props[p].required && x->props[p].background == y->props[p].background;
         for (size_t j = 0; same && j < y->n_one_of; j++)
             same = same_text(x->one_of_names[j], y->one_of_names[j]) &&
                    same_text(def_name(x->one_of[j]), def_name(y->one_of[j]));
@@ -137,7 +137,7 @@ START_TEST(props_found_by_index)
     ck_assert_uint_gt(indexed, 0);
     for (size_t i = 0; i < 60; i++) {
         snprintf(names[i], sizeof(names[i]), "k%zu", i % 50); /* k0..k9 twice */
-        many[i] = (struct tmpl_prop){names[i], strlen(names[i]), NULL, NULL, false};
+        many[i] = (struct tmpl_prop){names[i], strlen(names[i]), NULL, NULL, false, false};
     }
     for (size_t n = 10; n <= 60; n += 50) {
         d.n_props = n;
