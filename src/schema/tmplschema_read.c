@@ -514,7 +514,7 @@ bool tmpl_background_key(const char *k, size_t len, bool only)
     static const struct {
         const char *text;
         size_t len;
-    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}}; /* asked of every key */
+    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}};
 
     for (size_t i = 0; i < (only ? 3u : 4u); i++) {
         if (keys[i].len == len && !memcmp(keys[i].text, k, len))
