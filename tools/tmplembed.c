@@ -52,10 +52,10 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
             put_text(pr->type_name);
             printf(", ");
             put_def(k, s, pr->type);
-            printf(", %s},\n", pr->required ? "true" : "false");
+            printf(", %s, %s},\n", pr->required ? "true" : "false", pr->background ? "true" : "false");
         }
     }
-    printf("    {NULL, 0, NULL, NULL, false}};\n");
+    printf("    {NULL, 0, NULL, NULL, false, false}};\n");
     printf("static const struct tmpl_def *o%d[] = {\n", k);
     for (size_t i = 0; i < s->n_defs; i++) {
         for (size_t j = 0; j < s->defs[i]->n_one_of; j++) {
@@ -99,6 +99,14 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
         put_def(k, s, d->loose_value);
         if (d->n_props)
             printf(", .props = p%d + %zu, .n_props = %zu", k, props, d->n_props);
+        if (d->any_required)
+            printf(", .any_required = true");
+        if (d->indexed) {
+            printf(",\n     .indexed = true, .prop_slots = {");
+            for (size_t j = 0; j < TMPL_PROP_SLOTS; j++)
+                printf("%s%u", j ? "," : "", d->prop_slots[j]);
+            printf("}");
+        }
         if (d->n_one_of)
             printf(", .one_of_names = n%d + %zu, .one_of = o%d + %zu, .n_one_of = %zu", k, one_of, k, one_of,
                    d->n_one_of);

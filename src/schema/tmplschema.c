@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/strhash.h"
 #include "fanout/suggest.h"
 #include "fanout/yscalar.h"
 
@@ -232,8 +231,11 @@ static void token_clear(struct token *tk)
     tk->own = NULL;
 }
 
-/* The literal kind of a YAML scalar as GitHub's YAML reader (YAML 1.2 core) types it. */
-static struct token literal(const struct ynode *n)
+/* The literal kind of a YAML scalar as GitHub's YAML reader (YAML 1.2 core) types it.
+ * Not `typed`: only whether it is null (the rest read as strings), for a key (which is
+ * its text whatever its kind) or a value whose definition takes every string (a boolean
+ * or number is valid there as its text): yscalar_type was a call for every one. */
+static struct token literal(const struct ynode *n, bool typed)
 {
     struct token tk = {TK_STRING, NULL, 0, NULL, false};
 
@@ -245,7 +247,9 @@ static struct token literal(const struct ynode *n)
     }
     tk.text = n->u.scalar.text;
     tk.len = n->u.scalar.len;
-    if (n->style == YNODE_PLAIN) {
+    /* a null is empty or begins with one of these (yscalar_type's first cases) */
+    if (n->style == YNODE_PLAIN &&
+        (typed || !tk.len || tk.text[0] == '~' || tk.text[0] == 'n' || tk.text[0] == 'N')) {
         switch (yscalar_type(tk.text, tk.len)) {
         case YS_NULL:
             tk.kind = TK_NULL;
@@ -367,35 +371,50 @@ static size_t elided(const char *e, size_t len, char *out)
     return n + len - from;
 }
 
-/* The two hashes an expression is known by, of what it is known by and its length:
- * word-at-a-time ones (strhash_pair reads a byte at a time, twice: it was a tenth of the
- * check of SGLang's workflows), the second over the text one byte along, so that its
- * words are others. A short text is hashed from one buffer, "$", it and its length (each
- * strhash_stream_add costs some 90 instructions). */
+/* Mixes `w` into the two hashes (multiply-xorshift ones with other constants: a pair of
+ * texts that collides in one rarely does in the other). */
+static void mix2(uint64_t *a, uint64_t *b, uint64_t w)
+{
+    *a = (*a ^ w) * 0x100000001b3ull;
+    *a ^= *a >> 31;
+    *b = (*b ^ w) * 0x9E3779B97F4A7C15ull;
+    *b ^= *b >> 29;
+}
+
+static uint64_t fmix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+/* The two hashes an expression is known by, of what it is known by (its elided text when
+ * short) and its length: both in one pass a word at a time (two strhash streams, one a
+ * byte along, were some 300 instructions an expression; strhash_pair before them, a
+ * byte at a time twice, a tenth of the check of SGLang's workflows). */
 static void checked_hashes(const char *e, size_t len, uint64_t *h1, uint64_t *h2)
 {
-    struct strhash_stream a, b;
-    char buf[1 + ELIDED_MAX + sizeof(uint64_t)];
-    uint64_t full = len;
+    char buf[ELIDED_MAX];
+    const char *p = e;
+    size_t n = len;
+    uint64_t a = 0xcbf29ce484222325ull ^ len, b = 0x243F6A8885A308D3ull ^ len, w;
 
-    strhash_stream_init(&a);
-    strhash_stream_init(&b);
     if (len <= ELIDED_MAX) {
-        size_t n = elided(e, len, buf + 1);
-
-        buf[0] = '$';
-        memcpy(buf + 1 + n, &full, sizeof(full));
-        strhash_stream_add(&a, buf + 1, n + sizeof(full));
-        strhash_stream_add(&b, buf, 1 + n + sizeof(full));
-    } else {
-        strhash_stream_add(&a, e, len);
-        strhash_stream_add(&a, &full, sizeof(full));
-        strhash_stream_add(&b, "$", 1);
-        strhash_stream_add(&b, e, len);
-        strhash_stream_add(&b, &full, sizeof(full));
+        n = elided(e, len, buf);
+        p = buf;
     }
-    *h1 = strhash_stream_digest(&a);
-    *h2 = strhash_stream_digest(&b);
+    mix2(&a, &b, n);
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        mix2(&a, &b, w);
+    }
+    w = 0;
+    memcpy(&w, p, n);
+    mix2(&a, &b, w);
+    *h1 = fmix(a);
+    *h2 = fmix(b);
 }
 
 /* Whether expression `e` was found valid with context set `set` before; *out is its
@@ -558,10 +577,11 @@ static const char *find_open(const char *s, size_t len)
 }
 
 /* parseScalar: a string with `${{ }}` becomes an expression token (several parts: one
- * format() expression), or stays a string when any part has an error (reported). */
-static struct token parse_scalar(struct reader *r, const struct ynode *n, struct tmpl_type t)
+ * format() expression), or stays a string when any part has an error (reported). `typed`: as
+ * literal's. */
+static struct token parse_scalar(struct reader *r, const struct ynode *n, struct tmpl_type t, bool typed)
 {
-    struct token tk = literal(n);
+    struct token tk = literal(n, typed);
     const char *s = tk.text, *open;
     size_t i = 0;
     struct segments seg = {.only_expressions = true};
@@ -680,7 +700,7 @@ static void validate_scalar(struct reader *r, const struct ynode *n, const struc
  * its text, as GitHub's C# reader converts it; null is the empty string). */
 static struct token key_token(struct reader *r, const struct ynode *key, struct tmpl_type t)
 {
-    struct token tk = parse_scalar(r, key, t);
+    struct token tk = parse_scalar(r, key, t, false);
 
     if (tk.kind == TK_NULL) {
         tk.text = "";
@@ -692,22 +712,6 @@ static struct token key_token(struct reader *r, const struct ynode *key, struct 
 }
 
 static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type t);
-
-/* The well-known keys of background steps, which GitHub's parser refuses unless a
- * feature flag (allowBackgroundSteps) is on; and those only background steps have. */
-static bool background_key(const char *k, size_t len, bool only)
-{
-    static const struct {
-        const char *text;
-        size_t len;
-    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}}; /* asked of every key */
-
-    for (size_t i = 0; i < (only ? 3u : 4u); i++) {
-        if (keys[i].len == len && !memcmp(keys[i].text, k, len))
-            return true;
-    }
-    return false;
-}
 
 struct tmpl_mapping {
     struct reader *r;
@@ -783,7 +787,7 @@ static const char *suggest_key(const struct tmpl_mapping *m, const char *key, si
 
     for (size_t i = 0; i < m->n_defs; i++) {
         for (size_t p = 0; p < m->defs[i]->n_props && n + 1 < sizeof(names) / sizeof(names[0]); p++) {
-            if (!background_key(m->defs[i]->props[p].name, m->defs[i]->props[p].len, false))
+            if (!tmpl_background_key(m->defs[i]->props[p].name, m->defs[i]->props[p].len, false))
                 names[n++] = m->defs[i]->props[p].name;
         }
     }
@@ -847,7 +851,7 @@ static bool literal_pair(struct tmpl_mapping *m, const struct ynode *key, const 
     char phrase[SUGGEST_PHRASE_MAX];
 
     if (!m->all_loose && (p = match_property(m, tk->text, tk->len)) != NULL) {
-        if (background_key(tk->text, tk->len, false)) {
+        if (p->background) {
             path_pop(r, old);
             report(r, TMPL_KEY, key, SIZE_MAX, "key '%.*s' is not available: GitHub's parser accepts it only with "
                    "background steps enabled", (int)tk->len, tk->text);
@@ -911,7 +915,7 @@ static void distinguishing_keys(const struct tmpl_mapping *m, struct words *w)
         for (size_t p = 0; p < m->defs[i]->n_props; p++) {
             const struct tmpl_prop *pr = &m->defs[i]->props[p];
 
-            if (pr->required && !background_key(pr->name, pr->len, true)) {
+            if (pr->required && !tmpl_background_key(pr->name, pr->len, true)) {
                 words_add(w, "%s", pr->name);
                 has = true;
             } else if (pr->required) {
@@ -930,7 +934,7 @@ static void distinguishing_keys(const struct tmpl_mapping *m, struct words *w)
 
             for (size_t j = 0; j < m->n_defs; j++)
                 in += tmpl_find_prop(m->defs[j], pr->name, pr->len) != NULL;
-            if (in == 1 && !background_key(pr->name, pr->len, true))
+            if (in == 1 && !tmpl_background_key(pr->name, pr->len, true))
                 words_add(w, "%s", pr->name);
         }
     }
@@ -939,6 +943,8 @@ static void distinguishing_keys(const struct tmpl_mapping *m, struct words *w)
 /* The required keys of the one mapping left that no key named (nor a typo of). */
 static void missing_required(struct tmpl_mapping *m)
 {
+    if (!m->defs[0]->any_required) /* most mappings: no loop over their props */
+        return;
     for (size_t p = 0; p < m->defs[0]->n_props; p++) {
         const struct tmpl_prop *pr = &m->defs[0]->props[p];
 
@@ -1036,7 +1042,7 @@ static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type 
     char exp[700];
 
     if (ynode_is_scalar(n)) {
-        struct token tk = parse_scalar(r, n, t);
+        struct token tk = parse_scalar(r, n, t, !(t.def->scalars & S_STRING));
 
         if (!tk.failed)
             validate_scalar(r, n, &tk, t);

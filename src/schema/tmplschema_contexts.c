@@ -43,6 +43,15 @@ size_t tmpl_defs_of_kind(const struct tmpl_def *d, enum def_kind kind, const str
 
 const struct tmpl_prop *tmpl_find_prop(const struct tmpl_def *d, const char *key, size_t len)
 {
+    if (d->indexed) {
+        for (size_t i = tmpl_prop_slot(key, len); d->prop_slots[i]; i = (i + 1) & (TMPL_PROP_SLOTS - 1)) {
+            const struct tmpl_prop *p = &d->props[d->prop_slots[i] - 1];
+
+            if (p->len == len && !memcmp(p->name, key, len))
+                return p;
+        }
+        return NULL;
+    }
     for (size_t i = 0; i < d->n_props; i++) {
         /* the first byte before a memcmp call: most names of one length differ in it */
         if (d->props[i].len == len && (!len || d->props[i].name[0] == key[0]) && !memcmp(d->props[i].name, key, len))

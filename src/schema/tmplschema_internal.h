@@ -28,6 +28,7 @@ struct tmpl_prop {
     const char *type_name;
     const struct tmpl_def *type;
     bool required;
+    bool background; /* a background step's key (tmpl_background_key) */
 };
 
 struct tmpl_def {
@@ -47,6 +48,14 @@ struct tmpl_def {
     const struct tmpl_def *item, *loose_key, *loose_value;
     struct tmpl_prop *props;
     size_t n_props;
+    /* props indexed (tmpl_index_props): each slot 0 or a prop's index + 1, at
+     * tmpl_prop_slot of its name or the next free slot; unused when not `indexed` (too
+     * many props). A scan of the props was most of a pair's check (6,783 lookups in
+     * SGLang's workflows, a step's key asked of each of a step's six kinds). */
+#define TMPL_PROP_SLOTS 64
+    uint8_t prop_slots[TMPL_PROP_SLOTS];
+    bool indexed;
+    bool any_required; /* a prop is required */
     /* one-of (and allowed-values) */
     const char **one_of_names;
     const struct tmpl_def **one_of;
@@ -109,10 +118,24 @@ extern const struct tmpl_prebuilt tmpl_prebuilt[];
 /* An empty schema named `name`; NULL when out of memory. */
 struct tmplschema *tmpl_schema_new(const char *name);
 
+/* Indexes `d`'s props (tmpl_def.prop_slots), when they are few enough; sets
+ * tmpl_def.any_required and each prop's `background`. */
+void tmpl_index_props(struct tmpl_def *d);
+/* Whether `k` is a well-known key of background steps (`only`: one only they have). */
+bool tmpl_background_key(const char *k, size_t len, bool only);
 /* The definition named `name`, or NULL. */
 const struct tmpl_def *tmpl_find_def(const struct tmplschema *s, const char *name);
 /* Equal in ASCII upper case (GitHub compares context names and constants so). */
 bool tmpl_same_upper(const char *a, const char *b);
+
+/* The home slot of a name: its length and first and last bytes tell a definition's
+ * names apart nearly always. */
+static inline size_t tmpl_prop_slot(const char *key, size_t len)
+{
+    if (!len)
+        return 0;
+    return (len * 31u ^ (unsigned char)key[0] * 7u ^ (unsigned char)key[len - 1]) & (TMPL_PROP_SLOTS - 1);
+}
 
 /* ---- tmplschema_contexts.c ---- */
 

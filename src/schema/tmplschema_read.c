@@ -507,6 +507,43 @@ static void check_one_of(struct tmplschema *s, struct tmpl_def *d)
         compile_error(s, d->at, "'%s' refers to two mappings and one sets 'loose-key-type'", d->name);
 }
 
+/* The well-known keys of background steps, which GitHub's parser refuses unless a
+ * feature flag (allowBackgroundSteps) is on; and those only background steps have. */
+bool tmpl_background_key(const char *k, size_t len, bool only)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+    } keys[] = {{"wait", 4}, {"wait-all", 8}, {"cancel", 6}, {"background", 10}};
+
+    for (size_t i = 0; i < (only ? 3u : 4u); i++) {
+        if (keys[i].len == len && !memcmp(keys[i].text, k, len))
+            return true;
+    }
+    return false;
+}
+
+void tmpl_index_props(struct tmpl_def *d)
+{
+    memset(d->prop_slots, 0, sizeof(d->prop_slots));
+    d->any_required = false;
+    for (size_t p = 0; p < d->n_props; p++) {
+        d->props[p].background = tmpl_background_key(d->props[p].name, d->props[p].len, false);
+        d->any_required = d->any_required || d->props[p].required;
+    }
+    /* at most three quarters full (a slot holds an index + 1 in a byte) */
+    d->indexed = d->n_props && d->n_props <= TMPL_PROP_SLOTS * 3 / 4;
+    for (size_t p = 0; d->indexed && p < d->n_props; p++) {
+        size_t i = tmpl_prop_slot(d->props[p].name, d->props[p].len);
+
+        /* in order along a probe run: the first of two equal names is found first, as a
+         * scan finds it */
+        while (d->prop_slots[i])
+            i = (i + 1) & (TMPL_PROP_SLOTS - 1);
+        d->prop_slots[i] = (uint8_t)(p + 1);
+    }
+}
+
 static void link_defs(struct tmplschema *s)
 {
     for (size_t i = 0; i < s->n_defs; i++) {
@@ -519,6 +556,7 @@ static void link_defs(struct tmplschema *s)
             compile_error(s, d->at, "'%s' does not define 'item-type'", d->name);
         for (size_t p = 0; p < d->n_props; p++)
             d->props[p].type = resolve(s, d, d->props[p].type_name);
+        tmpl_index_props(d);
         if (d->n_one_of && !(d->one_of = calloc(d->n_one_of, sizeof(*d->one_of)))) {
             compile_error(s, d->at, "out of memory");
             return;

@@ -77,13 +77,14 @@ START_TEST(bundled_tables_are_compiled_schema)
                     same_text(def_name(x->item), def_name(y->item)) &&
                     same_text(def_name(x->loose_key), def_name(y->loose_key)) &&
                     same_text(def_name(x->loose_value), def_name(y->loose_value)) && x->n_props == y->n_props &&
-                    x->n_one_of == y->n_one_of;
+                    x->n_one_of == y->n_one_of && x->indexed == y->indexed && x->any_required == y->any_required &&
+                    !memcmp(x->prop_slots, y->prop_slots, sizeof(x->prop_slots));
 
         for (size_t p = 0; same && p < y->n_props; p++)
             same = x->props[p].len == y->props[p].len && !memcmp(x->props[p].name, y->props[p].name, y->props[p].len) &&
                    same_text(x->props[p].type_name, y->props[p].type_name) &&
                    same_text(def_name(x->props[p].type), def_name(y->props[p].type)) &&
-                   x->props[p].required == y->props[p].required;
+                   x->props[p].required == y->props[p].required && x->props[p].background == y->props[p].background;
         for (size_t j = 0; same && j < y->n_one_of; j++)
             same = same_text(x->one_of_names[j], y->one_of_names[j]) &&
                    same_text(def_name(x->one_of[j]), def_name(y->one_of[j]));
@@ -92,6 +93,67 @@ START_TEST(bundled_tables_are_compiled_schema)
     }
     tmplschema_free(s);
     diag_destroy(d);
+}
+END_TEST
+
+/* The property a scan of d's props finds first, or NULL: what the index must find. */
+static const struct tmpl_prop *scan_prop(const struct tmpl_def *d, const char *key, size_t len)
+{
+    for (size_t i = 0; i < d->n_props; i++) {
+        if (d->props[i].len == len && !memcmp(d->props[i].name, key, len))
+            return &d->props[i];
+    }
+    return NULL;
+}
+
+/* tmpl_find_prop by the index finds what a scan of the props finds: every bundled
+ * property, nothing for a name in other case or cut short; the first of two equal
+ * names; with too many props to index, by the scan. */
+START_TEST(props_found_by_index)
+{
+    const struct tmplschema *b = workflow_schema();
+    struct tmpl_prop many[60];
+    struct tmpl_def d = {.name = "t", .kind = D_MAPPING, .props = many};
+    char names[60][8];
+    size_t indexed = 0;
+
+    for (size_t i = 0; i < b->n_defs; i++) {
+        const struct tmpl_def *x = b->defs[i];
+
+        indexed += x->indexed;
+        for (size_t p = 0; p < x->n_props; p++) {
+            char other[128];
+            size_t len = x->props[p].len;
+
+            ck_assert_ptr_eq(tmpl_find_prop(x, x->props[p].name, len), scan_prop(x, x->props[p].name, len));
+            ck_assert_uint_lt(len, sizeof(other));
+            memcpy(other, x->props[p].name, len);
+            other[0] = other[0] >= 'a' && other[0] <= 'z' ? (char)(other[0] - 32) : other[0];
+            ck_assert_ptr_eq(tmpl_find_prop(x, other, len), scan_prop(x, other, len));
+            ck_assert_ptr_eq(tmpl_find_prop(x, x->props[p].name, len - 1), scan_prop(x, x->props[p].name, len - 1));
+        }
+        ck_assert_ptr_null(tmpl_find_prop(x, "no-such-key", 11));
+    }
+    ck_assert_uint_gt(indexed, 0);
+    for (size_t i = 0; i < 60; i++) {
+        snprintf(names[i], sizeof(names[i]), "k%zu", i % 50); /* k0..k9 twice */
+        many[i] = (struct tmpl_prop){names[i], strlen(names[i]), NULL, NULL, false, false};
+    }
+    for (size_t n = 10; n <= 60; n += 50) {
+        d.n_props = n;
+        tmpl_index_props(&d);
+        ck_assert(d.indexed == (n == 10));
+        for (size_t i = 0; i < n; i++)
+            ck_assert_ptr_eq(tmpl_find_prop(&d, names[i], strlen(names[i])), &many[i % 50]);
+        ck_assert_ptr_null(tmpl_find_prop(&d, "k", 1));
+    }
+    /* two equal names, both indexed: the first is found */
+    snprintf(names[9], sizeof(names[9]), "k3");
+    many[9].len = 2;
+    d.n_props = 10;
+    tmpl_index_props(&d);
+    ck_assert(d.indexed);
+    ck_assert_ptr_eq(tmpl_find_prop(&d, "k3", 2), &many[3]);
 }
 END_TEST
 
@@ -659,6 +721,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, streaming);
     tcase_add_test(tc, keys_without_regard_to_case);
     tcase_add_test(tc, proofs);
+    tcase_add_test(tc, props_found_by_index);
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, keyset_copies);
     suite_add_tcase(s, tc);
