@@ -229,6 +229,7 @@ struct expr {
     struct expr_node *root;
     struct expr_held *held;
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
+    bool has_placed;    /* calls a function past EF_CASE, which a place must allow */
     unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
     unsigned contexts;  /* the contexts it names: bit i for expr_parse.c's contexts[i] */
     unsigned max_depth; /* the parser's deepest level in it (EXPR_MAX_DEPTH at most) */

@@ -796,6 +796,8 @@ static struct expr_node *call(struct parser *p, bool *postfix)
             node->fn = (uint8_t)fn;
             if (expr_fn_is_status((unsigned)fn))
                 p->e->has_status = true;
+            if (fn > EF_CASE)
+                p->e->has_placed = true;
         }
     }
 done:
@@ -1063,25 +1065,34 @@ struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
     return e;
 }
 
-/* Whether the parser given `names` would take the tree expr_parse made: each context
- * one `names` allows, each function past the built-in ones too, with its argument
- * count in the place's range (call() checks the same while it parses). */
-static bool allowed(const struct expr_node *n, const struct expr_names *names)
+/* Whether each function past the built-in ones in the tree is one `names` allows, with
+ * its argument count in the place's range (call() checks the same while it parses). */
+static bool functions_allowed(const struct expr_node *n, const struct expr_names *names)
 {
     unsigned min, max;
 
-    if (!n || n->kind == EN_LIT)
+    if (!n || n->kind == EN_LIT || n->kind == EN_CTX)
         return true;
-    if (n->kind == EN_CTX)
-        return names_context(names, n->u.name);
     if (n->kind == EN_CALL && n->fn > EF_CASE &&
         (!names_function(names, expr_fns[n->fn].name, &min, &max) || n->n < min || n->n > max))
         return false;
     for (uint32_t i = 0; i < n->n; i++) {
-        if (!allowed(n->u.kids[i], names))
+        if (!functions_allowed(n->u.kids[i], names))
             return false;
     }
     return true;
+}
+
+/* Whether the parser given `names` would take the tree expr_parse made: each context it
+ * names (its `contexts` bits: one look-up a context, not one a node and name; walking
+ * the tree was half of a place's check) and each function it calls. */
+static bool allowed(const struct expr *e, const struct expr_names *names)
+{
+    for (size_t c = 0; c < sizeof(contexts) / sizeof(contexts[0]); c++) {
+        if ((e->contexts >> c & 1) && !names_context(names, contexts[c]))
+            return false;
+    }
+    return !e->has_placed || functions_allowed(e->root, names);
 }
 
 /* A place's parse: the shared tree of expr_parse when `names` allows all it names (the
@@ -1093,7 +1104,7 @@ static struct expr *parse_named(const char *text, size_t len, const struct expr_
     struct expr *e = expr_parse(text, len, NULL);
 
     *not_here = false;
-    if (e && allowed(e->root, names))
+    if (e && allowed(e, names))
         return e;
     expr_free(e);
     return parse(text, len, names, not_here, err);
