@@ -24,10 +24,12 @@ const struct expr_fn_info expr_fns[] = {
     [EF_FAILURE] = {"failure", 0, 0},
 };
 
-/* Every context GitHub defines; any other name is an error there, and here. */
-static const char *const contexts[] = {"github", "env",      "vars",   "job",
-                                       "jobs",   "steps",    "runner", "secrets",
-                                       "strategy", "matrix", "needs",  "inputs"};
+/* Every context GitHub defines; any other name is an error there, and here. Rows of a
+ * fixed size, NUL-padded: find_context compares a whole row at once. */
+#define CONTEXT_ROW 9
+static const char contexts[][CONTEXT_ROW] = {"github", "env",      "vars",   "job",
+                                             "jobs",   "steps",    "runner", "secrets",
+                                             "strategy", "matrix", "needs",  "inputs"};
 
 int expr_fail(struct expr_error *err, size_t offset, const char *fmt, ...)
 {
@@ -81,27 +83,19 @@ struct expr_chunk {
  * instructions a malloc when a parse's trees are kept. */
 #define EXPR_CHUNK (1000 - sizeof(struct expr_chunk))
 
-void *expr_arena_alloc(struct expr_arena *a, size_t size)
+void *expr_arena_grow(struct expr_arena *a, size_t size)
 {
-    void *p;
+    size_t want = a->chunk ? a->chunk : EXPR_CHUNK, cap = size > want ? size : want;
+    struct expr_chunk *c = malloc(sizeof(*c) + cap);
 
-    size = (size + 15) & ~(size_t)15;
-    if (size > a->left) {
-        size_t want = a->chunk ? a->chunk : EXPR_CHUNK, cap = size > want ? size : want;
-        struct expr_chunk *c = malloc(sizeof(*c) + cap);
-
-        if (!c)
-            return NULL;
-        a->chunk = 2 * cap < EXPR_CHUNK ? 2 * cap : EXPR_CHUNK;
-        c->next = a->chunks;
-        a->chunks = c;
-        a->p = (char *)c->data;
-        a->left = cap;
-    }
-    p = a->p;
-    a->p += size;
-    a->left -= size;
-    return p;
+    if (!c)
+        return NULL;
+    a->chunk = 2 * cap < EXPR_CHUNK ? 2 * cap : EXPR_CHUNK;
+    c->next = a->chunks;
+    a->chunks = c;
+    a->p = (char *)c->data + size;
+    a->left = cap - size;
+    return c->data;
 }
 
 void expr_arena_free(struct expr_arena *a)
@@ -191,19 +185,26 @@ static int previous_type(const struct lexer *l)
     return l->n ? l->t[l->n - 1].type : T_EOF;
 }
 
-static int add(struct lexer *l, int type, size_t start, double num)
+/* Room for twice the tokens. 0, or -1 when out of memory. */
+static __attribute__((noinline)) int grow(struct lexer *l, size_t start)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap * 2;
-        struct token *t = realloc(l->t == l->inline_t ? NULL : l->t, cap * sizeof(*t));
+    size_t cap = l->cap * 2;
+    struct token *t = realloc(l->t == l->inline_t ? NULL : l->t, cap * sizeof(*t));
 
-        if (!t)
-            return expr_fail(l->err, start, "out of memory");
-        if (l->t == l->inline_t)
-            memcpy(t, l->inline_t, sizeof(l->inline_t));
-        l->t = t;
-        l->cap = cap;
-    }
+    if (!t)
+        return expr_fail(l->err, start, "out of memory");
+    if (l->t == l->inline_t)
+        memcpy(t, l->inline_t, sizeof(l->inline_t));
+    l->t = t;
+    l->cap = cap;
+    return 0;
+}
+
+/* Inline, its rare growth apart: a call a token was a tenth of the lexer. */
+static inline int add(struct lexer *l, int type, size_t start, double num)
+{
+    if (l->n == l->cap && grow(l, start) != 0)
+        return -1;
     l->t[l->n++] = (struct token){(uint8_t)type, start, l->i, num};
     return 0;
 }
@@ -228,11 +229,21 @@ static int lex_number(struct lexer *l, size_t start)
     return add(l, T_NUMBER, start, d);
 }
 
-/* A character an identifier may hold past its first (letters, digits, `_`, `-`). */
-static bool is_word_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
+/* The characters an identifier may hold past its first (letters, digits, `_`, `-`): a
+ * table, one load a character. */
+static const bool word_char[256] = {
+    ['-'] = true, ['_'] = true, ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true,
+    ['4'] = true, ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true,
+    ['A'] = true, ['B'] = true, ['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true,
+    ['G'] = true, ['H'] = true, ['I'] = true, ['J'] = true, ['K'] = true, ['L'] = true,
+    ['M'] = true, ['N'] = true, ['O'] = true, ['P'] = true, ['Q'] = true, ['R'] = true,
+    ['S'] = true, ['T'] = true, ['U'] = true, ['V'] = true, ['W'] = true, ['X'] = true,
+    ['Y'] = true, ['Z'] = true, ['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true,
+    ['e'] = true, ['f'] = true, ['g'] = true, ['h'] = true, ['i'] = true, ['j'] = true,
+    ['k'] = true, ['l'] = true, ['m'] = true, ['n'] = true, ['o'] = true, ['p'] = true,
+    ['q'] = true, ['r'] = true, ['s'] = true, ['t'] = true, ['u'] = true, ['v'] = true,
+    ['w'] = true, ['x'] = true, ['y'] = true, ['z'] = true,
+};
 
 static bool word_is(const char *s, size_t len, const char *w)
 {
@@ -248,7 +259,7 @@ static int lex_identifier(struct lexer *l, size_t start)
     bool legal = (*w >= 'a' && *w <= 'z') || (*w >= 'A' && *w <= 'Z') || *w == '_';
 
     /* the word runs to a boundary; legal when all it holds is a name's */
-    while (l->i < l->len && is_word_char(l->s[l->i]))
+    while (l->i < l->len && word_char[(unsigned char)l->s[l->i]])
         l->i++;
     if (l->i < l->len && !is_boundary(l->s, l->len, l->i)) {
         legal = false;
@@ -667,16 +678,14 @@ static int find_function(const char *s, size_t len)
 
 static const char *find_context(const char *s, size_t len)
 {
+    char low[CONTEXT_ROW] = {0};
+
+    if (len >= CONTEXT_ROW)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        low[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
     for (size_t c = 0; c < sizeof(contexts) / sizeof(contexts[0]); c++) {
-        size_t i;
-
-        for (i = 0; i < len && contexts[c][i]; i++) {
-            char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
-
-            if (a != contexts[c][i])
-                break;
-        }
-        if (i == len && !contexts[c][len])
+        if (contexts[c][0] == low[0] && memcmp(contexts[c], low, CONTEXT_ROW) == 0)
             return contexts[c];
     }
     return NULL;
