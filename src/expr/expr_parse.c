@@ -814,11 +814,34 @@ done:
     return node;
 }
 
+/* Property names met before, shared (a string value is never changed): a workflow names
+ * the same few (`event_name`, `os`) in most of its expressions, and a value of its own
+ * for each was a sixth of a parse. Direct-mapped, names of at most NAME_MAX_LEN bytes:
+ * the memory held stays bounded. One table a thread, as expr_parse's trees. */
+#define NAME_SLOTS 256
+#define NAME_MAX_LEN 32
+
+static _Thread_local struct expr_value **names_met; /* on the heap at the first name */
+
+static struct expr_value *name_value(const char *s, size_t len)
+{
+    struct expr_value **slot, *v;
+
+    if (len > NAME_MAX_LEN || (!names_met && !(names_met = calloc(NAME_SLOTS, sizeof(*names_met)))))
+        return expr_string(s, len);
+    slot = &names_met[(len * 31 + (unsigned char)s[0] * 7 + (unsigned char)s[len - 1]) & (NAME_SLOTS - 1)];
+    if (*slot && (*slot)->u.str.len == len && memcmp((*slot)->u.str.s, s, len) == 0)
+        return expr_ref(*slot);
+    if ((v = expr_string(s, len))) {
+        expr_unref(*slot);
+        *slot = expr_ref(v);
+    }
+    return v;
+}
+
 static struct expr_node *property(struct parser *p, const struct token *t)
 {
-    struct expr_value *v = expr_string(p->s + t->start, t->end - t->start);
-
-    return literal(p, v, t->start);
+    return literal(p, name_value(p->s + t->start, t->end - t->start), t->start);
 }
 
 static struct expr_node *index_access(struct parser *p)
