@@ -599,6 +599,32 @@ static struct expr_node *from_list(struct parser *p, int kind, size_t pos, struc
 static struct expr_node *expression(struct parser *p);
 static struct expr_node *unary(struct parser *p);
 
+/* Property names and string literals met before, shared (a string value is never
+ * changed): a workflow names the same few (`event_name`, `os`, 'push') in most of its
+ * expressions, and a value of its own for each was a sixth of a parse. Direct-mapped,
+ * texts of 1 to NAME_MAX_LEN bytes: the memory held stays bounded. One table a thread,
+ * as expr_parse's trees. */
+#define NAME_SLOTS 256
+#define NAME_MAX_LEN 32
+
+static _Thread_local struct expr_value **names_met; /* on the heap at the first name */
+
+static struct expr_value *name_value(const char *s, size_t len)
+{
+    struct expr_value **slot, *v;
+
+    if (len == 0 || len > NAME_MAX_LEN || (!names_met && !(names_met = calloc(NAME_SLOTS, sizeof(*names_met)))))
+        return expr_string(s, len);
+    slot = &names_met[(len * 31 + (unsigned char)s[0] * 7 + (unsigned char)s[len - 1]) & (NAME_SLOTS - 1)];
+    if (*slot && (*slot)->u.str.len == len && memcmp((*slot)->u.str.s, s, len) == 0)
+        return expr_ref(*slot);
+    if ((v = expr_string(s, len))) {
+        expr_unref(*slot);
+        *slot = expr_ref(v);
+    }
+    return v;
+}
+
 static struct expr_node *string_literal(struct parser *p, const struct token *t)
 {
     const char *s = p->s + t->start + 1;
@@ -607,7 +633,7 @@ static struct expr_node *string_literal(struct parser *p, const struct token *t)
     struct expr_value *v;
 
     if (!memchr(s, '\'', len)) /* no '' to unescape */
-        return literal(p, expr_string(s, len), t->start);
+        return literal(p, name_value(s, len), t->start);
     if (!(text = malloc(len + 1)))
         return no_memory(p);
     for (size_t i = 0; i < len; i++) {
@@ -812,31 +838,6 @@ static struct expr_node *call(struct parser *p, bool *postfix)
 done:
     list_free(&args);
     return node;
-}
-
-/* Property names met before, shared (a string value is never changed): a workflow names
- * the same few (`event_name`, `os`) in most of its expressions, and a value of its own
- * for each was a sixth of a parse. Direct-mapped, names of at most NAME_MAX_LEN bytes:
- * the memory held stays bounded. One table a thread, as expr_parse's trees. */
-#define NAME_SLOTS 256
-#define NAME_MAX_LEN 32
-
-static _Thread_local struct expr_value **names_met; /* on the heap at the first name */
-
-static struct expr_value *name_value(const char *s, size_t len)
-{
-    struct expr_value **slot, *v;
-
-    if (len > NAME_MAX_LEN || (!names_met && !(names_met = calloc(NAME_SLOTS, sizeof(*names_met)))))
-        return expr_string(s, len);
-    slot = &names_met[(len * 31 + (unsigned char)s[0] * 7 + (unsigned char)s[len - 1]) & (NAME_SLOTS - 1)];
-    if (*slot && (*slot)->u.str.len == len && memcmp((*slot)->u.str.s, s, len) == 0)
-        return expr_ref(*slot);
-    if ((v = expr_string(s, len))) {
-        expr_unref(*slot);
-        *slot = expr_ref(v);
-    }
-    return v;
 }
 
 static struct expr_node *property(struct parser *p, const struct token *t)
