@@ -908,26 +908,33 @@ static struct expr_node *unary(struct parser *p)
     return node;
 }
 
-/* A left-to-right run of binary operators of one precedence level. */
-static struct expr_node *chain(struct parser *p, bool equality)
+/* The operator of a chain's level at the next token (EOP_EQ ...), or -1. */
+static int chain_op(const struct parser *p, bool equality)
 {
-    struct expr_node *first = equality ? chain(p, false) : unary(p), *node = first;
-    struct list l;
+    int type = at_end(p) ? T_EOF : peek(p)->type;
 
-    if (!first)
-        return NULL;
+    if (equality && (type == T_EQ || type == T_NE))
+        return type == T_EQ ? EOP_EQ : EOP_NE;
+    if (!equality && (type == T_GT || type == T_GE || type == T_LT || type == T_LE))
+        return type == T_GT ? EOP_GT : type == T_GE ? EOP_GE : type == T_LT ? EOP_LT : EOP_LE;
+    return -1;
+}
+
+static struct expr_node *chain(struct parser *p, bool equality);
+
+/* The run after `first`, an operator of its level next: apart from chain, whose operands
+ * mostly stand alone (the list's frame, set up for each, was a tenth of a parse). */
+static __attribute__((noinline)) struct expr_node *chain_run(struct parser *p, bool equality,
+                                                            struct expr_node *first)
+{
+    struct expr_node *node = first;
+    struct list l;
+    int op;
+
     list_init(&l);
-    for (;;) {
-        int type = at_end(p) ? T_EOF : peek(p)->type;
-        enum expr_op op;
+    while ((op = chain_op(p, equality)) >= 0) {
         struct expr_node *right;
 
-        if (equality && (type == T_EQ || type == T_NE))
-            op = type == T_EQ ? EOP_EQ : EOP_NE;
-        else if (!equality && (type == T_GT || type == T_GE || type == T_LT || type == T_LE))
-            op = type == T_GT ? EOP_GT : type == T_GE ? EOP_GE : type == T_LT ? EOP_LT : EOP_LE;
-        else
-            break;
         p->pos++;
         if (l.n == 0 && list_add(&l, first, 0) != 0)
             goto oom;
@@ -939,8 +946,7 @@ static struct expr_node *chain(struct parser *p, bool equality)
         if (list_add(&l, right, (uint8_t)op) != 0)
             goto oom;
     }
-    if (l.n)
-        node = from_list(p, EN_CHAIN, first->pos, &l);
+    node = from_list(p, EN_CHAIN, first->pos, &l);
 done:
     list_free(&l);
     return node;
@@ -949,20 +955,29 @@ oom:
     return no_memory(p);
 }
 
-/* a && b && ... (and) or a || b || ... (or); the package raises the depth once for the
- * run, while it parses the operands after the first. */
-static struct expr_node *logical(struct parser *p, bool or)
+/* A left-to-right run of binary operators of one precedence level. */
+static struct expr_node *chain(struct parser *p, bool equality)
 {
-    struct expr_node *first = or ? logical(p, false) : chain(p, true), *node;
+    struct expr_node *first = equality ? chain(p, false) : unary(p);
+
+    if (!first || chain_op(p, equality) < 0)
+        return first;
+    return chain_run(p, equality, first);
+}
+
+static struct expr_node *logical(struct parser *p, bool or);
+
+/* The run after `first`, its operator next: apart from logical, as chain_run is. */
+static __attribute__((noinline)) struct expr_node *logical_run(struct parser *p, bool or,
+                                                              struct expr_node *first)
+{
     int type = or ? T_OR : T_AND;
+    struct expr_node *node = first;
     struct list l;
 
-    if (!first || !check(p, type))
-        return first;
     list_init(&l);
     if (!incr_depth(p))
         return NULL;
-    node = first;
     if (list_add(&l, first, 0) != 0)
         goto oom;
     while (match(p, type)) {
@@ -983,6 +998,17 @@ done:
 oom:
     list_free(&l);
     return no_memory(p);
+}
+
+/* a && b && ... (and) or a || b || ... (or); the package raises the depth once for the
+ * run, while it parses the operands after the first. */
+static struct expr_node *logical(struct parser *p, bool or)
+{
+    struct expr_node *first = or ? logical(p, false) : chain(p, true);
+
+    if (!first || !check(p, or ? T_OR : T_AND))
+        return first;
+    return logical_run(p, or, first);
 }
 
 static struct expr_node *expression(struct parser *p)
