@@ -689,6 +689,8 @@ static int find_function(const char *s, size_t len)
         const char *name = expr_fns[f].name;
         size_t i;
 
+        if ((s[0] | 0x20) != (name[0] | 0x20)) /* a name's first letter, in either case */
+            continue;
         for (i = 0; i < len && name[i]; i++) {
             char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
             char b = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
