@@ -244,7 +244,10 @@ struct expr {
     struct expr_node *root;
     struct expr_held *held;
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
-    bool has_placed;    /* calls a function past EF_CASE, which a place must allow */
+    /* the functions past EF_CASE it calls, which a place must allow: bit f - EF_HASHFILES,
+     * and the fewest and the most arguments of their calls */
+    unsigned placed;
+    uint32_t placed_args[EF_FAILURE - EF_HASHFILES + 1][2];
     unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
     unsigned contexts;  /* the contexts it names: bit i for expr_parse.c's contexts[i] */
     unsigned max_depth; /* the parser's deepest level in it (EXPR_MAX_DEPTH at most) */

@@ -767,6 +767,19 @@ static bool names_function(const struct expr_names *names, const char *name, uns
     return found;
 }
 
+/* Notes a call of `fn` (past EF_CASE) with `n` arguments in e's placed functions. */
+static void note_placed(struct expr *e, unsigned fn, uint32_t n)
+{
+    unsigned k = fn - EF_HASHFILES;
+    uint32_t *range = e->placed_args[k];
+
+    if (!(e->placed >> k & 1) || n < range[0])
+        range[0] = n;
+    if (!(e->placed >> k & 1) || n > range[1])
+        range[1] = n;
+    e->placed |= 1u << k;
+}
+
 static struct expr_node *call(struct parser *p, bool *postfix)
 {
     const struct token *id;
@@ -834,7 +847,7 @@ static struct expr_node *call(struct parser *p, bool *postfix)
             if (expr_fn_is_status((unsigned)fn))
                 p->e->has_status = true;
             if (fn > EF_CASE)
-                p->e->has_placed = true;
+                note_placed(p->e, (unsigned)fn, (uint32_t)args.n);
         }
     }
 done:
@@ -1126,34 +1139,25 @@ struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
     return e;
 }
 
-/* Whether each function past the built-in ones in the tree is one `names` allows, with
- * its argument count in the place's range (call() checks the same while it parses). */
-static bool functions_allowed(const struct expr_node *n, const struct expr_names *names)
+/* Whether the parser given `names` would take the tree expr_parse made: each context it
+ * names (its `contexts` bits), each function past the built-in ones it calls, with the
+ * argument counts of its calls in the place's range (call() checks the same while it
+ * parses). One look-up a name, not one a node: walking the tree was half of a check. */
+static bool allowed(const struct expr *e, const struct expr_names *names)
 {
     unsigned min, max;
 
-    if (!n || n->kind == EN_LIT || n->kind == EN_CTX)
-        return true;
-    if (n->kind == EN_CALL && n->fn > EF_CASE &&
-        (!names_function(names, expr_fns[n->fn].name, &min, &max) || n->n < min || n->n > max))
-        return false;
-    for (uint32_t i = 0; i < n->n; i++) {
-        if (!functions_allowed(n->u.kids[i], names))
-            return false;
-    }
-    return true;
-}
-
-/* Whether the parser given `names` would take the tree expr_parse made: each context it
- * names (its `contexts` bits: one look-up a context, not one a node and name; walking
- * the tree was half of a place's check) and each function it calls. */
-static bool allowed(const struct expr *e, const struct expr_names *names)
-{
     for (size_t c = 0; c < sizeof(contexts) / sizeof(contexts[0]); c++) {
         if ((e->contexts >> c & 1) && !names_context(names, contexts[c]))
             return false;
     }
-    return !e->has_placed || functions_allowed(e->root, names);
+    for (unsigned k = 0; k <= EF_FAILURE - EF_HASHFILES; k++) {
+        if ((e->placed >> k & 1) &&
+            (!names_function(names, expr_fns[EF_HASHFILES + k].name, &min, &max) ||
+             e->placed_args[k][0] < min || e->placed_args[k][1] > max))
+            return false;
+    }
+    return true;
 }
 
 /* A place's parse: the shared tree of expr_parse when `names` allows all it names (the

@@ -300,6 +300,24 @@ START_TEST(parser_names_shared)
     ck_assert_int_eq(expr_check(fine, strlen(fine), &names, &not_here, &err), 0);
     ck_assert(!not_here);
     ck_assert_ptr_eq(expr_parse_in(fine, strlen(fine), &names, &err), kept[2]);
+    {
+        static const struct expr_function one[] = {{"hashFiles", 1, 1}};
+        static const struct expr_names narrow = {contexts, 2, one, 1};
+        static const char files[] = "hashFiles('a') && hashFiles('b', 'c') && needs.x";
+        struct expr *e = expr_parse(files, strlen(files), &err);
+
+        ck_assert_ptr_nonnull(e);
+        ck_assert_ptr_null(expr_parse_in(files, strlen(files), &narrow, &err));
+        ck_assert_str_eq(err.message, "Too many parameters supplied: 'hashFiles'");
+        ck_assert_ptr_null(expr_parse_in(files, 14, &names, &err)); /* hashFiles('a') */
+        ck_assert_str_eq(err.message, "Unrecognized function: 'hashFiles'");
+        expr_free(e);
+        e = expr_parse(files, 14, &err);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_ptr_eq(expr_parse_in(files, 14, &narrow, &err), e); /* one argument: taken */
+        expr_free(e);
+        expr_free(e);
+    }
     expr_free(kept[2]);
     for (int i = 0; i < 3; i++)
         expr_free(kept[i]);
