@@ -215,7 +215,22 @@ struct expr_arena {
     size_t chunk; /* the next chunk's size; 0: the usual 1 KiB */
 };
 
-void *expr_arena_alloc(struct expr_arena *a, size_t size);
+/* A new chunk for expr_arena_alloc, its first `size` bytes taken; NULL when out of memory. */
+void *expr_arena_grow(struct expr_arena *a, size_t size);
+
+/* Inline: a bump of a pointer, called for every node (its call was a tenth of a parse). */
+static inline void *expr_arena_alloc(struct expr_arena *a, size_t size)
+{
+    void *p;
+
+    size = (size + 15) & ~(size_t)15;
+    if (size > a->left)
+        return expr_arena_grow(a, size);
+    p = a->p;
+    a->p += size;
+    a->left -= size;
+    return p;
+}
 void expr_arena_free(struct expr_arena *a);
 
 /* A value held by a node, released with the arena's owner. */
@@ -229,6 +244,10 @@ struct expr {
     struct expr_node *root;
     struct expr_held *held;
     bool has_status;    /* calls success(), failure(), always() or cancelled() anywhere */
+    /* the functions past EF_CASE it calls, which a place must allow: bit f - EF_HASHFILES,
+     * and the fewest and the most arguments of their calls */
+    unsigned placed;
+    uint32_t placed_args[EF_FAILURE - EF_HASHFILES + 1][2];
     unsigned shared;    /* owners besides the first (expr_parse's cache shares trees) */
     unsigned contexts;  /* the contexts it names: bit i for expr_parse.c's contexts[i] */
     unsigned max_depth; /* the parser's deepest level in it (EXPR_MAX_DEPTH at most) */

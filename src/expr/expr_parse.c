@@ -24,10 +24,12 @@ const struct expr_fn_info expr_fns[] = {
     [EF_FAILURE] = {"failure", 0, 0},
 };
 
-/* Every context GitHub defines; any other name is an error there, and here. */
-static const char *const contexts[] = {"github", "env",      "vars",   "job",
-                                       "jobs",   "steps",    "runner", "secrets",
-                                       "strategy", "matrix", "needs",  "inputs"};
+/* Every context GitHub defines; any other name is an error there, and here. Rows of a
+ * fixed size, NUL-padded: find_context compares a whole row at once. */
+#define CONTEXT_ROW 9
+static const char contexts[][CONTEXT_ROW] = {"github", "env",      "vars",   "job",
+                                             "jobs",   "steps",    "runner", "secrets",
+                                             "strategy", "matrix", "needs",  "inputs"};
 
 int expr_fail(struct expr_error *err, size_t offset, const char *fmt, ...)
 {
@@ -81,27 +83,19 @@ struct expr_chunk {
  * instructions a malloc when a parse's trees are kept. */
 #define EXPR_CHUNK (1000 - sizeof(struct expr_chunk))
 
-void *expr_arena_alloc(struct expr_arena *a, size_t size)
+void *expr_arena_grow(struct expr_arena *a, size_t size)
 {
-    void *p;
+    size_t want = a->chunk ? a->chunk : EXPR_CHUNK, cap = size > want ? size : want;
+    struct expr_chunk *c = malloc(sizeof(*c) + cap);
 
-    size = (size + 15) & ~(size_t)15;
-    if (size > a->left) {
-        size_t want = a->chunk ? a->chunk : EXPR_CHUNK, cap = size > want ? size : want;
-        struct expr_chunk *c = malloc(sizeof(*c) + cap);
-
-        if (!c)
-            return NULL;
-        a->chunk = 2 * cap < EXPR_CHUNK ? 2 * cap : EXPR_CHUNK;
-        c->next = a->chunks;
-        a->chunks = c;
-        a->p = (char *)c->data;
-        a->left = cap;
-    }
-    p = a->p;
-    a->p += size;
-    a->left -= size;
-    return p;
+    if (!c)
+        return NULL;
+    a->chunk = 2 * cap < EXPR_CHUNK ? 2 * cap : EXPR_CHUNK;
+    c->next = a->chunks;
+    a->chunks = c;
+    a->p = (char *)c->data + size;
+    a->left = cap - size;
+    return c->data;
 }
 
 void expr_arena_free(struct expr_arena *a)
@@ -191,19 +185,26 @@ static int previous_type(const struct lexer *l)
     return l->n ? l->t[l->n - 1].type : T_EOF;
 }
 
-static int add(struct lexer *l, int type, size_t start, double num)
+/* Room for twice the tokens. 0, or -1 when out of memory. */
+static __attribute__((noinline)) int grow(struct lexer *l, size_t start)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap * 2;
-        struct token *t = realloc(l->t == l->inline_t ? NULL : l->t, cap * sizeof(*t));
+    size_t cap = l->cap * 2;
+    struct token *t = realloc(l->t == l->inline_t ? NULL : l->t, cap * sizeof(*t));
 
-        if (!t)
-            return expr_fail(l->err, start, "out of memory");
-        if (l->t == l->inline_t)
-            memcpy(t, l->inline_t, sizeof(l->inline_t));
-        l->t = t;
-        l->cap = cap;
-    }
+    if (!t)
+        return expr_fail(l->err, start, "out of memory");
+    if (l->t == l->inline_t)
+        memcpy(t, l->inline_t, sizeof(l->inline_t));
+    l->t = t;
+    l->cap = cap;
+    return 0;
+}
+
+/* Inline, its rare growth apart: a call a token was a tenth of the lexer. */
+static inline int add(struct lexer *l, int type, size_t start, double num)
+{
+    if (l->n == l->cap && grow(l, start) != 0)
+        return -1;
     l->t[l->n++] = (struct token){(uint8_t)type, start, l->i, num};
     return 0;
 }
@@ -228,11 +229,21 @@ static int lex_number(struct lexer *l, size_t start)
     return add(l, T_NUMBER, start, d);
 }
 
-/* A character an identifier may hold past its first (letters, digits, `_`, `-`). */
-static bool is_word_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
+/* The characters an identifier may hold past its first (letters, digits, `_`, `-`): a
+ * table, one load a character. */
+static const bool word_char[256] = {
+    ['-'] = true, ['_'] = true, ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true,
+    ['4'] = true, ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true,
+    ['A'] = true, ['B'] = true, ['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true,
+    ['G'] = true, ['H'] = true, ['I'] = true, ['J'] = true, ['K'] = true, ['L'] = true,
+    ['M'] = true, ['N'] = true, ['O'] = true, ['P'] = true, ['Q'] = true, ['R'] = true,
+    ['S'] = true, ['T'] = true, ['U'] = true, ['V'] = true, ['W'] = true, ['X'] = true,
+    ['Y'] = true, ['Z'] = true, ['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true,
+    ['e'] = true, ['f'] = true, ['g'] = true, ['h'] = true, ['i'] = true, ['j'] = true,
+    ['k'] = true, ['l'] = true, ['m'] = true, ['n'] = true, ['o'] = true, ['p'] = true,
+    ['q'] = true, ['r'] = true, ['s'] = true, ['t'] = true, ['u'] = true, ['v'] = true,
+    ['w'] = true, ['x'] = true, ['y'] = true, ['z'] = true,
+};
 
 static bool word_is(const char *s, size_t len, const char *w)
 {
@@ -248,7 +259,7 @@ static int lex_identifier(struct lexer *l, size_t start)
     bool legal = (*w >= 'a' && *w <= 'z') || (*w >= 'A' && *w <= 'Z') || *w == '_';
 
     /* the word runs to a boundary; legal when all it holds is a name's */
-    while (l->i < l->len && is_word_char(l->s[l->i]))
+    while (l->i < l->len && word_char[(unsigned char)l->s[l->i]])
         l->i++;
     if (l->i < l->len && !is_boundary(l->s, l->len, l->i)) {
         legal = false;
@@ -588,6 +599,32 @@ static struct expr_node *from_list(struct parser *p, int kind, size_t pos, struc
 static struct expr_node *expression(struct parser *p);
 static struct expr_node *unary(struct parser *p);
 
+/* Property names and string literals met before, shared (a string value is never
+ * changed): a workflow names the same few (`event_name`, `os`, 'push') in most of its
+ * expressions, and a value of its own for each was a sixth of a parse. Direct-mapped,
+ * texts of 1 to NAME_MAX_LEN bytes: the memory held stays bounded. One table a thread,
+ * as expr_parse's trees. */
+#define NAME_SLOTS 256
+#define NAME_MAX_LEN 32
+
+static _Thread_local struct expr_value **names_met; /* on the heap at the first name */
+
+static struct expr_value *name_value(const char *s, size_t len)
+{
+    struct expr_value **slot, *v;
+
+    if (len == 0 || len > NAME_MAX_LEN || (!names_met && !(names_met = calloc(NAME_SLOTS, sizeof(*names_met)))))
+        return expr_string(s, len);
+    slot = &names_met[(len * 31 + (unsigned char)s[0] * 7 + (unsigned char)s[len - 1]) & (NAME_SLOTS - 1)];
+    if (*slot && (*slot)->u.str.len == len && memcmp((*slot)->u.str.s, s, len) == 0)
+        return expr_ref(*slot);
+    if ((v = expr_string(s, len))) {
+        expr_unref(*slot);
+        *slot = expr_ref(v);
+    }
+    return v;
+}
+
 static struct expr_node *string_literal(struct parser *p, const struct token *t)
 {
     const char *s = p->s + t->start + 1;
@@ -596,7 +633,7 @@ static struct expr_node *string_literal(struct parser *p, const struct token *t)
     struct expr_value *v;
 
     if (!memchr(s, '\'', len)) /* no '' to unescape */
-        return literal(p, expr_string(s, len), t->start);
+        return literal(p, name_value(s, len), t->start);
     if (!(text = malloc(len + 1)))
         return no_memory(p);
     for (size_t i = 0; i < len; i++) {
@@ -652,6 +689,8 @@ static int find_function(const char *s, size_t len)
         const char *name = expr_fns[f].name;
         size_t i;
 
+        if ((s[0] | 0x20) != (name[0] | 0x20)) /* a name's first letter, in either case */
+            continue;
         for (i = 0; i < len && name[i]; i++) {
             char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
             char b = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
@@ -667,16 +706,14 @@ static int find_function(const char *s, size_t len)
 
 static const char *find_context(const char *s, size_t len)
 {
+    char low[CONTEXT_ROW] = {0};
+
+    if (len >= CONTEXT_ROW)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        low[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
     for (size_t c = 0; c < sizeof(contexts) / sizeof(contexts[0]); c++) {
-        size_t i;
-
-        for (i = 0; i < len && contexts[c][i]; i++) {
-            char a = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
-
-            if (a != contexts[c][i])
-                break;
-        }
-        if (i == len && !contexts[c][len])
+        if (contexts[c][0] == low[0] && memcmp(contexts[c], low, CONTEXT_ROW) == 0)
             return contexts[c];
     }
     return NULL;
@@ -728,6 +765,19 @@ static bool names_function(const struct expr_names *names, const char *name, uns
         }
     }
     return found;
+}
+
+/* Notes a call of `fn` (past EF_CASE) with `n` arguments in e's placed functions. */
+static void note_placed(struct expr *e, unsigned fn, uint32_t n)
+{
+    unsigned k = fn - EF_HASHFILES;
+    uint32_t *range = e->placed_args[k];
+
+    if (!(e->placed >> k & 1) || n < range[0])
+        range[0] = n;
+    if (!(e->placed >> k & 1) || n > range[1])
+        range[1] = n;
+    e->placed |= 1u << k;
 }
 
 static struct expr_node *call(struct parser *p, bool *postfix)
@@ -796,6 +846,8 @@ static struct expr_node *call(struct parser *p, bool *postfix)
             node->fn = (uint8_t)fn;
             if (expr_fn_is_status((unsigned)fn))
                 p->e->has_status = true;
+            if (fn > EF_CASE)
+                note_placed(p->e, (unsigned)fn, (uint32_t)args.n);
         }
     }
 done:
@@ -805,9 +857,7 @@ done:
 
 static struct expr_node *property(struct parser *p, const struct token *t)
 {
-    struct expr_value *v = expr_string(p->s + t->start, t->end - t->start);
-
-    return literal(p, v, t->start);
+    return literal(p, name_value(p->s + t->start, t->end - t->start), t->start);
 }
 
 static struct expr_node *index_access(struct parser *p)
@@ -873,26 +923,33 @@ static struct expr_node *unary(struct parser *p)
     return node;
 }
 
-/* A left-to-right run of binary operators of one precedence level. */
-static struct expr_node *chain(struct parser *p, bool equality)
+/* The operator of a chain's level at the next token (EOP_EQ ...), or -1. */
+static int chain_op(const struct parser *p, bool equality)
 {
-    struct expr_node *first = equality ? chain(p, false) : unary(p), *node = first;
-    struct list l;
+    int type = at_end(p) ? T_EOF : peek(p)->type;
 
-    if (!first)
-        return NULL;
+    if (equality && (type == T_EQ || type == T_NE))
+        return type == T_EQ ? EOP_EQ : EOP_NE;
+    if (!equality && (type == T_GT || type == T_GE || type == T_LT || type == T_LE))
+        return type == T_GT ? EOP_GT : type == T_GE ? EOP_GE : type == T_LT ? EOP_LT : EOP_LE;
+    return -1;
+}
+
+static struct expr_node *chain(struct parser *p, bool equality);
+
+/* The run after `first`, an operator of its level next: apart from chain, whose operands
+ * mostly stand alone (the list's frame, set up for each, was a tenth of a parse). */
+static __attribute__((noinline)) struct expr_node *chain_run(struct parser *p, bool equality,
+                                                            struct expr_node *first)
+{
+    struct expr_node *node = first;
+    struct list l;
+    int op;
+
     list_init(&l);
-    for (;;) {
-        int type = at_end(p) ? T_EOF : peek(p)->type;
-        enum expr_op op;
+    while ((op = chain_op(p, equality)) >= 0) {
         struct expr_node *right;
 
-        if (equality && (type == T_EQ || type == T_NE))
-            op = type == T_EQ ? EOP_EQ : EOP_NE;
-        else if (!equality && (type == T_GT || type == T_GE || type == T_LT || type == T_LE))
-            op = type == T_GT ? EOP_GT : type == T_GE ? EOP_GE : type == T_LT ? EOP_LT : EOP_LE;
-        else
-            break;
         p->pos++;
         if (l.n == 0 && list_add(&l, first, 0) != 0)
             goto oom;
@@ -904,8 +961,7 @@ static struct expr_node *chain(struct parser *p, bool equality)
         if (list_add(&l, right, (uint8_t)op) != 0)
             goto oom;
     }
-    if (l.n)
-        node = from_list(p, EN_CHAIN, first->pos, &l);
+    node = from_list(p, EN_CHAIN, first->pos, &l);
 done:
     list_free(&l);
     return node;
@@ -914,20 +970,29 @@ oom:
     return no_memory(p);
 }
 
-/* a && b && ... (and) or a || b || ... (or); the package raises the depth once for the
- * run, while it parses the operands after the first. */
-static struct expr_node *logical(struct parser *p, bool or)
+/* A left-to-right run of binary operators of one precedence level. */
+static struct expr_node *chain(struct parser *p, bool equality)
 {
-    struct expr_node *first = or ? logical(p, false) : chain(p, true), *node;
+    struct expr_node *first = equality ? chain(p, false) : unary(p);
+
+    if (!first || chain_op(p, equality) < 0)
+        return first;
+    return chain_run(p, equality, first);
+}
+
+static struct expr_node *logical(struct parser *p, bool or);
+
+/* The run after `first`, its operator next: apart from logical, as chain_run is. */
+static __attribute__((noinline)) struct expr_node *logical_run(struct parser *p, bool or,
+                                                              struct expr_node *first)
+{
     int type = or ? T_OR : T_AND;
+    struct expr_node *node = first;
     struct list l;
 
-    if (!first || !check(p, type))
-        return first;
     list_init(&l);
     if (!incr_depth(p))
         return NULL;
-    node = first;
     if (list_add(&l, first, 0) != 0)
         goto oom;
     while (match(p, type)) {
@@ -948,6 +1013,17 @@ done:
 oom:
     list_free(&l);
     return no_memory(p);
+}
+
+/* a && b && ... (and) or a || b || ... (or); the package raises the depth once for the
+ * run, while it parses the operands after the first. */
+static struct expr_node *logical(struct parser *p, bool or)
+{
+    struct expr_node *first = or ? logical(p, false) : chain(p, true);
+
+    if (!first || !check(p, or ? T_OR : T_AND))
+        return first;
+    return logical_run(p, or, first);
 }
 
 static struct expr_node *expression(struct parser *p)
@@ -1063,22 +1139,22 @@ struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
     return e;
 }
 
-/* Whether the parser given `names` would take the tree expr_parse made: each context
- * one `names` allows, each function past the built-in ones too, with its argument
- * count in the place's range (call() checks the same while it parses). */
-static bool allowed(const struct expr_node *n, const struct expr_names *names)
+/* Whether the parser given `names` would take the tree expr_parse made: each context it
+ * names (its `contexts` bits), each function past the built-in ones it calls, with the
+ * argument counts of its calls in the place's range (call() checks the same while it
+ * parses). One look-up a name, not one a node: walking the tree was half of a check. */
+static bool allowed(const struct expr *e, const struct expr_names *names)
 {
     unsigned min, max;
 
-    if (!n || n->kind == EN_LIT)
-        return true;
-    if (n->kind == EN_CTX)
-        return names_context(names, n->u.name);
-    if (n->kind == EN_CALL && n->fn > EF_CASE &&
-        (!names_function(names, expr_fns[n->fn].name, &min, &max) || n->n < min || n->n > max))
-        return false;
-    for (uint32_t i = 0; i < n->n; i++) {
-        if (!allowed(n->u.kids[i], names))
+    for (size_t c = 0; c < sizeof(contexts) / sizeof(contexts[0]); c++) {
+        if ((e->contexts >> c & 1) && !names_context(names, contexts[c]))
+            return false;
+    }
+    for (unsigned k = 0; k <= EF_FAILURE - EF_HASHFILES; k++) {
+        if ((e->placed >> k & 1) &&
+            (!names_function(names, expr_fns[EF_HASHFILES + k].name, &min, &max) ||
+             e->placed_args[k][0] < min || e->placed_args[k][1] > max))
             return false;
     }
     return true;
@@ -1093,7 +1169,7 @@ static struct expr *parse_named(const char *text, size_t len, const struct expr_
     struct expr *e = expr_parse(text, len, NULL);
 
     *not_here = false;
-    if (e && allowed(e->root, names))
+    if (e && allowed(e, names))
         return e;
     expr_free(e);
     return parse(text, len, names, not_here, err);

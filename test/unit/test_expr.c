@@ -272,6 +272,95 @@ START_TEST(parser_names)
 }
 END_TEST
 
+/* A tree expr_parse made and kept is checked against a place's names: each context it
+ * names anywhere (in any case), each function a place must allow with its count. */
+START_TEST(parser_names_shared)
+{
+    static const char *const contexts[] = {"needs", "Github"};
+    static const struct expr_function functions[] = {{"failure", 0, UINT32_MAX}};
+    static const struct expr_names names = {contexts, 2, functions, 1};
+    static const char deep[] = "needs.a.result == 'x' || (GITHUB.sha && toJSON(inputs.v[needs.b]))";
+    static const char call[] = "needs.a && (github.x || contains(github.y, always()))";
+    static const char fine[] = "failure() && GitHub.ref == needs.a.outputs.ref";
+    struct expr_error err;
+    bool not_here;
+    struct expr *kept[3];
+
+    kept[0] = expr_parse(deep, strlen(deep), &err);
+    kept[1] = expr_parse(call, strlen(call), &err);
+    kept[2] = expr_parse(fine, strlen(fine), &err);
+    for (int i = 0; i < 3; i++)
+        ck_assert_ptr_nonnull(kept[i]);
+    ck_assert_int_eq(expr_check(deep, strlen(deep), &names, &not_here, &err), -1);
+    ck_assert(not_here);
+    ck_assert_str_eq(err.message, "Unrecognized named-value: 'inputs'");
+    ck_assert_int_eq(expr_check(call, strlen(call), &names, &not_here, &err), -1);
+    ck_assert(not_here);
+    ck_assert_str_eq(err.message, "Unrecognized function: 'always'");
+    ck_assert_int_eq(expr_check(fine, strlen(fine), &names, &not_here, &err), 0);
+    ck_assert(!not_here);
+    ck_assert_ptr_eq(expr_parse_in(fine, strlen(fine), &names, &err), kept[2]);
+    {
+        static const struct expr_function one[] = {{"hashFiles", 1, 1}};
+        static const struct expr_names narrow = {contexts, 2, one, 1};
+        static const char files[] = "hashFiles('a') && hashFiles('b', 'c') && needs.x";
+        struct expr *e = expr_parse(files, strlen(files), &err);
+
+        ck_assert_ptr_nonnull(e);
+        ck_assert_ptr_null(expr_parse_in(files, strlen(files), &narrow, &err));
+        ck_assert_str_eq(err.message, "Too many parameters supplied: 'hashFiles'");
+        ck_assert_ptr_null(expr_parse_in(files, 14, &names, &err)); /* hashFiles('a') */
+        ck_assert_str_eq(err.message, "Unrecognized function: 'hashFiles'");
+        expr_free(e);
+        e = expr_parse(files, 14, &err);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_ptr_eq(expr_parse_in(files, 14, &narrow, &err), e); /* one argument: taken */
+        expr_free(e);
+        expr_free(e);
+    }
+    expr_free(kept[2]);
+    for (int i = 0; i < 3; i++)
+        expr_free(kept[i]);
+}
+END_TEST
+
+/* Property names and string literals are shared between trees: a value taken from one
+ * outlives it, and a tree freed leaves the others' values whole (texts past 1,024 bytes,
+ * which expr_parse does not keep: their trees are freed). */
+static struct expr *parse_padded(const char *text)
+{
+    char padded[1200];
+    struct expr_error err;
+    struct expr *e;
+
+    snprintf(padded, sizeof(padded), "%-1100s", text);
+    e = expr_parse(padded, strlen(padded), &err);
+    ck_assert_ptr_nonnull(e);
+    return e;
+}
+
+START_TEST(parser_shared_strings)
+{
+    struct expr_error err;
+    struct expr_result r = {0}, s = {0};
+    struct expr *a = parse_padded("'ubuntu'"), *b = parse_padded("matrix.os == 'ubuntu' && 'ubuntu'");
+    char text[48];
+
+    ck_assert_int_eq(expr_eval(a, ctx, false, &r, &err), 0);
+    expr_free(a);
+    for (int i = 0; i < 2000; i++) { /* more names than are kept */
+        snprintf(text, sizeof(text), "github.name%d == 'v%d'", i, i);
+        expr_free(parse_padded(text));
+    }
+    ck_assert_int_eq(expr_eval(b, ctx, false, &s, &err), 0);
+    expr_free(b);
+    ck_assert_str_eq(expr_string_value(r.value, NULL), "ubuntu");
+    ck_assert_str_eq(expr_string_value(s.value, NULL), "ubuntu");
+    expr_result_clear(&r);
+    expr_result_clear(&s);
+}
+END_TEST
+
 /* A text of `n` copies of `unit` around `middle`, closed by `n` copies of `close`. */
 static char *nested(const char *unit, const char *middle, const char *close, int n)
 {
@@ -1186,6 +1275,8 @@ Suite *expr_suite(void)
     tcase_add_test(parse, parser_precedence);
     tcase_add_test(parse, parser_errors);
     tcase_add_test(parse, parser_names);
+    tcase_add_test(parse, parser_names_shared);
+    tcase_add_test(parse, parser_shared_strings);
     tcase_add_test(parse, parser_depth);
     tcase_add_test(parse, parser_long_runs);
     tcase_add_test(parse, parser_length);
