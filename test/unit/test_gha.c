@@ -168,6 +168,14 @@ START_TEST(names_displayed_as_written)
     ck_assert_msg(r.rc == 0, "%s", r.messages);
     ck_assert_str_eq(text_at(ynode_doc_root(r.doc), "t-0.name"), "${{ github.ref }} a");
     run_free(&r);
+
+    /* unknown in one configuration (left as it is), a text that reads as ${{ }} in the next */
+    expand(&r, "t:\n  name: \"${{ matrix.v == 'a' && github.ref || format('{0}{1}{1} x {2}{2}', '$', '{', '}') }}\"\n"
+               "  runs-on: x\n  strategy:\n    matrix:\n      v: [a, b]\n  steps: [{run: x}]\n", NULL, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), "t-0.name"), "${{ github.ref || '${{ x }}' }}");
+    ck_assert_str_eq(text_at(ynode_doc_root(r.doc), "t-1.name"), "${{ format('${{{{ x }}}}') }}");
+    run_free(&r);
 }
 END_TEST
 

@@ -154,7 +154,9 @@ int gha_set_name(struct job *j, struct ynode *job, const struct ynode *written,
     if (gha_has_expression(written) && base && len > 0) {
         struct expr_value *v = NULL;
         char *folded = NULL;
-        int rc = gha_has_expression(name) ? gha_fold(j, name, &v, NULL) : 1;
+        /* what substitution left unknown folds to unknown again (a parse and an
+         * evaluation a configuration, a hundredth of SGLang's render) */
+        int rc = !gha_has_expression(name) ? 1 : j->name_unknown ? 0 : gha_fold(j, name, &v, NULL);
 
         if (rc <= 0) /* what stays unknown is evaluated by GitHub */
             return rc;

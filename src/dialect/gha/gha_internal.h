@@ -29,6 +29,7 @@ struct job {
     struct ynode_doc *doc;
     struct expr_contexts *contexts; /* the job's: the run's known contexts, matrix, strategy */
     int failed;                     /* an input error was reported */
+    bool name_unknown;              /* substitution left the job's name with an unknown ${{ }} */
     unsigned depth;                 /* of reusable-workflow calls */
     long calling[GHA_CALL_DEPTH];   /* the files of the calls this job is inside */
     unsigned *budget;               /* jobs the outermost call may still become */

@@ -252,6 +252,7 @@ static void substitute_name(struct job *j, struct ynode *job)
     size_t len;
     const char *text = ynode_scalar(n, &len);
 
+    j->name_unknown = false;
     if (!text || !gha_has_expression(n))
         return;
     if (expr_template_string(text, len, j->contexts, &res, &err) != 0) {
@@ -266,6 +267,7 @@ static void substitute_name(struct job *j, struct ynode *job)
         expr_result_clear(&res);
         return;
     }
+    j->name_unknown = !res.value;
     text = res.value ? expr_string_value(res.value, &len) : res.residual;
     out = res.value ? gha_string_node(j, text, len, ynode_pos(n))
                     : ynode_new_string(j->doc, text, strlen(text), ynode_pos(n));
