@@ -374,33 +374,65 @@ static bool plain_ok(const char *s, size_t len)
     return !yscalar_misread(s, len);
 }
 
-/* Text with a line break, line by line, each checked a word at a time (a byte at a time,
- * with its branches, was most of choosing the style of a workflow's `run:` text). Not
- * inlined: its loop's registers were saved on every call of yscalar_style, most of them
- * for single-line text. */
+/* A mask with the high bit of each byte of w that is not printable ASCII (0x20-0x7E):
+ * a byte below 0x20 borrows into its own high bit, one from 0x7F on has it or carries
+ * into it; a borrow or carry only reaches the bytes above one already marked, so the
+ * lowest bit set is the first such byte's. */
+static uint64_t unprintable_bytes(uint64_t w)
+{
+    const uint64_t spaces = 0x2020202020202020ull, low = 0x0101010101010101ull;
+
+    return ((w - spaces) | (w + low) | w) & 0x8080808080808080ull;
+}
+
+/* Text with a line break, in one pass a word at a time: a word of printable ASCII is
+ * skipped whole, else the scan goes to its first other byte (a line break, a tab, UTF-8).
+ * A memchr and a printable check for every line cost as much again (220 instructions a
+ * line of a workflow's `run:` text). Not inlined: its loop's registers were saved on
+ * every call of yscalar_style, most of them for single-line text. */
 __attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
 {
-    const char *p = s, *end = s + len;
-    bool text = false;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    bool text = false, empty = true, blank = true; /* the line so far: no byte; only blanks */
 
-    while (p < end) {
-        const char *lb = memchr(p, '\n', (size_t)(end - p)), *e = lb ? lb : end, *q = p;
+    while (i < len) {
+        unsigned char c;
 
-        while (q < e && (*q == ' ' || *q == '\t'))
-            q++;
-        /* A line of only spaces or tabs is read back as an empty line. */
-        if (q == e && e > p)
-            return false;
-        text |= e > p;
-        if (!yscalar_printable(q, (size_t)(e - q))) {
-            for (; q < e; q++)
-                if (is_special((const unsigned char *)q, (size_t)(end - q)))
-                    return false;
+        if (!blank) {
+            for (; i + 8 <= len; i += 8) {
+                uint64_t w, bad;
+
+                memcpy(&w, p + i, 8);
+                if ((bad = unprintable_bytes(w)) != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                    i += (size_t)__builtin_ctzll(bad) / 8; /* (else the word's first byte is next) */
+#endif
+                    break;
+                }
+            }
+            if (i == len)
+                break;
         }
-        p = lb ? lb + 1 : end;
+        c = p[i];
+        if (c == '\n') {
+            /* A line of only spaces or tabs is read back as an empty line. */
+            if (blank && !empty)
+                return false;
+            empty = blank = true;
+        } else {
+            empty = false;
+            text = true;
+            if (c != ' ' && c != '\t') {
+                blank = false;
+                if ((c < 0x20 || c >= 0x7F) && is_special(p + i, len - i))
+                    return false;
+            }
+        }
+        i++;
     }
     /* Text made only of line breaks cannot be told apart from an empty block. */
-    return text;
+    return !(blank && !empty) && text;
 }
 
 enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key)
