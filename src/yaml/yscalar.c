@@ -325,6 +325,39 @@ static bool is_special(const unsigned char *p, size_t left)
     return false;
 }
 
+/* A mask with the high bit of each byte of w that is not printable ASCII (0x20-0x7E):
+ * a byte below 0x20 borrows into its own high bit, one from 0x7F on has it or carries
+ * into it; a borrow or carry only reaches the bytes above one already marked, so the
+ * lowest bit set is the first such byte's. */
+static uint64_t unprintable_bytes(uint64_t w)
+{
+    const uint64_t spaces = 0x2020202020202020ull, low = 0x0101010101010101ull;
+
+    return ((w - spaces) | (w + low) | w) & 0x8080808080808080ull;
+}
+
+/* A mask with the high bit of each byte of w equal to c: the lowest bit set is the
+ * first's (a borrow only reaches the bytes above a zero of w ^ c). */
+static uint64_t bytes_equal(uint64_t w, unsigned char c)
+{
+    const uint64_t low = 0x0101010101010101ull, x = w ^ (low * c);
+
+    return (x - low) & ~x & 0x8080808080808080ull;
+}
+
+/* The offset in its word of the first byte a mask of the above marks; on a big-endian
+ * machine 0, so that the scan takes the word's first byte alone. */
+static size_t first_marked(uint64_t mask)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (size_t)__builtin_ctzll(mask) / 8;
+#else
+    (void)mask;
+    return 0;
+#endif
+}
+
+
 /* Bytes that stand for themselves anywhere in a plain scalar: printable ASCII but ':' and
  * '#'. A table: the byte loop was most of the emitter's cost of choosing a style. */
 static const unsigned char plain_byte[256] = {
@@ -360,10 +393,22 @@ static bool plain_ok(const char *s, size_t len)
     if (len >= 3 && (!memcmp(s, "---", 3) || !memcmp(s, "...", 3)))
         return false;
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = p[i];
+        unsigned char c;
 
+        /* a word at a time to the next byte that does not stand for itself (a byte at a
+         * time was 4 instructions a byte of a long command) */
+        for (uint64_t w, bad; i + 8 <= len; i += 8) {
+            memcpy(&w, p + i, 8);
+            if ((bad = unprintable_bytes(w) | bytes_equal(w, ':') | bytes_equal(w, '#')) != 0) {
+                i += first_marked(bad);
+                break;
+            }
+        }
+        if (i == len)
+            break;
+        c = p[i];
         if (plain_byte[c])
-            continue; /* nearly every byte */
+            continue; /* the last bytes, fewer than a word */
         if (c == ':' && i + 1 < len && s[i + 1] == ' ')
             return false;
         if (c == '#' && i > 0 && s[i - 1] == ' ')
@@ -372,17 +417,6 @@ static bool plain_ok(const char *s, size_t len)
             return false; /* tabs and line breaks too */
     }
     return !yscalar_misread(s, len);
-}
-
-/* A mask with the high bit of each byte of w that is not printable ASCII (0x20-0x7E):
- * a byte below 0x20 borrows into its own high bit, one from 0x7F on has it or carries
- * into it; a borrow or carry only reaches the bytes above one already marked, so the
- * lowest bit set is the first such byte's. */
-static uint64_t unprintable_bytes(uint64_t w)
-{
-    const uint64_t spaces = 0x2020202020202020ull, low = 0x0101010101010101ull;
-
-    return ((w - spaces) | (w + low) | w) & 0x8080808080808080ull;
 }
 
 /* Text with a line break, in one pass a word at a time: a word of printable ASCII is
@@ -405,9 +439,7 @@ __attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
 
                 memcpy(&w, p + i, 8);
                 if ((bad = unprintable_bytes(w)) != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                    i += (size_t)__builtin_ctzll(bad) / 8; /* (else the word's first byte is next) */
-#endif
+                    i += first_marked(bad);
                     break;
                 }
             }

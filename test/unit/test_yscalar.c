@@ -143,6 +143,57 @@ START_TEST(literal_style_as_by_lines)
 }
 END_TEST
 
+/* Whether text between two letters is plain, byte by byte as the rule says: no ": ",
+ * no " #", no byte a plain scalar cannot hold raw (a tab either). */
+static bool plain_by_bytes(const char *s, size_t len)
+{
+    static const char *const special[] = {"\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xEF\xBB\xBF"};
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (c < 0x20 || c == 0x7F || (c == ':' && s[i + 1] == ' ') || (c == '#' && s[i - 1] == ' '))
+            return false;
+        for (size_t k = 0; k < 4; k++)
+            if (len - i >= strlen(special[k]) && !memcmp(s + i, special[k], strlen(special[k])))
+                return false;
+    }
+    return true;
+}
+
+/* The word-at-a-time scan of one-line text agrees with the rule on texts pieced from the
+ * bytes it tells apart, at every offset in a word. */
+START_TEST(plain_style_as_by_bytes)
+{
+    static const char *const pieces[] = {"a", " ", ":", "#", "\t", "\x01", "\x7F", "\xC2\x85", "\xC2",
+                                         "\xE2\x80\xA8", "\xE2\x80", "\xEF\xBB\xBF", "\xC3\xA9",
+                                         "abcdefghijk", "-", "~"};
+    const size_t n_pieces = sizeof(pieces) / sizeof(pieces[0]);
+    uint32_t seed = 54321;
+    char text[2 + 24 * 11]; /* x, count pieces (the longest 11 bytes), x */
+
+    for (int t = 0; t < 300000; t++) {
+        size_t len = 1, count;
+
+        text[0] = 'x';
+        seed = seed * 1103515245u + 12345u;
+        count = (seed >> 16) % 25;
+        for (size_t k = 0; k < count; k++) {
+            const char *piece;
+
+            seed = seed * 1103515245u + 12345u;
+            piece = pieces[(seed >> 16) % n_pieces];
+            memcpy(text + len, piece, strlen(piece));
+            len += strlen(piece);
+        }
+        text[len++] = 'x';
+        ck_assert_msg(yscalar_style(text, len, t % 2) ==
+                          (plain_by_bytes(text, len) ? YS_PLAIN : YS_DOUBLE_QUOTED),
+                      "text %d", t);
+    }
+}
+END_TEST
+
 /* ---- the scanners against the specifications' regular expressions ---- */
 
 /* YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). */
@@ -318,6 +369,7 @@ Suite *yscalar_suite(void)
     tcase_add_test(tc, misread_by_some_reader);
     tcase_add_test(tc, styles);
     tcase_add_test(tc, literal_style_as_by_lines);
+    tcase_add_test(tc, plain_style_as_by_bytes);
     tcase_add_test(tc, scanners_agree_with_the_regexes);
     tcase_add_test(tc, float_canonical);
     suite_add_tcase(s, tc);
