@@ -325,17 +325,6 @@ static bool is_special(const unsigned char *p, size_t left)
     return false;
 }
 
-/* A mask with the high bit of each byte of w that is not printable ASCII (0x20-0x7E):
- * a byte below 0x20 borrows into its own high bit, one from 0x7F on has it or carries
- * into it; a borrow or carry only reaches the bytes above one already marked, so the
- * lowest bit set is the first such byte's. */
-static uint64_t unprintable_bytes(uint64_t w)
-{
-    const uint64_t spaces = 0x2020202020202020ull, low = 0x0101010101010101ull;
-
-    return ((w - spaces) | (w + low) | w) & 0x8080808080808080ull;
-}
-
 /* A mask with the high bit of each byte of w equal to c: the lowest bit set is the
  * first's (a borrow only reaches the bytes above a zero of w ^ c). */
 static uint64_t bytes_equal(uint64_t w, unsigned char c)
@@ -399,7 +388,7 @@ static bool plain_ok(const char *s, size_t len)
          * time was 4 instructions a byte of a long command) */
         for (uint64_t w, bad; i + 8 <= len; i += 8) {
             memcpy(&w, p + i, 8);
-            if ((bad = unprintable_bytes(w) | bytes_equal(w, ':') | bytes_equal(w, '#')) != 0) {
+            if ((bad = yscalar_unprintable_bytes(w) | bytes_equal(w, ':') | bytes_equal(w, '#')) != 0) {
                 i += first_marked(bad);
                 break;
             }
@@ -438,7 +427,7 @@ __attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
                 uint64_t w, bad;
 
                 memcpy(&w, p + i, 8);
-                if ((bad = unprintable_bytes(w)) != 0) {
+                if ((bad = yscalar_unprintable_bytes(w)) != 0) {
                     i += first_marked(bad);
                     break;
                 }

@@ -194,6 +194,33 @@ START_TEST(plain_style_as_by_bytes)
 }
 END_TEST
 
+/* Printable ASCII, a word at a time with the last word overlapping: every length to
+ * 40, a byte that is not text at every place (each edge of the range). */
+START_TEST(printable_at_every_place)
+{
+    static const unsigned char bad[] = {0x00, '\t', '\n', 0x1F, 0x7F, 0x80, 0xC3, 0xFF};
+    char text[40];
+
+    memset(text, 'a', sizeof(text));
+    for (size_t n = 0; n <= sizeof(text); n++) {
+        text[0] = ' ';
+        if (n)
+            text[n - 1] = '~';
+        ck_assert_msg(yscalar_printable(text, n), "length %zu", n);
+        for (size_t at = 0; at < n; at++) {
+            char was = text[at];
+
+            for (size_t k = 0; k < sizeof(bad); k++) {
+                text[at] = (char)bad[k];
+                ck_assert_msg(!yscalar_printable(text, n), "length %zu, 0x%02x at %zu", n, bad[k], at);
+            }
+            text[at] = was;
+        }
+        memset(text, 'a', sizeof(text));
+    }
+}
+END_TEST
+
 /* ---- the scanners against the specifications' regular expressions ---- */
 
 /* YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). */
@@ -370,6 +397,7 @@ Suite *yscalar_suite(void)
     tcase_add_test(tc, styles);
     tcase_add_test(tc, literal_style_as_by_lines);
     tcase_add_test(tc, plain_style_as_by_bytes);
+    tcase_add_test(tc, printable_at_every_place);
     tcase_add_test(tc, scanners_agree_with_the_regexes);
     tcase_add_test(tc, float_canonical);
     suite_add_tcase(s, tc);
