@@ -126,8 +126,12 @@ static inline bool ynode_scalar_is(const struct ynode *n, const char *s)
 }
 
 /* True for a scalar that must be typed as a string: quoted or block in the input, or
- * made by fanout. Plain input scalars are resolved by YAML's rules instead. */
-bool ynode_is_string(const struct ynode *n);
+ * made by fanout. Plain input scalars are resolved by YAML's rules instead. Inline: the
+ * emitter asks it of every key and value. */
+static inline bool ynode_is_string(const struct ynode *n)
+{
+    return ynode_is_scalar(n) && n->style != YNODE_PLAIN;
+}
 
 /* A missing node or a plain null (`~`, `null`, empty). */
 bool ynode_is_null(const struct ynode *n);

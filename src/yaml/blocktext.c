@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memrchr */
 #include "fanout/blocktext.h"
 
 #include <stdint.h>
@@ -183,6 +184,11 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     if (q == p)
         return false;
     z = q - 1;
+    if (!cr) { /* a search back (a byte at a time, it was a sixth of the formatting) */
+        const char *lb = memrchr(p, '\n', (size_t)(z - p));
+
+        z = lb ? lb + 1 : p;
+    }
     while (z > p && z[-1] != '\n' && z[-1] != '\r')
         z--;
     /* the first line with text: its indentation is the scalar's, unless the header says */

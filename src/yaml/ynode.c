@@ -153,11 +153,6 @@ bool ynode_scalar_is_n(const struct ynode *n, const char *s, size_t len)
     return ynode_is_scalar(n) && n->u.scalar.len == len && memcmp(n->u.scalar.text, s, len) == 0;
 }
 
-bool ynode_is_string(const struct ynode *n)
-{
-    return ynode_is_scalar(n) && n->style != YNODE_PLAIN;
-}
-
 bool ynode_is_null(const struct ynode *n)
 {
     const char *t;

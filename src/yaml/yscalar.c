@@ -325,6 +325,28 @@ static bool is_special(const unsigned char *p, size_t left)
     return false;
 }
 
+/* A mask with the high bit of each byte of w equal to c: the lowest bit set is the
+ * first's (a borrow only reaches the bytes above a zero of w ^ c). */
+static uint64_t bytes_equal(uint64_t w, unsigned char c)
+{
+    const uint64_t low = 0x0101010101010101ull, x = w ^ (low * c);
+
+    return (x - low) & ~x & 0x8080808080808080ull;
+}
+
+/* The offset in its word of the first byte a mask of the above marks; on a big-endian
+ * machine 0, so that the scan takes the word's first byte alone. */
+static size_t first_marked(uint64_t mask)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (size_t)__builtin_ctzll(mask) / 8;
+#else
+    (void)mask;
+    return 0;
+#endif
+}
+
+
 /* Bytes that stand for themselves anywhere in a plain scalar: printable ASCII but ':' and
  * '#'. A table: the byte loop was most of the emitter's cost of choosing a style. */
 static const unsigned char plain_byte[256] = {
@@ -360,10 +382,22 @@ static bool plain_ok(const char *s, size_t len)
     if (len >= 3 && (!memcmp(s, "---", 3) || !memcmp(s, "...", 3)))
         return false;
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = p[i];
+        unsigned char c;
 
+        /* a word at a time to the next byte that does not stand for itself (a byte at a
+         * time was 4 instructions a byte of a long command) */
+        for (uint64_t w, bad; i + 8 <= len; i += 8) {
+            memcpy(&w, p + i, 8);
+            if ((bad = yscalar_unprintable_bytes(w) | bytes_equal(w, ':') | bytes_equal(w, '#')) != 0) {
+                i += first_marked(bad);
+                break;
+            }
+        }
+        if (i == len)
+            break;
+        c = p[i];
         if (plain_byte[c])
-            continue; /* nearly every byte */
+            continue; /* the last bytes, fewer than a word */
         if (c == ':' && i + 1 < len && s[i + 1] == ' ')
             return false;
         if (c == '#' && i > 0 && s[i - 1] == ' ')
@@ -374,33 +408,52 @@ static bool plain_ok(const char *s, size_t len)
     return !yscalar_misread(s, len);
 }
 
-/* Text with a line break, line by line, each checked a word at a time (a byte at a time,
- * with its branches, was most of choosing the style of a workflow's `run:` text). Not
- * inlined: its loop's registers were saved on every call of yscalar_style, most of them
- * for single-line text. */
+/* Text with a line break, in one pass a word at a time: a word of printable ASCII is
+ * skipped whole, else the scan goes to its first other byte (a line break, a tab, UTF-8).
+ * A memchr and a printable check for every line cost as much again (220 instructions a
+ * line of a workflow's `run:` text). Not inlined: its loop's registers were saved on
+ * every call of yscalar_style, most of them for single-line text. */
 __attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
 {
-    const char *p = s, *end = s + len;
-    bool text = false;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    bool text = false, empty = true, blank = true; /* the line so far: no byte; only blanks */
 
-    while (p < end) {
-        const char *lb = memchr(p, '\n', (size_t)(end - p)), *e = lb ? lb : end, *q = p;
+    while (i < len) {
+        unsigned char c;
 
-        while (q < e && (*q == ' ' || *q == '\t'))
-            q++;
-        /* A line of only spaces or tabs is read back as an empty line. */
-        if (q == e && e > p)
-            return false;
-        text |= e > p;
-        if (!yscalar_printable(q, (size_t)(e - q))) {
-            for (; q < e; q++)
-                if (is_special((const unsigned char *)q, (size_t)(end - q)))
-                    return false;
+        if (!blank) {
+            for (; i + 8 <= len; i += 8) {
+                uint64_t w, bad;
+
+                memcpy(&w, p + i, 8);
+                if ((bad = yscalar_unprintable_bytes(w)) != 0) {
+                    i += first_marked(bad);
+                    break;
+                }
+            }
+            if (i == len)
+                break;
         }
-        p = lb ? lb + 1 : end;
+        c = p[i];
+        if (c == '\n') {
+            /* A line of only spaces or tabs is read back as an empty line. */
+            if (blank && !empty)
+                return false;
+            empty = blank = true;
+        } else {
+            empty = false;
+            text = true;
+            if (c != ' ' && c != '\t') {
+                blank = false;
+                if ((c < 0x20 || c >= 0x7F) && is_special(p + i, len - i))
+                    return false;
+            }
+        }
+        i++;
     }
     /* Text made only of line breaks cannot be told apart from an empty block. */
-    return text;
+    return !(blank && !empty) && text;
 }
 
 enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key)

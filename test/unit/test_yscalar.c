@@ -78,6 +78,149 @@ START_TEST(styles)
 }
 END_TEST
 
+/* Whether text with a line break is written as a literal block, line by line as the
+ * rule says: no line only of spaces and tabs, no byte a block cannot hold raw, a line
+ * that is not empty. */
+static bool literal_by_lines(const char *s, size_t len)
+{
+    static const char *const special[] = {"\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xEF\xBB\xBF"};
+    bool text = false;
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F)
+            return false;
+        for (size_t k = 0; k < 4; k++)
+            if (len - i >= strlen(special[k]) && !memcmp(s + i, special[k], strlen(special[k])))
+                return false;
+    }
+    for (size_t i = 0; i < len;) {
+        size_t e = i, q;
+
+        while (e < len && s[e] != '\n')
+            e++;
+        for (q = i; q < e && (s[q] == ' ' || s[q] == '\t'); q++)
+            ;
+        if (q == e && e > i)
+            return false;
+        text |= e > i;
+        i = e + 1;
+    }
+    return text;
+}
+
+/* The one-pass, word-at-a-time scan of multi-line text agrees with the rule on texts
+ * pieced from the bytes it tells apart, at every offset in a word. */
+START_TEST(literal_style_as_by_lines)
+{
+    static const char *const pieces[] = {"a", " ", "\t", "\n", "\n", "\r", "\x01", "\x7F", "\xC2\x85",
+                                         "\xC2", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80",
+                                         "\xEF\xBB\xBF", "\xC3\xA9", "abcdefghijk", "#: x", "~"};
+    const size_t n_pieces = sizeof(pieces) / sizeof(pieces[0]);
+    uint32_t seed = 12345;
+    char text[24 * 11]; /* count pieces, the longest 11 bytes */
+
+    for (int t = 0; t < 300000; t++) {
+        size_t len = 0, count;
+
+        seed = seed * 1103515245u + 12345u;
+        count = 1 + (seed >> 16) % 24;
+        for (size_t k = 0; k < count; k++) {
+            const char *piece;
+
+            seed = seed * 1103515245u + 12345u;
+            piece = pieces[(seed >> 16) % n_pieces];
+            memcpy(text + len, piece, strlen(piece));
+            len += strlen(piece);
+        }
+        if (!memchr(text, '\n', len))
+            continue;
+        ck_assert_msg(yscalar_style(text, len, false) ==
+                          (literal_by_lines(text, len) ? YS_LITERAL : YS_DOUBLE_QUOTED),
+                      "text %d", t);
+    }
+}
+END_TEST
+
+/* Whether text between two letters is plain, byte by byte as the rule says: no ": ",
+ * no " #", no byte a plain scalar cannot hold raw (a tab either). */
+static bool plain_by_bytes(const char *s, size_t len)
+{
+    static const char *const special[] = {"\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xEF\xBB\xBF"};
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (c < 0x20 || c == 0x7F || (c == ':' && s[i + 1] == ' ') || (c == '#' && s[i - 1] == ' '))
+            return false;
+        for (size_t k = 0; k < 4; k++)
+            if (len - i >= strlen(special[k]) && !memcmp(s + i, special[k], strlen(special[k])))
+                return false;
+    }
+    return true;
+}
+
+/* The word-at-a-time scan of one-line text agrees with the rule on texts pieced from the
+ * bytes it tells apart, at every offset in a word. */
+START_TEST(plain_style_as_by_bytes)
+{
+    static const char *const pieces[] = {"a", " ", ":", "#", "\t", "\x01", "\x7F", "\xC2\x85", "\xC2",
+                                         "\xE2\x80\xA8", "\xE2\x80", "\xEF\xBB\xBF", "\xC3\xA9",
+                                         "abcdefghijk", "-", "~"};
+    const size_t n_pieces = sizeof(pieces) / sizeof(pieces[0]);
+    uint32_t seed = 54321;
+    char text[2 + 24 * 11]; /* x, count pieces (the longest 11 bytes), x */
+
+    for (int t = 0; t < 300000; t++) {
+        size_t len = 1, count;
+
+        text[0] = 'x';
+        seed = seed * 1103515245u + 12345u;
+        count = (seed >> 16) % 25;
+        for (size_t k = 0; k < count; k++) {
+            const char *piece;
+
+            seed = seed * 1103515245u + 12345u;
+            piece = pieces[(seed >> 16) % n_pieces];
+            memcpy(text + len, piece, strlen(piece));
+            len += strlen(piece);
+        }
+        text[len++] = 'x';
+        ck_assert_msg(yscalar_style(text, len, t % 2) ==
+                          (plain_by_bytes(text, len) ? YS_PLAIN : YS_DOUBLE_QUOTED),
+                      "text %d", t);
+    }
+}
+END_TEST
+
+/* Printable ASCII, a word at a time with the last word overlapping: every length to
+ * 40, a byte that is not text at every place (each edge of the range). */
+START_TEST(printable_at_every_place)
+{
+    static const unsigned char bad[] = {0x00, '\t', '\n', 0x1F, 0x7F, 0x80, 0xC3, 0xFF};
+    char text[40];
+
+    memset(text, 'a', sizeof(text));
+    for (size_t n = 0; n <= sizeof(text); n++) {
+        text[0] = ' ';
+        if (n)
+            text[n - 1] = '~';
+        ck_assert_msg(yscalar_printable(text, n), "length %zu", n);
+        for (size_t at = 0; at < n; at++) {
+            char was = text[at];
+
+            for (size_t k = 0; k < sizeof(bad); k++) {
+                text[at] = (char)bad[k];
+                ck_assert_msg(!yscalar_printable(text, n), "length %zu, 0x%02x at %zu", n, bad[k], at);
+            }
+            text[at] = was;
+        }
+        memset(text, 'a', sizeof(text));
+    }
+}
+END_TEST
+
 /* ---- the scanners against the specifications' regular expressions ---- */
 
 /* YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). */
@@ -252,6 +395,9 @@ Suite *yscalar_suite(void)
     tcase_add_test(tc, core_types);
     tcase_add_test(tc, misread_by_some_reader);
     tcase_add_test(tc, styles);
+    tcase_add_test(tc, literal_style_as_by_lines);
+    tcase_add_test(tc, plain_style_as_by_bytes);
+    tcase_add_test(tc, printable_at_every_place);
     tcase_add_test(tc, scanners_agree_with_the_regexes);
     tcase_add_test(tc, float_canonical);
     suite_add_tcase(s, tc);
