@@ -39,12 +39,14 @@ const struct schema *validate_bundled_schema(const char *name, struct diag *d);
 const struct schema *validate_load_schema(const char *spec, struct diag *d, struct schema **owned);
 
 /* A validator for the schema `spec` names: a file, or a bundled schema of either language
- * (JSON Schema, or GitHub's template schema "github-workflow-v1", tmplvalidate.h).
- * Problems of the schema go to `d`, violations to `out`; a schema read from a file is put
- * in *owned for the caller to free after the validator. NULL after reporting. */
-struct validator *validator_open(const char *spec, const struct stream_shape *shape, struct diag *d,
-                                 struct diag *out, const char *const *files, enum diag_class cls,
-                                 struct schema **owned);
+ * (JSON Schema, or GitHub's template schema "github-workflow-v1", tmplvalidate.h); only a
+ * bundled one when `bundled` (a dialect's schema: a file of that name in the current
+ * directory must not stand in for it). Problems of the schema go to `d`, violations to
+ * `out`; a schema read from a file is put in *owned for the caller to free after the
+ * validator. NULL after reporting. */
+struct validator *validator_open(const char *spec, bool bundled, const struct stream_shape *shape,
+                                 struct diag *d, struct diag *out, const char *const *files,
+                                 enum diag_class cls, struct schema **owned);
 
 struct dialect;
 

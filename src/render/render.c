@@ -489,7 +489,8 @@ static struct validator *open_check(struct run *r, const char *name, struct diag
     struct schema *owned; /* bundled: never set */
 
     *findings = diag_create_buffered_like(r->diag);
-    return *findings ? validator_open(name, r->dialect->shape, r->diag, *findings, r->names, DIAG_FINDING, &owned)
+    return *findings ? validator_open(name, true, r->dialect->shape, r->diag, *findings, r->names, DIAG_FINDING,
+                                    &owned)
                      : NULL;
 }
 

@@ -398,9 +398,9 @@ const struct schema *validate_load_schema(const char *spec, struct diag *d, stru
     return bundled;
 }
 
-struct validator *validator_open(const char *spec, const struct stream_shape *shape, struct diag *d,
-                                 struct diag *out, const char *const *files, enum diag_class cls,
-                                 struct schema **owned)
+struct validator *validator_open(const char *spec, bool bundled, const struct stream_shape *shape,
+                                 struct diag *d, struct diag *out, const char *const *files,
+                                 enum diag_class cls, struct schema **owned)
 {
     const char *root = tmplvalidate_root(spec);
     const struct schema *sch;
@@ -408,8 +408,8 @@ struct validator *validator_open(const char *spec, const struct stream_shape *sh
     struct validator *v;
 
     *owned = NULL;
-    if (!root || is_file(spec)) {
-        sch = validate_load_schema(spec, d, owned);
+    if (!root || (!bundled && is_file(spec))) {
+        sch = bundled ? validate_bundled_schema(spec, d) : validate_load_schema(spec, d, owned);
         return sch ? validator_create(sch, shape, out, files, cls) : NULL;
     }
     if (!(ts = tmplschema_bundled(spec, d)) || !(v = calloc(1, sizeof(*v))))
@@ -456,8 +456,8 @@ struct run_checks {
     size_t n;
 };
 
-static struct validator *checks_for(struct run_checks *c, const char *schema, const struct stream_shape *shape,
-                                    const char *const *names, struct diag *d)
+static struct validator *checks_for(struct run_checks *c, const char *schema, bool bundled,
+                                    const struct stream_shape *shape, const char *const *names, struct diag *d)
 {
     for (size_t i = 0; i < c->n; i++) {
         if (!strcmp(c->open[i].schema, schema) && c->open[i].shape == shape)
@@ -465,7 +465,7 @@ static struct validator *checks_for(struct run_checks *c, const char *schema, co
     }
     if (c->n == sizeof(c->open) / sizeof(c->open[0]))
         return NULL; /* not reached: three dialects, one schema each */
-    c->open[c->n].v = validator_open(schema, shape, d, d, names, DIAG_FINDING, &c->open[c->n].owned);
+    c->open[c->n].v = validator_open(schema, bundled, shape, d, d, names, DIAG_FINDING, &c->open[c->n].owned);
     if (!c->open[c->n].v)
         return NULL;
     c->open[c->n].schema = schema;
@@ -524,7 +524,7 @@ int validate_run(const char *const *paths, size_t n, const char *schema,
         if (!dl)
             continue;
         v = checks_for(&checks, schema ? schema : dl->input_schema ? dl->input_schema : dl->rendered_schema,
-                       dl->shape, names, d);
+                       !schema, dl->shape, names, d);
         if (!v || validate_source(sources[i], (unsigned)i, dl->shape, v, d) != 0)
             break;
         /* it was read to detect its dialect too: the two reads must agree */
@@ -638,7 +638,7 @@ struct validate_along *validate_along_open(const struct dialect *dialect, const 
     a->dialect = dialect;
     a->sink = (struct diag_sink){on_finding, a};
     if (!(a->capture = diag_create_capture(d, &a->sink)) ||
-        !(a->v = validator_open(dialect->input_schema ? dialect->input_schema : dialect->rendered_schema,
+        !(a->v = validator_open(dialect->input_schema ? dialect->input_schema : dialect->rendered_schema, true,
                                 dialect->shape, d, a->capture, paths, DIAG_FINDING, &a->owned))) {
         diag_destroy(a->capture);
         free(a);

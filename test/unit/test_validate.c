@@ -229,7 +229,7 @@ START_TEST(template_schema_through_tmplvalidate)
     struct validator *v;
 
     messages_open(&m);
-    v = validator_open("github-workflow-v1", dialect_gha.shape, m.d, m.d, files, DIAG_FINDING, &owned);
+    v = validator_open("github-workflow-v1", false, dialect_gha.shape, m.d, m.d, files, DIAG_FINDING, &owned);
     ck_assert_ptr_nonnull(v);
     ck_assert_ptr_null(owned);
     feed_text(v, "on: push\njobs:\n  a:\n    runs-on: x\n    stepz: []\n  b:\n    steps: [{run: x}]\n",
@@ -259,7 +259,7 @@ START_TEST(schema_with_a_bad_reference)
     fputs("{\"properties\": {\"steps\": {\"$ref\": \"#/definitions/nope\"}}}\n", f);
     fclose(f);
     messages_open(&m);
-    ck_assert_ptr_null(validator_open(path, NULL, m.d, m.d, files, DIAG_FINDING, &owned));
+    ck_assert_ptr_null(validator_open(path, false, NULL, m.d, m.d, files, DIAG_FINDING, &owned));
     ck_assert_ptr_null(owned);
     messages_close(&m);
     unlink(path);
