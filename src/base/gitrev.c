@@ -50,10 +50,13 @@ static int git_run(const char *const argv[], int out_fd, struct diag *d)
     int status = 0, rc = -1;
     size_t n;
 
-    if (!err || posix_spawn_file_actions_init(&fa) != 0) {
+    if (!err) {
+        report(d, "cannot create a temporary file in %s: %s", scratch_dir(), strerror(errno));
+        return -1;
+    }
+    if (posix_spawn_file_actions_init(&fa) != 0) {
         report(d, "cannot run git %s: %s", argv[1], strerror(errno));
-        if (err)
-            fclose(err);
+        fclose(err);
         return -1;
     }
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -87,7 +90,7 @@ static char *git_output(const char *const argv[], size_t *len, struct diag *d)
     long size;
 
     if (!out) {
-        report(d, "cannot run git %s: %s", argv[1], strerror(errno));
+        report(d, "cannot create a temporary file in %s: %s", scratch_dir(), strerror(errno));
         return NULL;
     }
     if (git_run(argv, fileno(out), d) == 0) {

@@ -3,6 +3,7 @@
  * parts are the pipediff_*.c files (pipediff_internal.h). */
 #include "fanout/pipediff.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,7 +347,11 @@ int pipediff_run(const char *base_spec, const char *head_spec, const struct rend
     /* a durations file that cannot be read is an input error before anything renders */
     if (pd_runners_open(&r.runners, pd, d) != 0)
         goto done;
-    r.spool = scratch_file();
+    if (!(r.spool = scratch_file())) {
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s: %s",
+                    scratch_dir(), strerror(errno));
+        goto done;
+    }
     r.findings = xsort_create(sizeof(struct finding_rec), pd_finding_cmp, SORT_BUDGET);
     if (!r.spool || !r.findings || !ig.seen || !ig.near)
         goto fail;

@@ -28,6 +28,17 @@ TMPDIR=$PWD/none "$FANOUT" diff p.yml q.yml >/dev/null 2>err.txt
 rc=$?
 set -e
 [ "$rc" = 2 ]
+grep -q "^fanout: error: cannot create a temporary file in $PWD/none: No such file or directory \[io\]$" err.txt
+# diff --base: git's output goes through temporary files too (it said "cannot run git")
+mkdir repo
+cp p.yml repo/
+(cd repo && git init -q && git add p.yml && git -c user.name=t -c user.email=t@t commit -qm p && cp ../q.yml p.yml)
+set +e
+(cd repo && TMPDIR=$PWD/../none "$FANOUT" diff --base HEAD p.yml >/dev/null 2>../err.txt)
+rc=$?
+set -e
+[ "$rc" = 2 ]
+grep -q "cannot create a temporary file in .*/none: No such file or directory \[io\]$" err.txt
 # an empty TMPDIR is unset
 TMPDIR= "$FANOUT" render - <p.yml >out4.yml
 cmp out.yml out4.yml
