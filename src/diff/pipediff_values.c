@@ -113,7 +113,8 @@ struct ynode_doc *pd_json_read(const char *json)
 
 char *pd_blob_reserve(struct blob *b, size_t n)
 {
-    if (b->len + n > b->cap) {
+    /* an empty blob gets its buffer even for n == 0: NULL + 0 is undefined, and NULL reads as out of memory */
+    if (!b->buf || b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 1024;
         char *grown;
 
