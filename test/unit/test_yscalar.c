@@ -78,6 +78,26 @@ START_TEST(styles)
 }
 END_TEST
 
+/* The pieced-text tests' generator: a linear congruential step, its high bits. */
+static uint32_t next_random(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 16;
+}
+
+/* `count` pieces drawn at random appended to text[0..len): the new length. */
+static size_t add_pieces(char *text, size_t len, const char *const *pieces, size_t n_pieces, size_t count,
+                         uint32_t *seed)
+{
+    for (size_t k = 0; k < count; k++) {
+        const char *piece = pieces[next_random(seed) % n_pieces];
+
+        memcpy(text + len, piece, strlen(piece));
+        len += strlen(piece);
+    }
+    return len;
+}
+
 /* Whether text with a line break is written as a literal block, line by line as the
  * rule says: no line only of spaces and tabs, no byte a block cannot hold raw, a line
  * that is not empty. */
@@ -124,16 +144,8 @@ START_TEST(literal_style_as_by_lines)
     for (int t = 0; t < 300000; t++) {
         size_t len = 0, count;
 
-        seed = seed * 1103515245u + 12345u;
-        count = 1 + (seed >> 16) % 24;
-        for (size_t k = 0; k < count; k++) {
-            const char *piece;
-
-            seed = seed * 1103515245u + 12345u;
-            piece = pieces[(seed >> 16) % n_pieces];
-            memcpy(text + len, piece, strlen(piece));
-            len += strlen(piece);
-        }
+        count = 1 + next_random(&seed) % 24;
+        len = add_pieces(text, len, pieces, n_pieces, count, &seed);
         if (!memchr(text, '\n', len))
             continue;
         ck_assert_msg(yscalar_style(text, len, false) ==
@@ -176,16 +188,8 @@ START_TEST(plain_style_as_by_bytes)
         size_t len = 1, count;
 
         text[0] = 'x';
-        seed = seed * 1103515245u + 12345u;
-        count = (seed >> 16) % 25;
-        for (size_t k = 0; k < count; k++) {
-            const char *piece;
-
-            seed = seed * 1103515245u + 12345u;
-            piece = pieces[(seed >> 16) % n_pieces];
-            memcpy(text + len, piece, strlen(piece));
-            len += strlen(piece);
-        }
+        count = next_random(&seed) % 25;
+        len = add_pieces(text, len, pieces, n_pieces, count, &seed);
         text[len++] = 'x';
         ck_assert_msg(yscalar_style(text, len, t % 2) ==
                           (plain_by_bytes(text, len) ? YS_PLAIN : YS_DOUBLE_QUOTED),
