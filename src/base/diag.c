@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* vasprintf */
 #include "fanout/diag.h"
 
 #include <stdarg.h>
@@ -549,6 +550,31 @@ void diag_cover(struct diag *d, const char *const *files, struct ypos at, enum r
     }
 }
 
+/* A message longer than the buffer keeps its head and its tail around "...": the tail
+ * holds what went wrong (strerror after a long TMPDIR, a reason after a long value),
+ * which plain truncation cut off. Neither cut splits a UTF-8 sequence. */
+static void format_message(char *msg, size_t size, const char *fmt, va_list ap)
+{
+    va_list again;
+    char *full;
+    int n;
+    size_t head, from;
+
+    va_copy(again, ap);
+    n = vsnprintf(msg, size, fmt, ap);
+    if (n >= 0 && (size_t)n >= size && vasprintf(&full, fmt, again) >= 0) {
+        for (head = (size - 4) / 2; head && (full[head] & 0xc0) == 0x80; head--)
+            ;
+        for (from = (size_t)n - (size - 4 - head); from < (size_t)n && (full[from] & 0xc0) == 0x80; from++)
+            ;
+        memcpy(msg, full, head);
+        memcpy(msg + head, "...", 3);
+        memcpy(msg + head + 3, full + from, (size_t)n - from + 1);
+        free(full);
+    }
+    va_end(again);
+}
+
 void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
                   const char *file, unsigned line, unsigned col, enum rule_id rule,
                   const char *fmt, va_list ap)
@@ -582,7 +608,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     } else if (sev == DIAG_WARNING) {
         d->warnings++;
     }
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    format_message(msg, sizeof(msg), fmt, ap);
     if (d->sink && cls == DIAG_FINDING) {
         d->sink->finding(d->sink->user, sev, file, line, col, rule, msg);
         return;

@@ -121,8 +121,8 @@ int check_one(const char *const *sources, size_t n, const char *rendered,
     if (write && !(target = output_open(rendered, d)))
         goto done;
     if (!(fresh = scratch_file())) {
-        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s",
-                    scratch_dir());
+        diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s: %s",
+                    scratch_dir(), strerror(errno));
         goto done;
     }
     /* the rendering goes to a temporary file, whatever its size */

@@ -1,5 +1,6 @@
 #include "fanout/render.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -697,7 +698,7 @@ static int second_pass(struct run *r)
         r->sink->reset(r->sink->user);
     if (r->sink == &r->spooled && !r->spool_em) {
         diag_report(r->diag, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO,
-                    "cannot create a temporary file in %s", scratch_dir());
+                    "cannot create a temporary file in %s: %s", scratch_dir(), strerror(errno));
         return -1;
     }
     /* Everything was reported by pass 1; a message here would be a repeat. */

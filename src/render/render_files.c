@@ -2,6 +2,7 @@
  * holds workflows and pipelines), each dialect's files together (render.h). */
 #include "fanout/render.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +190,8 @@ static int render_each_group(const struct render_groups *g, const struct render_
 
         o.dialect = g->groups[i].dialect;
         if (!(o.stream = parts[i] = scratch_file())) {
-            diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s",
-                        scratch_dir());
+            diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s: %s",
+                        scratch_dir(), strerror(errno));
             rc = DIAG_INPUT;
             break;
         }

@@ -19,7 +19,9 @@ exits2 env TMPDIR=$PWD/none "$FANOUT" render - <p.yml >out2.yml 2>err.txt
 grep -q "^<stdin>: error: cannot create a temporary file in $PWD/none: No such file or directory \[io\]$" err.txt
 exits2 env TMPDIR=$PWD/none "$FANOUT" render -o out3.yml p.yml q.yml 2>err.txt
 [ ! -e out3.yml ]
-grep -q "cannot create a temporary file in $PWD/none \[io\]$" err.txt
+grep -q "cannot create a temporary file in $PWD/none: No such file or directory \[io\]$" err.txt
+exits2 env TMPDIR=$PWD/none "$FANOUT" check p.yml --rendered out.yml 2>err.txt
+grep -q "cannot create a temporary file in $PWD/none: No such file or directory \[io\]$" err.txt
 exits2 env TMPDIR=$PWD/none "$FANOUT" diff p.yml q.yml >/dev/null 2>err.txt
 grep -q "^fanout: error: cannot create a temporary file in $PWD/none: No such file or directory \[io\]$" err.txt
 # diff --base: git's output goes through temporary files too (it said "cannot run git")

@@ -440,6 +440,32 @@ START_TEST(diag_covered_place)
 END_TEST
 
 /* -q changes what is printed, not what is counted: --strict -q fails on a warning. */
+/* A message longer than diag's buffer keeps its end (the reason, after a long path)
+ * around "...", and no cut splits a UTF-8 sequence (each 'é' is two bytes). */
+START_TEST(diag_long_message_keeps_tail)
+{
+    char *buf = NULL, path[3001];
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT);
+    const char *dots, *tail = ": No space left on device [io]\n";
+
+    for (size_t i = 0; i + 2 < sizeof(path); i += 2)
+        memcpy(path + i, "\xc3\xa9", 2);
+    path[sizeof(path) - 1] = '\0';
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "fanout", 0, 0, RULE_IO, "cannot create a temporary file in %s: %s",
+                path, "No space left on device");
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_ptr_nonnull(dots = strstr(buf, "..."));
+    ck_assert_uint_lt(strlen(buf), 1100);
+    ck_assert_str_eq(buf + strlen(buf) - strlen(tail), tail);
+    ck_assert_int_eq(memcmp(dots - 2, "\xc3\xa9", 2), 0);
+    ck_assert_int_eq(memcmp(dots + 3, "\xc3\xa9", 2), 0);
+    free(buf);
+}
+END_TEST
+
 START_TEST(diag_quiet_still_counts)
 {
     char *buf = NULL;
@@ -474,6 +500,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, diag_shadowed_held_finding);
     tcase_add_test(tc, diag_covered_place);
     tcase_add_test(tc, diag_quiet_still_counts);
+    tcase_add_test(tc, diag_long_message_keeps_tail);
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);
     tcase_add_test(tc, strhash_vectors);
