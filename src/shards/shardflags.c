@@ -18,10 +18,14 @@
  * operator (a quote may close the string the command is inside: `bash -c '...
  * --shard-id=$$BUILDKITE_PARALLEL_JOB'`); never the next flag (`--num-shards --shard-id`). */
 #define VALUE "(?!-)(\\$\\{\\{.*?\\}\\}|\\$\\(\\([^)\\n]*\\)\\)|\"[^\"\\n]*\"|'[^'\\n]*'|[^\\s'\"`;&|()<>]+)"
-#define FLAG_RE "(?<![\\w-])%s(?:=|[ \\t]+)" VALUE
+/* A built-in flag is its name where no word character or '-' comes before it (found as
+ * text: find_flag), then this, matched anchored after the name: one pattern for every
+ * built-in flag, where a pattern each was four JIT compiles in a SGLang render (0.6M
+ * instructions, of 40M) for the one text each matched. */
+#define TAIL_RE "\\G(?:=|[ \\t]+)" VALUE /* \G: anchored, which the JIT runs (PCRE2_ANCHORED it does not) */
 
-/* A built-in runner's pattern is compiled at its first use, when a text holds its flag's
- * name (NULL until then): compiling the eight at start was a fifth of a small render. */
+/* The built-in flags' pattern is compiled at its first use, when a text holds a flag's
+ * name (NULL until then): compiling eight at start was a fifth of a small render. */
 struct pattern {
     pcre2_code *re;
     pcre2_match_data *md;
@@ -46,6 +50,7 @@ struct shardflags {
     struct runner runners[MAX_RUNNERS];
     size_t n;
     size_t unliteral; /* runners without literals (a config's): every text is matched */
+    struct pattern tail; /* TAIL_RE, for every built-in runner's flags */
     pcre2_match_context *mctx;
 };
 
@@ -88,15 +93,6 @@ static int pattern_compile(struct pattern *p, const char *re, char *err, size_t 
         return -1;
     }
     return 0;
-}
-
-/* The pattern of built-in flag `flag` (FLAG_RE), compiled. 0, or -1 when out of memory. */
-static int pattern_of_flag(struct pattern *p, const char *flag)
-{
-    char re[256], err[200];
-
-    snprintf(re, sizeof(re), FLAG_RE, flag);
-    return pattern_compile(p, re, err, sizeof(err));
 }
 
 static void pattern_free(struct pattern *p)
@@ -172,7 +168,7 @@ struct shardflags *shardflags_clone(const struct shardflags *f)
 {
     struct shardflags *c = calloc(1, sizeof(*c));
 
-    if (!c || !(c->mctx = pcre2_match_context_copy(f->mctx)))
+    if (!c || !(c->mctx = pcre2_match_context_copy(f->mctx)) || pattern_copy(&c->tail, &f->tail) != 0)
         goto fail;
     c->unliteral = f->unliteral;
     for (; c->n < f->n; c->n++) {
@@ -204,6 +200,7 @@ void shardflags_destroy(struct shardflags *f)
         pattern_free(&f->runners[i].count);
         pattern_free(&f->runners[i].index);
     }
+    pattern_free(&f->tail);
     pcre2_match_context_free(f->mctx);
     free(f);
 }
@@ -336,61 +333,103 @@ static const char *find_text(const char *hay, size_t len, const char *needle, si
     return NULL;
 }
 
-/* Up to MAX_USES matches of `p` in the subject; their number, or -1 when matching failed.
- * `literal` (NULL: none) is text every match holds, first at offset `first` (SIZE_MAX:
- * nowhere, so there is no match). */
-static int find_all(const struct shardflags *f, struct pattern *p, const char *literal,
-                    size_t first, struct subject *s, struct use *out)
+/* Matches `p` in the subject from `at`: pcre2_match's code. The subject's UTF-8 is
+ * checked by its first match only, from where it starts. */
+static int match(const struct shardflags *f, struct pattern *p, struct subject *s, size_t at)
 {
-    const char *text = s->text;
-    size_t at = 0, len = s->len, lit_len = literal ? strlen(literal) : 0;
-    int n = 0;
+    int rc;
 
-    if (literal && first == SIZE_MAX)
-        return 0;
-    if (!p->re && pattern_of_flag(p, literal) != 0)
-        return -1;
     if (!p->jit) {
         pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* without it, the interpreter runs */
         p->jit = true;
     }
     if (!s->utf_checked)
-        s->utf_checked = s->ascii = is_ascii(text, len);
-    /* No match starts before the literal's first place, where it begins (the built-in
-     * flags'), so the search can start there: PCRE2's lookbehind still sees the bytes
-     * before. Not in a text whose UTF-8 PCRE2 checks, which it checks from the start. */
-    if (literal && s->ascii)
-        at = first;
-    while (n < MAX_USES && at <= len) {
-        /* the subject's UTF-8 is checked by its first match only */
-        int rc = pcre2_match(p->re, (PCRE2_SPTR)text, len, at, s->utf_checked ? PCRE2_NO_UTF_CHECK : 0,
-                             p->md, f->mctx);
-        PCRE2_SIZE *ov;
-        size_t g;
+        s->utf_checked = s->ascii = is_ascii(s->text, s->len);
+    rc = pcre2_match(p->re, (PCRE2_SPTR)s->text, s->len, at, s->utf_checked ? PCRE2_NO_UTF_CHECK : 0, p->md,
+                     f->mctx);
+    s->utf_checked |= rc >= 0 || rc == PCRE2_ERROR_NOMATCH;
+    return rc;
+}
 
-        if (rc == PCRE2_ERROR_NOMATCH) {
-            s->utf_checked = true;
+/* The use `p` matched (rc > 0), from text[from] on: the flag as written, and its value
+ * (group 1, else the match) without the quotes around it. */
+static struct use use_of(const struct pattern *p, int rc, const char *text, size_t from)
+{
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
+    size_t g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
+    struct use u = {text + from, text + ov[2 * g], ov[1] - from, ov[2 * g + 1] - ov[2 * g]};
+
+    if (u.value_len >= 2 && (u.value[0] == '"' || u.value[0] == '\'') && u.value[u.value_len - 1] == u.value[0]) {
+        u.value++;
+        u.value_len -= 2;
+    }
+    return u;
+}
+
+/* Up to MAX_USES matches of a config's pattern `p` in the subject; their number, or -1
+ * when matching failed. */
+static int find_all(const struct shardflags *f, struct pattern *p, struct subject *s, struct use *out)
+{
+    size_t at = 0;
+    int n = 0;
+
+    while (n < MAX_USES && at <= s->len) {
+        int rc = match(f, p, s, at);
+        PCRE2_SIZE *ov;
+
+        if (rc == PCRE2_ERROR_NOMATCH)
             break;
-        }
         if (rc < 0)
             return -1;
-        s->utf_checked = true;
         ov = pcre2_get_ovector_pointer(p->md);
-        g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
-        out[n].flag = text + ov[0];
-        out[n].flag_len = ov[1] - ov[0];
-        out[n].value = text + ov[2 * g];
-        out[n].value_len = ov[2 * g + 1] - ov[2 * g];
-        if (out[n].value_len >= 2 && (out[n].value[0] == '"' || out[n].value[0] == '\'') &&
-            out[n].value[out[n].value_len - 1] == out[n].value[0]) {
-            out[n].value++;
-            out[n].value_len -= 2;
-        }
-        n++;
+        out[n++] = use_of(p, rc, s->text, ov[0]);
         at = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
-        /* a flag seldom comes twice: its text first, before another match */
-        if (literal && (at > len || !find_text(text + at, len - at, literal, lit_len)))
+    }
+    return n;
+}
+
+/* Whether `c` is a word character or '-' to PCRE2 (no UCP: ASCII only; a byte of a wide
+ * character is none) */
+static bool word_or_dash(unsigned char c)
+{
+    return c == '-' || c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* Up to MAX_USES uses of built-in flag `name`, first at offset `first` (SIZE_MAX:
+ * nowhere); their number, or -1 when matching failed (out of memory, bad UTF-8). What
+ * (?<![\w-])name(?:=|[ \t]+)VALUE finds, leftmost first: each place of the name with
+ * no word character or '-' before it, TAIL_RE right after it. A subject PCRE2 has not
+ * checked is checked whole first (by a match at 0), as that pattern's match from the
+ * start was. */
+static int find_flag(struct shardflags *f, const char *name, size_t first, struct subject *s, struct use *out)
+{
+    const char *text = s->text, *at;
+    size_t len = s->len, name_len = strlen(name), pos = first;
+    char err[200];
+    int n = 0, rc;
+
+    if (first == SIZE_MAX)
+        return 0;
+    if (!f->tail.re && pattern_compile(&f->tail, TAIL_RE, err, sizeof(err)) != 0)
+        return -1;
+    if (!s->utf_checked)
+        s->utf_checked = s->ascii = is_ascii(text, len);
+    if (!s->utf_checked && (rc = match(f, &f->tail, s, 0)) < 0 && rc != PCRE2_ERROR_NOMATCH)
+        return -1;
+    while (n < MAX_USES) {
+        size_t next = pos + 1;
+
+        if (!pos || !word_or_dash((unsigned char)text[pos - 1])) {
+            if ((rc = match(f, &f->tail, s, pos + name_len)) < 0 && rc != PCRE2_ERROR_NOMATCH)
+                return -1;
+            if (rc > 0) {
+                out[n] = use_of(&f->tail, rc, text, pos);
+                next = pos + out[n++].flag_len;
+            }
+        }
+        if (next > len || !(at = find_text(text + next, len - next, name, name_len)))
             break;
+        pos = (size_t)(at - text);
     }
     return n;
 }
@@ -504,8 +543,11 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
 
         if (run->count_literal && first[r][0] == SIZE_MAX && first[r][1] == SIZE_MAX)
             continue; /* most runners in most texts */
-        nc = find_all(f, &run->count, run->count_literal, first[r][0], &s, counts);
-        ni = nc < 0 ? -1 : find_all(f, &run->index, run->index_literal, first[r][1], &s, indexes);
+        nc = run->count_literal ? find_flag(f, run->count_literal, first[r][0], &s, counts)
+                                : find_all(f, &run->count, &s, counts);
+        ni = nc < 0                ? -1
+             : run->index_literal ? find_flag(f, run->index_literal, first[r][1], &s, indexes)
+                                  : find_all(f, &run->index, &s, indexes);
         if (nc < 0 || ni < 0)
             return -1;
         nc = keep_own(run, text, counts, nc);

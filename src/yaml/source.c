@@ -25,6 +25,10 @@ struct utf8_state {
     unsigned char lo, hi; /* allowed range of the next continuation byte */
     uint32_t cp;         /* the code point being decoded */
     bool bom;            /* the last failure was a misplaced byte order mark */
+    /* where the first NEL, LS, PS or BOM begins (UINT64_MAX: none yet), which turn the
+     * window off (struct window): noted as characters are decoded, where a search of
+     * each handed piece for their four byte sequences cost four scans of the input */
+    uint64_t spoiler;
 };
 
 /* Bytes are checked a buffer ahead of the parser, so that it is only ever handed bytes
@@ -101,6 +105,7 @@ static void utf8_reset(struct utf8_state *st)
     memset(st, 0, sizeof(*st));
     st->lo = 0x80;
     st->hi = 0xBF;
+    st->spoiler = UINT64_MAX;
 }
 
 #define HIGH_BITS 0x8080808080808080ull
@@ -165,7 +170,11 @@ static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, 
         st->hi = 0xBF;
         st->cp = (st->cp << 6) | (c & 0x3Fu);
         i++;
-        if (--st->need == 0 && st->cp == 0xFEFF && st->char_start != 0) {
+        if (--st->need || (st->cp != 0x85 && st->cp != 0x2028 && st->cp != 0x2029 && st->cp != 0xFEFF))
+            continue; /* more to come, or a character that changes nothing */
+        if (st->spoiler == UINT64_MAX)
+            st->spoiler = st->char_start;
+        if (st->cp == 0xFEFF && st->char_start != 0) {
             st->bom = true;
             /* the character is refused whole (it may have begun in an earlier run) */
             i = st->char_start > st->offset ? (size_t)(st->char_start - st->offset) : 0;
@@ -550,31 +559,25 @@ static void window_free(struct window *w)
 }
 
 /* Whether `b` holds a line break other than LF or CRLF (one break to libfyaml, as a LF
- * is: the lines are numbered alike; a CR last in `b` may be one alone), or a byte order
- * mark (see struct window); a read hands whole characters. */
-static bool window_spoils(const char *b, size_t n)
+ * is: the lines are numbered alike; a CR last in `b` may be one alone); a read hands
+ * whole characters. The other breaks and a byte order mark are the UTF-8 check's
+ * (utf8_state.spoiler). */
+static bool lone_cr(const char *b, size_t n)
 {
-    static const char *const seqs[] = {"\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xEF\xBB\xBF"};
     const char *end = b + n;
 
     for (const char *p = b; (p = memchr(p, '\r', (size_t)(end - p))) != NULL; p++)
         if (p + 1 == end || p[1] != '\n')
             return true;
-    for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
-        size_t len = strlen(seqs[i]);
-
-        for (const char *p = b; (p = memchr(p, seqs[i][0], (size_t)(end - p))) != NULL; p++)
-            if ((size_t)(end - p) >= len && !memcmp(p, seqs[i], len))
-                return true;
-    }
     return false;
 }
 
-static void window_add(struct window *w, const char *b, size_t n)
+/* `spoiled`: a NEL, LS, PS or BOM has been handed (see struct window) */
+static void window_add(struct window *w, const char *b, size_t n, bool spoiled)
 {
     const char *end = b + n;
 
-    if (!w->bytes || w->off || (w->off = window_spoils(b, n)))
+    if (!w->bytes || w->off || (w->off = spoiled || lone_cr(b, n)))
         return;
     for (size_t done = w->borrowed ? n : n > WINDOW_BYTES ? n - WINDOW_BYTES : 0; done < n;) {
         size_t at = (size_t)((w->handed + done) % WINDOW_BYTES), k = WINDOW_BYTES - at;
@@ -653,7 +656,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     if (src->prefix == PREFIX_PENDING && src->pos == src->prefix_at && count >= sizeof(prefix) - 1) {
         src->prefix = PREFIX_HANDED;
         memcpy(buf, prefix, sizeof(prefix) - 1);
-        window_add(&src->win, prefix, sizeof(prefix) - 1);
+        window_add(&src->win, prefix, sizeof(prefix) - 1, false);
         return sizeof(prefix) - 1;
     }
     if (src->prefix == PREFIX_PENDING && count > src->prefix_at - src->pos)
@@ -671,7 +674,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     src->unbroken += n;
     source_read(src, buf, n);
     digest_add(src, buf, n);
-    window_add(&src->win, buf, n);
+    window_add(&src->win, buf, n, src->st.spoiler < src->handed);
     return (ssize_t)n;
 }
 
@@ -927,7 +930,7 @@ int source_attach(struct source *src, struct fy_parser *fyp)
 
         src->pos = n;
         digest_add(src, src->buf, n);
-        window_add(&src->win, src->buf, n);
+        window_add(&src->win, src->buf, n, src->st.spoiler < src->handed);
         if (!src->failed)
             read_ended(src);
         return fy_parser_set_string(fyp, src->buf, n);

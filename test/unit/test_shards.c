@@ -277,6 +277,27 @@ START_TEST(flags_near_misses)
 }
 END_TEST
 
+/* A built-in flag is its name after no ASCII word character or '-' (a wide character is
+ * none, as PCRE2 without UCP reads it), the form after; the text's UTF-8 is checked when
+ * it holds a flag's name, whether or not a flag is found. */
+START_TEST(flags_after_what)
+{
+    struct shardflags *f = shardflags_create();
+    struct hits c = {.n = 0};
+    const char *bad = "pytest \xFF x--num-shards=4";
+
+    ck_assert_uint_eq(scan(f, "pytest Z--num-shards=4 9--shard-id=1 _--num-shards=2").n, 0);
+    c = scan(f, "pytest \xC3\xA9--num-shards=4 \xE2\x80\x94--shard-id=1 --num-shards --shard-id=2");
+    ck_assert_uint_eq(c.n, 2);
+    expect_hit(&c.h[0], 0, "4", "1", "--num-shards=4", "--shard-id=1");
+    expect_hit(&c.h[1], 0, NULL, "2", NULL, "--shard-id=2");
+    c.n = 0;
+    ck_assert_int_eq(shardflags_scan(f, bad, strlen(bad), collect, &c), -1);
+    ck_assert_uint_eq(c.n, 0);
+    shardflags_destroy(f);
+}
+END_TEST
+
 /* A runner's flags are its own only in a command of its program, or in one that starts
  * no program (an env value, an argument list handed on): mypy_primer's --num-shards is
  * mypy_primer's. */
@@ -958,6 +979,7 @@ Suite *shards_suite(void)
     tcase_add_test(flags, flags_two_commands_in_order);
     tcase_add_test(flags, flags_index_without_count);
     tcase_add_test(flags, flags_near_misses);
+    tcase_add_test(flags, flags_after_what);
     tcase_add_test(flags, flags_values_not_flags);
     tcase_add_test(flags, flags_config_without_dashes);
     tcase_add_test(flags, flags_other_programs);
