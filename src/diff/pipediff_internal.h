@@ -33,6 +33,7 @@
  * every job of the side (about 20 MB at 10 MB of pipeline), and a write a text, stdio's
  * 4 KiB at a time, made most of a diff's system time. */
 #define SPOOL_CHUNK (64u << 10)
+#define SPOOL_PAGE 4096u /* a spool is read back a page at a time (pd_spool_read) */
 #define RENAME_MAX 1000   /* removed and added steps looked at for renames, at most, a side */
 #define RENAME_PERCENT 80 /* of the fields either has, at least, alike in both, for a rename */
 #define LABEL_MAX 80      /* characters of a label shown */

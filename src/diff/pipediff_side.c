@@ -656,14 +656,21 @@ int pd_spool_read(struct side *s, uint64_t off, void *buf, size_t len)
         return 0;
     }
     if (off < s->window_off || off + len > s->window_off + s->window_len) {
+        /* the pages that hold the text, not SPOOL_CHUNK bytes from it: a changed step
+         * reads a few short texts that lie together, some just before the last one read
+         * (its label, its identity), each of which read 64 KiB again */
+        uint64_t from = off & ~(uint64_t)(SPOOL_PAGE - 1);
+        size_t want = (size_t)((off + len - from + SPOOL_PAGE - 1) & ~(uint64_t)(SPOOL_PAGE - 1));
         ssize_t n;
 
+        if (want > SPOOL_CHUNK)
+            want = SPOOL_CHUNK, from = off;
         if (!s->window && !(s->window = malloc(SPOOL_CHUNK)))
             return -1;
         s->window_len = 0;
-        if ((n = pread(fd, s->window, SPOOL_CHUNK, (off_t)off)) < (ssize_t)len)
+        if ((n = pread(fd, s->window, want, (off_t)from)) < (ssize_t)(off - from + len))
             return -1;
-        s->window_off = off;
+        s->window_off = from;
         s->window_len = (size_t)n;
     }
     memcpy(buf, s->window + (off - s->window_off), len);
