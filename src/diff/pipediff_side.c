@@ -638,6 +638,12 @@ static int group_side(struct side *s)
     if (s->n_fanouts)
         qsort(s->fanouts, s->n_fanouts, sizeof(*s->fanouts), fanout_cmp);
     free(g.tuples);
+    /* the records are grouped: freed now, in the side's own thread (unmapping their
+     * buffers, closing their runs' files), not after both sides, when only one thread
+     * is left to do it */
+    xsort_destroy(s->steps);
+    xsort_destroy(s->marks);
+    s->steps = s->marks = NULL;
     return rc;
 }
 
