@@ -1,4 +1,5 @@
 /* fanout diff: what changed between two renderings, job by job. */
+#include <malloc.h>
 #include <string.h>
 
 #include "fanout/cmd.h"
@@ -81,6 +82,12 @@ static int exec_diff(struct cli *c, char **operands, int n, struct diag *d)
         return DIAG_INPUT;
     }
     c->diff.format = (enum pd_format)c->format;
+    /* A diff allocates and frees buffers of 128 KiB to 1 MiB many times (each side's
+     * sorts, qsort's scratch): glibc maps each anew and unmaps it when freed, and a page's
+     * first touch is dear (10-20 us on a virtual machine); from the heap, and kept, they
+     * are reused */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
     rc = diff_operands(c, operands, n, &head, d);
     shardflags_destroy(head.shards);
     return rc;

@@ -240,12 +240,10 @@ static int compare_files(struct report *r, const struct operand *b, const char *
     if (rc == 0) {
         note_ignored(pd, &base, &head, ig);
         r->dialect = base.dialect;
-        r->pairs = xsort_create(sizeof(struct pair_rec), pd_pair_cmp, SORT_BUDGET);
-        rc = r->pairs && find_changes(r, &base, &head) == 0 ? 0 : -1;
+        rc = pd_moves_begin(r, &base) == 0 && find_changes(r, &base, &head) == 0 ? 0 : -1;
         pd_callers_free(r);
         pd_parents_free(r);
-        xsort_destroy(r->pairs);
-        r->pairs = NULL;
+        pd_moves_end(r);
     } else if (rc != -1) {
         rc = DIAG_INPUT;
     }

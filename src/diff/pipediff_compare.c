@@ -903,7 +903,7 @@ void pd_compare_matched(struct report *r, struct side *base, struct side *head, 
     /* a step of a few jobs, nearly every one, is read without a malloc */
     struct shard_tuple few[2][4];
 
-    if (xsort_add(r->pairs, &pair) != 0)
+    if (pd_moves_note(r, &pair) != 0)
         goto fail;
     pd_parents_note(r, head, h); /* an unchanged step can be a removed mirror's parent */
     /* most steps of a diff are unchanged: nothing to report, so nothing to name, nor any

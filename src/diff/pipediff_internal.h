@@ -33,6 +33,7 @@
  * every job of the side (about 20 MB at 10 MB of pipeline), and a write a text, stdio's
  * 4 KiB at a time, made most of a diff's system time. */
 #define SPOOL_CHUNK (64u << 10)
+#define SPOOL_PAGE 4096u /* a spool is read back a page at a time (pd_spool_read) */
 #define RENAME_MAX 1000   /* removed and added steps looked at for renames, at most, a side */
 #define RENAME_PERCENT 80 /* of the fields either has, at least, alike in both, for a rename */
 #define LABEL_MAX 80      /* characters of a label shown */
@@ -391,7 +392,11 @@ struct report {
     FILE *spool;         /* the findings' texts */
     uint64_t spool_len;
     struct xsort *findings;
-    struct xsort *pairs;
+    /* the matched steps (struct pair_rec) as they are compared, for the moves; and by
+     * BASE's rank, HEAD's rank of that step (UINT32_MAX: not matched) */
+    FILE *pairs;
+    uint32_t *head_rank;
+    uint32_t n_ranks;
     struct blob blob;
     uint32_t block;      /* which of the sides' dialects is being compared (0: the first) */
     bool failed;
@@ -615,7 +620,6 @@ int pd_render_side(const char *spec, const char *const *paths, size_t n, const s
 
 /* pipediff_report.c */
 int pd_finding_cmp(const void *pa, const void *pb);
-int pd_pair_cmp(const void *pa, const void *pb);
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,
                     const struct finding *f);
 int pd_where_of(struct side *s, const struct shard_tuple *t, const unsigned *idx, unsigned n,
@@ -729,8 +733,15 @@ void pd_outside_compare(struct report *r, struct side *base, struct side *head);
 /* pipediff_moves.c */
 /* Sets keep[i] for the elements of one longest strictly increasing subsequence of
  * ranks[0..n) (the last of those ending lowest, found by patience sorting), the others
- * false. Its length, or -1 when out of memory. */
+ * false; an element UINT32_MAX is none (kept false). Its length, or -1 when out of
+ * memory. */
 long pd_longest_increasing(const uint32_t *ranks, size_t n, bool *keep);
+/* Readies r for the matched steps of `base`'s comparison: 0, or -1 when out of memory or
+ * temporary space. pd_moves_end frees what it made. */
+int pd_moves_begin(struct report *r, const struct side *base);
+void pd_moves_end(struct report *r);
+/* Notes matched step p: 0, or -1 when it cannot be written. */
+int pd_moves_note(struct report *r, const struct pair_rec *p);
 int pd_report_moves(struct report *r, struct side *head);
 
 #endif

@@ -23,13 +23,6 @@ int pd_finding_cmp(const void *pa, const void *pb)
     return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
-int pd_pair_cmp(const void *pa, const void *pb)
-{
-    const struct pair_rec *a = pa, *b = pb;
-
-    return a->base_rank < b->base_rank ? -1 : a->base_rank > b->base_rank;
-}
-
 /* Records finding `f`, to be printed in (group for markdown, dialect, phase, rank, sub)
  * order. */
 void pd_add_finding(struct report *r, enum phase phase, uint32_t rank, uint32_t sub, enum group group,

@@ -638,6 +638,12 @@ static int group_side(struct side *s)
     if (s->n_fanouts)
         qsort(s->fanouts, s->n_fanouts, sizeof(*s->fanouts), fanout_cmp);
     free(g.tuples);
+    /* the records are grouped: freed now, in the side's own thread (unmapping their
+     * buffers, closing their runs' files), not after both sides, when only one thread
+     * is left to do it */
+    xsort_destroy(s->steps);
+    xsort_destroy(s->marks);
+    s->steps = s->marks = NULL;
     return rc;
 }
 
@@ -656,14 +662,21 @@ int pd_spool_read(struct side *s, uint64_t off, void *buf, size_t len)
         return 0;
     }
     if (off < s->window_off || off + len > s->window_off + s->window_len) {
+        /* the pages that hold the text, not SPOOL_CHUNK bytes from it: a changed step
+         * reads a few short texts that lie together, some just before the last one read
+         * (its label, its identity), each of which read 64 KiB again */
+        uint64_t from = off & ~(uint64_t)(SPOOL_PAGE - 1);
+        size_t want = (size_t)((off + len - from + SPOOL_PAGE - 1) & ~(uint64_t)(SPOOL_PAGE - 1));
         ssize_t n;
 
+        if (want > SPOOL_CHUNK)
+            want = SPOOL_CHUNK, from = off;
         if (!s->window && !(s->window = malloc(SPOOL_CHUNK)))
             return -1;
         s->window_len = 0;
-        if ((n = pread(fd, s->window, SPOOL_CHUNK, (off_t)off)) < (ssize_t)len)
+        if ((n = pread(fd, s->window, want, (off_t)from)) < (ssize_t)(off - from + len))
             return -1;
-        s->window_off = off;
+        s->window_off = from;
         s->window_len = (size_t)n;
     }
     memcpy(buf, s->window + (off - s->window_off), len);

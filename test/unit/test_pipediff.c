@@ -31,6 +31,9 @@ START_TEST(test_lis_tables)
         {{3, 0, 1, 2}, 4, "0111", 3},   /* the last moved to the front */
         {{2, 1, 0}, 3, "001", 1},       /* reversed: all but one moved */
         {{4, 0, 5, 1, 6, 2, 7, 3}, 8, "01010101", 4},
+        /* a BASE step not matched is none: the others as if it were not there */
+        {{UINT32_MAX, 0, UINT32_MAX, 2, 1, UINT32_MAX, 3}, 7, "0100101", 3},
+        {{UINT32_MAX, UINT32_MAX}, 2, "00", 0},
     };
 
     for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
