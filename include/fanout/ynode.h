@@ -24,7 +24,7 @@
 
 enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 
-enum { YNODE_PROVEN = 1, YNODE_SETTLED = 2 };
+enum { YNODE_PROVEN = 1, YNODE_SETTLED = 2, YNODE_NO_EXPR = 4 };
 
 /* How a scalar was written. MADE: a string fanout generated. */
 enum ynode_style {
@@ -51,7 +51,9 @@ struct ynode {
     uint8_t verbatim;
     /* YNODE_PROVEN: set by a check that found the node valid (tmplschema's proofs), kept
      * by copies, cleared by every change below: what a rendering did not change need not
-     * be checked again. YNODE_SETTLED: ynode_proven_settle has been through it. */
+     * be checked again. YNODE_SETTLED: ynode_proven_settle has been through it.
+     * YNODE_NO_EXPR: a scalar whose text holds no `${{` (noted by the template-schema
+     * check's search, kept with the text): substitution need not search it again. */
     uint8_t proven;
     struct ypos pos;
     union {

@@ -567,13 +567,18 @@ static int scan_expression(struct reader *r, const struct ynode *n, struct tmpl_
     return 0;
 }
 
-/* The first `${{` of s[0..len) before any NUL (where strstr would stop), or NULL:
- * found by memchr, as a long `run:` script has few `$`. */
+/* s + at, the first `${{` of s (at: SIZE_MAX, none), unless a NUL comes before it (where
+ * strstr would stop): NULL then. */
+static const char *open_of(const char *s, size_t at)
+{
+    return at == SIZE_MAX || memchr(s, '\0', at) ? NULL : s + at;
+}
+
+/* The first `${{` of s[0..len) before any NUL, or NULL: found by memchr, as a long
+ * `run:` script has few `$`. */
 static const char *find_open(const char *s, size_t len)
 {
-    size_t at = expr_template_open(s, len);
-
-    return at == SIZE_MAX || memchr(s, '\0', at) ? NULL : s + at;
+    return open_of(s, expr_template_open(s, len));
 }
 
 /* parseScalar: a string with `${{ }}` becomes an expression token (several parts: one
@@ -583,10 +588,16 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
 {
     struct token tk = literal(n, typed);
     const char *s = tk.text, *open;
-    size_t i = 0;
+    size_t i = 0, first;
     struct segments seg = {.only_expressions = true};
 
-    if (tk.kind != TK_STRING || !tk.len || !(open = find_open(s, tk.len)))
+    if (tk.kind != TK_STRING || !tk.len || (n->proven & YNODE_NO_EXPR))
+        return tk;
+    /* the input's own tree marked, as its proofs are: substitution reads the mark and does
+     * not search the text again */
+    if ((first = expr_template_open(s, tk.len)) == SIZE_MAX && r->proofs && !r->use_proofs)
+        ((struct ynode *)n)->proven |= YNODE_NO_EXPR;
+    if (!(open = open_of(s, first)))
         return tk;
     while (i < tk.len) {
         size_t at = open ? (size_t)(open - s) : tk.len, end;
@@ -988,7 +999,7 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
             tmpl_proofs_add(r->proofs, (struct ynode *)n, t); /* marks it */
     } else {
         /* a tree settled once, when first met (ynode_proven_settle) */
-        if (n->proven == YNODE_PROVEN)
+        if ((n->proven & (YNODE_PROVEN | YNODE_SETTLED)) == YNODE_PROVEN)
             ynode_proven_settle((struct ynode *)n);
         if (!(n->proven & YNODE_PROVEN) || !tmpl_proofs_has(r->proofs, n, t))
             read_tree(r, n, t);

@@ -532,7 +532,7 @@ bool ynode_proven_settle(struct ynode *n)
         if (c && !ynode_proven_settle(c))
             whole = false;
     }
-    n->proven = (uint8_t)(YNODE_SETTLED | (whole ? YNODE_PROVEN : 0));
+    n->proven = (uint8_t)((n->proven & YNODE_NO_EXPR) | YNODE_SETTLED | (whole ? YNODE_PROVEN : 0));
     return whole;
 }
 
@@ -620,7 +620,7 @@ struct ynode *ynode_new_string_of(struct ynode_doc *doc, const struct ynode *n)
         return NULL;
     s->style = YNODE_MADE;
     s->u.scalar = n->u.scalar;
-    s->proven = n->proven & YNODE_PROVEN;
+    s->proven = n->proven & (YNODE_PROVEN | YNODE_NO_EXPR);
     return s;
 }
 
@@ -641,7 +641,7 @@ static struct ynode *copy(struct ynode_doc *doc, const struct ynode *src, bool s
             return NULL;
         }
         n->verbatim = src->verbatim;
-        n->proven = src->proven & YNODE_PROVEN;
+        n->proven = src->proven & (YNODE_PROVEN | YNODE_NO_EXPR);
         return n;
     case YNODE_SEQ:
         /* the array made at its size at once (appending grew it 4, 8, 16 ...: a matrix

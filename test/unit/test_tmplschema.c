@@ -658,6 +658,36 @@ START_TEST(proofs)
 }
 END_TEST
 
+/* The input's check notes the scalars without `${{` (substitution does not search them
+ * again): a copy, a string made of one and a settled tree keep the note; a check of a
+ * rendering (its proofs used) and a check without proofs note nothing. */
+START_TEST(no_expr_mark)
+{
+    const struct tmplschema *s = workflow_schema();
+    struct tmpl_proofs *p = tmpl_proofs_create();
+    struct ynode_doc *doc = doc_from("build:\n  runs-on: ubuntu-latest\n  steps:\n    - run: make ${{ matrix.x }}\n"
+                                     "    - run: make test\n");
+    struct ynode *jobs = ynode_doc_root(doc), *steps = ynode_get(ynode_value(jobs, 0), "steps");
+    struct ynode *with = ynode_get(ynode_item(steps, 0), "run"), *without = ynode_get(ynode_item(steps, 1), "run");
+
+    ck_assert_uint_eq(check_jobs(s, jobs, NULL, false).n, 0);
+    ck_assert(!(without->proven & YNODE_NO_EXPR));
+    ck_assert_uint_eq(check_jobs(s, jobs, p, true).n, 0);
+    ck_assert(!(without->proven & YNODE_NO_EXPR));
+    ck_assert_uint_eq(check_jobs(s, jobs, p, false).n, 0);
+    ck_assert(!(with->proven & YNODE_NO_EXPR) && (without->proven & YNODE_NO_EXPR));
+    ck_assert(without->proven & YNODE_PROVEN);
+
+    ck_assert(ynode_get(ynode_item(ynode_copy_in(doc, steps), 1), "run")->proven & YNODE_NO_EXPR);
+    ck_assert(ynode_new_string_of(doc, without)->proven & YNODE_NO_EXPR);
+    ynode_proven_settle(jobs);
+    ck_assert(without->proven & YNODE_NO_EXPR);
+    ck_assert(!(ynode_new_string(doc, "make test", 9, ynode_pos(without))->proven & YNODE_NO_EXPR));
+    ynode_doc_destroy(doc);
+    tmpl_proofs_free(p);
+}
+END_TEST
+
 /* A mapping of the keys and type of one read before in the item without a problem has
  * only its values read again (a matrix configuration's, whose keys are its job's): a
  * value wrong in a later copy is found at its path, a key that differs is read in full. */
@@ -721,6 +751,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, streaming);
     tcase_add_test(tc, keys_without_regard_to_case);
     tcase_add_test(tc, proofs);
+    tcase_add_test(tc, no_expr_mark);
     tcase_add_test(tc, props_found_by_index);
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, keyset_copies);

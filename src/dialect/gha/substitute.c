@@ -42,7 +42,7 @@ bool gha_has_expression(const struct ynode *n)
     size_t len;
     const char *t = ynode_scalar(n, &len);
 
-    return t && expr_template_open(t, len) != SIZE_MAX;
+    return t && !(n->proven & YNODE_NO_EXPR) && expr_template_open(t, len) != SIZE_MAX;
 }
 
 struct ynode *gha_string_node(struct job *j, const char *s, size_t len, struct ypos pos)
