@@ -10,6 +10,7 @@
  * being kept. */
 #include "schema_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #define SHAPES 4        /* kept shapes: a generator's job, with and without depends_on... */
@@ -136,6 +137,20 @@ static int describe(struct schema_memo *m, struct shape *s, struct ynode *n)
     return 0;
 }
 
+/* A check through a $ref is its target's check one level deeper (validate_node): kept
+ * as that, so that the $refs of Buildkite's step types to one definition (a step's key
+ * is checked by three) are one check to make again, not three. */
+static const struct schema_node *through_refs(const struct schema_node *sn, unsigned *nesting)
+{
+    const struct schema_node *r;
+
+    for (int i = 0; i < 64 && (r = schema_node_ready(sn)) != NULL && !r->owner->failed && r->ref; i++) {
+        sn = r->ref;
+        ++*nesting;
+    }
+    return sn;
+}
+
 static void record(struct schema_recorder *r, const struct schema_node *sn, struct ynode *n, unsigned nesting,
                    bool ok)
 {
@@ -160,14 +175,22 @@ static void record(struct schema_recorder *r, const struct schema_node *sn, stru
         s->checks = grown;
         s->cap_checks = cap;
     }
+    sn = through_refs(sn, &nesting);
     s->checks[s->n_checks++] = (struct check){at, sn, nesting, ok};
 }
 
+/* By scalar, the same checks of one together */
 static int by_place(const void *pa, const void *pb)
 {
     const struct check *a = pa, *b = pb;
 
-    return a->at < b->at ? -1 : a->at > b->at;
+    if (a->at != b->at)
+        return a->at < b->at ? -1 : 1;
+    if (a->sn != b->sn)
+        return (uintptr_t)a->sn < (uintptr_t)b->sn ? -1 : 1;
+    if (a->nesting != b->nesting)
+        return a->nesting < b->nesting ? -1 : 1;
+    return (int)a->ok - (int)b->ok;
 }
 
 /* Whether a scalar's answer to `sn` depends on its type alone: no keyword but `type`
@@ -204,11 +227,19 @@ static bool type_only(const struct schema_node *sn, unsigned depth)
     return true;
 }
 
-/* Gives each scalar's description its checks. */
+/* Gives each scalar's description its checks, each once: the same check of the same
+ * scalar answers alike. */
 static void index_checks(struct shape *s)
 {
+    size_t kept = 0;
+
     if (s->n_checks) /* checks is NULL before the first */
         qsort(s->checks, s->n_checks, sizeof(*s->checks), by_place);
+    for (size_t i = 0; i < s->n_checks; i++) {
+        if (!kept || by_place(&s->checks[kept - 1], &s->checks[i]) != 0)
+            s->checks[kept++] = s->checks[i];
+    }
+    s->n_checks = kept;
     for (size_t i = 0; i < s->n; i++) {
         s->d[i].check = s->d[i].checks = 0;
         s->d[i].any_string = !s->d[i].plain;
