@@ -27,7 +27,9 @@ struct desc {
     size_t len;         /* children, or the text's bytes */
     size_t text;        /* offset of the text in `texts` */
     size_t check, checks; /* its scalar's checks: checks[check .. check + checks) */
-    bool any_string;      /* a string: every string answers its checks alike */
+    unsigned type;        /* a scalar's JSON type (schema_type_of) */
+    bool by_type;         /* its checks look at the type alone: any scalar of that type
+                           * answers them alike (a generator's plain commands, keys) */
     /* a short text of another instance's scalar here that answered them alike, so
      * that the shards' alternating numbers are not checked again and again */
     bool alt_plain;
@@ -112,6 +114,7 @@ static int describe(struct schema_memo *m, struct shape *s, struct ynode *n)
         if (len > SHAPE_TEXT - s->n_texts)
             return -1;
         d->plain = !ynode_is_string(n);
+        d->type = schema_type_of(n, NULL);
         d->len = len;
         d->text = s->n_texts;
         memcpy(s->texts + s->n_texts, t, len);
@@ -242,14 +245,14 @@ static void index_checks(struct shape *s)
     s->n_checks = kept;
     for (size_t i = 0; i < s->n; i++) {
         s->d[i].check = s->d[i].checks = 0;
-        s->d[i].any_string = !s->d[i].plain;
+        s->d[i].by_type = true;
     }
     for (size_t i = 0; i < s->n_checks; i++) {
         struct desc *d = &s->d[s->checks[i].at];
 
         if (!d->checks++)
             d->check = i;
-        d->any_string = d->any_string && type_only(s->checks[i].sn, 0);
+        d->by_type = d->by_type && type_only(s->checks[i].sn, 0);
     }
 }
 
@@ -268,10 +271,12 @@ static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct dif
     if (!n || n->kind != (d->kind == D_SEQ ? YNODE_SEQ : d->kind == D_MAP ? YNODE_MAP : YNODE_SCALAR))
         return !n && d->kind == D_NULL;
     /* a scalar no check looked at may be anything; one that differs is checked again,
-     * unless it is the other text that answered alike */
+     * unless it is the other text that answered alike, or of the same type where only
+     * the type is looked at */
     if (d->kind == D_SCALAR) {
-        if (d->checks && !(d->any_string && n->style != YNODE_PLAIN) && !same_text(n, s->texts + d->text, d->len, d->plain) &&
-            !(d->alt_len && same_text(n, d->alt, d->alt_len, d->alt_plain)))
+        if (d->checks && !same_text(n, s->texts + d->text, d->len, d->plain) &&
+            !(d->alt_len && same_text(n, d->alt, d->alt_len, d->alt_plain)) &&
+            !(d->by_type && schema_type_of(n, NULL) == d->type))
             diff[(*n_diff)++] = (struct differing){here, n};
         return true;
     }

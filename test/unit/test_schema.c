@@ -551,6 +551,11 @@ START_TEST(memo_of_shapes)
     static const char *const typed[] = {"{l: 'a', m: 'xy'}", "{l: 'bb', m: 'zz'}", "{l: 'c', m: 'xyz'}",
                                         "{l: 3, m: 'xy'}", "{l: ~, m: 'xy'}", "{l: 'd', m: 'ab'}", NULL};
     static const bool typed_ok[] = {true, true, false, false, true, true};
+    /* plain scalars of a check's type answer alike; two $refs to one definition are one check */
+    static const char *const plain[] = {"{p: abc, r: ab}", "{p: def, r: cd}", "{p: 12, r: ab}", "{p: true, r: ab}",
+                                        "{p: 'x', r: ef}", "{p: ~, r: ab}", "{p: ghi, r: abcd}", "{p: jkl, r: 12}",
+                                        "{p: mno, r: gh}", NULL};
+    static const bool plain_ok[] = {true, true, false, false, true, false, false, false, true};
 
     memo_agrees("{\"properties\": {\"k\": {\"pattern\": \"^[a-z]+$\"}, \"n\": {\"type\": \"integer\"}}}",
                 fields, fields_ok);
@@ -563,6 +568,11 @@ START_TEST(memo_of_shapes)
     memo_agrees("{\"properties\": {\"l\": {\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]},"
                 " \"m\": {\"type\": \"string\", \"maxLength\": 2}}}",
                 typed, typed_ok);
+    memo_agrees("{\"definitions\": {\"r\": {\"type\": \"string\", \"maxLength\": 2}},"
+                " \"properties\": {\"p\": {\"anyOf\": [{\"type\": \"array\"}, {\"type\": \"string\"}]}},"
+                " \"anyOf\": [{\"properties\": {\"r\": {\"$ref\": \"#/definitions/r\"}}, \"required\": [\"z\"]},"
+                " {\"properties\": {\"r\": {\"$ref\": \"#/definitions/r\"}}}]}",
+                plain, plain_ok);
 }
 END_TEST
 
