@@ -139,6 +139,11 @@ START_TEST(messages)
     ck_assert_ptr_nonnull(strstr(c.text, "/f: property 'f' is not allowed [additionalProperties]\n"));
     /* most specific first */
     ck_assert_ptr_eq(strstr(c.text, ": missing required"), strstr(c.text, "\n: missing") + 1);
+    /* maxLength counts characters, not bytes (counted only past maxLength bytes) */
+    c = check("{\"properties\": {\"m\": {\"maxLength\": 2}}}", "{m: \"\u00e9\u00e9\"}");
+    ck_assert_uint_eq(c.n, 0);
+    c = check("{\"properties\": {\"m\": {\"maxLength\": 2}}}", "{m: \"\u00e9\u00e9\u00e9\"}");
+    ck_assert_str_eq(c.text, "/m: must be at most 2 characters long, is 3 [maxLength]\n");
 }
 END_TEST
 
