@@ -20,6 +20,7 @@
 #define MEMO_PROBE 16
 
 enum { D_NULL, D_SCALAR, D_SEQ, D_MAP, D_KEY };
+enum { BY_TEXT, BY_TYPE, BY_UNKNOWN };
 
 struct desc {
     unsigned char kind; /* D_* */
@@ -27,9 +28,10 @@ struct desc {
     size_t len;         /* children, or the text's bytes */
     size_t text;        /* offset of the text in `texts` */
     size_t check, checks; /* its scalar's checks: checks[check .. check + checks) */
-    unsigned type;        /* a scalar's JSON type (schema_type_of) */
-    bool by_type;         /* its checks look at the type alone: any scalar of that type
-                           * answers them alike (a generator's plain commands, keys) */
+    unsigned type;        /* a scalar's JSON type (schema_type_of), when it has checks */
+    /* its checks look at the type alone: any scalar of that type answers them alike (a
+     * generator's plain commands). Found out when a scalar first differs here (BY_*). */
+    signed char by_type;
     /* a short text of another instance's scalar here that answered them alike, so
      * that the shards' alternating numbers are not checked again and again */
     bool alt_plain;
@@ -114,7 +116,6 @@ static int describe(struct schema_memo *m, struct shape *s, struct ynode *n)
         if (len > SHAPE_TEXT - s->n_texts)
             return -1;
         d->plain = !ynode_is_string(n);
-        d->type = schema_type_of(n, NULL);
         d->len = len;
         d->text = s->n_texts;
         memcpy(s->texts + s->n_texts, t, len);
@@ -231,8 +232,9 @@ static bool type_only(const struct schema_node *sn, unsigned depth)
 }
 
 /* Gives each scalar's description its checks, each once: the same check of the same
- * scalar answers alike. */
-static void index_checks(struct shape *s)
+ * scalar answers alike; and its type, where the checks look at nothing else (`nodes`:
+ * the recorded instance's, by description). */
+static void index_checks(struct shape *s, struct ynode *const *nodes)
 {
     size_t kept = 0;
 
@@ -245,15 +247,27 @@ static void index_checks(struct shape *s)
     s->n_checks = kept;
     for (size_t i = 0; i < s->n; i++) {
         s->d[i].check = s->d[i].checks = 0;
-        s->d[i].by_type = true;
+        s->d[i].by_type = BY_UNKNOWN;
     }
     for (size_t i = 0; i < s->n_checks; i++) {
         struct desc *d = &s->d[s->checks[i].at];
 
-        if (!d->checks++)
+        if (!d->checks++) {
             d->check = i;
-        d->by_type = d->by_type && type_only(s->checks[i].sn, 0);
+            d->type = d->plain ? schema_type_of(nodes[s->checks[i].at], NULL) : T_STRING;
+        }
     }
+}
+
+/* Whether description `d`'s checks look at its scalar's type alone. */
+static bool checks_by_type(const struct shape *s, struct desc *d)
+{
+    if (d->by_type == BY_UNKNOWN) {
+        d->by_type = BY_TYPE;
+        for (size_t i = d->check; d->by_type == BY_TYPE && i < d->check + d->checks; i++)
+            d->by_type = type_only(s->checks[i].sn, 0) ? BY_TYPE : BY_TEXT;
+    }
+    return d->by_type == BY_TYPE;
 }
 
 static bool same_text(const struct ynode *n, const char *text, size_t len, bool plain)
@@ -270,13 +284,13 @@ static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct dif
 
     if (!n || n->kind != (d->kind == D_SEQ ? YNODE_SEQ : d->kind == D_MAP ? YNODE_MAP : YNODE_SCALAR))
         return !n && d->kind == D_NULL;
-    /* a scalar no check looked at may be anything; one that differs is checked again,
-     * unless it is the other text that answered alike, or of the same type where only
-     * the type is looked at */
+    /* a scalar no check looked at may be anything; one that differs is checked again
+     * (answers_alike), unless it is the other text that answered alike, or a string
+     * where a string's type is all that is looked at */
     if (d->kind == D_SCALAR) {
-        if (d->checks && !same_text(n, s->texts + d->text, d->len, d->plain) &&
-            !(d->alt_len && same_text(n, d->alt, d->alt_len, d->alt_plain)) &&
-            !(d->by_type && schema_type_of(n, NULL) == d->type))
+        if (d->checks && !(d->by_type == BY_TYPE && d->type == T_STRING && n->style != YNODE_PLAIN) &&
+            !same_text(n, s->texts + d->text, d->len, d->plain) &&
+            !(d->alt_len && same_text(n, d->alt, d->alt_len, d->alt_plain)))
             diff[(*n_diff)++] = (struct differing){here, n};
         return true;
     }
@@ -306,6 +320,8 @@ static bool answers_alike(struct shape *s, const struct differing *diff, size_t 
         struct desc *d = &s->d[diff[k].at];
         const struct ynode *n = diff[k].n;
 
+        if (checks_by_type(s, d) && schema_type_of(diff[k].n, NULL) == d->type)
+            continue;
         for (size_t i = d->check; i < d->check + d->checks; i++) {
             const struct check *c = &s->checks[i];
 
@@ -374,7 +390,7 @@ bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, s
     m->failed = false;
     ok = schema_check_quietly(sn, instance, 0, &m->rec);
     if (ok && !m->rec.tainted && !m->failed) {
-        index_checks(s);
+        index_checks(s, m->nodes);
         s->sn = sn;
         s->used = ++m->clock;
         m->last = (size_t)(s - m->shapes);
