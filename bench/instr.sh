@@ -8,7 +8,8 @@
 # bundled schemas, the option lists: as a pre-commit hook or an editor runs fanout, a
 # process a file) on a 1-step pipeline and a small real workflow, and the realworld corpus's
 # 332 GitHub workflows in one run (as make bench's row; one names a later matrix job, so
-# pass 2 runs, reading that workflow alone), against the budget in
+# pass 2 runs, reading that workflow alone), and validate of the 1 MB pipeline (render's
+# checks and Buildkite's schema in one read, issue 27's "20x ajv at 1 MB"), against the budget in
 # bench/instr-budget.txt. Counts are exact and repeatable for one binary, its inputs and
 # its libraries (times are not): a count more than 5% over budget fails. glibc is told to
 # pick its baseline string functions, so the count does not depend on the CPU's
@@ -55,6 +56,7 @@ count() { # count NAME PROGRAM ARGS...: prints "NAME instructions"
     count render-one-workflow "$FANOUT" render ../shared/corpus/realworld/actions+runner/.github/workflows/close-bugs-bot.yml
     # shellcheck disable=SC2046 # one word a path
     count render-realworld "$FANOUT" render $(cat "$OUT/realworld.txt")
+    count validate-1mb "$FANOUT" validate -q "$OUT/pipeline-1000000.yml"
 } >"$OUT/instr.txt"
 "$FANOUT" render "$OUT/workflow-1000000.yml" >"$OUT/workflow-1000000.rendered.yml" || true
 {

@@ -736,7 +736,10 @@ static bool validate_scalar(struct vctx *c, const struct schema_node *sn, struct
     if (type == T_STRING && (sn->min_length >= 0 || sn->max_length >= 0 || sn->pattern)) {
         size_t len;
         const char *t = ynode_scalar(n, &len);
-        size_t chars = utf8_length(t, len);
+        /* counted when the bytes cannot tell: no more bytes than maxLength is no more
+         * characters (Buildkite's key: a pattern and maxLength 100) */
+        size_t chars = sn->min_length >= 0 || (sn->max_length >= 0 && (long long)len > sn->max_length)
+                           ? utf8_length(t, len) : len;
 
         if (sn->min_length >= 0 && (long long)chars < sn->min_length) {
             ok = false;

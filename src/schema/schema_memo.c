@@ -10,6 +10,7 @@
  * being kept. */
 #include "schema_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #define SHAPES 4        /* kept shapes: a generator's job, with and without depends_on... */
@@ -19,6 +20,7 @@
 #define MEMO_PROBE 16
 
 enum { D_NULL, D_SCALAR, D_SEQ, D_MAP, D_KEY };
+enum { BY_TEXT, BY_TYPE, BY_UNKNOWN };
 
 struct desc {
     unsigned char kind; /* D_* */
@@ -26,7 +28,10 @@ struct desc {
     size_t len;         /* children, or the text's bytes */
     size_t text;        /* offset of the text in `texts` */
     size_t check, checks; /* its scalar's checks: checks[check .. check + checks) */
-    bool any_string;      /* a string: every string answers its checks alike */
+    unsigned type;        /* a scalar's JSON type (schema_type_of), when it has checks */
+    /* its checks look at the type alone: any scalar of that type answers them alike (a
+     * generator's plain commands). Found out when a scalar first differs here (BY_*). */
+    signed char by_type;
     /* a short text of another instance's scalar here that answered them alike, so
      * that the shards' alternating numbers are not checked again and again */
     bool alt_plain;
@@ -136,6 +141,20 @@ static int describe(struct schema_memo *m, struct shape *s, struct ynode *n)
     return 0;
 }
 
+/* A check through a $ref is its target's check one level deeper (validate_node): kept
+ * as that, so that the $refs of Buildkite's step types to one definition (a step's key
+ * is checked by three) are one check to make again, not three. */
+static const struct schema_node *through_refs(const struct schema_node *sn, unsigned *nesting)
+{
+    const struct schema_node *r;
+
+    for (int i = 0; i < 64 && (r = schema_node_ready(sn)) != NULL && !r->owner->failed && r->ref; i++) {
+        sn = r->ref;
+        ++*nesting;
+    }
+    return sn;
+}
+
 static void record(struct schema_recorder *r, const struct schema_node *sn, struct ynode *n, unsigned nesting,
                    bool ok)
 {
@@ -160,14 +179,22 @@ static void record(struct schema_recorder *r, const struct schema_node *sn, stru
         s->checks = grown;
         s->cap_checks = cap;
     }
+    sn = through_refs(sn, &nesting);
     s->checks[s->n_checks++] = (struct check){at, sn, nesting, ok};
 }
 
+/* By scalar, the same checks of one together */
 static int by_place(const void *pa, const void *pb)
 {
     const struct check *a = pa, *b = pb;
 
-    return a->at < b->at ? -1 : a->at > b->at;
+    if (a->at != b->at)
+        return a->at < b->at ? -1 : 1;
+    if (a->sn != b->sn)
+        return (uintptr_t)a->sn < (uintptr_t)b->sn ? -1 : 1;
+    if (a->nesting != b->nesting)
+        return a->nesting < b->nesting ? -1 : 1;
+    return (int)a->ok - (int)b->ok;
 }
 
 /* Whether a scalar's answer to `sn` depends on its type alone: no keyword but `type`
@@ -204,22 +231,43 @@ static bool type_only(const struct schema_node *sn, unsigned depth)
     return true;
 }
 
-/* Gives each scalar's description its checks. */
-static void index_checks(struct shape *s)
+/* Gives each scalar's description its checks, each once: the same check of the same
+ * scalar answers alike; and its type, where the checks look at nothing else (`nodes`:
+ * the recorded instance's, by description). */
+static void index_checks(struct shape *s, struct ynode *const *nodes)
 {
+    size_t kept = 0;
+
     if (s->n_checks) /* checks is NULL before the first */
         qsort(s->checks, s->n_checks, sizeof(*s->checks), by_place);
+    for (size_t i = 0; i < s->n_checks; i++) {
+        if (!kept || by_place(&s->checks[kept - 1], &s->checks[i]) != 0)
+            s->checks[kept++] = s->checks[i];
+    }
+    s->n_checks = kept;
     for (size_t i = 0; i < s->n; i++) {
         s->d[i].check = s->d[i].checks = 0;
-        s->d[i].any_string = !s->d[i].plain;
+        s->d[i].by_type = BY_UNKNOWN;
     }
     for (size_t i = 0; i < s->n_checks; i++) {
         struct desc *d = &s->d[s->checks[i].at];
 
-        if (!d->checks++)
+        if (!d->checks++) {
             d->check = i;
-        d->any_string = d->any_string && type_only(s->checks[i].sn, 0);
+            d->type = d->plain ? schema_type_of(nodes[s->checks[i].at], NULL) : T_STRING;
+        }
     }
+}
+
+/* Whether description `d`'s checks look at its scalar's type alone. */
+static bool checks_by_type(const struct shape *s, struct desc *d)
+{
+    if (d->by_type == BY_UNKNOWN) {
+        d->by_type = BY_TYPE;
+        for (size_t i = d->check; d->by_type == BY_TYPE && i < d->check + d->checks; i++)
+            d->by_type = type_only(s->checks[i].sn, 0) ? BY_TYPE : BY_TEXT;
+    }
+    return d->by_type == BY_TYPE;
 }
 
 static bool same_text(const struct ynode *n, const char *text, size_t len, bool plain)
@@ -236,10 +284,12 @@ static bool alike(const struct shape *s, size_t *at, struct ynode *n, struct dif
 
     if (!n || n->kind != (d->kind == D_SEQ ? YNODE_SEQ : d->kind == D_MAP ? YNODE_MAP : YNODE_SCALAR))
         return !n && d->kind == D_NULL;
-    /* a scalar no check looked at may be anything; one that differs is checked again,
-     * unless it is the other text that answered alike */
+    /* a scalar no check looked at may be anything; one that differs is checked again
+     * (answers_alike), unless it is the other text that answered alike, or a string
+     * where a string's type is all that is looked at */
     if (d->kind == D_SCALAR) {
-        if (d->checks && !(d->any_string && n->style != YNODE_PLAIN) && !same_text(n, s->texts + d->text, d->len, d->plain) &&
+        if (d->checks && !(d->by_type == BY_TYPE && d->type == T_STRING && n->style != YNODE_PLAIN) &&
+            !same_text(n, s->texts + d->text, d->len, d->plain) &&
             !(d->alt_len && same_text(n, d->alt, d->alt_len, d->alt_plain)))
             diff[(*n_diff)++] = (struct differing){here, n};
         return true;
@@ -270,6 +320,8 @@ static bool answers_alike(struct shape *s, const struct differing *diff, size_t 
         struct desc *d = &s->d[diff[k].at];
         const struct ynode *n = diff[k].n;
 
+        if (checks_by_type(s, d) && schema_type_of(diff[k].n, NULL) == d->type)
+            continue;
         for (size_t i = d->check; i < d->check + d->checks; i++) {
             const struct check *c = &s->checks[i];
 
@@ -338,7 +390,7 @@ bool schema_memo_is_valid(struct schema_memo *m, const struct schema_node *sn, s
     m->failed = false;
     ok = schema_check_quietly(sn, instance, 0, &m->rec);
     if (ok && !m->rec.tainted && !m->failed) {
-        index_checks(s);
+        index_checks(s, m->nodes);
         s->sn = sn;
         s->used = ++m->clock;
         m->last = (size_t)(s - m->shapes);

@@ -139,6 +139,11 @@ START_TEST(messages)
     ck_assert_ptr_nonnull(strstr(c.text, "/f: property 'f' is not allowed [additionalProperties]\n"));
     /* most specific first */
     ck_assert_ptr_eq(strstr(c.text, ": missing required"), strstr(c.text, "\n: missing") + 1);
+    /* maxLength counts characters, not bytes (counted only past maxLength bytes) */
+    c = check("{\"properties\": {\"m\": {\"maxLength\": 2}}}", "{m: \"\u00e9\u00e9\"}");
+    ck_assert_uint_eq(c.n, 0);
+    c = check("{\"properties\": {\"m\": {\"maxLength\": 2}}}", "{m: \"\u00e9\u00e9\u00e9\"}");
+    ck_assert_str_eq(c.text, "/m: must be at most 2 characters long, is 3 [maxLength]\n");
 }
 END_TEST
 
@@ -551,6 +556,11 @@ START_TEST(memo_of_shapes)
     static const char *const typed[] = {"{l: 'a', m: 'xy'}", "{l: 'bb', m: 'zz'}", "{l: 'c', m: 'xyz'}",
                                         "{l: 3, m: 'xy'}", "{l: ~, m: 'xy'}", "{l: 'd', m: 'ab'}", NULL};
     static const bool typed_ok[] = {true, true, false, false, true, true};
+    /* plain scalars of a check's type answer alike; two $refs to one definition are one check */
+    static const char *const plain[] = {"{p: abc, r: ab}", "{p: def, r: cd}", "{p: 12, r: ab}", "{p: true, r: ab}",
+                                        "{p: 'x', r: ef}", "{p: ~, r: ab}", "{p: ghi, r: abcd}", "{p: jkl, r: 12}",
+                                        "{p: mno, r: gh}", NULL};
+    static const bool plain_ok[] = {true, true, false, false, true, false, false, false, true};
 
     memo_agrees("{\"properties\": {\"k\": {\"pattern\": \"^[a-z]+$\"}, \"n\": {\"type\": \"integer\"}}}",
                 fields, fields_ok);
@@ -563,6 +573,11 @@ START_TEST(memo_of_shapes)
     memo_agrees("{\"properties\": {\"l\": {\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]},"
                 " \"m\": {\"type\": \"string\", \"maxLength\": 2}}}",
                 typed, typed_ok);
+    memo_agrees("{\"definitions\": {\"r\": {\"type\": \"string\", \"maxLength\": 2}},"
+                " \"properties\": {\"p\": {\"anyOf\": [{\"type\": \"array\"}, {\"type\": \"string\"}]}},"
+                " \"anyOf\": [{\"properties\": {\"r\": {\"$ref\": \"#/definitions/r\"}}, \"required\": [\"z\"]},"
+                " {\"properties\": {\"r\": {\"$ref\": \"#/definitions/r\"}}}]}",
+                plain, plain_ok);
 }
 END_TEST
 

@@ -560,20 +560,15 @@ static char *valid_utf8(char *text, size_t len, size_t *out_len)
     return out;
 }
 
-/* The scalar *slot interpolated; replaced when its text changes. 0, or -1 after an error. */
-static int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
+/* interp_scalar's scalar *slot, text `t`, which has something to interpolate. */
+static int interp_text(struct walk *w, struct ynode **slot, bool is_key, const char *t, size_t len)
 {
     struct ynode *n = *slot, *made;
-    size_t len, out_len, clean_len;
-    const char *t = ynode_scalar(n, &len);
+    size_t out_len, clean_len;
     struct interp_error err;
     char *out = NULL, *cleaned;
     int rc;
 
-    w->unknown = false;
-    w->b->walked += len;
-    if (!t || !interp_needed(t, len))
-        return 0;
     w->scalar = n;
     rc = interp_partial(t, len, lookup, on_unknown, w, &out, &out_len, &err);
     if (rc == INTERP_FAILED || rc == INTERP_LIMIT) {
@@ -611,6 +606,22 @@ static int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
     }
     *slot = made;
     return 0;
+}
+
+/* The scalar *slot interpolated; replaced when its text changes. 0, or -1 after an error.
+ * Most scalars have nothing to interpolate: told here, without interp_text's frame
+ * (55,000 scalars of a 1 MB pipeline). */
+static inline int interp_scalar(struct walk *w, struct ynode **slot, bool is_key)
+{
+    const struct ynode *n = *slot;
+
+    w->unknown = false;
+    if (!ynode_is_scalar(n) || !n->u.scalar.text)
+        return 0;
+    w->b->walked += n->u.scalar.len;
+    if (!interp_needed(n->u.scalar.text, n->u.scalar.len))
+        return 0;
+    return interp_text(w, slot, is_key, n->u.scalar.text, n->u.scalar.len);
 }
 
 /* How the agent interpolates a field (go-pipeline's types): the key and the value, the

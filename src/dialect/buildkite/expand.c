@@ -140,12 +140,49 @@ static int env_set(struct ynode_doc *doc, struct ynode *env, struct ynode *key, 
     return ynode_append_pair(doc, env, key, value);
 }
 
+/* The fields of a step its shards set, found once: a shard is a shallow copy, its
+ * fields at the step's places (`*_at`: the index, -1 when the step has none). */
+#define SHARD_TEXTS 4
+static const char *const shard_texts[SHARD_TEXTS] = {"command", "commands", "env", "plugins"};
+#define SHARD_ENV 2 /* shard_texts' */
+
+struct shard_fields {
+    const char *label;     /* bk_label_field's, or NULL */
+    long label_at;
+    const char *key;       /* the step's key field (bk_key_keys), or NULL */
+    long key_at;
+    long text_at[SHARD_TEXTS];
+};
+
+static void shard_fields_find(struct shard_fields *f, const struct ynode *step, enum bk_kind kind)
+{
+    f->label = bk_label_field(step, kind);
+    f->label_at = f->label ? ynode_find(step, f->label, strlen(f->label)) : -1;
+    f->key = ynode_get_any(step, bk_key_keys, NULL);
+    f->key_at = f->key ? ynode_find(step, f->key, strlen(f->key)) : -1;
+    for (size_t i = 0; i < SHARD_TEXTS; i++)
+        f->text_at[i] = ynode_find(step, shard_texts[i], strlen(shard_texts[i]));
+}
+
+/* Sets field `name` of `copy` (a shard) to `value`: at `at` when the step has it. 0, or
+ * -1 when `value` is NULL (out of memory) or appending fails. */
+static int set_at(struct ynode_doc *doc, struct ynode *copy, long at, const char *name, struct ynode *value)
+{
+    if (!value)
+        return -1;
+    if (at < 0)
+        return ynode_set(doc, copy, name, value);
+    ynode_set_value(copy, (size_t)at, value);
+    return 0;
+}
+
 /* Gives `holder` (a mapping of the shard's own: the shard, or its `build`) an env of its
- * own with the shard variables of shard `index`; the input's env entries are shared. */
-static int set_shard_env(struct ynode_doc *doc, struct ynode *holder, const struct shard_nodes *t,
+ * own with the shard variables of shard `index`; the input's env entries are shared.
+ * `env_at`: where holder has its env, -1 to look it up. */
+static int set_shard_env(struct ynode_doc *doc, struct ynode *holder, long env_at, const struct shard_nodes *t,
                          unsigned index, struct ypos pos)
 {
-    struct ynode *env = ynode_get(holder, "env");
+    struct ynode *env = env_at >= 0 ? ynode_value(holder, (size_t)env_at) : ynode_get(holder, "env");
     char num[PH_NUMBER_MAX];
     size_t n = ph_number(index, num);
 
@@ -153,7 +190,7 @@ static int set_shard_env(struct ynode_doc *doc, struct ynode *holder, const stru
     if (!env || env_set(doc, env, t->job_key, ynode_new_string(doc, num, n, pos)) != 0 ||
         env_set(doc, env, t->count_key, t->count) != 0)
         return -1;
-    return ynode_set(doc, holder, "env", env);
+    return set_at(doc, holder, env_at, "env", env);
 }
 
 /* The mapping that holds a shard's env: the step, or `build` for a trigger. Reports
@@ -176,15 +213,15 @@ static bool env_holder_ok(const struct dialect_ctx *ctx, const struct ynode *ste
     return true;
 }
 
-/* Gives `job` (a copy of `step`) the key `<key>-<index>` when the step has a key, and
- * tells on_key. 0, or -1 when out of memory or on_key stops. */
-static int set_job_key(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
-                       const struct ynode *step, unsigned index)
+/* Gives `job` (a copy of `step`) the key `<key>-<index>` when the step has a key
+ * (field `keyname`, at `at`), and tells on_key. 0, or -1 when out of memory or on_key
+ * stops. */
+static int set_key_at(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
+                      const struct ynode *step, const char *keyname, long at, unsigned index)
 {
-    struct ynode *keynode = NULL;
-    const char *keyname = ynode_get_any(step, bk_key_keys, &keynode);
+    struct ynode *keynode = at >= 0 ? ynode_value(step, (size_t)at) : NULL;
     size_t len, out_len = 0;
-    const char *t = keyname ? ynode_scalar(keynode, &len) : NULL;
+    const char *t = ynode_scalar(keynode, &len);
     char *text;
 
     if (!t)
@@ -194,42 +231,52 @@ static int set_job_key(const struct dialect_ctx *ctx, struct ynode_doc *doc, str
         free(text);
         return -1;
     }
-    return ynode_set(doc, job, keyname, take_string(doc, text, out_len, keynode->pos));
+    return set_at(doc, job, at, keyname, take_string(doc, text, out_len, keynode->pos));
+}
+
+/* set_key_at with the step's key field looked up (a matrix job's). */
+static int set_job_key(const struct dialect_ctx *ctx, struct ynode_doc *doc, struct ynode *job,
+                       const struct ynode *step, unsigned index)
+{
+    const char *keyname = ynode_get_any(step, bk_key_keys, NULL);
+
+    return set_key_at(ctx, doc, job, step, keyname, keyname ? ynode_find(step, keyname, strlen(keyname)) : -1,
+                      index);
 }
 
 /* Shard `index` of `count` of `step` (which has lost its parallelism): a shallow copy
  * with its own label, key, commands and env. NULL when out of memory or on_key stops. */
 static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc *doc,
                                 const struct ynode *step, enum bk_kind kind, unsigned index,
-                                unsigned count, const struct shard_nodes *nodes, struct ypos ppos)
+                                unsigned count, const struct shard_nodes *nodes, const struct shard_fields *f,
+                                struct ypos ppos)
 {
-    struct ynode *shard = ynode_copy_shallow(doc, step), *holder;
-    const char *field = bk_label_field(step, kind);
+    struct ynode *shard = ynode_copy_shallow(doc, step), *holder, *labelnode;
     size_t len, out_len = 0;
     const char *t;
 
     if (!shard)
         return NULL;
     /* Without a '%' the label is the same for every shard: keep the node. */
-    if (field && (t = ynode_scalar(ynode_get(step, field), &len)) != NULL && memchr(t, '%', len)) {
+    labelnode = f->label_at >= 0 ? ynode_value(step, (size_t)f->label_at) : NULL;
+    if ((t = ynode_scalar(labelnode, &len)) != NULL && memchr(t, '%', len)) {
         char *label = ph_label_fill(t, len, index, count, &out_len);
 
-        if (ynode_set(doc, shard, field, take_string(doc, label, out_len, ynode_get(step, field)->pos)) != 0)
+        if (set_at(doc, shard, f->label_at, f->label, take_string(doc, label, out_len, labelnode->pos)) != 0)
             return NULL;
     }
-    if (count > 1 && set_job_key(ctx, doc, shard, step, index) != 0)
+    if (count > 1 && set_key_at(ctx, doc, shard, step, f->key, f->key_at, index) != 0)
         return NULL;
     if (!ctx->upload) {
         /* what the job runs, and what hands it a command (vLLM's AMD steps carry theirs in
          * env.VLLM_TEST_COMMANDS; a plugin's configuration) */
-        static const char *const fields[] = {"command", "commands", "env", "plugins"};
         struct shard_place at = {index, count};
 
-        for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-            struct ynode *value = ynode_get(step, fields[i]);
+        for (size_t i = 0; i < SHARD_TEXTS; i++) {
+            struct ynode *value = f->text_at[i] >= 0 ? ynode_value(step, (size_t)f->text_at[i]) : NULL;
             struct ynode *filled = value ? ynode_rewrite_scalars(doc, value, fill_shard_vars, &at) : NULL;
 
-            if (filled != value && (!filled || ynode_set(doc, shard, fields[i], filled) != 0))
+            if (filled != value && set_at(doc, shard, f->text_at[i], shard_texts[i], filled) != 0)
                 return NULL;
         }
     }
@@ -241,7 +288,8 @@ static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc 
         if (!holder || ynode_set(doc, shard, "build", holder) != 0)
             return NULL;
     }
-    return set_shard_env(doc, holder, nodes, index, ppos) == 0 ? shard : NULL;
+    return set_shard_env(doc, holder, holder == shard ? f->text_at[SHARD_ENV] : -1, nodes, index, ppos) == 0
+               ? shard : NULL;
 }
 
 /* Tells on_key about the step's own key (N for a step about to be sharded). */
@@ -434,6 +482,7 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     struct ynode *step = ynode_item(steps, *i);
     enum bk_kind kind = bk_step_kind(step);
     struct shard_nodes nodes;
+    struct shard_fields fields;
     struct ypos ppos;
     long n, at;
 
@@ -504,9 +553,10 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     ynode_remove_at(step, (size_t)at);
     if (shard_nodes_make(&nodes, doc, (unsigned)n, ppos) != 0)
         return out_of_memory(ctx, step);
+    shard_fields_find(&fields, step, kind);
     /* The shards take the step's place: the first replaces it, the others follow. */
     for (long s = 0; s < n; s++) {
-        struct ynode *shard = make_shard(ctx, doc, step, kind, (unsigned)s, (unsigned)n, &nodes, ppos);
+        struct ynode *shard = make_shard(ctx, doc, step, kind, (unsigned)s, (unsigned)n, &nodes, &fields, ppos);
 
         if (!shard)
             return out_of_memory(ctx, step);
