@@ -554,6 +554,9 @@ void diag_cover(struct diag *d, const char *const *files, struct ypos at, enum r
  * holds what went wrong (strerror after a long TMPDIR, a reason after a long value),
  * which plain truncation cut off. Neither cut splits a UTF-8 sequence. */
 static void format_message(char *msg, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void format_message(char *msg, size_t size, const char *fmt, va_list ap)
 {
     va_list again;
     char *full;
