@@ -651,6 +651,8 @@ int pd_spool_read(struct side *s, uint64_t off, void *buf, size_t len)
 {
     int fd = fileno(s->spool);
 
+    if (len == 0)
+        return 0; /* before any read there is no window to copy from */
     if (len > SPOOL_CHUNK) {
         for (size_t done = 0; done < len;) {
             ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));

@@ -202,8 +202,8 @@ static uint64_t digest_of(const struct dialect *dialect, const char *yaml)
     return h;
 }
 
-/* A side's spool read back through its window: within it, past it, longer than it, and
- * past the end. */
+/* A side's spool read back through its window: nothing, within it, past it, longer than
+ * it, and past the end. */
 START_TEST(test_spool_read)
 {
     struct side s;
@@ -215,6 +215,7 @@ START_TEST(test_spool_read)
     ck_assert_ptr_nonnull(s.spool = tmpfile());
     ck_assert_uint_eq(fwrite(text, 1, sizeof(text), s.spool), sizeof(text));
     ck_assert_int_eq(fflush(s.spool), 0);
+    ck_assert_int_eq(pd_spool_read(&s, 0, buf, 0), 0); /* nothing, before any window */
     ck_assert_int_eq(pd_spool_read(&s, 10, buf, 100), 0);
     ck_assert_int_eq(memcmp(buf, text + 10, 100), 0);
     ck_assert_int_eq(pd_spool_read(&s, 200, buf, 50), 0); /* from the window */
