@@ -39,11 +39,13 @@ struct runner {
     /* Text each flag cannot match without (built-ins: their names), found (find_text)
      * before the pattern runs: most commands carry no shard flag at all. */
     const char *count_literal, *index_literal;
+    size_t literal_len[2]; /* count's, index's: a strlen of each was in every scan */
     unsigned base;
     bool index_needs_count; /* the index flag alone is someone else's */
     /* A word the command that holds the flags must contain (NULL: any command): the
      * flags of a command that starts another program are that program's. */
     char *program;
+    size_t program_len;
     struct pattern count, index;
 };
 
@@ -119,6 +121,7 @@ static int runner_add(struct shardflags *f, const char *name, const char *noun, 
     r->noun = noun;
     r->base = base;
     r->index_needs_count = index_needs_count;
+    r->program_len = program ? strlen(program) : 0;
     if (!(r->name = strdup(name)) || (program && !(r->program = strdup(program))) ||
         (count && pattern_compile(&r->count, count, err, cap) != 0) ||
         (index && pattern_compile(&r->index, index, err, cap) != 0)) {
@@ -148,6 +151,8 @@ struct shardflags *shardflags_create(void)
             goto fail;
         f->runners[f->n - 1].count_literal = builtin[i].count;
         f->runners[f->n - 1].index_literal = builtin[i].index;
+        f->runners[f->n - 1].literal_len[0] = strlen(builtin[i].count);
+        f->runners[f->n - 1].literal_len[1] = strlen(builtin[i].index);
     }
     return f;
 fail:
@@ -400,16 +405,17 @@ static bool word_or_dash(unsigned char c)
     return c == '-' || c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
-/* Up to MAX_USES uses of built-in flag `name`, first at offset `first` (SIZE_MAX:
+/* Up to MAX_USES uses of built-in flag `name` (name_len bytes), first at offset `first` (SIZE_MAX:
  * nowhere); their number, or -1 when matching failed (out of memory, bad UTF-8). What
  * (?<![\w-])name(?:=|[ \t]+)VALUE finds, leftmost first: each place of the name with
  * no word character or '-' before it, TAIL_RE right after it. A subject PCRE2 has not
  * checked is checked whole first (by a match at 0), as that pattern's match from the
  * start was. */
-static int find_flag(struct shardflags *f, const char *name, size_t first, struct subject *s, struct use *out)
+static int find_flag(struct shardflags *f, const char *name, size_t name_len, size_t first, struct subject *s,
+                     struct use *out)
 {
     const char *text = s->text, *at;
-    size_t len = s->len, name_len = strlen(name), pos = first;
+    size_t len = s->len, pos = first;
     char err[200];
     int n = 0, rc;
 
@@ -458,10 +464,10 @@ static bool find_literals(const struct shardflags *f, const char *text, size_t l
             const char *lit[2] = {f->runners[r].count_literal, f->runners[r].index_literal};
 
             for (int k = 0; k < 2; k++) {
-                size_t n;
+                size_t n = f->runners[r].literal_len[k];
 
                 if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
-                    (n = strlen(lit[k])) <= (size_t)(end - p) && !memcmp(p, lit[k], n)) {
+                    n <= (size_t)(end - p) && !memcmp(p, lit[k], n)) {
                     first[r][k] = (size_t)(p - text);
                     found = true;
                 }
@@ -494,7 +500,7 @@ static size_t command_start(const char *text, size_t at)
  * at all (a flag first, or only VAR=value words: the flags of an env value or an argument
  * list, handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
  * mypy_primer's, not pytest-shard's. */
-static bool in_program(const char *text, size_t at, const char *program)
+static bool in_program(const char *text, size_t at, const char *program, size_t program_len)
 {
     size_t start;
     const char *w;
@@ -502,7 +508,7 @@ static bool in_program(const char *text, size_t at, const char *program)
     if (!program)
         return true;
     start = command_start(text, at);
-    if (find_text(text + start, at - start, program, strlen(program)))
+    if (find_text(text + start, at - start, program, program_len))
         return true;
     for (w = text + start; w < text + at;) {
         const char *e;
@@ -527,7 +533,7 @@ static int keep_own(const struct runner *run, const char *text, struct use *uses
     int kept = 0;
 
     for (int i = 0; i < n; i++) {
-        if (in_program(text, (size_t)(uses[i].flag - text), run->program))
+        if (in_program(text, (size_t)(uses[i].flag - text), run->program, run->program_len))
             uses[kept++] = uses[i];
     }
     return kept;
@@ -548,10 +554,10 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
 
         if (run->count_literal && first[r][0] == SIZE_MAX && first[r][1] == SIZE_MAX)
             continue; /* most runners in most texts */
-        nc = run->count_literal ? find_flag(f, run->count_literal, first[r][0], &s, counts)
+        nc = run->count_literal ? find_flag(f, run->count_literal, run->literal_len[0], first[r][0], &s, counts)
                                 : find_all(f, &run->count, &s, counts);
         ni = nc < 0                ? -1
-             : run->index_literal ? find_flag(f, run->index_literal, first[r][1], &s, indexes)
+             : run->index_literal ? find_flag(f, run->index_literal, run->literal_len[1], first[r][1], &s, indexes)
                                   : find_all(f, &run->index, &s, indexes);
         if (nc < 0 || ni < 0)
             return -1;
