@@ -500,15 +500,34 @@ static size_t command_start(const char *text, size_t at)
  * at all (a flag first, or only VAR=value words: the flags of an env value or an argument
  * list, handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
  * mypy_primer's, not pytest-shard's. */
-static bool in_program(const char *text, size_t at, const char *program, size_t program_len)
+/* The command in_program last worked out for a runner's flag at `at`: a runner's flags
+ * are mostly in one command, whose start and program word serve every flag in it from
+ * its start up to `at` (a scan back to the start and a search for the word, for every
+ * flag, were a sixth of a scan). */
+struct command_memo {
+    size_t start, at;  /* command_start(text, at); at SIZE_MAX: none yet */
+    size_t program_at; /* the program's first place wholly in text[start..at), SIZE_MAX: none */
+};
+
+static bool in_program(const char *text, size_t at, const char *program, size_t program_len,
+                       struct command_memo *m)
 {
     size_t start;
     const char *w;
 
     if (!program)
         return true;
-    start = command_start(text, at);
-    if (find_text(text + start, at - start, program, program_len))
+    if (m->at == SIZE_MAX || at < m->start || at > m->at) {
+        const char *found;
+
+        m->start = command_start(text, at);
+        m->at = at;
+        found = find_text(text + m->start, at - m->start, program, program_len);
+        m->program_at = found ? (size_t)(found - text) : SIZE_MAX;
+    }
+    /* text[start..at) is in the memo's command: no command ends between at and m->at */
+    start = m->start;
+    if (m->program_at != SIZE_MAX && m->program_at + program_len <= at)
         return true;
     for (w = text + start; w < text + at;) {
         const char *e;
@@ -528,12 +547,12 @@ static bool in_program(const char *text, size_t at, const char *program, size_t 
 }
 
 /* Drops the uses that are another program's (in_program); their number. */
-static int keep_own(const struct runner *run, const char *text, struct use *uses, int n)
+static int keep_own(const struct runner *run, const char *text, struct use *uses, int n, struct command_memo *m)
 {
     int kept = 0;
 
     for (int i = 0; i < n; i++) {
-        if (in_program(text, (size_t)(uses[i].flag - text), run->program, run->program_len))
+        if (in_program(text, (size_t)(uses[i].flag - text), run->program, run->program_len, m))
             uses[kept++] = uses[i];
     }
     return kept;
@@ -550,6 +569,7 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
         return 0; /* most texts: no runner's flag at all */
     for (unsigned r = 0; r < f->n; r++) {
         struct runner *run = &f->runners[r];
+        struct command_memo memo = {0, SIZE_MAX, SIZE_MAX};
         int nc, ni;
 
         if (run->count_literal && first[r][0] == SIZE_MAX && first[r][1] == SIZE_MAX)
@@ -561,8 +581,8 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
                                   : find_all(f, &run->index, &s, indexes);
         if (nc < 0 || ni < 0)
             return -1;
-        nc = keep_own(run, text, counts, nc);
-        ni = keep_own(run, text, indexes, ni);
+        nc = keep_own(run, text, counts, nc, &memo);
+        ni = keep_own(run, text, indexes, ni, &memo);
         if (run->index_needs_count && ni > nc) /* the extra index flags are another tool's */
             ni = nc;
         for (int k = 0; k < nc || k < ni; k++) {
