@@ -39,13 +39,14 @@ struct runner {
     /* Text each flag cannot match without (built-ins: their names), found (find_text)
      * before the pattern runs: most commands carry no shard flag at all. */
     const char *count_literal, *index_literal;
-    size_t literal_len[2]; /* count's, index's: a strlen of each was in every scan */
     unsigned base;
     bool index_needs_count; /* the index flag alone is someone else's */
+    /* the literals' lengths, count's and index's (a strlen of each was in every scan);
+     * bytes in the padding here: a larger runner was a larger memset at every start */
+    unsigned char literal_len[2];
     /* A word the command that holds the flags must contain (NULL: any command): the
      * flags of a command that starts another program are that program's. */
     char *program;
-    size_t program_len;
     struct pattern count, index;
 };
 
@@ -63,13 +64,18 @@ static const struct {
     const char *name, *noun;
     unsigned base;
     bool index_needs_count;
-    const char *count, *index; /* the flags' names */
+    const char *count;   /* the flags' names, each with its length (WORD) */
+    unsigned char count_len;
+    const char *index;
+    unsigned char index_len;
     const char *program;
 } builtin[] = {
-    {"pytest-shard", "shard", 0, false, "--num-shards", "--shard-id", "pytest"},
-    {"run_suite", "partition", 0, false, "--auto-partition-size", "--auto-partition-id", "run_suite"},
-    {"diffusion", "partition", 0, false, "--total-partitions", "--partition-id", "run_suite"},
-    {"pytest-split", "group", 1, true, "--splits", "--group", "pytest"},
+#define WORD(s) s, sizeof(s) - 1 /* a strlen of each at every start was 0.1% of a small render */
+    {"pytest-shard", "shard", 0, false, WORD("--num-shards"), WORD("--shard-id"), "pytest"},
+    {"run_suite", "partition", 0, false, WORD("--auto-partition-size"), WORD("--auto-partition-id"), "run_suite"},
+    {"diffusion", "partition", 0, false, WORD("--total-partitions"), WORD("--partition-id"), "run_suite"},
+    {"pytest-split", "group", 1, true, WORD("--splits"), WORD("--group"), "pytest"},
+#undef WORD
 };
 
 static int pattern_compile(struct pattern *p, const char *re, char *err, size_t cap)
@@ -121,7 +127,6 @@ static int runner_add(struct shardflags *f, const char *name, const char *noun, 
     r->noun = noun;
     r->base = base;
     r->index_needs_count = index_needs_count;
-    r->program_len = program ? strlen(program) : 0;
     if (!(r->name = strdup(name)) || (program && !(r->program = strdup(program))) ||
         (count && pattern_compile(&r->count, count, err, cap) != 0) ||
         (index && pattern_compile(&r->index, index, err, cap) != 0)) {
@@ -151,8 +156,8 @@ struct shardflags *shardflags_create(void)
             goto fail;
         f->runners[f->n - 1].count_literal = builtin[i].count;
         f->runners[f->n - 1].index_literal = builtin[i].index;
-        f->runners[f->n - 1].literal_len[0] = strlen(builtin[i].count);
-        f->runners[f->n - 1].literal_len[1] = strlen(builtin[i].index);
+        f->runners[f->n - 1].literal_len[0] = builtin[i].count_len;
+        f->runners[f->n - 1].literal_len[1] = builtin[i].index_len;
     }
     return f;
 fail:
@@ -506,11 +511,10 @@ static size_t command_start(const char *text, size_t at)
  * flag, were a sixth of a scan). */
 struct command_memo {
     size_t start, at;  /* command_start(text, at); at SIZE_MAX: none yet */
-    size_t program_at; /* the program's first place wholly in text[start..at), SIZE_MAX: none */
+    size_t program_end; /* where the program's first place wholly in text[start..at) ends, SIZE_MAX: none */
 };
 
-static bool in_program(const char *text, size_t at, const char *program, size_t program_len,
-                       struct command_memo *m)
+static bool in_program(const char *text, size_t at, const char *program, struct command_memo *m)
 {
     size_t start;
     const char *w;
@@ -519,15 +523,16 @@ static bool in_program(const char *text, size_t at, const char *program, size_t 
         return true;
     if (m->at == SIZE_MAX || at < m->start || at > m->at) {
         const char *found;
+        size_t n = strlen(program);
 
         m->start = command_start(text, at);
         m->at = at;
-        found = find_text(text + m->start, at - m->start, program, program_len);
-        m->program_at = found ? (size_t)(found - text) : SIZE_MAX;
+        found = find_text(text + m->start, at - m->start, program, n);
+        m->program_end = found ? (size_t)(found - text) + n : SIZE_MAX;
     }
     /* text[start..at) is in the memo's command: no command ends between at and m->at */
     start = m->start;
-    if (m->program_at != SIZE_MAX && m->program_at + program_len <= at)
+    if (m->program_end <= at)
         return true;
     for (w = text + start; w < text + at;) {
         const char *e;
@@ -552,7 +557,7 @@ static int keep_own(const struct runner *run, const char *text, struct use *uses
     int kept = 0;
 
     for (int i = 0; i < n; i++) {
-        if (in_program(text, (size_t)(uses[i].flag - text), run->program, run->program_len, m))
+        if (in_program(text, (size_t)(uses[i].flag - text), run->program, m))
             uses[kept++] = uses[i];
     }
     return kept;
