@@ -41,9 +41,6 @@ struct runner {
     const char *count_literal, *index_literal;
     unsigned base;
     bool index_needs_count; /* the index flag alone is someone else's */
-    /* the literals' lengths, count's and index's (a strlen of each was in every scan);
-     * bytes in the padding here: a larger runner was a larger memset at every start */
-    unsigned char literal_len[2];
     /* A word the command that holds the flags must contain (NULL: any command): the
      * flags of a command that starts another program are that program's. */
     char *program;
@@ -64,13 +61,15 @@ static const struct {
     const char *name, *noun;
     unsigned base;
     bool index_needs_count;
-    const char *count;   /* the flags' names, each with its length (WORD) */
-    unsigned char count_len;
+    /* the flags' names, each with its length (WORD): a strlen of each was in every scan.
+     * Runner r is builtin[r] when it has literals (the built-ins come first). */
+    const char *count;
+    size_t count_len;
     const char *index;
-    unsigned char index_len;
+    size_t index_len;
     const char *program;
 } builtin[] = {
-#define WORD(s) s, sizeof(s) - 1 /* a strlen of each at every start was 0.1% of a small render */
+#define WORD(s) s, sizeof(s) - 1
     {"pytest-shard", "shard", 0, false, WORD("--num-shards"), WORD("--shard-id"), "pytest"},
     {"run_suite", "partition", 0, false, WORD("--auto-partition-size"), WORD("--auto-partition-id"), "run_suite"},
     {"diffusion", "partition", 0, false, WORD("--total-partitions"), WORD("--partition-id"), "run_suite"},
@@ -156,8 +155,6 @@ struct shardflags *shardflags_create(void)
             goto fail;
         f->runners[f->n - 1].count_literal = builtin[i].count;
         f->runners[f->n - 1].index_literal = builtin[i].index;
-        f->runners[f->n - 1].literal_len[0] = builtin[i].count_len;
-        f->runners[f->n - 1].literal_len[1] = builtin[i].index_len;
     }
     return f;
 fail:
@@ -469,7 +466,7 @@ static bool find_literals(const struct shardflags *f, const char *text, size_t l
             const char *lit[2] = {f->runners[r].count_literal, f->runners[r].index_literal};
 
             for (int k = 0; k < 2; k++) {
-                size_t n = f->runners[r].literal_len[k];
+                size_t n = k ? builtin[r].index_len : builtin[r].count_len;
 
                 if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
                     n <= (size_t)(end - p) && !memcmp(p, lit[k], n)) {
@@ -579,10 +576,10 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
 
         if (run->count_literal && first[r][0] == SIZE_MAX && first[r][1] == SIZE_MAX)
             continue; /* most runners in most texts */
-        nc = run->count_literal ? find_flag(f, run->count_literal, run->literal_len[0], first[r][0], &s, counts)
+        nc = run->count_literal ? find_flag(f, run->count_literal, builtin[r].count_len, first[r][0], &s, counts)
                                 : find_all(f, &run->count, &s, counts);
         ni = nc < 0                ? -1
-             : run->index_literal ? find_flag(f, run->index_literal, run->literal_len[1], first[r][1], &s, indexes)
+             : run->index_literal ? find_flag(f, run->index_literal, builtin[r].index_len, first[r][1], &s, indexes)
                                   : find_all(f, &run->index, &s, indexes);
         if (nc < 0 || ni < 0)
             return -1;
