@@ -466,10 +466,11 @@ static bool find_literals(const struct shardflags *f, const char *text, size_t l
             const char *lit[2] = {f->runners[r].count_literal, f->runners[r].index_literal};
 
             for (int k = 0; k < 2; k++) {
-                size_t n = k ? builtin[r].index_len : builtin[r].count_len;
+                size_t n;
 
                 if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
-                    n <= (size_t)(end - p) && !memcmp(p, lit[k], n)) {
+                    (n = k ? builtin[r].index_len : builtin[r].count_len) <= (size_t)(end - p) &&
+                    !memcmp(p, lit[k], n)) {
                     first[r][k] = (size_t)(p - text);
                     found = true;
                 }
