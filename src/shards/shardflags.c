@@ -30,6 +30,7 @@ struct pattern {
     pcre2_code *re;
     pcre2_match_data *md;
     bool jit; /* compiled for the JIT on its first use: most runs use two patterns, if any */
+    bool jitted; /* and the JIT compiled it (else the interpreter runs it) */
 };
 
 struct runner {
@@ -60,13 +61,20 @@ static const struct {
     const char *name, *noun;
     unsigned base;
     bool index_needs_count;
-    const char *count, *index; /* the flags' names */
+    /* the flags' names, each with its length (WORD): a strlen of each was in every scan.
+     * Runner r is builtin[r] when it has literals (the built-ins come first). */
+    const char *count;
+    size_t count_len;
+    const char *index;
+    size_t index_len;
     const char *program;
 } builtin[] = {
-    {"pytest-shard", "shard", 0, false, "--num-shards", "--shard-id", "pytest"},
-    {"run_suite", "partition", 0, false, "--auto-partition-size", "--auto-partition-id", "run_suite"},
-    {"diffusion", "partition", 0, false, "--total-partitions", "--partition-id", "run_suite"},
-    {"pytest-split", "group", 1, true, "--splits", "--group", "pytest"},
+#define WORD(s) s, sizeof(s) - 1
+    {"pytest-shard", "shard", 0, false, WORD("--num-shards"), WORD("--shard-id"), "pytest"},
+    {"run_suite", "partition", 0, false, WORD("--auto-partition-size"), WORD("--auto-partition-id"), "run_suite"},
+    {"diffusion", "partition", 0, false, WORD("--total-partitions"), WORD("--partition-id"), "run_suite"},
+    {"pytest-split", "group", 1, true, WORD("--splits"), WORD("--group"), "pytest"},
+#undef WORD
 };
 
 static int pattern_compile(struct pattern *p, const char *re, char *err, size_t cap)
@@ -177,7 +185,7 @@ struct shardflags *shardflags_clone(const struct shardflags *f)
 
         *r = *from;
         r->name = r->program = NULL;
-        r->count = r->index = (struct pattern){NULL, NULL, false};
+        r->count = r->index = (struct pattern){NULL, NULL, false, false};
         if (!(r->name = strdup(from->name)) || (from->program && !(r->program = strdup(from->program))) ||
             pattern_copy(&r->count, &from->count) != 0 || pattern_copy(&r->index, &from->index) != 0) {
             c->n++; /* destroyed with the others */
@@ -340,11 +348,15 @@ static int match(const struct shardflags *f, struct pattern *p, struct subject *
     int rc;
 
     if (!p->jit) {
-        pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* without it, the interpreter runs */
+        p->jitted = pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE) == 0;
         p->jit = true;
     }
     if (!s->utf_checked)
         s->utf_checked = s->ascii = is_ascii(s->text, s->len);
+    /* A checked subject goes to the JIT's code straight: pcre2_match's checks of its
+     * arguments were more than the match (180 instructions of 480 for a flag's tail). */
+    if (s->utf_checked && p->jitted)
+        return pcre2_jit_match(p->re, (PCRE2_SPTR)s->text, s->len, at, 0, p->md, f->mctx);
     rc = pcre2_match(p->re, (PCRE2_SPTR)s->text, s->len, at, s->utf_checked ? PCRE2_NO_UTF_CHECK : 0, p->md,
                      f->mctx);
     s->utf_checked |= rc >= 0 || rc == PCRE2_ERROR_NOMATCH;
@@ -395,16 +407,17 @@ static bool word_or_dash(unsigned char c)
     return c == '-' || c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
-/* Up to MAX_USES uses of built-in flag `name`, first at offset `first` (SIZE_MAX:
+/* Up to MAX_USES uses of built-in flag `name` (name_len bytes), first at offset `first` (SIZE_MAX:
  * nowhere); their number, or -1 when matching failed (out of memory, bad UTF-8). What
  * (?<![\w-])name(?:=|[ \t]+)VALUE finds, leftmost first: each place of the name with
  * no word character or '-' before it, TAIL_RE right after it. A subject PCRE2 has not
  * checked is checked whole first (by a match at 0), as that pattern's match from the
  * start was. */
-static int find_flag(struct shardflags *f, const char *name, size_t first, struct subject *s, struct use *out)
+static int find_flag(struct shardflags *f, const char *name, size_t name_len, size_t first, struct subject *s,
+                     struct use *out)
 {
     const char *text = s->text, *at;
-    size_t len = s->len, name_len = strlen(name), pos = first;
+    size_t len = s->len, pos = first;
     char err[200];
     int n = 0, rc;
 
@@ -456,7 +469,8 @@ static bool find_literals(const struct shardflags *f, const char *text, size_t l
                 size_t n;
 
                 if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
-                    (n = strlen(lit[k])) <= (size_t)(end - p) && !memcmp(p, lit[k], n)) {
+                    (n = k ? builtin[r].index_len : builtin[r].count_len) <= (size_t)(end - p) &&
+                    !memcmp(p, lit[k], n)) {
                     first[r][k] = (size_t)(p - text);
                     found = true;
                 }
@@ -489,15 +503,34 @@ static size_t command_start(const char *text, size_t at)
  * at all (a flag first, or only VAR=value words: the flags of an env value or an argument
  * list, handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
  * mypy_primer's, not pytest-shard's. */
-static bool in_program(const char *text, size_t at, const char *program)
+/* The command in_program last worked out for a runner's flag at `at`: a runner's flags
+ * are mostly in one command, whose start and program word serve every flag in it from
+ * its start up to `at` (a scan back to the start and a search for the word, for every
+ * flag, were a sixth of a scan). */
+struct command_memo {
+    size_t start, at;  /* command_start(text, at); at SIZE_MAX: none yet */
+    size_t program_end; /* where the program's first place wholly in text[start..at) ends, SIZE_MAX: none */
+};
+
+static bool in_program(const char *text, size_t at, const char *program, struct command_memo *m)
 {
     size_t start;
     const char *w;
 
     if (!program)
         return true;
-    start = command_start(text, at);
-    if (find_text(text + start, at - start, program, strlen(program)))
+    if (m->at == SIZE_MAX || at < m->start || at > m->at) {
+        const char *found;
+        size_t n = strlen(program);
+
+        m->start = command_start(text, at);
+        m->at = at;
+        found = find_text(text + m->start, at - m->start, program, n);
+        m->program_end = found ? (size_t)(found - text) + n : SIZE_MAX;
+    }
+    /* text[start..at) is in the memo's command: no command ends between at and m->at */
+    start = m->start;
+    if (m->program_end <= at)
         return true;
     for (w = text + start; w < text + at;) {
         const char *e;
@@ -517,12 +550,12 @@ static bool in_program(const char *text, size_t at, const char *program)
 }
 
 /* Drops the uses that are another program's (in_program); their number. */
-static int keep_own(const struct runner *run, const char *text, struct use *uses, int n)
+static int keep_own(const struct runner *run, const char *text, struct use *uses, int n, struct command_memo *m)
 {
     int kept = 0;
 
     for (int i = 0; i < n; i++) {
-        if (in_program(text, (size_t)(uses[i].flag - text), run->program))
+        if (in_program(text, (size_t)(uses[i].flag - text), run->program, m))
             uses[kept++] = uses[i];
     }
     return kept;
@@ -539,19 +572,20 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
         return 0; /* most texts: no runner's flag at all */
     for (unsigned r = 0; r < f->n; r++) {
         struct runner *run = &f->runners[r];
+        struct command_memo memo = {0, SIZE_MAX, SIZE_MAX};
         int nc, ni;
 
         if (run->count_literal && first[r][0] == SIZE_MAX && first[r][1] == SIZE_MAX)
             continue; /* most runners in most texts */
-        nc = run->count_literal ? find_flag(f, run->count_literal, first[r][0], &s, counts)
+        nc = run->count_literal ? find_flag(f, run->count_literal, builtin[r].count_len, first[r][0], &s, counts)
                                 : find_all(f, &run->count, &s, counts);
         ni = nc < 0                ? -1
-             : run->index_literal ? find_flag(f, run->index_literal, first[r][1], &s, indexes)
+             : run->index_literal ? find_flag(f, run->index_literal, builtin[r].index_len, first[r][1], &s, indexes)
                                   : find_all(f, &run->index, &s, indexes);
         if (nc < 0 || ni < 0)
             return -1;
-        nc = keep_own(run, text, counts, nc);
-        ni = keep_own(run, text, indexes, ni);
+        nc = keep_own(run, text, counts, nc, &memo);
+        ni = keep_own(run, text, indexes, ni, &memo);
         if (run->index_needs_count && ni > nc) /* the extra index flags are another tool's */
             ni = nc;
         for (int k = 0; k < nc || k < ni; k++) {

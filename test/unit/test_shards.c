@@ -332,6 +332,29 @@ START_TEST(flags_other_programs)
 }
 END_TEST
 
+/* A runner's flags in one command share its start and program word (in_program's
+ * memo): a flag before the program word is no flag of it, one after another command's
+ * end is that command's. */
+START_TEST(flags_program_word_place)
+{
+    struct shardflags *f = shardflags_create();
+    struct hits c = scan(f, "tool --shard-id=1 pytest --num-shards=2");
+
+    ck_assert_uint_eq(c.n, 1);
+    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", NULL, "--num-shards=2", NULL);
+    c = scan(f, "--shard-id=1 pytest --num-shards=2");
+    ck_assert_uint_eq(c.n, 1);
+    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", "1", "--num-shards=2", "--shard-id=1");
+    c = scan(f, "other --shard-id=1; pytest --num-shards=2");
+    ck_assert_uint_eq(c.n, 1);
+    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", NULL, "--num-shards=2", NULL);
+    c = scan(f, "pytest --num-shards=2; other --shard-id=1");
+    ck_assert_uint_eq(c.n, 1);
+    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", NULL, "--num-shards=2", NULL);
+    shardflags_destroy(f);
+}
+END_TEST
+
 /* A config runner's flags need not start with "--": a text without one is still
  * matched (the built-ins' literals let most texts be skipped). */
 START_TEST(flags_config_without_dashes)
@@ -983,6 +1006,7 @@ Suite *shards_suite(void)
     tcase_add_test(flags, flags_values_not_flags);
     tcase_add_test(flags, flags_config_without_dashes);
     tcase_add_test(flags, flags_other_programs);
+    tcase_add_test(flags, flags_program_word_place);
     tcase_add_test(flags, flags_callback_result);
     suite_add_tcase(s, flags);
     tcase_add_test(config, config_runner_found);
