@@ -337,20 +337,22 @@ END_TEST
  * end is that command's. */
 START_TEST(flags_program_word_place)
 {
+    static const struct {
+        const char *text, *index, *index_flag;
+    } cases[] = {
+        {"tool --shard-id=1 pytest --num-shards=2", NULL, NULL},
+        {"--shard-id=1 pytest --num-shards=2", "1", "--shard-id=1"},
+        {"other --shard-id=1; pytest --num-shards=2", NULL, NULL},
+        {"pytest --num-shards=2; other --shard-id=1", NULL, NULL},
+    };
     struct shardflags *f = shardflags_create();
-    struct hits c = scan(f, "tool --shard-id=1 pytest --num-shards=2");
 
-    ck_assert_uint_eq(c.n, 1);
-    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", NULL, "--num-shards=2", NULL);
-    c = scan(f, "--shard-id=1 pytest --num-shards=2");
-    ck_assert_uint_eq(c.n, 1);
-    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", "1", "--num-shards=2", "--shard-id=1");
-    c = scan(f, "other --shard-id=1; pytest --num-shards=2");
-    ck_assert_uint_eq(c.n, 1);
-    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", NULL, "--num-shards=2", NULL);
-    c = scan(f, "pytest --num-shards=2; other --shard-id=1");
-    ck_assert_uint_eq(c.n, 1);
-    expect_hit(&c.h[0], R_PYTEST_SHARD, "2", NULL, "--num-shards=2", NULL);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct hits c = scan(f, cases[i].text);
+
+        ck_assert_uint_eq(c.n, 1);
+        expect_hit(&c.h[0], R_PYTEST_SHARD, "2", cases[i].index, "--num-shards=2", cases[i].index_flag);
+    }
     shardflags_destroy(f);
 }
 END_TEST
