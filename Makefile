@@ -36,7 +36,7 @@ TESTSRC := $(wildcard test/unit/*.c) test/blocktext_oracle.c
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff expr shards gha buildkite config glob change conditional durations blocktext
+FUZZ_TARGETS := render schema diff expr shards shardflags gha buildkite config glob change conditional durations blocktext
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local

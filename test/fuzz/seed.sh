@@ -58,6 +58,18 @@ shards)
     [ -f "$SHARED/corpus/sglang/test-srt-run_suite-suites.tsv" ] &&
         { printf '\014'; cat "$SHARED/corpus/sglang/test-srt-run_suite-suites.tsv"; } | emit suites-tsv
     ;;
+shardflags)
+    # the commands of the corpora's steps and jobs: whole files, each holds flags in context
+    for f in $(inputs | grep -e sglang -e vllm -e shard); do
+        head -c 60000 "$f" | emit "$f"
+    done
+    for c in 'pytest --num-shards=4 --shard-id=1' 'pytest --splits 3 --group 2' \
+             'python3 run_suite.py --auto-partition-size 5 --auto-partition-id "$I"' \
+             'x --total-partitions=2 --partition-id=0; pytest --num-shards 2' \
+             "pytest --shard-id='1' --num-shards=\"2\" é--num-shards=3"; do
+        printf '%s' "$c" | emit "cmd-$(printf '%s' "$c" | cksum | cut -d' ' -f1)"
+    done
+    ;;
 expr)
     # the expressions of the workflows, each as an expression, a condition, a template
     # and an if: value (fuzz_expr.c: the first byte's low bits)
