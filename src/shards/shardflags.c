@@ -498,11 +498,6 @@ static size_t command_start(const char *text, size_t at)
     return 0;
 }
 
-/* Whether the flag at text[at] is `program`'s: the shell command it is in, up to the
- * flag, contains the word (a program comes before its flags), or starts with no program
- * at all (a flag first, or only VAR=value words: the flags of an env value or an argument
- * list, handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
- * mypy_primer's, not pytest-shard's. */
 /* The command in_program last worked out for a runner's flag at `at`: a runner's flags
  * are mostly in one command, whose start and program word serve every flag in it from
  * its start up to `at` (a scan back to the start and a search for the word, for every
@@ -512,6 +507,11 @@ struct command_memo {
     size_t program_end; /* where the program's first place wholly in text[start..at) ends, SIZE_MAX: none */
 };
 
+/* Whether the flag at text[at] is `program`'s: the shell command it is in, up to the
+ * flag, contains the word (a program comes before its flags), or starts with no program
+ * at all (a flag first, or only VAR=value words: the flags of an env value or an argument
+ * list, handed to the runner later). mypy_primer's `--num-shards 1 --shard-index 0` is
+ * mypy_primer's, not pytest-shard's. */
 static bool in_program(const char *text, size_t at, const char *program, struct command_memo *m)
 {
     size_t start;
