@@ -2,7 +2,8 @@
 # make bench: fanout against its references on the same inputs, in one run.
 # Inputs: vLLM's 35 test-area files, SGLang's 6 GitHub Actions workflows, the realworld
 # corpus's GitHub workflows (in one run, and one process per file), synthetic pipelines of
-# 1, 10 and 100 MB (and 1 GB with BENCH_BIG=1), and a 1-step pipeline for start-up.
+# 1, 10 and 100 MB (and 1 GB with BENCH_BIG=1), matrix-heavy synthetic workflows of 1 and 10 MB,
+# and a 1-step pipeline for start-up.
 # Contenders: fanout render, cat, a plain libfyaml event parse (bench/parse.c), fy-tool
 # --dump and fy-tool --dump --streaming (`true` for start-up). Every contender runs
 # BENCH_RUNS times (default 7; BENCH_LONG_RUNS, default 3, where a run takes seconds),
@@ -155,6 +156,22 @@ for size in $SIZES; do
     runs=$RUNS
     [ "$size" -lt 100000000 ] || runs=$LONG_RUNS
     RUNS=$runs contenders "$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }')" "$(stat -c %s "$f")" "$f" "$f" "$f"
+done
+
+# Matrix-heavy workflows of 1 and 10 MB (BENCH_WORKFLOW_SIZES; bench/gen_workflow.c: each
+# job a 2x2x3 matrix with exclude and include, its rendering seven times the input): the
+# same contenders, and the plain parse of the rendering, the floor of any program that
+# reads or writes that much YAML.
+$CC -O2 -o "$OUT/gen_workflow" bench/gen_workflow.c
+for size in ${BENCH_WORKFLOW_SIZES:-"1000000 10000000"}; do
+    f="$OUT/workflow-$size.yml"
+    [ -f "$f" ] || "$OUT/gen_workflow" "$size" >"$f"
+    "$FANOUT" render "$f" >"$OUT/workflow-$size.rendered.yml" 2>/dev/null
+    input="$(awk -v b="$size" 'BEGIN { printf "%g MB", b / 1e6 }') matrix workflow"
+    contenders "$input" "$(stat -c %s "$f")" "$f" "$f" "$f"
+    for run in $(seq "$RUNS"); do
+        one "libfyaml event parse of its rendering" "$input" "$(stat -c %s "$f")" 0 "$OUT/parse" "$OUT/workflow-$size.rendered.yml"
+    done
 done
 
 # start-up: a 1-step pipeline rendered by 100 processes, against `true` (a process's
