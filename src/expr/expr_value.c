@@ -270,6 +270,15 @@ long expr_object_find(const struct expr_value *o, const char *key, size_t len)
         }
         return -1;
     }
+    /* Most lookups name a key as it is written: its exact bytes first, told apart by
+     * their length (keys are unique case-insensitively, so an exact match is the only
+     * match), then case-insensitively. */
+    for (size_t i = 0; i < o->u.obj.n; i++) {
+        const struct expr_pair *p = &o->u.obj.pairs[i];
+
+        if (p->len == len && (!len || (p->key[0] == key[0] && !memcmp(p->key, key, len))))
+            return (long)i;
+    }
     for (size_t i = 0; i < o->u.obj.n; i++) {
         const struct expr_pair *p = &o->u.obj.pairs[i];
 
