@@ -779,11 +779,24 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
         out->r = r;
         return 0;
     case EN_INDEX:
+        /* A known context indexed by a literal (matrix.os: most of a matrix job's
+         * expressions) read at once, as the two ways below read it, without the
+         * operands' evaluation (a third of a matrix configuration's evaluation). */
+        v = n->u.kids[0]->kind == EN_CTX ? expr_contexts_get(ev->c, n->u.kids[0]->u.name) : NULL;
+        if (v && n->u.kids[1] && n->u.kids[1]->kind == EN_LIT) {
+            out->v = expr_index(v, n->u.kids[1]->u.lit);
+            if (out->v && out->v->unknown) {
+                expr_unref(out->v);
+                out->v = NULL;
+                out->r = (struct expr_node *)n;
+                return 0;
+            }
+            return out->v ? 0 : oom(ev);
+        }
         /* The index first, as GitHub does (it matters only for which error shows). */
         if (n->u.kids[1] && eval(ev, n->u.kids[1], flags & LAZY, &b) != 0)
             return -1;
-        if (n->u.kids[0]->kind == EN_CTX && b.v &&
-            expr_holds_unknown(v = expr_contexts_get(ev->c, n->u.kids[0]->u.name))) {
+        if (n->u.kids[0]->kind == EN_CTX && b.v && expr_holds_unknown(v)) {
             /* a member of a context known in part: known, or left as written */
             out->v = expr_index(v, b.v);
             release(&b);

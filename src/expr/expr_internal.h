@@ -28,10 +28,16 @@
 
 /* ---- values ---- */
 
+/* A key that fits `small` is held there, not malloc'd: an object of a matrix row or a
+ * job's strategy is made for every configuration, and its keys' mallocs and frees were
+ * a tenth of the matrix workflow's object building. */
+#define EXPR_KEY_SMALL 16
+
 struct expr_pair {
-    char *key; /* NUL-terminated; len excludes the NUL */
+    char *key; /* NUL-terminated; len excludes the NUL; `small` when it fits */
     size_t len;
     struct expr_value *v;
+    char small[EXPR_KEY_SMALL];
 };
 
 struct expr_value {

@@ -149,7 +149,8 @@ void expr_unref(struct expr_value *v)
         free(v->u.arr.items);
     } else if (v->kind == EXPR_OBJECT) {
         for (size_t i = 0; i < v->u.obj.n; i++) {
-            free(v->u.obj.pairs[i].key);
+            if (v->u.obj.pairs[i].key != v->u.obj.pairs[i].small)
+                free(v->u.obj.pairs[i].key);
             expr_unref(v->u.obj.pairs[i].v);
         }
         free(v->u.obj.pairs);
@@ -269,6 +270,15 @@ long expr_object_find(const struct expr_value *o, const char *key, size_t len)
         }
         return -1;
     }
+    /* Most lookups name a key as it is written: its exact bytes first, told apart by
+     * their length (keys are unique case-insensitively, so an exact match is the only
+     * match), then case-insensitively. */
+    for (size_t i = 0; i < o->u.obj.n; i++) {
+        const struct expr_pair *p = &o->u.obj.pairs[i];
+
+        if (p->len == len && (!len || (p->key[0] == key[0] && !memcmp(p->key, key, len))))
+            return (long)i;
+    }
     for (size_t i = 0; i < o->u.obj.n; i++) {
         const struct expr_pair *p = &o->u.obj.pairs[i];
 
@@ -294,30 +304,34 @@ int expr_object_set(struct expr_value *object, const char *key, size_t len, stru
         return 0;
     }
     if (object->u.obj.n == object->u.obj.cap) {
-        size_t cap = object->u.obj.cap ? object->u.obj.cap * 2 : 4;
+        /* 8 at first: a matrix row (often 5 keys) grew twice from 4 */
+        size_t cap = object->u.obj.cap ? object->u.obj.cap * 2 : 8;
 
         p = cap < SIZE_MAX / sizeof(*p) ? realloc(object->u.obj.pairs, cap * sizeof(*p)) : NULL;
         if (!p)
             goto fail;
+        for (size_t i = 0; i < object->u.obj.n; i++) { /* keys held in their pairs moved with them */
+            if (p[i].len < EXPR_KEY_SMALL)
+                p[i].key = p[i].small;
+        }
         object->u.obj.pairs = p;
         object->u.obj.cap = cap;
     }
-    copy = len < SIZE_MAX ? malloc(len + 1) : NULL;
-    if (!copy)
+    p = &object->u.obj.pairs[object->u.obj.n];
+    if (len >= EXPR_KEY_SMALL && !(copy = len < SIZE_MAX ? malloc(len + 1) : NULL))
         goto fail;
+    p->key = copy ? copy : p->small;
     if (len)
-        memcpy(copy, key, len);
-    copy[len] = '\0';
+        memcpy(p->key, key, len);
+    p->key[len] = '\0';
     /* The index stays at most half full: rebuilt at twice the size before that. */
     if (object->u.obj.n + 1 > INDEX_FROM && (object->u.obj.n + 1) * 2 > object->u.obj.nslots &&
         index_build(object, object->u.obj.nslots ? object->u.obj.nslots * 2 : 32) != 0)
         goto fail;
-    p = &object->u.obj.pairs[object->u.obj.n];
-    p->key = copy;
     p->len = len;
     p->v = v;
     if (object->u.obj.slots) {
-        size_t mask = object->u.obj.nslots - 1, s = key_hash(copy, len) & mask;
+        size_t mask = object->u.obj.nslots - 1, s = key_hash(p->key, len) & mask;
 
         while (object->u.obj.slots[s])
             s = (s + 1) & mask;

@@ -182,6 +182,29 @@ START_TEST(name_values)
 }
 END_TEST
 
+/* The shown values are kept in one block per row: values past its first 256 bytes, and
+ * one with a NUL (the name reads it up to there), each show as before. */
+START_TEST(name_values_long_and_nul)
+{
+    char yaml[1024], want[1024], *t;
+    struct expr_value *m;
+    struct matrix rows;
+    struct matrix_error err;
+
+    snprintf(yaml, sizeof(yaml), "a: [\"x\\0y\"]\nb: [\"%0200d\"]\nc: [\"%0200d\"]\nd: [\"\\0\"]\n", 7, 8);
+    snprintf(want, sizeof(want), "x, %0200d, %0200d, ", 7, 8);
+    m = matrix_of(yaml);
+    ck_assert_int_eq(matrix_expand(m, &rows, &err), 0);
+    ck_assert_uint_eq(rows.n, 1);
+    ck_assert_uint_eq(rows.rows[0].n_shown, 4);
+    t = shown_text(&rows.rows[0]);
+    ck_assert_str_eq(t, want);
+    free(t);
+    matrix_free(&rows);
+    expr_unref(m);
+}
+END_TEST
+
 /* matrix_names_values says whether a row lists any value, as shown_leaves lists them:
  * null and "" are skipped at any depth; false, 0 and NaN are shown. */
 START_TEST(names_values_as_shown)
@@ -470,6 +493,7 @@ Suite *matrix_suite(void)
     tcase_add_test(tc, limit_counts_appended_includes);
     tcase_add_test(tc, product_and_work_bounds);
     tcase_add_test(tc, exclude_tables_are_bounded);
+    tcase_add_test(tc, name_values_long_and_nul);
     suite_add_tcase(s, tc);
     return s;
 }

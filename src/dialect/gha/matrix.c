@@ -125,31 +125,40 @@ static bool is_vector_key(const struct expr_value *m, const char *k, size_t len)
 
 /* ---- the job name's values ---- */
 
+/* A row's shown values, NUL-terminated one after another (in `local` while they fit):
+ * rows_add makes them one block, where a malloc'd copy of each and their list were a
+ * fifth of the 1 MB matrix workflow's matrix_expand. */
 struct shown {
-    char **items;
-    size_t n, cap;
+    char *text;
+    size_t len, cap, n;
+    char local[256];
 };
 
 static int shown_add(struct shown *s, const char *text, size_t len)
 {
-    char *copy;
-
     if (len == 0)
         return 0; /* empty strings are skipped */
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4;
-        char **grown = realloc(s->items, cap * sizeof(*grown));
+    len = strnlen(text, len); /* a value's NUL ends it as the name reads it */
+    if (!s->text) {
+        s->text = s->local;
+        s->cap = sizeof(s->local);
+    }
+    if (len + 1 > s->cap - s->len) {
+        size_t cap = 2 * (s->len + len + 1);
+        char *grown = len < SIZE_MAX / 4 ? malloc(cap) : NULL;
 
         if (!grown)
             return -1;
-        s->items = grown;
+        memcpy(grown, s->text, s->len);
+        if (s->text != s->local)
+            free(s->text);
+        s->text = grown;
         s->cap = cap;
     }
-    if (!(copy = malloc(len + 1)))
-        return -1;
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    s->items[s->n++] = copy;
+    memcpy(s->text + s->len, text, len);
+    s->text[s->len + len] = '\0';
+    s->len += len + 1;
+    s->n++;
     return 0;
 }
 
@@ -224,9 +233,10 @@ size_t matrix_name_cut(char *name, size_t len)
 
 static void shown_free(struct shown *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        free(s->items[i]);
-    free(s->items);
+    if (s->text != s->local)
+        free(s->text);
+    s->text = NULL;
+    s->len = s->cap = s->n = 0;
 }
 
 /* shown_leaves' test without its copies (a configuration's name asks it: their mallocs
@@ -258,13 +268,15 @@ bool matrix_names_values(const struct expr_value *values)
 }
 
 /* Adds a row; takes `values` and the name's values `s`, also on failure. */
-static int rows_add(struct matrix *out, struct expr_value *values, struct shown s,
+static int rows_add(struct matrix *out, struct expr_value *values, struct shown *s,
                     struct matrix_error *err)
 {
     struct matrix_row *grown = NULL;
+    char **shown = NULL;
+    size_t n = s->n;
 
     if (out->n == MATRIX_MAX_JOBS) {
-        shown_free(&s);
+        shown_free(s);
         expr_unref(values);
         return fail(err, NULL, -1, "the matrix generates more than %d jobs (GitHub's limit)",
                     MATRIX_MAX_JOBS);
@@ -274,15 +286,23 @@ static int rows_add(struct matrix *out, struct expr_value *values, struct shown 
         grown = realloc(out->rows, (out->n ? 2 * out->n : 1) * sizeof(*grown));
     else if (values)
         grown = out->rows;
-    if (!grown) {
-        shown_free(&s);
+    if (grown)
+        out->rows = grown;
+    /* the list of the shown values, then their text: one block */
+    if (grown && n && (shown = malloc(n * sizeof(*shown) + s->len))) {
+        char *text = memcpy(shown + n, s->text, s->len);
+
+        for (size_t i = 0; i < n; text += strlen(text) + 1)
+            shown[i++] = text;
+    }
+    shown_free(s);
+    if (!grown || (n && !shown)) {
         expr_unref(values);
         return out_of_memory(err);
     }
-    out->rows = grown;
     out->rows[out->n].values = values;
-    out->rows[out->n].shown = s.items;
-    out->rows[out->n].n_shown = s.n;
+    out->rows[out->n].shown = shown;
+    out->rows[out->n].n_shown = n;
     out->n++;
     return 0;
 }
@@ -610,7 +630,7 @@ static int add_row(const struct product *p, const struct expr_value *m, struct e
         expr_unref(row);
         return out_of_memory(err);
     }
-    return rows_add(out, row, s, err);
+    return rows_add(out, row, &s, err);
 }
 
 int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_error *err)
@@ -658,7 +678,7 @@ int matrix_expand(const struct expr_value *m, struct matrix *out, struct matrix_
             expr_unref(row);
             row = NULL;
         }
-        if (rows_add(out, row, s, err) != 0)
+        if (rows_add(out, row, &s, err) != 0)
             goto fail;
     }
     product_free(&p);
@@ -675,9 +695,7 @@ void matrix_free(struct matrix *m)
 {
     for (size_t r = 0; r < m->n; r++) {
         expr_unref(m->rows[r].values);
-        for (size_t i = 0; i < m->rows[r].n_shown; i++)
-            free(m->rows[r].shown[i]);
-        free(m->rows[r].shown);
+        free(m->rows[r].shown); /* one block (rows_add) */
     }
     free(m->rows);
     m->rows = NULL;
