@@ -13,6 +13,11 @@
 
 enum { REC_DEFINE = 0, REC_REFERENCE = 1 };
 
+/* The keys' texts are written out this many bytes at a time (at most a quarter of the
+ * budget): a problem's message reads one back, which is seldom, and a larger buffer is
+ * only more pages touched (at 10 MB of pipeline, 128 of them a render). */
+#define TEXT_CHUNK (64u << 10)
+
 /* 48 bytes: a key's text, which only a problem's message reads, is kept apart (it made
  * the record 96 bytes, and a rendering's records are most of the pages it touches) */
 struct rec {
@@ -34,7 +39,8 @@ struct keyindex {
     size_t budget;
     struct xsort *recs;
     /* the keys' texts, each as messages show it (cut at KEYINDEX_TEXT), one after
-     * another: those past the last `text_cap` bytes in a temporary file (`spilled` bytes) */
+     * another: all but the last few (`text_len` of at most `text_cap` bytes) in a
+     * temporary file (`spilled` bytes) */
     char *text;
     size_t text_len, text_cap;
     FILE *text_file;
@@ -79,10 +85,11 @@ struct keyindex *keyindex_create(size_t mem_budget)
     if (!ki)
         return NULL;
     ki->budget = mem_budget;
-    /* half the budget holds as many records as the whole did at 96 bytes; a quarter
-     * holds their texts */
+    /* half the budget holds as many records as the whole did at 96 bytes */
     ki->recs = xsort_create(sizeof(struct rec), rec_cmp, mem_budget / 2);
-    ki->text_cap = mem_budget / 4 > KEYINDEX_TEXT + 4 ? mem_budget / 4 : KEYINDEX_TEXT + 4;
+    ki->text_cap = mem_budget / 4 < TEXT_CHUNK ? mem_budget / 4 : TEXT_CHUNK;
+    if (ki->text_cap < KEYINDEX_TEXT + 3)
+        ki->text_cap = KEYINDEX_TEXT + 3;
     ki->text = malloc(ki->text_cap);
     if (!ki->recs || !ki->text) {
         keyindex_destroy(ki);
