@@ -156,6 +156,15 @@ static void radix_sort(struct xsort *xs)
 
 static void sort_buffer(struct xsort *xs)
 {
+    size_t i = 1;
+
+    /* records often come in order (a rendering's jobs by place, steps grouped by
+     * identity): then a pass of n comparisons leaves them be, and no sort's scratch
+     * (qsort's is a copy of them) is touched */
+    while (i < xs->n && xs->cmp(xs->buf + (i - 1) * xs->rec_size, xs->buf + i * xs->rec_size) <= 0)
+        i++;
+    if (i >= xs->n)
+        return;
     if (xs->key)
         radix_sort(xs);
     else
