@@ -328,6 +328,7 @@ fail:
 static void side_reset(void *user)
 {
     struct side *s = user;
+    bool room;
 
     xsort_destroy(s->steps);
     s->steps = xsort_create(sizeof(struct step_rec), step_rec_cmp, SORT_BUDGET);
@@ -343,11 +344,14 @@ static void side_reset(void *user)
     s->spool = scratch_file();
     s->spool_len = 0;
     s->out.len = 0;
+    /* all the room it takes at once: grown by doubling from 1 KiB, each larger copy
+     * touched pages of its own (the smaller ones freed, 20 pages a side) */
+    room = pd_blob_reserve(&s->out, 2 * SPOOL_CHUNK) != NULL;
     s->window_len = 0;
     s->seq = 0;
     pd_outside_destroy(s->outside);
     s->outside = pd_outside_create(s->n_paths);
-    s->failed = !s->steps || !s->marks || !s->spool || !s->json_em || !s->outside;
+    s->failed = !room || !s->steps || !s->marks || !s->spool || !s->json_em || !s->outside;
     forget_skipped(s);
     pd_not_run_forget(s);
     pd_tally_clear(&s->tally);
