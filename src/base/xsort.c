@@ -15,7 +15,7 @@ struct run {
 struct xsort {
     size_t rec_size;
     xsort_cmp cmp;
-    xsort_key key; /* NULL: runs are sorted by qsort */
+    xsort_key key; /* NULL: runs are sorted by sort_in_place */
     char *spare;   /* with a key: the radix sort's second buffer */
     size_t budget;
     char *buf;
@@ -154,12 +154,124 @@ static void radix_sort(struct xsort *xs)
     }
 }
 
+static inline void swap_rec(char *a, char *b, size_t size)
+{
+    if (size % 8) {
+        for (size_t i = 0; i < size; i++) {
+            char t = a[i];
+
+            a[i] = b[i];
+            b[i] = t;
+        }
+        return;
+    }
+    for (size_t i = 0; i < size; i += 8) {
+        uint64_t x, y;
+
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        memcpy(a + i, &y, 8);
+        memcpy(b + i, &x, 8);
+    }
+}
+
+/* Records [0, n) of `base` as a heap whose root is the greatest, from `i` down. */
+static void heap_down(const struct xsort *xs, char *base, size_t n, size_t i)
+{
+    size_t size = xs->rec_size;
+
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && xs->cmp(base + c * size, base + (c + 1) * size) < 0)
+            c++;
+        if (xs->cmp(base + i * size, base + c * size) >= 0)
+            return;
+        swap_rec(base + i * size, base + c * size, size);
+    }
+}
+
+/* Sorts n records of `base` in place (introsort: quicksort on the median of three,
+ * heapsort past 2 log2 n levels, insertion below 16 records). qsort sorted a copy of
+ * pointers to them: its scratch, 16 bytes a record, was as many pages again to touch
+ * for a key index's records. xs->out holds the pivot, then the record inserted. */
+static void sort_in_place(const struct xsort *xs, char *base, size_t n, unsigned depth)
+{
+    size_t size = xs->rec_size;
+
+    while (n > 16) {
+        char *a = base, *m = base + n / 2 * size, *z = base + (n - 1) * size;
+        size_t i, j;
+
+        if (depth-- == 0) {
+            for (i = n / 2; i-- > 0;)
+                heap_down(xs, base, n, i);
+            for (i = n - 1; i > 0; i--) {
+                swap_rec(base, base + i * size, size);
+                heap_down(xs, base, i, 0);
+            }
+            return;
+        }
+        if (xs->cmp(m, a) < 0)
+            swap_rec(m, a, size);
+        if (xs->cmp(z, m) < 0) {
+            swap_rec(z, m, size);
+            if (xs->cmp(m, a) < 0)
+                swap_rec(m, a, size);
+        }
+        memcpy(xs->out, m, size);
+        /* Hoare's partition: [0, j] <= pivot <= [j + 1, n), neither empty */
+        for (i = 0, j = n - 1;; i++, j--) {
+            while (xs->cmp(base + i * size, xs->out) < 0)
+                i++;
+            while (xs->cmp(xs->out, base + j * size) < 0)
+                j--;
+            if (i >= j)
+                break;
+            swap_rec(base + i * size, base + j * size, size);
+        }
+        /* the smaller side by recursion, the larger by the loop: log2 n deep at most */
+        if (j + 1 < n - j - 1) {
+            sort_in_place(xs, base, j + 1, depth);
+            base += (j + 1) * size;
+            n -= j + 1;
+        } else {
+            sort_in_place(xs, base + (j + 1) * size, n - j - 1, depth);
+            n = j + 1;
+        }
+    }
+    /* insertion: each record out of place goes down once, the others moved up */
+    for (size_t i = 1; i < n; i++) {
+        size_t k = i;
+
+        if (xs->cmp(base + i * size, base + (i - 1) * size) >= 0)
+            continue;
+        memcpy(xs->out, base + i * size, size);
+        while (k > 0 && xs->cmp(xs->out, base + (k - 1) * size) < 0)
+            k--;
+        memmove(base + (k + 1) * size, base + k * size, (i - k) * size);
+        memcpy(base + k * size, xs->out, size);
+    }
+}
+
 static void sort_buffer(struct xsort *xs)
 {
-    if (xs->key)
+    size_t i = 1;
+
+    /* records often come in order (a rendering's jobs by place, steps grouped by
+     * identity): then a pass of n comparisons leaves them be, and no sort's scratch
+     * (qsort's is a copy of them) is touched */
+    while (i < xs->n && xs->cmp(xs->buf + (i - 1) * xs->rec_size, xs->buf + i * xs->rec_size) <= 0)
+        i++;
+    if (i >= xs->n)
+        return;
+    if (xs->key) {
         radix_sort(xs);
-    else
-        qsort(xs->buf, xs->n, xs->rec_size, xs->cmp);
+    } else {
+        unsigned depth = 0;
+
+        for (size_t n = xs->n; n > 1; n >>= 1)
+            depth += 2;
+        sort_in_place(xs, xs->buf, xs->n, depth);
+    }
 }
 
 /* Sorts the buffer and appends it to the temporary file as one run. */

@@ -361,6 +361,11 @@ static size_t pack_number(uint8_t *out, uint64_t v)
 {
     size_t n = 0;
 
+    if (v <= 0x7f) { /* most: a column, a line's step, a short text's length */
+        out[0] = (uint8_t)v;
+        return 1;
+    }
+
     do {
         out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
         v >>= 7;
@@ -373,7 +378,10 @@ static int pack(struct blob *b, const struct ynode *n, struct pack_at *prev)
     /* the head and a scalar's text are written in place: a job packs about twenty nodes,
      * and every job of both sides is packed */
     size_t text = n && ynode_is_scalar(n) ? n->u.scalar.len : 0;
-    uint8_t *at = (uint8_t *)pd_blob_reserve(b, 1 + 4 * 10 + text);
+    /* the room asked of pd_blob_reserve only when it is short: a call a node was 4.6M
+     * instructions of a diff at 1 MB */
+    uint8_t *at = (uint8_t *)(b->buf && b->len + 1 + 4 * 10 + text <= b->cap ? b->buf + b->len
+                                                                            : pd_blob_reserve(b, 1 + 4 * 10 + text));
     size_t len = 1;
     int64_t down;
 

@@ -82,6 +82,15 @@ struct pd_runner {
     double minutes;
 };
 
+/* A runner a job's value `where` was shown as (pd_tally_job): `key`, that value's
+ * kinds, styles and texts (which alone decide how it shows). */
+struct pd_runner_memo {
+    struct blob key;
+    char *name;
+};
+
+#define RUNNER_MEMO 16
+
 /* A side's jobs by runner (sorted by name), all its jobs' figures, and its longest job. */
 struct pd_tally {
     struct pd_runner *slot;
@@ -91,6 +100,11 @@ struct pd_tally {
     char *longest_id; /* as `fanout jobs` lists it */
     bool has_longest;
     struct blob blob;
+    /* the runners shown last (showing a value was 1,100 instructions a job, most jobs
+     * run where one before them does), the next to replace, and a value's key */
+    struct pd_runner_memo memo[RUNNER_MEMO];
+    unsigned memo_next;
+    struct blob key;
 };
 
 /* The run's: the durations of each side (given once: both sides share it) and the

@@ -250,9 +250,14 @@ void pd_tally_clear(struct pd_tally *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->slot[i].name);
+    for (size_t i = 0; i < RUNNER_MEMO; i++) {
+        free(t->memo[i].key.buf);
+        free(t->memo[i].name);
+    }
     free(t->slot);
     free(t->longest_id);
     free(t->blob.buf);
+    free(t->key.buf);
     memset(t, 0, sizeof(*t));
 }
 
@@ -405,6 +410,58 @@ static struct ynode_doc *runner_value(const struct dialect_diff *dd, const char 
     return doc;
 }
 
+/* Appends what decides how `n` shows (pd_show_whole): each node's kind and style, a
+ * scalar's text, a collection's size. 0, or -1 when out of memory. */
+static int shown_key(struct blob *b, const struct ynode *n)
+{
+    size_t len = !n ? 0 : ynode_is_scalar(n) ? n->u.scalar.len : ynode_len(n);
+    char *at = pd_blob_reserve(b, 1 + sizeof(len) + (n && ynode_is_scalar(n) ? len : 0));
+
+    if (!at)
+        return -1;
+    at[0] = n ? (char)(n->kind | n->style << 2) : (char)0xff;
+    memcpy(at + 1, &len, sizeof(len));
+    b->len += 1 + sizeof(len);
+    if (n && ynode_is_scalar(n)) {
+        memcpy(at + 1 + sizeof(len), n->u.scalar.text, len);
+        b->len += len;
+        return 0;
+    }
+    for (size_t i = 0; n && i < len; i++) {
+        if ((ynode_is_map(n) && shown_key(b, ynode_key(n, i)) != 0) ||
+            shown_key(b, ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Value `where` as pd_show_whole shows it, from t's memo when a value written alike was
+ * shown before (the latest first); NULL when out of memory. */
+static const char *runner_shown(struct pd_tally *t, const struct ynode *where)
+{
+    struct pd_runner_memo *m;
+    const char *name;
+
+    t->key.len = 0;
+    if (shown_key(&t->key, where) != 0)
+        return NULL;
+    for (unsigned i = 1; i <= RUNNER_MEMO; i++) {
+        m = &t->memo[(t->memo_next + RUNNER_MEMO - i) % RUNNER_MEMO];
+        if (m->name && m->key.len == t->key.len && !memcmp(m->key.buf, t->key.buf, t->key.len))
+            return m->name;
+    }
+    if (!(name = pd_show_whole(&t->blob, where)))
+        return NULL;
+    m = &t->memo[t->memo_next];
+    free(m->name);
+    m->name = NULL;
+    m->key.len = 0;
+    if (pd_blob_add(&m->key, t->key.buf, t->key.len) != 0 || !(m->name = strdup(name)))
+        return NULL;
+    t->memo_next = (t->memo_next + 1) % RUNNER_MEMO;
+    return name;
+}
+
 int pd_tally_job(struct pd_tally *t, const struct pd_durations *dur, const struct dialect_diff *dd,
                  const char *note, const struct dialect_job *job)
 {
@@ -422,7 +479,7 @@ int pd_tally_job(struct pd_tally *t, const struct pd_durations *dur, const struc
         bool failed;
         struct ynode_doc *value = runner_value(dd, note, where, &failed);
 
-        name = failed ? NULL : pd_show_whole(&t->blob, value ? ynode_doc_root(value) : where);
+        name = failed ? NULL : value ? pd_show_whole(&t->blob, ynode_doc_root(value)) : runner_shown(t, where);
         ynode_doc_destroy(value);
         if (!name)
             return -1;

@@ -5,16 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "fanout/scratch.h"
 #include "fanout/strhash.h"
 #include "fanout/xsort.h"
 
 enum { REC_DEFINE = 0, REC_REFERENCE = 1 };
 
+/* The keys' texts are written out this many bytes at a time (at most a quarter of the
+ * budget): a problem's message reads one back, which is seldom, and a larger buffer is
+ * only more pages touched (at 10 MB of pipeline, 128 of them a render). */
+#define TEXT_CHUNK (64u << 10)
+
+/* 48 bytes: a key's text, which only a problem's message reads, is kept apart (it made
+ * the record 96 bytes, and a rendering's records are most of the pages it touches) */
 struct rec {
     uint64_t h1, h2;
+    uint64_t text; /* where its text is in the index's texts << 8 | its length */
     uint32_t kind; /* definitions sort before references */
     uint32_t seq;  /* order of recording, within its kind */
-    struct keyindex_entry e;
+    unsigned shards;
+    struct ypos pos;
 };
 
 /* An answer for pass 2: reference `seq` names a key with `shards` shards. */
@@ -26,6 +38,13 @@ struct answer {
 struct keyindex {
     size_t budget;
     struct xsort *recs;
+    /* the keys' texts, each as messages show it (cut at KEYINDEX_TEXT), one after
+     * another: all but the last few (`text_len` of at most `text_cap` bytes) in a
+     * temporary file (`spilled` bytes) */
+    char *text;
+    size_t text_len, text_cap;
+    FILE *text_file;
+    uint64_t spilled;
     struct xsort *answers;
     uint32_t n_defs, n_refs;
     uint32_t next_ref;            /* pass 2: references asked for so far */
@@ -66,9 +85,14 @@ struct keyindex *keyindex_create(size_t mem_budget)
     if (!ki)
         return NULL;
     ki->budget = mem_budget;
-    ki->recs = xsort_create(sizeof(struct rec), rec_cmp, mem_budget);
-    if (!ki->recs) {
-        free(ki);
+    /* half the budget holds as many records as the whole did at 96 bytes */
+    ki->recs = xsort_create(sizeof(struct rec), rec_cmp, mem_budget / 2);
+    ki->text_cap = mem_budget / 4 < TEXT_CHUNK ? mem_budget / 4 : TEXT_CHUNK;
+    if (ki->text_cap < KEYINDEX_TEXT + 3)
+        ki->text_cap = KEYINDEX_TEXT + 3;
+    ki->text = malloc(ki->text_cap);
+    if (!ki->recs || !ki->text) {
+        keyindex_destroy(ki);
         return NULL;
     }
     return ki;
@@ -80,25 +104,66 @@ void keyindex_destroy(struct keyindex *ki)
         return;
     xsort_destroy(ki->recs);
     xsort_destroy(ki->answers);
+    free(ki->text);
+    if (ki->text_file)
+        fclose(ki->text_file);
     free(ki);
+}
+
+/* Keeps text t (len bytes, at most KEYINDEX_TEXT + 3): where it is, or UINT64_MAX when
+ * it cannot be written. */
+static uint64_t keep_text(struct keyindex *ki, const char *t, size_t len)
+{
+    if (ki->text_len + len > ki->text_cap) {
+        if ((!ki->text_file && !(ki->text_file = scratch_file())) ||
+            fwrite(ki->text, 1, ki->text_len, ki->text_file) != ki->text_len || fflush(ki->text_file) != 0)
+            return UINT64_MAX;
+        ki->spilled += ki->text_len;
+        ki->text_len = 0;
+    }
+    memcpy(ki->text + ki->text_len, t, len);
+    ki->text_len += len;
+    return ki->spilled + ki->text_len - len;
+}
+
+/* Record r as the entry a problem reports; false when its text cannot be read. */
+static bool entry_of(const struct keyindex *ki, const struct rec *r, struct keyindex_entry *e)
+{
+    uint64_t at = r->text >> 8;
+    size_t len = (size_t)(r->text & 0xff);
+
+    memset(e, 0, sizeof(*e));
+    if (at >= ki->spilled)
+        memcpy(e->key, ki->text + (at - ki->spilled), len);
+    else if (pread(fileno(ki->text_file), e->key, len, (off_t)at) != (ssize_t)len)
+        return false;
+    e->shards = r->shards;
+    e->pos = r->pos;
+    return true;
 }
 
 static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *key, size_t len,
                   unsigned shards, struct ypos pos)
 {
     struct rec r;
-    size_t keep = len > KEYINDEX_TEXT ? KEYINDEX_TEXT : len;
+    char cut[KEYINDEX_TEXT + 3];
+    uint64_t at;
 
+    if (len > KEYINDEX_TEXT) {
+        memcpy(cut, key, KEYINDEX_TEXT);
+        memcpy(cut + KEYINDEX_TEXT, "...", 3);
+        at = keep_text(ki, cut, sizeof(cut));
+    } else {
+        at = keep_text(ki, key, len);
+    }
     memset(&r, 0, sizeof(r));
     strhash_pair(key, len, &r.h1, &r.h2);
+    r.text = at << 8 | (len > KEYINDEX_TEXT ? sizeof(cut) : len);
     r.kind = kind;
     r.seq = seq;
-    memcpy(r.e.key, key, keep);
-    if (keep < len)
-        memcpy(r.e.key + keep, "...", 3);
-    r.e.shards = shards;
-    r.e.pos = pos;
-    if (xsort_add(ki->recs, &r) != 0) {
+    r.shards = shards;
+    r.pos = pos;
+    if (at == UINT64_MAX || xsort_add(ki->recs, &r) != 0) {
         ki->failed = true;
         return -1;
     }
@@ -148,17 +213,26 @@ int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *proble
                 first = *r;
                 have_def = true;
             } else if (problems && problems->collision) {
-                problems->collision(user, &first.e, &r->e);
+                struct keyindex_entry a, b;
+
+                if (!entry_of(ki, &first, &a) || !entry_of(ki, r, &b))
+                    return -1;
+                problems->collision(user, &a, &b);
             }
             continue;
         }
-        if (have_def && ypos_before(&r->e.pos, &first.e.pos))
+        if (have_def && ypos_before(&r->pos, &first.pos))
             ki->n_forward++;
         if (!have_def) {
-            if (problems && problems->dangling)
-                problems->dangling(user, &r->e);
-        } else if (first.e.shards > 0) {
-            struct answer a = {r->seq, first.e.shards};
+            struct keyindex_entry e;
+
+            if (problems && problems->dangling) {
+                if (!entry_of(ki, r, &e))
+                    return -1;
+                problems->dangling(user, &e);
+            }
+        } else if (first.shards > 0) {
+            struct answer a = {r->seq, first.shards};
 
             if (xsort_add(ki->answers, &a) != 0)
                 return -1;
@@ -169,9 +243,12 @@ int keyindex_resolve(struct keyindex *ki, const struct keyindex_problems *proble
     }
     if (xsort_failed(ki->recs) || xsort_finish(ki->answers) != 0)
         return -1;
-    /* The records are not needed any more; free their memory before pass 2. */
+    /* The records and their texts are not needed any more; free their memory before
+     * pass 2. */
     xsort_destroy(ki->recs);
     ki->recs = NULL;
+    free(ki->text);
+    ki->text = NULL;
     ki->pending = xsort_next(ki->answers);
     return 0;
 }

@@ -17,6 +17,7 @@ static void saw_collision(void *user, const struct keyindex_entry *first,
     struct seen_problems *p = user;
 
     p->collisions++;
+    ck_assert_str_eq(first->key, "step-42");
     p->first_line = first->pos.line;
     p->again_line = again->pos.line;
     ck_assert_str_eq(again->key, "step-42");
