@@ -662,13 +662,32 @@ const char *source_line(const struct source *src, unsigned line, uint64_t pos, s
     return w->bytes + start % WINDOW_BYTES;
 }
 
-const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, uint64_t end, size_t *len,
-                            bool *more)
+/* The input offset of line:col (byte `pos` as libfyaml counts it) into *at: `pos` itself
+ * in a whole input; in a callback's, libfyaml counts from a chunk's start, so from the
+ * line's start, when the bytes before `col` on it are one a column. */
+static bool offset_of(const struct window *w, unsigned line, unsigned col, uint64_t pos, uint64_t *at)
 {
-    const struct window *w = &src->win;
     uint64_t start;
 
-    if (!line_begin(w, line, pos, &start))
+    if (w->borrowed) {
+        *at = pos;
+        return w->bytes && !w->off && pos <= w->handed;
+    }
+    if (!line_begin(w, line, pos, &start) || w->handed - start > WINDOW_BYTES ||
+        start + col > line_end(w, line, start) || (start % WINDOW_BYTES) + col > WINDOW_BYTES ||
+        !yscalar_printable(w->bytes + start % WINDOW_BYTES, col))
+        return false;
+    *at = start + col;
+    return true;
+}
+
+const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,
+                            unsigned end_col, uint64_t end_pos, size_t *len, bool *more)
+{
+    const struct window *w = &src->win;
+    uint64_t start, end;
+
+    if (!line_begin(w, line, pos, &start) || !offset_of(w, end_line, end_col, end_pos, &end))
         return NULL;
     if (end < start || end > w->handed || w->handed - start > WINDOW_BYTES ||
         (start % WINDOW_BYTES) + (end - start) > WINDOW_BYTES)

@@ -593,8 +593,9 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     struct blocktext b;
 
     if (!start || !end || start->line < 1 || start->column != 0 || end->input_pos < start->input_pos ||
-        !(line = source_lines_to(s->src, (unsigned)start->line - 1, start->input_pos - 1, end->input_pos, &n,
-                                 &more)))
+        end->line < start->line ||
+        !(line = source_lines_to(s->src, (unsigned)start->line - 1, start->input_pos - 1, (unsigned)end->line,
+                                 (unsigned)end->column, end->input_pos, &n, &more)))
         return NULL;
     body_len = end->input_pos - start->input_pos;
     if (body_len >= n || line[n - body_len - 1] != '\n' || memchr(line, '\n', n - body_len - 1))
