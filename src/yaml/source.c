@@ -598,7 +598,7 @@ static void window_add(struct window *w, const char *b, size_t n, bool spoiled)
 /* Where 0-based line `line` begins, the byte at offset `pos` (libfyaml's) being on it,
  * into *start; false when it was not handed lately. Of a whole input, by the LF before
  * `pos`: no other byte breaks a line while the window is on. */
-static bool line_begin(const struct window *w, unsigned line, uint64_t pos, uint64_t *start)
+static inline bool line_begin(const struct window *w, unsigned line, uint64_t pos, uint64_t *start)
 {
     if (!w->bytes || w->off)
         return false;
@@ -617,7 +617,7 @@ static bool line_begin(const struct window *w, unsigned line, uint64_t pos, uint
 }
 
 /* Where that line ends (its LF, or what was handed of it). */
-static uint64_t line_end(const struct window *w, unsigned line, uint64_t start)
+static inline uint64_t line_end(const struct window *w, unsigned line, uint64_t start)
 {
     const char *nl;
 
