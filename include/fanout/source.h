@@ -87,16 +87,21 @@ bool source_changed(const struct source *src);
 char *source_lines(struct source *src, unsigned line, size_t max, size_t *len);
 
 /* The `len` bytes the attached parser was handed at line:col (0-based, as libfyaml counts
- * them: after a `--- ` it was handed), when they were handed lately, on that line, and
- * everything before them on it is one byte a column (printable ASCII); else NULL. Valid
- * until the parser reads on. */
-const char *source_span(const struct source *src, unsigned line, unsigned col, size_t len);
-/* The bytes the attached parser was handed from the start of 0-based line `line` to input
- * offset `end` (a block scalar's lines, from its header's), when they were handed lately,
- * in one piece; else NULL. *more: whether it was handed bytes after them (the parser
- * looks past the end of a block scalar unless the input ends there). Valid until the
- * parser reads on. */
-const char *source_lines_to(const struct source *src, unsigned line, uint64_t end, size_t *len, bool *more);
+ * them: after a `--- ` it was handed), at byte `pos` as libfyaml counts it (its mark's
+ * input_pos), when they were handed lately, on that line, and everything before them on
+ * it is one byte a column (printable ASCII); else NULL. Valid until the parser reads on. */
+const char *source_span(const struct source *src, unsigned line, unsigned col, uint64_t pos, size_t len);
+/* Line `line` (its byte `pos` as libfyaml counts it) as far as it was handed lately, in
+ * one piece, without its line break: *len bytes. NULL when it was not. */
+const char *source_line(const struct source *src, unsigned line, uint64_t pos, size_t *len);
+/* The bytes the attached parser was handed from the start of 0-based line `line` (its
+ * byte `pos`, as source_line's) to end_line:end_col (byte `end_pos`, as libfyaml counts
+ * it): a block scalar's lines, from its header's, when they were handed lately, in one
+ * piece; else NULL. *more: whether it was handed bytes after them (the parser looks
+ * past the end of a block scalar unless the input ends there). Valid until the parser
+ * reads on. */
+const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,
+                            unsigned end_col, uint64_t end_pos, size_t *len, bool *more);
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */
 void source_detach(struct source *src);
 

@@ -40,12 +40,16 @@ struct utf8_state {
  * they stand is read from here rather than formatted into a copy by libfyaml
  * (fy_token_get_text, a tenth of a render). Lines are numbered here as libfyaml numbers
  * them only while every line break is a LF or a CRLF, and columns count bytes only after
- * a byte order mark is gone: a CR alone, NEL, LS, PS or BOM handed turns the window off. */
+ * a byte order mark is gone: a CR alone, NEL, LS, PS or BOM handed turns the window off.
+ * A whole input handed at once is found by libfyaml's byte offsets, which count from its
+ * start then (from a chunk's, in a callback's input): no table of line starts (a memchr
+ * a line) and no check of a scalar's columns, 0.56M of SGLang's 39.4M instructions. */
 #define WINDOW_BYTES (1u << 18)
 #define WINDOW_LINES (1u << 13)
 struct window {
     char *bytes;          /* a ring: the byte handed at offset o is bytes[o % WINDOW_BYTES] */
-    uint64_t *line_start; /* a ring: where line l (0-based) starts, at [l % WINDOW_LINES] */
+    uint64_t *line_start; /* a ring: where line l (0-based) starts, at [l % WINDOW_LINES]; not
+                           * kept when `borrowed` */
     uint64_t handed;      /* bytes handed since the attach */
     uint64_t lines;       /* the last line begun */
     bool off;
@@ -586,24 +590,57 @@ static void window_add(struct window *w, const char *b, size_t n, bool spoiled)
         memcpy(w->bytes + at, b + done, k);
         done += k;
     }
-    for (const char *p = b; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+    for (const char *p = b; !w->borrowed && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
         w->line_start[++w->lines % WINDOW_LINES] = w->handed + (uint64_t)(p - b) + 1;
     w->handed += n;
 }
 
-const char *source_span(const struct source *src, unsigned line, unsigned col, size_t len)
+/* Where 0-based line `line` begins, the byte at offset `pos` (libfyaml's) being on it,
+ * into *start; false when it was not handed lately. Of a whole input, by the LF before
+ * `pos`: no other byte breaks a line while the window is on. */
+static inline bool line_begin(const struct window *w, unsigned line, uint64_t pos, uint64_t *start)
+{
+    if (!w->bytes || w->off)
+        return false;
+    if (w->borrowed) {
+        if (pos > w->handed)
+            return false;
+        while (pos > 0 && w->bytes[pos - 1] != '\n')
+            pos--;
+        *start = pos;
+        return true;
+    }
+    if (line > w->lines || w->lines - line >= WINDOW_LINES)
+        return false;
+    *start = w->line_start[line % WINDOW_LINES];
+    return true;
+}
+
+/* Where that line ends (its LF, or what was handed of it). */
+static inline uint64_t line_end(const struct window *w, unsigned line, uint64_t start)
+{
+    const char *nl;
+
+    if (w->borrowed)
+        return (nl = memchr(w->bytes + start, '\n', (size_t)(w->handed - start))) != NULL
+                   ? (uint64_t)(nl - w->bytes) : w->handed;
+    return line < w->lines ? w->line_start[(line + 1) % WINDOW_LINES] - 1 : w->handed;
+}
+
+const char *source_span(const struct source *src, unsigned line, unsigned col, uint64_t pos, size_t len)
 {
     const struct window *w = &src->win;
     const unsigned char *p;
     uint64_t start;
 
-    if (!w->bytes || w->off || line > w->lines || w->lines - line >= WINDOW_LINES)
+    if (w->borrowed)
+        return w->bytes && !w->off && pos <= w->handed && len <= w->handed - pos ? w->bytes + pos : NULL;
+    if (!line_begin(w, line, pos, &start))
         return NULL;
-    start = w->line_start[line % WINDOW_LINES];
     if (w->handed - start > WINDOW_BYTES || start + col + len > w->handed ||
         (start % WINDOW_BYTES) + col + len > WINDOW_BYTES)
         return NULL; /* gone, not yet handed, or around the ring's end */
-    if (line < w->lines && start + col + len >= w->line_start[(line + 1) % WINDOW_LINES])
+    if (start + col + len > line_end(w, line, start))
         return NULL; /* not on the line */
     p = (const unsigned char *)w->bytes + start % WINDOW_BYTES;
     if (!yscalar_printable((const char *)p, col))
@@ -611,14 +648,47 @@ const char *source_span(const struct source *src, unsigned line, unsigned col, s
     return (const char *)p + col;
 }
 
-const char *source_lines_to(const struct source *src, unsigned line, uint64_t end, size_t *len, bool *more)
+const char *source_line(const struct source *src, unsigned line, uint64_t pos, size_t *len)
 {
     const struct window *w = &src->win;
+    uint64_t start, end;
+
+    if (!line_begin(w, line, pos, &start) || w->handed - start > WINDOW_BYTES)
+        return NULL;
+    end = line_end(w, line, start);
+    if ((start % WINDOW_BYTES) + (end - start) > WINDOW_BYTES)
+        end = start + (WINDOW_BYTES - start % WINDOW_BYTES); /* up to the ring's end */
+    *len = (size_t)(end - start);
+    return w->bytes + start % WINDOW_BYTES;
+}
+
+/* The input offset of line:col (byte `pos` as libfyaml counts it) into *at: `pos` itself
+ * in a whole input; in a callback's, libfyaml counts from a chunk's start, so from the
+ * line's start, when the bytes before `col` on it are one a column. */
+static bool offset_of(const struct window *w, unsigned line, unsigned col, uint64_t pos, uint64_t *at)
+{
     uint64_t start;
 
-    if (!w->bytes || w->off || line > w->lines || w->lines - line >= WINDOW_LINES)
+    if (w->borrowed) {
+        *at = pos;
+        return w->bytes && !w->off && pos <= w->handed;
+    }
+    if (!line_begin(w, line, pos, &start) || w->handed - start > WINDOW_BYTES ||
+        start + col > line_end(w, line, start) || (start % WINDOW_BYTES) + col > WINDOW_BYTES ||
+        !yscalar_printable(w->bytes + start % WINDOW_BYTES, col))
+        return false;
+    *at = start + col;
+    return true;
+}
+
+const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,
+                            unsigned end_col, uint64_t end_pos, size_t *len, bool *more)
+{
+    const struct window *w = &src->win;
+    uint64_t start, end;
+
+    if (!line_begin(w, line, pos, &start) || !offset_of(w, end_line, end_col, end_pos, &end))
         return NULL;
-    start = w->line_start[line % WINDOW_LINES];
     if (end < start || end > w->handed || w->handed - start > WINDOW_BYTES ||
         (start % WINDOW_BYTES) + (end - start) > WINDOW_BYTES)
         return NULL; /* gone, not yet handed, or around the ring's end */

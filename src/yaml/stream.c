@@ -568,8 +568,9 @@ static const char *verbatim_text(const struct stream *s, struct fy_event *fye, c
         return NULL;
     n = (size_t)(end->column - start->column);
     if (!quote)
-        t = source_span(s->src, (unsigned)start->line, (unsigned)start->column, n);
-    else if ((t = source_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, n + 2)) != NULL &&
+        t = source_span(s->src, (unsigned)start->line, (unsigned)start->column, start->input_pos, n);
+    else if ((t = source_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, start->input_pos - 1,
+                              n + 2)) != NULL &&
              t[0] == quote && t[n + 1] == quote && !memchr(t + 1, quote == '"' ? '\\' : '\'', n))
         t++;
     else
@@ -592,7 +593,9 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     struct blocktext b;
 
     if (!start || !end || start->line < 1 || start->column != 0 || end->input_pos < start->input_pos ||
-        !(line = source_lines_to(s->src, (unsigned)start->line - 1, end->input_pos, &n, &more)))
+        end->line < start->line ||
+        !(line = source_lines_to(s->src, (unsigned)start->line - 1, start->input_pos - 1, (unsigned)end->line,
+                                 (unsigned)end->column, end->input_pos, &n, &more)))
         return NULL;
     body_len = end->input_pos - start->input_pos;
     if (body_len >= n || line[n - body_len - 1] != '\n' || memchr(line, '\n', n - body_len - 1))
@@ -630,17 +633,18 @@ static size_t block_text_read(struct fy_token *tok, size_t len)
     return n < 0 ? SIZE_MAX : total;
 }
 
-/* Whether the first line of a block scalar starting at 0-based `line` is indented less
- * than `parent_col` (the 1-based column of its key or sequence, 0: unknown), or cannot be
+/* Whether the first line of a block scalar starting at `start` is indented less than
+ * `parent_col` (the 1-based column of its key or sequence, 0: unknown), or cannot be
  * seen: then only libfyaml's two readings of it can tell whether it is whole. */
-static bool block_suspect(const struct stream *s, int line, unsigned parent_col, unsigned *ind)
+static bool block_suspect(const struct stream *s, const struct fy_mark *start, unsigned parent_col, unsigned *ind)
 {
-    const char *c;
+    size_t len = 0;
+    const char *c = start->line < 0 ? NULL : source_line(s->src, (unsigned)start->line, start->input_pos, &len);
 
     *ind = 0;
-    if (!parent_col || line < 0)
+    if (!parent_col || !c)
         return true;
-    while (*ind < parent_col && (c = source_span(s->src, (unsigned)line, *ind, 1)) != NULL && *c == ' ')
+    while (*ind < parent_col && *ind < len && c[*ind] == ' ')
         ++*ind;
     return *ind < parent_col;
 }
@@ -670,7 +674,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
          * writes less than it counts, the rest is bytes never written */
         if (t && (style == YNODE_LITERAL || style == YNODE_FOLDED) && start &&
             (read = block_text_read(fye->scalar.value, len)) != len) {
-            if (block_suspect(s, start->line, parent_col, &ind)) {
+            if (block_suspect(s, start, parent_col, &ind)) {
                 pos.col = ind + 1;
                 report(s, pos, RULE_YAML, "%s",
                        "a block scalar's lines must be indented more than its key (YAML 1.2.2, 8.1.1.1)");
