@@ -363,19 +363,27 @@ static int match(const struct shardflags *f, struct pattern *p, struct subject *
     return rc;
 }
 
-/* The use `p` matched (rc > 0), from text[from] on: the flag as written, and its value
- * (group 1, else the match) without the quotes around it. */
-static struct use use_of(const struct pattern *p, int rc, const char *text, size_t from)
+/* The use written at text[from..end), its value at text[value..value_end): the value
+ * without the quotes around it. */
+static struct use use_at(const char *text, size_t from, size_t end, size_t value, size_t value_end)
 {
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
-    size_t g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
-    struct use u = {text + from, text + ov[2 * g], ov[1] - from, ov[2 * g + 1] - ov[2 * g]};
+    struct use u = {text + from, text + value, end - from, value_end - value};
 
     if (u.value_len >= 2 && (u.value[0] == '"' || u.value[0] == '\'') && u.value[u.value_len - 1] == u.value[0]) {
         u.value++;
         u.value_len -= 2;
     }
     return u;
+}
+
+/* The use `p` matched (rc > 0), from text[from] on: the flag as written, and its value
+ * (group 1, else the match). */
+static struct use use_of(const struct pattern *p, int rc, const char *text, size_t from)
+{
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
+    size_t g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
+
+    return use_at(text, from, ov[1], ov[2 * g], ov[2 * g + 1]);
 }
 
 /* Up to MAX_USES matches of a config's pattern `p` in the subject; their number, or -1
@@ -407,6 +415,62 @@ static bool word_or_dash(unsigned char c)
     return c == '-' || c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
+enum tail { TAIL_NONE, TAIL_MATCH, TAIL_UNSURE };
+
+/* Where TAIL_QUICK_SPAN ends: what TAIL_RE matches at text[at] is told without PCRE2
+ * when nothing it reads lies further than this from `at` (PCRE2's JIT ran 300
+ * instructions a flag). Within it a match or a failure has too few steps to reach
+ * MATCH_LIMIT, which a longer one might: PCRE2 tells those, and values that start
+ * `${{` or `$((` (lazy and backtracking alternatives). */
+#define TAIL_QUICK_SPAN 256
+
+/* TAIL_RE at text[at] in an ASCII text (so no UTF-8 to check): TAIL_MATCH with *u the
+ * use from text[from] on, TAIL_NONE, or TAIL_UNSURE when PCRE2 must tell. */
+static enum tail tail_quick(const char *text, size_t len, size_t from, size_t at, struct use *u)
+{
+    /* VALUE's last alternative: not \s (space, \t, \n, \v, \f, \r), a quote, ` ; & | ( ) < > */
+    static const bool stops[128] = {['\t'] = true, ['\n'] = true, ['\v'] = true, ['\f'] = true, ['\r'] = true,
+                                    [' '] = true,  ['\''] = true, ['"'] = true,  ['`'] = true,  [';'] = true,
+                                    ['&'] = true,  ['|'] = true,  ['('] = true,  [')'] = true,  ['<'] = true,
+                                    ['>'] = true};
+    size_t end = len - at > TAIL_QUICK_SPAN ? at + TAIL_QUICK_SPAN : len, i = at, v, e;
+
+    if (i < end && text[i] == '=')
+        i++;
+    else if (i < end && (text[i] == ' ' || text[i] == '\t'))
+        while (i < end && (text[i] == ' ' || text[i] == '\t'))
+            i++;
+    else
+        return TAIL_NONE;
+    /* the value at text[i]; where it fails, giving back blanks fails too (VALUE starts
+     * with no blank) */
+    if (i == end)
+        return end < len ? TAIL_UNSURE : TAIL_NONE;
+    v = i;
+    if (text[v] == '-')
+        return TAIL_NONE;
+    if (text[v] == '$' && v + 2 < len && text[v + 1] == text[v + 2] && (text[v + 1] == '{' || text[v + 1] == '('))
+        return TAIL_UNSURE;
+    if (text[v] == '"' || text[v] == '\'') {
+        for (e = v + 1; e < end && text[e] != text[v] && text[e] != '\n'; e++)
+            ;
+        if (e == end)
+            return end < len ? TAIL_UNSURE : TAIL_NONE;
+        if (text[e] == '\n')
+            return TAIL_NONE;
+        e++;
+    } else {
+        for (e = v; e < end && !stops[(unsigned char)text[e]]; e++)
+            ;
+        if (e == end && end < len)
+            return TAIL_UNSURE;
+        if (e == v)
+            return TAIL_NONE;
+    }
+    *u = use_at(text, from, e, v, e);
+    return TAIL_MATCH;
+}
+
 /* Up to MAX_USES uses of built-in flag `name` (name_len bytes), first at offset `first` (SIZE_MAX:
  * nowhere); their number, or -1 when matching failed (out of memory, bad UTF-8). What
  * (?<![\w-])name(?:=|[ \t]+)VALUE finds, leftmost first: each place of the name with
@@ -423,22 +487,30 @@ static int find_flag(struct shardflags *f, const char *name, size_t name_len, si
 
     if (first == SIZE_MAX)
         return 0;
-    if (!f->tail.re && pattern_compile(&f->tail, TAIL_RE, err, sizeof(err)) != 0)
-        return -1;
     if (!s->utf_checked)
         s->utf_checked = s->ascii = is_ascii(text, len);
+    if (!s->ascii && !f->tail.re && pattern_compile(&f->tail, TAIL_RE, err, sizeof(err)) != 0)
+        return -1;
     if (!s->utf_checked && (rc = match(f, &f->tail, s, 0)) < 0 && rc != PCRE2_ERROR_NOMATCH)
         return -1;
     while (n < MAX_USES) {
         size_t next = pos + 1;
 
         if (!pos || !word_or_dash((unsigned char)text[pos - 1])) {
-            if ((rc = match(f, &f->tail, s, pos + name_len)) < 0 && rc != PCRE2_ERROR_NOMATCH)
-                return -1;
-            if (rc > 0) {
-                out[n] = use_of(&f->tail, rc, text, pos);
-                next = pos + out[n++].flag_len;
+            enum tail t = s->ascii ? tail_quick(text, len, pos, pos + name_len, &out[n]) : TAIL_UNSURE;
+
+            if (t == TAIL_UNSURE) {
+                if (!f->tail.re && pattern_compile(&f->tail, TAIL_RE, err, sizeof(err)) != 0)
+                    return -1;
+                if ((rc = match(f, &f->tail, s, pos + name_len)) < 0 && rc != PCRE2_ERROR_NOMATCH)
+                    return -1;
+                if (rc > 0) {
+                    out[n] = use_of(&f->tail, rc, text, pos);
+                    t = TAIL_MATCH;
+                }
             }
+            if (t == TAIL_MATCH)
+                next = pos + out[n++].flag_len;
         }
         if (next > len || !(at = find_text(text + next, len - next, name, name_len)))
             break;
