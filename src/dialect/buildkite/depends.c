@@ -73,14 +73,15 @@ static int append_shards(struct ynode_doc *doc, struct ynode *out, const struct 
                          unsigned n)
 {
     const struct ynode *k = entry_key(entry);
-    size_t len, klen;
+    size_t len;
     const char *t = ynode_scalar(k, &len);
 
     for (unsigned i = 0; i < n; i++) {
-        char *key = ph_shard_key(t, len, i, &klen);
-        struct ynode *item = key ? ynode_new_string(doc, key, klen, k->pos) : NULL;
+        struct ph_out text;
+        char *key = ph_shard_key(t, len, i, &text);
+        struct ynode *item = key ? ynode_new_string(doc, key, text.len, k->pos) : NULL;
 
-        free(key);
+        ph_out_free(&text);
         if (item && ynode_is_map(entry)) {
             struct ynode *map = ynode_copy_shallow(doc, entry);
 

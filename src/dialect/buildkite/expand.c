@@ -83,12 +83,13 @@ static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *
     return (long)n;
 }
 
-/* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
-static struct ynode *take_string(struct ynode_doc *doc, char *text, size_t len, struct ypos pos)
+/* A generated string from a fill's `text` (out->text, or NULL when out of memory), at
+ * `pos`, its text freed; NULL when out of memory. */
+static struct ynode *take_filled(struct ynode_doc *doc, struct ph_out *out, const char *text, struct ypos pos)
 {
-    struct ynode *n = text ? ynode_new_string(doc, text, len, pos) : NULL;
+    struct ynode *n = text ? ynode_new_string(doc, text, out->len, pos) : NULL;
 
-    free(text);
+    ph_out_free(out);
     return n;
 }
 
@@ -100,13 +101,14 @@ struct shard_place {
 static struct ynode *fill_shard_vars(void *user, struct ynode_doc *doc, struct ynode *scalar)
 {
     const struct shard_place *at = user;
-    size_t len, out_len = 0;
+    size_t len;
     const char *t = ynode_scalar(scalar, &len);
-    char *filled = ph_vars_fill(t, len, at->index, at->count, &out_len);
+    struct ph_out out;
+    char *filled = ph_vars_fill(t, len, at->index, at->count, &out);
 
     if (!filled && !errno) /* no variable: scanned once, not found first and then filled */
         return scalar;
-    return take_string(doc, filled, out_len, scalar->pos);
+    return take_filled(doc, &out, filled, scalar->pos);
 }
 
 /* Nodes every shard of a step shares, made once. */
@@ -220,18 +222,19 @@ static int set_key_at(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
                       const struct ynode *step, const char *keyname, long at, unsigned index)
 {
     struct ynode *keynode = at >= 0 ? ynode_value(step, (size_t)at) : NULL;
-    size_t len, out_len = 0;
+    size_t len;
     const char *t = ynode_scalar(keynode, &len);
+    struct ph_out out;
     char *text;
 
     if (!t)
         return 0;
-    text = ph_shard_key(t, len, index, &out_len);
-    if (text && ctx->on_key && ctx->on_key(ctx->user, text, out_len, 0, keynode->pos) != 0) {
-        free(text);
+    text = ph_shard_key(t, len, index, &out);
+    if (text && ctx->on_key && ctx->on_key(ctx->user, text, out.len, 0, keynode->pos) != 0) {
+        ph_out_free(&out);
         return -1;
     }
-    return set_at(doc, job, at, keyname, take_string(doc, text, out_len, keynode->pos));
+    return set_at(doc, job, at, keyname, take_filled(doc, &out, text, keynode->pos));
 }
 
 /* set_key_at with the step's key field looked up (a matrix job's). */
@@ -252,7 +255,7 @@ static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc 
                                 struct ypos ppos)
 {
     struct ynode *shard = ynode_copy_shallow(doc, step), *holder, *labelnode;
-    size_t len, out_len = 0;
+    size_t len;
     const char *t;
 
     if (!shard)
@@ -260,9 +263,10 @@ static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc 
     /* Without a '%' the label is the same for every shard: keep the node. */
     labelnode = f->label_at >= 0 ? ynode_value(step, (size_t)f->label_at) : NULL;
     if ((t = ynode_scalar(labelnode, &len)) != NULL && memchr(t, '%', len)) {
-        char *label = ph_label_fill(t, len, index, count, &out_len);
+        struct ph_out out;
+        char *label = ph_label_fill(t, len, index, count, &out);
 
-        if (set_at(doc, shard, f->label_at, f->label, take_string(doc, label, out_len, labelnode->pos)) != 0)
+        if (set_at(doc, shard, f->label_at, f->label, take_filled(doc, &out, label, labelnode->pos)) != 0)
             return NULL;
     }
     if (count > 1 && set_key_at(ctx, doc, shard, step, f->key, f->key_at, index) != 0)
@@ -358,9 +362,13 @@ static struct ynode *make_matrix_job(struct ynode_doc *doc, const struct ynode *
         const char *t = ynode_scalar(label, &len);
         char *text = malloc(len + n + 4);
 
+        struct ynode *s;
+
         if (text)
             sprintf(text, "%s%s(%s)", t, len ? " " : "", shown);
-        if (ynode_set(doc, job, field, take_string(doc, text, text ? strlen(text) : 0, label->pos)) != 0)
+        s = text ? ynode_new_string(doc, text, strlen(text), label->pos) : NULL;
+        free(text);
+        if (ynode_set(doc, job, field, s) != 0)
             return NULL;
     }
     return job;
