@@ -306,6 +306,7 @@ struct use {
 struct subject {
     const char *text;
     size_t len;
+    size_t last_dashes; /* where the text's last "--" is (every built-in literal starts so) */
     bool utf_checked; /* a match ran with PCRE2's UTF-8 check and passed it */
     bool ascii;       /* the text is ASCII (no UTF-8 for PCRE2 to check) */
 };
@@ -512,28 +513,42 @@ static int find_flag(struct shardflags *f, const char *name, size_t name_len, si
             if (t == TAIL_MATCH)
                 next = pos + out[n++].flag_len;
         }
-        if (next > len || !(at = find_text(text + next, len - next, name, name_len)))
+        if (next > s->last_dashes || !(at = find_text(text + next, len - next, name, name_len)))
             break;
         pos = (size_t)(at - text);
     }
     return n;
 }
 
-/* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
- * all), from one pass over its "--"s, which start every literal (the built-in flags'
- * names): a memmem per literal and text was a tenth of a render. Every occurrence of
- * "--" is tried, overlapping ones too, so each offset is the one a search finds. Whether
- * any literal occurs. */
-static bool find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
+/* Where text[0..len)'s first "--" starts, or NULL: every built-in literal (a flag's
+ * name) starts so. */
+static const char *first_dashes(const char *text, size_t len)
 {
     const char *p = text, *end = text + len;
+
+    for (; (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++)
+        if (p[1] == '-')
+            return p;
+    return NULL;
+}
+
+/* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
+ * all), from one pass over its "--"s from the first (`p`, or NULL: none), and where the
+ * last "--" is (*last): a memmem per literal and text was a tenth of a render. Every
+ * occurrence of "--" is tried, overlapping ones too, so each offset is the one a search
+ * finds. Whether any literal occurs. */
+static bool find_literals(const struct shardflags *f, const char *text, size_t len, const char *p,
+                          size_t first[][2], size_t *last)
+{
+    const char *end = text + len;
     bool found = false;
 
     for (unsigned r = 0; r < f->n; r++)
         first[r][0] = first[r][1] = SIZE_MAX;
-    for (; (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++) {
+    for (; p && (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++) {
         if (p[1] != '-')
             continue;
+        *last = (size_t)(p - text);
         for (unsigned r = 0; r < f->n; r++) {
             const char *lit[2] = {f->runners[r].count_literal, f->runners[r].index_literal};
 
@@ -637,11 +652,15 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
                     void *user)
 {
     struct use counts[MAX_USES], indexes[MAX_USES];
-    struct subject s = {text, len, false, false};
+    struct subject s = {text, len, 0, false, false};
     size_t first[MAX_RUNNERS][2];
+    const char *dashes = first_dashes(text, len);
 
-    if (!find_literals(f, text, len, first) && !f->unliteral)
-        return 0; /* most texts: no runner's flag at all */
+    /* most texts: no runner's flag at all (most env values: not a "--") */
+    if ((!dashes || !find_literals(f, text, len, dashes, first, &s.last_dashes)) && !f->unliteral)
+        return 0;
+    if (!dashes)
+        find_literals(f, text, len, NULL, first, &s.last_dashes);
     for (unsigned r = 0; r < f->n; r++) {
         struct runner *run = &f->runners[r];
         struct command_memo memo = {0, SIZE_MAX, SIZE_MAX};
