@@ -255,13 +255,15 @@ static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc 
                                 struct ypos ppos)
 {
     struct ynode *shard = ynode_copy_shallow(doc, step), *holder, *labelnode;
+    bool keyed = f->key_at >= 0 && ynode_is_scalar(ynode_value(step, (size_t)f->key_at));
     size_t len;
     const char *t;
 
     if (!shard)
         return NULL;
-    /* Without a '%' the label is the same for every shard: keep the node. */
-    labelnode = f->label_at >= 0 ? ynode_value(step, (size_t)f->label_at) : NULL;
+    /* Without a '%' the label is the same for every shard: keep the node (and when
+     * only the key, not the label, is read of it). */
+    labelnode = f->label_at >= 0 && !(ctx->labels_unread && keyed) ? ynode_value(step, (size_t)f->label_at) : NULL;
     if ((t = ynode_scalar(labelnode, &len)) != NULL && memchr(t, '%', len)) {
         struct ph_out out;
         char *label = ph_label_fill(t, len, index, count, &out);
