@@ -51,6 +51,11 @@ struct shardflags {
     struct runner runners[MAX_RUNNERS];
     size_t n;
     size_t unliteral; /* runners without literals (a config's): every text is matched */
+    /* By a literal's third byte (the first after its "--"), the literals that have it:
+     * bit 2r + k for runner r's count (k 0) and index (k 1) literal; built at the first
+     * text with a "--" (literals_by_third) */
+    uint8_t by_third[128];
+    bool by_third_built;
     struct pattern tail; /* TAIL_RE, for every built-in runner's flags */
     pcre2_match_context *mctx;
 };
@@ -76,6 +81,7 @@ static const struct {
     {"pytest-split", "group", 1, true, WORD("--splits"), WORD("--group"), "pytest"},
 #undef WORD
 };
+_Static_assert(sizeof(builtin) / sizeof(builtin[0]) <= 4, "by_third holds two bits a built-in runner in a byte");
 
 static int pattern_compile(struct pattern *p, const char *re, char *err, size_t cap)
 {
@@ -537,30 +543,37 @@ static const char *first_dashes(const char *text, size_t len)
  * last "--" is (*last): a memmem per literal and text was a tenth of a render. Every
  * occurrence of "--" is tried, overlapping ones too, so each offset is the one a search
  * finds. Whether any literal occurs. */
-static bool find_literals(const struct shardflags *f, const char *text, size_t len, const char *p,
-                          size_t first[][2], size_t *last)
+static bool find_literals(struct shardflags *f, const char *text, size_t len, const char *p, size_t first[][2],
+                          size_t *last)
 {
     const char *end = text + len;
     bool found = false;
+    unsigned unseen = 0; /* the literals not found yet, by by_third's bits */
 
-    for (unsigned r = 0; r < f->n; r++)
+    for (unsigned r = 0; r < f->n; r++) {
         first[r][0] = first[r][1] = SIZE_MAX;
+        if (f->runners[r].count_literal)
+            unseen |= 3u << (2 * r);
+        if (p && !f->by_third_built && f->runners[r].count_literal) {
+            f->by_third[(unsigned char)builtin[r].count[2] & 127] |= (uint8_t)(1u << (2 * r));
+            f->by_third[(unsigned char)builtin[r].index[2] & 127] |= (uint8_t)(2u << (2 * r));
+        }
+    }
+    f->by_third_built |= p != NULL;
     for (; p && (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++) {
+        unsigned bits;
+
         if (p[1] != '-')
             continue;
         *last = (size_t)(p - text);
-        for (unsigned r = 0; r < f->n; r++) {
-            const char *lit[2] = {f->runners[r].count_literal, f->runners[r].index_literal};
+        for (bits = end - p > 2 ? f->by_third[(unsigned char)p[2] & 127] & unseen : 0; bits; bits &= bits - 1) {
+            unsigned b = (unsigned)__builtin_ctz(bits), r = b / 2, k = b % 2;
+            size_t n = k ? builtin[r].index_len : builtin[r].count_len;
 
-            for (int k = 0; k < 2; k++) {
-                size_t n;
-
-                if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
-                    (n = k ? builtin[r].index_len : builtin[r].count_len) <= (size_t)(end - p) &&
-                    !memcmp(p, lit[k], n)) {
-                    first[r][k] = (size_t)(p - text);
-                    found = true;
-                }
+            if (n <= (size_t)(end - p) && !memcmp(p, k ? builtin[r].index : builtin[r].count, n)) {
+                first[r][k] = (size_t)(p - text);
+                unseen &= ~(1u << b);
+                found = true;
             }
         }
     }
