@@ -44,10 +44,12 @@ static int copies_charge(const struct dialect_ctx *ctx, const struct ynode *at, 
     return 0;
 }
 
-/* Reads `parallelism`: 0 when absent, -1 after an error, else N in 1..1000. */
-static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+/* Reads `parallelism` (at *at_out, -1 when absent): 0 when absent, -1 after an error,
+ * else N in 1..1000. */
+static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind,
+                             long *at_out)
 {
-    long at = ynode_find(step, "parallelism", 11);
+    long at = *at_out = ynode_find(step, "parallelism", 11);
     struct ynode *v = at < 0 ? NULL : ynode_value(step, (size_t)at);
     long long n;
     char msg[320];
@@ -587,7 +589,7 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
             return -1;
         return expand_in(ctx, doc, children, true);
     }
-    n = read_parallelism(ctx, step, kind);
+    n = read_parallelism(ctx, step, kind, &at);
     if (n < 0)
         return -1;
     if (n == 0 && ynode_has(step, "matrix"))
@@ -598,7 +600,6 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     }
     if (!env_holder_ok(ctx, step, kind) || define_key(ctx, step, n > 1 ? (unsigned)n : 0) != 0)
         return -1;
-    at = ynode_find(step, "parallelism", 11);
     ppos = ynode_pos(ynode_value(step, (size_t)at));
     if (n > 1 && copies_charge(ctx, ynode_value(step, (size_t)at), step, (size_t)n) != 0)
         return -1;
