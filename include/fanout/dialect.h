@@ -191,6 +191,9 @@ struct dialect_ctx {
      * Buildkite steps) and that checked their keys itself: no unknown-key warnings (and
      * `state` is that dialect's). */
     bool keys_checked;
+    /* Nothing reads a job's label but its identity, which a key gives before it (a run
+     * of checks: validate, shards check): a keyed step's shards keep its label unfilled. */
+    bool labels_unread;
     /* The dialect's own state for this run (state_create), or NULL. */
     void *state;
     /* The inputs by ypos.file, for a dialect that reads one again (a called workflow):

@@ -405,6 +405,7 @@ static struct dialect_ctx dialect_ctx_for(struct run *r, bool first_pass)
         .side = r->opts->side,
         .on_key = first_pass ? on_key : NULL,
         .on_skipped = r->sink->skipped ? on_skipped : NULL,
+        .labels_unread = r->opts->checks_only,
         .user = r,
         .state = r->dialect_state,
         .sources = r->sources,

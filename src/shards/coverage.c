@@ -64,6 +64,7 @@ struct coverage {
     unsigned long *idx, *twice, *range;
     size_t cap_scratch;
     const struct ynode *text; /* being scanned */
+    signed char text_lines;   /* whether it holds a newline: -1 not looked at yet (flag_pos) */
     unsigned runner, slot; /* being checked */
     bool failed;
 };
@@ -152,12 +153,14 @@ static bool names_variable(const char *v, size_t len, const char *name)
 /* Where `flag` (in the text being scanned) is written: exactly in a scalar as written; at
  * its scalar's start in one rewritten on one line; at the job in a block of lines, whose
  * start is no line of it. */
-static struct ypos flag_pos(const struct coverage *c, const struct job *j, const char *flag)
+static struct ypos flag_pos(struct coverage *c, const struct job *j, const char *flag)
 {
     size_t len;
     const char *t = ynode_scalar(c->text, &len);
 
-    if (c->text->verbatim || !memchr(t, '\n', len))
+    if (!c->text->verbatim && c->text_lines < 0) /* looked at once for a text's flags */
+        c->text_lines = memchr(t, '\n', len) != NULL;
+    if (c->text->verbatim || !c->text_lines)
         return ynode_text_pos(c->text, (size_t)(flag - t));
     return j->pos;
 }
@@ -224,6 +227,7 @@ static int on_text(void *user, const struct ynode *text)
     const char *t = ynode_scalar(text, &len);
 
     c->text = text;
+    c->text_lines = -1;
     return t ? shardflags_scan(c->flags, t, len, on_hit, c) : 0;
 }
 

@@ -51,6 +51,11 @@ struct shardflags {
     struct runner runners[MAX_RUNNERS];
     size_t n;
     size_t unliteral; /* runners without literals (a config's): every text is matched */
+    /* By a literal's third byte (the first after its "--"), the literals that have it:
+     * bit 2r + k for runner r's count (k 0) and index (k 1) literal; built at the first
+     * text with a "--" (literals_by_third) */
+    uint8_t by_third[128];
+    bool by_third_built;
     struct pattern tail; /* TAIL_RE, for every built-in runner's flags */
     pcre2_match_context *mctx;
 };
@@ -76,6 +81,7 @@ static const struct {
     {"pytest-split", "group", 1, true, WORD("--splits"), WORD("--group"), "pytest"},
 #undef WORD
 };
+_Static_assert(sizeof(builtin) / sizeof(builtin[0]) <= 4, "by_third holds two bits a built-in runner in a byte");
 
 static int pattern_compile(struct pattern *p, const char *re, char *err, size_t cap)
 {
@@ -306,6 +312,7 @@ struct use {
 struct subject {
     const char *text;
     size_t len;
+    size_t last_dashes; /* where the text's last "--" is (every built-in literal starts so) */
     bool utf_checked; /* a match ran with PCRE2's UTF-8 check and passed it */
     bool ascii;       /* the text is ASCII (no UTF-8 for PCRE2 to check) */
 };
@@ -363,19 +370,27 @@ static int match(const struct shardflags *f, struct pattern *p, struct subject *
     return rc;
 }
 
-/* The use `p` matched (rc > 0), from text[from] on: the flag as written, and its value
- * (group 1, else the match) without the quotes around it. */
-static struct use use_of(const struct pattern *p, int rc, const char *text, size_t from)
+/* The use written at text[from..end), its value at text[value..value_end): the value
+ * without the quotes around it. */
+static struct use use_at(const char *text, size_t from, size_t end, size_t value, size_t value_end)
 {
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
-    size_t g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
-    struct use u = {text + from, text + ov[2 * g], ov[1] - from, ov[2 * g + 1] - ov[2 * g]};
+    struct use u = {text + from, text + value, end - from, value_end - value};
 
     if (u.value_len >= 2 && (u.value[0] == '"' || u.value[0] == '\'') && u.value[u.value_len - 1] == u.value[0]) {
         u.value++;
         u.value_len -= 2;
     }
     return u;
+}
+
+/* The use `p` matched (rc > 0), from text[from] on: the flag as written, and its value
+ * (group 1, else the match). */
+static struct use use_of(const struct pattern *p, int rc, const char *text, size_t from)
+{
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
+    size_t g = rc > 1 && ov[2] != PCRE2_UNSET ? 1 : 0;
+
+    return use_at(text, from, ov[1], ov[2 * g], ov[2 * g + 1]);
 }
 
 /* Up to MAX_USES matches of a config's pattern `p` in the subject; their number, or -1
@@ -407,6 +422,62 @@ static bool word_or_dash(unsigned char c)
     return c == '-' || c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
+enum tail { TAIL_NONE, TAIL_MATCH, TAIL_UNSURE };
+
+/* Where TAIL_QUICK_SPAN ends: what TAIL_RE matches at text[at] is told without PCRE2
+ * when nothing it reads lies further than this from `at` (PCRE2's JIT ran 300
+ * instructions a flag). Within it a match or a failure has too few steps to reach
+ * MATCH_LIMIT, which a longer one might: PCRE2 tells those, and values that start
+ * `${{` or `$((` (lazy and backtracking alternatives). */
+#define TAIL_QUICK_SPAN 256
+
+/* TAIL_RE at text[at] in an ASCII text (so no UTF-8 to check): TAIL_MATCH with *u the
+ * use from text[from] on, TAIL_NONE, or TAIL_UNSURE when PCRE2 must tell. */
+static enum tail tail_quick(const char *text, size_t len, size_t from, size_t at, struct use *u)
+{
+    /* VALUE's last alternative: not \s (space, \t, \n, \v, \f, \r), a quote, ` ; & | ( ) < > */
+    static const bool stops[128] = {['\t'] = true, ['\n'] = true, ['\v'] = true, ['\f'] = true, ['\r'] = true,
+                                    [' '] = true,  ['\''] = true, ['"'] = true,  ['`'] = true,  [';'] = true,
+                                    ['&'] = true,  ['|'] = true,  ['('] = true,  [')'] = true,  ['<'] = true,
+                                    ['>'] = true};
+    size_t end = len - at > TAIL_QUICK_SPAN ? at + TAIL_QUICK_SPAN : len, i = at, v, e;
+
+    if (i < end && text[i] == '=')
+        i++;
+    else if (i < end && (text[i] == ' ' || text[i] == '\t'))
+        while (i < end && (text[i] == ' ' || text[i] == '\t'))
+            i++;
+    else
+        return TAIL_NONE;
+    /* the value at text[i]; where it fails, giving back blanks fails too (VALUE starts
+     * with no blank) */
+    if (i == end)
+        return end < len ? TAIL_UNSURE : TAIL_NONE;
+    v = i;
+    if (text[v] == '-')
+        return TAIL_NONE;
+    if (text[v] == '$' && v + 2 < len && text[v + 1] == text[v + 2] && (text[v + 1] == '{' || text[v + 1] == '('))
+        return TAIL_UNSURE;
+    if (text[v] == '"' || text[v] == '\'') {
+        for (e = v + 1; e < end && text[e] != text[v] && text[e] != '\n'; e++)
+            ;
+        if (e == end)
+            return end < len ? TAIL_UNSURE : TAIL_NONE;
+        if (text[e] == '\n')
+            return TAIL_NONE;
+        e++;
+    } else {
+        for (e = v; e < end && !stops[(unsigned char)text[e]]; e++)
+            ;
+        if (e == end && end < len)
+            return TAIL_UNSURE;
+        if (e == v)
+            return TAIL_NONE;
+    }
+    *u = use_at(text, from, e, v, e);
+    return TAIL_MATCH;
+}
+
 /* Up to MAX_USES uses of built-in flag `name` (name_len bytes), first at offset `first` (SIZE_MAX:
  * nowhere); their number, or -1 when matching failed (out of memory, bad UTF-8). What
  * (?<![\w-])name(?:=|[ \t]+)VALUE finds, leftmost first: each place of the name with
@@ -423,57 +494,86 @@ static int find_flag(struct shardflags *f, const char *name, size_t name_len, si
 
     if (first == SIZE_MAX)
         return 0;
-    if (!f->tail.re && pattern_compile(&f->tail, TAIL_RE, err, sizeof(err)) != 0)
-        return -1;
     if (!s->utf_checked)
         s->utf_checked = s->ascii = is_ascii(text, len);
+    if (!s->ascii && !f->tail.re && pattern_compile(&f->tail, TAIL_RE, err, sizeof(err)) != 0)
+        return -1;
     if (!s->utf_checked && (rc = match(f, &f->tail, s, 0)) < 0 && rc != PCRE2_ERROR_NOMATCH)
         return -1;
     while (n < MAX_USES) {
         size_t next = pos + 1;
 
         if (!pos || !word_or_dash((unsigned char)text[pos - 1])) {
-            if ((rc = match(f, &f->tail, s, pos + name_len)) < 0 && rc != PCRE2_ERROR_NOMATCH)
-                return -1;
-            if (rc > 0) {
-                out[n] = use_of(&f->tail, rc, text, pos);
-                next = pos + out[n++].flag_len;
+            enum tail t = s->ascii ? tail_quick(text, len, pos, pos + name_len, &out[n]) : TAIL_UNSURE;
+
+            if (t == TAIL_UNSURE) {
+                if (!f->tail.re && pattern_compile(&f->tail, TAIL_RE, err, sizeof(err)) != 0)
+                    return -1;
+                if ((rc = match(f, &f->tail, s, pos + name_len)) < 0 && rc != PCRE2_ERROR_NOMATCH)
+                    return -1;
+                if (rc > 0) {
+                    out[n] = use_of(&f->tail, rc, text, pos);
+                    t = TAIL_MATCH;
+                }
             }
+            if (t == TAIL_MATCH)
+                next = pos + out[n++].flag_len;
         }
-        if (next > len || !(at = find_text(text + next, len - next, name, name_len)))
+        if (next > s->last_dashes || !(at = find_text(text + next, len - next, name, name_len)))
             break;
         pos = (size_t)(at - text);
     }
     return n;
 }
 
-/* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
- * all), from one pass over its "--"s, which start every literal (the built-in flags'
- * names): a memmem per literal and text was a tenth of a render. Every occurrence of
- * "--" is tried, overlapping ones too, so each offset is the one a search finds. Whether
- * any literal occurs. */
-static bool find_literals(const struct shardflags *f, const char *text, size_t len, size_t first[][2])
+/* Where text[0..len)'s first "--" starts, or NULL: every built-in literal (a flag's
+ * name) starts so. */
+static const char *first_dashes(const char *text, size_t len)
 {
     const char *p = text, *end = text + len;
-    bool found = false;
 
-    for (unsigned r = 0; r < f->n; r++)
+    for (; (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++)
+        if (p[1] == '-')
+            return p;
+    return NULL;
+}
+
+/* Where each runner's count and index literals first occur in the text (SIZE_MAX: not at
+ * all), from one pass over its "--"s from the first (`p`, or NULL: none), and where the
+ * last "--" is (*last): a memmem per literal and text was a tenth of a render. Every
+ * occurrence of "--" is tried, overlapping ones too, so each offset is the one a search
+ * finds. Whether any literal occurs. */
+static bool find_literals(struct shardflags *f, const char *text, size_t len, const char *p, size_t first[][2],
+                          size_t *last)
+{
+    const char *end = text + len;
+    bool found = false;
+    unsigned unseen = 0; /* the literals not found yet, by by_third's bits */
+
+    for (unsigned r = 0; r < f->n; r++) {
         first[r][0] = first[r][1] = SIZE_MAX;
-    for (; (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++) {
+        if (f->runners[r].count_literal)
+            unseen |= 3u << (2 * r);
+        if (p && !f->by_third_built && f->runners[r].count_literal) {
+            f->by_third[(unsigned char)builtin[r].count[2] & 127] |= (uint8_t)(1u << (2 * r));
+            f->by_third[(unsigned char)builtin[r].index[2] & 127] |= (uint8_t)(2u << (2 * r));
+        }
+    }
+    f->by_third_built |= p != NULL;
+    for (; p && (p = memchr(p, '-', (size_t)(end - p))) != NULL && p + 1 < end; p++) {
+        unsigned bits;
+
         if (p[1] != '-')
             continue;
-        for (unsigned r = 0; r < f->n; r++) {
-            const char *lit[2] = {f->runners[r].count_literal, f->runners[r].index_literal};
+        *last = (size_t)(p - text);
+        for (bits = end - p > 2 ? f->by_third[(unsigned char)p[2] & 127] & unseen : 0; bits; bits &= bits - 1) {
+            unsigned b = (unsigned)__builtin_ctz(bits), r = b / 2, k = b % 2;
+            size_t n = k ? builtin[r].index_len : builtin[r].count_len;
 
-            for (int k = 0; k < 2; k++) {
-                size_t n;
-
-                if (lit[k] && first[r][k] == SIZE_MAX && end - p > 2 && lit[k][2] == p[2] &&
-                    (n = k ? builtin[r].index_len : builtin[r].count_len) <= (size_t)(end - p) &&
-                    !memcmp(p, lit[k], n)) {
-                    first[r][k] = (size_t)(p - text);
-                    found = true;
-                }
+            if (n <= (size_t)(end - p) && !memcmp(p, k ? builtin[r].index : builtin[r].count, n)) {
+                first[r][k] = (size_t)(p - text);
+                unseen &= ~(1u << b);
+                found = true;
             }
         }
     }
@@ -565,11 +665,15 @@ int shardflags_scan(struct shardflags *f, const char *text, size_t len, shardfla
                     void *user)
 {
     struct use counts[MAX_USES], indexes[MAX_USES];
-    struct subject s = {text, len, false, false};
+    struct subject s = {text, len, 0, false, false};
     size_t first[MAX_RUNNERS][2];
+    const char *dashes = first_dashes(text, len);
 
-    if (!find_literals(f, text, len, first) && !f->unliteral)
-        return 0; /* most texts: no runner's flag at all */
+    /* most texts: no runner's flag at all (most env values: not a "--") */
+    if ((!dashes || !find_literals(f, text, len, dashes, first, &s.last_dashes)) && !f->unliteral)
+        return 0;
+    if (!dashes)
+        find_literals(f, text, len, NULL, first, &s.last_dashes);
     for (unsigned r = 0; r < f->n; r++) {
         struct runner *run = &f->runners[r];
         struct command_memo memo = {0, SIZE_MAX, SIZE_MAX};

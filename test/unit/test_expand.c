@@ -53,6 +53,27 @@ START_TEST(shards)
 }
 END_TEST
 
+/* A run of checks reads a job's identity, its key before its label: a keyed step's
+ * shards keep its label as written, an unkeyed one's are filled (their identity). */
+START_TEST(labels_unread_keyed_only)
+{
+    static const char *const files[] = {"t.yml"};
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct dialect_ctx ctx = {.diag = d, .files = files, .labels_unread = true};
+    struct ynode_doc *doc = doc_from("[{label: 'T %N', key: t, parallelism: 2, command: a},"
+                                     " {label: 'U %N', parallelism: 2, command: b}]");
+    struct ynode *steps = ynode_doc_root(doc);
+
+    ck_assert_int_eq(expand_steps(&ctx, doc, steps), 0);
+    ck_assert_uint_eq(ynode_len(steps), 4);
+    ck_assert_str_eq(ynode_scalar(ynode_get(ynode_item(steps, 1), "label"), NULL), "T %N");
+    ck_assert_str_eq(ynode_scalar(ynode_get(ynode_item(steps, 1), "key"), NULL), "t-1");
+    ck_assert_str_eq(ynode_scalar(ynode_get(ynode_item(steps, 3), "label"), NULL), "U 2");
+    ynode_doc_destroy(doc);
+    diag_destroy(d);
+}
+END_TEST
+
 START_TEST(upload_keeps_references)
 {
     int rc;
@@ -203,6 +224,7 @@ Suite *expand_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, shards);
+    tcase_add_test(tc, labels_unread_keyed_only);
     tcase_add_test(tc, upload_keeps_references);
     tcase_add_test(tc, parallelism_one_keeps_key);
     tcase_add_test(tc, group_children);

@@ -4,14 +4,18 @@
 #include "dialect/buildkite/placeholder.h"
 #include "unit.h"
 
+/* A fill's text, malloc'd */
 static char *label(const char *in, unsigned i, unsigned n)
 {
-    size_t len;
-    char *out = ph_label_fill(in, strlen(in), i, n, &len);
+    struct ph_out o;
+    char *out = ph_label_fill(in, strlen(in), i, n, &o), *copy;
 
     ck_assert_ptr_nonnull(out);
-    ck_assert_uint_eq(len, strlen(out));
-    return out;
+    ck_assert_ptr_eq(out, o.text);
+    ck_assert_uint_eq(o.len, strlen(out));
+    ck_assert_ptr_nonnull(copy = strdup(out));
+    ph_out_free(&o);
+    return copy;
 }
 
 START_TEST(label_placeholders)
@@ -23,6 +27,31 @@ START_TEST(label_placeholders)
     s = label("%% %%n %x %", 0, 2);
     ck_assert_str_eq(s, "% %n %x %");
     free(s);
+}
+END_TEST
+
+/* A fill longer than its out's room is malloc'd, the room's part kept */
+START_TEST(fill_past_room)
+{
+    char in[2 * PH_ROOM + 8], want[2 * PH_ROOM + 8], *s;
+    struct ph_out o;
+
+    memset(in, 'a', 2 * PH_ROOM);
+    memcpy(in + PH_ROOM - 2, "%N", 2);
+    in[2 * PH_ROOM] = '\0';
+    memcpy(want, in, sizeof(in));
+    want[PH_ROOM - 2] = '1', want[PH_ROOM - 1] = '2';
+    s = label(in, 11, 20);
+    ck_assert_str_eq(s, want);
+    free(s);
+    ck_assert_ptr_null(ph_vars_fill(in, PH_ROOM - 6, 0, 2, &o));
+    memcpy(in + 2 * PH_ROOM - 24, "$BUILDKITE_PARALLEL_JOB", 23);
+    ck_assert_ptr_nonnull(s = ph_vars_fill(in, 2 * PH_ROOM - 1, 3, 4, &o));
+    ck_assert_ptr_ne(s, o.room);
+    ck_assert_uint_eq(o.len, 2 * PH_ROOM - 1 - 23 + 1);
+    ck_assert_int_eq(s[o.len - 2], 'a');
+    ck_assert_int_eq(s[o.len - 1], '3');
+    ph_out_free(&o);
 }
 END_TEST
 
@@ -51,13 +80,14 @@ static const struct {
 
 START_TEST(vars_filled)
 {
-    size_t len;
-    char *out = ph_vars_fill(vars[_i].in, strlen(vars[_i].in), 1, 3, &len);
+    struct ph_out o;
+    char *out = ph_vars_fill(vars[_i].in, strlen(vars[_i].in), 1, 3, &o);
 
     ck_assert_ptr_nonnull(out);
     ck_assert_str_eq(out, vars[_i].out);
+    ck_assert_uint_eq(o.len, strlen(vars[_i].out));
     ck_assert(ph_vars_find(vars[_i].in, strlen(vars[_i].in)));
-    free(out);
+    ph_out_free(&o);
 }
 END_TEST
 
@@ -70,9 +100,9 @@ START_TEST(vars_untouched)
     };
 
     for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
-        size_t len;
+        struct ph_out o;
 
-        ck_assert_msg(ph_vars_fill(same[i], strlen(same[i]), 0, 2, &len) == NULL, "%s", same[i]);
+        ck_assert_msg(ph_vars_fill(same[i], strlen(same[i]), 0, 2, &o) == NULL, "%s", same[i]);
         ck_assert(!ph_vars_find(same[i], strlen(same[i])));
     }
 }
@@ -80,12 +110,12 @@ END_TEST
 
 START_TEST(shard_key)
 {
-    size_t len;
-    char *k = ph_shard_key("tests", 5, 12, &len);
+    struct ph_out o;
+    char *k = ph_shard_key("tests", 5, 12, &o);
 
     ck_assert_str_eq(k, "tests-12");
-    ck_assert_uint_eq(len, 8);
-    free(k);
+    ck_assert_uint_eq(o.len, 8);
+    ph_out_free(&o);
 }
 END_TEST
 
@@ -95,6 +125,7 @@ Suite *placeholder_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, label_placeholders);
+    tcase_add_test(tc, fill_past_room);
     tcase_add_test(tc, label_find);
     tcase_add_loop_test(tc, vars_filled, 0, sizeof(vars) / sizeof(vars[0]));
     tcase_add_test(tc, vars_untouched);

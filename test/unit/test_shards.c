@@ -408,6 +408,94 @@ START_TEST(flags_callback_result)
 }
 END_TEST
 
+/* The built-in flags' tail is matched without PCRE2 where that is sure (tail_quick): a
+ * differential test against PCRE2 running the pattern the built-ins stand for, as a
+ * config runner, over random texts of the characters the pattern tells apart, long
+ * blanks and values (past the quick match's span) among them. */
+#define QUICK_VALUE "(?!-)(\\$\\{\\{.*?\\}\\}|\\$\\(\\([^)\\n]*\\)\\)|\"[^\"\\n]*\"|'[^'\\n]*'|[^\\s'\"`;&|()<>]+)"
+
+/* Hits of the built-in pytest-shard [0] and of the config runner [1]. */
+struct both {
+    size_t n[2];
+    struct shardflags_hit h[2][130];
+};
+
+static int collect_both(void *user, const struct shardflags_hit *hit)
+{
+    struct both *c = user;
+    size_t k = hit->runner == R_PYTEST_SHARD ? 0 : 1;
+
+    ck_assert_uint_lt(c->n[k], 130);
+    c->h[k][c->n[k]++] = *hit;
+    return 0;
+}
+
+/* a and b point at the same bytes of one text */
+static void same_span(const char *text, const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    ck_assert_msg(a == b && a_len == b_len, "'%s': %zd+%zu, PCRE2 %zd+%zu", text, a ? a - text : -1, a_len,
+                  b ? b - text : -1, b_len);
+}
+
+START_TEST(flags_quick_tail_as_pcre2)
+{
+    static const char *const tokens[] = {
+        "--num-shards", "--shard-id", "=", " ", "pytest ", "\t", "\n", "\"", "'", "$", "{{", "}}", "((", "))", "(",
+        ")", "-", "a", "1", ";", "`", "\\", "\v", "\r", "|", "<", "${", "_", "x-", "\f", "$((", "${{"};
+    char blanks[301], word[301], text[2048];
+    struct shardflags *f = shardflags_create();
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ynode *list = ynode_new_seq(doc, (struct ypos){0}), *e = ynode_new_map(doc, (struct ypos){0});
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    unsigned long long x = 88172645463325252ULL;
+    size_t hits = 0;
+
+    memset(blanks, ' ', 300);
+    blanks[300] = '\0';
+    memset(word, 'w', 300);
+    word[300] = '\0';
+    ynode_set(doc, e, "name", ynode_new_string(doc, "ref", 3, (struct ypos){0}));
+    ynode_set(doc, e, "count", ynode_new_plain(doc, "(?<![\\w-])--num-shards(?:=|[ \\t]+)" QUICK_VALUE, (struct ypos){0}));
+    ynode_set(doc, e, "index", ynode_new_plain(doc, "(?<![\\w-])--shard-id(?:=|[ \\t]+)" QUICK_VALUE, (struct ypos){0}));
+    ynode_set(doc, e, "program", ynode_new_plain(doc, "pytest", (struct ypos){0}));
+    ynode_append(doc, list, e);
+    ck_assert_int_eq(shardflags_configure(f, list, "cfg.yml", d), 0);
+    for (int round = 0; round < 20000; round++) {
+        size_t len = 0, n;
+        struct both c;
+
+        /* most texts pytest's command, half the tokens a flag, '=' or a blank */
+        if (round % 4)
+            len = (size_t)sprintf(text, "pytest ");
+        for (n = 1 + (x >> 59) % 24; n > 0; n--) {
+            const char *t;
+
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            t = x % 64 == 0 ? blanks : x % 64 == 1 ? word : tokens[(x >> 8) % (x % 2 ? 4 : sizeof(tokens) / sizeof(tokens[0]))];
+            if (len + strlen(t) < sizeof(text))
+                len += (size_t)sprintf(text + len, "%s", t);
+        }
+        c.n[0] = c.n[1] = 0;
+        ck_assert_int_eq(shardflags_scan(f, text, len, collect_both, &c), 0);
+        ck_assert_msg(c.n[0] == c.n[1], "'%s': %zu hits, PCRE2 %zu", text, c.n[0], c.n[1]);
+        for (size_t i = 0; i < c.n[0]; i++) {
+            const struct shardflags_hit *a = &c.h[0][i], *b = &c.h[1][i];
+
+            same_span(text, a->count, a->count_len, b->count, b->count_len);
+            same_span(text, a->index, a->index_len, b->index, b->index_len);
+            same_span(text, a->count_flag, a->count_flag_len, b->count_flag, b->count_flag_len);
+            same_span(text, a->index_flag, a->index_flag_len, b->index_flag, b->index_flag_len);
+            hits++;
+        }
+    }
+    /* the texts exercised what they are for */
+    ck_assert_uint_gt(hits, 2000);
+    ynode_doc_destroy(doc);
+    diag_destroy(d);
+    shardflags_destroy(f);
+}
+END_TEST
+
 /* ---- shardflags_configure ---- */
 
 /* A diag's messages, as text. */
@@ -1010,6 +1098,7 @@ Suite *shards_suite(void)
     tcase_add_test(flags, flags_other_programs);
     tcase_add_test(flags, flags_program_word_place);
     tcase_add_test(flags, flags_callback_result);
+    tcase_add_test(flags, flags_quick_tail_as_pcre2);
     suite_add_tcase(s, flags);
     tcase_add_test(config, config_runner_found);
     tcase_add_test(config, config_runner_cloned);

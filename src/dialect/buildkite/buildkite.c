@@ -16,10 +16,10 @@
 #include "steps.h"
 #include "uploads.h"
 
-static unsigned env_number(const struct ynode *env, const char *name, bool *present)
+static unsigned env_number(const struct ynode *value, bool *present)
 {
     size_t len;
-    const char *t = ynode_scalar(ynode_get(env, name), &len);
+    const char *t = ynode_scalar(value, &len);
     char buf[16];
     unsigned n = 0;
     size_t i = 0;
@@ -37,16 +37,29 @@ static unsigned env_number(const struct ynode *env, const char *name, bool *pres
     return (unsigned)strtoul(buf, NULL, 10);
 }
 
-/* A step's place in its fan-out, from the shard env a rendering gives each shard:
- * `part` of `parts`, or 0 of 1 for a step that is no shard. */
-static bool shard_of(const struct ynode *step, unsigned *part, unsigned *parts)
+/* A step's place in its fan-out, from the shard env a rendering gives each shard (the
+ * first of each variable, found in one pass: two lookups were most of each_job's own
+ * cost): `part` of `parts`, or 0 of 1 for a step that is no shard. */
+static bool shard_of(const struct ynode *env, unsigned *part, unsigned *parts)
 {
-    const struct ynode *env = ynode_get(step, "env");
-    bool has_job, has_count;
-    unsigned job = env_number(env, "BUILDKITE_PARALLEL_JOB", &has_job);
-    unsigned count = env_number(env, "BUILDKITE_PARALLEL_JOB_COUNT", &has_count);
-    bool shard = has_job && has_count && count > 1 && job < count;
+    static const char job_name[] = "BUILDKITE_PARALLEL_JOB", count_name[] = "BUILDKITE_PARALLEL_JOB_COUNT";
+    const struct ynode *values[2] = {NULL, NULL};
+    bool has_job, has_count, shard;
+    unsigned job, count;
 
+    for (size_t i = 0; ynode_is_map(env) && i < ynode_len(env); i++) {
+        const struct ynode *key = ynode_key(env, i);
+        size_t len = key->u.scalar.len; /* a key is a scalar (ynode_find reads it so) */
+        int k = len == sizeof(job_name) - 1 && !memcmp(key->u.scalar.text, job_name, len)       ? 0
+                : len == sizeof(count_name) - 1 && !memcmp(key->u.scalar.text, count_name, len) ? 1
+                                                                                               : -1;
+
+        if (k >= 0 && !values[k])
+            values[k] = ynode_value(env, i);
+    }
+    job = env_number(values[0], &has_job);
+    count = env_number(values[1], &has_count);
+    shard = has_job && has_count && count > 1 && job < count;
     *part = shard ? job : 0;
     *parts = shard ? count : 1;
     return shard;
@@ -141,9 +154,30 @@ long dialect_buildkite_each_job(const struct ynode *steps, dialect_job_fn fn, vo
 
     for (size_t i = 0; i < ynode_len(steps); i++) {
         const struct ynode *step = ynode_item(steps, i);
-        const struct ynode *children = ynode_get(step, "steps");
+        /* steps, env and matrix, the first of each, found in one pass over the step */
+        const struct ynode *children = NULL, *env = NULL, *matrix = NULL;
         struct dialect_job job = {.node = step, .parts = 1, .pos = ynode_pos(step)};
         long n = 1;
+
+        for (size_t k = 0; ynode_is_map(step) && k < ynode_len(step); k++) {
+            const struct ynode *key = ynode_key(step, k), **to = NULL;
+
+            switch (key->u.scalar.len) {
+            case 5:
+                to = memcmp(key->u.scalar.text, "steps", 5) ? NULL : &children;
+                break;
+            case 3:
+                to = memcmp(key->u.scalar.text, "env", 3) ? NULL : &env;
+                break;
+            case 6:
+                to = memcmp(key->u.scalar.text, "matrix", 6) ? NULL : &matrix;
+                break;
+            default:
+                break;
+            }
+            if (to && !*to)
+                *to = ynode_value(step, k);
+        }
 
         /* the kind (a few lookups) asked only of a step with a list of steps */
         if (ynode_is_seq(children) && bk_step_kind(step) == BK_GROUP) {
@@ -153,9 +187,9 @@ long dialect_buildkite_each_job(const struct ynode *steps, dialect_job_fn fn, vo
             struct ynode row = {.kind = YNODE_MAP, .u.map = {pairs, 0, BKM_MAX_DIMENSIONS}};
             char shown[BKM_MAX_DIMENSIONS * (BKM_MAX_ELEMENT_BYTES + 2) + 4];
 
-            job.parallel = shard_of(step, &job.part, &job.parts);
+            job.parallel = shard_of(env, &job.part, &job.parts);
             /* a matrix job keeps its one combination */
-            if ((row.u.map.n = bkm_row(ynode_get(step, "matrix"), pairs)) > 0) {
+            if ((row.u.map.n = bkm_row(matrix, pairs)) > 0) {
                 bkm_row_text(pairs, row.u.map.n, shown, sizeof(shown));
                 job.row = &row;
                 job.label = shown;

@@ -28,10 +28,23 @@ void bk_options_free(void *own);
 /* The dialect's state for a run (dialect_ctx.state; without one every unknown key is
  * reported): the run's interpolation, and the unknown keys warned about in file
  * `warned_file`. */
+/* The keys of the last step steplint_keys checked that are known, by their place: a
+ * step's keys are mostly the step before's, in its order, and one equal to the key at
+ * its place is known without searching the type's lists (bk_known_key was most of the
+ * check). */
+#define BK_KNOWN_KEYS 16
+#define BK_KNOWN_KEY_BYTES 24
+struct bk_known {
+    int kind;                                            /* enum bk_kind the keys are known for */
+    unsigned char len[BK_KNOWN_KEYS];                    /* 0: no known key at this place */
+    char text[BK_KNOWN_KEYS][BK_KNOWN_KEY_BYTES];
+};
+
 struct bk_state {
     struct bkinterp *interp;
     struct strset *warned;
     unsigned warned_file;
+    struct bk_known known; /* steplint_keys' */
     struct dialect_run_copies copies; /* expand.c: steps' jobs' nodes in the run (copies_charge) */
 };
 

@@ -73,14 +73,15 @@ static int append_shards(struct ynode_doc *doc, struct ynode *out, const struct 
                          unsigned n)
 {
     const struct ynode *k = entry_key(entry);
-    size_t len, klen;
+    size_t len;
     const char *t = ynode_scalar(k, &len);
 
     for (unsigned i = 0; i < n; i++) {
-        char *key = ph_shard_key(t, len, i, &klen);
-        struct ynode *item = key ? ynode_new_string(doc, key, klen, k->pos) : NULL;
+        struct ph_out text;
+        char *key = ph_shard_key(t, len, i, &text);
+        struct ynode *item = key ? ynode_new_string(doc, key, text.len, k->pos) : NULL;
 
-        free(key);
+        ph_out_free(&text);
         if (item && ynode_is_map(entry)) {
             struct ynode *map = ynode_copy_shallow(doc, entry);
 
@@ -178,22 +179,54 @@ int depends_normalize(struct ynode_doc *doc, struct ynode *steps)
     return 0;
 }
 
-/* The scalar key of a step (key, id or identifier), or NULL. */
-static const char *step_key(const struct ynode *step, size_t *len)
-{
-    struct ynode *k = NULL;
+/* What the edges read of a step, found in one pass over its keys (the first of each;
+ * five lookups a step, three of them of keys most steps lack, were most of the edges'
+ * cost): its scalar key (key, id or identifier, in bk_key_keys' order), or NULL; its
+ * depends_on and steps, or NULL. */
+struct step_deps {
+    const char *key;
+    size_t key_len;
+    const struct ynode *depends_on, *steps;
+};
 
-    if (!ynode_is_map(step) || !ynode_get_any(step, bk_key_keys, &k))
-        return NULL;
-    return ynode_scalar(k, len);
+static void step_deps_find(const struct ynode *step, struct step_deps *s)
+{
+    const struct ynode *keys[3] = {NULL, NULL, NULL};
+
+    *s = (struct step_deps){NULL, 0, NULL, NULL};
+    for (size_t i = 0; ynode_is_map(step) && i < ynode_len(step); i++) {
+        const struct ynode *key = ynode_key(step, i), **to = NULL;
+        const char *t = key->u.scalar.text; /* a key is a scalar (ynode_find reads it so) */
+
+        switch (key->u.scalar.len) {
+        case 2:
+            to = memcmp(t, "id", 2) ? NULL : &keys[1];
+            break;
+        case 3:
+            to = memcmp(t, "key", 3) ? NULL : &keys[0];
+            break;
+        case 5:
+            to = memcmp(t, "steps", 5) ? NULL : &s->steps;
+            break;
+        case 10:
+            to = !memcmp(t, "identifier", 10) ? &keys[2] : !memcmp(t, "depends_on", 10) ? &s->depends_on : NULL;
+            break;
+        default:
+            break;
+        }
+        if (to && !*to)
+            *to = ynode_value(step, i);
+    }
+    for (size_t k = 0; k < 3; k++)
+        if (keys[k]) {
+            s->key = ynode_scalar(keys[k], &s->key_len);
+            break;
+        }
 }
 
-/* An edge from `owner` to every key `step`'s depends_on names. */
-static int edges_to_deps(const struct ynode *step, const char *owner, size_t olen,
-                         dialect_edge_fn fn, void *user)
+/* An edge from `owner` to every key depends_on `dep` (NULL: none) names. */
+static int edges_to_deps(const struct ynode *dep, const char *owner, size_t olen, dialect_edge_fn fn, void *user)
 {
-    const struct ynode *dep = ynode_get(step, "depends_on");
-
     if (!owner || !dep || ynode_is_null(dep))
         return 0;
     for (size_t i = 0; i < entry_count(dep); i++) {
@@ -207,11 +240,9 @@ static int edges_to_deps(const struct ynode *step, const char *owner, size_t ole
     return 0;
 }
 
-/* Whether `step`'s depends_on names `key`. */
-static bool names_key(const struct ynode *step, const char *key, size_t len)
+/* Whether depends_on `dep` (NULL: none) names `key`. */
+static bool names_key(const struct ynode *dep, const char *key, size_t len)
 {
-    const struct ynode *dep = ynode_get(step, "depends_on");
-
     for (size_t i = 0; dep && i < entry_count(dep); i++) {
         size_t tlen;
         const char *t = ynode_scalar(entry_key(entry_at(dep, i)), &tlen);
@@ -226,34 +257,37 @@ int depends_edges(const struct ynode *steps, dialect_edge_fn fn, void *user, boo
 {
     for (size_t i = 0; i < ynode_len(steps); i++) {
         const struct ynode *step = ynode_item(steps, i);
-        size_t glen = 0;
-        const char *gkey = step_key(step, &glen);
-        const struct ynode *children = ynode_get(step, "steps");
+        struct step_deps g;
 
-        if (edges_to_deps(step, gkey, glen, fn, user) != 0)
+        step_deps_find(step, &g);
+        if (edges_to_deps(g.depends_on, g.key, g.key_len, fn, user) != 0)
             return -1;
-        if (gkey && names_key(step, gkey, glen))
+        if (g.key && names_key(g.depends_on, g.key, g.key_len))
             *local_cycle = true;
-        if (bk_step_kind(step) != BK_GROUP || !ynode_is_seq(children))
+        /* the kind (a few lookups) asked only of a step with a list of steps */
+        if (!ynode_is_seq(g.steps) || bk_step_kind(step) != BK_GROUP)
             continue;
-        for (size_t c = 0; c < ynode_len(children); c++) {
-            const struct ynode *child = ynode_item(children, c);
-            size_t clen = 0;
-            const char *ckey = step_key(child, &clen);
+        for (size_t c = 0; c < ynode_len(g.steps); c++) {
+            const struct ynode *child = ynode_item(g.steps, c);
+            struct step_deps ch;
             /* A keyless child is reached only through its group: its edges are the group's. */
-            const char *owner = ckey ? ckey : gkey;
-            size_t olen = ckey ? clen : glen;
-            const struct ynode *dep = ynode_get(child, "depends_on");
+            const char *owner;
+            size_t olen;
 
-            if (edges_to_deps(child, owner, olen, fn, user) != 0)
+            step_deps_find(child, &ch);
+            owner = ch.key ? ch.key : g.key;
+            olen = ch.key ? ch.key_len : g.key_len;
+            if (edges_to_deps(ch.depends_on, owner, olen, fn, user) != 0)
                 return -1;
-            if ((gkey && names_key(child, gkey, glen)) || (ckey && names_key(child, ckey, clen)))
+            if ((g.key && names_key(ch.depends_on, g.key, g.key_len)) ||
+                (ch.key && names_key(ch.depends_on, ch.key, ch.key_len)))
                 *local_cycle = true;
-            if (!ckey)
+            if (!ch.key)
                 continue;
             /* The child starts after the group's dependencies; the group ends after it. */
-            if (edges_to_deps(step, ckey, clen, fn, user) != 0 ||
-                (gkey && fn(user, gkey, glen, ckey, clen, ynode_pos(dep ? dep : child)) != 0))
+            if (edges_to_deps(g.depends_on, ch.key, ch.key_len, fn, user) != 0 ||
+                (g.key && fn(user, g.key, g.key_len, ch.key, ch.key_len,
+                             ynode_pos(ch.depends_on ? ch.depends_on : child)) != 0))
                 return -1;
         }
     }

@@ -44,10 +44,12 @@ static int copies_charge(const struct dialect_ctx *ctx, const struct ynode *at, 
     return 0;
 }
 
-/* Reads `parallelism`: 0 when absent, -1 after an error, else N in 1..1000. */
-static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
+/* Reads `parallelism` (at *at_out, -1 when absent): 0 when absent, -1 after an error,
+ * else N in 1..1000. */
+static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind,
+                             long *at_out)
 {
-    long at = ynode_find(step, "parallelism", 11);
+    long at = *at_out = ynode_find(step, "parallelism", 11);
     struct ynode *v = at < 0 ? NULL : ynode_value(step, (size_t)at);
     long long n;
     char msg[320];
@@ -83,12 +85,13 @@ static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *
     return (long)n;
 }
 
-/* A generated string from a malloc'd text (freed), at `pos`; NULL when out of memory. */
-static struct ynode *take_string(struct ynode_doc *doc, char *text, size_t len, struct ypos pos)
+/* A generated string from a fill's `text` (out->text, or NULL when out of memory), at
+ * `pos`, its text freed; NULL when out of memory. */
+static struct ynode *take_filled(struct ynode_doc *doc, struct ph_out *out, const char *text, struct ypos pos)
 {
-    struct ynode *n = text ? ynode_new_string(doc, text, len, pos) : NULL;
+    struct ynode *n = text ? ynode_new_string(doc, text, out->len, pos) : NULL;
 
-    free(text);
+    ph_out_free(out);
     return n;
 }
 
@@ -100,13 +103,14 @@ struct shard_place {
 static struct ynode *fill_shard_vars(void *user, struct ynode_doc *doc, struct ynode *scalar)
 {
     const struct shard_place *at = user;
-    size_t len, out_len = 0;
+    size_t len;
     const char *t = ynode_scalar(scalar, &len);
-    char *filled = ph_vars_fill(t, len, at->index, at->count, &out_len);
+    struct ph_out out;
+    char *filled = ph_vars_fill(t, len, at->index, at->count, &out);
 
     if (!filled && !errno) /* no variable: scanned once, not found first and then filled */
         return scalar;
-    return take_string(doc, filled, out_len, scalar->pos);
+    return take_filled(doc, &out, filled, scalar->pos);
 }
 
 /* Nodes every shard of a step shares, made once. */
@@ -156,12 +160,55 @@ struct shard_fields {
 
 static void shard_fields_find(struct shard_fields *f, const struct ynode *step, enum bk_kind kind)
 {
+    /* the fields' places, the first of each, found in one pass over the step's keys
+     * (seven lookups were a tenth of expanding a step): bk_key_keys' three, then
+     * shard_texts' four, each told by its length first */
+    enum { N_KEYS = 3, N_FIELDS = N_KEYS + SHARD_TEXTS };
+    long at[N_FIELDS];
+    size_t label_len;
+
+    for (size_t i = 0; i < N_FIELDS; i++)
+        at[i] = -1;
     f->label = bk_label_field(step, kind);
-    f->label_at = f->label ? ynode_find(step, f->label, strlen(f->label)) : -1;
-    f->key = ynode_get_any(step, bk_key_keys, NULL);
-    f->key_at = f->key ? ynode_find(step, f->key, strlen(f->key)) : -1;
+    f->label_at = -1;
+    label_len = f->label ? strlen(f->label) : 0;
+    for (size_t i = 0; i < ynode_len(step); i++) {
+        const struct ynode *key = ynode_key(step, i);
+        const char *t = key->u.scalar.text; /* a key is a scalar (ynode_find reads it so) */
+        size_t len = key->u.scalar.len;
+        int k = -1;
+
+        switch (len) {
+        case 2:
+            k = memcmp(t, "id", 2) ? -1 : 1;
+            break;
+        case 3:
+            k = !memcmp(t, "key", 3) ? 0 : !memcmp(t, "env", 3) ? N_KEYS + SHARD_ENV : -1;
+            break;
+        case 7:
+            k = !memcmp(t, "command", 7) ? N_KEYS : !memcmp(t, "plugins", 7) ? N_KEYS + 3 : -1;
+            break;
+        case 8:
+            k = memcmp(t, "commands", 8) ? -1 : N_KEYS + 1;
+            break;
+        case 10:
+            k = memcmp(t, "identifier", 10) ? -1 : 2;
+            break;
+        default:
+            break;
+        }
+        if (k >= 0 && at[k] < 0)
+            at[k] = (long)i;
+        if (f->label && f->label_at < 0 && len == label_len && !memcmp(t, f->label, len))
+            f->label_at = (long)i;
+    }
+    f->key = NULL;
+    f->key_at = -1;
+    for (size_t k = 0; !f->key && k < N_KEYS; k++)
+        if (at[k] >= 0)
+            f->key = bk_key_keys[k], f->key_at = at[k];
     for (size_t i = 0; i < SHARD_TEXTS; i++)
-        f->text_at[i] = ynode_find(step, shard_texts[i], strlen(shard_texts[i]));
+        f->text_at[i] = at[N_KEYS + i];
 }
 
 /* Sets field `name` of `copy` (a shard) to `value`: at `at` when the step has it. 0, or
@@ -220,18 +267,19 @@ static int set_key_at(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
                       const struct ynode *step, const char *keyname, long at, unsigned index)
 {
     struct ynode *keynode = at >= 0 ? ynode_value(step, (size_t)at) : NULL;
-    size_t len, out_len = 0;
+    size_t len;
     const char *t = ynode_scalar(keynode, &len);
+    struct ph_out out;
     char *text;
 
     if (!t)
         return 0;
-    text = ph_shard_key(t, len, index, &out_len);
-    if (text && ctx->on_key && ctx->on_key(ctx->user, text, out_len, 0, keynode->pos) != 0) {
-        free(text);
+    text = ph_shard_key(t, len, index, &out);
+    if (text && ctx->on_key && ctx->on_key(ctx->user, text, out.len, 0, keynode->pos) != 0) {
+        ph_out_free(&out);
         return -1;
     }
-    return set_at(doc, job, at, keyname, take_string(doc, text, out_len, keynode->pos));
+    return set_at(doc, job, at, keyname, take_filled(doc, &out, text, keynode->pos));
 }
 
 /* set_key_at with the step's key field looked up (a matrix job's). */
@@ -252,17 +300,20 @@ static struct ynode *make_shard(const struct dialect_ctx *ctx, struct ynode_doc 
                                 struct ypos ppos)
 {
     struct ynode *shard = ynode_copy_shallow(doc, step), *holder, *labelnode;
-    size_t len, out_len = 0;
+    bool keyed = f->key_at >= 0 && ynode_is_scalar(ynode_value(step, (size_t)f->key_at));
+    size_t len;
     const char *t;
 
     if (!shard)
         return NULL;
-    /* Without a '%' the label is the same for every shard: keep the node. */
-    labelnode = f->label_at >= 0 ? ynode_value(step, (size_t)f->label_at) : NULL;
+    /* Without a '%' the label is the same for every shard: keep the node (and when
+     * only the key, not the label, is read of it). */
+    labelnode = f->label_at >= 0 && !(ctx->labels_unread && keyed) ? ynode_value(step, (size_t)f->label_at) : NULL;
     if ((t = ynode_scalar(labelnode, &len)) != NULL && memchr(t, '%', len)) {
-        char *label = ph_label_fill(t, len, index, count, &out_len);
+        struct ph_out out;
+        char *label = ph_label_fill(t, len, index, count, &out);
 
-        if (set_at(doc, shard, f->label_at, f->label, take_string(doc, label, out_len, labelnode->pos)) != 0)
+        if (set_at(doc, shard, f->label_at, f->label, take_filled(doc, &out, label, labelnode->pos)) != 0)
             return NULL;
     }
     if (count > 1 && set_key_at(ctx, doc, shard, step, f->key, f->key_at, index) != 0)
@@ -358,9 +409,13 @@ static struct ynode *make_matrix_job(struct ynode_doc *doc, const struct ynode *
         const char *t = ynode_scalar(label, &len);
         char *text = malloc(len + n + 4);
 
+        struct ynode *s;
+
         if (text)
             sprintf(text, "%s%s(%s)", t, len ? " " : "", shown);
-        if (ynode_set(doc, job, field, take_string(doc, text, text ? strlen(text) : 0, label->pos)) != 0)
+        s = text ? ynode_new_string(doc, text, strlen(text), label->pos) : NULL;
+        free(text);
+        if (ynode_set(doc, job, field, s) != 0)
             return NULL;
     }
     return job;
@@ -534,7 +589,7 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
             return -1;
         return expand_in(ctx, doc, children, true);
     }
-    n = read_parallelism(ctx, step, kind);
+    n = read_parallelism(ctx, step, kind, &at);
     if (n < 0)
         return -1;
     if (n == 0 && ynode_has(step, "matrix"))
@@ -545,7 +600,6 @@ static int expand_one(const struct dialect_ctx *ctx, struct ynode_doc *doc, stru
     }
     if (!env_holder_ok(ctx, step, kind) || define_key(ctx, step, n > 1 ? (unsigned)n : 0) != 0)
         return -1;
-    at = ynode_find(step, "parallelism", 11);
     ppos = ynode_pos(ynode_value(step, (size_t)at));
     if (n > 1 && copies_charge(ctx, ynode_value(step, (size_t)at), step, (size_t)n) != 0)
         return -1;

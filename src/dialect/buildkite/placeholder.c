@@ -18,31 +18,51 @@ long ph_label_find(const char *label, size_t len)
     return -1;
 }
 
-/* A growable output buffer; `failed` sticks after an allocation failure. */
+/* An output buffer: out->room first, then malloc'd; `failed` sticks after an
+ * allocation failure. */
 struct buf {
-    char *data;
-    size_t len, cap;
+    struct ph_out *out;
+    size_t cap;
     bool failed;
 };
 
+static void buf_init(struct buf *b, struct ph_out *out)
+{
+    out->text = out->room;
+    out->len = 0;
+    out->room[0] = '\0';
+    *b = (struct buf){out, sizeof(out->room), false};
+}
+
 static void buf_add(struct buf *b, const char *s, size_t n)
 {
+    struct ph_out *o = b->out;
+
     if (b->failed)
         return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *d = realloc(b->data, cap);
+    if (o->len + n + 1 > b->cap) {
+        size_t cap = (o->len + n + 1) * 2;
+        char *d = o->text == o->room ? malloc(cap) : realloc(o->text, cap);
 
         if (!d) {
             b->failed = true;
             return;
         }
-        b->data = d;
+        if (o->text == o->room)
+            memcpy(d, o->room, o->len);
+        o->text = d;
         b->cap = cap;
     }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
+    memcpy(o->text + o->len, s, n);
+    o->len += n;
+    o->text[o->len] = '\0';
+}
+
+void ph_out_free(struct ph_out *out)
+{
+    if (out->text != out->room)
+        free(out->text);
+    out->text = out->room;
 }
 
 size_t ph_number(unsigned v, char out[PH_NUMBER_MAX])
@@ -67,26 +87,22 @@ static void buf_add_uint(struct buf *b, unsigned v)
     buf_add(b, num, ph_number(v, num));
 }
 
-static char *buf_finish(struct buf *b, size_t *out_len)
+static char *buf_finish(struct buf *b)
 {
     if (b->failed) {
-        free(b->data);
+        ph_out_free(b->out);
         errno = ENOMEM;
         return NULL;
     }
-    if (!b->data)
-        buf_add(b, "", 0);
-    if (b->failed)
-        return NULL;
-    *out_len = b->len;
-    return b->data;
+    return b->out->text;
 }
 
-char *ph_label_fill(const char *label, size_t len, unsigned index, unsigned count, size_t *out_len)
+char *ph_label_fill(const char *label, size_t len, unsigned index, unsigned count, struct ph_out *out)
 {
-    struct buf b = {0};
+    struct buf b;
     size_t i = 0;
 
+    buf_init(&b, out);
     while (i < len) {
         const char *pct = memchr(label + i, '%', len - i);
         size_t run = pct ? (size_t)(pct - label) - i : len - i;
@@ -122,7 +138,7 @@ char *ph_label_fill(const char *label, size_t len, unsigned index, unsigned coun
         buf_add(&b, label + i, 1);
         i++;
     }
-    return buf_finish(&b, out_len);
+    return buf_finish(&b);
 }
 
 static const char JOB[] = "BUILDKITE_PARALLEL_JOB";
@@ -223,22 +239,24 @@ bool ph_vars_find(const char *cmd, size_t len)
     return scan(cmd, len, NULL, 0, 0);
 }
 
-char *ph_vars_fill(const char *cmd, size_t len, unsigned index, unsigned count, size_t *out_len)
+char *ph_vars_fill(const char *cmd, size_t len, unsigned index, unsigned count, struct ph_out *out)
 {
-    struct buf b = {0};
+    struct buf b;
 
     errno = 0;
+    buf_init(&b, out);
     if (!scan(cmd, len, &b, index, count))
         return NULL;
-    return buf_finish(&b, out_len);
+    return buf_finish(&b);
 }
 
-char *ph_shard_key(const char *key, size_t len, unsigned index, size_t *out_len)
+char *ph_shard_key(const char *key, size_t len, unsigned index, struct ph_out *out)
 {
-    struct buf b = {0};
+    struct buf b;
 
+    buf_init(&b, out);
     buf_add(&b, key, len);
     buf_add(&b, "-", 1);
     buf_add_uint(&b, index);
-    return buf_finish(&b, out_len);
+    return buf_finish(&b);
 }

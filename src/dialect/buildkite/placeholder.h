@@ -20,18 +20,30 @@ size_t ph_number(unsigned v, char out[PH_NUMBER_MAX]);
  * (`%%` is an escaped percent sign, not a placeholder). */
 long ph_label_find(const char *label, size_t len);
 
-/* The label of job `index` of `count`. Returns a malloc'd NUL-terminated string whose
- * length is stored in *out_len, or NULL when out of memory. */
-char *ph_label_fill(const char *label, size_t len, unsigned index, unsigned count, size_t *out_len);
+/* Where a fill writes its NUL-terminated text (`text`, `len` bytes): in `room` when it
+ * fits, else malloc'd (a malloc and a free for every shard's label, key and command
+ * were a tenth of expansion); ph_out_free frees it. */
+#define PH_ROOM 256
+struct ph_out {
+    char *text;
+    size_t len;
+    char room[PH_ROOM];
+};
 
-/* The command with shard variable references replaced by their values. Returns a
- * malloc'd string, or NULL when nothing was replaced (or out of memory: check errno). */
-char *ph_vars_fill(const char *cmd, size_t len, unsigned index, unsigned count, size_t *out_len);
+void ph_out_free(struct ph_out *out);
+
+/* The label of job `index` of `count`: out->text, or NULL when out of memory. */
+char *ph_label_fill(const char *label, size_t len, unsigned index, unsigned count, struct ph_out *out);
+
+/* The command with shard variable references replaced by their values: out->text, or
+ * NULL when nothing was replaced (or out of memory: check errno). */
+char *ph_vars_fill(const char *cmd, size_t len, unsigned index, unsigned count, struct ph_out *out);
 
 /* True when cmd[0..len) refers to a shard variable at all. */
 bool ph_vars_find(const char *cmd, size_t len);
 
-/* The key of shard `index` of the step keyed `key`: "<key>-<index>". malloc'd. */
-char *ph_shard_key(const char *key, size_t len, unsigned index, size_t *out_len);
+/* The key of shard `index` of the step keyed `key`: "<key>-<index>", out->text, or
+ * NULL when out of memory. */
+char *ph_shard_key(const char *key, size_t len, unsigned index, struct ph_out *out);
 
 #endif

@@ -20,10 +20,31 @@ static bool warned_before(struct bk_state *st, unsigned file, const char *k, siz
     return strset_add(st->warned, k, len) != 0;
 }
 
+/* Whether key k (len bytes) at place i of a step of `kind` is known: as the key at its
+ * place in the step before (st->known), else by the type's lists (noted there). */
+static bool known_key(struct bk_state *st, size_t i, enum bk_kind kind, const char *k, size_t len)
+{
+    struct bk_known *m = st ? &st->known : NULL;
+    bool known;
+
+    if (m && i < BK_KNOWN_KEYS && len && len == m->len[i] && !memcmp(k, m->text[i], len))
+        return true;
+    known = bk_known_key(kind, k, len);
+    if (m && i < BK_KNOWN_KEYS) {
+        m->len[i] = known && len <= BK_KNOWN_KEY_BYTES ? (unsigned char)len : 0;
+        memcpy(m->text[i], k, m->len[i]);
+    }
+    return known;
+}
+
 void steplint_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum bk_kind kind)
 {
     struct bk_state *st = ctx->state;
 
+    if (st && st->known.kind != (int)kind) { /* the keys known are another type's */
+        memset(st->known.len, 0, sizeof(st->known.len));
+        st->known.kind = (int)kind;
+    }
     for (size_t i = 0; i < ynode_len(step); i++) {
         const struct ynode *key = ynode_key(step, i);
         size_t len;
@@ -33,7 +54,7 @@ void steplint_keys(const struct dialect_ctx *ctx, const struct ynode *step, enum
         const char *near;
 
         /* A misplaced parallelism or matrix gets its own error. */
-        if (bk_known_key(kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)) ||
+        if (known_key(st, i, kind, k, len) || (len == 11 && !memcmp(k, "parallelism", 11)) ||
             (len == 6 && !memcmp(k, "matrix", 6)))
             continue;
         /* a typo of a key the step type has: the step would silently lose it */
