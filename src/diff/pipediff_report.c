@@ -20,7 +20,10 @@ int pd_finding_cmp(const void *pa, const void *pb)
         return a->phase < b->phase ? -1 : 1;
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
-    return a->sub < b->sub ? -1 : a->sub > b->sub;
+    if (a->sub != b->sub)
+        return a->sub < b->sub ? -1 : 1;
+    /* xsort is not stable: findings tied so far print in the order they were made */
+    return a->off < b->off ? -1 : a->off > b->off;
 }
 
 /* Records finding `f`, to be printed in (group for markdown, dialect, phase, rank, sub)

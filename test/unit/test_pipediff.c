@@ -13,6 +13,23 @@
 #include "fanout/strhash.h"
 #include "unit.h"
 
+/* ---- findings ---- */
+
+/* Findings tied on everything a reader orders by keep the order they were made in (their
+ * spool offset): the sort under them is not stable. */
+START_TEST(test_finding_order_total)
+{
+    struct finding_rec first = {0, 1, 2, 3, 4, 10, 100}, later = first;
+
+    later.off = 200;
+    ck_assert_int_lt(pd_finding_cmp(&first, &later), 0);
+    ck_assert_int_gt(pd_finding_cmp(&later, &first), 0);
+    ck_assert_int_eq(pd_finding_cmp(&first, &first), 0);
+    later.sub = 3;
+    ck_assert_int_gt(pd_finding_cmp(&first, &later), 0);
+}
+END_TEST
+
 /* ---- moves ---- */
 
 START_TEST(test_lis_tables)
@@ -595,6 +612,7 @@ Suite *pipediff_suite(void)
     Suite *s = suite_create("pipediff");
     TCase *tc = tcase_create("core");
 
+    tcase_add_test(tc, test_finding_order_total);
     tcase_add_test(tc, test_lis_tables);
     tcase_add_test(tc, test_builds_match);
     tcase_add_test(tc, test_similarity);
