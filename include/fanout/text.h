@@ -14,5 +14,8 @@
 size_t text_append(char *buf, size_t cap, size_t len, const char *s);
 /* `u` in decimal into `out` (TEXT_DECIMAL_MAX bytes), NUL-terminated: its length. */
 size_t text_decimal(char *out, uint64_t u);
+/* The length, at most `max`, of the start of s[0..len) that ends between two UTF-8
+ * characters: a text cut for a message stays UTF-8. */
+size_t text_utf8_cut(const char *s, size_t len, size_t max);
 
 #endif

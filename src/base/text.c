@@ -32,3 +32,12 @@ size_t text_decimal(char *out, uint64_t u)
     out[k] = '\0';
     return k;
 }
+
+size_t text_utf8_cut(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return max;
+}

@@ -147,7 +147,7 @@ static int serialize_commands(struct side *s, const char *what, const struct yno
         nl = memchr(t, '\n', len);
         first = nl ? (size_t)(nl - t) : len;
         /* "..." where the line goes on, " ..." where more lines follow */
-        snprintf(line, sizeof(line), "%.*s%s", (int)pd_utf8_cut(t, first, VALUE_MAX), t,
+        snprintf(line, sizeof(line), "%.*s%s", (int)text_utf8_cut(t, first, VALUE_MAX), t,
                  first > VALUE_MAX ? "..." : nl && nl + 1 < t + len ? " ..." : "");
         if (blob_entry(&s->blob, E_COMMAND, v, NULL, what, strlen(what), line, "") != 0)
             return -1;

@@ -22,6 +22,7 @@
 #include "fanout/emit.h"
 #include "fanout/inputs.h"
 #include "fanout/pipediff.h"
+#include "fanout/text.h"
 #include "fanout/xsort.h"
 #include "fanout/ynode.h"
 
@@ -542,7 +543,6 @@ int pd_blob_add(struct blob *b, const void *p, size_t n);
  * when out of memory. */
 char *pd_blob_reserve(struct blob *b, size_t n);
 int pd_blob_str(struct blob *b, const char *s, size_t n);
-size_t pd_utf8_cut(const char *s, size_t len, size_t max);
 uint64_t pd_node_hash(const struct ynode *n, uint64_t h);
 uint64_t pd_entry_hash(const char *name, size_t len, const struct ynode *v, uint64_t salt);
 bool pd_summarize(char *buf, size_t cap, char *const *t, unsigned m);

@@ -87,7 +87,7 @@ static char *line_of(const struct finding *f)
     if (f->part[P_FILE]) {
         fprintf(m, " [%s:%u", f->part[P_FILE], f->line);
         if (label) {
-            size_t n = pd_utf8_cut(label, strlen(label), LABEL_MAX);
+            size_t n = text_utf8_cut(label, strlen(label), LABEL_MAX);
 
             fputs(" \"", m);
             for (size_t i = 0; i < n; i++)

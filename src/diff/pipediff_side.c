@@ -184,7 +184,7 @@ static int record_step(void *user, const struct dialect_job *job)
          * the reader sees the identity, not the expression cut */
         title = s->dialect->diff->label_value ? shown : title;
         title_len = shown ? strlen(shown) : s->dialect->diff->label_value ? 0 : title_len;
-        r.title_len = title ? (uint32_t)pd_utf8_cut(title, title_len, 4 * LABEL_MAX) : 0;
+        r.title_len = title ? (uint32_t)text_utf8_cut(title, title_len, 4 * LABEL_MAX) : 0;
         rc = title ? pd_blob_add(&s->out, title, r.title_len) : 0;
         free(shown);
         if (rc != 0)

@@ -146,17 +146,6 @@ int pd_blob_str(struct blob *b, const char *s, size_t n)
     return pd_blob_add(b, &len, sizeof(len)) == 0 && pd_blob_add(b, s, n) == 0 ? 0 : -1;
 }
 
-/* The length, at most `max`, of the start of s[0..len) that ends on a character's end
- * (a text cut for showing stays UTF-8). */
-size_t pd_utf8_cut(const char *s, size_t len, size_t max)
-{
-    if (len <= max)
-        return len;
-    while (max && (s[max] & 0xC0) == 0x80)
-        max--;
-    return max;
-}
-
 /* A text's digest, a word at a time: every scalar of every job of both sides is
  * hashed, and FNV-1a's byte at a time was a fifth of the digest's cost. */
 static uint64_t text_hash(const char *t, size_t len)
@@ -300,7 +289,7 @@ char *pd_window(const char *s, const char *other, bool *cut)
     while (from < ls && (s[from] & 0xC0) == 0x80)
         from++;
     to = ls - q + WINDOW_LEAD < ls ? ls - q + WINDOW_LEAD : ls;
-    to = from + pd_utf8_cut(s + from, to - from, VALUE_MAX);
+    to = from + text_utf8_cut(s + from, to - from, VALUE_MAX);
     if (!(w = malloc(to - from + 8)))
         return NULL;
     sprintf(w, "%s%.*s%s", from ? "..." : "", (int)(to - from), s + from, to < ls ? "..." : "");

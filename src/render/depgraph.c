@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fanout/strhash.h"
+#include "fanout/text.h"
 #include "fanout/xsort.h"
 
 struct hkey {
@@ -68,7 +69,7 @@ int depgraph_add(struct depgraph *g, const char *from, size_t flen, const char *
                  struct ypos pos)
 {
     struct edge e;
-    size_t keep = flen > KEYINDEX_TEXT ? KEYINDEX_TEXT : flen;
+    size_t keep = text_utf8_cut(from, flen, KEYINDEX_TEXT);
 
     memset(&e, 0, sizeof(e));
     strhash_pair(from, flen, &e.from.h1, &e.from.h2);

@@ -9,6 +9,7 @@
 
 #include "fanout/scratch.h"
 #include "fanout/strhash.h"
+#include "fanout/text.h"
 #include "fanout/xsort.h"
 
 enum { REC_DEFINE = 0, REC_REFERENCE = 1 };
@@ -147,18 +148,19 @@ static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *
 {
     struct rec r;
     char cut[KEYINDEX_TEXT + 3];
+    size_t keep = text_utf8_cut(key, len, KEYINDEX_TEXT), shown = keep < len ? keep + 3 : len;
     uint64_t at;
 
-    if (len > KEYINDEX_TEXT) {
-        memcpy(cut, key, KEYINDEX_TEXT);
-        memcpy(cut + KEYINDEX_TEXT, "...", 3);
-        at = keep_text(ki, cut, sizeof(cut));
+    if (keep < len) {
+        memcpy(cut, key, keep);
+        memcpy(cut + keep, "...", 3);
+        at = keep_text(ki, cut, shown);
     } else {
         at = keep_text(ki, key, len);
     }
     memset(&r, 0, sizeof(r));
     strhash_pair(key, len, &r.h1, &r.h2);
-    r.text = at << 8 | (len > KEYINDEX_TEXT ? sizeof(cut) : len);
+    r.text = at << 8 | shown;
     r.kind = kind;
     r.seq = seq;
     r.shards = shards;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fanout/suggest.h"
+#include "fanout/text.h"
 #include "fanout/yscalar.h"
 
 #define CHECKED_SLOTS 4096
@@ -208,15 +209,11 @@ static const char *expected(struct tmpl_type t, char *out, size_t cap)
 static const char *got(const struct token *tk, char *out, size_t cap)
 {
     static const char *const kinds[] = {"null", "boolean", "number", "string"};
-    size_t len = tk->len;
+    size_t len;
 
     if (tk->kind == TK_NULL)
         return "null";
-    if (len > 60) {
-        len = 60;
-        while (len > 0 && ((unsigned char)tk->text[len] & 0xC0) == 0x80)
-            len--;
-    }
+    len = text_utf8_cut(tk->text, tk->len, 60);
     snprintf(out, cap, "%s '%.*s%s'", kinds[tk->kind], (int)len, tk->text, len < tk->len ? "..." : "");
     return out;
 }

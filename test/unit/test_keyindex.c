@@ -76,6 +76,26 @@ static void run_index(size_t budget)
     keyindex_destroy(ki);
 }
 
+/* A key longer than KEYINDEX_TEXT is shown cut between characters, never inside one:
+ * 47 ASCII bytes then 日本 (3 bytes each) cuts after the 47. */
+START_TEST(cut_key_stays_utf8)
+{
+    static const struct keyindex_problems fns = {saw_collision, saw_dangling, saw_sharded};
+    struct keyindex *ki = keyindex_create(1u << 20);
+    struct seen_problems p = {0};
+    char key[64];
+
+    memset(key, 'a', 47);
+    memcpy(key + 47, "\xe6\x97\xa5\xe6\x9c\xac", 6);
+    ck_assert_int_eq(keyindex_reference(ki, key, 53, (struct ypos){0, 1, 1}), 0);
+    ck_assert_int_eq(keyindex_resolve(ki, &fns, &p), 0);
+    ck_assert_int_eq(p.dangling, 1);
+    memcpy(key + 47, "...", 4);
+    ck_assert_str_eq(p.dangling_key, key);
+    keyindex_destroy(ki);
+}
+END_TEST
+
 START_TEST(index_in_memory)
 {
     run_index(16u << 20);
@@ -95,6 +115,7 @@ Suite *keyindex_suite(void)
 
     tcase_add_test(tc, index_in_memory);
     tcase_add_test(tc, index_spilled);
+    tcase_add_test(tc, cut_key_stays_utf8);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,5 +1,5 @@
 /* text: appending cut to fit (the length is the buffer's size once cut, so a later
- * append adds nothing), and decimals. */
+ * append adds nothing), decimals, and cuts between UTF-8 characters. */
 #include <string.h>
 
 #include "fanout/text.h"
@@ -35,6 +35,27 @@ START_TEST(decimals)
 }
 END_TEST
 
+/* A cut never ends inside a character: it backs off to the character's start. */
+START_TEST(utf8_cuts_between_characters)
+{
+    static const struct {
+        const char *s;
+        size_t max, want;
+    } cases[] = {
+        {"abcdef", 10, 6},          /* short enough: whole */
+        {"abcdef", 3, 3},           /* ASCII: at max */
+        {"ab\xc3\xa9z", 3, 2},     /* é is bytes 2-3: max 3 would split it */
+        {"ab\xc3\xa9z", 4, 4},     /* after é */
+        {"\xe6\x97\xa5\xe6\x9c\xac", 5, 3}, /* 日本: one character fits */
+        {"\xe6\x97\xa5", 2, 0},    /* nothing fits */
+        {"\xf0\x9f\x98\x80x", 3, 0}, /* a 4-byte character */
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        ck_assert_uint_eq(text_utf8_cut(cases[i].s, strlen(cases[i].s), cases[i].max), cases[i].want);
+}
+END_TEST
+
 Suite *text_suite(void)
 {
     Suite *s = suite_create("text");
@@ -42,6 +63,7 @@ Suite *text_suite(void)
 
     tcase_add_test(tc, append_cuts_to_fit);
     tcase_add_test(tc, decimals);
+    tcase_add_test(tc, utf8_cuts_between_characters);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -13,6 +13,7 @@
 
 #include "fanout/source.h"
 #include "fanout/strhash.h"
+#include "fanout/text.h"
 #include "fanout/yscalar.h"
 
 #include "interpolate.h"
@@ -527,7 +528,7 @@ static void on_unknown(void *user, const char *name, size_t name_len, size_t at,
         report(w, DIAG_NOTE, DIAG_FINDING, at, RULE_INTERPOLATION,
                "%.*s is not given: '%.*s%s' is kept as written, for buildkite-agent pipeline upload "
                "to fill in (--env %.*s=VALUE gives it)", (int)name_len, name,
-               interp_shown(w->scalar->u.scalar.text + at, len, 60), w->scalar->u.scalar.text + at, len > 60 ? "..." : "",
+               (int)text_utf8_cut(w->scalar->u.scalar.text + at, len, 60), w->scalar->u.scalar.text + at, len > 60 ? "..." : "",
                (int)name_len, name);
 }
 
@@ -700,7 +701,7 @@ static int check_keys(struct walk *w, const struct ynode *map)
             w->scalar = ynode_key(map, i);
             report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_DUPLICATE_KEY,
                    "key '%.*s' twice in this mapping once interpolated (buildkite-agent would keep "
-                   "only one of them)", interp_shown(k, len, 60), k);
+                   "only one of them)", (int)text_utf8_cut(k, len, 60), k);
             rc = -1;
         }
         else {
@@ -745,7 +746,7 @@ static int interp_env(struct walk *w, struct ynode *env)
             report(w, used->state == VAR_SET ? DIAG_WARNING : DIAG_NOTE, DIAG_FINDING, 0, RULE_INTERPOLATION,
                    "the top-level env sets %.*s after steps that use it: buildkite-agent applies env "
                    "before the steps, fanout reads in order, so %s (move env above steps)",
-                   interp_shown(k, klen, 60), k,
+                   (int)text_utf8_cut(k, klen, 60), k,
                    used->state == VAR_SET ? "the steps above got the value given to fanout instead"
                                           : "the steps above keep it as written");
         }

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/text.h"
+
 struct uni_range {
     uint32_t lo, hi;
 };
@@ -336,7 +338,7 @@ static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, 
     if (!go_atoi(p->s + start, p->pos - start, &offset)) {
         parse_error(p, at, "'%.*s' is not a substring offset (a whole number; the agent has no "
                     "'${VAR:?message}': '${VAR?message}' fails when VAR is unset)",
-                    interp_shown(p->s + start, p->pos - start, 40), p->s + start);
+                    (int)text_utf8_cut(p->s + start, p->pos - start, 40), p->s + start);
         return;
     }
     if (peek(p, &size) != '}') {
@@ -346,7 +348,7 @@ static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, 
         start = scan_until(p, ends_length);
         if (!go_atoi(p->s + start, p->pos - start, &length)) {
             parse_error(p, at, "'%.*s' is not a substring length (a whole number)",
-                        interp_shown(p->s + start, p->pos - start, 40), p->s + start);
+                        (int)text_utf8_cut(p->s + start, p->pos - start, 40), p->s + start);
             return;
         }
         has_length = true;
@@ -395,7 +397,7 @@ static void parse_word(struct parser *p, size_t at, size_t name, size_t n, char 
         p->eval_failed = true;
         p->eval_err.offset = at;
         snprintf(p->eval_err.message, sizeof(p->eval_err.message), "$%.*s: %.*s", (int)n, p->s + name,
-                 message.len ? interp_shown(message.data, message.len, 200) : 7,
+                 message.len ? (int)text_utf8_cut(message.data, message.len, 200) : 7,
                  message.len ? message.data : "not set");
     }
     free(message.data);
@@ -732,14 +734,6 @@ char *interp_glob(const char *s, size_t len)
     return b.data;
 }
 
-int interp_shown(const char *s, size_t len, size_t max)
-{
-    if (len <= max)
-        return (int)len;
-    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
-        max--;
-    return (int)max;
-}
 
 bool interp_needed(const char *s, size_t len)
 {

@@ -68,9 +68,6 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
  * when the text has no expansion, does not parse, or out of memory. */
 char *interp_glob(const char *s, size_t len);
 
-/* How much of s[0..len) a message shows: at most `max` bytes, cut between characters. */
-int interp_shown(const char *s, size_t len, size_t max);
-
 /* True when s[0..len) has an expansion, without which interpolation changes nothing
  * (its escapes are kept) and cannot fail. */
 bool interp_needed(const char *s, size_t len);
