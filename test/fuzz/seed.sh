@@ -24,6 +24,12 @@ render)
         case "$f" in */test_areas/*|*/ta-*) { printf '\002'; cat "$f"; } | emit "$f-testarea" ;; esac
         case "$f" in */sglang/*|*/gha-*|*/workflow/cases/*) { printf '\003'; cat "$f"; } | emit "$f-gha" ;; esac
     done
+    # Inputs over 64 KiB, past which the source is read in chunks (a scalar, a block
+    # scalar's end or a character across a chunk's end): vLLM's AMD pipeline, and an SGLang
+    # workflow after comment lines that move its scalars across the first chunk's end.
+    big="$SHARED/corpus/vllm/test-amd.yaml" gha="$SHARED/corpus/sglang/workflows/pr-test-amd.yml"
+    [ -f "$big" ] && { printf '\000'; cat "$big"; } | emit "$big-past-64k"
+    [ -f "$gha" ] && { printf '\003'; awk 'BEGIN { for (i = 0; i < 800; i++) printf "# line %d of a comment before the workflow, to cross 64 KiB\n", i }'; cat "$gha"; } | emit "$gha-past-64k"
     ;;
 schema)
     for s in "$ROOT"/schemas/*.json "$SHARED"/schemas-upstream/*.json; do
