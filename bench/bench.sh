@@ -163,7 +163,8 @@ done
 # same contenders, and the plain parse of the rendering, the floor of any program that
 # reads or writes that much YAML.
 $CC -O2 -o "$OUT/gen_workflow" bench/gen_workflow.c
-for size in ${BENCH_WORKFLOW_SIZES:-"1000000 10000000"}; do
+WORKFLOW_SIZES=${BENCH_WORKFLOW_SIZES:-1000000 10000000}
+for size in $WORKFLOW_SIZES; do
     f="$OUT/workflow-$size.yml"
     [ -f "$f" ] || "$OUT/gen_workflow" "$size" >"$f"
     "$FANOUT" render "$f" >"$OUT/workflow-$size.rendered.yml" 2>/dev/null
