@@ -745,6 +745,21 @@ done:
     return rc;
 }
 
+/* Member `index` of context value v for node n (an EN_INDEX): its value, or n left as
+ * written when that member is unknown. */
+static int index_member(struct ev *ev, const struct expr_node *n, const struct expr_value *v,
+                        const struct expr_value *index, struct pv *out)
+{
+    out->v = expr_index(v, index);
+    if (out->v && out->v->unknown) {
+        expr_unref(out->v);
+        out->v = NULL;
+        out->r = (struct expr_node *)n;
+        return 0;
+    }
+    return out->v ? 0 : oom(ev);
+}
+
 static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *out)
 {
     struct pv a = {0}, b = {0};
@@ -783,30 +798,17 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
          * expressions) read at once, as the two ways below read it, without the
          * operands' evaluation (a third of a matrix configuration's evaluation). */
         v = n->u.kids[0]->kind == EN_CTX ? expr_contexts_get(ev->c, n->u.kids[0]->u.name) : NULL;
-        if (v && n->u.kids[1] && n->u.kids[1]->kind == EN_LIT) {
-            out->v = expr_index(v, n->u.kids[1]->u.lit);
-            if (out->v && out->v->unknown) {
-                expr_unref(out->v);
-                out->v = NULL;
-                out->r = (struct expr_node *)n;
-                return 0;
-            }
-            return out->v ? 0 : oom(ev);
-        }
+        if (v && n->u.kids[1] && n->u.kids[1]->kind == EN_LIT)
+            return index_member(ev, n, v, n->u.kids[1]->u.lit, out);
         /* The index first, as GitHub does (it matters only for which error shows). */
         if (n->u.kids[1] && eval(ev, n->u.kids[1], flags & LAZY, &b) != 0)
             return -1;
         if (n->u.kids[0]->kind == EN_CTX && b.v && expr_holds_unknown(v)) {
             /* a member of a context known in part: known, or left as written */
-            out->v = expr_index(v, b.v);
+            int rc = index_member(ev, n, v, b.v, out);
+
             release(&b);
-            if (out->v && out->v->unknown) {
-                expr_unref(out->v);
-                out->v = NULL;
-                out->r = (struct expr_node *)n;
-                return 0;
-            }
-            return out->v ? 0 : oom(ev);
+            return rc;
         }
         if (eval(ev, n->u.kids[0], flags & LAZY, &a) != 0) {
             release(&b);
