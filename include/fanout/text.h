@@ -17,5 +17,8 @@ size_t text_decimal(char *out, uint64_t u);
 /* The length, at most `max`, of the start of s[0..len) that ends between two UTF-8
  * characters: a text cut for a message stays UTF-8. */
 size_t text_utf8_cut(const char *s, size_t len, size_t max);
+/* s[0..len) as a message shows it into `out` (max + 3 bytes): whole, or cut by
+ * text_utf8_cut with "..." after it. Its length (not NUL-terminated). */
+size_t text_shown(char *out, const char *s, size_t len, size_t max);
 
 #endif

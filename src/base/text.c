@@ -41,3 +41,14 @@ size_t text_utf8_cut(const char *s, size_t len, size_t max)
         max--;
     return max;
 }
+
+size_t text_shown(char *out, const char *s, size_t len, size_t max)
+{
+    size_t keep = text_utf8_cut(s, len, max);
+
+    memcpy(out, s, keep);
+    if (keep == len)
+        return len;
+    memcpy(out + keep, "...", 3);
+    return keep + 3;
+}

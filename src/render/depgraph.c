@@ -69,15 +69,12 @@ int depgraph_add(struct depgraph *g, const char *from, size_t flen, const char *
                  struct ypos pos)
 {
     struct edge e;
-    size_t keep = text_utf8_cut(from, flen, KEYINDEX_TEXT);
 
     memset(&e, 0, sizeof(e));
     strhash_pair(from, flen, &e.from.h1, &e.from.h2);
     strhash_pair(to, tlen, &e.to.h1, &e.to.h2);
     e.pos = pos;
-    memcpy(e.from_text, from, keep);
-    if (keep < flen)
-        memcpy(e.from_text + keep, "...", 3);
+    text_shown(e.from_text, from, flen, KEYINDEX_TEXT);
     if (xsort_add(g->edges, &e) != 0) {
         g->failed = true;
         return -1;

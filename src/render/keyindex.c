@@ -147,17 +147,10 @@ static int record(struct keyindex *ki, uint32_t kind, uint32_t seq, const char *
                   unsigned shards, struct ypos pos)
 {
     struct rec r;
-    char cut[KEYINDEX_TEXT + 3];
-    size_t keep = text_utf8_cut(key, len, KEYINDEX_TEXT), shown = keep < len ? keep + 3 : len;
-    uint64_t at;
+    char text[KEYINDEX_TEXT + 3];
+    size_t shown = text_shown(text, key, len, KEYINDEX_TEXT);
+    uint64_t at = keep_text(ki, text, shown);
 
-    if (keep < len) {
-        memcpy(cut, key, keep);
-        memcpy(cut + keep, "...", 3);
-        at = keep_text(ki, cut, shown);
-    } else {
-        at = keep_text(ki, key, len);
-    }
     memset(&r, 0, sizeof(r));
     strhash_pair(key, len, &r.h1, &r.h2);
     r.text = at << 8 | shown;

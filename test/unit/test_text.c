@@ -56,6 +56,18 @@ START_TEST(utf8_cuts_between_characters)
 }
 END_TEST
 
+/* Shown as a message shows it: whole when it fits, else cut between characters and "...". */
+START_TEST(shown_whole_or_cut)
+{
+    char out[8];
+
+    ck_assert_uint_eq(text_shown(out, "abc", 3, 5), 3);
+    ck_assert_int_eq(memcmp(out, "abc", 3), 0);
+    ck_assert_uint_eq(text_shown(out, "ab\xc3\xa9z", 5, 3), 5);
+    ck_assert_int_eq(memcmp(out, "ab...", 5), 0);
+}
+END_TEST
+
 Suite *text_suite(void)
 {
     Suite *s = suite_create("text");
@@ -64,6 +76,7 @@ Suite *text_suite(void)
     tcase_add_test(tc, append_cuts_to_fit);
     tcase_add_test(tc, decimals);
     tcase_add_test(tc, utf8_cuts_between_characters);
+    tcase_add_test(tc, shown_whole_or_cut);
     suite_add_tcase(s, tc);
     return s;
 }
