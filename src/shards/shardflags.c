@@ -22,7 +22,9 @@
  * text: find_flag), then this, matched anchored after the name: one pattern for every
  * built-in flag, where a pattern each was four JIT compiles in a SGLang render (0.6M
  * instructions, of 40M) for the one text each matched. */
-#define TAIL_RE "\\G(?:=|[ \\t]+)" VALUE /* \G: anchored, which the JIT runs (PCRE2_ANCHORED it does not) */
+/* \G: anchored, which the JIT runs (PCRE2_ANCHORED it does not); (*LF): `.` stops at a LF
+ * only, whatever newline PCRE2 was built with, as tail_quick reads it */
+#define TAIL_RE "(*LF)\\G(?:=|[ \\t]+)" VALUE
 
 /* The built-in flags' pattern is compiled at its first use, when a text holds a flag's
  * name (NULL until then): compiling eight at start was a fifth of a small render. */
@@ -427,8 +429,7 @@ enum tail { TAIL_NONE, TAIL_MATCH, TAIL_UNSURE };
 /* Where TAIL_QUICK_SPAN ends: what TAIL_RE matches at text[at] is told without PCRE2
  * when nothing it reads lies further than this from `at` (PCRE2's JIT ran 300
  * instructions a flag). Within it a match or a failure has too few steps to reach
- * MATCH_LIMIT, which a longer one might: PCRE2 tells those, and values that start
- * `${{` or `$((` (lazy and backtracking alternatives). */
+ * MATCH_LIMIT, which a longer one might: PCRE2 tells those. */
 #define TAIL_QUICK_SPAN 256
 
 /* TAIL_RE at text[at] in an ASCII text (so no UTF-8 to check): TAIL_MATCH with *u the
@@ -456,8 +457,32 @@ static enum tail tail_quick(const char *text, size_t len, size_t from, size_t at
     v = i;
     if (text[v] == '-')
         return TAIL_NONE;
-    if (text[v] == '$' && v + 2 < len && text[v + 1] == text[v + 2] && (text[v + 1] == '{' || text[v + 1] == '('))
-        return TAIL_UNSURE;
+    if (text[v] == '$' && end - v < 3 && end < len)
+        return TAIL_UNSURE; /* `${{` or `$((` past the span */
+    /* `${{ x }}` (a workflow's unevaluated expression; PCRE2 was compiled for these
+     * alone in a SGLang render, a tenth of the rule's cost): up to the first `}}` on its
+     * line (.*? lazy, `.` no LF: TAIL_RE's (*LF)); with none, the run of characters below */
+    if (text[v] == '$' && end - v > 2 && text[v + 1] == '{' && text[v + 2] == '{') {
+        for (e = v + 3; e < end && text[e] != '\n'; e++)
+            if (text[e] == '}' && e + 1 < end && text[e + 1] == '}') {
+                *u = use_at(text, from, e + 2, v, e + 2);
+                return TAIL_MATCH;
+            }
+        if (e == end && end < len)
+            return TAIL_UNSURE;
+    }
+    /* `$(( x ))`: up to the first `)`, which must be a `))` on the line ([^)\n]* gives
+     * back no `)`); else the run of characters, `$` (a `(` ends it) */
+    if (text[v] == '$' && end - v > 2 && text[v + 1] == '(' && text[v + 2] == '(') {
+        for (e = v + 3; e < end && text[e] != ')' && text[e] != '\n'; e++)
+            ;
+        if (e + 1 < end && text[e] == ')' && text[e + 1] == ')') {
+            *u = use_at(text, from, e + 2, v, e + 2);
+            return TAIL_MATCH;
+        }
+        if (e + 1 >= end && end < len)
+            return TAIL_UNSURE;
+    }
     if (text[v] == '"' || text[v] == '\'') {
         for (e = v + 1; e < end && text[e] != text[v] && text[e] != '\n'; e++)
             ;

@@ -1,3 +1,5 @@
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,8 @@
 long unit_alloc_countdown = -1;
 size_t unit_alloc_size;
 long unit_tmpfiles_left = -1;
+bool unit_jit_failing;
+unsigned unit_jit_calls;
 
 /* Whether this allocation is the one to fail. */
 static bool alloc_fails(size_t bytes)
@@ -42,6 +46,15 @@ void *__wrap_realloc(void *p, size_t size)
     if (alloc_fails(size))
         return NULL;
     return __real_realloc(p, size);
+}
+
+int __real_pcre2_jit_compile_8(pcre2_code *re, uint32_t options);
+int __wrap_pcre2_jit_compile_8(pcre2_code *re, uint32_t options);
+
+int __wrap_pcre2_jit_compile_8(pcre2_code *re, uint32_t options)
+{
+    unit_jit_calls++;
+    return unit_jit_failing ? PCRE2_ERROR_NOMEMORY : __real_pcre2_jit_compile_8(re, options);
 }
 
 FILE *__wrap_scratch_file(void)

@@ -496,6 +496,29 @@ START_TEST(flags_quick_tail_as_pcre2)
 }
 END_TEST
 
+/* A value `${{ ... }}` or `$(( ... ))` is read without PCRE2 (a SGLang render compiled
+ * its JIT for these alone), as the pattern reads it: to the first `}}` on its line, to
+ * a `))` before any other `)`; else the run of characters. */
+START_TEST(flags_quick_expressions)
+{
+    struct shardflags *f = shardflags_create();
+    struct hits h;
+
+    unit_jit_calls = 0;
+    h = scan(f, "python3 run_suite.py --auto-partition-id ${{ matrix.part }} --auto-partition-size "
+                "${{ fromJson(x)[y].size }}");
+    ck_assert_uint_eq(h.n, 1);
+    expect_hit(&h.h[0], R_RUN_SUITE, "${{ fromJson(x)[y].size }}", "${{ matrix.part }}",
+               "--auto-partition-size ${{ fromJson(x)[y].size }}", "--auto-partition-id ${{ matrix.part }}");
+    h = scan(f, "pytest --num-shards=${{ a }x}} --shard-id ${{ b\n}} x");
+    expect_hit(&h.h[0], R_PYTEST_SHARD, "${{ a }x}}", "${{", "--num-shards=${{ a }x}}", "--shard-id ${{");
+    h = scan(f, "pytest --num-shards=$((N)) --shard-id=$((I)+1)) --splits $((2 ) )");
+    expect_hit(&h.h[0], R_PYTEST_SHARD, "$((N))", "$", "--num-shards=$((N))", "--shard-id=$");
+    ck_assert_uint_eq(unit_jit_calls, 0);
+    shardflags_destroy(f);
+}
+END_TEST
+
 /* ---- shardflags_configure ---- */
 
 /* A diag's messages, as text. */
@@ -1099,6 +1122,7 @@ Suite *shards_suite(void)
     tcase_add_test(flags, flags_program_word_place);
     tcase_add_test(flags, flags_callback_result);
     tcase_add_test(flags, flags_quick_tail_as_pcre2);
+    tcase_add_test(flags, flags_quick_expressions);
     suite_add_tcase(s, flags);
     tcase_add_test(config, config_runner_found);
     tcase_add_test(config, config_runner_cloned);

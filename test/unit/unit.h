@@ -3,6 +3,7 @@
 #define FANOUT_TEST_UNIT_H
 
 #include <check.h>
+#include <stdbool.h>
 #include "fanout/ynode.h"
 
 /* Failure injection: the unit binary is linked with --wrap=calloc,--wrap=realloc,
@@ -14,6 +15,10 @@
 extern long unit_alloc_countdown;
 extern size_t unit_alloc_size;
 extern long unit_tmpfiles_left;
+/* --wrap=pcre2_jit_compile_8 too: while `unit_jit_failing`, every JIT compile fails as
+ * without executable memory; each is counted in `unit_jit_calls`. */
+extern bool unit_jit_failing;
+extern unsigned unit_jit_calls;
 
 Suite *placeholder_suite(void);
 Suite *yscalar_suite(void);
