@@ -37,8 +37,15 @@ struct job {
     size_t id, id_len; /* kept text (keep_text) */
     unsigned part, parts;
     bool parallel;
-    size_t n_row; /* a matrix configuration's values by vector name, else 0 */
-    char **names, **values;
+    /* a matrix configuration's values by vector name: cells[row .. row + n_row), else
+     * n_row 0 */
+    size_t row, n_row;
+};
+
+/* A matrix vector's name and value in a job, as kept text (keep_text): a strndup of
+ * each, and their arrays, were a tenth of the rule's cost. */
+struct cell {
+    size_t name, value;
 };
 
 /* The jobs of one fan-out (or one job alone) and the flags they carry, kept across the
@@ -57,6 +64,8 @@ struct coverage {
      * were a tenth of the rule); emptied with the group. */
     char *texts;
     size_t n_texts, cap_texts;
+    struct cell *cells; /* the jobs' rows, emptied with the group */
+    size_t n_cells, cap_cells;
     /* A check's arrays of n_jobs entries, kept from group to group (allocating them for
      * each check was another tenth) */
     const struct hit **per_job;
@@ -311,12 +320,30 @@ static int cmp_ulong(const void *a, const void *b)
 
 /* ---- the checks ---- */
 
-static const char *row_value(const struct job *j, const char *name)
+static const char *row_name(const struct coverage *c, const struct job *j, size_t k)
+{
+    return kept(c, c->cells[j->row + k].name);
+}
+
+static const char *row_value(const struct coverage *c, const struct job *j, const char *name)
 {
     for (size_t k = 0; k < j->n_row; k++)
-        if (!strcmp(j->names[k], name))
-            return j->values[k];
+        if (!strcmp(row_name(c, j, k), name))
+            return kept(c, c->cells[j->row + k].value);
     return NULL;
+}
+
+/* Whether v is n in decimal, as "%lu" writes it (an snprintf for each job was a
+ * twentieth of the rule's cost). */
+static bool shows_number(const char *v, unsigned long n)
+{
+    char buf[24], *p = buf + sizeof(buf) - 1;
+
+    *p = '\0';
+    do
+        *--p = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    return !strcmp(v, p);
 }
 
 /* The vector of the matrix the index comes from: the one whose value is the index in
@@ -324,15 +351,13 @@ static const char *row_value(const struct job *j, const char *name)
 static const char *partition_vector(const struct coverage *c, const struct hit *const *per_job)
 {
     for (size_t k = 0; k < c->jobs[0].n_row; k++) {
-        const char *name = c->jobs[0].names[k];
+        const char *name = row_name(c, &c->jobs[0], k);
         size_t j = 0;
 
         for (; j < c->n_jobs; j++) {
-            const char *v = row_value(&c->jobs[j], name);
-            char want[24];
+            const char *v = row_value(c, &c->jobs[j], name);
 
-            snprintf(want, sizeof(want), "%lu", per_job[j]->index.n);
-            if (!v || strcmp(v, want) != 0)
+            if (!v || !shows_number(v, per_job[j]->index.n))
                 break;
         }
         if (j == c->n_jobs)
@@ -342,18 +367,18 @@ static const char *partition_vector(const struct coverage *c, const struct hit *
 }
 
 /* A job's values of the matrix's vectors other than `skip`, as "a=x b=y". */
-static char *combination(const struct job *j, const char *skip)
+static char *combination(const struct coverage *c, const struct job *j, const char *skip)
 {
     struct text t;
 
     t.len = 0;
     t.buf[0] = '\0';
     for (size_t k = 0; k < j->n_row; k++)
-        if (!skip || strcmp(j->names[k], skip) != 0) {
+        if (!skip || strcmp(row_name(c, j, k), skip) != 0) {
             put_str(&t, t.len ? " " : "");
-            put_str(&t, j->names[k]);
+            put_str(&t, row_name(c, j, k));
             put_str(&t, "=");
-            put_str(&t, j->values[k]);
+            put_str(&t, kept(c, c->cells[j->row + k].value));
         }
     return strdup(t.buf);
 }
@@ -546,7 +571,7 @@ static void check_slot(struct coverage *c, unsigned runner, unsigned slot)
             goto done;
         }
         for (size_t j = 0; j < c->n_jobs; j++)
-            if (!(combos[j] = combination(&c->jobs[j], vector))) {
+            if (!(combos[j] = combination(c, &c->jobs[j], vector))) {
                 c->failed = true;
                 goto done;
             }
@@ -579,15 +604,7 @@ done:
 
 static void clear_group(struct coverage *c)
 {
-    for (size_t j = 0; j < c->n_jobs; j++) {
-        for (size_t k = 0; k < c->jobs[j].n_row; k++) {
-            free(c->jobs[j].names[k]);
-            free(c->jobs[j].values[k]);
-        }
-        free(c->jobs[j].names);
-        free(c->jobs[j].values);
-    }
-    c->n_jobs = c->n_hits = c->n_texts = 0;
+    c->n_jobs = c->n_hits = c->n_texts = c->n_cells = 0;
 }
 
 static void check_group(struct coverage *c)
@@ -625,22 +642,25 @@ static bool continues(const struct coverage *c, const struct dialect_job *dj)
            !memcmp(dj->id, kept(c, last->id), dj->id_len);
 }
 
-static int copy_row(struct job *j, const struct ynode *row)
+/* Keeps the job's matrix values (a text up to its first NUL, as shown). */
+static int copy_row(struct coverage *c, struct job *j, const struct ynode *row)
 {
     size_t n = ynode_is_map(row) ? ynode_len(row) : 0;
 
-    if (!n)
-        return 0;
-    if (!(j->names = calloc(n, sizeof(*j->names))) || !(j->values = calloc(n, sizeof(*j->values))))
-        return -1;
-    j->n_row = n;
+    j->row = c->n_cells;
     for (size_t k = 0; k < n; k++) {
         size_t nl = 0, vl = 3;
         const char *name = ynode_scalar(ynode_key(row, k), &nl);
         const char *v = ynode_scalar(ynode_value(row, k), &vl);
+        struct cell *e;
 
-        if (!(j->names[k] = strndup(name ? name : "", nl)) || !(j->values[k] = strndup(v ? v : "...", vl)))
+        if (!grow((void **)&c->cells, &c->cap_cells, c->n_cells, sizeof(*c->cells)))
             return -1;
+        e = &c->cells[c->n_cells++];
+        if (!keep_text(c, name ? name : "", name ? strnlen(name, nl) : 0, &e->name) ||
+            !keep_text(c, v ? v : "...", strnlen(v ? v : "...", vl), &e->value))
+            return -1;
+        j->n_row++;
     }
     return 0;
 }
@@ -670,7 +690,7 @@ static int on_job(struct coverage *c, const struct dialect_job *dj)
         c->n_jobs--;
         return 0;
     }
-    return !keep_text(c, dj->id, dj->id_len, &j->id) || copy_row(j, dj->row) != 0 ? -1 : 0;
+    return !keep_text(c, dj->id, dj->id_len, &j->id) || copy_row(c, j, dj->row) != 0 ? -1 : 0;
 }
 
 struct coverage *coverage_create(struct shardflags *flags, const struct dialect *dl,
@@ -716,6 +736,7 @@ void coverage_destroy(struct coverage *c)
     clear_group(c);
     free(c->uses);
     free(c->texts);
+    free(c->cells);
     free(c->per_job);
     free(c->members);
     free(c->idx);
