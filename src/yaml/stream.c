@@ -474,20 +474,15 @@ static bool tag_fits(enum tag tag, struct fy_event *fye)
     }
 }
 
-/* The core-schema tag of the node that starts with `fye` (TAG_NONE when untagged), or
- * -1 after reporting, at the tag, a tag fanout does not read or one the node does not
- * fit. */
-static int check_tag(struct stream *s, struct fy_event *fye)
+/* check_tag of a node tagged `tok`. */
+static __attribute__((noinline)) int tag_of(struct stream *s, struct fy_event *fye, struct fy_token *tok)
 {
-    struct fy_token *tok = event_tag(fye);
     const struct fy_mark *m;
     struct ypos pos;
     size_t len = 0, hlen = 0, slen = 0;
     const char *name, *handle, *suffix, *t;
     char shown[128]; /* as written: !!int, !<tag:yaml.org,2002:int>, !e!foo */
 
-    if (!tok) /* nearly every node: its position is not wanted */
-        return TAG_NONE;
     m = fy_token_start_mark(tok);
     pos = event_pos(s, fye);
     name = fy_token_get_text(tok, &len);
@@ -526,6 +521,17 @@ static int check_tag(struct stream *s, struct fy_event *fye)
            "(!!str, !!int, !!float, !!bool, !!null, !!seq, !!map)", shown, hlen ? " (" : "",
            (int)(hlen > 100 ? 100 : hlen), hlen ? name : "", hlen ? ")" : "");
     return -1;
+}
+
+/* The core-schema tag of the node that starts with `fye` (TAG_NONE when untagged), or
+ * -1 after reporting, at the tag, a tag fanout does not read or one the node does not
+ * fit. Nearly every node has none: tag_of's frame (its message's buffer) was most of a
+ * call's cost. */
+static inline int check_tag(struct stream *s, struct fy_event *fye)
+{
+    struct fy_token *tok = event_tag(fye);
+
+    return tok ? tag_of(s, fye, tok) : TAG_NONE;
 }
 
 static enum ynode_style style_of(struct fy_event *fye)
