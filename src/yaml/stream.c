@@ -52,6 +52,10 @@ struct stream {
     unsigned cap_hashes[STREAM_MAX_DEPTH];
     char *text; /* a block scalar's text, worked out by blocktext */
     size_t cap_text;
+    /* The last event parsed and its marks: libfyaml's calls for them, a position and a
+     * scalar's text each asking again, were a twentieth of building a tree. */
+    struct fy_event *last;
+    const struct fy_mark *last_start, *last_end;
 };
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
@@ -69,9 +73,19 @@ struct frame {
     unsigned cap_hashes;
 };
 
+static const struct fy_mark *start_mark(const struct stream *s, struct fy_event *fye)
+{
+    return fye == s->last ? s->last_start : fy_event_start_mark(fye);
+}
+
+static const struct fy_mark *end_mark(const struct stream *s, struct fy_event *fye)
+{
+    return fye == s->last ? s->last_end : fy_event_end_mark(fye);
+}
+
 static struct ypos event_pos(const struct stream *s, struct fy_event *fye)
 {
-    const struct fy_mark *m = fy_event_start_mark(fye);
+    const struct fy_mark *m = start_mark(s, fye);
     struct ypos p = {s->file, 0, 0};
 
     if (m) {
@@ -126,6 +140,9 @@ static struct fy_event *next_event(struct stream *s)
     struct fy_event *fye = fy_parser_parse(s->fyp);
     const struct fy_mark *end = fye ? fy_event_end_mark(fye) : NULL;
 
+    s->last = fye;
+    s->last_start = fye ? fy_event_start_mark(fye) : NULL;
+    s->last_end = end;
     if (end)
         source_progress(s->src, (unsigned)end->line + 1, (unsigned)end->column + 1);
     if (source_failed(s->src)) {
@@ -659,7 +676,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
                                  struct ypos pos, unsigned parent_col)
 {
     size_t len = 0;
-    const struct fy_mark *start = fy_event_start_mark(fye), *end = fy_event_end_mark(fye);
+    const struct fy_mark *start = start_mark(s, fye), *end = end_mark(s, fye);
     const char *t = verbatim_text(s, fye, start, end, &len);
     int tag = check_tag(s, fye);
     enum ynode_style style = style_of(fye);
