@@ -16,6 +16,9 @@ struct blocktext {
     size_t body_len;
     bool folded;          /* `>`; else `|` */
     bool at_eof;          /* the input ends where the body does */
+    /* the body is known to hold no CR, NEL, LS or PS (the source's window, which every
+     * byte went through, says so): their searches of it are left out */
+    bool plain;
     /* set by blocktext_format: the text is YAML's where libfyaml 0.7.12's is broken (a
      * folded line, blank lines, a line one space deeper: it leaves a byte unwritten) */
     bool departs;

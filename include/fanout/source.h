@@ -98,10 +98,10 @@ const char *source_line(const struct source *src, unsigned line, uint64_t pos, s
  * byte `pos`, as source_line's) to end_line:end_col (byte `end_pos`, as libfyaml counts
  * it): a block scalar's lines, from its header's, when they were handed lately, in one
  * piece; else NULL. *more: whether it was handed bytes after them (the parser looks
- * past the end of a block scalar unless the input ends there). Valid until the parser
- * reads on. */
+ * past the end of a block scalar unless the input ends there). *plain: whether they hold
+ * no CR, NEL, LS or PS (none was handed yet). Valid until the parser reads on. */
 const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,
-                            unsigned end_col, uint64_t end_pos, size_t *len, bool *more);
+                            unsigned end_col, uint64_t end_pos, size_t *len, bool *more, bool *plain);
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */
 void source_detach(struct source *src);
 

@@ -82,8 +82,8 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
 /* Whether every line break of p[0..n) is a LF, a CRLF or a CR (YAML 1.2.2 5.4: each is
  * one break, read as a LF) and every tab follows a line's first other character (text:
  * before it a tab is indentation, or white space that makes a line more indented, 8.1.3):
- * NEL, LS and PS are breaks to YAML 1.1 only. */
-static bool plain_lines(const char *p, size_t n)
+ * NEL, LS and PS are breaks to YAML 1.1 only. `plain`: none of them is there. */
+static bool plain_lines(const char *p, size_t n, bool plain)
 {
     const char *end = p + n;
 
@@ -95,6 +95,8 @@ static bool plain_lines(const char *p, size_t n)
         if (c == p || c[-1] == '\n' || c[-1] == '\r' || c[-1] == '\t')
             return false;
     }
+    if (plain)
+        return true;
     for (const char *q = p; (q = memchr(q, 0xC2, (size_t)(end - q))) != NULL; q++)
         if (end - q > 1 && (unsigned char)q[1] == 0x85)
             return false;
@@ -173,10 +175,10 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     struct line l, next, first;
     char *o = out;
     unsigned pending;
-    bool cr = memchr(p, '\r', b->body_len) != NULL;
+    bool cr = !b->plain && memchr(p, '\r', b->body_len) != NULL;
 
     b->departs = false;
-    if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len))
+    if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len, b->plain))
         return false;
     /* z: the last line with text; none is libfyaml's empty scalar */
     while (q > p && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r'))

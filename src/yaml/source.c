@@ -54,6 +54,7 @@ struct window {
     uint64_t lines;       /* the last line begun */
     bool off;
     bool borrowed; /* bytes is the source's buffer, which holds the whole input */
+    bool cr;       /* a CR has been handed (of a CRLF: a CR alone turns the window off) */
 };
 
 /* What there is of an input to read again, from any offset: a regular file, the spool
@@ -565,14 +566,16 @@ static void window_free(struct window *w)
 /* Whether `b` holds a line break other than LF or CRLF (one break to libfyaml, as a LF
  * is: the lines are numbered alike; a CR last in `b` may be one alone); a read hands
  * whole characters. The other breaks and a byte order mark are the UTF-8 check's
- * (utf8_state.spoiler). */
-static bool lone_cr(const char *b, size_t n)
+ * (utf8_state.spoiler). *cr is set when it holds a CR. */
+static bool lone_cr(const char *b, size_t n, bool *cr)
 {
     const char *end = b + n;
 
-    for (const char *p = b; (p = memchr(p, '\r', (size_t)(end - p))) != NULL; p++)
+    for (const char *p = b; (p = memchr(p, '\r', (size_t)(end - p))) != NULL; p++) {
+        *cr = true;
         if (p + 1 == end || p[1] != '\n')
             return true;
+    }
     return false;
 }
 
@@ -581,7 +584,7 @@ static void window_add(struct window *w, const char *b, size_t n, bool spoiled)
 {
     const char *end = b + n;
 
-    if (!w->bytes || w->off || (w->off = spoiled || lone_cr(b, n)))
+    if (!w->bytes || w->off || (w->off = spoiled || lone_cr(b, n, &w->cr)))
         return;
     for (size_t done = w->borrowed ? n : n > WINDOW_BYTES ? n - WINDOW_BYTES : 0; done < n;) {
         size_t at = (size_t)((w->handed + done) % WINDOW_BYTES), k = WINDOW_BYTES - at;
@@ -682,7 +685,7 @@ static bool offset_of(const struct window *w, unsigned line, unsigned col, uint6
 }
 
 const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,
-                            unsigned end_col, uint64_t end_pos, size_t *len, bool *more)
+                            unsigned end_col, uint64_t end_pos, size_t *len, bool *more, bool *plain)
 {
     const struct window *w = &src->win;
     uint64_t start, end;
@@ -694,6 +697,7 @@ const char *source_lines_to(const struct source *src, unsigned line, uint64_t po
         return NULL; /* gone, not yet handed, or around the ring's end */
     *len = (size_t)(end - start);
     *more = end < w->handed;
+    *plain = !w->cr; /* and no NEL, LS or PS: the window is on */
     return w->bytes + start % WINDOW_BYTES;
 }
 

@@ -611,14 +611,14 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
                               bool folded, size_t *len)
 {
     size_t n, body_len;
-    bool more;
+    bool more, plain;
     const char *line;
     struct blocktext b;
 
     if (!start || !end || start->line < 1 || start->column != 0 || end->input_pos < start->input_pos ||
         end->line < start->line ||
         !(line = source_lines_to(s->src, (unsigned)start->line - 1, start->input_pos - 1, (unsigned)end->line,
-                                 (unsigned)end->column, end->input_pos, &n, &more)))
+                                 (unsigned)end->column, end->input_pos, &n, &more, &plain)))
         return NULL;
     body_len = end->input_pos - start->input_pos;
     if (body_len >= n || line[n - body_len - 1] != '\n' || memchr(line, '\n', n - body_len - 1))
@@ -631,7 +631,7 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
         s->text = t;
         s->cap_text = body_len + 1;
     }
-    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more, false};
+    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more, plain, false};
     return blocktext_format(&b, s->text, len) ? s->text : NULL;
 }
 

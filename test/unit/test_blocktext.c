@@ -90,8 +90,8 @@ START_TEST(declines)
     static const char body[] = "  a\n";
     char out[16];
     size_t n;
-    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true, false};
-    struct blocktext top_level = {"--- |", 5, body, 4, false, true, false};
+    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true, false, false};
+    struct blocktext top_level = {"--- |", 5, body, 4, false, true, false, false};
 
     for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
         struct blocktext_tally t = {0};
@@ -102,7 +102,7 @@ START_TEST(declines)
     /* libfyaml 0.7.12 takes text no deeper than its key and then formats it wrongly */
     ck_assert(!blocktext_format(&first_no_deeper, out, &n));
     ck_assert(!blocktext_format(&top_level, out, &n)); /* no key, no sequence */
-    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true, false}, out, &n));
+    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true, false, false}, out, &n));
 }
 END_TEST
 
@@ -113,7 +113,7 @@ END_TEST
 START_TEST(fold_before_one_deeper)
 {
     static const char body[] = "  a\n\n   b\n";
-    struct blocktext b = {"k: >", 4, body, sizeof(body) - 1, true, true, false};
+    struct blocktext b = {"k: >", 4, body, sizeof(body) - 1, true, true, false, false};
     struct blocktext_tally t = {0};
     const char *yaml = "k: >\n  a\n\n   b\n";
     char out[16];
@@ -146,7 +146,7 @@ START_TEST(fold_before_one_deeper_crlf_tab)
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct blocktext b = {cases[i].header, strlen(cases[i].header), cases[i].body, strlen(cases[i].body), true,
-                              true, false};
+                              true, false, false};
 
         ck_assert_msg(blocktext_format(&b, out, &n), "case %zu declined", i);
         ck_assert(b.departs);

@@ -330,6 +330,11 @@ static const char *const text_cases[] = {
     "a: multi\n  line plain\nb: \"multi\n  line\"\nc: |\n  block text\nd: >\n  folded text\n",
     "a: b c   # comment\nd: 'e f'   \n",
     "!!str a b: &x c d\ne: !!str f g\n",
+    /* block scalars: their lines' breaks are looked for in them only when the window
+     * saw a CR (or a NEL, LS, PS: then it is off) */
+    "c: |\r\n  one\r\n  two\r\nd: >\r\n  three\r\n  four\r\n\r\n  five\r\n",
+    "c: |\n  one\n  two\nd: >-\n  three\n  four\ne: x\r\n",
+    "c: |\n  a \xe2\x80\xa8 b\n  c\nd: >\n  e \xc2\x85 f\n  g\n",
 };
 
 START_TEST(scalar_texts_as_libfyaml_reads_them)
