@@ -172,7 +172,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     enum chomp chomp;
     unsigned explicit_ind;
     size_t ind, n;
-    struct line l, next, first;
+    struct line l, next, first, top;
     char *o = out;
     unsigned pending;
     bool cr = !b->plain && memchr(p, '\r', b->body_len) != NULL;
@@ -194,13 +194,14 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     while (z > p && z[-1] != '\n' && z[-1] != '\r')
         z--;
     /* the first line with text: its indentation is the scalar's, unless the header says */
-    for (first = line_at(p, end, cr); line_blank(&first); first = line_at(first.next, end, cr))
+    top = line_at(p, end, cr); /* the first line, read once for both walks */
+    for (first = top; line_blank(&first); first = line_at(first.next, end, cr))
         ;
     ind = explicit_ind ? n + explicit_ind : first.spaces;
     /* libfyaml 0.7.12 takes text no deeper than its key (block_text_read, stream.c) */
     if (first.spaces <= n)
         return false;
-    for (l = line_at(p, end, cr); l.p != z; l = next) {
+    for (l = top; l.p != z; l = next) {
         bool spaced = false;
 
         next = line_at(l.next, end, cr);
@@ -214,7 +215,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
         else if (!line_blank(&next))
             *o++ = ' '; /* folded */
     }
-    l = line_at(z, end, cr);
+    /* l is the line at z, where the walk stopped */
     if (l.spaces < ind || (b->at_eof && l.lb && l.next != end) || (!b->at_eof && !l.lb))
         return false;
     o = put_line(o, &l, ind);
