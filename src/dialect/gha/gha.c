@@ -456,6 +456,7 @@ static int expand_configurations(struct job *j, struct ynode *items, const struc
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     struct ynode *out = ynode_new_map(j->doc, ynode_pos(items));
+    struct gha_shared shared = {0};
     size_t len;
     const char *text = ynode_scalar(id, &len);
 
@@ -465,8 +466,11 @@ static int expand_configurations(struct job *j, struct ynode *items, const struc
     }
     if (gha_copies_charge(j, ynode_get(ynode_get(job, "strategy"), "matrix"), job, rows->n) != 0)
         return -1;
+    j->shared = &shared;
     for (size_t i = 0; i < rows->n && !j->failed; i++)
         add_configuration(j, out, id, job, rows, i);
+    j->shared = NULL;
+    gha_shared_clear(&shared);
     if (j->failed)
         return -1;
     /* The job id still names all of them (needs: [id]). */
