@@ -163,8 +163,9 @@ void gha_declared_clear(struct gha_declared *d);
 int gha_declared_item(void *state, struct stream_item *item);
 /* Warns about each property of matrix, inputs, needs and steps (and github.event.inputs)
  * that the job's expressions read but no value of the context holds; a note for a matrix
- * key only some configurations define (docs/gha.md, rule unknown-reference). */
-void gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,
+ * key only some configurations define (docs/gha.md, rule unknown-reference). Returns
+ * whether an expression of the job names `strategy` (its walk sees every one). */
+bool gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,
                           const struct gha_matrix *mx);
 
 /* ---- gha.c: the run's state ---- */

@@ -169,6 +169,7 @@ struct refs {
     struct expr_value *all_steps;   /* every step id of the job */
     bool made_matrix, made_needs, made_steps, ids_known;
     bool job_if;                    /* reading the job's `if:` (matrix-context's) */
+    bool strategy;                  /* an expression names `strategy` */
     const struct ynode *at;         /* the scalar being read */
 };
 
@@ -340,6 +341,7 @@ static int on_path(void *user, const struct expr_path *p)
 {
     struct refs *r = user;
 
+    r->strategy |= context_is(p->context, "strategy");
     if (p->n == 0)
         return 0;
     if (context_is(p->context, "matrix"))
@@ -424,7 +426,7 @@ int gha_declared_item(void *state, struct stream_item *item)
     return 0;
 }
 
-void gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,
+bool gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,
                           const struct gha_matrix *mx)
 {
     const struct gha_state *st = j->ctx->state;
@@ -457,4 +459,5 @@ void gha_check_references(struct job *j, const struct ynode *id, const struct yn
     expr_unref(r.needs);
     expr_unref(r.earlier);
     expr_unref(r.all_steps);
+    return r.strategy;
 }
