@@ -149,7 +149,7 @@ static bool add_step_id(struct expr_value *ids, const struct ynode *step)
 
 /* What each context can hold in the job being read; a NULL set is not known. The sets
  * of the job's own (matrix keys, needs, step ids) are made at the first reference that
- * asks: most jobs read few of them, and making them all was a ninth of the check. */
+ * asks: most jobs read few of them, and making them all was an eighth of the check. */
 enum steps_read { STEPS_NONE, STEPS_EARLIER, STEPS_ALL };
 
 struct refs {
@@ -162,9 +162,9 @@ struct refs {
     const struct expr_value *inputs; /* the names `inputs` holds: both events' */
     struct expr_value *needs;       /* the job's needs */
     enum steps_read steps;          /* which step ids have run where it is read */
-    size_t step;                    /* STEPS_EARLIER: the steps before this one have */
+    size_t step;                    /* STEPS_EARLIER: the steps before this one have run */
     const struct ynode *step_list;  /* the job's steps */
-    struct expr_value *earlier;     /* the ids of the steps before `ran` */
+    struct expr_value *earlier;     /* the ids of the first `ran` steps */
     size_t ran;
     struct expr_value *all_steps;   /* every step id of the job */
     bool made_matrix, made_needs, made_steps, ids_known;
