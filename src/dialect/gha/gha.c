@@ -307,12 +307,20 @@ static struct ynode *own_field(struct job *j, struct ynode *copy, const char *ke
     return mine;
 }
 
+/* The `strategy` context of configuration `index` of `total` (gha_strategy_value), or
+ * null for a job none of whose expressions reads it (`read`: gha_check_references
+ * tells), for which making it would be for nothing. */
+static struct expr_value *strategy_of(const struct ynode *strategy, size_t index, size_t total, bool read)
+{
+    return read ? gha_strategy_value(strategy, index, total) : expr_null();
+}
+
 /* The explicit job for configuration `index`: `job` with its contexts applied, keyed
  * `<id>-<index>`, appended to `out`. It shares with `job` (and the other
  * configurations) what substitution leaves as it is, and owns what changes: its
  * mapping, its strategy, and its needs (needs.c rewrites them in place). */
 static int add_configuration(struct job *j, struct ynode *out, const struct ynode *id,
-                             const struct ynode *job, const struct matrix *m, size_t index)
+                             const struct ynode *job, const struct matrix *m, size_t index, bool read)
 {
     const struct matrix_row *row = &m->rows[index];
     struct ynode *copy = gha_own_copy(j, job);
@@ -325,7 +333,7 @@ static int add_configuration(struct job *j, struct ynode *out, const struct ynod
 
     if (!copy || !strategy || (ynode_get(copy, "needs") && !own_field(j, copy, "needs", true)))
         return -1;
-    if (gha_substitute_job(j, copy, expr_ref(row->values), gha_strategy_value(strategy, index, m->n)) != 0 ||
+    if (gha_substitute_job(j, copy, expr_ref(row->values), strategy_of(strategy, index, m->n, read)) != 0 ||
         gha_set_name(j, copy, ynode_get(job, "name"), id, row, false) != 0)
         return -1;
     /* The configuration stays visible (and `${{ matrix.x }}` that stayed unknown still
@@ -351,7 +359,8 @@ oom:
  * and strategy, and is named as GitHub names it (a plain name
  * with its values, `lint (linux)`; an expression evaluated, its default when empty); its
  * contexts are substituted like any configuration's. */
-static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job, const struct matrix *rows)
+static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *job, const struct matrix *rows,
+                           bool read)
 {
     size_t len;
     const char *text = ynode_scalar(id, &len);
@@ -359,7 +368,7 @@ static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *
 
     /* written as gha_set_name writes it, so that a rendering rendered again stays as it is */
     if (gha_substitute_job(j, job, expr_ref(rows->rows[0].values),
-                           gha_strategy_value(ynode_get(job, "strategy"), 0, 1)) == 0)
+                           strategy_of(ynode_get(job, "strategy"), 0, 1, read)) == 0)
         gha_set_name(j, job, written, id, &rows->rows[0], false);
     if (j->failed)
         return -1;
@@ -369,13 +378,14 @@ static int expand_explicit(struct job *j, const struct ynode *id, struct ynode *
 /* A job without a matrix, or whose matrix leaves no combination: one job, index 0 of 1,
  * matrix null (docs; WorkflowTemplateEvaluator.EvaluateStrategy makes that one
  * configuration when the strategy has none). */
-static int expand_single(struct job *j, const struct ynode *id, struct ynode *job, const struct ynode *strategy)
+static int expand_single(struct job *j, const struct ynode *id, struct ynode *job, const struct ynode *strategy,
+                         bool read)
 {
     size_t len;
     const char *text = ynode_scalar(id, &len);
     const struct ynode *written = ynode_get(job, "name");
 
-    if (gha_substitute_job(j, job, expr_null(), gha_strategy_value(strategy, 0, 0)) != 0)
+    if (gha_substitute_job(j, job, expr_null(), strategy_of(strategy, 0, 0, read)) != 0)
         return -1;
     /* EvaluateJobName: an expression that gives an empty name leaves the default, the job
      * id (a configuration with no values) */
@@ -452,10 +462,11 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
 
 /* The job of `items` with a matrix of several configurations: one job per configuration
  * in its place. */
-static int expand_configurations(struct job *j, struct ynode *items, const struct matrix *rows)
+static int expand_configurations(struct job *j, struct ynode *items, const struct matrix *rows, bool read)
 {
     struct ynode *id = ynode_key(items, 0), *job = ynode_value(items, 0);
     struct ynode *out = ynode_new_map(j->doc, ynode_pos(items));
+    struct gha_shared shared = {0};
     size_t len;
     const char *text = ynode_scalar(id, &len);
 
@@ -465,8 +476,11 @@ static int expand_configurations(struct job *j, struct ynode *items, const struc
     }
     if (gha_copies_charge(j, ynode_get(ynode_get(job, "strategy"), "matrix"), job, rows->n) != 0)
         return -1;
+    j->shared = &shared;
     for (size_t i = 0; i < rows->n && !j->failed; i++)
-        add_configuration(j, out, id, job, rows, i);
+        add_configuration(j, out, id, job, rows, i, read);
+    j->shared = NULL;
+    gha_shared_clear(&shared);
     if (j->failed)
         return -1;
     /* The job id still names all of them (needs: [id]). */
@@ -482,6 +496,7 @@ int gha_expand_job(struct job *j, struct ynode *items)
     struct ynode *strategy = ynode_get(job, "strategy");
     struct gha_matrix mx = {.written = ynode_get(strategy, "matrix")};
     char *unknown = NULL;
+    bool strategy_read = true; /* a called workflow's job is not walked here */
     int rc = -1;
 
     /* The matrix is folded by the run's contexts before the fields are substituted, so
@@ -489,7 +504,7 @@ int gha_expand_job(struct job *j, struct ynode *items)
     if (check_job(j, id, job) != 0 || gha_job_contexts(j, job) != 0 || job_matrix(j, &mx, &unknown) != 0)
         goto done;
     if (j->depth == 0) /* a called workflow's jobs are checked as its own file's */
-        gha_check_references(j, id, job, &mx);
+        strategy_read = gha_check_references(j, id, job, &mx);
     if (ynode_has(job, "uses") && (rc = gha_inline_call(j, items, &mx)) != 0) {
         rc = rc < 0 ? -1 : 0;
         goto done;
@@ -497,13 +512,13 @@ int gha_expand_job(struct job *j, struct ynode *items)
     if ((rc = gha_substitute_strategy(j, strategy)) != 0)
         goto done;
     if (!mx.written || (mx.known && mx.rows.n == 0)) /* no matrix, or every combination excluded */
-        rc = expand_single(j, id, job, strategy);
+        rc = expand_single(j, id, job, strategy, strategy_read);
     else if (!mx.known)
         rc = keep_unknown(j, id, mx.written, unknown);
     else if (mx.explicit)
-        rc = expand_explicit(j, id, job, &mx.rows);
+        rc = expand_explicit(j, id, job, &mx.rows, strategy_read);
     else
-        rc = expand_configurations(j, items, &mx.rows);
+        rc = expand_configurations(j, items, &mx.rows, strategy_read);
 done:
     if (mx.known)
         matrix_free(&mx.rows);

@@ -34,6 +34,7 @@ struct job {
     long calling[GHA_CALL_DEPTH];   /* the files of the calls this job is inside */
     unsigned *budget;               /* jobs the outermost call may still become */
     size_t *copied;                 /* nodes copied for the outermost job's configurations */
+    struct gha_shared *shared;      /* a matrix job's substitutions its configurations share */
 };
 
 /* A job's `strategy.matrix`: as written (NULL: none, GitHub's `matrix` is null) and,
@@ -100,6 +101,14 @@ struct ynode *gha_own_copy(struct job *j, const struct ynode *n);
  * change (gha_own_copy), not changed. 0, or -1 after an error (reported). */
 int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
                        struct expr_value *strategy);
+/* What substitution makes of a scalar that names neither `matrix` nor `strategy`, kept
+ * for the configurations after the first, which share the scalars they do not change:
+ * gha_substitute_job gives each the first one's node. */
+struct gha_shared {
+    struct gha_shared_slot *slots;
+    size_t n, cap;
+};
+void gha_shared_clear(struct gha_shared *s);
 /* The job's contexts before its matrix is known: the run's, `matrix` and `strategy` null. */
 int gha_job_contexts(struct job *j, const struct ynode *job);
 /* `strategy`'s fail-fast and max-parallel substituted with those (gha_job_contexts). */
@@ -154,8 +163,9 @@ void gha_declared_clear(struct gha_declared *d);
 int gha_declared_item(void *state, struct stream_item *item);
 /* Warns about each property of matrix, inputs, needs and steps (and github.event.inputs)
  * that the job's expressions read but no value of the context holds; a note for a matrix
- * key only some configurations define (docs/gha.md, rule unknown-reference). */
-void gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,
+ * key only some configurations define (docs/gha.md, rule unknown-reference). Returns
+ * whether an expression of the job names `strategy` (its walk sees every one). */
+bool gha_check_references(struct job *j, const struct ynode *id, const struct ynode *job,
                           const struct gha_matrix *mx);
 
 /* ---- gha.c: the run's state ---- */

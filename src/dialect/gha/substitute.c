@@ -135,9 +135,82 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, boo
     return NULL;
 }
 
+struct gha_shared_slot {
+    const struct ynode *from;
+    struct ynode *to; /* NULL: it names matrix or strategy, evaluated in each */
+};
+
+void gha_shared_clear(struct gha_shared *s)
+{
+    free(s->slots);
+    memset(s, 0, sizeof(*s));
+}
+
+static size_t slot_of(const struct ynode *n, size_t cap)
+{
+    return (size_t)(((uintptr_t)n >> 3) * 0x9E3779B97F4A7C15u >> 32) & (cap - 1);
+}
+
+/* The slot of scalar n (from NULL: not there yet), or NULL when out of memory. */
+static struct gha_shared_slot *shared_slot(struct gha_shared *s, const struct ynode *n)
+{
+    size_t at;
+
+    if (2 * (s->n + 1) > s->cap) { /* at most half full */
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct gha_shared_slot *slots = calloc(cap, sizeof(*slots));
+
+        if (!slots)
+            return NULL;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->slots[i].from)
+                continue;
+            for (at = slot_of(s->slots[i].from, cap); slots[at].from; at = (at + 1) & (cap - 1))
+                ;
+            slots[at] = s->slots[i];
+        }
+        free(s->slots);
+        s->slots = slots;
+        s->cap = cap;
+    }
+    for (at = slot_of(n, s->cap); s->slots[at].from && s->slots[at].from != n; at = (at + 1) & (s->cap - 1))
+        ;
+    return &s->slots[at];
+}
+
+/* Whether text holds `word` (lower case) at `at`, in any case. */
+static bool word_at(const char *text, size_t len, size_t at, const char *word)
+{
+    for (; *word; word++, at++) {
+        if (at >= len || (text[at] | 0x20) != *word)
+            return false;
+    }
+    return true;
+}
+
+/* Whether an expression of the text may read `matrix` or `strategy`: a context is read
+ * by its name only, so an expression without either name outside its strings cannot.
+ * Expressions end as expr_template's split ends them (the first `}}` outside quotes). */
+static bool may_vary(const char *text, size_t len)
+{
+    for (size_t at = 0, open; at < len && (open = expr_template_open(text + at, len - at)) != SIZE_MAX;) {
+        bool quoted = false;
+        size_t i = at + open + 3;
+
+        for (; i < len && (quoted || text[i] != '}' || text[i - 1] != '}'); i++) {
+            if (text[i] == '\'')
+                quoted = !quoted;
+            else if (!quoted && (word_at(text, len, i, "matrix") || word_at(text, len, i, "strategy")))
+                return true;
+        }
+        at = i + 1;
+    }
+    return false;
+}
+
 /* A `${{ }}` string evaluated: its value as a node, or the text with what stays unknown
  * left as expressions. NULL after an error (reported). */
-static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
+static struct ynode *substitute_each(struct job *j, struct ynode *n)
 {
     struct expr_result res = {0};
     struct expr_error err;
@@ -158,6 +231,26 @@ static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
     expr_result_clear(&res);
     if (!out)
         gha_out_of_memory(j, n);
+    return out;
+}
+
+/* substitute_each, or (j->shared) the node the first configuration got, when the text
+ * names neither of what changes between configurations. */
+static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
+{
+    struct ynode *out;
+    size_t len;
+    const char *text = ynode_scalar(n, &len);
+    struct gha_shared_slot *kept = j->shared ? shared_slot(j->shared, n) : NULL;
+
+    if (kept && kept->from)
+        return kept->to ? kept->to : substitute_each(j, n);
+    out = substitute_each(j, n);
+    if (kept && out) {
+        kept->from = n;
+        kept->to = may_vary(text, len) ? NULL : out;
+        j->shared->n++;
+    }
     return out;
 }
 
