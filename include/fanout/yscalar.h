@@ -61,4 +61,12 @@ enum yscalar_style { YS_PLAIN, YS_LITERAL, YS_DOUBLE_QUOTED };
  * same string back, a literal block for multi-line text (not for keys), else quoted. */
 enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key);
 
+/* A line of a literal block's text, without its line break (`nl`: it had one). */
+typedef void yscalar_line_fn(void *user, const char *line, size_t len, bool nl);
+/* Whether s[0..len), text with a line break, is written as a literal block (yscalar_style's
+ * YS_LITERAL), found in the one pass that gives `line` (unless NULL) its lines: a writer
+ * puts them as they come and takes them back when the answer is false (lines up to the
+ * one that decided are given). */
+bool yscalar_literal_lines(const char *s, size_t len, yscalar_line_fn *line, void *user);
+
 #endif

@@ -258,8 +258,8 @@ static void put_double_quoted(struct emitter *e, const char *s, size_t len, bool
     putch(e, '"');
 }
 
-/* A literal block for text with line breaks; `col` is the indent of its lines. */
-static void put_literal(struct emitter *e, const char *s, size_t len, unsigned col)
+/* A literal block's header line; the number of line breaks that end its text. */
+static size_t literal_header(struct emitter *e, const char *s, size_t len)
 {
     size_t trailing = 0, i = 0;
 
@@ -272,7 +272,15 @@ static void put_literal(struct emitter *e, const char *s, size_t len, unsigned c
         put(e, "2"); /* the first line's own spaces are content, not indentation */
     put(e, trailing == 0 ? "-" : trailing > 1 ? "+" : "");
     putch(e, '\n');
-    for (i = 0; i < len;) {
+    return trailing;
+}
+
+/* A literal block for text with line breaks; `col` is the indent of its lines. */
+static void put_literal(struct emitter *e, const char *s, size_t len, unsigned col)
+{
+    size_t trailing = literal_header(e, s, len);
+
+    for (size_t i = 0; i < len;) {
         const char *nl = memchr(s + i, '\n', len - i);
         size_t end = nl ? (size_t)(nl - s) : len;
 
@@ -287,6 +295,61 @@ static void put_literal(struct emitter *e, const char *s, size_t len, unsigned c
     }
     if (trailing == 0)
         putch(e, '\n');
+}
+
+struct literal_at {
+    struct emitter *e;
+    unsigned col;
+    bool full; /* a line did not fit: nothing more is written */
+};
+
+/* A line of put_literal's, as yscalar_literal_lines gives it: put only while the buffer
+ * has room for it (a flush could not be taken back). */
+static void literal_line(void *user, const char *line, size_t len, bool nl)
+{
+    struct literal_at *at = user;
+    struct emitter *e = at->e;
+
+    if (at->full || e->n + at->col + len + 1 > EMIT_BUFFER) {
+        at->full = true;
+        return;
+    }
+    if (len) {
+        indent(e, at->col);
+        putn(e, line, len);
+    }
+    if (nl)
+        putch(e, '\n');
+}
+
+/* Text with a line break: put_literal's block, written in the scan that finds whether it
+ * can be one (yscalar_style then put_literal read it twice: the scan, and a memchr for
+ * every line), else double-quoted, the block taken back from the buffer. A block that
+ * does not fit in the buffer is written as before. */
+static void put_multiline(struct emitter *e, const char *s, size_t len, unsigned col)
+{
+    struct literal_at to = {e, col, false};
+    size_t at, trailing;
+    bool literal;
+
+    /* room for the text twice over, its indents most often too */
+    if (e->n + 2 * len + 64 > EMIT_BUFFER)
+        emit_flush(e);
+    at = e->n;
+    trailing = literal_header(e, s, len);
+    literal = yscalar_literal_lines(s, len, literal_line, &to);
+    if (literal && !to.full) {
+        if (trailing == 0)
+            putch(e, '\n');
+        return;
+    }
+    e->n = at;
+    if (literal) {
+        put_literal(e, s, len, col);
+        return;
+    }
+    put_double_quoted(e, s, len, false);
+    putch(e, '\n');
 }
 
 /* The text of a scalar, "" for a missing value. */
@@ -320,6 +383,7 @@ static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
 {
     size_t len;
     const char *s = scalar_text(n, &len);
+    enum yscalar_style style;
 
     if (n && !ynode_is_string(n) && (n->verbatim || !memchr(s, '\n', len))) {
         if (len) {
@@ -330,7 +394,17 @@ static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
         return;
     }
     putch(e, ' ');
-    switch (style_of(e, s, len, false)) {
+    if (len <= STYLE_TEXT) { /* remembered (a search for a line break cost more) */
+        style = style_of(e, s, len, false);
+    } else if (memchr(s, '\n', len)) {
+        put_multiline(e, s, len, col);
+        return;
+    } else {
+        /* as a key's: without a line break no text is a literal block, and a key's
+         * style is not searched for one again */
+        style = yscalar_style(s, len, true);
+    }
+    switch (style) {
     case YS_LITERAL:
         put_literal(e, s, len, col);
         return;

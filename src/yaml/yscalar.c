@@ -413,10 +413,10 @@ static bool plain_ok(const char *s, size_t len)
  * A memchr and a printable check for every line cost as much again (220 instructions a
  * line of a workflow's `run:` text). Not inlined: its loop's registers were saved on
  * every call of yscalar_style, most of them for single-line text. */
-__attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
+__attribute__((noinline)) bool yscalar_literal_lines(const char *s, size_t len, yscalar_line_fn *line, void *user)
 {
     const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
+    size_t i = 0, start = 0; /* the line's first byte */
     bool text = false, empty = true, blank = true; /* the line so far: no byte; only blanks */
 
     while (i < len) {
@@ -440,6 +440,9 @@ __attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
             /* A line of only spaces or tabs is read back as an empty line. */
             if (blank && !empty)
                 return false;
+            if (line)
+                line(user, s + start, i - start, true);
+            start = i + 1;
             empty = blank = true;
         } else {
             empty = false;
@@ -453,13 +456,17 @@ __attribute__((noinline)) static bool literal_ok(const char *s, size_t len)
         i++;
     }
     /* Text made only of line breaks cannot be told apart from an empty block. */
-    return !(blank && !empty) && text;
+    if ((blank && !empty) || !text)
+        return false;
+    if (line && start < len)
+        line(user, s + start, len - start, false);
+    return true;
 }
 
 enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key)
 {
     /* a line break first: most scalars have none */
-    if (!is_key && len && memchr(s, '\n', len) && literal_ok(s, len))
+    if (!is_key && len && memchr(s, '\n', len) && yscalar_literal_lines(s, len, NULL, NULL))
         return YS_LITERAL;
     return plain_ok(s, len) ? YS_PLAIN : YS_DOUBLE_QUOTED;
 }

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,56 @@ START_TEST(empty_document_has_steps)
 }
 END_TEST
 
+/* Multi-line texts of a size to fill the emitter's 64 KiB buffer: each a literal block
+ * (written in the scan that finds it can be one: with a flush first when the buffer has
+ * no room for it, and the old two passes for one larger than the buffer), and one that
+ * cannot be, whose block is taken back for a quoted string, with the buffer nearly full;
+ * each read back as it was, in the style chosen. */
+START_TEST(long_multiline_texts)
+{
+    static const struct {
+        size_t lines;
+        bool literal;
+    } texts[] = {{1500, true}, {1500, true}, {1500, false}, {6000, true}, {3, true}};
+    const size_t n = sizeof(texts) / sizeof(texts[0]);
+    struct ynode_doc *doc = ynode_doc_create();
+    struct ynode *map = ynode_new_map(doc, (struct ypos){0, 1, 1});
+    char *text[sizeof(texts) / sizeof(texts[0])], *out, key[2] = "a";
+    struct fy_document *back;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+
+        text[i] = malloc(texts[i].lines * 24 + 8);
+        for (size_t l = 0; l < texts[i].lines; l++)
+            len += (size_t)sprintf(text[i] + len, "echo line %zu of %zu\n", l, i);
+        if (!texts[i].literal) /* a line of only spaces: read back as an empty one */
+            len += (size_t)sprintf(text[i] + len, "   \nx");
+        key[0] = (char)('a' + i);
+        ck_assert_int_eq(ynode_set(doc, map, key, ynode_new_string(doc, text[i], len, (struct ypos){0, 1, 1})), 0);
+    }
+    out = emit_to_string(map, 0);
+    back = fy_document_build_from_string(NULL, out, strlen(out));
+    ck_assert_ptr_nonnull(back);
+    for (size_t i = 0; i < n; i++) {
+        struct fy_node *v;
+        const char *t;
+        size_t len;
+
+        key[0] = (char)('a' + i);
+        v = fy_node_mapping_lookup_by_string(fy_document_root(back), key, 1);
+        ck_assert_ptr_nonnull(v);
+        t = fy_node_get_scalar(v, &len);
+        ck_assert_msg(len == strlen(text[i]) && !memcmp(t, text[i], len), "text %zu not read back", i);
+        ck_assert_int_eq(fy_node_get_style(v), texts[i].literal ? FYNS_LITERAL : FYNS_DOUBLE_QUOTED);
+        free(text[i]);
+    }
+    fy_document_destroy(back);
+    free(out);
+    ynode_doc_destroy(doc);
+}
+END_TEST
+
 Suite *emit_suite(void)
 {
     Suite *s = suite_create("emit");
@@ -159,6 +210,7 @@ Suite *emit_suite(void)
     tcase_add_test(tc, json_types);
     tcase_add_test(tc, step_key_order);
     tcase_add_test(tc, empty_document_has_steps);
+    tcase_add_test(tc, long_multiline_texts);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -130,8 +130,25 @@ static bool literal_by_lines(const char *s, size_t len)
     return text;
 }
 
+/* The lines yscalar_literal_lines gives, put back together. */
+struct joined {
+    char text[24 * 11 + 1];
+    size_t len;
+};
+
+static void join_line(void *user, const char *line, size_t len, bool nl)
+{
+    struct joined *j = user;
+
+    memcpy(j->text + j->len, line, len);
+    j->len += len;
+    if (nl)
+        j->text[j->len++] = '\n';
+}
+
 /* The one-pass, word-at-a-time scan of multi-line text agrees with the rule on texts
- * pieced from the bytes it tells apart, at every offset in a word. */
+ * pieced from the bytes it tells apart, at every offset in a word; the lines it gives
+ * the emitter are the text's. */
 START_TEST(literal_style_as_by_lines)
 {
     static const char *const pieces[] = {"a", " ", "\t", "\n", "\n", "\r", "\x01", "\x7F", "\xC2\x85",
@@ -151,6 +168,12 @@ START_TEST(literal_style_as_by_lines)
         ck_assert_msg(yscalar_style(text, len, false) ==
                           (literal_by_lines(text, len) ? YS_LITERAL : YS_DOUBLE_QUOTED),
                       "text %d", t);
+        if (literal_by_lines(text, len)) {
+            struct joined j = {.len = 0};
+
+            ck_assert(yscalar_literal_lines(text, len, join_line, &j));
+            ck_assert_msg(j.len == len && !memcmp(j.text, text, len), "text %d", t);
+        }
     }
 }
 END_TEST
