@@ -101,7 +101,8 @@ $(ASAN)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(ASAN)
 
 # The bundled template schemas (github-workflow-v1) compiled at build time by
 # tools/tmplembed.c with fanout's own compiler, as tables (none is compiled at run time).
-TMPLEMBED_OBJ := $(EMBED_OBJ) $(BUILD)/schema/tmplschema_read.o $(BUILD)/bundled.o
+TMPLEMBED_OBJ := $(EMBED_OBJ) $(BUILD)/schema/tmplschema_read.o $(BUILD)/schema/tmplschema_contexts.o \
+                 $(BUILD)/bundled.o
 $(BUILD)/tmplembed: tools/tmplembed.c tools/literal.h $(TMPLEMBED_OBJ) src/schema/tmplschema_internal.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -o $@ $< $(TMPLEMBED_OBJ) $(DEPLIBS)
 

@@ -36,6 +36,52 @@ static void put_def(int k, const struct tmplschema *s, const struct tmpl_def *d)
     printf("&d%d[%zu]", k, i);
 }
 
+/* `pr` as an element of the props' array of schema `k` ("NULL" when none). */
+static void put_prop(int k, const struct tmplschema *s, const struct tmpl_prop *pr)
+{
+    size_t at = 0;
+
+    if (!pr) {
+        printf("NULL");
+        return;
+    }
+    for (size_t i = 0; i < s->n_defs; i++) {
+        const struct tmpl_def *d = s->defs[i];
+
+        if (pr >= d->props && pr < d->props + d->n_props) {
+            printf("p%d + %zu", k, at + (size_t)(pr - d->props));
+            return;
+        }
+        at += d->n_props;
+    }
+}
+
+/* Definition i's key table (tmpl_def.keys) as k<k>_<i>, with its arrays. */
+static void put_keys(int k, const struct tmplschema *s, size_t i)
+{
+    const struct tmpl_keys *t = s->defs[i]->keys;
+
+    printf("static const struct tmpl_def *const km%d_%zu[] = {", k, i);
+    for (size_t m = 0; m < t->n_maps; m++) {
+        printf("%s", m ? ", " : "");
+        put_def(k, s, t->maps[m]);
+    }
+    printf("};\nstatic const struct tmpl_prop *const kp%d_%zu[] = {\n    ", k, i);
+    for (size_t j = 0; j < t->n_names * (t->n_maps + 1); j++) {
+        printf("%s", j ? (j % 8 ? ", " : ",\n    ") : "");
+        put_prop(k, s, j < t->n_names ? t->named[j] : t->props[j - t->n_names]);
+    }
+    printf("};\nstatic const struct tmpl_keys k%d_%zu = {.maps = km%d_%zu, .n_maps = %zu, .n_names = %zu,\n"
+           "    .named = kp%d_%zu, .props = kp%d_%zu + %zu,\n    .has = {",
+           k, i, k, i, t->n_maps, t->n_names, k, i, k, i, t->n_names);
+    for (size_t j = 0; j < t->n_names; j++)
+        printf("%s%u", j ? "," : "", t->has[j]);
+    printf("},\n    .slots = {");
+    for (size_t j = 0; j < TMPL_PROP_SLOTS; j++)
+        printf("%s%u", j ? "," : "", t->slots[j]);
+    printf("}};\n");
+}
+
 static void put_schema(int k, const char *name, const struct tmplschema *s)
 {
     size_t props = 0, one_of = 0;
@@ -74,6 +120,10 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
         }
     }
     printf("    NULL};\n");
+    for (size_t i = 0; i < s->n_defs; i++) {
+        if (s->defs[i]->keys)
+            put_keys(k, s, i);
+    }
     printf("static struct tmpl_def d%d[%zu] = {\n", k, s->n_defs);
     for (size_t i = 0; i < s->n_defs; i++) {
         const struct tmpl_def *d = s->defs[i];
@@ -101,6 +151,8 @@ static void put_schema(int k, const char *name, const struct tmplschema *s)
             printf(", .props = p%d + %zu, .n_props = %zu", k, props, d->n_props);
         if (d->any_required)
             printf(", .any_required = true");
+        if (d->keys)
+            printf(", .keys = &k%d_%zu", k, i);
         if (d->indexed) {
             printf(",\n     .indexed = true, .prop_slots = {");
             for (size_t j = 0; j < TMPL_PROP_SLOTS; j++)

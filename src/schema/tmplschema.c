@@ -733,6 +733,14 @@ struct tmpl_mapping {
     bool refused;    /* no mapping is allowed here (reported) */
     bool plain_keys; /* every key read as its text (no expression, null or quoted literal) */
     const char *typo_for; /* a key reported as a typo of this property (no "missing" then) */
+    /* keyed: the type's key table (tmpl_def.keys; NULL when it has none, or all keys are
+     * loose). Then a key that names a prop is kept as its name's bit in `named` and its
+     * line in lines[], the definitions left are `alive` (bits of their indexes in it), and
+     * `keys` holds only the other keys. */
+    const struct tmpl_keys *keyed;
+    uint16_t alive;
+    uint64_t named;
+    unsigned lines[TMPL_PROPS_INDEXED];
     struct keyset keys;
     size_t errors_at_begin;
 };
@@ -752,7 +760,14 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
     m->keys.slots = NULL;
     m->keys.n = m->keys.cap = 0;
     m->keys.copies = false;
-    m->n_defs = tmpl_defs_of_kind(t.def, D_MAPPING, m->defs, MAX_BRANCHES);
+    m->named = 0;
+    if ((m->keyed = t.def->keys) != NULL) { /* its definitions, listed once */
+        memcpy(m->defs, m->keyed->maps, m->keyed->n_maps * sizeof(*m->defs));
+        m->n_defs = m->keyed->n_maps;
+        m->alive = (uint16_t)((1u << m->n_defs) - 1);
+    } else {
+        m->n_defs = tmpl_defs_of_kind(t.def, D_MAPPING, m->defs, MAX_BRANCHES);
+    }
     if (!m->n_defs) {
         m->loose = NULL;
         m->all_loose = false;
@@ -762,6 +777,34 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
     }
     m->loose = m->defs[0]->loose_key ? m->defs[0] : NULL;
     m->all_loose = m->n_defs == 1 && m->defs[0]->n_props == 0 && m->loose;
+}
+
+/* matchPropertyAndFilter by the key table: the property of name `u` (-1: none) in the
+ * remaining definitions (in the last that has it), or NULL; *has: those that have it. */
+static const struct tmpl_prop *keyed_property(const struct tmpl_mapping *m, int u, unsigned *has)
+{
+    const struct tmpl_keys *k = m->keyed;
+    unsigned last = (unsigned)k->n_maps;
+
+    *has = u < 0 ? 0 : k->has[u] & m->alive;
+    if (!*has)
+        return NULL;
+    while (!(*has >> --last & 1))
+        ;
+    return k->props[(size_t)u * k->n_maps + last];
+}
+
+/* ... and filtered: only the definitions in `has` remain. */
+static void keep_keyed(struct tmpl_mapping *m, unsigned has)
+{
+    if (has == m->alive) /* most keys drop none: no copy */
+        return;
+    m->alive = (uint16_t)has;
+    m->n_defs = 0;
+    for (size_t i = 0; i < m->keyed->n_maps; i++) {
+        if (has >> i & 1)
+            m->defs[m->n_defs++] = m->keyed->maps[i];
+    }
 }
 
 /* matchPropertyAndFilter: the property `key` names in any remaining definition; those
@@ -825,40 +868,86 @@ static bool expression_pair(struct tmpl_mapping *m, const struct ynode *key, con
     return true;
 }
 
-/* Key `tk` recorded among the mapping's keys; false when one equal to it without regard
- * to case was there (reported when only the case differs) or out of memory. */
-static bool new_key(struct tmpl_mapping *m, const struct ynode *key, const struct token *tk)
+/* Key `tk` recorded among the mapping's keys, and the property it names (*prop, NULL
+ * when none) in the remaining definitions, which it filters; false when a key equal to
+ * it without regard to case was there (reported when only the case differs) or out of
+ * memory. */
+static bool new_key(struct tmpl_mapping *m, const struct ynode *key, const struct token *tk,
+                    const struct tmpl_prop **prop)
 {
     struct reader *r = m->r;
     const struct keyslot *seen = NULL;
+    const char *text = NULL;
+    size_t len = 0;
+    unsigned line = 0;
+    unsigned has;
+    int u;
     bool oom = false;
 
-    if (!tk->len || tmpl_keyset_add(&m->keys, tk->text, tk->len, ynode_pos(key).line, &seen, &oom))
+    if (m->keyed) {
+        u = tmpl_keys_find(m->keyed, tk->text, tk->len);
+        *prop = keyed_property(m, u, &has);
+        if (*prop && !tk->len) /* the empty key is not kept */
+            keep_keyed(m, has);
+        if (!tk->len)
+            return true;
+        if (*prop && (m->named >> u & 1))
+            return false; /* the same text twice: see below */
+        if (*prop && !(seen = tmpl_keyset_find(&m->keys, tk->text, tk->len))) {
+            /* the props' names differ in upper case: only a key not a prop can equal it */
+            keep_keyed(m, has);
+            m->named |= (uint64_t)1 << u;
+            m->lines[u] = ynode_pos(key).line;
+            return true;
+        }
+        for (uint64_t b = *prop ? 0 : m->named; b && !text; b &= b - 1) {
+            int j = 0;
+
+            while (!(b >> j & 1))
+                j++;
+            if (tmpl_same_key(m->keyed->named[j]->name, m->keyed->named[j]->len, tk->text, tk->len)) {
+                text = m->keyed->named[j]->name;
+                len = m->keyed->named[j]->len;
+                line = m->lines[j];
+            }
+        }
+    } else {
+        *prop = NULL;
+    }
+    /* a literal expression's text is its token's own, freed after the pair: copied */
+    if (!text && !seen &&
+        (!tk->len || tmpl_keyset_add(&m->keys, tk->text, tk->len, ynode_pos(key).line, tk->own != NULL, &seen, &oom))) {
+        if (!m->keyed && !m->all_loose)
+            *prop = match_property(m, tk->text, tk->len);
         return true;
+    }
     if (oom) {
         report(r, TMPL_EXPRESSION, key, SIZE_MAX, "out of memory");
         return false;
     }
+    if (seen) {
+        text = seen->text;
+        len = seen->len;
+        line = seen->line;
+    }
     /* The same text twice is the YAML reader's error (duplicate-key), or in a rendering
      * the key index's (key-collision): only the case is this check's. */
-    if (seen->len != tk->len || memcmp(seen->text, tk->text, tk->len))
+    if (len != tk->len || memcmp(text, tk->text, tk->len))
         report(r, TMPL_DUPLICATE, key, SIZE_MAX, "'%.*s' is already defined (as '%.*s' at line %u; GitHub "
-               "compares keys without regard to case)", (int)tk->len, tk->text, (int)seen->len, seen->text,
-               seen->line);
+               "compares keys without regard to case)", (int)tk->len, tk->text, (int)len, text, line);
     return false;
 }
 
 /* A pair whose key is a literal (`tk`): a property of the mappings that remain, else a
  * loose key, else refused with a suggestion. */
 static bool literal_pair(struct tmpl_mapping *m, const struct ynode *key, const struct ynode *value,
-                         const struct token *tk, struct tmpl_type *vt)
+                         const struct token *tk, const struct tmpl_prop *p, struct tmpl_type *vt)
 {
     struct reader *r = m->r;
-    const struct tmpl_prop *p;
     size_t old = path_push(r, tk->text, tk->len);
     char phrase[SUGGEST_PHRASE_MAX];
 
-    if (!m->all_loose && (p = match_property(m, tk->text, tk->len)) != NULL) {
+    if (p) {
         if (p->background) {
             path_pop(r, old);
             report(r, TMPL_KEY, key, SIZE_MAX, "key '%.*s' is not available: GitHub's parser accepts it only with "
@@ -894,6 +983,7 @@ static bool mapping_pair(struct tmpl_mapping *m, const struct ynode *key, const 
                          struct tmpl_type *vt)
 {
     struct token tk;
+    const struct tmpl_prop *p;
     bool ok;
 
     if (m->refused)
@@ -906,7 +996,7 @@ static bool mapping_pair(struct tmpl_mapping *m, const struct ynode *key, const 
     else if (tk.kind == TK_EXPRESSION || tk.kind == TK_INSERT)
         ok = expression_pair(m, key, value, &tk, vt);
     else
-        ok = new_key(m, key, &tk) && literal_pair(m, key, value, &tk, vt);
+        ok = new_key(m, key, &tk, &p) && literal_pair(m, key, value, &tk, p, vt);
     token_clear(&tk);
     return ok;
 }
@@ -956,7 +1046,8 @@ static void missing_required(struct tmpl_mapping *m)
     for (size_t p = 0; p < m->defs[0]->n_props; p++) {
         const struct tmpl_prop *pr = &m->defs[0]->props[p];
 
-        if (!pr->required || tmpl_keyset_has(&m->keys, pr->name, pr->len) ||
+        if (!pr->required || (m->named && (m->named >> tmpl_keys_find(m->keyed, pr->name, pr->len) & 1)) ||
+            tmpl_keyset_find(&m->keys, pr->name, pr->len) ||
             (m->typo_for && !strcmp(m->typo_for, pr->name)))
             continue;
         report(m->r, TMPL_REQUIRED, m->at, SIZE_MAX, "missing required key '%s'", pr->name);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fanout/expr.h"
 #include "fanout/tmplschema.h"
@@ -30,6 +31,8 @@ struct tmpl_prop {
     bool required;
     bool background; /* a background step's key (tmpl_background_key) */
 };
+
+struct tmpl_keys;
 
 struct tmpl_def {
     const char *name;
@@ -53,9 +56,11 @@ struct tmpl_def {
      * many props). A scan of the props was most of a pair's check (6,783 lookups in
      * SGLang's workflows, a step's key asked of each of a step's six kinds). */
 #define TMPL_PROP_SLOTS 64
+#define TMPL_PROPS_INDEXED (TMPL_PROP_SLOTS * 3 / 4) /* at most, three quarters full */
     uint8_t prop_slots[TMPL_PROP_SLOTS];
-    bool indexed;
+    bool indexed; /* also: no two props equal in upper case (tmpl_same_key) */
     bool any_required; /* a prop is required */
+    const struct tmpl_keys *keys; /* a mapping value's keys (tmpl_make_keys), or NULL */
     /* one-of (and allowed-values) */
     const char **one_of_names;
     const struct tmpl_def **one_of;
@@ -73,6 +78,21 @@ struct ctx_item {
 #define MAX_CTX_ITEMS 64
 /* The mappings of one one-of (a step has six kinds) */
 #define MAX_BRANCHES 16
+
+/* The keys a mapping value of a definition names properties with: the props' names of its
+ * mapping definitions (tmpl_defs_of_kind) as one table. A mapping's reader looks a key up
+ * once, however many definitions it may be, and keeps the keys it read as bits of their
+ * names' indexes (a lookup in each definition, and a set of every key read, were a third
+ * of the check of SGLang's workflows). */
+struct tmpl_keys {
+    const struct tmpl_def *const *maps; /* the mapping definitions, in their order */
+    size_t n_maps, n_names;
+    /* props[name * n_maps + map]: that definition's prop of the name, or NULL; named[name]:
+     * the first of them; has[name]: the definitions with one (bits of their indexes) */
+    const struct tmpl_prop *const *props, *const *named;
+    uint16_t has[TMPL_PROPS_INDEXED];
+    uint8_t slots[TMPL_PROP_SLOTS]; /* by tmpl_prop_slot, as tmpl_def.prop_slots: name + 1 */
+};
 
 struct tmplschema {
     char *name;
@@ -123,10 +143,34 @@ struct tmplschema *tmpl_schema_new(const char *name);
 void tmpl_index_props(struct tmpl_def *d);
 /* Whether `k` is a well-known key of background steps (`only`: one only they have). */
 bool tmpl_background_key(const char *k, size_t len, bool only);
+/* `d`'s tmpl_def.keys, allocated (one block), when its mapping definitions are at most
+ * MAX_BRANCHES, each indexed, and their props' names at most TMPL_PROPS_INDEXED, no two
+ * equal in upper case; else (or out of memory) NULL. */
+struct tmpl_keys *tmpl_make_keys(const struct tmpl_def *d);
+/* The index of name key[0..len) in `k`, or -1. */
+int tmpl_keys_find(const struct tmpl_keys *k, const char *key, size_t len);
 /* The definition named `name`, or NULL. */
 const struct tmpl_def *tmpl_find_def(const struct tmplschema *s, const char *name);
 /* Equal in ASCII upper case (GitHub compares context names and constants so). */
 bool tmpl_same_upper(const char *a, const char *b);
+
+/* Whether s[0..len) is all ASCII. */
+static inline bool tmpl_is_ascii(const char *s, size_t len)
+{
+    size_t i = 0;
+    uint64_t w;
+
+    for (; i + 8 <= len; i += 8) { /* a word at a time: string literals and run: lines are long */
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull)
+            return false;
+    }
+    for (; i < len; i++) {
+        if ((unsigned char)s[i] >= 0x80)
+            return false;
+    }
+    return true;
+}
 
 /* The home slot of a name: its length and first and last bytes tell a definition's
  * names apart nearly always. */
@@ -161,25 +205,26 @@ const struct expr_names *tmpl_names_for(const struct tmplschema *s, uint64_t set
 struct keyset {
     struct keyslot {
         uint64_t h1, h2;
-        const char *text; /* the key as written (owned when `copies`) */
+        const char *text; /* the key as written (a copy when `owned`) */
         size_t len;
         unsigned line;
-        bool ascii;
+        bool ascii, owned;
     } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
     size_t n, cap; /* cap: a power of two, or 0 */
     bool copies;
 };
 
-/* Whether s[0..len) is all ASCII. */
-bool tmpl_is_ascii(const char *s, size_t len);
 /* Empties `k` (freeing its copies); it can be used again. */
 void tmpl_keyset_free(struct keyset *k);
-/* Whether a key equal to `text` in upper case was added. */
-bool tmpl_keyset_has(const struct keyset *k, const char *text, size_t len);
-/* Adds key `text` written at `line`; when one equal in upper case was there, false
- * with its slot in *seen. *oom set when out of memory. A zeroed keyset is empty. */
-bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, const struct keyslot **seen,
-                bool *oom);
+/* The key added that is equal to `text` in upper case, or NULL. */
+const struct keyslot *tmpl_keyset_find(const struct keyset *k, const char *text, size_t len);
+/* Whether two keys are equal in upper case (as a keyset compares them). */
+bool tmpl_same_key(const char *a, size_t alen, const char *b, size_t blen);
+/* Adds key `text` written at `line`, a copy of it when `copies` or `copy` (a text that
+ * goes before the set does); when one equal in upper case was there, false with its slot
+ * in *seen. *oom set when out of memory. A zeroed keyset is empty. */
+bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, bool copy,
+                     const struct keyslot **seen, bool *oom);
 
 /* tmplschema_proofs.c: whether `n` was proven valid under `t` in this item; records
  * that it was (and marks it proven). */

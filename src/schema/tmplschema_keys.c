@@ -17,8 +17,10 @@ static bool is_list(const struct keyset *k)
 
 void tmpl_keyset_free(struct keyset *k)
 {
-    for (size_t i = 0; k->copies && i < (is_list(k) ? k->n : k->cap); i++)
-        free((char *)k->slots[i].text);
+    for (size_t i = 0; i < (is_list(k) ? k->n : k->cap); i++) {
+        if (k->slots[i].owned)
+            free((char *)k->slots[i].text);
+    }
     if (!is_list(k))
         free(k->slots);
     k->slots = NULL;
@@ -45,23 +47,6 @@ static void hash_upper(const char *s, size_t len, uint64_t *h1, uint64_t *h2)
     *h2 = b ^ (b >> 32);
 }
 
-bool tmpl_is_ascii(const char *s, size_t len)
-{
-    size_t i = 0;
-    uint64_t w;
-
-    for (; i + 8 <= len; i += 8) { /* a word at a time: string literals and run: lines are long */
-        memcpy(&w, s + i, 8);
-        if (w & 0x8080808080808080ull)
-            return false;
-    }
-    for (; i < len; i++) {
-        if ((unsigned char)s[i] >= 0x80)
-            return false;
-    }
-    return true;
-}
-
 /* The two hashes of `text` in upper case (expr_upper): an ASCII key (nearly every one)
  * is upper-cased by hash_upper itself, the same text as expr_upper makes of it. False
  * when out of memory. */
@@ -81,31 +66,38 @@ static bool key_hash(const char *text, size_t len, uint64_t *h1, uint64_t *h2)
     return true;
 }
 
-/* Whether keys `a` and `b` are equal in upper case: ASCII in place, else as expr_upper
- * writes them (false when out of memory). */
-static bool same_key(const struct keyslot *a, const char *b, size_t blen, bool b_ascii)
+/* Whether keys a[0..alen) and b[0..blen) are equal in upper case: ASCII in place, else
+ * as expr_upper writes them (false when out of memory). */
+static bool same_key(const char *a, size_t alen, bool a_ascii, const char *b, size_t blen, bool b_ascii)
 {
     char *ua, *ub;
     size_t ualen, ublen;
     bool same;
 
-    if (a->ascii && b_ascii) {
-        if (a->len != blen)
+    if (a_ascii && b_ascii) {
+        if (alen != blen)
             return false;
         for (size_t i = 0; i < blen; i++) {
-            unsigned char x = (unsigned char)a->text[i], y = (unsigned char)b[i];
+            unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
 
             if (x != y && (x >= 'a' && x <= 'z' ? x - 32 : x) != (y >= 'a' && y <= 'z' ? y - 32 : y))
                 return false;
         }
         return true;
     }
-    ua = expr_upper(a->text, a->len, &ualen);
+    ua = expr_upper(a, alen, &ualen);
     ub = expr_upper(b, blen, &ublen);
     same = ua && ub && ualen == ublen && !memcmp(ua, ub, ualen);
     free(ua);
     free(ub);
     return same;
+}
+
+bool tmpl_same_key(const char *a, size_t alen, const char *b, size_t blen)
+{
+    /* keys of other lengths differ when both are ASCII: no pass over them */
+    return (alen == blen || !tmpl_is_ascii(a, alen) || !tmpl_is_ascii(b, blen)) &&
+           same_key(a, alen, tmpl_is_ascii(a, alen), b, blen, tmpl_is_ascii(b, blen));
 }
 
 /* In table slots[0..cap), the slot of the key with these hashes, or the empty slot
@@ -129,7 +121,7 @@ static const struct keyslot *keyset_find(const struct keyset *k, const struct ke
             const struct keyslot *s = &k->slots[i];
 
             /* ASCII keys of other lengths differ: no call */
-            if ((s->len == key->len || !s->ascii || !key->ascii) && same_key(s, key->text, key->len, key->ascii))
+            if ((s->len == key->len || !s->ascii || !key->ascii) && same_key(s->text, s->len, s->ascii, key->text, key->len, key->ascii))
                 return s;
         }
         return NULL;
@@ -146,11 +138,11 @@ static bool key_of(const struct keyset *k, const char *text, size_t len, struct 
     return is_list(k) || key_hash(text, len, &key->h1, &key->h2);
 }
 
-bool tmpl_keyset_has(const struct keyset *k, const char *text, size_t len)
+const struct keyslot *tmpl_keyset_find(const struct keyset *k, const char *text, size_t len)
 {
     struct keyslot key;
 
-    return k->n && key_of(k, text, len, &key) && keyset_find(k, &key);
+    return k->n && key_of(k, text, len, &key) ? keyset_find(k, &key) : NULL;
 }
 
 /* Room for one more key: a full list becomes a table (its keys hashed), a table three
@@ -181,11 +173,11 @@ static bool keyset_room(struct keyset *k)
     return true;
 }
 
-bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, const struct keyslot **seen,
-                     bool *oom)
+bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned line, bool copy,
+                     const struct keyslot **seen, bool *oom)
 {
     struct keyslot key;
-    char *copy = NULL;
+    char *own = NULL;
     bool was_list;
 
     if (!k->slots) {
@@ -201,14 +193,15 @@ bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned li
         return false;
     was_list = is_list(k);
     if (!keyset_room(k) || (was_list && !is_list(k) && !key_hash(text, len, &key.h1, &key.h2)) ||
-        (k->copies && !(copy = malloc(len + 1)))) {
+        ((k->copies || copy) && !(own = malloc(len + 1)))) {
         *oom = true;
         return false;
     }
-    if (copy) {
-        memcpy(copy, text, len);
-        copy[len] = '\0';
-        key.text = copy;
+    if (own) {
+        memcpy(own, text, len);
+        own[len] = '\0';
+        key.text = own;
+        key.owned = true;
     }
     key.line = line;
     if (is_list(k))

@@ -523,6 +523,25 @@ bool tmpl_background_key(const char *k, size_t len, bool only)
     return false;
 }
 
+/* Whether two props' names may be one key as GitHub compares keys (expr_upper): equal
+ * in ASCII upper case, or either not ASCII (its upper case may be the other's: the
+ * upper case of U+017F is S). */
+static bool props_may_clash(const struct tmpl_prop *a, const struct tmpl_prop *b)
+{
+    if (!tmpl_is_ascii(a->name, a->len) || !tmpl_is_ascii(b->name, b->len))
+        return true;
+    if (a->len != b->len)
+        return false;
+    for (size_t i = 0; i < a->len; i++) {
+        char x = a->name[i] >= 'a' && a->name[i] <= 'z' ? (char)(a->name[i] - 32) : a->name[i];
+        char y = b->name[i] >= 'a' && b->name[i] <= 'z' ? (char)(b->name[i] - 32) : b->name[i];
+
+        if (x != y)
+            return false;
+    }
+    return true;
+}
+
 void tmpl_index_props(struct tmpl_def *d)
 {
     memset(d->prop_slots, 0, sizeof(d->prop_slots));
@@ -531,8 +550,14 @@ void tmpl_index_props(struct tmpl_def *d)
         d->props[p].background = tmpl_background_key(d->props[p].name, d->props[p].len, false);
         d->any_required = d->any_required || d->props[p].required;
     }
-    /* at most three quarters full (a slot holds an index + 1 in a byte) */
-    d->indexed = d->n_props && d->n_props <= TMPL_PROP_SLOTS * 3 / 4;
+    /* at most three quarters full (a slot holds an index + 1 in a byte); props that
+     * differ in upper case, so that a mapping's reader keeps its keys that name them as
+     * bits of their indexes (tmplschema.c: tmpl_mapping.by_props) */
+    d->indexed = d->n_props && d->n_props <= TMPL_PROPS_INDEXED;
+    for (size_t p = 0; d->indexed && p < d->n_props; p++) {
+        for (size_t q = 0; d->indexed && q < p; q++)
+            d->indexed = !props_may_clash(&d->props[p], &d->props[q]);
+    }
     for (size_t p = 0; d->indexed && p < d->n_props; p++) {
         size_t i = tmpl_prop_slot(d->props[p].name, d->props[p].len);
 
@@ -542,6 +567,75 @@ void tmpl_index_props(struct tmpl_def *d)
             i = (i + 1) & (TMPL_PROP_SLOTS - 1);
         d->prop_slots[i] = (uint8_t)(p + 1);
     }
+}
+
+struct tmpl_keys *tmpl_make_keys(const struct tmpl_def *d)
+{
+    const struct tmpl_def *maps[MAX_BRANCHES];
+    const struct tmpl_prop *named[TMPL_PROPS_INDEXED];
+    size_t n_maps = tmpl_defs_of_kind(d, D_MAPPING, maps, MAX_BRANCHES), n = 0, all = 0;
+    struct tmpl_keys *k;
+    const struct tmpl_prop **props;
+    const struct tmpl_def **own_maps;
+
+    for (size_t i = 0; i < n_maps; i++) {
+        if (!maps[i]->indexed && maps[i]->n_props)
+            return NULL;
+        for (size_t p = 0; p < maps[i]->n_props; p++) {
+            const struct tmpl_prop *pr = &maps[i]->props[p];
+            size_t j = 0;
+
+            while (j < n && !(named[j]->len == pr->len && !memcmp(named[j]->name, pr->name, pr->len)))
+                j++;
+            if (j < n)
+                continue;
+            for (j = 0; j < n; j++) {
+                if (props_may_clash(named[j], pr))
+                    return NULL;
+            }
+            if (n == TMPL_PROPS_INDEXED)
+                return NULL;
+            named[n++] = pr;
+        }
+    }
+    if (!n)
+        return NULL;
+    all = n * n_maps;
+    k = calloc(1, sizeof(*k) + (n + all) * sizeof(*props) + n_maps * sizeof(*own_maps));
+    if (!k)
+        return NULL;
+    props = (const struct tmpl_prop **)(k + 1);
+    own_maps = (const struct tmpl_def **)(props + n + all);
+    memcpy(props, named, n * sizeof(*named));
+    memcpy(own_maps, maps, n_maps * sizeof(*maps));
+    k->named = props;
+    k->props = props + n;
+    k->maps = own_maps;
+    k->n_maps = n_maps;
+    k->n_names = n;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = tmpl_prop_slot(named[j]->name, named[j]->len);
+
+        while (k->slots[i])
+            i = (i + 1) & (TMPL_PROP_SLOTS - 1);
+        k->slots[i] = (uint8_t)(j + 1);
+        for (size_t m = 0; m < n_maps; m++) {
+            props[n + j * n_maps + m] = tmpl_find_prop(maps[m], named[j]->name, named[j]->len);
+            k->has[j] = (uint16_t)(k->has[j] | (props[n + j * n_maps + m] ? 1u << m : 0));
+        }
+    }
+    return k;
+}
+
+int tmpl_keys_find(const struct tmpl_keys *k, const char *key, size_t len)
+{
+    for (size_t i = tmpl_prop_slot(key, len); k->slots[i]; i = (i + 1) & (TMPL_PROP_SLOTS - 1)) {
+        const struct tmpl_prop *p = k->named[k->slots[i] - 1];
+
+        if (p->len == len && !memcmp(p->name, key, len))
+            return k->slots[i] - 1;
+    }
+    return -1;
 }
 
 static void link_defs(struct tmplschema *s)
@@ -568,6 +662,9 @@ static void link_defs(struct tmplschema *s)
         if (s->defs[i]->kind == D_ONE_OF)
             check_one_of(s, s->defs[i]);
     }
+    /* out of memory: the reader looks keys up in each definition */
+    for (size_t i = 0; i < s->n_defs && !s->failed; i++)
+        s->defs[i]->keys = tmpl_make_keys(s->defs[i]);
 }
 
 /* Each definition's tmpl_def.scalars: its own, then each one-of's from its members'
@@ -689,6 +786,7 @@ void tmplschema_free(struct tmplschema *s)
         free(s->defs[i]->props);
         free(s->defs[i]->one_of_names);
         free(s->defs[i]->one_of);
+        free((struct tmpl_keys *)s->defs[i]->keys);
         free(s->defs[i]);
     }
     for (size_t i = 0; !s->prebuilt && i < s->n_items; i++) {

@@ -48,6 +48,27 @@ static const char *def_name(const struct tmpl_def *d)
     return d ? d->name : NULL;
 }
 
+/* Two props the same: both NULL, or of the same name and type. */
+static bool same_prop(const struct tmpl_prop *a, const struct tmpl_prop *b)
+{
+    return a == b || (a && b && a->len == b->len && !memcmp(a->name, b->name, a->len) &&
+                      same_text(def_name(a->type), def_name(b->type)) && a->required == b->required);
+}
+
+/* Two key tables (tmpl_def.keys) the same. */
+static bool same_keys(const struct tmpl_keys *a, const struct tmpl_keys *b)
+{
+    bool same = a == b || (a && b && a->n_maps == b->n_maps && a->n_names == b->n_names &&
+                           !memcmp(a->has, b->has, sizeof(a->has)) && !memcmp(a->slots, b->slots, sizeof(a->slots)));
+
+    for (size_t i = 0; same && a && i < a->n_maps; i++)
+        same = !strcmp(a->maps[i]->name, b->maps[i]->name);
+    for (size_t i = 0; same && a && i < a->n_names * (a->n_maps + 1); i++)
+        same = i < a->n_names ? same_prop(a->named[i], b->named[i])
+                              : same_prop(a->props[i - a->n_names], b->props[i - a->n_names]);
+    return same;
+}
+
 /* The bundled schema's tables, written at build time (tools/tmplembed.c), are what
  * tmplschema_compile makes of schemas/github-workflow-v1.json now. */
 START_TEST(bundled_tables_are_compiled_schema)
@@ -78,7 +99,7 @@ START_TEST(bundled_tables_are_compiled_schema)
                     same_text(def_name(x->loose_key), def_name(y->loose_key)) &&
                     same_text(def_name(x->loose_value), def_name(y->loose_value)) && x->n_props == y->n_props &&
                     x->n_one_of == y->n_one_of && x->indexed == y->indexed && x->any_required == y->any_required &&
-                    !memcmp(x->prop_slots, y->prop_slots, sizeof(x->prop_slots));
+                    !memcmp(x->prop_slots, y->prop_slots, sizeof(x->prop_slots)) && same_keys(x->keys, y->keys);
 
         for (size_t p = 0; same && p < y->n_props; p++)
             same = x->props[p].len == y->props[p].len && !memcmp(x->props[p].name, y->props[p].name, y->props[p].len) &&
@@ -147,12 +168,13 @@ START_TEST(props_found_by_index)
             ck_assert_ptr_eq(tmpl_find_prop(&d, names[i], strlen(names[i])), &many[i % 50]);
         ck_assert_ptr_null(tmpl_find_prop(&d, "k", 1));
     }
-    /* two equal names, both indexed: the first is found */
+    /* two equal names: not indexed (a reader keeps keys as bits of distinct names), the
+     * first found by the scan */
     snprintf(names[9], sizeof(names[9]), "k3");
     many[9].len = 2;
     d.n_props = 10;
     tmpl_index_props(&d);
-    ck_assert(d.indexed);
+    ck_assert(!d.indexed);
     ck_assert_ptr_eq(tmpl_find_prop(&d, "k3", 2), &many[3]);
 }
 END_TEST
@@ -302,6 +324,26 @@ START_TEST(messages)
                              "regard to case) [duplicate]\n"
                              "2:140 /env: 'k16' is already defined (as 'K16' at line 2; GitHub compares keys "
                              "without regard to case) [duplicate]\n");
+    /* a key as a literal expression makes its own text, kept as long as the set */
+    c = check("on: push\nenv: {\"${{ 'K' }}\": 1, X: 2, k: 3}\njobs: {}\n");
+    ck_assert_str_eq(c.text, "2:30 /env: 'k' is already defined (as 'K' at line 2; GitHub compares keys without "
+                             "regard to case) [duplicate]\n");
+    /* a key that names a property, a key of other case that does not: before and after */
+    c = check("on: push\njobs:\n  a:\n    Runs-On: x\n    runs-on: y\n    steps:\n      - run: a\n        Name: b\n"
+              "        name: c\n        NAME: d\n");
+    ck_assert_str_eq(c.text, "4:5 /jobs/a: unexpected key 'Runs-On', did you mean 'runs-on'? [key]\n"
+                             "5:5 /jobs/a: 'runs-on' is already defined (as 'Runs-On' at line 4; GitHub compares "
+                             "keys without regard to case) [duplicate]\n"
+                             "8:9 /jobs/a/steps/0: unexpected key 'Name', did you mean 'name'? [key]\n"
+                             "9:9 /jobs/a/steps/0: 'name' is already defined (as 'Name' at line 8; GitHub compares "
+                             "keys without regard to case) [duplicate]\n"
+                             "10:9 /jobs/a/steps/0: 'NAME' is already defined (as 'Name' at line 8; GitHub compares "
+                             "keys without regard to case) [duplicate]\n");
+    c = check("on: push\njobs:\n  a:\n    runs-on: y\n    RUNS-ON: x\n    steps: [{name: a, uses: b, Uses: c}]\n");
+    ck_assert_str_eq(c.text, "5:5 /jobs/a: 'RUNS-ON' is already defined (as 'runs-on' at line 4; GitHub compares "
+                             "keys without regard to case) [duplicate]\n"
+                             "6:32 /jobs/a/steps/0: 'Uses' is already defined (as 'uses' at line 6; GitHub compares "
+                             "keys without regard to case) [duplicate]\n");
     c = check("on: push\nenv: {\u00e9t\u00e9: 1, X: 2, \u00c9T\u00c9: 3}\njobs: {}\n");
     ck_assert_ptr_nonnull(strstr(c.text, "'\u00c9T\u00c9' is already defined (as '\u00e9t\u00e9' at line 2;"));
     c = check("on: push\njobs:\n  a:\n    runs-on: ${{ x }\n    steps: []\n");
@@ -539,28 +581,28 @@ START_TEST(keys_without_regard_to_case)
     bool oom = false;
     char names[40][8], name[16]; /* without copies, the texts outlive the set */
 
-    ck_assert(!tmpl_keyset_has(&k, "a", 1));
+    ck_assert(!tmpl_keyset_find(&k, "a", 1));
     for (unsigned i = 0; i < 40; i++) {
         snprintf(names[i], sizeof(names[i]), "key%u", i);
-        ck_assert(tmpl_keyset_add(&k, names[i], strlen(names[i]), i + 1, &seen, &oom));
+        ck_assert(tmpl_keyset_add(&k, names[i], strlen(names[i]), i + 1, false, &seen, &oom));
     }
     ck_assert_uint_eq(k.n, 40);
     ck_assert_uint_gt(k.cap, KEYSET_INLINE);
-    ck_assert(tmpl_keyset_has(&k, "KEY39", 5));
-    ck_assert(!tmpl_keyset_has(&k, "key40", 5));
-    ck_assert(!tmpl_keyset_add(&k, "Key7", 4, 99, &seen, &oom));
+    ck_assert(tmpl_keyset_find(&k, "KEY39", 5));
+    ck_assert(!tmpl_keyset_find(&k, "key40", 5));
+    ck_assert(!tmpl_keyset_add(&k, "Key7", 4, 99, false, &seen, &oom));
     ck_assert(!oom);
     ck_assert_uint_eq(seen->line, 8);
     ck_assert_uint_eq(seen->len, 4);
     ck_assert(!memcmp(seen->text, "key7", 4));
     tmpl_keyset_free(&k);
-    ck_assert(!tmpl_keyset_has(&k, "key7", 4));
+    ck_assert(!tmpl_keyset_find(&k, "key7", 4));
 
     k.copies = true;
     strcpy(name, "\xc3\xa9t\xc3\xa9");
-    ck_assert(tmpl_keyset_add(&k, name, strlen(name), 1, &seen, &oom));
+    ck_assert(tmpl_keyset_add(&k, name, strlen(name), 1, false, &seen, &oom));
     name[0] = 'x'; /* the set kept its own copy */
-    ck_assert(!tmpl_keyset_add(&k, "\xc3\x89T\xc3\x89", 5, 2, &seen, &oom));
+    ck_assert(!tmpl_keyset_add(&k, "\xc3\x89T\xc3\x89", 5, 2, false, &seen, &oom));
     ck_assert(seen->len == 5 && !memcmp(seen->text, "\xc3\xa9t\xc3\xa9", 5));
     tmpl_keyset_free(&k);
 }
@@ -577,20 +619,20 @@ START_TEST(keyset_copies)
 
     for (unsigned i = 0; i < 3000; i++) {
         snprintf(name, sizeof(name), "job-%u", i);
-        ck_assert(tmpl_keyset_add(&k, name, strlen(name), i + 1, &seen, &oom));
+        ck_assert(tmpl_keyset_add(&k, name, strlen(name), i + 1, false, &seen, &oom));
     }
     memset(name, 'a', 5000);
     name[5000] = '\0';
-    ck_assert(tmpl_keyset_add(&k, name, 5000, 9999, &seen, &oom));
-    ck_assert(tmpl_keyset_add(&k, "after", 5, 10000, &seen, &oom));
+    ck_assert(tmpl_keyset_add(&k, name, 5000, 9999, false, &seen, &oom));
+    ck_assert(tmpl_keyset_add(&k, "after", 5, 10000, false, &seen, &oom));
     name[0] = 'A';
-    ck_assert(!tmpl_keyset_add(&k, name, 5000, 10001, &seen, &oom) && !oom);
+    ck_assert(!tmpl_keyset_add(&k, name, 5000, 10001, false, &seen, &oom) && !oom);
     ck_assert(seen->len == 5000 && seen->text[0] == 'a' && seen->text[4999] == 'a' && !seen->text[5000]);
-    ck_assert(!tmpl_keyset_add(&k, "JOB-2999", 8, 10002, &seen, &oom));
+    ck_assert(!tmpl_keyset_add(&k, "JOB-2999", 8, 10002, false, &seen, &oom));
     ck_assert(seen->line == 3000 && !strcmp(seen->text, "job-2999"));
-    ck_assert(tmpl_keyset_has(&k, "AFTER", 5) && tmpl_keyset_has(&k, "job-0", 5));
+    ck_assert(tmpl_keyset_find(&k, "AFTER", 5) && tmpl_keyset_find(&k, "job-0", 5));
     tmpl_keyset_free(&k);
-    ck_assert(!tmpl_keyset_has(&k, "job-0", 5));
+    ck_assert(!tmpl_keyset_find(&k, "job-0", 5));
 }
 END_TEST
 
