@@ -44,11 +44,30 @@ struct ev {
     struct expr_error *err;
 };
 
-/* Exactly one of the two is set. */
+/* Exactly one of v and r is set. */
 struct pv {
     struct expr_value *v;
     struct expr_node *r;
+    /* r is the parsed node itself where nothing under it was known (the rest of the
+     * tree shares it, and write_residual finds the tree as parsed at once); where a copy
+     * was made before, its offset was 0, which a message keeps */
+    bool as_parsed;
 };
+
+/* Whether p is what kid evaluates to when nothing in it is known: kid itself, or its
+ * literal's value. */
+static bool unchanged(const struct expr_node *kid, const struct pv *p)
+{
+    return p->r ? p->r == kid : kid->kind == EN_LIT && p->v == kid->u.lit;
+}
+
+/* Sets *out to the parsed node n (nothing under it known). 0. */
+static int as_parsed(const struct expr_node *n, struct pv *out)
+{
+    out->r = (struct expr_node *)n;
+    out->as_parsed = true;
+    return 0;
+}
 
 static int oom(struct ev *ev)
 {
@@ -587,6 +606,15 @@ static int eval_chain(struct ev *ev, const struct expr_node *n, int flags, struc
         }
         acc.v = b;
     }
+    if (i == 1 && unchanged(n->u.kids[0], &acc)) {
+        for (i = 1; i < n->n && unchanged(n->u.kids[i], &ops[i]); i++)
+            ;
+        if (i == n->n) {
+            rc = as_parsed(n, out);
+            goto done;
+        }
+        i = 1;
+    }
     if (i < n->n) { /* from here on unknown: acc op ops[i] op ... */
         struct expr_node *r = rnode(ev, EN_CHAIN, n->n - i + 1);
 
@@ -642,6 +670,7 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
 {
     bool is_and = n->kind == EN_AND, truth = flags & TRUTH, safe = true;
     uint32_t count = run_operands(n, n->kind, NULL), nk = 0;
+    bool first_as_parsed = false, same = count == n->n; /* same: each operand kept as parsed */
     const struct expr_node **ops = expr_arena_alloc(&ev->arena, count * sizeof(*ops));
     struct expr_node **kept = expr_arena_alloc(&ev->arena, count * sizeof(*kept));
     struct expr_node *r;
@@ -657,6 +686,8 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
         if (eval(ev, ops[i], (flags & TRUTH) | lazy, &a) != 0)
             return -1;
         if (a.r) {
+            first_as_parsed = nk == 0 ? a.as_parsed : first_as_parsed;
+            same = same && a.r == ops[i];
             kept[nk++] = a.r;
             safe = safe && cannot_fail(a.r);
             continue;
@@ -671,6 +702,7 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
             return 0;
         }
         if (decides || (last && !truth)) {
+            same = false;
             if (!(kept[nk++] = as_node(ev, &a)))
                 return oom(ev);
             break;
@@ -679,8 +711,11 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
     }
     if (nk == 1) {
         out->r = kept[0];
+        out->as_parsed = first_as_parsed;
         return 0;
     }
+    if (same && nk == count)
+        return as_parsed(n, out);
     r = rnode(ev, n->kind, 0);
     if (!r)
         return oom(ev);
@@ -697,6 +732,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
     struct expr_value *few_vals[FEW_OPERANDS], **vals = many ? malloc(n->n * sizeof(*vals)) : few_vals;
     bool known = !expr_fn_is_status(n->fn) && n->fn != EF_HASHFILES;
     struct expr_node *r;
+    uint32_t i;
     int rc = -1;
 
     if (!args || !vals) {
@@ -704,7 +740,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
         goto done;
     }
     memset(args, 0, n->n * sizeof(*args));
-    for (uint32_t i = 0; i < n->n; i++) {
+    for (i = 0; i < n->n; i++) {
         if (eval(ev, n->u.kids[i], flags & LAZY, &args[i]) != 0)
             goto done;
         known = known && args[i].v != NULL;
@@ -720,6 +756,12 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
             goto done;
         /* Failing where it may not run: GitHub fails only if it gets there. */
     }
+    for (i = 0; i < n->n && unchanged(n->u.kids[i], &args[i]); i++)
+        ;
+    if (i == n->n) {
+        rc = as_parsed(n, out);
+        goto done;
+    }
     r = rnode(ev, EN_CALL, n->n);
     if (!r) {
         rc = oom(ev);
@@ -727,7 +769,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
     }
     r->fn = n->fn;
     r->pos = n->pos;
-    for (uint32_t i = 0; i < n->n; i++) {
+    for (i = 0; i < n->n; i++) {
         if (!(r->u.kids[i] = as_node(ev, &args[i]))) {
             rc = oom(ev);
             goto done;
@@ -736,7 +778,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
     out->r = r;
     rc = 0;
 done:
-    for (uint32_t i = 0; i < n->n && args; i++)
+    for (i = 0; i < n->n && args; i++)
         release(&args[i]);
     if (many) {
         free(args);
@@ -768,6 +810,7 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
 
     out->v = NULL;
     out->r = NULL;
+    out->as_parsed = false;
     switch (n->kind) {
     case EN_LIT:
         out->v = expr_ref(n->u.lit);
@@ -787,6 +830,8 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
             release(&a);
             return out->v ? 0 : oom(ev);
         }
+        if (a.r == n->u.kids[0])
+            return as_parsed(n, out);
         r = rnode(ev, EN_NOT, 1);
         if (!r)
             return oom(ev);
@@ -825,6 +870,11 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
                 return 0;
             }
             return out->v ? 0 : oom(ev);
+        }
+        if (unchanged(n->u.kids[0], &a) && (!n->u.kids[1] || unchanged(n->u.kids[1], &b))) {
+            release(&a);
+            release(&b);
+            return as_parsed(n, out);
         }
         r = rnode(ev, EN_INDEX, 2);
         if (!r || !(r->u.kids[0] = as_node(ev, &a)) ||
@@ -1108,9 +1158,11 @@ static void keep_residual(struct expr *e, const struct expr_result *out)
  * residual that is `e` as parsed (nothing in it known: a workflow's `github.*` tests,
  * in every job and matrix configuration) is printed and checked once, and kept with the
  * tree (a tree is one thread's: expr_parse's table is). */
-static int write_residual(struct ev *ev, const struct expr *e, const struct expr_node *r,
+static int write_residual(struct ev *ev, const struct expr *e, const struct pv *top,
                           struct expr_result *out)
 {
+    const struct expr_node *r = top->r;
+    size_t pos = top->as_parsed && r->kind != EN_CALL ? 0 : r->pos; /* a copy's offset */
     struct printer p = {0};
     struct expr_buf names = {0};
     struct expr_error check;
@@ -1122,13 +1174,13 @@ static int write_residual(struct ev *ev, const struct expr *e, const struct expr
     print(&p, r, 1);
     if (p.b.too_long) { /* far past what GitHub parses */
         expr_buf_free(&p.b);
-        return expr_fail(ev->err, r->pos,
+        return expr_fail(ev->err, pos,
                          "the expression left to GitHub would be refused: Exceeded max "
                          "expression length %d", EXPR_MAX_LENGTH);
     }
     if (p.unwritable) {
         expr_buf_free(&p.b);
-        return expr_fail(ev->err, r->pos,
+        return expr_fail(ev->err, pos,
                          "a known value cannot be written into the expression: NaN "
                          "inside an array or object (JSON has no NaN)");
     }
@@ -1139,7 +1191,7 @@ static int write_residual(struct ev *ev, const struct expr *e, const struct expr
     if (!again) {
         if (strcmp(check.message, "out of memory") == 0)
             return oom(ev);
-        return expr_fail(ev->err, r->pos, "the expression left to GitHub would be refused: %s",
+        return expr_fail(ev->err, pos, "the expression left to GitHub would be refused: %s",
                          check.message);
     }
     expr_free(again);
@@ -1198,13 +1250,14 @@ int expr_eval(const struct expr *e, const struct expr_contexts *c, bool conditio
         }
         release(&top);
         top.r = and ? and : always;
+        top.as_parsed = false;
     }
     if (top.v) {
         out->value = top.v;
         top.v = NULL;
         rc = 0;
     } else {
-        rc = write_residual(&ev, e, top.r, out);
+        rc = write_residual(&ev, e, &top, out);
     }
 done:
     release(&top);
