@@ -27,8 +27,9 @@
  * -Infinity included); a known array or object as fromJSON('<compact JSON>'), with `'`
  * written \u0027 and ±Infinity 1e400 and -1e400 inside, and followed by `.*` for the result of a filter (whose items
  * index one by one); a string holding a NUL as fromJSON('"...\u0000..."'). Every
- * residual is parsed again before it is returned, so fanout never writes an expression
- * GitHub would refuse (too long or too deep). */
+ * residual is checked before it is returned (parsed again when its length or the tokens
+ * written could reach GitHub's limits), so fanout never writes an expression GitHub
+ * would refuse (too long or too deep). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -902,6 +903,12 @@ struct printer {
     const char *unknown[32]; /* contexts and functions, in order of first use */
     size_t nunknown;
     bool status, unwritable;
+    /* The tokens written that can raise GitHub's parser a level (EXPR_MAX_DEPTH) for what
+     * follows them: `(` of a grouping or a call, `!`, `&&`, `||`, `.` and `[`. A level is
+     * raised by a token on the way to it (a run of && or || once, an index and its
+     * expression by its `[`), so no path through the text is deeper than one for the
+     * whole, one for a literal's fromJSON('...') at its end, and these. */
+    size_t raising;
 };
 
 static void note_unknown(struct printer *p, const char *name)
@@ -973,8 +980,10 @@ static void print_value(struct printer *p, const struct expr_value *v)
         if (expr_buf_json(&p->b, v, false) != 0)
             p->unwritable = true;
         expr_buf_puts(&p->b, "')");
-        if (v->filtered)
+        if (v->filtered) {
             expr_buf_puts(&p->b, ".*");
+            p->raising++;
+        }
         break;
     }
 }
@@ -1010,8 +1019,10 @@ static void print_run(struct printer *p, const struct expr_node *n, int kind, bo
             print_run(p, k, kind, first);
             continue;
         }
-        if (!*first)
+        if (!*first) {
             expr_buf_puts(&p->b, kind == EN_AND ? " && " : " || ");
+            p->raising++;
+        }
         *first = false;
         print(p, k, kind == EN_AND ? 3 : 2);
     }
@@ -1024,8 +1035,10 @@ static void print(struct printer *p, const struct expr_node *n, int min)
     bool parens = prec < min, first = true;
     const struct expr_node *base;
 
-    if (parens)
+    if (parens) {
         expr_buf_putc(&p->b, '(');
+        p->raising++;
+    }
     switch (n->kind) {
     case EN_LIT:
         print_value(p, n->u.lit);
@@ -1036,6 +1049,7 @@ static void print(struct printer *p, const struct expr_node *n, int min)
         break;
     case EN_NOT:
         expr_buf_putc(&p->b, '!');
+        p->raising++;
         print(p, n->u.kids[0], 5);
         break;
     case EN_CHAIN:
@@ -1059,9 +1073,11 @@ static void print(struct printer *p, const struct expr_node *n, int min)
             print(p, base, 6);
         } else {
             expr_buf_putc(&p->b, '(');
+            p->raising++;
             print(p, base, 1);
             expr_buf_putc(&p->b, ')');
         }
+        p->raising++; /* `.` or `[` */
         if (!n->u.kids[1]) {
             expr_buf_puts(&p->b, ".*");
         } else if (n->u.kids[1]->kind == EN_LIT && is_identifier(n->u.kids[1]->u.lit)) {
@@ -1079,6 +1095,7 @@ static void print(struct printer *p, const struct expr_node *n, int min)
             note_unknown(p, expr_fns[n->fn].name);
         p->status = p->status || expr_fn_is_status(n->fn);
         expr_buf_putc(&p->b, '(');
+        p->raising++;
         for (uint32_t i = 0; i < n->n; i++) {
             if (i)
                 expr_buf_puts(&p->b, ", ");
@@ -1167,7 +1184,7 @@ static int write_residual(struct ev *ev, const struct expr *e, const struct pv *
     struct expr_buf names = {0};
     struct expr_error check;
     struct expr *again, *keep = same_tree(r, e->root) ? (struct expr *)e : NULL;
-    size_t len;
+    size_t len, bad;
 
     if (keep && keep->kept)
         return kept_residual(ev, e, out);
@@ -1187,8 +1204,11 @@ static int write_residual(struct ev *ev, const struct expr *e, const struct pv *
     out->residual = expr_buf_take(&p.b, &len);
     if (!out->residual)
         return oom(ev);
-    again = expr_parse(out->residual, len, &check);
-    if (!again) {
+    /* GitHub takes the text when it is short enough, valid UTF-8 (a string fromJSON made
+     * may not be) and surely not too deep (printer's `raising`); else the parser says */
+    if (len <= EXPR_MAX_LENGTH && p.raising + 2 <= EXPR_MAX_DEPTH && expr_utf8_valid(out->residual, len, &bad))
+        again = NULL;
+    else if (!(again = expr_parse(out->residual, len, &check))) {
         if (strcmp(check.message, "out of memory") == 0)
             return oom(ev);
         return expr_fail(ev->err, pos, "the expression left to GitHub would be refused: %s",
