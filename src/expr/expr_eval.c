@@ -805,7 +805,7 @@ static int index_member(struct ev *ev, const struct expr_node *n, const struct e
 
 static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *out)
 {
-    struct pv a = {0}, b = {0};
+    struct pv a, b; /* set where they are used: a matrix job's `matrix.x` needs neither */
     struct expr_node *r;
     struct expr_value *v;
 
@@ -847,6 +847,7 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
         if (v && n->u.kids[1] && n->u.kids[1]->kind == EN_LIT)
             return index_member(ev, n, v, n->u.kids[1]->u.lit, out);
         /* The index first, as GitHub does (it matters only for which error shows). */
+        b = (struct pv){0};
         if (n->u.kids[1] && eval(ev, n->u.kids[1], flags & LAZY, &b) != 0)
             return -1;
         if (n->u.kids[0]->kind == EN_CTX && b.v && expr_holds_unknown(v)) {
