@@ -27,8 +27,9 @@
  * -Infinity included); a known array or object as fromJSON('<compact JSON>'), with `'`
  * written \u0027 and ±Infinity 1e400 and -1e400 inside, and followed by `.*` for the result of a filter (whose items
  * index one by one); a string holding a NUL as fromJSON('"...\u0000..."'). Every
- * residual is parsed again before it is returned, so fanout never writes an expression
- * GitHub would refuse (too long or too deep). */
+ * residual is checked before it is returned (parsed again when its length or the tokens
+ * written could reach GitHub's limits), so fanout never writes an expression GitHub
+ * would refuse (too long or too deep). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,30 @@ struct ev {
     struct expr_error *err;
 };
 
-/* Exactly one of the two is set. */
+/* Exactly one of v and r is set. */
 struct pv {
     struct expr_value *v;
     struct expr_node *r;
+    /* r is the parsed node itself where nothing under it was known (the rest of the
+     * tree shares it, and write_residual finds the tree as parsed at once); where a copy
+     * was made before, its offset was 0, which a message keeps */
+    bool as_parsed;
 };
+
+/* Whether p is what kid evaluates to when nothing in it is known: kid itself, or its
+ * literal's value. */
+static bool unchanged(const struct expr_node *kid, const struct pv *p)
+{
+    return p->r ? p->r == kid : kid->kind == EN_LIT && p->v == kid->u.lit;
+}
+
+/* Sets *out to the parsed node n (nothing under it known). 0. */
+static int as_parsed(const struct expr_node *n, struct pv *out)
+{
+    out->r = (struct expr_node *)n;
+    out->as_parsed = true;
+    return 0;
+}
 
 static int oom(struct ev *ev)
 {
@@ -587,6 +607,15 @@ static int eval_chain(struct ev *ev, const struct expr_node *n, int flags, struc
         }
         acc.v = b;
     }
+    if (i == 1 && unchanged(n->u.kids[0], &acc)) {
+        for (i = 1; i < n->n && unchanged(n->u.kids[i], &ops[i]); i++)
+            ;
+        if (i == n->n) {
+            rc = as_parsed(n, out);
+            goto done;
+        }
+        i = 1;
+    }
     if (i < n->n) { /* from here on unknown: acc op ops[i] op ... */
         struct expr_node *r = rnode(ev, EN_CHAIN, n->n - i + 1);
 
@@ -642,6 +671,7 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
 {
     bool is_and = n->kind == EN_AND, truth = flags & TRUTH, safe = true;
     uint32_t count = run_operands(n, n->kind, NULL), nk = 0;
+    bool first_as_parsed = false, same = count == n->n; /* same: each operand kept as parsed */
     const struct expr_node **ops = expr_arena_alloc(&ev->arena, count * sizeof(*ops));
     struct expr_node **kept = expr_arena_alloc(&ev->arena, count * sizeof(*kept));
     struct expr_node *r;
@@ -657,6 +687,8 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
         if (eval(ev, ops[i], (flags & TRUTH) | lazy, &a) != 0)
             return -1;
         if (a.r) {
+            first_as_parsed = nk == 0 ? a.as_parsed : first_as_parsed;
+            same = same && a.r == ops[i];
             kept[nk++] = a.r;
             safe = safe && cannot_fail(a.r);
             continue;
@@ -671,6 +703,7 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
             return 0;
         }
         if (decides || (last && !truth)) {
+            same = false;
             if (!(kept[nk++] = as_node(ev, &a)))
                 return oom(ev);
             break;
@@ -679,8 +712,11 @@ static int eval_logical(struct ev *ev, const struct expr_node *n, int flags, str
     }
     if (nk == 1) {
         out->r = kept[0];
+        out->as_parsed = first_as_parsed;
         return 0;
     }
+    if (same && nk == count)
+        return as_parsed(n, out);
     r = rnode(ev, n->kind, 0);
     if (!r)
         return oom(ev);
@@ -697,6 +733,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
     struct expr_value *few_vals[FEW_OPERANDS], **vals = many ? malloc(n->n * sizeof(*vals)) : few_vals;
     bool known = !expr_fn_is_status(n->fn) && n->fn != EF_HASHFILES;
     struct expr_node *r;
+    uint32_t i;
     int rc = -1;
 
     if (!args || !vals) {
@@ -704,7 +741,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
         goto done;
     }
     memset(args, 0, n->n * sizeof(*args));
-    for (uint32_t i = 0; i < n->n; i++) {
+    for (i = 0; i < n->n; i++) {
         if (eval(ev, n->u.kids[i], flags & LAZY, &args[i]) != 0)
             goto done;
         known = known && args[i].v != NULL;
@@ -720,6 +757,12 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
             goto done;
         /* Failing where it may not run: GitHub fails only if it gets there. */
     }
+    for (i = 0; i < n->n && unchanged(n->u.kids[i], &args[i]); i++)
+        ;
+    if (i == n->n) {
+        rc = as_parsed(n, out);
+        goto done;
+    }
     r = rnode(ev, EN_CALL, n->n);
     if (!r) {
         rc = oom(ev);
@@ -727,7 +770,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
     }
     r->fn = n->fn;
     r->pos = n->pos;
-    for (uint32_t i = 0; i < n->n; i++) {
+    for (i = 0; i < n->n; i++) {
         if (!(r->u.kids[i] = as_node(ev, &args[i]))) {
             rc = oom(ev);
             goto done;
@@ -736,7 +779,7 @@ static int eval_call(struct ev *ev, const struct expr_node *n, int flags, struct
     out->r = r;
     rc = 0;
 done:
-    for (uint32_t i = 0; i < n->n && args; i++)
+    for (i = 0; i < n->n && args; i++)
         release(&args[i]);
     if (many) {
         free(args);
@@ -762,12 +805,13 @@ static int index_member(struct ev *ev, const struct expr_node *n, const struct e
 
 static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *out)
 {
-    struct pv a = {0}, b = {0};
+    struct pv a, b; /* set where they are used: a matrix job's `matrix.x` needs neither */
     struct expr_node *r;
     struct expr_value *v;
 
     out->v = NULL;
     out->r = NULL;
+    out->as_parsed = false;
     switch (n->kind) {
     case EN_LIT:
         out->v = expr_ref(n->u.lit);
@@ -787,6 +831,8 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
             release(&a);
             return out->v ? 0 : oom(ev);
         }
+        if (a.r == n->u.kids[0])
+            return as_parsed(n, out);
         r = rnode(ev, EN_NOT, 1);
         if (!r)
             return oom(ev);
@@ -801,6 +847,7 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
         if (v && n->u.kids[1] && n->u.kids[1]->kind == EN_LIT)
             return index_member(ev, n, v, n->u.kids[1]->u.lit, out);
         /* The index first, as GitHub does (it matters only for which error shows). */
+        b = (struct pv){0};
         if (n->u.kids[1] && eval(ev, n->u.kids[1], flags & LAZY, &b) != 0)
             return -1;
         if (n->u.kids[0]->kind == EN_CTX && b.v && expr_holds_unknown(v)) {
@@ -825,6 +872,11 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
                 return 0;
             }
             return out->v ? 0 : oom(ev);
+        }
+        if (unchanged(n->u.kids[0], &a) && (!n->u.kids[1] || unchanged(n->u.kids[1], &b))) {
+            release(&a);
+            release(&b);
+            return as_parsed(n, out);
         }
         r = rnode(ev, EN_INDEX, 2);
         if (!r || !(r->u.kids[0] = as_node(ev, &a)) ||
@@ -852,6 +904,12 @@ struct printer {
     const char *unknown[32]; /* contexts and functions, in order of first use */
     size_t nunknown;
     bool status, unwritable;
+    /* The tokens written that can raise GitHub's parser a level (EXPR_MAX_DEPTH) for what
+     * follows them: `(` of a grouping or a call, `!`, `&&`, `||`, `.` and `[`. A level is
+     * raised by a token on the way to it (a run of && or || once, an index and its
+     * expression by its `[`), so no path through the text is deeper than one for the
+     * whole, one for a literal's fromJSON('...') at its end, and these. */
+    size_t raising;
 };
 
 static void note_unknown(struct printer *p, const char *name)
@@ -923,8 +981,10 @@ static void print_value(struct printer *p, const struct expr_value *v)
         if (expr_buf_json(&p->b, v, false) != 0)
             p->unwritable = true;
         expr_buf_puts(&p->b, "')");
-        if (v->filtered)
+        if (v->filtered) {
             expr_buf_puts(&p->b, ".*");
+            p->raising++;
+        }
         break;
     }
 }
@@ -960,8 +1020,10 @@ static void print_run(struct printer *p, const struct expr_node *n, int kind, bo
             print_run(p, k, kind, first);
             continue;
         }
-        if (!*first)
+        if (!*first) {
             expr_buf_puts(&p->b, kind == EN_AND ? " && " : " || ");
+            p->raising++;
+        }
         *first = false;
         print(p, k, kind == EN_AND ? 3 : 2);
     }
@@ -974,8 +1036,10 @@ static void print(struct printer *p, const struct expr_node *n, int min)
     bool parens = prec < min, first = true;
     const struct expr_node *base;
 
-    if (parens)
+    if (parens) {
         expr_buf_putc(&p->b, '(');
+        p->raising++;
+    }
     switch (n->kind) {
     case EN_LIT:
         print_value(p, n->u.lit);
@@ -986,6 +1050,7 @@ static void print(struct printer *p, const struct expr_node *n, int min)
         break;
     case EN_NOT:
         expr_buf_putc(&p->b, '!');
+        p->raising++;
         print(p, n->u.kids[0], 5);
         break;
     case EN_CHAIN:
@@ -1009,9 +1074,11 @@ static void print(struct printer *p, const struct expr_node *n, int min)
             print(p, base, 6);
         } else {
             expr_buf_putc(&p->b, '(');
+            p->raising++;
             print(p, base, 1);
             expr_buf_putc(&p->b, ')');
         }
+        p->raising++; /* `.` or `[` */
         if (!n->u.kids[1]) {
             expr_buf_puts(&p->b, ".*");
         } else if (n->u.kids[1]->kind == EN_LIT && is_identifier(n->u.kids[1]->u.lit)) {
@@ -1029,6 +1096,7 @@ static void print(struct printer *p, const struct expr_node *n, int min)
             note_unknown(p, expr_fns[n->fn].name);
         p->status = p->status || expr_fn_is_status(n->fn);
         expr_buf_putc(&p->b, '(');
+        p->raising++;
         for (uint32_t i = 0; i < n->n; i++) {
             if (i)
                 expr_buf_puts(&p->b, ", ");
@@ -1108,38 +1176,43 @@ static void keep_residual(struct expr *e, const struct expr_result *out)
  * residual that is `e` as parsed (nothing in it known: a workflow's `github.*` tests,
  * in every job and matrix configuration) is printed and checked once, and kept with the
  * tree (a tree is one thread's: expr_parse's table is). */
-static int write_residual(struct ev *ev, const struct expr *e, const struct expr_node *r,
+static int write_residual(struct ev *ev, const struct expr *e, const struct pv *top,
                           struct expr_result *out)
 {
+    const struct expr_node *r = top->r;
+    size_t pos = top->as_parsed && r->kind != EN_CALL ? 0 : r->pos; /* a copy's offset */
     struct printer p = {0};
     struct expr_buf names = {0};
     struct expr_error check;
     struct expr *again, *keep = same_tree(r, e->root) ? (struct expr *)e : NULL;
-    size_t len;
+    size_t len, bad;
 
     if (keep && keep->kept)
         return kept_residual(ev, e, out);
     print(&p, r, 1);
     if (p.b.too_long) { /* far past what GitHub parses */
         expr_buf_free(&p.b);
-        return expr_fail(ev->err, r->pos,
+        return expr_fail(ev->err, pos,
                          "the expression left to GitHub would be refused: Exceeded max "
                          "expression length %d", EXPR_MAX_LENGTH);
     }
     if (p.unwritable) {
         expr_buf_free(&p.b);
-        return expr_fail(ev->err, r->pos,
+        return expr_fail(ev->err, pos,
                          "a known value cannot be written into the expression: NaN "
                          "inside an array or object (JSON has no NaN)");
     }
     out->residual = expr_buf_take(&p.b, &len);
     if (!out->residual)
         return oom(ev);
-    again = expr_parse(out->residual, len, &check);
-    if (!again) {
+    /* GitHub takes the text when it is short enough, valid UTF-8 (a string fromJSON made
+     * may not be) and surely not too deep (printer's `raising`); else the parser says */
+    if (len <= EXPR_MAX_LENGTH && p.raising + 2 <= EXPR_MAX_DEPTH && expr_utf8_valid(out->residual, len, &bad))
+        again = NULL;
+    else if (!(again = expr_parse(out->residual, len, &check))) {
         if (strcmp(check.message, "out of memory") == 0)
             return oom(ev);
-        return expr_fail(ev->err, r->pos, "the expression left to GitHub would be refused: %s",
+        return expr_fail(ev->err, pos, "the expression left to GitHub would be refused: %s",
                          check.message);
     }
     expr_free(again);
@@ -1198,13 +1271,14 @@ int expr_eval(const struct expr *e, const struct expr_contexts *c, bool conditio
         }
         release(&top);
         top.r = and ? and : always;
+        top.as_parsed = false;
     }
     if (top.v) {
         out->value = top.v;
         top.v = NULL;
         rc = 0;
     } else {
-        rc = write_residual(&ev, e, top.r, out);
+        rc = write_residual(&ev, e, &top, out);
     }
 done:
     release(&top);

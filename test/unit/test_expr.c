@@ -917,6 +917,27 @@ START_TEST(partial_unwritable)
 }
 END_TEST
 
+/* A residual deeper than GitHub's parser goes is refused, though what was written was
+ * not: a known object is written fromJSON('...'), its argument a level deeper than the
+ * context it replaces. write_residual parses a residual again only when its tokens could
+ * reach the limit; this one's do. */
+START_TEST(partial_too_deep)
+{
+    char *s = nested("!", "(strategy == github)", "", 48);
+
+    VALUE(s, "E 0: the expression left to GitHub would be refused: Exceeded max expression depth 50: "
+             "\'\'{\"job-index\":2,\"job-total\":4}\'\'");
+    free(s);
+    s = nested("!", "(strategy == github)", "", 47);
+    ck_assert_int_eq(strncmp(value_of(s), "R !!!", 5), 0);
+    free(s);
+    /* a run of && far past 48 tokens that raise a level, which the parser takes */
+    s = nested("github.a && ", "github.b", "", 60);
+    ck_assert_int_eq(strncmp(value_of(s), "R github.a && github.a && ", 26), 0);
+    free(s);
+}
+END_TEST
+
 /* A context known in part (a workflow's inputs, one declared without a default and not
  * given): its known members fold, the unknown one stays as written, the whole is unknown. */
 START_TEST(partial_unknown_member)
@@ -1299,6 +1320,7 @@ Suite *expr_suite(void)
     tcase_add_test(partial, partial_canonical);
     tcase_add_test(partial, partial_kept);
     tcase_add_test(partial, partial_unwritable);
+    tcase_add_test(partial, partial_too_deep);
     tcase_add_test(partial, partial_uses_context);
     tcase_add_test(partial, partial_unknown_member);
     tcase_add_test(tmpl, template_values);
