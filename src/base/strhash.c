@@ -2,39 +2,47 @@
 
 #include <string.h>
 
+#define FNV_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
 uint64_t strhash_fnv1a(const char *s, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* the FNV offset basis */
+    uint64_t h = FNV_BASIS;
 
     for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+        h = (h ^ (unsigned char)s[i]) * FNV_PRIME;
     return h;
 }
 
 void strhash_pair(const char *key, size_t len, uint64_t *h1, uint64_t *h2)
 {
-    uint64_t b = 0x243F6A8885A308D3ull ^ len;
+    uint64_t a = FNV_BASIS, b = 0x243F6A8885A308D3ull ^ len;
 
+    /* both hashes in one pass over the key (strhash_fnv1a's, then this one, were two
+     * loops: a third more instructions a byte) */
     for (size_t i = 0; i < len; i++) {
-        b = (b ^ (unsigned char)key[i]) * 0x9E3779B97F4A7C15ull;
+        unsigned char c = (unsigned char)key[i];
+
+        a = (a ^ c) * FNV_PRIME;
+        b = (b ^ c) * 0x9E3779B97F4A7C15ull;
         b ^= b >> 29;
     }
     b ^= b >> 32;
     b *= 0xD6E8FEB86659FD93ull;
     b ^= b >> 32;
-    *h1 = strhash_fnv1a(key, len);
+    *h1 = a;
     *h2 = b;
 }
 
 void strhash_stream_init(struct strhash_stream *s)
 {
-    s->h = 0xcbf29ce484222325ull;
+    s->h = FNV_BASIS;
     s->len = 0;
 }
 
 static uint64_t mix_word(uint64_t h, uint64_t w)
 {
-    h = (h ^ w) * 0x100000001b3ull;
+    h = (h ^ w) * FNV_PRIME;
     return h ^ (h >> 31);
 }
 
