@@ -638,18 +638,35 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
     return (long)n;
 }
 
-/* The job's env, then each step's env, run and with (an action's arguments). */
+/* Whether mapping key `k` is the text s[0..len). */
+static bool key_is(const struct ynode *k, const char *s, size_t len)
+{
+    return k->u.scalar.len == len && memcmp(k->u.scalar.text, s, len) == 0;
+}
+
+/* The job's env, then each step's env, run and with (an action's arguments). A step's
+ * three are found in one walk over its keys: three ynode_gets were half of the
+ * render's key lookups. */
 static int gha_each_text(const struct ynode *job, dialect_text_fn fn, void *user)
 {
     const struct ynode *steps = ynode_get(job, "steps");
     int rc = dialect_each_text(ynode_get(job, "env"), fn, user);
 
     for (size_t i = 0; rc == 0 && ynode_is_seq(steps) && i < ynode_len(steps); i++) {
-        const struct ynode *step = ynode_item(steps, i);
+        const struct ynode *step = ynode_item(steps, i), *env = NULL, *run = NULL, *with = NULL;
 
-        if ((rc = dialect_each_text(ynode_get(step, "env"), fn, user)) == 0 &&
-            (rc = dialect_each_text(ynode_get(step, "run"), fn, user)) == 0)
-            rc = dialect_each_text(ynode_get(step, "with"), fn, user);
+        for (size_t j = 0; ynode_is_map(step) && j < ynode_len(step); j++) {
+            const struct ynode *k = ynode_key(step, j);
+
+            if (!env && key_is(k, "env", 3))
+                env = ynode_value(step, j);
+            else if (!run && key_is(k, "run", 3))
+                run = ynode_value(step, j);
+            else if (!with && key_is(k, "with", 4))
+                with = ynode_value(step, j);
+        }
+        if ((rc = dialect_each_text(env, fn, user)) == 0 && (rc = dialect_each_text(run, fn, user)) == 0)
+            rc = dialect_each_text(with, fn, user);
     }
     return rc;
 }
