@@ -240,6 +240,11 @@ int expr_template_string(const char *text, size_t len, const struct expr_context
  * or SIZE_MAX. */
 size_t expr_template_open(const char *s, size_t len);
 
+/* The end (its second '}') of the expression that opens with `${{` at byte `at` of
+ * s[0..len): the first `}}` outside a quoted string ('' toggles twice); 0 when it is not
+ * closed. */
+size_t expr_template_close(const char *s, size_t len, size_t at);
+
 /* A workflow string whose value is exactly `s` (len bytes): `s` itself, or when it holds
  * what GitHub would read as an expression (`${{`) or a NUL, `${{ 's' }}`. Malloc'd,
  * NUL-terminated, its length in *out_len; NULL when out of memory. */

@@ -149,6 +149,26 @@ size_t expr_template_open(const char *s, size_t len)
     return SIZE_MAX;
 }
 
+/* By memchr, a run outside quotes at a time (a `}}` is never split by a quote): a long
+ * `if:` condition was read a character at a time. */
+size_t expr_template_close(const char *s, size_t len, size_t at)
+{
+    size_t j = at + 3;
+
+    for (;;) {
+        const char *q = memchr(s + j, '\'', len - j), *c;
+        size_t stop = q ? (size_t)(q - s) : len;
+
+        for (size_t k = j; (c = memchr(s + k, '}', stop - k)) != NULL; k = (size_t)(c - s) + 1) {
+            if (c + 1 < s + stop && c[1] == '}')
+                return (size_t)(c - s) + 1;
+        }
+        if (!q || !(q = memchr(q + 1, '\'', len - stop - 1)))
+            return 0;
+        j = (size_t)(q - s) + 1;
+    }
+}
+
 static size_t find_open(const char *s, size_t len, size_t from)
 {
     size_t at = from < len ? expr_template_open(s + from, len - from) : SIZE_MAX;
@@ -191,18 +211,9 @@ static int split(const char *s, size_t len, struct template *t, bool borrow, str
         memset(g, 0, sizeof(*g));
 
         if (i == open) {
-            size_t end = SIZE_MAX, start = open + 3, stop;
-            bool quoted = false;
+            size_t end = expr_template_close(s, len, open), start = open + 3, stop;
 
-            for (size_t j = start; j < len; j++) {
-                if (s[j] == '\'') {
-                    quoted = !quoted;
-                } else if (!quoted && s[j] == '}' && s[j - 1] == '}') {
-                    end = j;
-                    break;
-                }
-            }
-            if (end == SIZE_MAX)
+            if (!end)
                 return expr_fail(err, open,
                                  "The expression is not closed. An unescaped ${{ sequence was "
                                  "found, but the closing }} sequence was not found.");

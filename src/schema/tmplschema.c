@@ -499,27 +499,6 @@ struct segments {
     bool directive;                /* `${{ insert }}` */
 };
 
-/* The end (its second '}') of the expression that opens with `${{` at byte `at` of `s`:
- * the first `}}` outside a quoted string ('' toggles twice); 0 when it is not closed. */
-static size_t expression_end(const char *s, size_t len, size_t at)
-{
-    size_t j = at + 3;
-
-    /* by memchr, a run outside quotes at a time: a `}}` is never split by a quote */
-    for (;;) {
-        const char *q = memchr(s + j, '\'', len - j), *c;
-        size_t stop = q ? (size_t)(q - s) : len;
-
-        for (size_t k = j; (c = memchr(s + k, '}', stop - k)) != NULL; k = (size_t)(c - s) + 1) {
-            if (c + 1 < s + stop && c[1] == '}')
-                return (size_t)(c - s) + 1;
-        }
-        if (!q || !(q = memchr(q + 1, '\'', len - stop - 1)))
-            return 0;
-        j = (size_t)(q - s) + 1;
-    }
-}
-
 /* The expression from `${{` at `at` to `}}` ending at `end` of scalar `n` (text `s`,
  * `len` bytes): a directive, or an expression checked against the contexts of `t`. -1
  * when the whole scalar fails (reported); an error in this expression alone sets
@@ -605,7 +584,7 @@ static struct token parse_scalar(struct reader *r, const struct ynode *n, struct
             i = at;
             continue;
         }
-        if (!(end = expression_end(s, tk.len, at))) {
+        if (!(end = expr_template_close(s, tk.len, at))) {
             report(r, TMPL_EXPRESSION, n, at, "the expression is not closed: '${{' without a closing '}}'");
             tk.failed = true;
             return tk;
