@@ -14,6 +14,14 @@ enum yscalar_type { YS_NULL, YS_BOOL, YS_INT, YS_FLOAT, YS_STRING };
 /* The core-schema type of a plain scalar with this text. */
 enum yscalar_type yscalar_type(const char *s, size_t len);
 
+/* Whether a plain scalar with this text is a core-schema null (yscalar_type's YS_NULL):
+ * inline, for a caller that asks nothing else (a key `name` was a call and a table walk). */
+static inline bool yscalar_null(const char *s, size_t len)
+{
+    return len == 0 || (len == 1 && s[0] == '~') ||
+           (len == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
+}
+
 /* A finite core-schema float (or integer) s[0..len) written the one way every YAML 1.1
  * and 1.2 reader and JSON read as the same float: [-]D+.D+(e[-+]D+)? (`3` -> `3.0`, `.5` ->
  * `0.5`, `+1e3` -> `1.0e+3`). Writes at most len + 3 bytes and a NUL to out; its length. */

@@ -58,7 +58,7 @@ void tmpl_proofs_clear(struct tmpl_proofs *p)
     }
 }
 
-static struct proof proof_of(const struct ynode *n, struct tmpl_type t)
+__attribute__((always_inline)) static inline struct proof proof_of(const struct ynode *n, struct tmpl_type t)
 {
     struct proof k = {.def = t.def, .contexts = t.contexts, .pos = n->pos, .kind = n->kind};
 
@@ -71,7 +71,7 @@ static struct proof proof_of(const struct ynode *n, struct tmpl_type t)
     return k;
 }
 
-static size_t slot_of(const struct proof *k, size_t cap)
+__attribute__((always_inline)) static inline size_t slot_of(const struct proof *k, size_t cap)
 {
     uint64_t h = (uintptr_t)k->def ^ k->contexts * 0x9E3779B97F4A7C15u;
 
@@ -102,7 +102,7 @@ bool tmpl_proofs_has(const struct tmpl_proofs *p, const struct ynode *n, struct 
     return false;
 }
 
-static void put(struct tmpl_proofs *p, const struct proof *k)
+__attribute__((always_inline)) static inline void put(struct tmpl_proofs *p, const struct proof *k)
 {
     size_t i = slot_of(k, p->cap);
 
@@ -113,14 +113,13 @@ static void put(struct tmpl_proofs *p, const struct proof *k)
     p->n++;
 }
 
-/* Half full at most. Out of memory: the proof is not kept (the value is read again). */
-static bool room(struct tmpl_proofs *p)
+/* The table doubled (256 slots at first), this item's proofs put again. Out of memory:
+ * false, the table as it was. */
+static bool grow(struct tmpl_proofs *p)
 {
     struct proof *old = p->slots;
     size_t old_cap = p->cap, cap = old_cap ? old_cap * 2 : 256;
 
-    if ((p->n + 1) * 2 <= old_cap)
-        return true;
     if (!(p->slots = calloc(cap, sizeof(*p->slots)))) {
         p->slots = old;
         return false;
@@ -133,6 +132,14 @@ static bool room(struct tmpl_proofs *p)
     }
     free(old);
     return true;
+}
+
+/* Half full at most. Out of memory: the proof is not kept (the value is read again).
+ * Inlined with put and slot_of, a proof added was ~100 instructions in four calls
+ * (2,720 on SGLang). */
+__attribute__((always_inline)) static inline bool room(struct tmpl_proofs *p)
+{
+    return (p->n + 1) * 2 <= p->cap || grow(p);
 }
 
 void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t)

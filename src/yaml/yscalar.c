@@ -150,7 +150,7 @@ enum yscalar_type yscalar_type(const char *s, size_t len)
     case '~':
     case 'n':
     case 'N':
-        return len <= 4 && IS_ONE_OF(s, len, "~", "null", "Null", "NULL") ? YS_NULL : YS_STRING;
+        return yscalar_null(s, len) ? YS_NULL : YS_STRING;
     case 't':
     case 'T':
     case 'f':
