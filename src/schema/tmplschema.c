@@ -728,7 +728,7 @@ struct tmpl_mapping {
      * `keys` holds only the other keys. */
     const struct tmpl_keys *keyed;
     uint16_t alive;
-    uint64_t named;
+    uint64_t named, named_literal; /* named_literal: by a literal expression (${{ 'k' }}) */
     unsigned lines[TMPL_PROPS_INDEXED];
     struct keyset keys;
     size_t errors_at_begin;
@@ -749,7 +749,7 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
     m->keys.slots = NULL;
     m->keys.n = m->keys.cap = 0;
     m->keys.copies = false;
-    m->named = 0;
+    m->named = m->named_literal = 0;
     if ((m->keyed = t.def->keys) != NULL) { /* its definitions, listed once */
         memcpy(m->defs, m->keyed->maps, m->keyed->n_maps * sizeof(*m->defs));
         m->n_defs = m->keyed->n_maps;
@@ -857,6 +857,15 @@ static bool expression_pair(struct tmpl_mapping *m, const struct ynode *key, con
     return true;
 }
 
+/* GitHub's template reader compares a literal expression key (`${{ 'k' }}`) by its
+ * value, so `k` written again, either way, is a key defined twice (TemplateReader's
+ * "'k' is already defined"). */
+static void same_key_twice(struct reader *r, const struct ynode *key, const struct token *tk, unsigned line)
+{
+    report(r, TMPL_DUPLICATE, key, SIZE_MAX, "'%.*s' is already defined (at line %u)", (int)tk->len, tk->text,
+           line);
+}
+
 /* Key `tk` recorded among the mapping's keys, and the property it names (*prop, NULL
  * when none) in the remaining definitions, which it filters; false when a key equal to
  * it without regard to case was there (reported when only the case differs) or out of
@@ -880,12 +889,16 @@ static bool new_key(struct tmpl_mapping *m, const struct ynode *key, const struc
             keep_keyed(m, has);
         if (!tk->len)
             return true;
-        if (*prop && (m->named >> u & 1))
-            return false; /* the same text twice: see below */
+        if (*prop && (m->named >> u & 1)) {
+            if (tk->own || (m->named_literal >> u & 1))
+                same_key_twice(r, key, tk, m->lines[u]);
+            return false; /* else the same text twice is the YAML reader's: see below */
+        }
         if (*prop && !(seen = tmpl_keyset_find(&m->keys, tk->text, tk->len))) {
             /* the props' names differ in upper case: only a key not a prop can equal it */
             keep_keyed(m, has);
             m->named |= (uint64_t)1 << u;
+            m->named_literal |= (uint64_t)(tk->own != NULL) << u;
             m->lines[u] = ynode_pos(key).line;
             return true;
         }
@@ -920,10 +933,13 @@ static bool new_key(struct tmpl_mapping *m, const struct ynode *key, const struc
         line = seen->line;
     }
     /* The same text twice is the YAML reader's error (duplicate-key), or in a rendering
-     * the key index's (key-collision): only the case is this check's. */
+     * the key index's (key-collision): only the case is this check's, and a literal
+     * expression's text, which the reader saw as other text. */
     if (len != tk->len || memcmp(text, tk->text, tk->len))
         report(r, TMPL_DUPLICATE, key, SIZE_MAX, "'%.*s' is already defined (as '%.*s' at line %u; GitHub "
                "compares keys without regard to case)", (int)tk->len, tk->text, (int)len, text, line);
+    else if (tk->own || (seen && seen->literal))
+        same_key_twice(r, key, tk, line);
     return false;
 }
 

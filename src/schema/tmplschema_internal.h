@@ -209,6 +209,7 @@ struct keyset {
         size_t len;
         unsigned line;
         bool ascii, owned;
+        bool literal; /* written as a literal expression (${{ 'k' }}) */
     } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
     size_t n, cap; /* cap: a power of two, or 0 */
     bool copies;

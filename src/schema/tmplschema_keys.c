@@ -204,6 +204,7 @@ bool tmpl_keyset_add(struct keyset *k, const char *text, size_t len, unsigned li
         key.owned = true;
     }
     key.line = line;
+    key.literal = copy;
     if (is_list(k))
         k->slots[k->n] = key;
     else
