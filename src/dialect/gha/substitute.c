@@ -190,20 +190,21 @@ static bool word_at(const char *text, size_t len, size_t at, const char *word)
 
 /* Whether an expression of the text may read `matrix` or `strategy`: a context is read
  * by its name only, so an expression without either name outside its strings cannot.
- * Expressions end as expr_template's split ends them (the first `}}` outside quotes). */
+ * Expressions end as expr_template's split ends them (expr_template_close; an unclosed
+ * one runs to the end). */
 static bool may_vary(const char *text, size_t len)
 {
     for (size_t at = 0, open; at < len && (open = expr_template_open(text + at, len - at)) != SIZE_MAX;) {
+        size_t close = expr_template_close(text, len, at + open), end = close ? close : len;
         bool quoted = false;
-        size_t i = at + open + 3;
 
-        for (; i < len && (quoted || text[i] != '}' || text[i - 1] != '}'); i++) {
+        for (size_t i = at + open + 3; i < end; i++) {
             if (text[i] == '\'')
                 quoted = !quoted;
             else if (!quoted && (word_at(text, len, i, "matrix") || word_at(text, len, i, "strategy")))
                 return true;
         }
-        at = i + 1;
+        at = end + 1;
     }
     return false;
 }
