@@ -32,11 +32,11 @@ CHECKLIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # dialect's src/dialect/<dialect>/<module>.c (its private headers beside it).
 SRC     := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c src/*/*/*.c))
 HDR     := $(wildcard include/fanout/*.h include/fanout/*.def src/*/*.h src/*/*/*.h)
-TESTSRC := $(wildcard test/unit/*.c) test/blocktext_oracle.c
+TESTSRC := $(wildcard test/unit/*.c) test/blocktext_oracle.c test/quotedtext_oracle.c test/yaml_events.c
 
 BUILD   := build
 ASAN    := build-asan
-FUZZ_TARGETS := render schema diff expr shards shardflags gha buildkite config glob change conditional durations blocktext
+FUZZ_TARGETS := render schema diff expr shards shardflags gha buildkite config glob change conditional durations blocktext quotedtext
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local
@@ -86,7 +86,7 @@ ASAN_OBJ := $(patsubst src/%.c,$(ASAN)/%.o,$(SRC)) $(ASAN)/bundled.o $(ASAN)/tmp
 
 # schemas/*.json compiled into the binary as trees, read at build time by tools/embed.c
 # with fanout's own reader (so no schema is parsed at run time).
-EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/blocktext yaml/ynode yaml/yscalar base/diag base/diag_sarif base/rules base/suggest base/output base/strset base/strhash base/scratch)
+EMBED_OBJ := $(patsubst %,$(BUILD)/%.o,yaml/source yaml/stream yaml/blocktext yaml/quotedtext yaml/ynode yaml/yscalar base/diag base/diag_sarif base/rules base/suggest base/output base/strset base/strhash base/scratch)
 $(BUILD)/embed: tools/embed.c tools/literal.h $(EMBED_OBJ)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(EMBED_OBJ) $(DEPLIBS)
 
@@ -242,7 +242,7 @@ FUZZ_SEED ?=
 FUZZCC ?= clang
 FUZZFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o $(FUZZ)/tmplbundled.o $(FUZZ)/version.o
-FUZZ_SHARED := test/fuzz/fuzz_common.c test/fuzz/fuzz_oracle.c test/fuzz/fuzz_mutate.c test/blocktext_oracle.c
+FUZZ_SHARED := test/fuzz/fuzz_common.c test/fuzz/fuzz_oracle.c test/fuzz/fuzz_mutate.c test/blocktext_oracle.c test/quotedtext_oracle.c test/yaml_events.c
 FUZZ_COMMON := $(FUZZ_SHARED) test/fuzz/fuzz.h
 
 fuzz-deps:

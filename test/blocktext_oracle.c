@@ -7,15 +7,13 @@
 #include <string.h>
 
 #include "fanout/blocktext.h"
+#include "fanout/yscalar.h"
+#include "yaml_events.h"
 
 /* Whether p[0..n) holds no CR, NEL, LS or PS: blocktext may be told so (its `plain`). */
 static bool plain_body(const char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] == '\r' || (i + 1 < n && !memcmp(p + i, "\xC2\x85", 2)) ||
-            (i + 2 < n && (!memcmp(p + i, "\xE2\x80\xA8", 3) || !memcmp(p + i, "\xE2\x80\xA9", 3))))
-            return false;
-    return true;
+    return !memchr(p, '\r', n) && !yscalar_has_yaml11_break(p, n);
 }
 
 /* One scalar event: a block scalar's text from blocktext (from the input's bytes, as
@@ -62,28 +60,26 @@ static void compare_one(const char *yaml, size_t len, struct fy_event *fye, char
                  want ? want : "", n, (int)n, out);
 }
 
+struct compare_ctx {
+    const char *yaml;
+    size_t len;
+    char *out;
+    struct blocktext_tally *t;
+};
+
+static void compare_event(struct fy_event *fye, void *ctx)
+{
+    struct compare_ctx *c = ctx;
+
+    compare_one(c->yaml, c->len, fye, c->out, c->t);
+}
+
 void blocktext_compare(const char *yaml, size_t len, struct blocktext_tally *t)
 {
-    struct fy_diag_cfg dcfg;
-    struct fy_diag *fyd;
-    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION};
-    struct fy_parser *fyp;
-    struct fy_event *fye;
-    char *out = malloc(2 * (len + 2)); /* the text, then the text told plain */
+    struct compare_ctx c = {yaml, len, malloc(2 * (len + 2)), t}; /* the text, then the text told plain */
 
-    fy_diag_cfg_default(&dcfg);
-    dcfg.fp = NULL;
-    fyd = fy_diag_create(&dcfg);
-    cfg.diag = fyd;
-    fyp = fy_parser_create(&cfg);
-    if (!fyp || !out || fy_parser_set_string(fyp, yaml, len) != 0)
+    if (!c.out)
         abort();
-    while ((fye = fy_parser_parse(fyp)) != NULL) {
-        if (fye->type == FYET_SCALAR)
-            compare_one(yaml, len, fye, out, t);
-        fy_parser_event_free(fyp, fye);
-    }
-    fy_parser_destroy(fyp);
-    fy_diag_destroy(fyd);
-    free(out);
+    yaml_each_scalar(yaml, len, compare_event, &c);
+    free(c.out);
 }

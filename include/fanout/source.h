@@ -102,6 +102,13 @@ const char *source_line(const struct source *src, unsigned line, uint64_t pos, s
  * no CR, NEL, LS or PS (none was handed yet). Valid until the parser reads on. */
 const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,
                             unsigned end_col, uint64_t end_pos, size_t *len, bool *more, bool *plain);
+/* Copies to `out` the end_pos - pos bytes the attached parser was handed from line:col
+ * (byte `pos`) to end_line:end_col (byte `end_pos`), as libfyaml counts them (0-based):
+ * a token's bytes, which libfyaml counts in one piece, so either end places them (one
+ * whose line holds only one-byte characters before it), wherever the window's ring
+ * wraps. False when neither end can be placed or they are no longer all in the window. */
+bool source_copy_span(const struct source *src, unsigned line, unsigned col, uint64_t pos, unsigned end_line,
+                      unsigned end_col, uint64_t end_pos, char *out);
 /* The parser is done with the input: its read buffer goes (the next attach makes one). */
 void source_detach(struct source *src);
 

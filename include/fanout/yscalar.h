@@ -42,6 +42,10 @@ static inline uint64_t yscalar_unprintable_bytes(uint64_t w)
     return ((w - spaces) | (w + low) | w) & 0x8080808080808080ull;
 }
 
+/* Whether s[0..n) holds NEL (C2 85), LS or PS (E2 80 A8/A9): line breaks to YAML 1.1, text
+ * to YAML 1.2, so readers disagree on them. */
+bool yscalar_has_yaml11_break(const char *s, size_t n);
+
 /* Whether s[0..n) is printable ASCII (0x20-0x7E), a byte a column: checked a word at a
  * time, the last word overlapping the one before (its bytes one at a time were half of
  * source_span's cost). Inline: a call was a sixth of source_span's cost. */

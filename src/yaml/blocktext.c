@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fanout/yscalar.h"
+
 /* What libfyaml 0.7.12 makes of a block scalar's lines, transcribed from its line iterator
  * (pantoniou/libfyaml v0.7.12, src/lib/fy-atom.c: fy_atom_iter_line_analyze,
  * fy_atom_iter_line, fy_atom_iter_format) and its scanner (src/lib/fy-parse.c:
@@ -95,15 +97,7 @@ static bool plain_lines(const char *p, size_t n, bool plain)
         if (c == p || c[-1] == '\n' || c[-1] == '\r' || c[-1] == '\t')
             return false;
     }
-    if (plain)
-        return true;
-    for (const char *q = p; (q = memchr(q, 0xC2, (size_t)(end - q))) != NULL; q++)
-        if (end - q > 1 && (unsigned char)q[1] == 0x85)
-            return false;
-    for (const char *q = p; (q = memchr(q, 0xE2, (size_t)(end - q))) != NULL; q++)
-        if (end - q > 2 && (unsigned char)q[1] == 0x80 && ((unsigned char)q[2] | 1) == 0xA9)
-            return false;
-    return true;
+    return plain || !yscalar_has_yaml11_break(p, n);
 }
 
 struct line {

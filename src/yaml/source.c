@@ -667,18 +667,23 @@ const char *source_line(const struct source *src, unsigned line, uint64_t pos, s
 
 /* The input offset of line:col (byte `pos` as libfyaml counts it) into *at: `pos` itself
  * in a whole input; in a callback's, libfyaml counts from a chunk's start, so from the
- * line's start, when the bytes before `col` on it are one a column. */
+ * line's start, when the bytes before `col` on it are one a column (wherever the ring
+ * wraps among them). */
 static bool offset_of(const struct window *w, unsigned line, unsigned col, uint64_t pos, uint64_t *at)
 {
     uint64_t start;
+    size_t ring, first;
 
     if (w->borrowed) {
         *at = pos;
         return w->bytes && !w->off && pos <= w->handed;
     }
     if (!line_begin(w, line, pos, &start) || w->handed - start > WINDOW_BYTES ||
-        start + col > line_end(w, line, start) || (start % WINDOW_BYTES) + col > WINDOW_BYTES ||
-        !yscalar_printable(w->bytes + start % WINDOW_BYTES, col))
+        start + col > line_end(w, line, start))
+        return false;
+    ring = (size_t)(start % WINDOW_BYTES);
+    first = ring + col <= WINDOW_BYTES ? col : WINDOW_BYTES - ring;
+    if (!yscalar_printable(w->bytes + ring, first) || !yscalar_printable(w->bytes, col - first))
         return false;
     *at = start + col;
     return true;
@@ -699,6 +704,28 @@ const char *source_lines_to(const struct source *src, unsigned line, uint64_t po
     *more = end < w->handed;
     *plain = !w->cr; /* and no NEL, LS or PS: the window is on */
     return w->bytes + start % WINDOW_BYTES;
+}
+
+bool source_copy_span(const struct source *src, unsigned line, unsigned col, uint64_t pos, unsigned end_line,
+                      unsigned end_col, uint64_t end_pos, char *out)
+{
+    const struct window *w = &src->win;
+    uint64_t len = end_pos - pos, start, at;
+    size_t ring, first;
+
+    if (end_pos < pos)
+        return false;
+    if (offset_of(w, end_line, end_col, end_pos, &at) && at >= len)
+        start = at - len;
+    else if (!offset_of(w, line, col, pos, &start))
+        return false;
+    if (start + len > w->handed || (!w->borrowed && w->handed - start > WINDOW_BYTES))
+        return false; /* not yet handed, or gone */
+    ring = w->borrowed ? (size_t)start : (size_t)(start % WINDOW_BYTES);
+    first = w->borrowed || ring + len <= WINDOW_BYTES ? (size_t)len : WINDOW_BYTES - ring;
+    memcpy(out, w->bytes + ring, first);
+    memcpy(out + first, w->bytes, (size_t)len - first); /* past the ring's end */
+    return true;
 }
 
 /* The read has handed on the whole input. */

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 #include "fanout/stream.h"
 
 #include <libfyaml.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "fanout/blocktext.h"
+#include "fanout/quotedtext.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
 #include "fanout/yscalar.h"
@@ -50,7 +52,7 @@ struct stream {
      * building a tree. */
     uint64_t *hashes[STREAM_MAX_DEPTH];
     unsigned cap_hashes[STREAM_MAX_DEPTH];
-    char *text; /* a block scalar's text, worked out by blocktext */
+    char *text; /* a block or single-quoted scalar's text, worked out by blocktext or quotedtext */
     size_t cap_text;
     /* The last event parsed and its marks: libfyaml's calls for them, a position and a
      * scalar's text each asking again, were a twentieth of building a tree. */
@@ -577,7 +579,7 @@ static enum ynode_style style_of(struct fy_event *fye)
  * plain, or quoted without an escape ('' or a backslash) with its marks just inside its
  * quotes. NULL: ask libfyaml, whose fy_token_get_text formats every scalar with a space
  * into a copy. */
-static const char *verbatim_text(const struct stream *s, struct fy_event *fye, const struct fy_mark *start,
+static inline __attribute__((always_inline)) const char *verbatim_text(const struct stream *s, struct fy_event *fye, const struct fy_mark *start,
                                  const struct fy_mark *end, size_t *len)
 {
     enum fy_scalar_style st = fy_token_scalar_style(fye->scalar.value);
@@ -603,6 +605,20 @@ static const char *verbatim_text(const struct stream *s, struct fy_event *fye, c
     return t;
 }
 
+/* s->text with room for `n` bytes; false when memory ran out. */
+static bool text_room(struct stream *s, size_t n)
+{
+    char *t;
+
+    if (n <= s->cap_text)
+        return true;
+    if (!(t = realloc(s->text, n)))
+        return false;
+    s->text = t;
+    s->cap_text = n;
+    return true;
+}
+
 /* The text of a block scalar from the lines the source handed the parser (its header's
  * line, then its own), when blocktext works it out; NULL: ask libfyaml, whose
  * fy_token_get_text runs its line iterator over them twice (a twelfth of rendering a
@@ -623,16 +639,52 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     body_len = end->input_pos - start->input_pos;
     if (body_len >= n || line[n - body_len - 1] != '\n' || memchr(line, '\n', n - body_len - 1))
         return NULL; /* not the header's line then the scalar's */
-    if (body_len + 1 > s->cap_text) {
-        char *t = realloc(s->text, body_len + 1);
-
-        if (!t)
-            return NULL;
-        s->text = t;
-        s->cap_text = body_len + 1;
-    }
+    if (!text_room(s, body_len + 1))
+        return NULL;
     b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more, plain, false};
     return blocktext_format(&b, s->text, len) ? s->text : NULL;
+}
+
+/* The text of single-quoted scalar `fye` that verbatim_text does not take (an escape, a
+ * line break, a wide character), worked out by quotedtext from its bytes between the
+ * quotes the source handed the parser. Where they cannot be had (gone from the window,
+ * a CR alone or NEL before them turned it off), libfyaml's text, unless it holds '':
+ * 0.7.12 may have misread the escapes, so that is an error at `pos` (NULL). */
+static const char *single_quoted_text(struct stream *s, struct fy_event *fye, const struct fy_mark *start,
+                                      const struct fy_mark *end, struct ypos pos, size_t *len)
+{
+    size_t n = start && end && end->input_pos >= start->input_pos ? end->input_pos - start->input_pos : 0;
+    const char *t;
+
+    if (start && end && start->column > 0 && n < SIZE_MAX - 2 && text_room(s, n + 2) &&
+        source_copy_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, start->input_pos - 1,
+                         (unsigned)end->line, (unsigned)end->column + 1, end->input_pos + 1, s->text) &&
+        s->text[0] == '\'' && s->text[n + 1] == '\'' && quotedtext_format(s->text + 1, n, s->text, len))
+        return s->text;
+    if (!(t = fy_token_get_text(fye->scalar.value, len)))
+        return *len = 0, "";
+    if (memmem(t, *len, "''", 2)) {
+        report(s, pos, RULE_YAML, "%s", "a single-quoted scalar with '' in it that fanout cannot read from its "
+               "bytes (a CR alone or NEL before it, wide characters before both its quotes on their lines, or "
+               "over 256 KiB): libfyaml 0.7.12, which reads it then, misreads '' escapes in a row; write it "
+               "double-quoted");
+        return NULL;
+    }
+    return t;
+}
+
+/* The text of key `fye` (a scalar), or NULL (reported). */
+static const char *key_text(struct stream *s, struct fy_event *fye, struct ypos pos, size_t *len)
+{
+    const struct fy_mark *start, *end;
+    const char *t;
+
+    if (fy_token_scalar_style(fye->scalar.value) != FYSS_SINGLE_QUOTED)
+        return (t = fy_token_get_text(fye->scalar.value, len)) ? t : (*len = 0, "");
+    start = start_mark(s, fye);
+    end = end_mark(s, fye);
+    t = verbatim_text(s, fye, start, end, len);
+    return t ? t : single_quoted_text(s, fye, start, end, pos, len);
 }
 
 /* How many bytes libfyaml's iterator reads of block scalar `tok`'s text (of length `len`
@@ -685,6 +737,8 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     struct ynode *n;
 
     if (tag < 0)
+        return NULL;
+    if (!t && style == YNODE_SINGLE_QUOTED && !(t = single_quoted_text(s, fye, start, end, pos, &len)))
         return NULL;
     if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED))
         t = block_text(s, start, end, style == YNODE_FOLDED, &len);
@@ -1014,12 +1068,16 @@ static bool is_items_key(struct stream *s, const char *key, size_t len)
 static int check_item_key(struct stream *s, struct fy_event *fye, struct ypos pos)
 {
     size_t len = 0;
-    const char *key = fye->type == FYET_SCALAR ? fy_token_get_text(fye->scalar.value, &len) : NULL;
+    const char *key;
     int seen;
 
-    if (!key) {
+    if (fye->type != FYET_SCALAR) {
         fy_parser_event_free(s->fyp, fye);
         report(s, pos, RULE_PIPELINE_SHAPE, "the keys of '%s' must be scalars", s->shape->key);
+        return -1;
+    }
+    if (!(key = key_text(s, fye, pos, &len))) {
+        fy_parser_event_free(s->fyp, fye);
         return -1;
     }
     if (strset_count(s->item_keys) == STREAM_MAX_MAPPING_PAIRS) {
@@ -1137,8 +1195,11 @@ int stream_next(struct stream *s, struct stream_item *item)
                 fy_parser_event_free(s->fyp, fye);
                 return fail(s);
             }
-            key = fy_token_get_text(fye->scalar.value, &len);
-            seen = strset_add(s->top_keys, key ? key : "", key ? len : 0);
+            if (!(key = key_text(s, fye, pos, &len))) {
+                fy_parser_event_free(s->fyp, fye);
+                return fail(s);
+            }
+            seen = strset_add(s->top_keys, key, len);
             if (seen != 0) {
                 char buf[128];
 

@@ -470,3 +470,16 @@ enum yscalar_style yscalar_style(const char *s, size_t len, bool is_key)
         return YS_LITERAL;
     return plain_ok(s, len) ? YS_PLAIN : YS_DOUBLE_QUOTED;
 }
+
+bool yscalar_has_yaml11_break(const char *s, size_t n)
+{
+    const char *end = s + n;
+
+    for (const char *q = s; (q = memchr(q, 0xC2, (size_t)(end - q))) != NULL; q++)
+        if (end - q > 1 && (unsigned char)q[1] == 0x85)
+            return true;
+    for (const char *q = s; (q = memchr(q, 0xE2, (size_t)(end - q))) != NULL; q++)
+        if (end - q > 2 && (unsigned char)q[1] == 0x80 && ((unsigned char)q[2] | 1) == 0xA9)
+            return true;
+    return false;
+}

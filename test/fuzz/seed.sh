@@ -168,6 +168,19 @@ blocktext)
         grep -q -E '[|>][-+1-9]*[[:space:]]*$' "$f" && emit "$f" <"$f"
     done
     ;;
+quotedtext)
+    # the YAML files with a single-quoted scalar, and the table of random bodies' documents
+    # (those without a \xNN escape, which sh's printf %b does not read)
+    for f in $(inputs); do
+        grep -q "'" "$f" && emit "$f" <"$f"
+    done
+    n=0
+    while IFS='	' read -r body text; do
+        n=$((n + 1))
+        case $body in *'\x'*) continue ;; esac
+        printf "k: '%b'\n" "$body" | emit "case-$n"
+    done <"$ROOT/test/conformance/quotedtext/cases.txt"
+    ;;
 *)
     echo "seed.sh: unknown target $target" >&2; exit 2 ;;
 esac

@@ -1,5 +1,7 @@
+#define _XOPEN_SOURCE 700 /* nftw */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,4 +117,39 @@ struct change *change_of(const char *list)
     unlink(path);
     diag_destroy(d);
     return c;
+}
+
+static void (*each_fn)(const char *path, const char *text, size_t len, void *ctx);
+static void *each_ctx;
+static size_t each_files;
+
+static int each_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    size_t len = strlen(path), n;
+    FILE *fp;
+    char *text;
+
+    (void)ftw;
+    if (type != FTW_F || !((len > 4 && !strcmp(path + len - 4, ".yml")) || (len > 5 && !strcmp(path + len - 5, ".yaml"))))
+        return 0;
+    if (!(fp = fopen(path, "rb")) || !(text = malloc((size_t)sb->st_size + 1)))
+        ck_abort_msg("cannot read %s", path);
+    n = fread(text, 1, (size_t)sb->st_size, fp);
+    fclose(fp);
+    each_files++;
+    /* libfyaml wants text without a NUL (the source refuses one before it parses) */
+    if (!memchr(text, '\0', n))
+        each_fn(path, text, n, each_ctx);
+    free(text);
+    return 0;
+}
+
+size_t unit_each_yaml_file(const char *root, void (*fn)(const char *path, const char *text, size_t len, void *ctx),
+                           void *ctx)
+{
+    each_fn = fn;
+    each_ctx = ctx;
+    each_files = 0;
+    ck_assert_int_eq(nftw(root, each_file, 16, FTW_PHYS), 0);
+    return each_files;
 }

@@ -3,8 +3,6 @@
  * and hand-written cases (the YAML spec's examples of chomping, indentation and folding).
  * A case blocktext declines is libfyaml's; a case it takes must be libfyaml's text byte
  * for byte. */
-#define _XOPEN_SOURCE 700 /* nftw */
-#include <ftw.h>
 #include <libfyaml.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -268,36 +266,21 @@ START_TEST(random_forms_crlf_tabs)
 END_TEST
 
 static struct blocktext_tally corpus;
-static size_t corpus_files;
 
-static int corpus_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+static void corpus_file(const char *path, const char *text, size_t len, void *ctx)
 {
-    size_t len = strlen(path), n;
-    FILE *fp;
-    char *text;
-
-    (void)ftw;
-    if (type != FTW_F || !((len > 4 && !strcmp(path + len - 4, ".yml")) || (len > 5 && !strcmp(path + len - 5, ".yaml"))))
-        return 0;
-    if (!(fp = fopen(path, "rb")) || !(text = malloc((size_t)sb->st_size + 1)))
-        ck_abort_msg("cannot read %s", path);
-    n = fread(text, 1, (size_t)sb->st_size, fp);
-    fclose(fp);
-    corpus_files++;
-    /* libfyaml wants text without a NUL (the source refuses one before it parses) */
-    if (!memchr(text, '\0', n))
-        blocktext_compare(text, n, &corpus);
+    (void)ctx;
+    blocktext_compare(text, len, &corpus);
     if (corpus.differ)
         ck_abort_msg("%s: %s", path, corpus.first);
-    free(text);
-    return 0;
 }
 
 /* Every block scalar of the corpus (../shared/corpus) and of the fixtures. */
 START_TEST(corpus_and_fixtures)
 {
-    ck_assert_int_eq(nftw("../shared/corpus", corpus_file, 16, FTW_PHYS), 0);
-    ck_assert_int_eq(nftw("fixtures", corpus_file, 16, FTW_PHYS), 0);
+    size_t corpus_files = unit_each_yaml_file("../shared/corpus", corpus_file, NULL) +
+                          unit_each_yaml_file("fixtures", corpus_file, NULL);
+
     fprintf(stderr, "blocktext: %zu block scalars of %zu YAML files compared with libfyaml, %zu left to it\n",
             corpus.compared, corpus_files, corpus.declined);
     ck_assert_uint_gt(corpus.compared, 1000);

@@ -368,6 +368,38 @@ START_TEST(scalar_texts_as_libfyaml_reads_them)
 }
 END_TEST
 
+/* Single-quoted scalars with '' escapes in a row and line breaks are read from their
+ * bytes (quotedtext), also across the end of the window's ring and placed by either end
+ * (a wide character before the other): the texts are those of the same scalars written on
+ * one line double-quoted, which libfyaml reads right. */
+START_TEST(single_quoted_texts_from_the_bytes)
+{
+    char *quoted = malloc(1200000), *plain = malloc(1200000), *want, *got;
+    size_t q = 0, p = 0;
+
+    for (int i = 0; i < 9000; i++) {
+        int pad = 1 + i % 37;
+
+        /* placed by its end (a wide character before its start), then by its start */
+        q += (size_t)sprintf(quoted + q, "\xc3\xa9%d: 'v''''%d %.*s\n    x'' y'\nk%d: 'a''''\n    \xc3\xa9'\n", i, i,
+                             pad, "-----------------------------------------", i);
+        p += (size_t)sprintf(plain + p, "\xc3\xa9%d: \"v''%d %.*s x' y\"\nk%d: \"a'' \xc3\xa9\"\n", i, i, pad,
+                             "-----------------------------------------", i);
+    }
+    ck_assert_uint_gt(q, 300000); /* more than the window: it wraps */
+    want = stream_texts(plain);
+    got = stream_texts(quoted);
+    ck_assert(strlen(want) > 100000);
+    for (size_t i = 0; want[i] && want[i] == got[i]; i++)
+        p = i + 1;
+    ck_assert_msg(!strcmp(want, got), "at %zu: %.200s vs %.200s", p, want + (p > 100 ? p - 100 : 0), got + (p > 100 ? p - 100 : 0));
+    free(want);
+    free(got);
+    free(quoted);
+    free(plain);
+}
+END_TEST
+
 /* An input within the read buffer is handed to libfyaml whole, a larger one through its
  * callback: the same text read either way (here made larger by a comment after it)
  * gives the same scalars. */
@@ -445,6 +477,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, step_kinds);
     tcase_add_test(tc, validator_stream_and_whole);
     tcase_add_test(tc, scalar_texts_as_libfyaml_reads_them);
+    tcase_add_test(tc, single_quoted_texts_from_the_bytes);
     tcase_add_test(tc, whole_and_streamed_inputs_read_alike);
     tcase_add_test(tc, text_positions_through_the_input);
     tcase_add_test(tc, text_positions_need_the_same_input);

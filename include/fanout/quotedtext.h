@@ -1,0 +1,21 @@
+/* quotedtext: the text of a YAML single-quoted scalar worked out from its source bytes
+ * (YAML 1.2.2, 7.3.2 single-quoted style, 6.5 line folding). libfyaml 0.7.12 misreads
+ * some: two or more '' escapes in a row (`'a''''b c'` gives "a'''b ", `'a''''''b c'` a
+ * byte it never wrote, and it leaks its iterator's memory doing so), a line of '' after
+ * an empty first line (a line feed for the space between), a CRLF before a last line of
+ * white space (a line feed for a space); its token iterator is no better. So fanout reads
+ * a single-quoted scalar with an escape or a line break itself. */
+#ifndef FANOUT_QUOTEDTEXT_H
+#define FANOUT_QUOTEDTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Writes the text of the single-quoted scalar whose `len` bytes between its quotes are
+ * `body` to `out` (room for `len` bytes; `out` may be `body`: the text is never longer)
+ * and sets *out_len. Line breaks are LF or CRLF. False, with nothing promised of `out`,
+ * for what is not such a body: a lone `'`, a CR alone, NEL, LS or PS (line breaks to
+ * YAML 1.1, whose readers disagree on them). */
+bool quotedtext_format(const char *body, size_t len, char *out, size_t *out_len);
+
+#endif

@@ -1,0 +1,214 @@
+/* quotedtext: YAML 1.2.2's examples, the cases libfyaml 0.7.12 gets wrong, and 1,500 random
+ * bodies as PyYAML and eemeli/yaml both read them (test/conformance/quotedtext/cases.txt);
+ * then against libfyaml itself (test/quotedtext_oracle.c) for every single-quoted scalar
+ * without an escape or a CR: random ones of every form, and every one of the corpus and
+ * the fixtures. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quotedtext_oracle.h"
+#include "fanout/quotedtext.h"
+#include "unit.h"
+
+/* The text of body[0..strlen) is `want`, written apart and in place. */
+static void check_text(const char *body, const char *want)
+{
+    size_t len = strlen(body), n = 0;
+    char out[256], in_place[256];
+
+    ck_assert_msg(quotedtext_format(body, len, out, &n), "'%s' declined", body);
+    ck_assert_msg(n == strlen(want) && memcmp(out, want, n) == 0, "'%s': [%.*s], not [%s]", body, (int)n, out,
+                  want);
+    memcpy(in_place, body, len);
+    ck_assert(quotedtext_format(in_place, len, in_place, &n));
+    ck_assert_mem_eq(in_place, want, n);
+}
+
+START_TEST(spec)
+{
+    check_text("here''s to \"quotes\"", "here's to \"quotes\"");              /* example 7.7 */
+    check_text(" 1st non-empty\n\n 2nd non-empty \n\t3rd non-empty ",        /* example 7.9 */
+               " 1st non-empty\n2nd non-empty 3rd non-empty ");
+    check_text("", "");
+    check_text("''", "'");
+    check_text("  a  ", "  a  ");           /* one line: its white space is text */
+    check_text("a\n  b", "a b");            /* a break folds to a space */
+    check_text("a  \t\n \t b", "a b");      /* white space around a break is trimmed */
+    check_text("a\n\n\n  b", "a\n\nb");     /* k empty lines give k line feeds */
+    check_text("a\n  \t\n  b", "a\nb");     /* a line of white space is empty */
+    check_text("   \n  a", " a");           /* a first line of white space only */
+    check_text("\n\n  a", "\na");
+    check_text("a\n   ", "a ");             /* the last line ends at the quote, not a break */
+    check_text("a\n\n   ", "a\n");
+    check_text("a\r\n\r\n  b\r\n  c", "a\nb c"); /* CRLF */
+    check_text("\xc3\xa9''\n  \xe2\x82\xac", "\xc3\xa9' \xe2\x82\xac");
+}
+END_TEST
+
+/* libfyaml 0.7.12 gave "a'''b ", "a'''''" and a byte it never wrote, "a'''''", and for
+ * the multi-line one "x'''''''"; " '\n'" for a line of '' after an empty first line,
+ * "a\n" for the CRLF one: each found by rendering them (stop 45). */
+START_TEST(escapes_in_a_row)
+{
+    check_text("a''''b c", "a''b c");
+    check_text("a''''''b c", "a'''b c");
+    check_text("a''''''bc", "a'''bc");
+    check_text("a'''''' ", "a''' ");
+    check_text("''''''", "'''");
+    check_text("x''''\n  y z''\n\n  w", "x'' y z'\nw");
+    check_text("a''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''b",
+               "a''''''''''''''''''''''''''''''b");
+    check_text("\n  ''\n  ''", " ' '");
+    check_text("a\r\n  ", "a ");
+}
+END_TEST
+
+START_TEST(declines)
+{
+    static const char *const bodies[] = {"a'b", "a'", "'", "a''' b", "a\rb", "a\r", "a\xc2\x85" "b",
+                                         "a\xe2\x80\xa8", "a\xe2\x80\xa9 b"};
+    char out[16];
+    size_t n;
+
+    for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++)
+        ck_assert_msg(!quotedtext_format(bodies[i], strlen(bodies[i]), out, &n), "case %zu taken", i);
+}
+END_TEST
+
+/* cases.txt's C escapes read in place; returns the length. */
+static size_t unescape_case(char *s)
+{
+    char *w = s;
+
+    for (const char *r = s; *r; r++) {
+        if (*r != '\\') {
+            *w++ = *r;
+            continue;
+        }
+        r++;
+        if (*r == 'x') {
+            *w++ = (char)strtoul((char[]){r[1], r[2], 0}, NULL, 16);
+            r += 2;
+        } else {
+            *w++ = *r == 'n' ? '\n' : *r == 'r' ? '\r' : *r == 't' ? '\t' : *r;
+        }
+    }
+    return (size_t)(w - s);
+}
+
+/* Random bodies with escapes, CRLF, tabs and blank lines, and their text as two YAML
+ * readers agree on it (gen.py beside the table says how it was made). */
+START_TEST(two_readers)
+{
+    FILE *fp = fopen("test/conformance/quotedtext/cases.txt", "r");
+    char line[1024], out[1024];
+    size_t cases = 0;
+
+    ck_assert(fp);
+    while (fgets(line, sizeof(line), fp)) {
+        char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+        size_t blen, wlen, n = 0;
+
+        ck_assert_msg(tab && nl, "line %zu", cases + 1);
+        *tab = *nl = '\0';
+        blen = unescape_case(line);
+        wlen = unescape_case(tab + 1);
+        ck_assert_msg(quotedtext_format(line, blen, out, &n), "case %zu declined", cases + 1);
+        ck_assert_msg(n == wlen && memcmp(out, tab + 1, n) == 0, "case %zu: [%.*s], not [%.*s]", cases + 1, (int)n,
+                      out, (int)wlen, tab + 1);
+        cases++;
+    }
+    fclose(fp);
+    ck_assert_uint_eq(cases, 1500);
+}
+END_TEST
+
+static unsigned rnd(uint64_t *s, unsigned n)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)((*s >> 33) % n);
+}
+
+/* A document with single-quoted scalars of random forms: a value, a key, a sequence's
+ * item, in a flow mapping; lines of text, escapes, white space (tabs after the
+ * indentation), empty ones; LF or CRLF breaks. */
+static size_t random_doc(uint64_t *s, char *buf)
+{
+    static const char *const atoms[] = {"a", "b c", " ", "  ", "\t", "''", "''''", "#", ": ", "- ", "\xc3\xa9"};
+    static const char *const ctx[] = {"k: '", "- '", "'", "{k: '", "- k: '"};
+    static const char *const ctx_end[] = {"\n", "\n", ": v\n", "}\n", "\n"};
+    unsigned c = rnd(s, 5), lines = 1 + rnd(s, 4);
+    const char *brk = rnd(s, 4) ? "\n" : "\r\n";
+    char *o = buf;
+
+    o += sprintf(o, "%s", ctx[c]);
+    for (unsigned i = 0; i < lines; i++) {
+        unsigned atoms_n = rnd(s, 5);
+
+        if (i)
+            o += sprintf(o, "%s%*s%s", brk, 4, "", rnd(s, 4) ? "" : "\t");
+        for (unsigned k = 0; k < atoms_n; k++)
+            o += sprintf(o, "%s", atoms[rnd(s, sizeof(atoms) / sizeof(atoms[0]))]);
+    }
+    o += sprintf(o, "'%s", ctx_end[c]);
+    return (size_t)(o - buf);
+}
+
+START_TEST(random_forms)
+{
+    struct quotedtext_tally t = {0};
+    uint64_t seed = 45;
+    char buf[1024];
+
+    for (int i = 0; i < 30000; i++) {
+        size_t len = random_doc(&seed, buf);
+
+        quotedtext_compare(buf, len, &t);
+        if (t.differ)
+            ck_abort_msg("case %d differs: %s", i, t.first);
+    }
+    fprintf(stderr, "quotedtext: %zu random single-quoted scalars compared with libfyaml, %zu with '' or a CR not\n",
+            t.compared, t.not_compared);
+    ck_assert_uint_gt(t.compared, 10000);
+    ck_assert_uint_eq(t.declined, 0);
+}
+END_TEST
+
+static struct quotedtext_tally corpus;
+
+static void corpus_file(const char *path, const char *text, size_t len, void *ctx)
+{
+    (void)ctx;
+    quotedtext_compare(text, len, &corpus);
+    if (corpus.differ)
+        ck_abort_msg("%s: %s", path, corpus.first);
+}
+
+/* Every single-quoted scalar of the corpus (../shared/corpus) and of the fixtures. */
+START_TEST(corpus_and_fixtures)
+{
+    size_t corpus_files = unit_each_yaml_file("../shared/corpus", corpus_file, NULL) +
+                          unit_each_yaml_file("fixtures", corpus_file, NULL);
+
+    fprintf(stderr, "quotedtext: %zu single-quoted scalars of %zu YAML files compared with libfyaml, %zu declined, "
+            "%zu with '' or a CR not\n", corpus.compared, corpus_files, corpus.declined, corpus.not_compared);
+    ck_assert_uint_gt(corpus.compared, 800);
+}
+END_TEST
+
+Suite *quotedtext_suite(void)
+{
+    Suite *s = suite_create("quotedtext");
+    TCase *tc = tcase_create("libfyaml");
+
+    tcase_add_test(tc, spec);
+    tcase_add_test(tc, escapes_in_a_row);
+    tcase_add_test(tc, declines);
+    tcase_add_test(tc, two_readers);
+    tcase_add_test(tc, random_forms);
+    tcase_add_test(tc, corpus_and_fixtures);
+    suite_add_tcase(s, tc);
+    return s;
+}
