@@ -35,7 +35,7 @@ static void compare_one(const char *yaml, size_t len, struct fy_event *fye, char
     for (header = body - 1; header > yaml && header[-1] != '\n';)
         header--;
     b = (struct blocktext){header, (size_t)(body - 1 - header), body, em->input_pos - sm->input_pos,
-                           st == FYSS_FOLDED, em->input_pos == len, false, false};
+                           st == FYSS_FOLDED, em->input_pos == len, false, false, 0};
     want = fy_token_get_text(fye->scalar.value, &blen);
     ok = blocktext_format(&b, out, &n);
     told = b;

@@ -22,6 +22,11 @@ struct blocktext {
     /* set by blocktext_format: the text is YAML's where libfyaml 0.7.12's is broken (a
      * folded line, blank lines, a line one space deeper: it leaves a byte unwritten) */
     bool departs;
+    /* set by blocktext_format when it declines because the first line with text is no deeper
+     * than the key and the header gives no indentation: that line's indentation + 1 (its
+     * text's column); 0 otherwise. YAML ends the scalar before that line (8.1.1.1: it is
+     * empty), libfyaml 0.7.12 reads the line into it (a key below is lost) */
+    unsigned shallow;
 };
 
 /* Writes the text of `b` to out (room for b->body_len + 1 bytes) and sets *len; false when

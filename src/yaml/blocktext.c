@@ -183,6 +183,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     bool cr = !b->plain && memchr(p, '\r', b->body_len) != NULL;
 
     b->departs = false;
+    b->shallow = 0;
     if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len, b->plain))
         return false;
     /* z: the last line with text; none is libfyaml's empty scalar */
@@ -204,8 +205,10 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
         ;
     ind = explicit_ind ? n + explicit_ind : first.spaces;
     /* libfyaml 0.7.12 takes text no deeper than its key (block_text_read, stream.c) */
-    if (first.spaces <= n)
+    if (first.spaces <= n) {
+        b->shallow = explicit_ind ? 0 : first.spaces + 1;
         return false;
+    }
     for (l = top; l.p != z; l = next) {
         bool spaced = false;
 

@@ -622,9 +622,10 @@ static bool text_room(struct stream *s, size_t n)
 /* The text of a block scalar from the lines the source handed the parser (its header's
  * line, then its own), when blocktext works it out; NULL: ask libfyaml, whose
  * fy_token_get_text runs its line iterator over them twice (a twelfth of rendering a
- * workflow). */
+ * workflow), unless *shallow says libfyaml read a line YAML leaves out (blocktext.h: the
+ * column of its text). */
 static const char *block_text(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
-                              bool folded, size_t *len)
+                              bool folded, unsigned *shallow, size_t *len)
 {
     size_t n, body_len;
     bool more, plain;
@@ -641,8 +642,11 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
         return NULL; /* not the header's line then the scalar's */
     if (!text_room(s, body_len + 1))
         return NULL;
-    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more, plain, false};
-    return blocktext_format(&b, s->text, len) ? s->text : NULL;
+    b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more, plain, false, 0};
+    if (blocktext_format(&b, s->text, len))
+        return s->text;
+    *shallow = b.shallow;
+    return NULL;
 }
 
 /* The text of single-quoted scalar `fye` that verbatim_text does not take (an escape, a
@@ -740,8 +744,18 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
         return NULL;
     if (!t && style == YNODE_SINGLE_QUOTED && !(t = single_quoted_text(s, fye, start, end, pos, &len)))
         return NULL;
-    if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED))
-        t = block_text(s, start, end, style == YNODE_FOLDED, &len);
+    if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED)) {
+        unsigned shallow = 0;
+
+        t = block_text(s, start, end, style == YNODE_FOLDED, &shallow, &len);
+        if (shallow) {
+            pos.col = shallow;
+            report(s, pos, RULE_YAML, "%s", "an empty block scalar: the line after it is no deeper than its "
+                   "key, which ends it (YAML 1.2.2, 8.1.1.1), but libfyaml 0.7.12 reads that line into it; write "
+                   "the empty value as \"\" or indent the line");
+            return NULL;
+        }
+    }
     if (!t) {
         unsigned ind;
         size_t read;

@@ -88,8 +88,8 @@ START_TEST(declines)
     static const char body[] = "  a\n";
     char out[16];
     size_t n;
-    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true, false, false};
-    struct blocktext top_level = {"--- |", 5, body, 4, false, true, false, false};
+    struct blocktext first_no_deeper = {"  run: |", 8, body, 4, false, true, false, false, 0};
+    struct blocktext top_level = {"--- |", 5, body, 4, false, true, false, false, 0};
 
     for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
         struct blocktext_tally t = {0};
@@ -99,8 +99,16 @@ START_TEST(declines)
     }
     /* libfyaml 0.7.12 takes text no deeper than its key and then formats it wrongly */
     ck_assert(!blocktext_format(&first_no_deeper, out, &n));
+    ck_assert_uint_eq(first_no_deeper.shallow, 3); /* YAML: an empty scalar, and `a` (column 3) not its */
     ck_assert(!blocktext_format(&top_level, out, &n)); /* no key, no sequence */
-    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true, false, false}, out, &n));
+    ck_assert_uint_eq(top_level.shallow, 0);
+    {
+        struct blocktext indicated = {"  run: |1", 9, body, 4, false, true, false, false, 0};
+
+        ck_assert(!blocktext_format(&indicated, out, &n)); /* libfyaml reads that one right */
+        ck_assert_uint_eq(indicated.shallow, 0);
+    }
+    ck_assert(blocktext_format(&(struct blocktext){"k: |", 4, body, 4, false, true, false, false, 0}, out, &n));
 }
 END_TEST
 
@@ -111,7 +119,7 @@ END_TEST
 START_TEST(fold_before_one_deeper)
 {
     static const char body[] = "  a\n\n   b\n";
-    struct blocktext b = {"k: >", 4, body, sizeof(body) - 1, true, true, false, false};
+    struct blocktext b = {"k: >", 4, body, sizeof(body) - 1, true, true, false, false, 0};
     struct blocktext_tally t = {0};
     const char *yaml = "k: >\n  a\n\n   b\n";
     char out[16];
@@ -144,7 +152,7 @@ START_TEST(fold_before_one_deeper_crlf_tab)
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct blocktext b = {cases[i].header, strlen(cases[i].header), cases[i].body, strlen(cases[i].body), true,
-                              true, false, false};
+                              true, false, false, 0};
 
         ck_assert_msg(blocktext_format(&b, out, &n), "case %zu declined", i);
         ck_assert(b.departs);
