@@ -205,14 +205,21 @@ const struct expr_names *tmpl_names_for(const struct tmplschema *s, uint64_t set
 struct keyset {
     struct keyslot {
         uint64_t h1, h2;
-        const char *text; /* the key as written (a copy when `owned`) */
+        const char *text; /* the key as written, or a copy in `texts` */
         size_t len;
         unsigned line;
-        bool ascii, owned;
+        bool ascii;
         bool literal; /* written as a literal expression (${{ 'k' }}) */
     } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
     size_t n, cap; /* cap: a power of two, or 0 */
     bool copies;
+    /* the copies' texts, one after another in chunks (newest first), freed with the set:
+     * a malloc and a free a key were most of what a streamed `jobs` paid for its copies */
+    struct keytexts {
+        struct keytexts *prev;
+        size_t len, cap;
+        char text[];
+    } *texts;
 };
 
 /* Empties `k` (freeing its copies); it can be used again. */
