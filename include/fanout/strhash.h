@@ -1,5 +1,6 @@
-/* strhash: the string hashes shared by shardmap, the duplicate-key check in stream, the
- * key index and the dependency graph; and a digest of byte streams (source, diff). */
+/* strhash: the string hashes shared by shardmap, strset, the duplicate-key check in
+ * stream, the key index and the dependency graph; and a digest of byte streams (source,
+ * diff). */
 #ifndef FANOUT_STRHASH_H
 #define FANOUT_STRHASH_H
 
@@ -8,6 +9,11 @@
 
 /* 64-bit FNV-1a of `len` bytes. */
 uint64_t strhash_fnv1a(const char *s, size_t len);
+
+/* A 64-bit hash of `len` bytes for a table's lookups, read a word at a time: keys of
+ * one length never share it (each word's mix is a bijection of the state). Its values
+ * are for this process's tables only, never stored or ordered by. */
+uint64_t strhash_words(const char *s, size_t len);
 
 /* FNV-1a and a multiply-xorshift hash: two unrelated 64-bit hashes of a key, which make
  * a false match of two keys about as likely as 1 in 2^100 for a million keys. */

@@ -48,7 +48,7 @@ void strset_destroy(struct strset *set)
 /* The slot of `s` in the index: where it is, or the empty slot where it would go. */
 static size_t *slot_of(const struct strset *set, const char *s, size_t len)
 {
-    size_t mask = set->nslots - 1, i = (size_t)strhash_fnv1a(s, len) & mask;
+    size_t mask = set->nslots - 1, i = (size_t)strhash_words(s, len) & mask;
 
     for (;; i = (i + 1) & mask) {
         size_t at = set->slots[i];

@@ -101,9 +101,6 @@ void expr_buf_coerce(struct expr_buf *b, const struct expr_value *v);
 /* expr_parse without its table of trees: for a text that is not parsed again. */
 struct expr *expr_parse_new(const char *text, size_t len, struct expr_error *err);
 
-/* A hash of a text for the tables of texts parsed before (a word at a time). */
-uint64_t expr_text_hash(const char *s, size_t len);
-
 /* ---- Unicode ---- */
 
 struct expr_case_range {

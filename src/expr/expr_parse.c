@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
+
 #include "expr_internal.h"
 
 const struct expr_fn_info expr_fns[] = {
@@ -1117,7 +1119,7 @@ struct expr *expr_parse(const char *text, size_t len, struct expr_error *err)
 
     if (!parsed && !(parsed = calloc(PARSED_SLOTS, sizeof(*parsed))))
         return parse(text, len, NULL, NULL, err); /* shared by none */
-    set = &parsed[expr_text_hash(text, len) & (PARSED_SLOTS - 2)];
+    set = &parsed[strhash_words(text, len) & (PARSED_SLOTS - 2)];
     for (int w = 0; w < 2; w++) {
         if (set[w].e && set[w].len == len && memcmp(set[w].text, text, len) == 0) {
             found = set[w];

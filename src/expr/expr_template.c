@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
+
 #include "expr_internal.h"
 
 struct segment {
@@ -68,7 +70,7 @@ static struct split_memo *memo_slot(const char *s, size_t len, struct split_seen
     m = &tables->memos[(*seen)->memo];
     if ((*seen)->at == s && m->text && m->len == len && memcmp(m->text, s, len) == 0)
         return m;
-    return &tables->memos[expr_text_hash(s, len) & (SPLIT_SLOTS - 1)];
+    return &tables->memos[strhash_words(s, len) & (SPLIT_SLOTS - 1)];
 }
 
 /* The segments of `from` into `to`, each tree shared. 0, or -1 when out of memory. */

@@ -6,19 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/strhash.h"
 #include "fanout/text.h"
 
 #include "expr_internal.h"
-
-uint64_t expr_text_hash(const char *s, size_t len)
-{
-    struct strhash_stream h;
-
-    strhash_stream_init(&h);
-    strhash_stream_add(&h, s, len);
-    return strhash_stream_digest(&h);
-}
 
 /* ---- growable text ---- */
 

@@ -20,6 +20,14 @@
 #include "fanout/text.h"
 #include "fanout/validate.h"
 
+/* A key scoped to its build (scope()): the buffer, and the build whose prefix its first
+ * `prefix` bytes hold (0: none yet). */
+struct scoped {
+    char *text;
+    size_t cap, prefix;
+    unsigned build;
+};
+
 struct run {
     const struct render_opts *opts;
     struct diag *diag;
@@ -55,8 +63,9 @@ struct run {
     unsigned file;     /* of the item being read */
     unsigned *build;   /* of each input: files of one build share its keys (dialect.h's `builds`) */
     bool split;        /* the inputs are more than one build */
-    char *scoped;      /* split: "<build>\x1f<key>" of the last key asked about */
-    size_t scoped_cap;
+    /* split: "<build>\x1f<key>" of the last key asked about, and of the last edge's
+     * source (scope() writes one, an edge needs both) */
+    struct scoped scoped, scoped_from;
     const struct render_sink *sink; /* the caller's, or `spooled` */
     struct render_sink spooled;     /* the default: the emitter's text into `spool` */
     struct output *out;             /* where `spool` goes: -o FILE, stdout; NULL: opts->stream */
@@ -127,29 +136,41 @@ static struct dialect_reader *reader_open(struct run *r, bool observed, const bo
 /* The key as the index knows it: when the inputs are several builds (keys are unique
  * per build), prefixed with the build of its file (the \x1f cannot be in a key the
  * dialects accept). NULL when out of memory. */
-static const char *scope(struct run *r, unsigned file, const char *key, size_t *len)
+static const char *scope(struct run *r, struct scoped *to, unsigned file, const char *key, size_t *len)
 {
     char prefix[TEXT_DECIMAL_MAX + 1];
+    unsigned build;
     size_t n;
+    bool fresh;
 
     if (!r->split)
         return key;
-    n = text_decimal(prefix, r->build[file]); /* snprintf was a sixtieth of a workflow render */
-    prefix[n++] = '\x1f';
-    if (n + *len + 1 > r->scoped_cap) {
+    /* the prefix written once for the keys of a build in a row (most are: a file's) */
+    build = r->build[file];
+    if ((fresh = !to->prefix || build != to->build)) {
+        n = text_decimal(prefix, build); /* snprintf was a sixtieth of a workflow render */
+        prefix[n++] = '\x1f';
+    } else {
+        n = to->prefix;
+    }
+    if (n + *len + 1 > to->cap) {
         size_t cap = (n + *len + 1) * 2;
-        char *grown = realloc(r->scoped, cap);
+        char *grown = realloc(to->text, cap);
 
         if (!grown)
             return NULL;
-        r->scoped = grown;
-        r->scoped_cap = cap;
+        to->text = grown;
+        to->cap = cap;
     }
-    memcpy(r->scoped, prefix, n);
-    memcpy(r->scoped + n, key, *len);
+    if (fresh) {
+        memcpy(to->text, prefix, n);
+        to->prefix = n;
+        to->build = build;
+    }
+    memcpy(to->text + n, key, *len);
     *len += n;
-    r->scoped[*len] = '\0';
-    return r->scoped;
+    to->text[*len] = '\0';
+    return to->text;
 }
 
 /* A key from the index as the user wrote it. */
@@ -173,7 +194,7 @@ static int on_key(void *user, const char *key, size_t len, unsigned shards, stru
 {
     struct run *r = user;
 
-    if ((r->any && keyindex_define(r->any, key, len, shards, pos) != 0) || !(key = scope(r, pos.file, key, &len)) ||
+    if ((r->any && keyindex_define(r->any, key, len, shards, pos) != 0) || !(key = scope(r, &r->scoped, pos.file, key, &len)) ||
         keyindex_define(r->keys, key, len, shards, pos) != 0) {
         r->failed_index = true;
         return -1;
@@ -195,7 +216,7 @@ static unsigned early_shards_of(void *user, const char *key, size_t len)
     struct run *r = user;
     unsigned n;
 
-    if (!(key = scope(r, r->file, key, &len))) {
+    if (!(key = scope(r, &r->scoped, r->file, key, &len))) {
         give_up_one_pass(r);
         return 0;
     }
@@ -211,7 +232,7 @@ static int on_reference(void *user, const char *key, size_t len, struct ypos pos
 {
     struct run *r = user;
 
-    if ((r->any && keyindex_reference(r->any, key, len, pos) != 0) || !(key = scope(r, pos.file, key, &len)) ||
+    if ((r->any && keyindex_reference(r->any, key, len, pos) != 0) || !(key = scope(r, &r->scoped, pos.file, key, &len)) ||
         keyindex_reference(r->keys, key, len, pos) != 0) {
         r->failed_index = true;
         return -1;
@@ -225,21 +246,13 @@ static int on_edge(void *user, const char *from, size_t flen, const char *to, si
                    struct ypos pos)
 {
     struct run *r = user;
-    char *from_scoped = NULL;
-    int rc;
 
-    /* `from` is copied: scope() reuses one buffer. */
-    if (r->split) {
-        if (!(from = scope(r, pos.file, from, &flen)) || !(from = from_scoped = strdup(from)) ||
-            !(to = scope(r, pos.file, to, &tlen))) {
-            free(from_scoped);
-            r->failed_index = true;
-            return -1;
-        }
+    if (r->split && (!(from = scope(r, &r->scoped_from, pos.file, from, &flen)) ||
+                     !(to = scope(r, &r->scoped, pos.file, to, &tlen)))) {
+        r->failed_index = true;
+        return -1;
     }
-    rc = depgraph_add(r->graph, from, flen, to, tlen, pos);
-    free(from_scoped);
-    if (rc != 0) {
+    if (depgraph_add(r->graph, from, flen, to, tlen, pos) != 0) {
         r->failed_index = true;
         return -1;
     }
@@ -942,7 +955,8 @@ static int close_run(struct run *r)
     keyindex_destroy(r->any);
     depgraph_destroy(r->graph);
     free(r->problems);
-    free(r->scoped);
+    free(r->scoped.text);
+    free(r->scoped_from.text);
     free(r->build);
     if (r->dialect_state)
         r->dialect->state_destroy(r->dialect_state);

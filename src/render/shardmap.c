@@ -131,7 +131,7 @@ static int generation_put(const struct shardmap *m, struct generation *g, const 
 
 int shardmap_put(struct shardmap *m, const char *key, size_t len, unsigned shards)
 {
-    uint32_t hash = (uint32_t)strhash_fnv1a(key, len);
+    uint32_t hash = (uint32_t)strhash_words(key, len);
     int rc;
 
     if (len == 0 || len > UINT32_MAX)
@@ -154,7 +154,7 @@ static unsigned generation_get(const struct generation *g, const char *key, size
 
 unsigned shardmap_get(const struct shardmap *m, const char *key, size_t len)
 {
-    uint32_t hash = (uint32_t)strhash_fnv1a(key, len);
+    uint32_t hash = (uint32_t)strhash_words(key, len);
     unsigned n;
 
     if (len == 0)

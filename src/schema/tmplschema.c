@@ -749,6 +749,7 @@ static void mapping_begin(struct tmpl_mapping *m, struct reader *r, struct tmpl_
     m->keys.slots = NULL;
     m->keys.n = m->keys.cap = 0;
     m->keys.copies = false;
+    m->keys.texts = NULL;
     m->named = m->named_literal = 0;
     if ((m->keyed = t.def->keys) != NULL) { /* its definitions, listed once */
         memcpy(m->defs, m->keyed->maps, m->keyed->n_maps * sizeof(*m->defs));

@@ -627,17 +627,6 @@ struct tmpl_keys *tmpl_make_keys(const struct tmpl_def *d)
     return k;
 }
 
-int tmpl_keys_find(const struct tmpl_keys *k, const char *key, size_t len)
-{
-    for (size_t i = tmpl_prop_slot(key, len); k->slots[i]; i = (i + 1) & (TMPL_PROP_SLOTS - 1)) {
-        const struct tmpl_prop *p = k->named[k->slots[i] - 1];
-
-        if (p->len == len && !memcmp(p->name, key, len))
-            return k->slots[i] - 1;
-    }
-    return -1;
-}
-
 static void link_defs(struct tmplschema *s)
 {
     for (size_t i = 0; i < s->n_defs; i++) {

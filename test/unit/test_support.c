@@ -231,6 +231,32 @@ START_TEST(strhash_vectors)
 }
 END_TEST
 
+/* A table's word hash: the same for a key wherever it lies, other for any one byte
+ * changed at any place (a full word's or the last short one's), and for each length. */
+START_TEST(strhash_words_keys)
+{
+    char buf[40], key[] = "scoped\x1fjob-name-19";
+    size_t len = sizeof(key) - 1;
+    uint64_t h = strhash_words(key, len);
+
+    for (size_t at = 0; at < 8; at++) {
+        memcpy(buf + at, key, len);
+        ck_assert_uint_eq(strhash_words(buf + at, len), h);
+    }
+    for (size_t i = 0; i < len; i++) {
+        for (unsigned c = 0; c < 256; c++) {
+            memcpy(buf, key, len);
+            buf[i] = (char)c;
+            if (c != (unsigned char)key[i])
+                ck_assert_uint_ne(strhash_words(buf, len), h);
+        }
+        ck_assert_uint_ne(strhash_words(key, i), h);
+    }
+    memset(buf, 0, sizeof(buf)); /* a zero byte is not the zero fill of a short word */
+    ck_assert_uint_ne(strhash_words(buf, 3), strhash_words(buf, 4));
+}
+END_TEST
+
 /* The stream digest does not depend on how the bytes are cut into pieces. */
 START_TEST(strhash_stream_cuts)
 {
@@ -504,6 +530,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, output_atomic);
     tcase_add_test(tc, inputs_walk);
     tcase_add_test(tc, strhash_vectors);
+    tcase_add_test(tc, strhash_words_keys);
     tcase_add_test(tc, strhash_stream_cuts);
     tcase_add_test(tc, strset_basics);
     tcase_add_test(tc, strset_many);

@@ -608,6 +608,53 @@ START_TEST(keys_without_regard_to_case)
 }
 END_TEST
 
+/* A table's keys hashed a word at a time, upper-cased eight bytes at once: every byte
+ * value at each place of a first word and of a last, short one is its own key but for a
+ * lower-case ASCII letter, which is its upper-case one's. */
+START_TEST(keyset_word_hash_upper)
+{
+    struct keyset k = {.copies = true};
+    const struct keyslot *seen = NULL;
+    bool oom = false;
+    char key[11];
+
+    for (unsigned at = 0; at < sizeof(key); at++) {
+        memset(key, '#', sizeof(key));
+        ck_assert(tmpl_keyset_add(&k, key, sizeof(key), 0, false, &seen, &oom));
+        for (unsigned i = 0; i < 20; i++) { /* past the inline slots: a table */
+            snprintf(key, sizeof(key), "filler%u", i);
+            ck_assert(tmpl_keyset_add(&k, key, strlen(key), 1, false, &seen, &oom));
+        }
+        for (unsigned c = 0; c < 256; c++) {
+            memset(key, '#', sizeof(key));
+            key[at] = (char)c;
+            if (c == '#' || (c >= 'A' && c <= 'Z'))
+                continue;
+            ck_assert_msg(tmpl_keyset_add(&k, key, sizeof(key), c, false, &seen, &oom), "byte %u at %u", c, at);
+        }
+        for (unsigned c = 0; c < 256; c++) {
+            const struct keyslot *found;
+
+            memset(key, '#', sizeof(key));
+            key[at] = (char)c;
+            found = tmpl_keyset_find(&k, key, sizeof(key));
+            ck_assert_msg(found, "byte %u at %u", c, at);
+            ck_assert_uint_eq(found->line, c == '#' ? 0 : c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        tmpl_keyset_free(&k);
+    }
+    /* beyond ASCII, as expr_upper writes it */
+    for (unsigned i = 0; i < 20; i++) {
+        snprintf(key, sizeof(key), "filler%u", i);
+        ck_assert(tmpl_keyset_add(&k, key, strlen(key), 1, false, &seen, &oom));
+    }
+    ck_assert(tmpl_keyset_add(&k, "caf\xc3\xa9-table", 11, 7, false, &seen, &oom));
+    ck_assert(!tmpl_keyset_add(&k, "CAF\xc3\x89-TABLE", 11, 8, false, &seen, &oom) && seen && seen->line == 7);
+    ck_assert(!oom);
+    tmpl_keyset_free(&k);
+}
+END_TEST
+
 /* A streamed mapping's copies of its keys, many (a table past three quarters full grows)
  * and long. */
 START_TEST(keyset_copies)
@@ -797,6 +844,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, props_found_by_index);
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, keyset_copies);
+    tcase_add_test(tc, keyset_word_hash_upper);
     suite_add_tcase(s, tc);
     return s;
 }
