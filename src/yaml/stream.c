@@ -659,6 +659,17 @@ static const char *quoted_text(struct stream *s, struct fy_event *fye, const str
     size_t n = start && end && end->input_pos >= start->input_pos ? end->input_pos - start->input_pos : 0;
     const char *t;
 
+    /* one line (wide characters in it) after ASCII: its bytes where they stand, as they
+     * stand without an escape (copying and reading them cost 7 times libfyaml's pointer) */
+    if (start && end && start->line == end->line && start->column > 0 &&
+        (t = source_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, start->input_pos - 1,
+                         n + 2)) != NULL &&
+        t[0] == quote && t[n + 1] == quote) {
+        if (!memchr(t + 1, quote == '"' ? '\\' : quote, n) && !memchr(t + 1, '\r', n))
+            return *len = n, t + 1;
+        if (text_room(s, QUOTEDTEXT_ROOM(n)) && quotedtext_format(t + 1, n, quote, s->text, len))
+            return s->text;
+    }
     if (start && end && start->column > 0 && n < SIZE_MAX / 4 && text_room(s, n + 2 + QUOTEDTEXT_ROOM(n)) &&
         source_copy_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, start->input_pos - 1,
                          (unsigned)end->line, (unsigned)end->column + 1, end->input_pos + 1, s->text) &&
