@@ -647,7 +647,8 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
 
 /* The text of quoted scalar `fye` that verbatim_text does not take (an escape, a line
  * break, a wide character), worked out by quotedtext from its bytes between the quotes
- * the source handed the parser (copied to s->text, the text written after them). Where
+ * the source handed the parser (read where it holds them when on one line after ASCII,
+ * else copied to s->text, the text written after them). Where
  * they cannot be had (gone from the window, a CR alone or NEL before them turned it off),
  * libfyaml's text, unless it is single-quoted and holds '': 0.7.12 may have misread the
  * escapes, so that is an error at `pos` (NULL). A double-quoted text is not checked: what
