@@ -52,7 +52,7 @@ struct stream {
      * building a tree. */
     uint64_t *hashes[STREAM_MAX_DEPTH];
     unsigned cap_hashes[STREAM_MAX_DEPTH];
-    char *text; /* a block or single-quoted scalar's text, worked out by blocktext or quotedtext */
+    char *text; /* a block or quoted scalar's text, worked out by blocktext or quotedtext */
     size_t cap_text;
     /* The last event parsed and its marks: libfyaml's calls for them, a position and a
      * scalar's text each asking again, were a twentieth of building a tree. */
@@ -649,25 +649,41 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     return NULL;
 }
 
-/* The text of single-quoted scalar `fye` that verbatim_text does not take (an escape, a
- * line break, a wide character), worked out by quotedtext from its bytes between the
- * quotes the source handed the parser. Where they cannot be had (gone from the window,
- * a CR alone or NEL before them turned it off), libfyaml's text, unless it holds '':
- * 0.7.12 may have misread the escapes, so that is an error at `pos` (NULL). */
-static const char *single_quoted_text(struct stream *s, struct fy_event *fye, const struct fy_mark *start,
-                                      const struct fy_mark *end, struct ypos pos, size_t *len)
+/* The text of quoted scalar `fye` that verbatim_text does not take (an escape, a line
+ * break, a wide character), worked out by quotedtext from its bytes between the quotes
+ * the source handed the parser (read where it holds them when on one line after ASCII,
+ * else copied to s->text, the text written after them). Where
+ * they cannot be had (gone from the window, a CR alone or NEL before them turned it off),
+ * libfyaml's text, unless it is single-quoted and holds '': 0.7.12 may have misread the
+ * escapes, so that is an error at `pos` (NULL). A double-quoted text is not checked: what
+ * 0.7.12 misreads there (an escaped space before a break) cannot be seen in its text. */
+static const char *quoted_text(struct stream *s, struct fy_event *fye, const struct fy_mark *start,
+                               const struct fy_mark *end, struct ypos pos, size_t *len)
 {
+    char quote = fy_token_scalar_style(fye->scalar.value) == FYSS_SINGLE_QUOTED ? '\'' : '"';
     size_t n = start && end && end->input_pos >= start->input_pos ? end->input_pos - start->input_pos : 0;
     const char *t;
 
-    if (start && end && start->column > 0 && n < SIZE_MAX - 2 && text_room(s, n + 2) &&
+    /* one line (wide characters in it) after ASCII: its bytes where they stand, as they
+     * stand without an escape (copying and reading them cost 7 times libfyaml's pointer) */
+    if (start && end && start->line == end->line && start->column > 0 &&
+        (t = source_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, start->input_pos - 1,
+                         n + 2)) != NULL &&
+        t[0] == quote && t[n + 1] == quote) {
+        if (!memchr(t + 1, quote == '"' ? '\\' : quote, n) && !memchr(t + 1, '\r', n))
+            return *len = n, t + 1;
+        if (text_room(s, QUOTEDTEXT_ROOM(n)) && quotedtext_format(t + 1, n, quote, s->text, len))
+            return s->text;
+    }
+    if (start && end && start->column > 0 && n < SIZE_MAX / 4 && text_room(s, n + 2 + QUOTEDTEXT_ROOM(n)) &&
         source_copy_span(s->src, (unsigned)start->line, (unsigned)start->column - 1, start->input_pos - 1,
                          (unsigned)end->line, (unsigned)end->column + 1, end->input_pos + 1, s->text) &&
-        s->text[0] == '\'' && s->text[n + 1] == '\'' && quotedtext_format(s->text + 1, n, s->text, len))
-        return s->text;
+        s->text[0] == quote && s->text[n + 1] == quote &&
+        quotedtext_format(s->text + 1, n, quote, s->text + n + 2, len))
+        return s->text + n + 2;
     if (!(t = fy_token_get_text(fye->scalar.value, len)))
         return *len = 0, "";
-    if (memmem(t, *len, "''", 2)) {
+    if (quote == '\'' && memmem(t, *len, "''", 2)) {
         report(s, pos, RULE_YAML, "%s", "a single-quoted scalar with '' in it that fanout cannot read from its "
                "bytes (a CR alone or NEL before it, wide characters before both its quotes on their lines, or "
                "over 256 KiB): libfyaml 0.7.12, which reads it then, misreads '' escapes in a row; write it "
@@ -680,15 +696,16 @@ static const char *single_quoted_text(struct stream *s, struct fy_event *fye, co
 /* The text of key `fye` (a scalar), or NULL (reported). */
 static const char *key_text(struct stream *s, struct fy_event *fye, struct ypos pos, size_t *len)
 {
+    enum fy_scalar_style st = fy_token_scalar_style(fye->scalar.value);
     const struct fy_mark *start, *end;
     const char *t;
 
-    if (fy_token_scalar_style(fye->scalar.value) != FYSS_SINGLE_QUOTED)
+    if (st != FYSS_SINGLE_QUOTED && st != FYSS_DOUBLE_QUOTED)
         return (t = fy_token_get_text(fye->scalar.value, len)) ? t : (*len = 0, "");
     start = start_mark(s, fye);
     end = end_mark(s, fye);
     t = verbatim_text(s, fye, start, end, len);
-    return t ? t : single_quoted_text(s, fye, start, end, pos, len);
+    return t ? t : quoted_text(s, fye, start, end, pos, len);
 }
 
 /* How many bytes libfyaml's iterator reads of block scalar `tok`'s text (of length `len`
@@ -742,7 +759,8 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
 
     if (tag < 0)
         return NULL;
-    if (!t && style == YNODE_SINGLE_QUOTED && !(t = single_quoted_text(s, fye, start, end, pos, &len)))
+    if (!t && (style == YNODE_SINGLE_QUOTED || style == YNODE_DOUBLE_QUOTED) &&
+        !(t = quoted_text(s, fye, start, end, pos, &len)))
         return NULL;
     if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED)) {
         unsigned shallow = 0;

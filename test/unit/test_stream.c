@@ -400,6 +400,37 @@ START_TEST(single_quoted_texts_from_the_bytes)
 }
 END_TEST
 
+/* The same for double-quoted scalars: escapes, an escaped break, one line with wide
+ * characters (with an escape and without), against the same texts single-quoted. */
+START_TEST(double_quoted_texts_from_the_bytes)
+{
+    char *quoted = malloc(1600000), *plain = malloc(1600000), *want, *got;
+    size_t q = 0, p = 0;
+
+    for (int i = 0; i < 9000; i++) {
+        int pad = 1 + i % 37;
+
+        q += (size_t)sprintf(quoted + q, "\xc3\xa9%d: \"v\\x41%d %.*s\\ \n    x\\\" y\"\nk%d: \"a\\u00e9 \\\n    \xc3\xa9\"\n"
+                             "w%d: \"\xc3\xa9\\t%d\"\nz%d: \"\xc3\xa9 %d\"\n", i, i, pad,
+                             "-----------------------------------------", i, i, i, i, i);
+        p += (size_t)sprintf(plain + p, "\xc3\xa9%d: 'vA%d %.*s  x\" y'\nk%d: 'a\xc3\xa9 \xc3\xa9'\nw%d: '\xc3\xa9\t%d'\n"
+                             "z%d: '\xc3\xa9 %d'\n", i, i, pad, "-----------------------------------------", i, i, i,
+                             i, i);
+    }
+    ck_assert_uint_gt(q, 300000); /* more than the window: it wraps */
+    want = stream_texts(plain);
+    got = stream_texts(quoted);
+    ck_assert(strlen(want) > 100000);
+    for (size_t i = 0; want[i] && want[i] == got[i]; i++)
+        p = i + 1;
+    ck_assert_msg(!strcmp(want, got), "at %zu: %.200s vs %.200s", p, want + (p > 100 ? p - 100 : 0), got + (p > 100 ? p - 100 : 0));
+    free(want);
+    free(got);
+    free(quoted);
+    free(plain);
+}
+END_TEST
+
 /* An input within the read buffer is handed to libfyaml whole, a larger one through its
  * callback: the same text read either way (here made larger by a comment after it)
  * gives the same scalars. */
@@ -478,6 +509,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, validator_stream_and_whole);
     tcase_add_test(tc, scalar_texts_as_libfyaml_reads_them);
     tcase_add_test(tc, single_quoted_texts_from_the_bytes);
+    tcase_add_test(tc, double_quoted_texts_from_the_bytes);
     tcase_add_test(tc, whole_and_streamed_inputs_read_alike);
     tcase_add_test(tc, text_positions_through_the_input);
     tcase_add_test(tc, text_positions_need_the_same_input);
