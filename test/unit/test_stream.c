@@ -368,13 +368,32 @@ START_TEST(scalar_texts_as_libfyaml_reads_them)
 }
 END_TEST
 
+/* The texts the stream reads of `quoted` (`len` bytes: more than the window, so that it
+ * wraps) are those of `plain`, which libfyaml reads right; frees both. */
+static void same_texts(char *quoted, size_t len, char *plain)
+{
+    char *want = stream_texts(plain), *got = stream_texts(quoted);
+    size_t at = 0;
+
+    ck_assert_uint_gt(len, 300000);
+    ck_assert(strlen(want) > 100000);
+    while (want[at] && want[at] == got[at])
+        at++;
+    ck_assert_msg(!strcmp(want, got), "at %zu: %.200s vs %.200s", at, want + (at > 100 ? at - 100 : 0),
+                  got + (at > 100 ? at - 100 : 0));
+    free(want);
+    free(got);
+    free(quoted);
+    free(plain);
+}
+
 /* Single-quoted scalars with '' escapes in a row and line breaks are read from their
  * bytes (quotedtext), also across the end of the window's ring and placed by either end
  * (a wide character before the other): the texts are those of the same scalars written on
  * one line double-quoted, which libfyaml reads right. */
 START_TEST(single_quoted_texts_from_the_bytes)
 {
-    char *quoted = malloc(1200000), *plain = malloc(1200000), *want, *got;
+    char *quoted = malloc(1200000), *plain = malloc(1200000);
     size_t q = 0, p = 0;
 
     for (int i = 0; i < 9000; i++) {
@@ -386,17 +405,7 @@ START_TEST(single_quoted_texts_from_the_bytes)
         p += (size_t)sprintf(plain + p, "\xc3\xa9%d: \"v''%d %.*s x' y\"\nk%d: \"a'' \xc3\xa9\"\n", i, i, pad,
                              "-----------------------------------------", i);
     }
-    ck_assert_uint_gt(q, 300000); /* more than the window: it wraps */
-    want = stream_texts(plain);
-    got = stream_texts(quoted);
-    ck_assert(strlen(want) > 100000);
-    for (size_t i = 0; want[i] && want[i] == got[i]; i++)
-        p = i + 1;
-    ck_assert_msg(!strcmp(want, got), "at %zu: %.200s vs %.200s", p, want + (p > 100 ? p - 100 : 0), got + (p > 100 ? p - 100 : 0));
-    free(want);
-    free(got);
-    free(quoted);
-    free(plain);
+    same_texts(quoted, q, plain);
 }
 END_TEST
 
@@ -404,7 +413,7 @@ END_TEST
  * characters (with an escape and without), against the same texts single-quoted. */
 START_TEST(double_quoted_texts_from_the_bytes)
 {
-    char *quoted = malloc(1600000), *plain = malloc(1600000), *want, *got;
+    char *quoted = malloc(1600000), *plain = malloc(1600000);
     size_t q = 0, p = 0;
 
     for (int i = 0; i < 9000; i++) {
@@ -417,17 +426,7 @@ START_TEST(double_quoted_texts_from_the_bytes)
                              "z%d: '\xc3\xa9 %d'\n", i, i, pad, "-----------------------------------------", i, i, i,
                              i, i);
     }
-    ck_assert_uint_gt(q, 300000); /* more than the window: it wraps */
-    want = stream_texts(plain);
-    got = stream_texts(quoted);
-    ck_assert(strlen(want) > 100000);
-    for (size_t i = 0; want[i] && want[i] == got[i]; i++)
-        p = i + 1;
-    ck_assert_msg(!strcmp(want, got), "at %zu: %.200s vs %.200s", p, want + (p > 100 ? p - 100 : 0), got + (p > 100 ? p - 100 : 0));
-    free(want);
-    free(got);
-    free(quoted);
-    free(plain);
+    same_texts(quoted, q, plain);
 }
 END_TEST
 
