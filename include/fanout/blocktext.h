@@ -20,7 +20,8 @@ struct blocktext {
      * byte went through, says so): their searches of it are left out */
     bool plain;
     /* set by blocktext_format: the text is YAML's where libfyaml 0.7.12's is broken (a
-     * folded line, blank lines, a line one space deeper: it leaves a byte unwritten) */
+     * folded line, blank lines, a line one space deeper: it leaves a byte unwritten) or
+     * may be (an empty scalar, clipped or stripped: often one byte it never wrote) */
     bool departs;
     /* set by blocktext_format when it declines because the first line with text is no deeper
      * than the key and the header gives no indentation: that line's indentation + 1 (its

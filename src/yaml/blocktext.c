@@ -186,11 +186,19 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     b->shallow = 0;
     if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len, b->plain))
         return false;
-    /* z: the last line with text; none is libfyaml's empty scalar */
+    /* z: the last line with text; none: an empty scalar (8.1.1.2: clipped and stripped,
+     * nothing; the breaks `+` keeps are libfyaml's). 0.7.12 often gives one byte it never
+     * wrote then (`k: |` at the end of the input, `k: >2`, a line of spaces without a
+     * break: the yamlprobe, class E2), and sometimes nothing, so it departs. */
     while (q > p && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r'))
         q--;
-    if (q == p)
-        return false;
+    if (q == p) {
+        if (chomp == CHOMP_KEEP)
+            return false;
+        b->departs = true;
+        *len = 0;
+        return true;
+    }
     z = q - 1;
     if (!cr) { /* a search back (a byte at a time, it was a sixth of the formatting) */
         const char *lb = memrchr(p, '\n', (size_t)(z - p));

@@ -112,6 +112,34 @@ START_TEST(declines)
 }
 END_TEST
 
+/* An empty block scalar, clipped or stripped, is "" (YAML 1.2.2, 8.1.1.2), where libfyaml
+ * 0.7.12 often gives one byte it never wrote (`k: |` ending the input, a line of spaces
+ * without a break: the yamlprobe, stop 45); the breaks `+` keeps are left to it. */
+START_TEST(empty_scalars)
+{
+    static const struct {
+        const char *header, *body;
+        bool at_eof, taken;
+    } cases[] = {
+        {"k: |", "", true, true},        {"k: |", "   ", true, true},    {"k: >2", "", true, true},
+        {"k: |-", "\n\n", false, true},  {"k: |", "  \n\r\n", false, true}, {"k: |+", "\n\n", false, false},
+    };
+    char out[16];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct blocktext b = {cases[i].header, strlen(cases[i].header), cases[i].body, strlen(cases[i].body),
+                              strchr(cases[i].header, '>') != NULL, cases[i].at_eof, false, false, 0};
+        size_t n = 99;
+
+        ck_assert_msg(blocktext_format(&b, out, &n) == cases[i].taken, "case %zu", i);
+        if (cases[i].taken) {
+            ck_assert_uint_eq(n, 0);
+            ck_assert(b.departs);
+        }
+    }
+}
+END_TEST
+
 /* A folded line, a blank line, a line one space deeper: libfyaml 0.7.12 counts six bytes
  * and writes five (its last byte is whatever the heap held: review39); blocktext gives
  * YAML's text (1.2.2, 8.1.3: the breaks around a more-indented line are kept), and the
@@ -302,6 +330,7 @@ Suite *blocktext_suite(void)
 
     tcase_add_test(tc, forms);
     tcase_add_test(tc, declines);
+    tcase_add_test(tc, empty_scalars);
     tcase_add_test(tc, fold_before_one_deeper);
     tcase_add_test(tc, fold_before_one_deeper_crlf_tab);
     tcase_add_test(tc, random_forms);
