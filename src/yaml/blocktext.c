@@ -171,6 +171,19 @@ static char *put_line(char *o, const struct line *l, size_t ind)
     return o;
 }
 
+/* The most spaces a line of p[0..end) holds (lines of spaces only). */
+static size_t longest_spaces(const char *p, const char *end)
+{
+    size_t most = 0, run = 0;
+
+    for (; p < end; p++) {
+        run = *p == ' ' ? run + 1 : 0;
+        if (run > most)
+            most = run;
+    }
+    return most;
+}
+
 bool blocktext_format(struct blocktext *b, char *out, size_t *len)
 {
     const char *p = b->body, *end = p + b->body_len, *q = end, *z;
@@ -193,8 +206,8 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     while (q > p && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r'))
         q--;
     if (q == p) {
-        if (chomp == CHOMP_KEEP)
-            return false;
+        if (chomp == CHOMP_KEEP || (explicit_ind && longest_spaces(p, end) > n + explicit_ind))
+            return false; /* spaces past a given indentation are text (8.1.2) */
         b->departs = true;
         *len = 0;
         return true;

@@ -114,7 +114,8 @@ END_TEST
 
 /* An empty block scalar, clipped or stripped, is "" (YAML 1.2.2, 8.1.1.2), where libfyaml
  * 0.7.12 often gives one byte it never wrote (`k: |` ending the input, a line of spaces
- * without a break: the yamlprobe, stop 45); the breaks `+` keeps are left to it. */
+ * without a break: the yamlprobe, stop 45); the breaks `+` keeps, and spaces past a
+ * given indentation (text, 8.1.2), are left to it. */
 START_TEST(empty_scalars)
 {
     static const struct {
@@ -123,6 +124,7 @@ START_TEST(empty_scalars)
     } cases[] = {
         {"k: |", "", true, true},        {"k: |", "   ", true, true},    {"k: >2", "", true, true},
         {"k: |-", "\n\n", false, true},  {"k: |", "  \n\r\n", false, true}, {"k: |+", "\n\n", false, false},
+        {"k: |2-", "  \n", false, true}, {"k: |2-", "     \n", false, false}, /* spaces past 2 are text */
     };
     char out[16];
 
