@@ -15,6 +15,18 @@ uint64_t strhash_fnv1a(const char *s, size_t len);
  * are for this process's tables only, never stored or ordered by. */
 uint64_t strhash_words(const char *s, size_t len);
 
+/* The last n (fewer than 8) bytes of s as one word, zero-filled, in little-endian order
+ * (as a whole word is read here): a word-at-a-time hash's last step (strhash_words, the
+ * template check's keys). */
+static inline uint64_t strhash_tail_word(const char *s, size_t n)
+{
+    uint64_t w = 0;
+
+    for (size_t k = 0; k < n; k++)
+        w |= (uint64_t)(unsigned char)s[k] << 8 * k;
+    return w;
+}
+
 /* FNV-1a and a multiply-xorshift hash: two unrelated 64-bit hashes of a key, which make
  * a false match of two keys about as likely as 1 in 2^100 for a million keys. */
 void strhash_pair(const char *key, size_t len, uint64_t *h1, uint64_t *h2);

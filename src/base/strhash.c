@@ -51,12 +51,8 @@ uint64_t strhash_words(const char *s, size_t len)
         memcpy(&w, s + i, 8);
         h = mix_word(h, w);
     }
-    if (i < len) {
-        w = 0;
-        for (unsigned k = 0; i + k < len; k++)
-            w |= (uint64_t)(unsigned char)s[i + k] << 8 * k;
-        h = mix_word(h, w);
-    }
+    if (i < len)
+        h = mix_word(h, strhash_tail_word(s + i, len - i));
     h *= 0x9E3779B97F4A7C15ull; /* the low bits, a table's index, from all of them */
     return h ^ (h >> 32);
 }

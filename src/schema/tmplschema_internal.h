@@ -219,7 +219,7 @@ struct keyset {
         const char *text; /* the key as written, or a copy in `texts` */
         size_t len;
         unsigned line;
-        bool ascii;
+        bool ascii; /* a list's keys only: a table compares hashes */
         bool literal; /* written as a literal expression (${{ 'k' }}) */
     } *slots, inline_slots[KEYSET_INLINE]; /* most mappings are small: no allocation */
     size_t n, cap; /* cap: a power of two, or 0 */

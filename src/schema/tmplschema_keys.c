@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/strhash.h"
+
 /* A set of at most KEYSET_INLINE keys is a list in the order they came (its inline
  * slots are never cleared); past that, a table (open addressing, at most three
  * quarters full: a rendering's `jobs` holds every job it renders, 73,134 of them for a
@@ -90,9 +92,7 @@ static bool hash_upper(const char *s, size_t len, uint64_t *h1, uint64_t *h2)
         hash_word(w, &a, &b);
     }
     if (i < len) {
-        w = 0;
-        for (unsigned k = 0; i + k < len; k++)
-            w |= (uint64_t)(unsigned char)s[i + k] << 8 * k;
+        w = strhash_tail_word(s + i, len - i);
         any |= w;
         hash_word(w, &a, &b);
     }
@@ -183,12 +183,16 @@ static const struct keyslot *keyset_find(const struct keyset *k, const struct ke
     return slot->text ? slot : NULL;
 }
 
-/* `key` for text[0..len): its hashes only when the set is a table (a list compares
- * texts). False when out of memory. */
+/* `key` for text[0..len): whether it is ASCII when the set is a list (which compares
+ * texts), its hashes when it is a table (whose hashing says so itself). False when out of
+ * memory. */
 static bool key_of(const struct keyset *k, const char *text, size_t len, struct keyslot *key)
 {
-    *key = (struct keyslot){.text = text, .len = len, .ascii = tmpl_is_ascii(text, len)};
-    return is_list(k) || key_hash(text, len, &key->h1, &key->h2);
+    *key = (struct keyslot){.text = text, .len = len};
+    if (!is_list(k))
+        return key_hash(text, len, &key->h1, &key->h2);
+    key->ascii = tmpl_is_ascii(text, len);
+    return true;
 }
 
 const struct keyslot *tmpl_keyset_find(const struct keyset *k, const char *text, size_t len)
