@@ -255,11 +255,10 @@ static void corpus_file(const char *path, const char *text, size_t len, void *ct
         ck_abort_msg("%s: %s", path, corpus.first);
 }
 
-/* Every single-quoted scalar of the corpus (../shared/corpus) and of the fixtures. */
+/* Every quoted scalar of the corpus (../shared/corpus) and of the fixtures. */
 START_TEST(corpus_and_fixtures)
 {
-    size_t corpus_files = unit_each_yaml_file("../shared/corpus", corpus_file, NULL) +
-                          unit_each_yaml_file("fixtures", corpus_file, NULL);
+    size_t corpus_files = unit_each_corpus_yaml(corpus_file, NULL);
 
     fprintf(stderr, "quotedtext: %zu quoted scalars (%zu double-quoted) of %zu YAML files compared with libfyaml, "
             "%zu declined, %zu where it is known wrong not\n", corpus.compared, corpus.compared_double, corpus_files,

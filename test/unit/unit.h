@@ -76,9 +76,9 @@ char *emit_to_string(const struct ynode *node, int json);
 void temp_file_write(char *path, const char *text);
 /* The change of the files `list` names ("a\nb\n", as --changed reads it; NULL: none). */
 struct change *change_of(const char *list);
-/* Calls fn with the text of every .yml and .yaml file under `root` that holds no NUL (which
- * the source refuses before libfyaml sees it), and `ctx`; returns how many files there are. */
-size_t unit_each_yaml_file(const char *root, void (*fn)(const char *path, const char *text, size_t len, void *ctx),
-                           void *ctx);
+/* Calls fn with the text of every .yml and .yaml file of the corpus (../shared/corpus)
+ * and of the fixtures that holds no NUL (which the source refuses before libfyaml sees
+ * it), and `ctx`; returns how many files there are. */
+size_t unit_each_corpus_yaml(void (*fn)(const char *path, const char *text, size_t len, void *ctx), void *ctx);
 
 #endif
