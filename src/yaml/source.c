@@ -55,6 +55,7 @@ struct window {
     bool off;
     bool borrowed; /* bytes is the source's buffer, which holds the whole input */
     bool cr;       /* a CR has been handed (of a CRLF: a CR alone turns the window off) */
+    bool cr_last;  /* the last byte handed is a CR: a CRLF's if the next is a LF */
 };
 
 /* What there is of an input to read again, from any offset: a regular file, the spool
@@ -563,17 +564,23 @@ static void window_free(struct window *w)
     memset(w, 0, sizeof(*w));
 }
 
-/* Whether `b` holds a line break other than LF or CRLF (one break to libfyaml, as a LF
- * is: the lines are numbered alike; a CR last in `b` may be one alone); a read hands
- * whole characters. The other breaks and a byte order mark are the UTF-8 check's
- * (utf8_state.spoiler). *cr is set when it holds a CR. */
-static bool lone_cr(const char *b, size_t n, bool *cr)
+/* Whether `b`, handed after what w was, holds a line break other than LF or CRLF (one
+ * break to libfyaml, as a LF is: the lines are numbered alike); a read hands whole
+ * characters, but a CRLF may be split between two reads (a CR last in `b` is left to the
+ * next, or to the input's end: read_ended). The other breaks and a byte order mark are
+ * the UTF-8 check's (utf8_state.spoiler). */
+static bool lone_cr(struct window *w, const char *b, size_t n)
 {
     const char *end = b + n;
 
+    if (w->cr_last && n > 0 && b[0] != '\n')
+        return true;
+    w->cr_last = w->cr_last && n == 0;
     for (const char *p = b; (p = memchr(p, '\r', (size_t)(end - p))) != NULL; p++) {
-        *cr = true;
-        if (p + 1 == end || p[1] != '\n')
+        w->cr = true;
+        if (p + 1 == end)
+            w->cr_last = true;
+        else if (p[1] != '\n')
             return true;
     }
     return false;
@@ -584,7 +591,7 @@ static void window_add(struct window *w, const char *b, size_t n, bool spoiled)
 {
     const char *end = b + n;
 
-    if (!w->bytes || w->off || (w->off = spoiled || lone_cr(b, n, &w->cr)))
+    if (!w->bytes || w->off || (w->off = spoiled || lone_cr(w, b, n)))
         return;
     for (size_t done = w->borrowed ? n : n > WINDOW_BYTES ? n - WINDOW_BYTES : 0; done < n;) {
         size_t at = (size_t)((w->handed + done) % WINDOW_BYTES), k = WINDOW_BYTES - at;
@@ -731,6 +738,7 @@ bool source_copy_span(const struct source *src, unsigned line, unsigned col, uin
 /* The read has handed on the whole input. */
 static void read_ended(struct source *src)
 {
+    src->win.off |= src->win.cr_last; /* a CR alone ends the input */
     if (src->at_end)
         return;
     src->at_end = true;

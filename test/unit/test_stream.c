@@ -430,6 +430,27 @@ START_TEST(double_quoted_texts_from_the_bytes)
 }
 END_TEST
 
+/* A CRLF split between two of libfyaml's reads is one break, not a CR alone: one turned
+ * the window off for the rest of a streamed input (over 64 KiB), and libfyaml's texts were
+ * taken, misread ("a<CRLF>  " gave "a\n"; single-quoted with '' an error). The lines'
+ * lengths vary, so that reads end between a CR and its LF; the texts are those with LFs. */
+START_TEST(crlf_split_between_reads)
+{
+    char *crlf = malloc(700000), *lf = malloc(700000);
+    size_t c = 0, l = 0;
+
+    for (int i = 0; i < 9000; i++) {
+        int pad = 1 + i % 37;
+
+        c += (size_t)sprintf(crlf + c, "k%d: \"a%.*s\r\n  \"\r\nq%d: 'b''''c'\r\n", i, pad,
+                             "-----------------------------------------", i);
+        l += (size_t)sprintf(lf + l, "k%d: \"a%.*s\n  \"\nq%d: 'b''''c'\n", i, pad,
+                             "-----------------------------------------", i);
+    }
+    same_texts(crlf, c, lf);
+}
+END_TEST
+
 /* An input within the read buffer is handed to libfyaml whole, a larger one through its
  * callback: the same text read either way (here made larger by a comment after it)
  * gives the same scalars. */
@@ -509,6 +530,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, scalar_texts_as_libfyaml_reads_them);
     tcase_add_test(tc, single_quoted_texts_from_the_bytes);
     tcase_add_test(tc, double_quoted_texts_from_the_bytes);
+    tcase_add_test(tc, crlf_split_between_reads);
     tcase_add_test(tc, whole_and_streamed_inputs_read_alike);
     tcase_add_test(tc, text_positions_through_the_input);
     tcase_add_test(tc, text_positions_need_the_same_input);
