@@ -672,13 +672,33 @@ const char *source_line(const struct source *src, unsigned line, uint64_t pos, s
     return w->bytes + start % WINDOW_BYTES;
 }
 
+/* The offset past `col` characters from `start` on a line ending at `end`: libfyaml counts
+ * a column a character (a code point, wide or not); false at a tab or another control
+ * byte, whose columns it may count otherwise. The window holds only checked UTF-8. */
+static bool column_offset(const struct window *w, uint64_t start, uint64_t end, unsigned col, uint64_t *at)
+{
+    for (; col > 0; col--) {
+        unsigned char b;
+
+        if (start >= end)
+            return false;
+        b = (unsigned char)w->bytes[start % WINDOW_BYTES];
+        if (b < 0x20 || b == 0x7F || (b >= 0x80 && b < 0xC2))
+            return false;
+        start += b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    }
+    *at = start;
+    return start <= end;
+}
+
 /* The input offset of line:col (byte `pos` as libfyaml counts it) into *at: `pos` itself
  * in a whole input; in a callback's, libfyaml counts from a chunk's start, so from the
- * line's start, when the bytes before `col` on it are one a column (wherever the ring
- * wraps among them). */
+ * line's start, by its characters before `col` (wherever the ring wraps among them):
+ * wide characters there made both ends of a quoted scalar unplaceable, and libfyaml's
+ * misread text was taken. */
 static bool offset_of(const struct window *w, unsigned line, unsigned col, uint64_t pos, uint64_t *at)
 {
-    uint64_t start;
+    uint64_t start, end;
     size_t ring, first;
 
     if (w->borrowed) {
@@ -686,14 +706,15 @@ static bool offset_of(const struct window *w, unsigned line, unsigned col, uint6
         return w->bytes && !w->off && pos <= w->handed;
     }
     if (!line_begin(w, line, pos, &start) || w->handed - start > WINDOW_BYTES ||
-        start + col > line_end(w, line, start))
+        start + col > (end = line_end(w, line, start)))
         return false;
     ring = (size_t)(start % WINDOW_BYTES);
     first = ring + col <= WINDOW_BYTES ? col : WINDOW_BYTES - ring;
-    if (!yscalar_printable(w->bytes + ring, first) || !yscalar_printable(w->bytes, col - first))
-        return false;
-    *at = start + col;
-    return true;
+    if (yscalar_printable(w->bytes + ring, first) && yscalar_printable(w->bytes, col - first)) {
+        *at = start + col; /* a byte a column: most lines */
+        return true;
+    }
+    return column_offset(w, start, end, col, at);
 }
 
 const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,

@@ -687,9 +687,9 @@ static const char *quoted_text(struct stream *s, struct fy_event *fye, const str
         return *len = 0, "";
     if (quote == '\'' && memmem(t, *len, "''", 2)) {
         report(s, pos, RULE_YAML, "%s", "a single-quoted scalar with '' in it that fanout cannot read from its "
-               "bytes (a CR alone or NEL before it, wide characters before both its quotes on their lines, or "
-               "over 256 KiB): libfyaml 0.7.12, which reads it then, misreads '' escapes in a row; write it "
-               "double-quoted");
+               "bytes (a CR alone or NEL before it, a tab or control character before both its quotes on their "
+               "lines, or over 256 KiB): libfyaml 0.7.12, which reads it then, misreads '' escapes in a row; write "
+               "it double-quoted");
         return NULL;
     }
     return t;

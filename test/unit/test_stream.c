@@ -451,6 +451,26 @@ START_TEST(crlf_split_between_reads)
 }
 END_TEST
 
+/* Wide characters before both quotes of a scalar on their lines: its bytes are placed by
+ * the characters before an end (libfyaml counts a column a character), not left to
+ * libfyaml, which misread "a\ <LF> b" as "ab" and two bytes it never wrote. */
+START_TEST(quoted_texts_after_wide_characters)
+{
+    char *quoted = malloc(1200000), *plain = malloc(1200000);
+    size_t q = 0, p = 0;
+
+    for (int i = 0; i < 9000; i++) {
+        int pad = 1 + i % 37;
+
+        q += (size_t)sprintf(quoted + q, "\xc3\xa9%d: \"a\\ \n  %.*s\xe4\xb8\xad b\"\n\xf0\x9f\x98\x80%d: 'a''''\n"
+                             " \xc3\xa9\xc3\xa9'\n", i, pad, "-----------------------------------------", i);
+        p += (size_t)sprintf(plain + p, "\xc3\xa9%d: 'a  %.*s\xe4\xb8\xad b'\n\xf0\x9f\x98\x80%d: \"a'' \xc3\xa9\xc3\xa9\"\n",
+                             i, pad, "-----------------------------------------", i);
+    }
+    same_texts(quoted, q, plain);
+}
+END_TEST
+
 /* An input within the read buffer is handed to libfyaml whole, a larger one through its
  * callback: the same text read either way (here made larger by a comment after it)
  * gives the same scalars. */
@@ -531,6 +551,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, single_quoted_texts_from_the_bytes);
     tcase_add_test(tc, double_quoted_texts_from_the_bytes);
     tcase_add_test(tc, crlf_split_between_reads);
+    tcase_add_test(tc, quoted_texts_after_wide_characters);
     tcase_add_test(tc, whole_and_streamed_inputs_read_alike);
     tcase_add_test(tc, text_positions_through_the_input);
     tcase_add_test(tc, text_positions_need_the_same_input);
