@@ -774,6 +774,39 @@ static bool block_suspect(const struct stream *s, const struct fy_mark *start, u
     return *ind < parent_col;
 }
 
+/* Whether plain scalar `fye` (over lines start..end, at `pos`) has no line whose spaces,
+ * fewer than `least` (its key's or entry's column + 1), are followed by a tab; false:
+ * reported. libfyaml 0.7.12 takes such a line as the scalar's (`k: a`, `\tb`: "a b"
+ * when the tab is deep enough for it); GitHub's npm yaml (lexer.js continueScalar ends
+ * the scalar there, then "Tabs are not allowed as indentation") and Buildkite's
+ * gopkg.in/yaml.v3 (scannerc.go yaml_parser_scan_plain_scalar: "found a tab character
+ * that violates indentation") refuse it, as YAML 1.2.2 does (6.1: only spaces indent). */
+static bool plain_lines_ok(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
+                           unsigned least, struct ypos pos)
+{
+    size_t n = end->input_pos - start->input_pos;
+    const char *p, *e, *nl;
+
+    if (!text_room(s, n) || !source_copy_span(s->src, (unsigned)start->line, (unsigned)start->column,
+                                              start->input_pos, (unsigned)end->line, (unsigned)end->column,
+                                              end->input_pos, s->text))
+        return true; /* cannot be seen: libfyaml's reading */
+    for (p = s->text, e = p + n; (nl = memchr(p, '\n', (size_t)(e - p))) != NULL;) {
+        size_t col = 0;
+
+        pos.line++;
+        for (p = nl + 1; col < least && p + col < e && p[col] == ' ';)
+            col++;
+        if (col < least && p + col < e && p[col] == '\t') {
+            pos.col = (unsigned)col + 1;
+            report(s, pos, RULE_YAML, "%s", "a plain scalar's line is indented by a tab, not spaces (YAML 1.2.2, "
+                   "6.1; GitHub's and Buildkite's readers refuse it)");
+            return false;
+        }
+    }
+    return true;
+}
+
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
                                  struct ypos pos, unsigned parent_col, bool in_flow)
 {
@@ -790,6 +823,9 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
         return NULL;
     if (!t && (style == YNODE_SINGLE_QUOTED || style == YNODE_DOUBLE_QUOTED) &&
         !(t = quoted_text(s, fye, start, end, pos, in_flow ? 0 : parent_col, &len)))
+        return NULL;
+    if (!t && style == YNODE_PLAIN && parent_col && !in_flow && start && end && start->line != end->line &&
+        end->input_pos > start->input_pos && !plain_lines_ok(s, start, end, parent_col, pos))
         return NULL;
     if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED)) {
         unsigned shallow = 0;
