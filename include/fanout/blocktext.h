@@ -20,7 +20,9 @@ struct blocktext {
      * byte went through, says so): their searches of it are left out */
     bool plain;
     /* set by blocktext_format: the text is YAML's where libfyaml 0.7.12's is broken (a
-     * folded line, blank lines, a line one space deeper: it leaves a byte unwritten) or
+     * folded line, blank lines, a line one space deeper or a line whose text begins with a
+     * tab; blank lines, then a first line of white space with a tab: it leaves a byte
+     * unwritten) or
      * may be (an empty scalar, clipped or stripped: often one byte it never wrote) */
     bool departs;
     /* set by blocktext_format when it declines because the first line with text is no deeper
@@ -31,7 +33,7 @@ struct blocktext {
 };
 
 /* Writes the text of `b` to out (room for b->body_len + 1 bytes) and sets *len; false when
- * it is not one of the cases worked out here (a tab before a line's text, a NEL, a comment on the header line,
+ * it is not one of the cases worked out here (a tab in a line's indentation, a NEL, a comment on the header line,
  * a first line no more indented than its key ...): then libfyaml's text is the text. */
 bool blocktext_format(struct blocktext *b, char *out, size_t *len);
 

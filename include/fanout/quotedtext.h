@@ -24,4 +24,14 @@
  * NEL, LS or PS (line breaks to YAML 1.1, whose readers disagree on them). */
 bool quotedtext_format(const char *body, size_t len, char quote, char *out, size_t *out_len);
 
+/* Whether a line after the first of the quoted scalar whose `len` bytes between its quotes
+ * are `body` has text (or the closing quote) indented by fewer than `least` spaces: then
+ * *line is its number after the first (1: the second line) and *col its spaces. YAML 1.2.2
+ * (7.3.1, 7.3.2, 6.1: s-flow-line-prefix; yaml-test-suite QB6E) and npm yaml refuse it
+ * (lexer.js continueScalar: a line less indented than its key's column + 1 that is not
+ * empty ends the scalar, an unclosed quote); libfyaml 0.7.12, sloppy, and libyaml's
+ * descendants (PyYAML, gopkg.in/yaml.v3: scannerc.go yaml_parser_scan_flow_scalar checks
+ * no indentation) take it. */
+bool quotedtext_shallow(const char *body, size_t len, size_t least, size_t *line, size_t *col);
+
 #endif

@@ -36,9 +36,14 @@ struct stream_item {
 struct stream_shape {
     const char *key;
     bool mapping;
+    /* The platform's reader refuses a quoted scalar with a line no deeper than its key or
+     * entry (quotedtext_shallow; YAML 1.2.2 does too), which libfyaml takes: it is an
+     * error in a document of this shape, found where detection read it too (a document
+     * read before its shape is known is told at stream_reshape). */
+    bool flow_lines_indented;
 };
 
-/* {{"steps", false}, {NULL}}: Buildkite. */
+/* {{"steps", false, false}, {NULL}}: Buildkite. */
 extern const struct stream_shape stream_steps_shape[];
 
 /* Limits that keep hostile input cheap. */

@@ -10,16 +10,19 @@
  * (pantoniou/libfyaml v0.7.12, src/lib/fy-atom.c: fy_atom_iter_line_analyze,
  * fy_atom_iter_line, fy_atom_iter_format) and its scanner (src/lib/fy-parse.c:
  * fy_fetch_block_scalar), for lines of spaces, text and LF, CRLF or CR line ends (a tab
- * only within a line's text). It is YAML 1.2.2's section 8.1
+ * only past the indentation, where it is text). It is YAML 1.2.2's section 8.1
  * (literal and folded content, chomping) but for a last line cut by the end of the input,
- * which clipping ends with a break all the same. Every other case (a tab before a line's
- * text, NEL, LS and PS, a comment on the header's line, a header whose key or sequence entry it cannot
+ * which clipping ends with a break all the same. Every other case (a tab in a line's
+ * indentation, NEL, LS and PS, a comment on the header's line, a header whose key or sequence entry it cannot
  * read, content no deeper than its key, an empty scalar, blank lines at the end of the
  * input) is libfyaml's: test_blocktext and the blocktext fuzz target hold it to libfyaml's
- * text. One case departs from libfyaml for YAML: a folded line, blank lines, then a line
+ * text. Where libfyaml is broken the text departs from it for YAML: a folded line, blank lines, then a line
  * one space deeper, where 0.7.12 counts the blank line's break but does not write it (its
  * text ends in a byte it never wrote); it is the text YAML 1.2.2 gives (8.1.3, example
- * 8.10: the breaks around a more-indented line are kept), which is libfyaml's length. */
+ * 8.10: the breaks around a more-indented line are kept), which is libfyaml's length; so
+ * is a folded line, blank lines, then a line whose text begins with a tab, and blank lines,
+ * then a first line of white space with a tab (`run: |`, ``, `    \t`: "\n\t\n", npm yaml's
+ * and PyYAML's; 0.7.12 gives "\t\n" and a byte it never wrote). */
 
 enum chomp { CHOMP_CLIP, CHOMP_STRIP, CHOMP_KEEP };
 
@@ -82,20 +85,25 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
 }
 
 /* Whether every line break of p[0..n) is a LF, a CRLF or a CR (YAML 1.2.2 5.4: each is
- * one break, read as a LF) and every tab follows a line's first other character (text:
- * before it a tab is indentation, or white space that makes a line more indented, 8.1.3):
+ * one break, read as a LF) and no tab stands in a line's indentation: *tab_spaces is the
+ * fewest spaces a line has before a tab that comes before its text (SIZE_MAX: none), which
+ * must be the indentation at least (8.1.2, 8.1.3: past it a tab is text, or white space
+ * that makes a folded line more indented; within it the line is libfyaml's to refuse).
  * NEL, LS and PS are breaks to YAML 1.1 only. `plain`: none of them is there. */
-static bool plain_lines(const char *p, size_t n, bool plain)
+static bool plain_lines(const char *p, size_t n, bool plain, size_t *tab_spaces)
 {
     const char *end = p + n;
 
+    *tab_spaces = SIZE_MAX;
     for (const char *q = p; (q = memchr(q, '\t', (size_t)(end - q))) != NULL; q++) {
         const char *c = q;
 
         while (c > p && c[-1] == ' ')
             c--;
-        if (c == p || c[-1] == '\n' || c[-1] == '\r' || c[-1] == '\t')
-            return false;
+        if (c > p && c[-1] != '\n' && c[-1] != '\r')
+            continue; /* after the line's first other character (text) or a tab already seen */
+        if ((size_t)(q - c) < *tab_spaces)
+            *tab_spaces = (size_t)(q - c);
     }
     return plain || !yscalar_has_yaml11_break(p, n);
 }
@@ -140,6 +148,13 @@ static bool line_blank(const struct line *l)
     return l->spaces == l->len;
 }
 
+/* Whether folded line `l` is more indented (8.1.3: s-nb-spaced-text, white space past the
+ * indentation: its breaks are kept, not folded). */
+static bool line_spaced(const struct line *l, size_t ind)
+{
+    return l->spaces > ind || (l->spaces == ind && l->len > ind && l->p[ind] == '\t');
+}
+
 /* libfyaml's trailing_breaks_ws of a folded line followed by blank lines, the first at `p`:
  * whether a blank line has more spaces than the indentation or the next text line is more
  * indented (its breaks are kept, not folded); *departs when that line is exactly one space
@@ -150,8 +165,8 @@ static bool spaced_after(const char *p, const char *end, size_t ind, bool cr, bo
         struct line l = line_at(p, end, cr);
 
         if (!line_blank(&l)) {
-            *departs = *departs || l.spaces == ind + 1;
-            return l.spaces > ind;
+            *departs = *departs || l.spaces == ind + 1 || (l.spaces == ind && l.p[ind] == '\t');
+            return line_spaced(&l, ind);
         }
         if (l.len > ind)
             return true;
@@ -189,7 +204,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     const char *p = b->body, *end = p + b->body_len, *q = end, *z;
     enum chomp chomp;
     unsigned explicit_ind;
-    size_t ind, n;
+    size_t ind, n, tab_spaces;
     struct line l, next, first, top;
     char *o = out;
     unsigned pending;
@@ -197,7 +212,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
 
     b->departs = false;
     b->shallow = 0;
-    if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len, b->plain))
+    if (!header_read(b, &chomp, &explicit_ind, &n) || !plain_lines(p, b->body_len, b->plain, &tab_spaces))
         return false;
     /* z: the last line with text; none: an empty scalar (8.1.1.2: clipped and stripped,
      * nothing; the breaks `+` keeps are libfyaml's). 0.7.12 often gives one byte it never
@@ -225,6 +240,17 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     for (first = top; line_blank(&first); first = line_at(first.next, end, cr))
         ;
     ind = explicit_ind ? n + explicit_ind : first.spaces;
+    if (tab_spaces < ind || tab_spaces <= n)
+        return false; /* a tab in the indentation */
+    /* blank lines, then a line of white space with a tab past the indentation: 0.7.12
+     * loses a break and gives a byte it never wrote (`|`, ``, `  \t`: "\t\n\0", YAML "\n\t\n") */
+    if (first.p != top.p) {
+        size_t w = first.spaces;
+
+        while (w < first.len && (first.p[w] == '\t' || first.p[w] == ' '))
+            w++;
+        b->departs = w == first.len;
+    }
     /* libfyaml 0.7.12 takes text no deeper than its key (block_text_read, stream.c) */
     if (first.spaces <= n) {
         b->shallow = explicit_ind ? 0 : first.spaces + 1;
@@ -239,7 +265,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
         o = put_line(o, &l, ind);
         if (b->folded && !line_blank(&l) && line_blank(&next))
             spaced = spaced_after(next.p, end, ind, cr, &b->departs);
-        if (!b->folded || line_blank(&l) || l.spaces > ind || next.spaces > ind || spaced)
+        if (!b->folded || line_blank(&l) || line_spaced(&l, ind) || line_spaced(&next, ind) || spaced)
             *o++ = '\n';
         else if (!line_blank(&next))
             *o++ = ' '; /* folded */

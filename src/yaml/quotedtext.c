@@ -184,3 +184,16 @@ bool quotedtext_format(const char *body, size_t len, char quote, char *out, size
     *out_len = (size_t)(w - out);
     return true;
 }
+
+bool quotedtext_shallow(const char *body, size_t len, size_t least, size_t *line, size_t *col)
+{
+    const char *p = body, *end = body + len, *nl;
+
+    for (*line = 1; (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; ++*line) {
+        for (p = nl + 1, *col = 0; *col < least && p + *col < end && p[*col] == ' ';)
+            ++*col;
+        if (*col < least && (p + *col == end || (p[*col] != '\n' && p[*col] != '\r')))
+            return true; /* not an empty line (l-empty: spaces, then a break) */
+    }
+    return false;
+}

@@ -25,6 +25,8 @@ struct utf8_state {
     unsigned char lo, hi; /* allowed range of the next continuation byte */
     uint32_t cp;         /* the code point being decoded */
     bool bom;            /* the last failure was a misplaced byte order mark */
+    bool lead_bom;       /* the input begins with a byte order mark */
+    unsigned char last;  /* the last byte accepted */
     /* where the first NEL, LS, PS or BOM begins (UINT64_MAX: none yet), which turn the
      * window off (struct window): noted as characters are decoded, where a search of
      * each handed piece for their four byte sequences cost four scans of the input */
@@ -117,10 +119,23 @@ static void utf8_reset(struct utf8_state *st)
 #define HIGH_BITS 0x8080808080808080ull
 #define LOW_BITS 0x0101010101010101ull
 
+/* Whether the character being decoded from run `p` (begun at st->offset) starts a line. */
+static bool line_start(const struct utf8_state *st, const unsigned char *p)
+{
+    unsigned char before = st->char_start > st->offset ? p[st->char_start - st->offset - 1] : st->last;
+
+    return before == '\n' || before == '\r';
+}
+
 /* Checks p[0..n) on from `st`. Returns how many bytes are good (n, or the index of the
  * first bad one); *complete: how many of those end on a character boundary. A U+FEFF is
- * a byte order mark only at offset 0; anywhere else it is refused, so that a doubled BOM
- * cannot turn `steps:` into another key. */
+ * a byte order mark at offset 0; at the start of any other line (or after that mark) it
+ * is refused: Buildkite's gopkg.in/yaml.v3 skips it there (scannerc.go
+ * yaml_parser_scan_to_next_token: a BOM at column 0), where libfyaml and GitHub's npm yaml
+ * read it as text, so a doubled BOM would make `steps:` another key to one of them.
+ * Elsewhere (inside a quoted scalar, YAML 1.2.2 5.2; a plain one, a comment) all of them
+ * read it as text, yaml.v3's reader taking it as printable (readerc.go
+ * yaml_parser_update_buffer: #xE000-#xFFFD). */
 static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, size_t *complete)
 {
     size_t i = 0;
@@ -180,7 +195,9 @@ static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, 
             continue; /* more to come, or a character that changes nothing */
         if (st->spoiler == UINT64_MAX)
             st->spoiler = st->char_start;
-        if (st->cp == 0xFEFF && st->char_start != 0) {
+        if (st->cp == 0xFEFF && st->char_start == 0)
+            st->lead_bom = true;
+        else if (st->cp == 0xFEFF && ((st->char_start == 3 && st->lead_bom) || line_start(st, p))) {
             st->bom = true;
             /* the character is refused whole (it may have begun in an earlier run) */
             i = st->char_start > st->offset ? (size_t)(st->char_start - st->offset) : 0;
@@ -189,6 +206,8 @@ static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, 
     }
     if (!st->need)
         *complete = i;
+    if (i)
+        st->last = p[i - 1];
     st->offset += i;
     return i;
 }
@@ -306,7 +325,9 @@ static void report_utf8(struct diag *d, const char *name, const struct utf8_stat
                         unsigned line, unsigned col, unsigned char c, bool at_eof)
 {
     const char *what = at_eof      ? "truncated UTF-8 sequence at end of input"
-                       : st->bom   ? "a byte order mark (U+FEFF) is only allowed at the start of the input"
+                       : st->bom   ? "a byte order mark (U+FEFF) is only allowed at the start of the input and "
+                                     "within a line (at a line's start Buildkite's reader skips it, GitHub's "
+                                     "reads it as text)"
                        : c == 0    ? "NUL byte in input"
                                    : NULL;
 

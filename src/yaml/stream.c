@@ -58,12 +58,18 @@ struct stream {
      * scalar's text each asking again, were a twentieth of building a tree. */
     struct fy_event *last;
     const struct fy_mark *last_start, *last_end;
+    /* The document's first quoted scalar line no deeper than its key, read while its shape
+     * did not refuse it (line 0: none); `shallow_failed`: reported at stream_reshape, the
+     * next read fails. */
+    struct ypos flow_shallow;
+    bool shallow_failed;
 };
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
  * because explicit keys win over merged ones wherever they appear. */
 struct frame {
     struct ynode *node;
+    bool flow; /* a flow collection: its scalars' lines are not held to its column */
     struct ynode *key; /* mapping: key waiting for its value */
     bool key_is_merge;
     struct ynode **merges;
@@ -659,8 +665,29 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
  * it is single-quoted and holds '': 0.7.12 may have misread the escapes, so that is an
  * error at `pos` (NULL). A double-quoted text is not checked: what 0.7.12 misreads there
  * (an escaped space before a break) cannot be seen in its text. */
+/* Whether quoted scalar `body` (n bytes, at `pos`) keeps its lines deeper than column
+ * `least` - 1 (its key's or entry's; 0: not known), or its shape takes it (the first one
+ * is kept for stream_reshape); false: reported. */
+static bool flow_lines_ok(struct stream *s, const char *body, size_t n, unsigned least, struct ypos pos)
+{
+    size_t line, col;
+
+    if (!least || !quotedtext_shallow(body, n, least, &line, &col))
+        return true;
+    pos.line += (unsigned)line;
+    pos.col = (unsigned)col + 1;
+    if (!s->shape->flow_lines_indented) {
+        if (!s->flow_shallow.line)
+            s->flow_shallow = pos;
+        return true;
+    }
+    report(s, pos, RULE_YAML, "%s", "a quoted scalar's lines must be indented more than its key or '-' (YAML "
+           "1.2.2, 6.1, 7.3)");
+    return false;
+}
+
 static const char *quoted_text(struct stream *s, struct fy_event *fye, const struct fy_mark *start,
-                               const struct fy_mark *end, struct ypos pos, size_t *len)
+                               const struct fy_mark *end, struct ypos pos, unsigned least, size_t *len)
 {
     char quote = fy_token_scalar_style(fye->scalar.value) == FYSS_SINGLE_QUOTED ? '\'' : '"';
     size_t n = start && end && end->input_pos >= start->input_pos ? end->input_pos - start->input_pos : 0;
@@ -682,7 +709,7 @@ static const char *quoted_text(struct stream *s, struct fy_event *fye, const str
                          (unsigned)end->line, (unsigned)end->column + 1, end->input_pos + 1, s->text) &&
         s->text[0] == quote && s->text[n + 1] == quote &&
         quotedtext_format(s->text + 1, n, quote, s->text + n + 2, len))
-        return s->text + n + 2;
+        return start->line == end->line || flow_lines_ok(s, s->text + 1, n, least, pos) ? s->text + n + 2 : NULL;
     if (!(t = fy_token_get_text(fye->scalar.value, len)))
         return *len = 0, "";
     if (quote == '\'' && memmem(t, *len, "''", 2)) {
@@ -707,7 +734,7 @@ static const char *key_text(struct stream *s, struct fy_event *fye, struct ypos 
     start = start_mark(s, fye);
     end = end_mark(s, fye);
     t = verbatim_text(s, fye, start, end, len);
-    return t ? t : quoted_text(s, fye, start, end, pos, len);
+    return t ? t : quoted_text(s, fye, start, end, pos, 0, len);
 }
 
 /* How many bytes libfyaml's iterator reads of block scalar `tok`'s text (of length `len`
@@ -747,8 +774,41 @@ static bool block_suspect(const struct stream *s, const struct fy_mark *start, u
     return *ind < parent_col;
 }
 
+/* Whether plain scalar `fye` (over lines start..end, at `pos`) has no line whose spaces,
+ * fewer than `least` (its key's or entry's column + 1), are followed by a tab; false:
+ * reported. libfyaml 0.7.12 takes such a line as the scalar's (`k: a`, `\tb`: "a b"
+ * when the tab is deep enough for it); GitHub's npm yaml (lexer.js continueScalar ends
+ * the scalar there, then "Tabs are not allowed as indentation") and Buildkite's
+ * gopkg.in/yaml.v3 (scannerc.go yaml_parser_scan_plain_scalar: "found a tab character
+ * that violates indentation") refuse it, as YAML 1.2.2 does (6.1: only spaces indent). */
+static bool plain_lines_ok(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
+                           unsigned least, struct ypos pos)
+{
+    size_t n = end->input_pos - start->input_pos;
+    const char *p, *e, *nl;
+
+    if (!text_room(s, n) || !source_copy_span(s->src, (unsigned)start->line, (unsigned)start->column,
+                                              start->input_pos, (unsigned)end->line, (unsigned)end->column,
+                                              end->input_pos, s->text))
+        return true; /* cannot be seen: libfyaml's reading */
+    for (p = s->text, e = p + n; (nl = memchr(p, '\n', (size_t)(e - p))) != NULL;) {
+        size_t col = 0;
+
+        pos.line++;
+        for (p = nl + 1; col < least && p + col < e && p[col] == ' ';)
+            col++;
+        if (col < least && p + col < e && p[col] == '\t') {
+            pos.col = (unsigned)col + 1;
+            report(s, pos, RULE_YAML, "%s", "a plain scalar's line is indented by a tab, not spaces (YAML 1.2.2, "
+                   "6.1; GitHub's and Buildkite's readers refuse it)");
+            return false;
+        }
+    }
+    return true;
+}
+
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
-                                 struct ypos pos, unsigned parent_col)
+                                 struct ypos pos, unsigned parent_col, bool in_flow)
 {
     size_t len = 0;
     const struct fy_mark *start = start_mark(s, fye), *end = end_mark(s, fye);
@@ -762,7 +822,10 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     if (tag < 0)
         return NULL;
     if (!t && (style == YNODE_SINGLE_QUOTED || style == YNODE_DOUBLE_QUOTED) &&
-        !(t = quoted_text(s, fye, start, end, pos, &len)))
+        !(t = quoted_text(s, fye, start, end, pos, in_flow ? 0 : parent_col, &len)))
+        return NULL;
+    if (!t && style == YNODE_PLAIN && parent_col && !in_flow && start && end && start->line != end->line &&
+        end->input_pos > start->input_pos && !plain_lines_ok(s, start, end, parent_col, pos))
         return NULL;
     if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED)) {
         unsigned shallow = 0;
@@ -848,7 +911,8 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
         case FYET_SCALAR:
             node = scalar_from(s, doc, fye, pos,
                                depth == 0 ? 0
-                               : ynode_pos(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node).col);
+                               : ynode_pos(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node).col,
+                               depth > 0 && stack[depth - 1].flow);
             anchor = anchor_name(event_anchor(fye));
             break;
         case FYET_ALIAS:
@@ -872,6 +936,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
             stack[depth].cap_hashes = s->cap_hashes[depth];
             s->hashes[depth] = NULL;
             stack[depth].node = node;
+            stack[depth].flow = fy_event_get_node_style(fye) == FYNS_FLOW;
             stack[depth].anchor = anchor_name(event_anchor(fye));
             depth++;
             finished = false;
@@ -962,7 +1027,7 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
 {
     struct ypos pos = event_pos(s, fye);
     struct ynode_doc *doc = item_doc(s, false, pos);
-    struct ynode *k = doc ? scalar_from(s, doc, fye, pos, 0) : NULL;
+    struct ynode *k = doc ? scalar_from(s, doc, fye, pos, 0, false) : NULL;
     struct fy_event *val;
     struct ynode *v;
 
@@ -985,7 +1050,7 @@ fail:
     return NULL;
 }
 
-const struct stream_shape stream_steps_shape[] = {{"steps", false}, {NULL, false}};
+const struct stream_shape stream_steps_shape[] = {{"steps", false, false}, {NULL, false, false}};
 
 struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
 {
@@ -1065,6 +1130,11 @@ void stream_reshape(struct stream *s, const struct stream_shape *shapes, struct 
             s->shape = sh;
     }
     s->diag = d;
+    if (s->flow_shallow.line && s->shape->flow_lines_indented) {
+        report(s, s->flow_shallow, RULE_YAML, "%s", "a quoted scalar's lines must be indented more than its key "
+               "or '-' (YAML 1.2.2, 6.1, 7.3)");
+        s->shallow_failed = true;
+    }
 }
 
 static int fail(struct stream *s)
@@ -1134,6 +1204,10 @@ static int check_item_key(struct stream *s, struct fy_event *fye, struct ypos po
 int stream_next(struct stream *s, struct stream_item *item)
 {
     memset(item, 0, sizeof(*item));
+    if (s->shallow_failed) {
+        s->shallow_failed = false;
+        return fail(s);
+    }
     if (s->pending_steps_start) {
         s->pending_steps_start = false;
         item->kind = STREAM_STEPS_START;
@@ -1172,6 +1246,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             fy_parser_event_free(s->fyp, fye);
             s->state = ST_ROOT;
             strset_clear(s->top_keys);
+            s->flow_shallow.line = 0;
             continue;
         case ST_ROOT:
             if (check_tag(s, fye) < 0) {

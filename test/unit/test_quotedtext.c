@@ -267,6 +267,35 @@ START_TEST(corpus_and_fixtures)
 }
 END_TEST
 
+/* quotedtext_shallow: a line after the first, with text or the closing quote, fewer spaces
+ * deep than the key's column + 1 (npm yaml's continueScalar; YAML 1.2.2 6.1) */
+START_TEST(shallow_lines)
+{
+    static const struct {
+        const char *body;
+        size_t least, line, col; /* line 0: none */
+    } cases[] = {
+        {"a\nb", 3, 1, 0},          /* QB6E */
+        {"a\n   b", 3, 0, 0},
+        {"a\n  b", 3, 1, 2},
+        {"a\n\n   b\n  ", 3, 3, 2}, /* the closing quote's line */
+        {"a\n\n\r\n   b", 3, 0, 0},  /* empty lines are not held to it */
+        {"a\n \tb", 3, 1, 1},       /* a tab is no indentation */
+        {"a\n    \tb", 3, 0, 0},
+        {"a b", 3, 0, 0},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t line = 0, col = 0;
+        bool got = quotedtext_shallow(cases[i].body, strlen(cases[i].body), cases[i].least, &line, &col);
+
+        ck_assert_msg(got == (cases[i].line != 0), "case %zu", i);
+        if (got)
+            ck_assert_msg(line == cases[i].line && col == cases[i].col, "case %zu: %zu:%zu", i, line, col);
+    }
+}
+END_TEST
+
 Suite *quotedtext_suite(void)
 {
     Suite *s = suite_create("quotedtext");
@@ -279,6 +308,7 @@ Suite *quotedtext_suite(void)
     tcase_add_test(tc, declines);
     tcase_add_test(tc, two_readers);
     tcase_add_test(tc, random_forms);
+    tcase_add_test(tc, shallow_lines);
     tcase_add_test(tc, corpus_and_fixtures);
     suite_add_tcase(s, tc);
     return s;

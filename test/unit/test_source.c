@@ -43,6 +43,9 @@ START_TEST(utf8_accepts_valid)
     const char ok[] = "\xef\xbb\xbf" "a: \xc3\xa9\n\xe2\x82\xac \xf0\x9f\x98\x80\n";
 
     ck_assert(clean(ok, sizeof(ok) - 1, NULL, NULL, NULL));
+    /* U+FEFF within a line is text to every reader (YAML 1.2.2 5.2: in a quoted scalar) */
+    ck_assert(clean("a: \"b\xef\xbb\xbf\"\n", 10, NULL, NULL, NULL));
+    ck_assert(clean("a: \"b\n  \xef\xbb\xbf\"\n", 13, NULL, NULL, NULL));
 }
 END_TEST
 
@@ -61,7 +64,9 @@ START_TEST(utf8_rejects_bad)
         {"ok\xe2\x82", 4, 4, 1, 3},         /* cut off at the end */
         {"%\x83", 2, 1, 1, 2},              /* libfyaml's known hang */
         {"\xef\xbb\xbf\xef\xbb\xbf" "a", 7, 3, 1, 1}, /* a second BOM (the first takes no column) */
-        {"a: \xef\xbb\xbf", 6, 3, 1, 4},    /* a BOM after the start */
+        {"a:\n\xef\xbb\xbf", 6, 3, 2, 1},   /* a BOM at a line's start (yaml.v3 skips it there) */
+        {"a:\r\n\xef\xbb\xbf" "b", 8, 4, 2, 1},
+        {"\xef\xbb\xbf" "a:\n\xef\xbb\xbf", 9, 6, 2, 1},
         {"a\rb\r\xff", 5, 4, 3, 1},          /* a CR alone breaks a line, as libfyaml counts */
         {"a\r\nb\xff", 5, 4, 2, 2},          /* a CR LF is one break */
     };
