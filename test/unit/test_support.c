@@ -1,10 +1,11 @@
-/* diag, output, inputs and strset: the small modules around the pipeline. */
+/* diag, output, inputs, strset and arrays: the small modules around the pipeline. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fanout/arrays.h"
 #include "fanout/diag.h"
 #include "fanout/inputs.h"
 #include "fanout/output.h"
@@ -512,6 +513,33 @@ START_TEST(diag_quiet_still_counts)
 }
 END_TEST
 
+START_TEST(array_grow_doubles)
+{
+    size_t cap = 0;
+    int *v = array_grow(NULL, &cap, 1, 16, sizeof(*v)), *same;
+
+    ck_assert_ptr_nonnull(v);
+    ck_assert_uint_eq(cap, 16);
+    v[15] = 7;
+    ck_assert_ptr_eq(array_grow(v, &cap, 16, 16, sizeof(*v)), v); /* fits: no realloc */
+    ck_assert_ptr_nonnull(v = array_grow(v, &cap, 17, 16, sizeof(*v)));
+    ck_assert_uint_eq(cap, 32);
+    ck_assert_int_eq(v[15], 7);
+    ck_assert_ptr_nonnull(v = array_grow(v, &cap, 200, 16, sizeof(*v))); /* doubled until it fits */
+    ck_assert_uint_eq(cap, 256);
+    /* a byte count past SIZE_MAX, or a capacity that cannot double: NULL, v and cap kept */
+    ck_assert_ptr_null(array_grow(v, &cap, SIZE_MAX / 2, 16, sizeof(*v)));
+    ck_assert_uint_eq(cap, 256);
+    same = v;
+    cap = SIZE_MAX / 2 + 1;
+    ck_assert_ptr_null(array_grow(v, &cap, SIZE_MAX, 16, 1));
+    ck_assert_uint_eq(cap, SIZE_MAX / 2 + 1);
+    ck_assert_ptr_eq(v, same);
+    ck_assert_int_eq(v[15], 7);
+    free(v);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
     Suite *s = suite_create("support");
@@ -534,6 +562,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, strhash_stream_cuts);
     tcase_add_test(tc, strset_basics);
     tcase_add_test(tc, strset_many);
+    tcase_add_test(tc, array_grow_doubles);
     suite_add_tcase(s, tc);
     return s;
 }
