@@ -72,21 +72,6 @@ void gbuf_free(struct gbuf *b)
     *b = (struct gbuf){0};
 }
 
-bool glob_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static void put_code(struct gbuf *b, unsigned long code)
 {
     char hex[24];

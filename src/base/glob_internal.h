@@ -23,10 +23,6 @@ void gbuf_putc(struct gbuf *b, char c);
 void gbuf_cut(struct gbuf *b, size_t n);
 void gbuf_free(struct gbuf *b);
 
-/* An array *p of *cap items of `size` bytes grown (doubling, from 16) to hold `need`;
- * false when out of memory (*p unchanged). */
-bool glob_grow(void **p, size_t *cap, size_t need, size_t size);
-
 /* picomatch.makeRe(pattern, { dot: true }).source into `out` (NUL-terminated): the
  * JavaScript regular expression picomatch tests a path with. False when picomatch
  * throws (the message in `err`). */

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 #define MAX_LENGTH 65536 /* constants.js MAX_LENGTH; the length is in UTF-16 units */
 
 /* constants.js, POSIX_CHARS */
@@ -144,10 +146,12 @@ static void set_buf(struct gbuf *b, const char *s, size_t n)
 static int new_tok(struct pstate *st, enum ptype type, const char *value, size_t vlen,
                    const char *output)
 {
-    if (!glob_grow((void **)&st->toks, &st->captoks, st->ntoks + 1, sizeof(*st->toks))) {
+    struct ptok *toks = array_grow(st->toks, &st->captoks, st->ntoks + 1, 16, sizeof(*toks));
+    if (!toks) {
         st->oom = true;
         return -1;
     }
+    st->toks = toks;
     struct ptok *t = &st->toks[st->ntoks];
     memset(t, 0, sizeof(*t));
     t->type = type;
@@ -162,19 +166,24 @@ static int new_tok(struct pstate *st, enum ptype type, const char *value, size_t
 
 static void list_push(struct pstate *st, int t)
 {
-    if (!glob_grow((void **)&st->list, &st->caplist, st->nlist + 1, sizeof(*st->list)))
+    int *list = array_grow(st->list, &st->caplist, st->nlist + 1, 16, sizeof(*list));
+    if (!list) {
         st->oom = true;
-    else
-        st->list[st->nlist++] = t;
+        return;
+    }
+    st->list = list;
+    st->list[st->nlist++] = t;
 }
 
 static void increment(struct pstate *st, int *counter, char type)
 {
     (*counter)++;
-    if (!glob_grow((void **)&st->stack, &st->capstack, st->nstack + 1, 1)) {
+    char *stack = array_grow(st->stack, &st->capstack, st->nstack + 1, 16, 1);
+    if (!stack) {
         st->oom = true;
         return;
     }
+    st->stack = stack;
     st->stack[st->nstack++] = type;
 }
 
@@ -306,10 +315,12 @@ static const char *ext_close(enum ptype type)
 
 static void extglob_open(struct pstate *st, enum ptype type, char value)
 {
-    if (!glob_grow((void **)&st->ext, &st->capext, st->next + 1, sizeof(*st->ext))) {
+    struct pext *ext = array_grow(st->ext, &st->capext, st->next + 1, 16, sizeof(*ext));
+    if (!ext) {
         st->oom = true;
         return;
     }
+    st->ext = ext;
     struct pext e = {.type = type, .prev = st->prev, .parens = st->parens};
     gbuf_puts(&e.close, ext_close(type));
     increment(st, &st->parens, '(');
@@ -906,10 +917,12 @@ static void loop_char(struct pstate *st, char c)
             break;
         tok(st, t)->output_index = st->output.n;
         tok(st, t)->tokens_index = st->nlist;
-        if (!glob_grow((void **)&st->bracestk, &st->capbraces, st->nbraces + 1, sizeof(int))) {
+        int *bracestk = array_grow(st->bracestk, &st->capbraces, st->nbraces + 1, 16, sizeof(*bracestk));
+        if (!bracestk) {
             st->oom = true;
             break;
         }
+        st->bracestk = bracestk;
         st->bracestk[st->nbraces++] = t;
         push(st, t);
         break;
