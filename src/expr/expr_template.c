@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/strhash.h"
 
 #include "expr_internal.h"
@@ -201,13 +202,11 @@ static int split(const char *s, size_t len, struct template *t, bool borrow, str
         struct segment *g;
 
         if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 8;
-            struct segment *seg = realloc(t->seg, cap * sizeof(*seg));
+            struct segment *seg = array_grow(t->seg, &t->cap, t->n + 1, 8, sizeof(*seg));
 
             if (!seg)
                 return expr_fail(err, 0, "out of memory");
             t->seg = seg;
-            t->cap = cap;
         }
         g = &t->seg[t->n];
         memset(g, 0, sizeof(*g));
