@@ -555,7 +555,7 @@ bool expr_less(const struct expr_value *a, const struct expr_value *b)
     return order(a, b) < 0;
 }
 
-void expr_buf_coerce(struct expr_buf *b, const struct expr_value *v)
+void expr_buf_coerce(struct strbuf *b, const struct expr_value *v)
 {
     char num[EXPR_NUMBUF];
 
@@ -563,30 +563,30 @@ void expr_buf_coerce(struct expr_buf *b, const struct expr_value *v)
     case EXPR_NULL:
         break;
     case EXPR_BOOL:
-        expr_buf_puts(b, v->u.b ? "true" : "false");
+        strbuf_puts(b, v->u.b ? "true" : "false");
         break;
     case EXPR_NUMBER:
-        expr_buf_put(b, num, expr_coerce_number(v->u.d, num));
+        strbuf_put(b, num, expr_coerce_number(v->u.d, num));
         break;
     case EXPR_STRING:
-        expr_buf_put(b, v->u.str.s, v->u.str.len);
+        strbuf_put(b, v->u.str.s, v->u.str.len);
         break;
     case EXPR_ARRAY:
-        expr_buf_puts(b, "Array");
+        strbuf_puts(b, "Array");
         break;
     default:
-        expr_buf_puts(b, "Object");
+        strbuf_puts(b, "Object");
         break;
     }
 }
 
 char *expr_to_string(const struct expr_value *v)
 {
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     struct expr_value none = {.kind = EXPR_NULL};
 
     expr_buf_coerce(&b, v ? v : &none);
-    return expr_buf_take(&b, NULL);
+    return strbuf_take(&b, NULL);
 }
 
 /* ---- contexts ---- */

@@ -1,4 +1,4 @@
-/* diag, output, inputs, strset and arrays: the small modules around the pipeline. */
+/* diag, output, inputs, strset, arrays and strbuf: the small modules around the pipeline. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "fanout/diag.h"
 #include "fanout/inputs.h"
 #include "fanout/output.h"
+#include "fanout/strbuf.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
 #include "unit.h"
@@ -540,6 +541,44 @@ START_TEST(array_grow_doubles)
 }
 END_TEST
 
+START_TEST(strbuf_bounded)
+{
+    struct strbuf b = {0}, small = {.max = 4};
+    char *s;
+    size_t len;
+
+    strbuf_putc(&b, 'a');
+    strbuf_puts(&b, "bc");
+    strbuf_put(&b, "dx", 1);
+    ck_assert_str_eq(b.s, "abcd");
+    strbuf_cut(&b, 2);
+    ck_assert_str_eq(b.s, "ab");
+    for (int i = 0; i < 300; i++) /* past the first 256 bytes: grown */
+        strbuf_putc(&b, 'z');
+    ck_assert_uint_eq(b.len, 302);
+    ck_assert_uint_eq(strlen(b.s), 302);
+    ck_assert_ptr_nonnull(s = strbuf_take(&b, &len));
+    ck_assert_uint_eq(len, 302);
+    ck_assert_ptr_null(b.s);
+    free(s);
+    ck_assert_ptr_nonnull(s = strbuf_take(&b, &len)); /* an empty text is "" */
+    ck_assert_str_eq(s, "");
+    free(s);
+    /* a bound: the put that would pass it puts nothing, and every later one neither */
+    strbuf_puts(&small, "abc");
+    strbuf_putc(&small, 'd');
+    ck_assert_str_eq(small.s, "abcd");
+    ck_assert(!small.oom);
+    strbuf_putc(&small, 'e');
+    ck_assert(small.oom && small.too_long);
+    strbuf_free(&small);
+    ck_assert(!small.oom && !small.too_long && small.max == 4);
+    strbuf_puts(&small, "abcde");
+    ck_assert_ptr_null(strbuf_take(&small, NULL));
+    ck_assert(small.too_long);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
     Suite *s = suite_create("support");
@@ -563,6 +602,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, strset_basics);
     tcase_add_test(tc, strset_many);
     tcase_add_test(tc, array_grow_doubles);
+    tcase_add_test(tc, strbuf_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
