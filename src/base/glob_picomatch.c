@@ -808,8 +808,9 @@ static void fast_inline(const char *in, size_t len, struct strbuf *out)
     strbuf_free(&o);
 }
 
-/* constants.js REPLACEMENTS, for the whole pattern */
-static const char *replacement(const char *in, size_t len, size_t *out_len)
+/* The input parse and its fast paths read: constants.js REPLACEMENTS applied to the
+ * whole pattern, and NULL (the message in `err`) past MAX_LENGTH. */
+static const char *replacement(const char *in, size_t len, size_t *out_len, struct glob_error *err)
 {
     *out_len = len;
     if (len == 3 && !memcmp(in, "***", 3)) {
@@ -819,6 +820,12 @@ static const char *replacement(const char *in, size_t len, size_t *out_len)
     if ((len == 5 && !memcmp(in, "**/**", 5)) || (len == 8 && !memcmp(in, "**/**/**", 8))) {
         *out_len = 2;
         return "**";
+    }
+    if (len > MAX_LENGTH) {
+        err->offset = 0;
+        snprintf(err->message, sizeof(err->message),
+                 "picomatch refuses a pattern over %d characters", MAX_LENGTH);
+        return NULL;
     }
     return in;
 }
@@ -1086,13 +1093,8 @@ static bool parse(const char *input, size_t len, bool fastpaths, struct strbuf *
 {
     struct pstate st = {0};
 
-    input = replacement(input, len, &len);
-    if (len > MAX_LENGTH) {
-        err->offset = 0;
-        snprintf(err->message, sizeof(err->message),
-                 "picomatch refuses a pattern over %d characters", MAX_LENGTH);
+    if (!(input = replacement(input, len, &len, err)))
         return false;
-    }
     *negated = false;
     /* utils.removePrefix */
     if (len >= 2 && input[0] == '.' && input[1] == '/') {
@@ -1217,13 +1219,9 @@ bool glob_picomatch_source(const char *pattern, size_t len, struct strbuf *out,
     /* picomatch.makeRe: parse.fastpaths first for a pattern that starts with . or * */
     if (pattern[0] == '.' || pattern[0] == '*') {
         size_t n;
-        const char *in = replacement(pattern, len, &n);
-        if (n > MAX_LENGTH) {
-            err->offset = 0;
-            snprintf(err->message, sizeof(err->message),
-                     "picomatch refuses a pattern over %d characters", MAX_LENGTH);
+        const char *in = replacement(pattern, len, &n, err);
+        if (!in)
             return false;
-        }
         if (n >= 2 && in[0] == '.' && in[1] == '/') {
             in += 2;
             n -= 2;
