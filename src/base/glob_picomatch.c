@@ -504,6 +504,21 @@ static void close_brace(struct pstate *st)
 }
 
 /* The stars branch of parse.js's loop. */
+/* A `**` after a slash that is not the first token, both branches of parse.js's: its
+ * text taken back off the output, the slash opening a group `(?:/` that the globstar
+ * closes. */
+static void globstar_after_slash(struct pstate *st, struct ptok *prior, struct ptok *prev)
+{
+    slice_neg(&st->output, shown(prior)->len + shown(prev)->len);
+    struct strbuf po = {0};
+    strbuf_puts(&po, "(?:");
+    strbuf_put(&po, shown(prior)->s, shown(prior)->len);
+    strbuf_free(&prior->output);
+    prior->output = po;
+    prior->has_output = true;
+    prev->type = P_GLOBSTAR;
+}
+
 static void star(struct pstate *st)
 {
     struct ptok *prev = tok(st, st->prev);
@@ -554,14 +569,7 @@ static void star(struct pstate *st)
             return;
         }
         if (prior->type == P_SLASH && !prior_after_bos && !after_star && eos(st)) {
-            slice_neg(&st->output, shown(prior)->len + shown(prev)->len);
-            struct strbuf po = {0};
-            strbuf_puts(&po, "(?:");
-            strbuf_put(&po, shown(prior)->s, shown(prior)->len);
-            strbuf_free(&prior->output);
-            prior->output = po;
-            prior->has_output = true;
-            prev->type = P_GLOBSTAR;
+            globstar_after_slash(st, prior, prev);
             set_buf(&prev->output, GLOBSTAR "|$)", strlen(GLOBSTAR "|$)"));
             prev->has_output = true;
             strbuf_putc(&prev->value, '*');
@@ -571,14 +579,7 @@ static void star(struct pstate *st)
         }
         if (prior->type == P_SLASH && !prior_after_bos && rest_len && rest[0] == '/') {
             const char *end = rest_len > 1 ? "|$" : "";
-            slice_neg(&st->output, shown(prior)->len + shown(prev)->len);
-            struct strbuf po = {0};
-            strbuf_puts(&po, "(?:");
-            strbuf_put(&po, shown(prior)->s, shown(prior)->len);
-            strbuf_free(&prior->output);
-            prior->output = po;
-            prior->has_output = true;
-            prev->type = P_GLOBSTAR;
+            globstar_after_slash(st, prior, prev);
             strbuf_cut(&prev->output, 0);
             strbuf_puts(&prev->output, GLOBSTAR SLASH_LITERAL "|" SLASH_LITERAL);
             strbuf_puts(&prev->output, end);
