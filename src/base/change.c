@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/gitrev.h"
 #include "fanout/inputs.h"
 
@@ -52,13 +53,11 @@ static int add_file(struct change *c, const char *s, size_t len)
     if (!len)
         return 0;
     if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        char **grown = realloc(c->files, cap * sizeof(*grown));
+        char **grown = array_grow(c->files, &c->cap, c->n + 1, 64, sizeof(*grown));
 
         if (!grown)
             return -1;
         c->files = grown;
-        c->cap = cap;
     }
     if (!(copy = strndup(s, len)))
         return -1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/strhash.h"
 
 #include "diag_internal.h"
@@ -203,13 +204,11 @@ static struct held *hold(struct diag *d, enum diag_severity sev, enum diag_class
     if (!buffer_open(d))
         return lost(d, sev, cls);
     if (d->n_held == d->held_cap) {
-        size_t cap = d->held_cap ? d->held_cap * 2 : 16;
-        struct held *grown = realloc(d->held, cap * sizeof(*grown));
+        struct held *grown = array_grow(d->held, &d->held_cap, d->n_held + 1, 16, sizeof(*grown));
 
         if (!grown)
             return lost(d, sev, cls);
         d->held = grown;
-        d->held_cap = cap;
     }
     d->held[d->n_held++] = (struct held){
         ftell(d->out), file && cls == DIAG_FINDING && rule != RULE_NONE ? place_hash(file, line, col) : 0,

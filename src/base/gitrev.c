@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fanout/arrays.h"
 #include "fanout/inputs.h"
 #include "fanout/scratch.h"
 
@@ -143,15 +144,13 @@ static char *commit_of(const char *ref, struct diag *d)
 static int remember(struct gitrev *g, char *path)
 {
     if (g->n_made == g->cap_made) {
-        size_t cap = g->cap_made ? g->cap_made * 2 : 32;
-        char **grown = realloc(g->made, cap * sizeof(*grown));
+        char **grown = array_grow(g->made, &g->cap_made, g->n_made + 1, 32, sizeof(*grown));
 
         if (!grown) {
             free(path);
             return -1;
         }
         g->made = grown;
-        g->cap_made = cap;
     }
     g->made[g->n_made++] = path;
     return 0;

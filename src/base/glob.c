@@ -26,72 +26,11 @@ struct glob {
     struct zzglob *zz;
 };
 
-void gbuf_put(struct gbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
-
-void gbuf_puts(struct gbuf *b, const char *s)
-{
-    gbuf_put(b, s, strlen(s));
-}
-
-void gbuf_putc(struct gbuf *b, char c)
-{
-    gbuf_put(b, &c, 1);
-}
-
-void gbuf_cut(struct gbuf *b, size_t n)
-{
-    if (n < b->n) {
-        b->n = n;
-        b->s[n] = '\0';
-    }
-}
-
-void gbuf_free(struct gbuf *b)
-{
-    free(b->s);
-    *b = (struct gbuf){0};
-}
-
-bool glob_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
-static void put_code(struct gbuf *b, unsigned long code)
+static void put_code(struct strbuf *b, unsigned long code)
 {
     char hex[24];
     snprintf(hex, sizeof(hex), "\\x{%lx}", code);
-    gbuf_puts(b, hex);
+    strbuf_puts(b, hex);
 }
 
 /* The bytes of the UTF-8 character at s[i] (1 for a byte that begins none). */
@@ -103,13 +42,13 @@ static size_t char_len(const char *s, size_t i, size_t n)
 }
 
 /* A character taken literally, written so that PCRE2 reads it so. */
-static void put_literal(struct gbuf *b, const char *s, size_t len)
+static void put_literal(struct strbuf *b, const char *s, size_t len)
 {
     bool alnum = len == 1 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
                               (s[0] >= '0' && s[0] <= '9'));
     if (len == 1 && !alnum && (unsigned char)s[0] < 0x80)
-        gbuf_putc(b, '\\');
-    gbuf_put(b, s, len);
+        strbuf_putc(b, '\\');
+    strbuf_put(b, s, len);
 }
 
 /* ---- JavaScript regular expressions (non-Unicode mode, with Annex B) on PCRE2 ----
@@ -189,7 +128,7 @@ static struct js_scan js_groups(const char *s, size_t n)
 
 /* An escape at s[i] == '\\' (i + 1 < n): written into `out`; the index after it. */
 static size_t js_escape(const char *s, size_t i, size_t n, bool in_class,
-                        const struct js_scan *g, struct gbuf *out, bool *assertion)
+                        const struct js_scan *g, struct strbuf *out, bool *assertion)
 {
     char c = s[i + 1];
     unsigned long v;
@@ -197,31 +136,31 @@ static size_t js_escape(const char *s, size_t i, size_t n, bool in_class,
     *assertion = false;
     switch (c) {
     case 'd': case 'D': case 'w': case 'W': case 't': case 'n': case 'f': case 'r':
-        gbuf_putc(out, '\\');
-        gbuf_putc(out, c);
+        strbuf_putc(out, '\\');
+        strbuf_putc(out, c);
         return i + 2;
     case 's':
-        gbuf_puts(out, in_class ? JS_SPACE : "[" JS_SPACE "]");
+        strbuf_puts(out, in_class ? JS_SPACE : "[" JS_SPACE "]");
         return i + 2;
     case 'S': /* in a class, PCRE2's \S (ASCII white space) stands for JavaScript's */
-        gbuf_puts(out, in_class ? "\\S" : "[^" JS_SPACE "]");
+        strbuf_puts(out, in_class ? "\\S" : "[^" JS_SPACE "]");
         return i + 2;
     case 'v':
-        gbuf_puts(out, "\\x0b");
+        strbuf_puts(out, "\\x0b");
         return i + 2;
     case 'b':
         if (in_class) {
-            gbuf_puts(out, "\\x08");
+            strbuf_puts(out, "\\x08");
         } else {
-            gbuf_puts(out, "\\b");
+            strbuf_puts(out, "\\b");
             *assertion = true;
         }
         return i + 2;
     case 'B':
         if (in_class) {
-            gbuf_putc(out, 'B');
+            strbuf_putc(out, 'B');
         } else {
-            gbuf_puts(out, "\\B");
+            strbuf_puts(out, "\\B");
             *assertion = true;
         }
         return i + 2;
@@ -231,28 +170,28 @@ static size_t js_escape(const char *s, size_t i, size_t n, bool in_class,
             put_code(out, (unsigned long)(unsigned char)s[i + 2] % 32);
             return i + 3;
         }
-        gbuf_puts(out, "\\\\"); /* a backslash; the `c` is read as itself next */
+        strbuf_puts(out, "\\\\"); /* a backslash; the `c` is read as itself next */
         return i + 1;
     case 'x':
         if (hex_run(s, i + 2, n, 2, &v)) {
             put_code(out, v);
             return i + 4;
         }
-        gbuf_putc(out, 'x');
+        strbuf_putc(out, 'x');
         return i + 2;
     case 'u':
         if (hex_run(s, i + 2, n, 4, &v)) {
             put_code(out, v);
             return i + 6;
         }
-        gbuf_putc(out, 'u');
+        strbuf_putc(out, 'u');
         return i + 2;
     case 'k':
         if (g->named && !in_class) {
-            gbuf_puts(out, "\\k");
+            strbuf_puts(out, "\\k");
             return i + 2;
         }
-        gbuf_putc(out, 'k');
+        strbuf_putc(out, 'k');
         return i + 2;
     default:
         break;
@@ -267,12 +206,12 @@ static size_t js_escape(const char *s, size_t i, size_t n, bool in_class,
             if (dec <= g->captures) {
                 char ref[32];
                 snprintf(ref, sizeof(ref), "\\g{%lu}", dec);
-                gbuf_puts(out, ref);
+                strbuf_puts(out, ref);
                 return k;
             }
         }
         if (c >= '8') {
-            gbuf_putc(out, c);
+            strbuf_putc(out, c);
             return i + 2;
         }
         put_code(out, legacy_octal(s, &j, n));
@@ -314,10 +253,10 @@ static size_t braced_quantifier(const char *s, size_t i, size_t n, bool *bad)
 enum js_prev { JS_NONE, JS_ATOM, JS_QUANT, JS_LAZY };
 
 /* `src` (JavaScript) as PCRE2 source; false where JavaScript throws a SyntaxError. */
-static bool js_to_pcre2(const char *s, size_t n, struct gbuf *out)
+static bool js_to_pcre2(const char *s, size_t n, struct strbuf *out)
 {
     struct js_scan g = js_groups(s, n);
-    struct gbuf groups = {0}; /* open groups: 'g' group, 'a' lookahead, 'b' lookbehind */
+    struct strbuf groups = {0}; /* open groups: 'g' group, 'a' lookahead, 'b' lookbehind */
     enum js_prev prev = JS_NONE;
     bool in_class = false, ok = false;
 
@@ -331,15 +270,15 @@ static bool js_to_pcre2(const char *s, size_t n, struct gbuf *out)
             if (c == ']') {
                 in_class = false;
                 prev = JS_ATOM;
-                gbuf_putc(out, ']');
+                strbuf_putc(out, ']');
                 i++;
             } else if (c == '[') {
-                gbuf_puts(out, "\\[");
+                strbuf_puts(out, "\\[");
                 i++;
             } else if (c == '\\') {
                 i = js_escape(s, i, n, true, &g, out, &assertion);
             } else {
-                gbuf_put(out, s + i, char_len(s, i, n));
+                strbuf_put(out, s + i, char_len(s, i, n));
                 i += char_len(s, i, n);
             }
             continue;
@@ -350,13 +289,13 @@ static bool js_to_pcre2(const char *s, size_t n, struct gbuf *out)
             prev = assertion ? JS_NONE : JS_ATOM;
             continue;
         case '.':
-            gbuf_puts(out, JS_DOT);
+            strbuf_puts(out, JS_DOT);
             prev = JS_ATOM;
             break;
         case '[':
-            gbuf_putc(out, '[');
+            strbuf_putc(out, '[');
             if (i + 1 < n && s[i + 1] == '^') {
-                gbuf_putc(out, '^');
+                strbuf_putc(out, '^');
                 i++;
             }
             in_class = true;
@@ -385,18 +324,18 @@ static bool js_to_pcre2(const char *s, size_t n, struct gbuf *out)
                     goto done;
                 }
             }
-            gbuf_put(out, s + i, skip);
-            gbuf_putc(&groups, kind);
+            strbuf_put(out, s + i, skip);
+            strbuf_putc(&groups, kind);
             prev = JS_NONE;
             i += skip;
             continue;
         }
         case ')':
-            if (!groups.n)
+            if (!groups.len)
                 goto done;
-            prev = groups.s[groups.n - 1] == 'b' ? JS_NONE : JS_ATOM;
-            gbuf_cut(&groups, groups.n - 1);
-            gbuf_putc(out, ')');
+            prev = groups.s[groups.len - 1] == 'b' ? JS_NONE : JS_ATOM;
+            strbuf_cut(&groups, groups.len - 1);
+            strbuf_putc(out, ')');
             break;
         case '*': case '+': case '?':
             if (c == '?' && prev == JS_QUANT) {
@@ -406,7 +345,7 @@ static bool js_to_pcre2(const char *s, size_t n, struct gbuf *out)
             } else {
                 prev = JS_QUANT;
             }
-            gbuf_putc(out, c);
+            strbuf_putc(out, c);
             break;
         case '{': {
             bool bad;
@@ -414,35 +353,35 @@ static bool js_to_pcre2(const char *s, size_t n, struct gbuf *out)
             if (q) {
                 if (prev != JS_ATOM || bad)
                     goto done;
-                gbuf_put(out, s + i, q);
+                strbuf_put(out, s + i, q);
                 prev = JS_QUANT;
                 i += q;
                 continue;
             }
-            gbuf_puts(out, "\\{");
+            strbuf_puts(out, "\\{");
             prev = JS_ATOM;
             break;
         }
         case '}': case ']':
-            gbuf_putc(out, '\\');
-            gbuf_putc(out, c);
+            strbuf_putc(out, '\\');
+            strbuf_putc(out, c);
             prev = JS_ATOM;
             break;
         case '|': case '^': case '$':
-            gbuf_putc(out, c);
+            strbuf_putc(out, c);
             prev = JS_NONE;
             break;
         default:
-            gbuf_put(out, s + i, char_len(s, i, n));
+            strbuf_put(out, s + i, char_len(s, i, n));
             prev = JS_ATOM;
             i += char_len(s, i, n);
             continue;
         }
         i++;
     }
-    ok = !in_class && !groups.n && !out->oom;
+    ok = !in_class && !groups.len && !out->oom;
 done:
-    gbuf_free(&groups);
+    strbuf_free(&groups);
     return ok;
 }
 
@@ -461,11 +400,11 @@ static pcre2_code *compile_pcre2(const char *src, size_t len, uint32_t options)
 
 static pcre2_code *compile_js(const char *src, size_t len)
 {
-    struct gbuf p = {0};
+    struct strbuf p = {0};
     pcre2_code *re = NULL;
     if (js_to_pcre2(src, len, &p))
-        re = compile_pcre2(p.s ? p.s : "", p.n, PCRE2_ALLOW_EMPTY_CLASS);
-    gbuf_free(&p);
+        re = compile_pcre2(p.s ? p.s : "", p.len, PCRE2_ALLOW_EMPTY_CLASS);
+    strbuf_free(&p);
     return re;
 }
 
@@ -485,14 +424,14 @@ static void gh_error(struct glob_error *err, size_t offset, const char *message)
 }
 
 /* A `[...]` at s[i]: its class into `out`; the index after it, 0 on an error. */
-static size_t gh_class(const char *s, size_t i, size_t n, struct gbuf *out, struct glob_error *err)
+static size_t gh_class(const char *s, size_t i, size_t n, struct strbuf *out, struct glob_error *err)
 {
     size_t open = i++;
     if (i < n && s[i] == ']') {
         gh_error(err, open, "`[]` lists no character");
         return 0;
     }
-    gbuf_putc(out, '[');
+    strbuf_putc(out, '[');
     for (; i < n && s[i] != ']'; i++) {
         char c = s[i];
         bool alnum = is_alpha(c) || (c >= '0' && c <= '9');
@@ -506,7 +445,7 @@ static size_t gh_class(const char *s, size_t i, size_t n, struct gbuf *out, stru
                          "a range in `[]` goes within a-z, A-Z or 0-9, from low to high");
                 return 0;
             }
-            gbuf_putc(out, '-');
+            strbuf_putc(out, '-');
             continue;
         }
         if (!alnum) {
@@ -515,33 +454,33 @@ static size_t gh_class(const char *s, size_t i, size_t n, struct gbuf *out, stru
                      "character with \\ outside the brackets");
             return 0;
         }
-        gbuf_putc(out, c);
+        strbuf_putc(out, c);
     }
     if (i >= n) {
         gh_error(err, open, "`[` has no closing `]`");
         return 0;
     }
-    gbuf_putc(out, ']');
+    strbuf_putc(out, ']');
     return i + 1;
 }
 
-static bool gh_translate(const char *s, size_t n, struct gbuf *out, struct glob_error *err)
+static bool gh_translate(const char *s, size_t n, struct strbuf *out, struct glob_error *err)
 {
     enum { GH_NONE, GH_ATOM, GH_WILD, GH_QUANT } prev = GH_NONE;
     size_t i = s[0] == '!' ? 1 : 0;
 
-    gbuf_putc(out, '^');
+    strbuf_putc(out, '^');
     while (i < n) {
         char c = s[i];
         if (c == '*') {
             if (i + 2 < n && s[i + 1] == '*' && s[i + 2] == '/') {
-                gbuf_puts(out, "(?:.+/)?"); /* `**` and its slash: zero or more folders */
+                strbuf_puts(out, "(?:.+/)?"); /* `**` and its slash: zero or more folders */
                 i += 3;
             } else if (i + 1 < n && s[i + 1] == '*') {
-                gbuf_puts(out, ".*");
+                strbuf_puts(out, ".*");
                 i += 2;
             } else {
-                gbuf_puts(out, "[^/]*");
+                strbuf_puts(out, "[^/]*");
                 i++;
             }
             prev = GH_WILD;
@@ -553,7 +492,7 @@ static bool gh_translate(const char *s, size_t n, struct gbuf *out, struct glob_
                                             "character is before it");
                 return false;
             }
-            gbuf_putc(out, c);
+            strbuf_putc(out, c);
             prev = GH_QUANT;
             i++;
         } else if (c == '[') {
@@ -575,7 +514,7 @@ static bool gh_translate(const char *s, size_t n, struct gbuf *out, struct glob_
             prev = GH_ATOM;
         }
     }
-    gbuf_putc(out, '$');
+    strbuf_putc(out, '$');
     return !out->oom;
 }
 
@@ -585,7 +524,7 @@ struct glob *glob_compile(enum glob_dialect dialect, const char *pattern, size_t
                           struct glob_error *err)
 {
     struct glob *g = calloc(1, sizeof(*g));
-    struct gbuf src = {0};
+    struct strbuf src = {0};
 
     err->offset = 0;
     snprintf(err->message, sizeof(err->message), "%s", "out of memory");
@@ -599,7 +538,7 @@ struct glob *glob_compile(enum glob_dialect dialect, const char *pattern, size_t
             goto fail;
         memcpy(g->literal, pattern, len);
         g->literal_len = len;
-        g->re = compile_js(src.s, src.n); /* NULL: JavaScript refuses it, picomatch
+        g->re = compile_js(src.s, src.len); /* NULL: JavaScript refuses it, picomatch
                                             * matches with /$^/ */
         break;
     case GLOB_GITHUB:
@@ -610,7 +549,7 @@ struct glob *glob_compile(enum glob_dialect dialect, const char *pattern, size_t
         g->negated = pattern[0] == '!';
         if (!gh_translate(pattern, len, &src, err))
             goto fail;
-        g->re = compile_pcre2(src.s, src.n, PCRE2_DOTALL);
+        g->re = compile_pcre2(src.s, src.len, PCRE2_DOTALL);
         if (!g->re)
             goto fail;
         break;
@@ -620,7 +559,7 @@ struct glob *glob_compile(enum glob_dialect dialect, const char *pattern, size_t
             goto fail;
         break;
     }
-    gbuf_free(&src);
+    strbuf_free(&src);
     if (g->re) {
         g->md = pcre2_match_data_create(1, NULL);
         g->mc = pcre2_match_context_create(NULL);
@@ -632,7 +571,7 @@ struct glob *glob_compile(enum glob_dialect dialect, const char *pattern, size_t
     }
     return g;
 fail:
-    gbuf_free(&src);
+    strbuf_free(&src);
     glob_free(g);
     return NULL;
 }

@@ -5,32 +5,15 @@
 #define FANOUT_GLOB_INTERNAL_H
 
 #include "fanout/glob.h"
+#include "fanout/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A growing string; `oom` once an allocation failed (then every put is a no-op). */
-struct gbuf {
-    char *s;
-    size_t n, cap;
-    bool oom;
-};
-
-void gbuf_put(struct gbuf *b, const char *s, size_t n);
-void gbuf_puts(struct gbuf *b, const char *s);
-void gbuf_putc(struct gbuf *b, char c);
-/* Keeps the first `n` bytes. */
-void gbuf_cut(struct gbuf *b, size_t n);
-void gbuf_free(struct gbuf *b);
-
-/* An array *p of *cap items of `size` bytes grown (doubling, from 16) to hold `need`;
- * false when out of memory (*p unchanged). */
-bool glob_grow(void **p, size_t *cap, size_t need, size_t size);
-
 /* picomatch.makeRe(pattern, { dot: true }).source into `out` (NUL-terminated): the
  * JavaScript regular expression picomatch tests a path with. False when picomatch
  * throws (the message in `err`). */
-bool glob_picomatch_source(const char *pattern, size_t len, struct gbuf *out,
+bool glob_picomatch_source(const char *pattern, size_t len, struct strbuf *out,
                            struct glob_error *err);
 
 /* Whether the JavaScript (non-Unicode mode) regular expression `src` compiles in

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 #define MAX_LENGTH 65536 /* constants.js MAX_LENGTH; the length is in UTF-16 units */
 
 /* constants.js, POSIX_CHARS */
@@ -36,7 +38,7 @@ enum ptype {
 
 struct ptok {
     enum ptype type;
-    struct gbuf value, output;
+    struct strbuf value, output;
     bool has_output; /* output != null */
     bool star, posix, extglob, comma, dots;
     int prev;
@@ -45,7 +47,7 @@ struct ptok {
 
 struct pext { /* an open extglob (EXTGLOB_CHARS entry) */
     enum ptype type;
-    struct gbuf close, inner;
+    struct strbuf close, inner;
     int prev, parens;
 };
 
@@ -54,7 +56,7 @@ struct pstate {
     size_t len;
     long index;
     size_t start;
-    struct gbuf output;
+    struct strbuf output;
     bool backtrack, negated, oom;
     int brackets, braces, parens, quotes;
     struct ptok *toks; /* every token made (prev links stay valid) */
@@ -113,13 +115,13 @@ static struct ptok *tok(struct pstate *st, int i)
 }
 
 /* JavaScript's s.slice(0, -n): n == 0 keeps nothing. */
-static void slice_neg(struct gbuf *b, size_t n)
+static void slice_neg(struct strbuf *b, size_t n)
 {
-    gbuf_cut(b, n == 0 || n > b->n ? 0 : b->n - n);
+    strbuf_cut(b, n == 0 || n > b->len ? 0 : b->len - n);
 }
 
 /* token.output != null ? token.output : token.value */
-static const struct gbuf *shown(const struct ptok *t)
+static const struct strbuf *shown(const struct ptok *t)
 {
     return t->has_output ? &t->output : &t->value;
 }
@@ -128,53 +130,60 @@ static const struct gbuf *shown(const struct ptok *t)
 static void output_add(struct ptok *t, const char *s)
 {
     if (!t->has_output) {
-        gbuf_puts(&t->output, "null");
+        strbuf_puts(&t->output, "null");
         t->has_output = true;
     }
-    gbuf_puts(&t->output, s);
+    strbuf_puts(&t->output, s);
 }
 
-static void set_buf(struct gbuf *b, const char *s, size_t n)
+static void set_buf(struct strbuf *b, const char *s, size_t n)
 {
-    gbuf_cut(b, 0);
-    gbuf_put(b, s, n);
+    strbuf_cut(b, 0);
+    strbuf_put(b, s, n);
 }
 
 /* A new token (not yet pushed): its index. */
 static int new_tok(struct pstate *st, enum ptype type, const char *value, size_t vlen,
                    const char *output)
 {
-    if (!glob_grow((void **)&st->toks, &st->captoks, st->ntoks + 1, sizeof(*st->toks))) {
+    struct ptok *toks = array_grow(st->toks, &st->captoks, st->ntoks + 1, 16, sizeof(*toks));
+    if (!toks) {
         st->oom = true;
         return -1;
     }
+    st->toks = toks;
     struct ptok *t = &st->toks[st->ntoks];
     memset(t, 0, sizeof(*t));
     t->type = type;
     t->prev = -1;
-    gbuf_put(&t->value, value, vlen);
+    strbuf_put(&t->value, value, vlen);
     if (output) {
         t->has_output = true;
-        gbuf_puts(&t->output, output);
+        strbuf_puts(&t->output, output);
     }
     return (int)st->ntoks++;
 }
 
 static void list_push(struct pstate *st, int t)
 {
-    if (!glob_grow((void **)&st->list, &st->caplist, st->nlist + 1, sizeof(*st->list)))
+    int *list = array_grow(st->list, &st->caplist, st->nlist + 1, 16, sizeof(*list));
+    if (!list) {
         st->oom = true;
-    else
-        st->list[st->nlist++] = t;
+        return;
+    }
+    st->list = list;
+    st->list[st->nlist++] = t;
 }
 
 static void increment(struct pstate *st, int *counter, char type)
 {
     (*counter)++;
-    if (!glob_grow((void **)&st->stack, &st->capstack, st->nstack + 1, 1)) {
+    char *stack = array_grow(st->stack, &st->capstack, st->nstack + 1, 16, 1);
+    if (!stack) {
         st->oom = true;
         return;
     }
+    st->stack = stack;
     st->stack[st->nstack++] = type;
 }
 
@@ -187,8 +196,8 @@ static void decrement(struct pstate *st, int *counter)
 
 static void append(struct pstate *st, const struct ptok *t)
 {
-    const struct gbuf *s = shown(t);
-    gbuf_put(&st->output, s->s, s->n);
+    const struct strbuf *s = shown(t);
+    strbuf_put(&st->output, s->s, s->len);
 }
 
 static void push(struct pstate *st, int ti)
@@ -201,26 +210,26 @@ static void push(struct pstate *st, int ti)
         bool is_brace = st->braces > 0 && (t->type == P_COMMA || t->type == P_BRACE);
         bool is_extglob = t->extglob || (st->next && t->type == P_PAREN);
         if (t->type != P_SLASH && t->type != P_PAREN && !is_brace && !is_extglob) {
-            slice_neg(&st->output, shown(prev)->n);
+            slice_neg(&st->output, shown(prev)->len);
             prev->type = P_STAR;
             set_buf(&prev->value, "*", 1);
             set_buf(&prev->output, STAR, strlen(STAR));
             prev->has_output = true;
-            gbuf_puts(&st->output, STAR);
+            strbuf_puts(&st->output, STAR);
         }
     }
     if (st->next && t->type != P_PAREN)
-        gbuf_put(&st->ext[st->next - 1].inner, t->value.s, t->value.n);
-    if (t->value.n || (t->has_output && t->output.n))
+        strbuf_put(&st->ext[st->next - 1].inner, t->value.s, t->value.len);
+    if (t->value.len || (t->has_output && t->output.len))
         append(st, t);
     if (prev->type == P_TEXT && t->type == P_TEXT) {
         /* prev.output = (prev.output || '') + tok.value */
         if (!prev->has_output) {
-            gbuf_cut(&prev->output, 0);
+            strbuf_cut(&prev->output, 0);
             prev->has_output = true;
         }
-        gbuf_put(&prev->value, t->value.s, t->value.n);
-        gbuf_put(&prev->output, t->value.s, t->value.n);
+        strbuf_put(&prev->value, t->value.s, t->value.len);
+        strbuf_put(&prev->output, t->value.s, t->value.len);
         return;
     }
     t->prev = st->prev;
@@ -235,12 +244,12 @@ static void push_new(struct pstate *st, enum ptype type, const char *value, size
 }
 
 /* utils.escapeRegex */
-static void escape_regex(struct gbuf *out, const char *s, size_t n)
+static void escape_regex(struct strbuf *out, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (strchr("-*+?.^${}(|)[]", s[i]) && s[i])
-            gbuf_putc(out, '\\');
-        gbuf_putc(out, s[i]);
+            strbuf_putc(out, '\\');
+        strbuf_putc(out, s[i]);
     }
 }
 
@@ -260,11 +269,11 @@ static bool contains(const char *s, size_t n, char c)
 }
 
 /* utils.escapeLast: a backslash before the last `c` not already escaped */
-static void escape_last(struct gbuf *b, char c)
+static void escape_last(struct strbuf *b, char c)
 {
-    long from = (long)b->n - 1, idx;
+    long from = (long)b->len - 1, idx;
 
-    if (!b->n)
+    if (!b->len)
         return;
     for (;;) {
         for (idx = from < 0 ? 0 : from; idx >= 0 && b->s[idx] != c; idx--)
@@ -275,13 +284,13 @@ static void escape_last(struct gbuf *b, char c)
             break;
         from = idx - 1;
     }
-    struct gbuf t = {0};
-    gbuf_put(&t, b->s, (size_t)idx);
-    gbuf_putc(&t, '\\');
-    gbuf_put(&t, b->s + idx, b->n - (size_t)idx);
+    struct strbuf t = {0};
+    strbuf_put(&t, b->s, (size_t)idx);
+    strbuf_putc(&t, '\\');
+    strbuf_put(&t, b->s + idx, b->len - (size_t)idx);
     if (t.oom)
         b->oom = true;
-    gbuf_free(b);
+    strbuf_free(b);
     *b = t;
 }
 
@@ -306,14 +315,16 @@ static const char *ext_close(enum ptype type)
 
 static void extglob_open(struct pstate *st, enum ptype type, char value)
 {
-    if (!glob_grow((void **)&st->ext, &st->capext, st->next + 1, sizeof(*st->ext))) {
+    struct pext *ext = array_grow(st->ext, &st->capext, st->next + 1, 16, sizeof(*ext));
+    if (!ext) {
         st->oom = true;
         return;
     }
+    st->ext = ext;
     struct pext e = {.type = type, .prev = st->prev, .parens = st->parens};
-    gbuf_puts(&e.close, ext_close(type));
+    strbuf_puts(&e.close, ext_close(type));
     increment(st, &st->parens, '(');
-    push_new(st, type, &value, 1, st->output.n ? "" : ONE_CHAR);
+    push_new(st, type, &value, 1, st->output.len ? "" : ONE_CHAR);
     char paren = advance(st);
     int t = new_tok(st, P_PAREN, &paren, paren ? 1 : 0, ext_open(type));
     if (t >= 0)
@@ -345,37 +356,37 @@ static bool dot_extension(const char *s, size_t n)
     return true;
 }
 
-static bool parse(const char *input, size_t len, bool fastpaths, struct gbuf *out,
+static bool parse(const char *input, size_t len, bool fastpaths, struct strbuf *out,
                   bool *negated, struct glob_error *err);
 
 static void extglob_close(struct pstate *st, struct pext *e)
 {
-    struct gbuf *output = &e->close;
+    struct strbuf *output = &e->close;
 
     if (e->type == P_NEGATE) {
         /* a negated extglob with a slash inside spans folders */
-        bool spans = e->inner.n > 1 && contains(e->inner.s, e->inner.n, '/');
+        bool spans = e->inner.len > 1 && contains(e->inner.s, e->inner.len, '/');
         const char *extglob_star = spans ? GLOBSTAR : STAR;
         if (spans || eos(st) ||
             only_close_parens(remaining(st), remaining_len(st))) {
-            gbuf_cut(output, 0);
-            gbuf_puts(output, ")$))");
-            gbuf_puts(output, extglob_star);
+            strbuf_cut(output, 0);
+            strbuf_puts(output, ")$))");
+            strbuf_puts(output, extglob_star);
         }
-        if (contains(e->inner.s, e->inner.n, '*') && remaining_len(st) &&
+        if (contains(e->inner.s, e->inner.len, '*') && remaining_len(st) &&
             dot_extension(remaining(st), remaining_len(st))) {
-            struct gbuf expr = {0};
+            struct strbuf expr = {0};
             bool neg;
             struct glob_error ignored;
             if (!parse(remaining(st), remaining_len(st), false, &expr, &neg, &ignored))
                 st->oom = true;
-            gbuf_cut(output, 0);
-            gbuf_putc(output, ')');
-            gbuf_put(output, expr.s, expr.n);
-            gbuf_putc(output, ')');
-            gbuf_puts(output, extglob_star);
-            gbuf_putc(output, ')');
-            gbuf_free(&expr);
+            strbuf_cut(output, 0);
+            strbuf_putc(output, ')');
+            strbuf_put(output, expr.s, expr.len);
+            strbuf_putc(output, ')');
+            strbuf_puts(output, extglob_star);
+            strbuf_putc(output, ')');
+            strbuf_free(&expr);
         }
     }
     if (output->oom)
@@ -406,45 +417,45 @@ static bool negate(struct pstate *st)
 /* expandRange: the sorted values joined into a class when `new RegExp` takes it. */
 static int str_cmp(const void *a, const void *b)
 {
-    const struct gbuf *x = *(const struct gbuf *const *)a, *y = *(const struct gbuf *const *)b;
-    size_t n = x->n < y->n ? x->n : y->n;
+    const struct strbuf *x = *(const struct strbuf *const *)a, *y = *(const struct strbuf *const *)b;
+    size_t n = x->len < y->len ? x->len : y->len;
     int c = memcmp(x->s, y->s, n);
-    return c ? c : (x->n > y->n) - (x->n < y->n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static void expand_range(struct pstate *st, const struct gbuf **args, size_t n, struct gbuf *out)
+static void expand_range(struct pstate *st, const struct strbuf **args, size_t n, struct strbuf *out)
 {
     qsort(args, n, sizeof(*args), str_cmp);
-    gbuf_putc(out, '[');
+    strbuf_putc(out, '[');
     for (size_t i = 0; i < n; i++) {
         if (i)
-            gbuf_putc(out, '-');
-        gbuf_put(out, args[i]->s, args[i]->n);
+            strbuf_putc(out, '-');
+        strbuf_put(out, args[i]->s, args[i]->len);
     }
-    gbuf_putc(out, ']');
+    strbuf_putc(out, ']');
     if (out->oom) {
         st->oom = true;
         return;
     }
-    if (glob_js_regex_valid(out->s, out->n))
+    if (glob_js_regex_valid(out->s, out->len))
         return;
-    gbuf_cut(out, 0);
+    strbuf_cut(out, 0);
     for (size_t i = 0; i < n; i++) {
         if (i)
-            gbuf_puts(out, "..");
-        escape_regex(out, args[i]->s, args[i]->n);
+            strbuf_puts(out, "..");
+        escape_regex(out, args[i]->s, args[i]->len);
     }
 }
 
 static void close_brace(struct pstate *st)
 {
     int bi = st->bracestk[st->nbraces - 1];
-    struct gbuf output = {0}, value = {0};
+    struct strbuf output = {0}, value = {0};
 
-    gbuf_putc(&value, '}');
-    gbuf_putc(&output, ')');
+    strbuf_putc(&value, '}');
+    strbuf_putc(&output, ')');
     if (tok(st, bi)->dots) {
-        const struct gbuf **range = malloc((st->nlist + 1) * sizeof(*range));
+        const struct strbuf **range = malloc((st->nlist + 1) * sizeof(*range));
         size_t nr = 0;
         if (!range) {
             st->oom = true;
@@ -459,18 +470,18 @@ static void close_brace(struct pstate *st)
                 range[nr++] = &t->value;
         }
         for (size_t i = 0; i < nr / 2; i++) { /* unshift: back into order */
-            const struct gbuf *x = range[i];
+            const struct strbuf *x = range[i];
             range[i] = range[nr - 1 - i];
             range[nr - 1 - i] = x;
         }
-        gbuf_cut(&output, 0);
+        strbuf_cut(&output, 0);
         expand_range(st, range, nr, &output);
         free(range);
         st->backtrack = true;
     }
     struct ptok *brace = tok(st, bi);
     if (!brace->comma && !brace->dots) {
-        gbuf_cut(&st->output, brace->output_index);
+        strbuf_cut(&st->output, brace->output_index);
         set_buf(&brace->value, "\\{", 2);
         set_buf(&brace->output, "\\{", 2);
         brace->has_output = true;
@@ -478,21 +489,36 @@ static void close_brace(struct pstate *st)
         set_buf(&output, "\\}", 2);
         for (size_t i = brace->tokens_index; i < st->nlist; i++) {
             const struct ptok *t = tok(st, st->list[i]);
-            const struct gbuf *s = t->has_output && t->output.n ? &t->output : &t->value;
-            gbuf_put(&st->output, s->s, s->n);
+            const struct strbuf *s = t->has_output && t->output.len ? &t->output : &t->value;
+            strbuf_put(&st->output, s->s, s->len);
         }
     }
     if (output.oom || value.oom)
         st->oom = true;
-    int t = new_tok(st, P_BRACE, value.s ? value.s : "", value.n, output.s ? output.s : "");
+    int t = new_tok(st, P_BRACE, value.s ? value.s : "", value.len, output.s ? output.s : "");
     push(st, t);
     decrement(st, &st->braces);
     st->nbraces--;
-    gbuf_free(&output);
-    gbuf_free(&value);
+    strbuf_free(&output);
+    strbuf_free(&value);
 }
 
 /* The stars branch of parse.js's loop. */
+/* A `**` after a slash that is not the first token, both branches of parse.js's: its
+ * text taken back off the output, the slash opening a group `(?:/` that the globstar
+ * closes. */
+static void globstar_after_slash(struct pstate *st, struct ptok *prior, struct ptok *prev)
+{
+    slice_neg(&st->output, shown(prior)->len + shown(prev)->len);
+    struct strbuf po = {0};
+    strbuf_puts(&po, "(?:");
+    strbuf_put(&po, shown(prior)->s, shown(prior)->len);
+    strbuf_free(&prior->output);
+    prior->output = po;
+    prior->has_output = true;
+    prev->type = P_GLOBSTAR;
+}
+
 static void star(struct pstate *st)
 {
     struct ptok *prev = tok(st, st->prev);
@@ -500,7 +526,7 @@ static void star(struct pstate *st)
     if (prev->type == P_GLOBSTAR || prev->star) {
         prev->type = P_STAR;
         prev->star = true;
-        gbuf_putc(&prev->value, '*');
+        strbuf_putc(&prev->value, '*');
         set_buf(&prev->output, STAR, strlen(STAR));
         prev->has_output = true;
         st->backtrack = true;
@@ -536,75 +562,61 @@ static void star(struct pstate *st)
         bool prior_after_bos = prior->prev >= 0 && tok(st, prior->prev)->type == P_BOS;
         if (prior->type == P_BOS && eos(st)) {
             prev->type = P_GLOBSTAR;
-            gbuf_putc(&prev->value, '*');
+            strbuf_putc(&prev->value, '*');
             set_buf(&prev->output, GLOBSTAR, strlen(GLOBSTAR));
             prev->has_output = true;
             set_buf(&st->output, GLOBSTAR, strlen(GLOBSTAR));
             return;
         }
         if (prior->type == P_SLASH && !prior_after_bos && !after_star && eos(st)) {
-            slice_neg(&st->output, shown(prior)->n + shown(prev)->n);
-            struct gbuf po = {0};
-            gbuf_puts(&po, "(?:");
-            gbuf_put(&po, shown(prior)->s, shown(prior)->n);
-            gbuf_free(&prior->output);
-            prior->output = po;
-            prior->has_output = true;
-            prev->type = P_GLOBSTAR;
+            globstar_after_slash(st, prior, prev);
             set_buf(&prev->output, GLOBSTAR "|$)", strlen(GLOBSTAR "|$)"));
             prev->has_output = true;
-            gbuf_putc(&prev->value, '*');
-            gbuf_put(&st->output, prior->output.s, prior->output.n);
-            gbuf_put(&st->output, prev->output.s, prev->output.n);
+            strbuf_putc(&prev->value, '*');
+            strbuf_put(&st->output, prior->output.s, prior->output.len);
+            strbuf_put(&st->output, prev->output.s, prev->output.len);
             return;
         }
         if (prior->type == P_SLASH && !prior_after_bos && rest_len && rest[0] == '/') {
             const char *end = rest_len > 1 ? "|$" : "";
-            slice_neg(&st->output, shown(prior)->n + shown(prev)->n);
-            struct gbuf po = {0};
-            gbuf_puts(&po, "(?:");
-            gbuf_put(&po, shown(prior)->s, shown(prior)->n);
-            gbuf_free(&prior->output);
-            prior->output = po;
-            prior->has_output = true;
-            prev->type = P_GLOBSTAR;
-            gbuf_cut(&prev->output, 0);
-            gbuf_puts(&prev->output, GLOBSTAR SLASH_LITERAL "|" SLASH_LITERAL);
-            gbuf_puts(&prev->output, end);
-            gbuf_putc(&prev->output, ')');
+            globstar_after_slash(st, prior, prev);
+            strbuf_cut(&prev->output, 0);
+            strbuf_puts(&prev->output, GLOBSTAR SLASH_LITERAL "|" SLASH_LITERAL);
+            strbuf_puts(&prev->output, end);
+            strbuf_putc(&prev->output, ')');
             prev->has_output = true;
-            gbuf_putc(&prev->value, '*');
-            gbuf_put(&st->output, prior->output.s, prior->output.n);
-            gbuf_put(&st->output, prev->output.s, prev->output.n);
+            strbuf_putc(&prev->value, '*');
+            strbuf_put(&st->output, prior->output.s, prior->output.len);
+            strbuf_put(&st->output, prev->output.s, prev->output.len);
             advance(st);
             push_new(st, P_SLASH, "/", 1, "");
             return;
         }
         if (prior->type == P_BOS && rest_len && rest[0] == '/') {
             prev->type = P_GLOBSTAR;
-            gbuf_putc(&prev->value, '*');
+            strbuf_putc(&prev->value, '*');
             set_buf(&prev->output, "(?:^|" SLASH_LITERAL "|" GLOBSTAR SLASH_LITERAL ")",
                     strlen("(?:^|" SLASH_LITERAL "|" GLOBSTAR SLASH_LITERAL ")"));
             prev->has_output = true;
-            set_buf(&st->output, prev->output.s, prev->output.n);
+            set_buf(&st->output, prev->output.s, prev->output.len);
             advance(st);
             push_new(st, P_SLASH, "/", 1, "");
             return;
         }
-        slice_neg(&st->output, shown(prev)->n);
+        slice_neg(&st->output, shown(prev)->len);
         prev->type = P_GLOBSTAR;
         set_buf(&prev->output, GLOBSTAR, strlen(GLOBSTAR));
         prev->has_output = true;
-        gbuf_putc(&prev->value, '*');
-        gbuf_puts(&st->output, GLOBSTAR);
+        strbuf_putc(&prev->value, '*');
+        strbuf_puts(&st->output, GLOBSTAR);
         return;
     }
     if ((size_t)st->index == st->start || prev->type == P_SLASH || prev->type == P_DOT) {
         const char *guard = prev->type == P_DOT ? NO_DOT_SLASH : NO_DOTS_SLASH;
-        gbuf_puts(&st->output, guard);
+        strbuf_puts(&st->output, guard);
         output_add(prev, guard);
         if (peek(st, 1) != '*') {
-            gbuf_puts(&st->output, ONE_CHAR);
+            strbuf_puts(&st->output, ONE_CHAR);
             output_add(prev, ONE_CHAR);
         }
     }
@@ -612,32 +624,32 @@ static void star(struct pstate *st)
 }
 
 /* The branch of a character inside a bracket expression; false when it is not one. */
-static bool in_bracket(struct pstate *st, struct gbuf *value)
+static bool in_bracket(struct pstate *st, struct strbuf *value)
 {
     struct ptok *prev = tok(st, st->prev);
-    bool prev_open = (prev->value.n == 1 && prev->value.s[0] == '[') ||
-                     (prev->value.n == 2 && !memcmp(prev->value.s, "[^", 2));
+    bool prev_open = (prev->value.len == 1 && prev->value.s[0] == '[') ||
+                     (prev->value.len == 2 && !memcmp(prev->value.s, "[^", 2));
 
-    if (!(st->brackets > 0 && (!(value->n == 1 && value->s[0] == ']') || prev_open)))
+    if (!(st->brackets > 0 && (!(value->len == 1 && value->s[0] == ']') || prev_open)))
         return false;
-    if (value->n == 1 && value->s[0] == ':' && prev->value.n > 1 &&
-        contains(prev->value.s + 1, prev->value.n - 1, '[')) {
+    if (value->len == 1 && value->s[0] == ':' && prev->value.len > 1 &&
+        contains(prev->value.s + 1, prev->value.len - 1, '[')) {
         prev->posix = true;
-        if (contains(prev->value.s + 1, prev->value.n - 1, ':')) {
-            size_t idx = prev->value.n;
+        if (contains(prev->value.s + 1, prev->value.len - 1, ':')) {
+            size_t idx = prev->value.len;
             while (idx-- > 0 && prev->value.s[idx] != '[')
                 ;
             const char *rest = prev->value.s + idx + 2;
-            size_t rest_len = idx + 2 <= prev->value.n ? prev->value.n - idx - 2 : 0;
+            size_t rest_len = idx + 2 <= prev->value.len ? prev->value.len - idx - 2 : 0;
             for (size_t i = 0; i < sizeof(posix_classes) / sizeof(posix_classes[0]); i++) {
                 if (strlen(posix_classes[i].name) == rest_len &&
                     !memcmp(posix_classes[i].name, rest, rest_len)) {
-                    gbuf_cut(&prev->value, idx);
-                    gbuf_puts(&prev->value, posix_classes[i].source);
+                    strbuf_cut(&prev->value, idx);
+                    strbuf_puts(&prev->value, posix_classes[i].source);
                     st->backtrack = true;
                     advance(st);
                     struct ptok *bos = tok(st, 0);
-                    if (!bos->output.n && st->nlist > 1 && st->list[1] == st->prev) {
+                    if (!bos->output.len && st->nlist > 1 && st->list[1] == st->prev) {
                         set_buf(&bos->output, ONE_CHAR, strlen(ONE_CHAR));
                         bos->has_output = true;
                     }
@@ -646,16 +658,16 @@ static bool in_bracket(struct pstate *st, struct gbuf *value)
             }
         }
     }
-    if (value->n == 1 && ((value->s[0] == '[' && peek(st, 1) != ':') ||
+    if (value->len == 1 && ((value->s[0] == '[' && peek(st, 1) != ':') ||
                           (value->s[0] == '-' && peek(st, 1) == ']'))) {
         char c = value->s[0];
         set_buf(value, "\\", 1);
-        gbuf_putc(value, c);
+        strbuf_putc(value, c);
     }
-    if (value->n == 1 && value->s[0] == ']' && prev_open)
+    if (value->len == 1 && value->s[0] == ']' && prev_open)
         set_buf(value, "\\]", 2);
-    gbuf_put(&prev->value, value->s, value->n);
-    gbuf_put(&st->output, value->s, value->n);
+    strbuf_put(&prev->value, value->s, value->len);
+    strbuf_put(&st->output, value->s, value->len);
     return true;
 }
 
@@ -663,7 +675,7 @@ static void close_bracket(struct pstate *st)
 {
     struct ptok *prev = tok(st, st->prev);
 
-    if (prev->type == P_BRACKET && prev->value.n == 1) {
+    if (prev->type == P_BRACKET && prev->value.len == 1) {
         push_new(st, P_TEXT, "]", 1, "\\]");
         return;
     }
@@ -673,27 +685,27 @@ static void close_bracket(struct pstate *st)
     }
     decrement(st, &st->brackets);
     /* prevValue = prev.value.slice(1) */
-    const char *pv = prev->value.n ? prev->value.s + 1 : "";
-    size_t pvn = prev->value.n ? prev->value.n - 1 : 0;
+    const char *pv = prev->value.len ? prev->value.s + 1 : "";
+    size_t pvn = prev->value.len ? prev->value.len - 1 : 0;
     bool slash_first = !prev->posix && pvn && pv[0] == '^' && !contains(pv, pvn, '/');
     bool regex_chars = has_regex_chars(pv, pvn);
     const char *value = slash_first ? "/]" : "]";
-    gbuf_puts(&prev->value, value);
-    gbuf_puts(&st->output, value);
+    strbuf_puts(&prev->value, value);
+    strbuf_puts(&st->output, value);
     if (regex_chars)
         return;
-    struct gbuf escaped = {0}, both = {0};
-    escape_regex(&escaped, prev->value.s, prev->value.n);
-    slice_neg(&st->output, prev->value.n);
-    gbuf_puts(&both, "(?:");
-    gbuf_put(&both, escaped.s, escaped.n);
-    gbuf_putc(&both, '|');
-    gbuf_put(&both, prev->value.s, prev->value.n);
-    gbuf_putc(&both, ')');
-    gbuf_free(&prev->value);
+    struct strbuf escaped = {0}, both = {0};
+    escape_regex(&escaped, prev->value.s, prev->value.len);
+    slice_neg(&st->output, prev->value.len);
+    strbuf_puts(&both, "(?:");
+    strbuf_put(&both, escaped.s, escaped.len);
+    strbuf_putc(&both, '|');
+    strbuf_put(&both, prev->value.s, prev->value.len);
+    strbuf_putc(&both, ')');
+    strbuf_free(&prev->value);
     prev->value = both;
-    gbuf_put(&st->output, both.s, both.n);
-    gbuf_free(&escaped);
+    strbuf_put(&st->output, both.s, both.len);
+    strbuf_free(&escaped);
 }
 
 /* The non-special characters REGEX_NON_SPECIAL_CHARS takes after a plain one. */
@@ -713,9 +725,9 @@ static bool is_word(char c)
            c == '_';
 }
 
-static void fast_inline(const char *in, size_t len, struct gbuf *out)
+static void fast_inline(const char *in, size_t len, struct strbuf *out)
 {
-    struct gbuf o = {0};
+    struct strbuf o = {0};
     bool backslashes = false;
 
     /* input.replace(/(\\?)((\W)(\3*))/g, ...) */
@@ -727,7 +739,7 @@ static void fast_inline(const char *in, size_t len, struct gbuf *out)
             esc = true;
         size_t f = esc ? i + 1 : i;
         if (f >= len || is_word(in[f])) {
-            gbuf_putc(&o, in[i]);
+            strbuf_putc(&o, in[i]);
             i++;
             continue;
         }
@@ -744,61 +756,62 @@ static void fast_inline(const char *in, size_t len, struct gbuf *out)
         size_t chars = (e - f) / clen, rest = chars - 1;
         if (first == '\\') {
             backslashes = true;
-            gbuf_put(&o, in + m, e - m);
+            strbuf_put(&o, in + m, e - m);
         } else if (first == '?') {
             if (esc) {
-                gbuf_puts(&o, "\\?");
+                strbuf_puts(&o, "\\?");
                 for (size_t k = 0; k < rest; k++)
-                    gbuf_puts(&o, QMARK);
+                    strbuf_puts(&o, QMARK);
             } else {
                 /* qmarkNoDot is QMARK with dot: true, at index 0 as elsewhere */
                 for (size_t k = 0; k < chars; k++)
-                    gbuf_puts(&o, QMARK);
+                    strbuf_puts(&o, QMARK);
             }
         } else if (first == '.') {
             for (size_t k = 0; k < chars; k++)
-                gbuf_puts(&o, DOT_LITERAL);
+                strbuf_puts(&o, DOT_LITERAL);
         } else if (first == '*') {
             if (esc) {
-                gbuf_puts(&o, "\\*");
+                strbuf_puts(&o, "\\*");
                 if (rest)
-                    gbuf_puts(&o, STAR);
+                    strbuf_puts(&o, STAR);
             } else {
-                gbuf_puts(&o, STAR);
+                strbuf_puts(&o, STAR);
             }
         } else {
             if (!esc)
-                gbuf_putc(&o, '\\');
-            gbuf_put(&o, in + m, e - m);
+                strbuf_putc(&o, '\\');
+            strbuf_put(&o, in + m, e - m);
         }
         i = e;
     }
     if (backslashes) { /* runs of backslashes: an even run is two, an odd one one */
-        struct gbuf b = {0};
-        for (size_t i = 0; i < o.n;) {
+        struct strbuf b = {0};
+        for (size_t i = 0; i < o.len;) {
             if (o.s[i] != '\\') {
-                gbuf_putc(&b, o.s[i++]);
+                strbuf_putc(&b, o.s[i++]);
                 continue;
             }
             size_t j = i;
-            while (j < o.n && o.s[j] == '\\')
+            while (j < o.len && o.s[j] == '\\')
                 j++;
-            gbuf_puts(&b, (j - i) % 2 == 0 ? "\\\\" : "\\");
+            strbuf_puts(&b, (j - i) % 2 == 0 ? "\\\\" : "\\");
             i = j;
         }
-        gbuf_free(&o);
+        strbuf_free(&o);
         o = b;
     }
-    gbuf_puts(out, "^(?:"); /* utils.wrapOutput */
-    gbuf_put(out, o.s, o.n);
-    gbuf_puts(out, ")$");
+    strbuf_puts(out, "^(?:"); /* utils.wrapOutput */
+    strbuf_put(out, o.s, o.len);
+    strbuf_puts(out, ")$");
     if (o.oom)
         out->oom = true;
-    gbuf_free(&o);
+    strbuf_free(&o);
 }
 
-/* constants.js REPLACEMENTS, for the whole pattern */
-static const char *replacement(const char *in, size_t len, size_t *out_len)
+/* The input parse and its fast paths read: constants.js REPLACEMENTS applied to the
+ * whole pattern, and NULL (the message in `err`) past MAX_LENGTH. */
+static const char *replacement(const char *in, size_t len, size_t *out_len, struct glob_error *err)
 {
     *out_len = len;
     if (len == 3 && !memcmp(in, "***", 3)) {
@@ -809,18 +822,24 @@ static const char *replacement(const char *in, size_t len, size_t *out_len)
         *out_len = 2;
         return "**";
     }
+    if (len > MAX_LENGTH) {
+        err->offset = 0;
+        snprintf(err->message, sizeof(err->message),
+                 "picomatch refuses a pattern over %d characters", MAX_LENGTH);
+        return NULL;
+    }
     return in;
 }
 
 static void free_state(struct pstate *st)
 {
     for (size_t i = 0; i < st->ntoks; i++) {
-        gbuf_free(&st->toks[i].value);
-        gbuf_free(&st->toks[i].output);
+        strbuf_free(&st->toks[i].value);
+        strbuf_free(&st->toks[i].output);
     }
     for (size_t i = 0; i < st->next; i++) {
-        gbuf_free(&st->ext[i].close);
-        gbuf_free(&st->ext[i].inner);
+        strbuf_free(&st->ext[i].close);
+        strbuf_free(&st->ext[i].inner);
     }
     free(st->toks);
     free(st->list);
@@ -831,16 +850,16 @@ static void free_state(struct pstate *st)
 
 static void loop_char(struct pstate *st, char c)
 {
-    struct gbuf value = {0};
-    gbuf_putc(&value, c);
+    struct strbuf value = {0};
+    strbuf_putc(&value, c);
 
     if (c == '\\') {
         char next = peek(st, 1);
         if (next == '/' || next == '.' || next == ';')
             goto done;
         if (!next) {
-            gbuf_putc(&value, '\\');
-            push_new(st, P_TEXT, value.s, value.n, NULL);
+            strbuf_putc(&value, '\\');
+            push_new(st, P_TEXT, value.s, value.len, NULL);
             goto done;
         }
         size_t slashes = 0;
@@ -849,24 +868,24 @@ static void loop_char(struct pstate *st, char c)
         if (slashes > 2) {
             st->index += (long)slashes;
             if (slashes % 2 != 0)
-                gbuf_putc(&value, '\\');
+                strbuf_putc(&value, '\\');
         }
         char a = advance(st);
         if (a)
-            gbuf_putc(&value, a);
+            strbuf_putc(&value, a);
         if (st->brackets == 0) {
-            push_new(st, P_TEXT, value.s, value.n, NULL);
+            push_new(st, P_TEXT, value.s, value.len, NULL);
             goto done;
         }
     }
     if (in_bracket(st, &value))
         goto done;
     if (st->quotes == 1 && c != '"') {
-        struct gbuf e = {0};
-        escape_regex(&e, value.s, value.n);
-        gbuf_put(&tok(st, st->prev)->value, e.s, e.n);
-        gbuf_put(&st->output, e.s, e.n);
-        gbuf_free(&e);
+        struct strbuf e = {0};
+        escape_regex(&e, value.s, value.len);
+        strbuf_put(&tok(st, st->prev)->value, e.s, e.len);
+        strbuf_put(&st->output, e.s, e.len);
+        strbuf_free(&e);
         goto done;
     }
     switch (c) {
@@ -881,8 +900,8 @@ static void loop_char(struct pstate *st, char c)
         if (st->next && st->parens == st->ext[st->next - 1].parens + 1) {
             struct pext e = st->ext[--st->next];
             extglob_close(st, &e);
-            gbuf_free(&e.close);
-            gbuf_free(&e.inner);
+            strbuf_free(&e.close);
+            strbuf_free(&e.inner);
             break;
         }
         push_new(st, P_PAREN, ")", 1, st->parens ? ")" : "\\)");
@@ -904,12 +923,14 @@ static void loop_char(struct pstate *st, char c)
         int t = new_tok(st, P_BRACE, "{", 1, "(");
         if (t < 0)
             break;
-        tok(st, t)->output_index = st->output.n;
+        tok(st, t)->output_index = st->output.len;
         tok(st, t)->tokens_index = st->nlist;
-        if (!glob_grow((void **)&st->bracestk, &st->capbraces, st->nbraces + 1, sizeof(int))) {
+        int *bracestk = array_grow(st->bracestk, &st->capbraces, st->nbraces + 1, 16, sizeof(*bracestk));
+        if (!bracestk) {
             st->oom = true;
             break;
         }
+        st->bracestk = bracestk;
         st->bracestk[st->nbraces++] = t;
         push(st, t);
         break;
@@ -935,7 +956,7 @@ static void loop_char(struct pstate *st, char c)
     case '/':
         if (tok(st, st->prev)->type == P_DOT && (size_t)st->index == st->start + 1) {
             st->start = (size_t)st->index + 1;
-            gbuf_cut(&st->output, 0);
+            strbuf_cut(&st->output, 0);
             st->nlist--;
             st->prev = 0;
             break;
@@ -945,11 +966,11 @@ static void loop_char(struct pstate *st, char c)
     case '.': {
         struct ptok *prev = tok(st, st->prev);
         if (st->braces > 0 && prev->type == P_DOT) {
-            if (prev->value.n == 1)
+            if (prev->value.len == 1)
                 set_buf(&prev->output, DOT_LITERAL, 2);
             prev->type = P_DOTS;
             output_add(prev, ".");
-            gbuf_putc(&prev->value, '.');
+            strbuf_putc(&prev->value, '.');
             tok(st, st->bracestk[st->nbraces - 1])->dots = true;
             break;
         }
@@ -961,7 +982,7 @@ static void loop_char(struct pstate *st, char c)
     }
     case '?': {
         struct ptok *prev = tok(st, st->prev);
-        bool is_group = prev->value.n == 1 && prev->value.s[0] == '(';
+        bool is_group = prev->value.len == 1 && prev->value.s[0] == '(';
         if (!is_group && peek(st, 1) == '(' && peek(st, 2) != '?') {
             extglob_open(st, P_QMARK, '?');
             break;
@@ -1013,7 +1034,7 @@ static void loop_char(struct pstate *st, char c)
             extglob_open(st, P_PLUS, '+');
             break;
         }
-        if (prev->value.n == 1 && prev->value.s[0] == '(')
+        if (prev->value.len == 1 && prev->value.s[0] == '(')
             push_new(st, P_PLUS, "+", 1, PLUS_LITERAL);
         else if (prev->type == P_BRACKET || prev->type == P_PAREN || prev->type == P_BRACE ||
                  st->parens > 0)
@@ -1039,20 +1060,20 @@ static void loop_char(struct pstate *st, char c)
     text:
         if (c == '$' || c == '^') {
             set_buf(&value, "\\", 1);
-            gbuf_putc(&value, c);
+            strbuf_putc(&value, c);
         }
         {
             size_t run = non_special_run(remaining(st), remaining_len(st));
-            gbuf_put(&value, remaining(st), run);
+            strbuf_put(&value, remaining(st), run);
             st->index += (long)run;
         }
-        push_new(st, P_TEXT, value.s, value.n, NULL);
+        push_new(st, P_TEXT, value.s, value.len, NULL);
         break;
     }
 done:
     if (value.oom)
         st->oom = true;
-    gbuf_free(&value);
+    strbuf_free(&value);
 }
 
 /* picomatch's fast path for the whole input: `str` no special characters... */
@@ -1068,18 +1089,13 @@ static bool fast_inline_applies(const char *in, size_t len)
 }
 
 /* parse(input, options): its state.output and state.negated. */
-static bool parse(const char *input, size_t len, bool fastpaths, struct gbuf *out,
+static bool parse(const char *input, size_t len, bool fastpaths, struct strbuf *out,
                   bool *negated, struct glob_error *err)
 {
     struct pstate st = {0};
 
-    input = replacement(input, len, &len);
-    if (len > MAX_LENGTH) {
-        err->offset = 0;
-        snprintf(err->message, sizeof(err->message),
-                 "picomatch refuses a pattern over %d characters", MAX_LENGTH);
+    if (!(input = replacement(input, len, &len, err)))
         return false;
-    }
     *negated = false;
     /* utils.removePrefix */
     if (len >= 2 && input[0] == '.' && input[1] == '/') {
@@ -1108,7 +1124,7 @@ static bool parse(const char *input, size_t len, bool fastpaths, struct gbuf *ou
                      "picomatch never returns on a pattern that ends with three or more "
                      "backslashes after one (dorny/paths-filter would hang)");
             free_state(&st);
-            gbuf_free(&st.output);
+            strbuf_free(&st.output);
             return false;
         }
         char c = advance(&st);
@@ -1132,23 +1148,23 @@ static bool parse(const char *input, size_t len, bool fastpaths, struct gbuf *ou
     if (last == P_STAR || last == P_BRACKET)
         push_new(&st, P_MAYBE_SLASH, "", 0, SLASH_LITERAL "?");
     if (st.backtrack) {
-        gbuf_cut(&st.output, 0);
+        strbuf_cut(&st.output, 0);
         for (size_t i = 0; i < st.nlist; i++) {
-            const struct gbuf *s = shown(tok(&st, st.list[i]));
-            gbuf_put(&st.output, s->s, s->n);
+            const struct strbuf *s = shown(tok(&st, st.list[i]));
+            strbuf_put(&st.output, s->s, s->len);
         }
     }
     bool ok = !st.oom && !st.output.oom;
-    gbuf_put(out, st.output.s, st.output.n);
+    strbuf_put(out, st.output.s, st.output.len);
     *negated = st.negated;
     free_state(&st);
-    gbuf_free(&st.output);
+    strbuf_free(&st.output);
     return ok && !out->oom;
 }
 
 /* parse.fastpaths: the regex for a few common shapes (a star, a globstar and a slash,
  * with an extension...), else none. */
-static bool create(const char *s, size_t n, struct gbuf *out)
+static bool create(const char *s, size_t n, struct strbuf *out)
 {
     static const struct {
         const char *glob, *source;
@@ -1165,7 +1181,7 @@ static bool create(const char *s, size_t n, struct gbuf *out)
     };
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         if (strlen(shapes[i].glob) == n && !memcmp(shapes[i].glob, s, n)) {
-            gbuf_puts(out, shapes[i].source);
+            strbuf_puts(out, shapes[i].source);
             return true;
         }
     }
@@ -1184,15 +1200,15 @@ static bool create(const char *s, size_t n, struct gbuf *out)
      * whose rest is `\.\w+$`; that is the last dot, as \w has no dot */
     if (!create(s, w - 1, out))
         return false;
-    gbuf_puts(out, DOT_LITERAL);
-    gbuf_put(out, s + w, n - w);
+    strbuf_puts(out, DOT_LITERAL);
+    strbuf_put(out, s + w, n - w);
     return true;
 }
 
-bool glob_picomatch_source(const char *pattern, size_t len, struct gbuf *out,
+bool glob_picomatch_source(const char *pattern, size_t len, struct strbuf *out,
                            struct glob_error *err)
 {
-    struct gbuf body = {0};
+    struct strbuf body = {0};
     bool negated = false, ok = true;
 
     if (len == 0) {
@@ -1204,39 +1220,35 @@ bool glob_picomatch_source(const char *pattern, size_t len, struct gbuf *out,
     /* picomatch.makeRe: parse.fastpaths first for a pattern that starts with . or * */
     if (pattern[0] == '.' || pattern[0] == '*') {
         size_t n;
-        const char *in = replacement(pattern, len, &n);
-        if (n > MAX_LENGTH) {
-            err->offset = 0;
-            snprintf(err->message, sizeof(err->message),
-                     "picomatch refuses a pattern over %d characters", MAX_LENGTH);
+        const char *in = replacement(pattern, len, &n, err);
+        if (!in)
             return false;
-        }
         if (n >= 2 && in[0] == '.' && in[1] == '/') {
             in += 2;
             n -= 2;
         }
         if (create(in, n, &body))
-            gbuf_puts(&body, SLASH_LITERAL "?");
+            strbuf_puts(&body, SLASH_LITERAL "?");
         else
-            gbuf_cut(&body, 0);
+            strbuf_cut(&body, 0);
     }
-    if (!body.n) {
+    if (!body.len) {
         err->offset = 0;
         snprintf(err->message, sizeof(err->message), "%s", "out of memory");
         ok = parse(pattern, len, true, &body, &negated, err);
     }
     if (ok) { /* picomatch.compileRe */
         if (negated)
-            gbuf_puts(out, "^(?!");
-        gbuf_puts(out, "^(?:");
-        gbuf_put(out, body.s, body.n);
-        gbuf_puts(out, ")$");
+            strbuf_puts(out, "^(?!");
+        strbuf_puts(out, "^(?:");
+        strbuf_put(out, body.s, body.len);
+        strbuf_puts(out, ")$");
         if (negated)
-            gbuf_puts(out, ").*$");
-        gbuf_putc(out, '\0');
-        out->n--;
+            strbuf_puts(out, ").*$");
+        strbuf_putc(out, '\0');
+        out->len--;
         ok = !out->oom;
     }
-    gbuf_free(&body);
+    strbuf_free(&body);
     return ok;
 }

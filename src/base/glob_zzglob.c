@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 #define MAX_NESTING 1000 /* fanout's bound on nested braces (Go's stack grows; ours does not) */
 
 /* tokeniser.go: a literal is its rune (>= 0), a special token negative */
@@ -112,10 +114,12 @@ static void encode(int32_t r, char *buf, size_t *len)
 
 static void emit(struct ztoks *k, int32_t t, size_t at)
 {
-    if (!glob_grow((void **)&k->v, &k->cap, k->n + 1, sizeof(*k->v))) {
+    struct ztok *v = array_grow(k->v, &k->cap, k->n + 1, 16, sizeof(*v));
+    if (!v) {
         k->oom = true;
         return;
     }
+    k->v = v;
     k->v[k->n++] = (struct ztok){t, at};
 }
 
@@ -243,10 +247,12 @@ static void preprocess(struct ztoks *k, bool *home)
 
 static size_t new_state(struct zzglob *z)
 {
-    if (!glob_grow((void **)&z->states, &z->capstates, z->nstates + 1, sizeof(*z->states))) {
+    struct zstate *states = array_grow(z->states, &z->capstates, z->nstates + 1, 16, sizeof(*states));
+    if (!states) {
         z->oom = true;
         return 0;
     }
+    z->states = states;
     z->states[z->nstates] = (struct zstate){0};
     return z->nstates++;
 }
@@ -254,10 +260,12 @@ static size_t new_state(struct zzglob *z)
 static void add_edge(struct zzglob *z, size_t from, struct zedge e)
 {
     struct zstate *s = &z->states[from];
-    if (!glob_grow((void **)&s->out, &s->cap, s->n + 1, sizeof(*s->out))) {
+    struct zedge *out = array_grow(s->out, &s->cap, s->n + 1, 16, sizeof(*out));
+    if (!out) {
         z->oom = true;
         return;
     }
+    s->out = out;
     s->out[s->n++] = e;
 }
 
@@ -333,10 +341,12 @@ static bool parse_class(struct zparse *p, size_t from, bool negated, size_t open
             seen = z->sets[i] == t;
         if (seen)
             continue;
-        if (!glob_grow((void **)&z->sets, &z->capsets, z->nsets + 1, sizeof(*z->sets))) {
+        int32_t *sets = array_grow(z->sets, &z->capsets, z->nsets + 1, 16, sizeof(*sets));
+        if (!sets) {
             z->oom = true;
             return false;
         }
+        z->sets = sets;
         z->sets[z->nsets++] = t;
     }
     if (!negated)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fanout/arrays.h"
 #include "fanout/strset.h"
 
 /* Directories read so far, by device and inode, sorted: each is read once, whatever
@@ -45,13 +46,11 @@ static int first_visit(struct seen_dirs *seen, const struct stat *sb)
             hi = mid;
     }
     if (seen->n == seen->cap) {
-        size_t cap = seen->cap ? seen->cap * 2 : 16;
-        struct dir_id *ids = realloc(seen->ids, cap * sizeof(*ids));
+        struct dir_id *ids = array_grow(seen->ids, &seen->cap, seen->n + 1, 16, sizeof(*ids));
 
         if (!ids)
             return -1;
         seen->ids = ids;
-        seen->cap = cap;
     }
     memmove(&seen->ids[lo + 1], &seen->ids[lo], (seen->n - lo) * sizeof(*seen->ids));
     seen->ids[lo] = id;
@@ -62,15 +61,13 @@ static int first_visit(struct seen_dirs *seen, const struct stat *sb)
 static int add(struct inputs *in, size_t *cap, char *path)
 {
     if (in->n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        char **p = realloc(in->paths, c * sizeof(*p));
+        char **p = array_grow(in->paths, cap, in->n + 1, 16, sizeof(*p));
 
         if (!p) {
             free(path);
             return -1;
         }
         in->paths = p;
-        *cap = c;
     }
     in->paths[in->n++] = path;
     return 0;
@@ -163,8 +160,7 @@ static int walk(const char *dir, bool recurse, struct diag *d, struct inputs *in
         if (de->d_name[0] == '.')
             continue;
         if (n == ncap) {
-            ncap = ncap ? ncap * 2 : 32;
-            grown = realloc(names, ncap * sizeof(*names));
+            grown = array_grow(names, &ncap, n + 1, 32, sizeof(*names));
             if (!grown) {
                 rc = -1;
                 break;

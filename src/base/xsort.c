@@ -1,3 +1,4 @@
+#include "fanout/arrays.h"
 #include "fanout/scratch.h"
 #include "fanout/xsort.h"
 
@@ -284,13 +285,11 @@ static int spill(struct xsort *xs)
     if (!xs->tmp && !(xs->tmp = scratch_file()))
         return fail(xs);
     if (xs->n_runs == xs->cap_runs) {
-        size_t cap = xs->cap_runs ? xs->cap_runs * 2 : 8;
-        struct run *runs = realloc(xs->runs, cap * sizeof(*runs));
+        struct run *runs = array_grow(xs->runs, &xs->cap_runs, xs->n_runs + 1, 8, sizeof(*runs));
 
         if (!runs)
             return fail(xs);
         xs->runs = runs;
-        xs->cap_runs = cap;
     }
     sort_buffer(xs);
     if (fseek(xs->tmp, 0, SEEK_END) != 0)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
 #include "fanout/yscalar.h"
@@ -528,7 +529,7 @@ int pd_entries_read(struct side *s, uint64_t off, uint32_t len, struct entries *
             p += sizeof(n) + n;
         }
         if (es->n == cap) {
-            struct entry *v = realloc(es->v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+            struct entry *v = array_grow(es->v, &cap, es->n + 1, 16, sizeof(*v));
 
             if (!v)
                 return -1;

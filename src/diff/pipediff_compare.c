@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 static void step_finding(struct report *r, struct step_ctx *x, enum group group, const struct finding *f)
 {
     pd_add_finding(r, PH_BASE, x->b->rank, x->sub++, x->group == G_RENAMED ? G_RENAMED : group, f);
@@ -83,7 +85,7 @@ struct changes {
 static void changes_push(struct changes *c, struct change *one)
 {
     if (c->n == c->cap) {
-        struct change *grown = realloc(c->v, (c->cap ? c->cap * 2 : 8) * sizeof(*grown));
+        struct change *grown = array_grow(c->v, &c->cap, c->n + 1, 8, sizeof(*grown));
 
         if (!grown) {
             pd_change_free(one);
@@ -91,7 +93,6 @@ static void changes_push(struct changes *c, struct change *one)
             return;
         }
         c->v = grown;
-        c->cap = c->cap ? c->cap * 2 : 8;
     }
     c->v[c->n++] = *one;
 }

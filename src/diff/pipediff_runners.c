@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/inputs.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
@@ -298,13 +299,11 @@ static struct pd_runner *runner_slot(struct pd_tally *t, const char *name)
     if (t->n >= RUNNERS_MAX && strcmp(name, RUNNERS_MORE) != 0)
         return runner_slot(t, RUNNERS_MORE);
     if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        struct pd_runner *grown = realloc(t->slot, cap * sizeof(*grown));
+        struct pd_runner *grown = array_grow(t->slot, &t->cap, t->n + 1, 16, sizeof(*grown));
 
         if (!grown)
             return NULL;
         t->slot = grown;
-        t->cap = cap;
     }
     if (!(copy = strdup(name)))
         return NULL;

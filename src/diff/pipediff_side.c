@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fanout/arrays.h"
 #include "fanout/scratch.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
@@ -137,13 +138,11 @@ static int record_step(void *user, const struct dialect_job *job)
     struct hkey bare;
 
     if (s->n_jobs == s->cap_jobs) {
-        size_t cap = s->cap_jobs ? s->cap_jobs * 2 : 64;
-        const struct ynode **grown = realloc(s->jobs, cap * sizeof(*grown));
+        const struct ynode **grown = array_grow(s->jobs, &s->cap_jobs, s->n_jobs + 1, 64, sizeof(*grown));
 
         if (!grown)
             return -1;
         s->jobs = grown;
-        s->cap_jobs = cap;
     }
     s->jobs[s->n_jobs++] = step;
     memset(&r, 0, sizeof(r));
@@ -413,13 +412,12 @@ static struct shard_tuple tuple_of(const struct step_rec *r)
 static int note_fanout(struct side *s, const struct logical *l)
 {
     if (s->n_fanouts == s->cap_fanouts) {
-        size_t cap = s->cap_fanouts ? s->cap_fanouts * 2 : 16;
-        struct fanout_count *grown = realloc(s->fanouts, cap * sizeof(*grown));
+        struct fanout_count *grown =
+            array_grow(s->fanouts, &s->cap_fanouts, s->n_fanouts + 1, 16, sizeof(*grown));
 
         if (!grown)
             return -1;
         s->fanouts = grown;
-        s->cap_fanouts = cap;
     }
     s->fanouts[s->n_fanouts++] = (struct fanout_count){l->lid, l->shards};
     return 0;

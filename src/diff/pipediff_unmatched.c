@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/strhash.h"
 
 /* What a reader knows job i of step `id` by: its key (its dialect's first identity
@@ -170,15 +171,13 @@ void pd_parents_note(struct report *r, const struct side *head, const struct log
     if (p->n == PARENTS_MAX)
         return;
     if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        struct parent_line *grown = realloc(p->v, cap * sizeof(*grown));
+        struct parent_line *grown = array_grow(p->v, &p->cap, p->n + 1, 64, sizeof(*grown));
 
         if (!grown) {
             r->failed = true;
             return;
         }
         p->v = grown;
-        p->cap = cap;
     }
     p->v[p->n++] = (struct parent_line){h->lid, h->file, h->line};
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 #define CONTEXT 3
 /* Myers' trace is O(D^2) ints: D is capped (past it the middle is shown all out, all
  * in), for files at FILE_EDIT, for a field's value at TEXT_EDIT (pipediff shows many) */
@@ -41,7 +43,7 @@ static int split(const char *s, size_t len, struct lines *out)
         size_t end = nl ? (size_t)(nl - s) : len;
 
         if (out->n == cap) {
-            struct line *v = realloc(out->v, (cap *= 2) * sizeof(*v));
+            struct line *v = array_grow(out->v, &cap, out->n + 1, 16, sizeof(*v));
 
             if (!v)
                 return -1;
@@ -69,13 +71,11 @@ struct script {
 static int push(struct script *sc, enum op op, size_t a, size_t b)
 {
     if (sc->n == sc->cap) {
-        size_t cap = sc->cap ? sc->cap * 2 : 64;
-        struct edit *v = realloc(sc->v, cap * sizeof(*v));
+        struct edit *v = array_grow(sc->v, &sc->cap, sc->n + 1, 64, sizeof(*v));
 
         if (!v)
             return -1;
         sc->v = v;
-        sc->cap = cap;
     }
     sc->v[sc->n].op = op;
     sc->v[sc->n].a = a;

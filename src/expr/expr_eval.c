@@ -249,18 +249,18 @@ struct expr_value *expr_index(const struct expr_value *obj, const struct expr_va
 /* coerceString of v, NUL-terminated, malloc'd; NULL when out of memory. */
 static char *coerce(const struct expr_value *v, size_t *len)
 {
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
 
     expr_buf_coerce(&b, v);
-    return expr_buf_take(&b, len);
+    return strbuf_take(&b, len);
 }
 
 /* The string made in `b` as the result; -1 when it grew past EXPR_MAX_STRING. */
-static int string_result(struct expr_buf *b, size_t pos, struct expr_error *err,
+static int string_result(struct strbuf *b, size_t pos, struct expr_error *err,
                          struct expr_value **out)
 {
     size_t len;
-    char *s = expr_buf_take(b, &len);
+    char *s = strbuf_take(b, &len);
 
     if (!s && b->too_long) {
         b->too_long = false;
@@ -347,7 +347,7 @@ static size_t next_of(const char *s, size_t len, char c, size_t from, struct sca
 static int fn_format(struct expr_value **args, size_t n, size_t pos, struct expr_error *err,
                      struct expr_value **out)
 {
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     struct scan ls = {0}, rs = {0};
     size_t len, index = 0;
     char *fs = coerce(args[0], &len);
@@ -362,7 +362,7 @@ static int fn_format(struct expr_value **args, size_t n, size_t pos, struct expr
             size_t k = l + 1, arg = 0;
 
             if (k < len && fs[k] == '{') { /* {{ */
-                expr_buf_put(&b, fs + index, l - index + 1);
+                strbuf_put(&b, fs + index, l - index + 1);
                 index = l + 2;
                 continue;
             }
@@ -383,7 +383,7 @@ static int fn_format(struct expr_value **args, size_t n, size_t pos, struct expr
                           fs);
                 goto done;
             }
-            expr_buf_put(&b, fs + index, l - index);
+            strbuf_put(&b, fs + index, l - index);
             expr_buf_coerce(&b, args[1 + arg]);
             index = r + 1;
         } else if (r != SIZE_MAX) {
@@ -391,16 +391,16 @@ static int fn_format(struct expr_value **args, size_t n, size_t pos, struct expr
                 expr_fail(err, pos, "The following format string is invalid: %s", fs);
                 goto done;
             }
-            expr_buf_put(&b, fs + index, r - index + 1); /* }} */
+            strbuf_put(&b, fs + index, r - index + 1); /* }} */
             index = r + 2;
         } else {
-            expr_buf_put(&b, fs + index, len - index);
+            strbuf_put(&b, fs + index, len - index);
             break;
         }
     }
     rc = string_result(&b, pos, err, out);
 done:
-    expr_buf_free(&b);
+    strbuf_free(&b);
     free(fs);
     return rc;
 }
@@ -408,7 +408,7 @@ done:
 static int fn_join(struct expr_value **args, size_t n, size_t pos, struct expr_error *err,
                    struct expr_value **out)
 {
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     const struct expr_value *a = args[0];
 
     if (expr_is_primitive(a)) {
@@ -418,7 +418,7 @@ static int fn_join(struct expr_value **args, size_t n, size_t pos, struct expr_e
             if (i > 0 && n > 1 && expr_is_primitive(args[1]))
                 expr_buf_coerce(&b, args[1]);
             else if (i > 0)
-                expr_buf_putc(&b, ',');
+                strbuf_putc(&b, ',');
             expr_buf_coerce(&b, a->u.arr.items[i]);
         }
     }
@@ -446,14 +446,14 @@ static int fn_tojson(struct expr_value **args, size_t pos, struct expr_error *er
                      struct expr_value **out)
 {
     /* A UTF-16 code unit is at most 3 bytes of UTF-8: the buffer holds what the cap allows. */
-    struct expr_buf b = {.max = EXPR_MAX_MEMORY / 2 * 3};
+    struct strbuf b = {.max = EXPR_MAX_MEMORY / 2 * 3};
     size_t pieces = json_pieces(args[0]);
 
     if (pieces <= EXPR_MAX_MEMORY / EXPR_PIECE_COST)
         expr_buf_json(&b, args[0], true);
     if (pieces > EXPR_MAX_MEMORY / EXPR_PIECE_COST || b.too_long ||
         (!b.oom && pieces * EXPR_PIECE_COST + 2 * expr_utf16_len(b.s, b.len) > EXPR_MAX_MEMORY)) {
-        expr_buf_free(&b);
+        strbuf_free(&b);
         return expr_fail(err, pos,
                          "The maximum allowed memory size was exceeded while evaluating toJSON "
                          "(GitHub's runner allows %d bytes, a character counting two)",
@@ -900,7 +900,7 @@ static int eval(struct ev *ev, const struct expr_node *n, int flags, struct pv *
 /* ---- canonical text ---- */
 
 struct printer {
-    struct expr_buf b;
+    struct strbuf b;
     const char *unknown[32]; /* contexts and functions, in order of first use */
     size_t nunknown;
     bool status, unwritable;
@@ -938,25 +938,25 @@ static int precedence(const struct expr_node *n)
     }
 }
 
-void expr_buf_string_literal(struct expr_buf *b, const char *s, size_t len)
+void expr_buf_string_literal(struct strbuf *b, const char *s, size_t len)
 {
     size_t run = 0;
 
     if (memchr(s, '\0', len)) {
-        expr_buf_puts(b, "fromJSON('");
+        strbuf_puts(b, "fromJSON('");
         expr_buf_json_string(b, s, len, true);
-        expr_buf_puts(b, "')");
+        strbuf_puts(b, "')");
         return;
     }
-    expr_buf_putc(b, '\'');
+    strbuf_putc(b, '\'');
     for (size_t i = 0; i < len; i++) {
         if (s[i] == '\'') {
-            expr_buf_put(b, s + run, i + 1 - run);
+            strbuf_put(b, s + run, i + 1 - run);
             run = i; /* the quote again */
         }
     }
-    expr_buf_put(b, s + run, len - run);
-    expr_buf_putc(b, '\'');
+    strbuf_put(b, s + run, len - run);
+    strbuf_putc(b, '\'');
 }
 
 static void print_value(struct printer *p, const struct expr_value *v)
@@ -965,24 +965,24 @@ static void print_value(struct printer *p, const struct expr_value *v)
 
     switch (v->kind) {
     case EXPR_NULL:
-        expr_buf_puts(&p->b, "null");
+        strbuf_puts(&p->b, "null");
         break;
     case EXPR_BOOL:
-        expr_buf_puts(&p->b, v->u.b ? "true" : "false");
+        strbuf_puts(&p->b, v->u.b ? "true" : "false");
         break;
     case EXPR_NUMBER:
-        expr_buf_put(&p->b, num, expr_js_number(v->u.d, num));
+        strbuf_put(&p->b, num, expr_js_number(v->u.d, num));
         break;
     case EXPR_STRING:
         expr_buf_string_literal(&p->b, v->u.str.s, v->u.str.len);
         break;
     default:
-        expr_buf_puts(&p->b, "fromJSON('");
+        strbuf_puts(&p->b, "fromJSON('");
         if (expr_buf_json(&p->b, v, false) != 0)
             p->unwritable = true;
-        expr_buf_puts(&p->b, "')");
+        strbuf_puts(&p->b, "')");
         if (v->filtered) {
-            expr_buf_puts(&p->b, ".*");
+            strbuf_puts(&p->b, ".*");
             p->raising++;
         }
         break;
@@ -1021,7 +1021,7 @@ static void print_run(struct printer *p, const struct expr_node *n, int kind, bo
             continue;
         }
         if (!*first) {
-            expr_buf_puts(&p->b, kind == EN_AND ? " && " : " || ");
+            strbuf_puts(&p->b, kind == EN_AND ? " && " : " || ");
             p->raising++;
         }
         *first = false;
@@ -1037,7 +1037,7 @@ static void print(struct printer *p, const struct expr_node *n, int min)
     const struct expr_node *base;
 
     if (parens) {
-        expr_buf_putc(&p->b, '(');
+        strbuf_putc(&p->b, '(');
         p->raising++;
     }
     switch (n->kind) {
@@ -1045,20 +1045,20 @@ static void print(struct printer *p, const struct expr_node *n, int min)
         print_value(p, n->u.lit);
         break;
     case EN_CTX:
-        expr_buf_puts(&p->b, n->u.name);
+        strbuf_puts(&p->b, n->u.name);
         note_unknown(p, n->u.name);
         break;
     case EN_NOT:
-        expr_buf_putc(&p->b, '!');
+        strbuf_putc(&p->b, '!');
         p->raising++;
         print(p, n->u.kids[0], 5);
         break;
     case EN_CHAIN:
         print(p, n->u.kids[0], prec);
         for (uint32_t i = 1; i < n->n; i++) {
-            expr_buf_putc(&p->b, ' ');
-            expr_buf_puts(&p->b, ops[n->ops[i - 1]]);
-            expr_buf_putc(&p->b, ' ');
+            strbuf_putc(&p->b, ' ');
+            strbuf_puts(&p->b, ops[n->ops[i - 1]]);
+            strbuf_putc(&p->b, ' ');
             print(p, n->u.kids[i], prec + 1);
         }
         break;
@@ -1073,40 +1073,40 @@ static void print(struct printer *p, const struct expr_node *n, int min)
             (base->kind == EN_LIT && !expr_is_primitive(base->u.lit))) {
             print(p, base, 6);
         } else {
-            expr_buf_putc(&p->b, '(');
+            strbuf_putc(&p->b, '(');
             p->raising++;
             print(p, base, 1);
-            expr_buf_putc(&p->b, ')');
+            strbuf_putc(&p->b, ')');
         }
         p->raising++; /* `.` or `[` */
         if (!n->u.kids[1]) {
-            expr_buf_puts(&p->b, ".*");
+            strbuf_puts(&p->b, ".*");
         } else if (n->u.kids[1]->kind == EN_LIT && is_identifier(n->u.kids[1]->u.lit)) {
-            expr_buf_putc(&p->b, '.');
-            expr_buf_put(&p->b, n->u.kids[1]->u.lit->u.str.s, n->u.kids[1]->u.lit->u.str.len);
+            strbuf_putc(&p->b, '.');
+            strbuf_put(&p->b, n->u.kids[1]->u.lit->u.str.s, n->u.kids[1]->u.lit->u.str.len);
         } else {
-            expr_buf_putc(&p->b, '[');
+            strbuf_putc(&p->b, '[');
             print(p, n->u.kids[1], 1);
-            expr_buf_putc(&p->b, ']');
+            strbuf_putc(&p->b, ']');
         }
         break;
     default:
-        expr_buf_puts(&p->b, expr_fns[n->fn].name);
+        strbuf_puts(&p->b, expr_fns[n->fn].name);
         if (expr_fn_is_status(n->fn) || n->fn == EF_HASHFILES)
             note_unknown(p, expr_fns[n->fn].name);
         p->status = p->status || expr_fn_is_status(n->fn);
-        expr_buf_putc(&p->b, '(');
+        strbuf_putc(&p->b, '(');
         p->raising++;
         for (uint32_t i = 0; i < n->n; i++) {
             if (i)
-                expr_buf_puts(&p->b, ", ");
+                strbuf_puts(&p->b, ", ");
             print(p, n->u.kids[i], 1);
         }
-        expr_buf_putc(&p->b, ')');
+        strbuf_putc(&p->b, ')');
         break;
     }
     if (parens)
-        expr_buf_putc(&p->b, ')');
+        strbuf_putc(&p->b, ')');
 }
 
 /* Whether residual `r` is tree `n` as parsed: the same kinds, operators, functions,
@@ -1181,8 +1181,8 @@ static int write_residual(struct ev *ev, const struct expr *e, const struct pv *
 {
     const struct expr_node *r = top->r;
     size_t pos = top->as_parsed && r->kind != EN_CALL ? 0 : r->pos; /* a copy's offset */
-    struct printer p = {0};
-    struct expr_buf names = {0};
+    struct printer p = {.b.max = EXPR_MAX_STRING};
+    struct strbuf names = {.max = EXPR_MAX_STRING};
     struct expr_error check;
     struct expr *again, *keep = same_tree(r, e->root) ? (struct expr *)e : NULL;
     size_t len, bad;
@@ -1191,18 +1191,18 @@ static int write_residual(struct ev *ev, const struct expr *e, const struct pv *
         return kept_residual(ev, e, out);
     print(&p, r, 1);
     if (p.b.too_long) { /* far past what GitHub parses */
-        expr_buf_free(&p.b);
+        strbuf_free(&p.b);
         return expr_fail(ev->err, pos,
                          "the expression left to GitHub would be refused: Exceeded max "
                          "expression length %d", EXPR_MAX_LENGTH);
     }
     if (p.unwritable) {
-        expr_buf_free(&p.b);
+        strbuf_free(&p.b);
         return expr_fail(ev->err, pos,
                          "a known value cannot be written into the expression: NaN "
                          "inside an array or object (JSON has no NaN)");
     }
-    out->residual = expr_buf_take(&p.b, &len);
+    out->residual = strbuf_take(&p.b, &len);
     if (!out->residual)
         return oom(ev);
     /* GitHub takes the text when it is short enough, valid UTF-8 (a string fromJSON made
@@ -1218,10 +1218,10 @@ static int write_residual(struct ev *ev, const struct expr *e, const struct pv *
     expr_free(again);
     for (size_t i = 0; i < p.nunknown; i++) {
         if (i)
-            expr_buf_puts(&names, ", ");
-        expr_buf_puts(&names, p.unknown[i]);
+            strbuf_puts(&names, ", ");
+        strbuf_puts(&names, p.unknown[i]);
     }
-    out->unknown = expr_buf_take(&names, NULL);
+    out->unknown = strbuf_take(&names, NULL);
     out->status = p.status;
     if (!out->unknown)
         return oom(ev);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fanout/expr.h"
+#include "fanout/strbuf.h"
 
 /* @actions/expressions' limits (errors.ts): an expression's length in UTF-16 code units
  * (JavaScript's String.length) and the parser's depth counter. */
@@ -79,24 +80,8 @@ bool expr_less(const struct expr_value *a, const struct expr_value *b);
 
 /* ---- growable text ---- (a failed allocation sticks in `oom`; later calls do nothing) */
 
-struct expr_buf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-    bool too_long; /* past the cap (oom is set too); kept by expr_buf_take */
-    size_t max;    /* the cap in bytes; 0 for EXPR_MAX_STRING */
-};
-
-void expr_buf_put(struct expr_buf *b, const char *s, size_t n);
-void expr_buf_putc(struct expr_buf *b, char c);
-void expr_buf_puts(struct expr_buf *b, const char *s);
-/* The text, NUL-terminated and handed over (the buffer is empty again), or NULL when
- * out of memory. */
-char *expr_buf_take(struct expr_buf *b, size_t *len);
-void expr_buf_free(struct expr_buf *b);
-
 /* coerceString(): appends `v` as a string. */
-void expr_buf_coerce(struct expr_buf *b, const struct expr_value *v);
+void expr_buf_coerce(struct strbuf *b, const struct expr_value *v);
 
 /* expr_parse without its table of trees: for a text that is not parsed again. */
 struct expr *expr_parse_new(const char *text, size_t len, struct expr_error *err);
@@ -148,9 +133,9 @@ double expr_yaml_number(const char *s, size_t len);
 /* JSON.stringify of `v`: with `pretty`, two-space indentation (toJSON); otherwise
  * compact, with `'` written \u0027, ±Infinity written 1e400 and -1e400 and NaN refused
  * (-1), for the fromJSON('...') literal of a residual expression. */
-int expr_buf_json(struct expr_buf *b, const struct expr_value *v, bool pretty);
+int expr_buf_json(struct strbuf *b, const struct expr_value *v, bool pretty);
 /* A JSON string literal, escaped as JSON.stringify does (`'` too when `no_quote`). */
-void expr_buf_json_string(struct expr_buf *b, const char *s, size_t len, bool no_quote);
+void expr_buf_json_string(struct strbuf *b, const char *s, size_t len, bool no_quote);
 
 /* ---- syntax tree ---- */
 
@@ -263,7 +248,7 @@ struct expr {
 
 /* Appends `s` as an expression literal: '...' with quotes doubled (fromJSON('"..."')
  * when it holds a NUL, which an expression cannot spell). */
-void expr_buf_string_literal(struct expr_buf *b, const char *s, size_t len);
+void expr_buf_string_literal(struct strbuf *b, const char *s, size_t len);
 
 /* Sets *err (offset and a printf-style message); returns -1. */
 int expr_fail(struct expr_error *err, size_t offset, const char *fmt, ...)

@@ -16,12 +16,12 @@
 
 /* ---- writing ---- */
 
-void expr_buf_json_string(struct expr_buf *b, const char *s, size_t len, bool no_quote)
+void expr_buf_json_string(struct strbuf *b, const char *s, size_t len, bool no_quote)
 {
     static const char hex[] = "0123456789abcdef";
     size_t run = 0;
 
-    expr_buf_putc(b, '"');
+    strbuf_putc(b, '"');
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         const char *esc = NULL;
@@ -59,37 +59,37 @@ void expr_buf_json_string(struct expr_buf *b, const char *s, size_t len, bool no
             }
         }
         if (esc) {
-            expr_buf_put(b, s + run, i - run);
-            expr_buf_puts(b, esc);
+            strbuf_put(b, s + run, i - run);
+            strbuf_puts(b, esc);
             run = i + 1;
         }
     }
-    expr_buf_put(b, s + run, len - run);
-    expr_buf_putc(b, '"');
+    strbuf_put(b, s + run, len - run);
+    strbuf_putc(b, '"');
 }
 
-static void indent(struct expr_buf *b, int depth)
+static void indent(struct strbuf *b, int depth)
 {
-    expr_buf_putc(b, '\n');
+    strbuf_putc(b, '\n');
     for (int i = 0; i < depth; i++)
-        expr_buf_put(b, "  ", 2);
+        strbuf_put(b, "  ", 2);
 }
 
-static int write_json(struct expr_buf *b, const struct expr_value *v, bool pretty, int depth)
+static int write_json(struct strbuf *b, const struct expr_value *v, bool pretty, int depth)
 {
     char num[EXPR_NUMBUF];
     size_t n = expr_len(v);
 
     switch (v->kind) {
     case EXPR_NULL:
-        expr_buf_puts(b, "null");
+        strbuf_puts(b, "null");
         return 0;
     case EXPR_BOOL:
-        expr_buf_puts(b, v->u.b ? "true" : "false");
+        strbuf_puts(b, v->u.b ? "true" : "false");
         return 0;
     case EXPR_NUMBER:
         if (pretty && !isfinite(v->u.d)) {
-            expr_buf_puts(b, "null");
+            strbuf_puts(b, "null");
             return 0;
         }
         if (isnan(v->u.d))
@@ -98,10 +98,10 @@ static int write_json(struct expr_buf *b, const struct expr_value *v, bool prett
             /* A number too large for a double: JSON.parse and the runner's fromJSON
              * (Newtonsoft on .NET 8, where an overflowing parse is ±Infinity) read it
              * back as ±Infinity. */
-            expr_buf_puts(b, v->u.d > 0 ? "1e400" : "-1e400");
+            strbuf_puts(b, v->u.d > 0 ? "1e400" : "-1e400");
             return 0;
         }
-        expr_buf_put(b, num, expr_js_number(v->u.d, num));
+        strbuf_put(b, num, expr_js_number(v->u.d, num));
         return 0;
     case EXPR_STRING:
         expr_buf_json_string(b, v->u.str.s, v->u.str.len, !pretty);
@@ -109,15 +109,15 @@ static int write_json(struct expr_buf *b, const struct expr_value *v, bool prett
     default:
         break;
     }
-    expr_buf_putc(b, v->kind == EXPR_ARRAY ? '[' : '{');
+    strbuf_putc(b, v->kind == EXPR_ARRAY ? '[' : '{');
     for (size_t i = 0; i < n; i++) {
         if (i)
-            expr_buf_putc(b, ',');
+            strbuf_putc(b, ',');
         if (pretty)
             indent(b, depth + 1);
         if (v->kind == EXPR_OBJECT) {
             expr_buf_json_string(b, v->u.obj.pairs[i].key, v->u.obj.pairs[i].len, !pretty);
-            expr_buf_put(b, ": ", pretty ? 2 : 1);
+            strbuf_put(b, ": ", pretty ? 2 : 1);
         }
         if (write_json(b, v->kind == EXPR_ARRAY ? v->u.arr.items[i] : v->u.obj.pairs[i].v,
                        pretty, depth + 1) != 0)
@@ -125,22 +125,22 @@ static int write_json(struct expr_buf *b, const struct expr_value *v, bool prett
     }
     if (pretty && n)
         indent(b, depth);
-    expr_buf_putc(b, v->kind == EXPR_ARRAY ? ']' : '}');
+    strbuf_putc(b, v->kind == EXPR_ARRAY ? ']' : '}');
     return 0;
 }
 
-int expr_buf_json(struct expr_buf *b, const struct expr_value *v, bool pretty)
+int expr_buf_json(struct strbuf *b, const struct expr_value *v, bool pretty)
 {
     return write_json(b, v, pretty, 0);
 }
 
 char *expr_to_json(const struct expr_value *v)
 {
-    struct expr_buf b = {.max = SIZE_MAX}; /* output, not an evaluation: no cap */
+    struct strbuf b = {0}; /* output, not an evaluation: unbounded */
     struct expr_value none = {.kind = EXPR_NULL};
 
     expr_buf_json(&b, v ? v : &none, true);
-    return expr_buf_take(&b, NULL);
+    return strbuf_take(&b, NULL);
 }
 
 /* ---- reading ---- */
@@ -196,7 +196,7 @@ static int hex4(const char *s, uint32_t *out)
     return 0;
 }
 
-static void put_utf8(struct expr_buf *b, uint32_t cp)
+static void put_utf8(struct strbuf *b, uint32_t cp)
 {
     char u[4];
     size_t n;
@@ -212,12 +212,12 @@ static void put_utf8(struct expr_buf *b, uint32_t cp)
         u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | (cp >> 12 & 0x3F));
         u[2] = (char)(0x80 | (cp >> 6 & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
     }
-    expr_buf_put(b, u, n);
+    strbuf_put(b, u, n);
 }
 
 /* A string after its opening quote, decoded into *out. A lone surrogate escape, which
  * JSON.parse keeps but UTF-8 cannot hold, becomes U+FFFD. */
-static int read_string(struct reader *r, struct expr_buf *out)
+static int read_string(struct reader *r, struct strbuf *out)
 {
     size_t run = r->i;
 
@@ -239,7 +239,7 @@ static int read_string(struct reader *r, struct expr_buf *out)
             r->i++;
             continue;
         }
-        expr_buf_put(out, r->s + run, r->i - run);
+        strbuf_put(out, r->s + run, r->i - run);
         if (++r->i >= r->len) {
             fail(r, "Unterminated string");
             return -1;
@@ -249,22 +249,22 @@ static int read_string(struct reader *r, struct expr_buf *out)
         case '"':
         case '\\':
         case '/':
-            expr_buf_putc(out, (char)c);
+            strbuf_putc(out, (char)c);
             break;
         case 'b':
-            expr_buf_putc(out, '\b');
+            strbuf_putc(out, '\b');
             break;
         case 'f':
-            expr_buf_putc(out, '\f');
+            strbuf_putc(out, '\f');
             break;
         case 'n':
-            expr_buf_putc(out, '\n');
+            strbuf_putc(out, '\n');
             break;
         case 'r':
-            expr_buf_putc(out, '\r');
+            strbuf_putc(out, '\r');
             break;
         case 't':
-            expr_buf_putc(out, '\t');
+            strbuf_putc(out, '\t');
             break;
         case 'u': {
             uint32_t cp, lo;
@@ -292,7 +292,7 @@ static int read_string(struct reader *r, struct expr_buf *out)
         }
         run = r->i;
     }
-    expr_buf_put(out, r->s + run, r->i - run);
+    strbuf_put(out, r->s + run, r->i - run);
     r->i++;
     if (out->oom) {
         r->oom = true;
@@ -362,7 +362,7 @@ static struct expr_value *read_container(struct reader *r, int depth)
     bool object = r->s[r->i++] == '{';
     char close = object ? '}' : ']';
     struct expr_value *c = object ? expr_object() : expr_array();
-    struct expr_buf key = {0};
+    struct strbuf key = {.max = EXPR_MAX_STRING};
 
     if (!c)
         return oom(r);
@@ -415,10 +415,10 @@ static struct expr_value *read_container(struct reader *r, int depth)
         fail(r, object ? "Expected ',' or '}'" : "Expected ',' or ']'");
         goto fail;
     }
-    expr_buf_free(&key);
+    strbuf_free(&key);
     return c;
 fail:
-    expr_buf_free(&key);
+    strbuf_free(&key);
     expr_unref(c);
     return NULL;
 }
@@ -437,7 +437,7 @@ static bool take_word(struct reader *r, const char *w)
 static struct expr_value *read_value(struct reader *r, int depth)
 {
     struct expr_value *v;
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     char *s;
     size_t len;
 
@@ -451,10 +451,10 @@ static struct expr_value *read_value(struct reader *r, int depth)
     case '"':
         r->i++;
         if (read_string(r, &b) != 0) {
-            expr_buf_free(&b);
+            strbuf_free(&b);
             return NULL;
         }
-        s = expr_buf_take(&b, &len);
+        s = strbuf_take(&b, &len);
         if (!s)
             return oom(r);
         v = expr_string(s, len);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/strhash.h"
 
 #include "expr_internal.h"
@@ -201,13 +202,11 @@ static int split(const char *s, size_t len, struct template *t, bool borrow, str
         struct segment *g;
 
         if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 8;
-            struct segment *seg = realloc(t->seg, cap * sizeof(*seg));
+            struct segment *seg = array_grow(t->seg, &t->cap, t->n + 1, 8, sizeof(*seg));
 
             if (!seg)
                 return expr_fail(err, 0, "out of memory");
             t->seg = seg;
-            t->cap = cap;
         }
         g = &t->seg[t->n];
         memset(g, 0, sizeof(*g));
@@ -257,10 +256,10 @@ static bool whole(const struct template *t)
 /* GitHub's format('...', ...) for a template of several segments, as text. */
 static char *format_text(const char *s, const struct template *t, size_t *len)
 {
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     size_t arg = 0;
 
-    expr_buf_puts(&b, "format('");
+    strbuf_puts(&b, "format('");
     for (size_t i = 0; i < t->n; i++) {
         const struct segment *g = &t->seg[i];
 
@@ -272,27 +271,27 @@ static char *format_text(const char *s, const struct template *t, size_t *len)
                 num[n++] = (char)('0' + k % 10);
                 k /= 10;
             } while (k);
-            expr_buf_putc(&b, '{');
+            strbuf_putc(&b, '{');
             while (n)
-                expr_buf_putc(&b, num[--n]);
-            expr_buf_putc(&b, '}');
+                strbuf_putc(&b, num[--n]);
+            strbuf_putc(&b, '}');
             continue;
         }
         for (size_t k = g->start; k < g->end; k++) {
             if (s[k] == '\'' || s[k] == '{' || s[k] == '}')
-                expr_buf_putc(&b, s[k]); /* escaped by doubling */
-            expr_buf_putc(&b, s[k]);
+                strbuf_putc(&b, s[k]); /* escaped by doubling */
+            strbuf_putc(&b, s[k]);
         }
     }
-    expr_buf_putc(&b, '\'');
+    strbuf_putc(&b, '\'');
     for (size_t i = 0; i < t->n; i++) {
         if (t->seg[i].e) {
-            expr_buf_puts(&b, ", ");
-            expr_buf_put(&b, s + t->seg[i].start, t->seg[i].end - t->seg[i].start);
+            strbuf_puts(&b, ", ");
+            strbuf_put(&b, s + t->seg[i].start, t->seg[i].end - t->seg[i].start);
         }
     }
-    expr_buf_putc(&b, ')');
-    return expr_buf_take(&b, len);
+    strbuf_putc(&b, ')');
+    return strbuf_take(&b, len);
 }
 
 /* Whether the parser takes the format() call of `t` without parsing it: at most 254
@@ -348,7 +347,7 @@ static int combined(const char *s, const struct template *t, struct expr **keep,
 /* ---- template evaluation ---- */
 
 /* Adds each name of `list` ("a, b") that `names` lacks. */
-static void add_names(struct expr_buf *names, const char *list)
+static void add_names(struct strbuf *names, const char *list)
 {
     while (*list) {
         const char *end = strstr(list, ", ");
@@ -364,8 +363,8 @@ static void add_names(struct expr_buf *names, const char *list)
         }
         if (!seen) {
             if (names->len)
-                expr_buf_puts(names, ", ");
-            expr_buf_put(names, list, len);
+                strbuf_puts(names, ", ");
+            strbuf_put(names, list, len);
         }
         list = end ? end + 2 : list + len;
     }
@@ -373,16 +372,16 @@ static void add_names(struct expr_buf *names, const char *list)
 
 /* Writes a run of known text into a residual template: as it is, unless it holds `${{`
  * (which GitHub would read as an expression) or a NUL; then as ${{ 'text' }}. */
-static void flush_run(struct expr_buf *out, struct expr_buf *run, size_t *parts)
+static void flush_run(struct strbuf *out, struct strbuf *run, size_t *parts)
 {
     if (run->len == 0)
         return;
     if (find_open(run->s, run->len, 0) != SIZE_MAX || memchr(run->s, '\0', run->len)) {
-        expr_buf_puts(out, "${{ ");
+        strbuf_puts(out, "${{ ");
         expr_buf_string_literal(out, run->s, run->len);
-        expr_buf_puts(out, " }}");
+        strbuf_puts(out, " }}");
     } else {
-        expr_buf_put(out, run->s, run->len);
+        strbuf_put(out, run->s, run->len);
     }
     (*parts)++;
     run->len = 0;
@@ -390,13 +389,13 @@ static void flush_run(struct expr_buf *out, struct expr_buf *run, size_t *parts)
 
 char *expr_template_literal(const char *s, size_t len, size_t *out_len)
 {
-    struct expr_buf out = {0}, run = {0};
+    struct strbuf out = {.max = EXPR_MAX_STRING}, run = {.max = EXPR_MAX_STRING};
     size_t parts = 0;
 
-    expr_buf_put(&run, s, len);
+    strbuf_put(&run, s, len);
     flush_run(&out, &run, &parts);
     free(run.s);
-    expr_buf_putc(&out, '\0'); /* a string of nothing is "", never NULL */
+    strbuf_putc(&out, '\0'); /* a string of nothing is "", never NULL */
     if (out.oom) {
         free(out.s);
         return NULL;
@@ -407,12 +406,12 @@ char *expr_template_literal(const char *s, size_t len, size_t *out_len)
 
 /* Appends `v` as text: coerceString, or with `runtime` as GitHub's C# runtime converts
  * a value around ${{ }} (EvaluationResult.ConvertToString: numbers in G15, -0 as 0). */
-static void put_value(struct expr_buf *b, const struct expr_value *v, bool runtime)
+static void put_value(struct strbuf *b, const struct expr_value *v, bool runtime)
 {
     char num[EXPR_NUMBUF];
 
     if (runtime && v->kind == EXPR_NUMBER)
-        expr_buf_put(b, num, expr_g15_number(v->u.d == 0 ? 0 : v->u.d, num));
+        strbuf_put(b, num, expr_g15_number(v->u.d == 0 ? 0 : v->u.d, num));
     else
         expr_buf_coerce(b, v);
 }
@@ -420,7 +419,8 @@ static void put_value(struct expr_buf *b, const struct expr_value *v, bool runti
 static int eval_parts(const char *s, struct template *t, const struct expr_contexts *c, bool runtime,
                       struct expr_result *out, struct expr_error *err)
 {
-    struct expr_buf text = {0}, run = {0}, names = {0};
+    struct strbuf text = {.max = EXPR_MAX_STRING}, run = {.max = EXPR_MAX_STRING},
+                  names = {.max = EXPR_MAX_STRING};
     struct expr_result r;
     size_t parts = 0, unknown = 0;
     char *last = NULL;
@@ -430,7 +430,7 @@ static int eval_parts(const char *s, struct template *t, const struct expr_conte
         const struct segment *g = &t->seg[i];
 
         if (!g->e) {
-            expr_buf_put(&run, s + g->start, g->end - g->start);
+            strbuf_put(&run, s + g->start, g->end - g->start);
             continue;
         }
         if (expr_eval(g->e, c, false, &r, err) != 0) {
@@ -445,9 +445,9 @@ static int eval_parts(const char *s, struct template *t, const struct expr_conte
                 break;
             }
             flush_run(&text, &run, &parts);
-            expr_buf_puts(&text, "${{ ");
-            expr_buf_puts(&text, r.residual);
-            expr_buf_puts(&text, " }}");
+            strbuf_puts(&text, "${{ ");
+            strbuf_puts(&text, r.residual);
+            strbuf_puts(&text, " }}");
             free(last);
             last = r.residual;
             r.residual = NULL;
@@ -475,21 +475,21 @@ static int eval_parts(const char *s, struct template *t, const struct expr_conte
     if (parts == 1) {
         /* One expression alone would be its value, not a string: keep it a string. */
         text.len = 0;
-        expr_buf_puts(&text, "${{ format('{0}', ");
-        expr_buf_puts(&text, last);
-        expr_buf_puts(&text, ") }}");
+        strbuf_puts(&text, "${{ format('{0}', ");
+        strbuf_puts(&text, last);
+        strbuf_puts(&text, ") }}");
     }
-    out->residual = expr_buf_take(&text, NULL);
-    out->unknown = expr_buf_take(&names, NULL);
+    out->residual = strbuf_take(&text, NULL);
+    out->unknown = strbuf_take(&names, NULL);
     if (!out->residual && text.too_long)
         rc = expr_fail(err, 0, "the string would be longer than %zu MiB", EXPR_MAX_STRING >> 20);
     else
         rc = out->residual && out->unknown ? 0 : expr_fail(err, 0, "out of memory");
 done:
     free(last);
-    expr_buf_free(&text);
-    expr_buf_free(&run);
-    expr_buf_free(&names);
+    strbuf_free(&text);
+    strbuf_free(&run);
+    strbuf_free(&names);
     return rc;
 }
 
@@ -586,7 +586,7 @@ int expr_template_string(const char *text, size_t len, const struct expr_context
  * (GitHub turns ${{ 'a' }} into the plain string a). */
 static char *quoted_text(const char *s, size_t len, bool *is_text)
 {
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     bool quoted = false;
 
     *is_text = false;
@@ -594,16 +594,16 @@ static char *quoted_text(const char *s, size_t len, bool *is_text)
         if (s[i] == '\'') {
             quoted = !quoted;
             if (quoted && i != 0)
-                expr_buf_putc(&b, '\'');
+                strbuf_putc(&b, '\'');
         } else if (!quoted) {
-            expr_buf_free(&b);
+            strbuf_free(&b);
             return NULL;
         } else {
-            expr_buf_putc(&b, s[i]);
+            strbuf_putc(&b, s[i]);
         }
     }
     *is_text = true;
-    return expr_buf_take(&b, NULL);
+    return strbuf_take(&b, NULL);
 }
 
 static int condition(const char *text, size_t len, size_t base, const struct expr_contexts *c,

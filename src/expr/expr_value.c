@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 #include "expr_internal.h"
 
 /* malloc and memset, not calloc: glibc's calloc takes no block from its thread cache
@@ -164,15 +166,12 @@ int expr_array_append(struct expr_value *array, struct expr_value *item)
     if (!item || !array || array->kind != EXPR_ARRAY)
         goto fail;
     if (array->u.arr.n == array->u.arr.cap) {
-        size_t cap = array->u.arr.cap ? array->u.arr.cap * 2 : 4;
         struct expr_value **items =
-            cap < SIZE_MAX / sizeof(*items) ? realloc(array->u.arr.items, cap * sizeof(*items))
-                                            : NULL;
+            array_grow(array->u.arr.items, &array->u.arr.cap, array->u.arr.n + 1, 4, sizeof(*items));
 
         if (!items)
             goto fail;
         array->u.arr.items = items;
-        array->u.arr.cap = cap;
     }
     array->u.arr.items[array->u.arr.n++] = item;
     return 0;
@@ -305,9 +304,7 @@ int expr_object_set(struct expr_value *object, const char *key, size_t len, stru
     }
     if (object->u.obj.n == object->u.obj.cap) {
         /* 8 at first: a matrix row (often 5 keys) grew twice from 4 */
-        size_t cap = object->u.obj.cap ? object->u.obj.cap * 2 : 8;
-
-        p = cap < SIZE_MAX / sizeof(*p) ? realloc(object->u.obj.pairs, cap * sizeof(*p)) : NULL;
+        p = array_grow(object->u.obj.pairs, &object->u.obj.cap, object->u.obj.n + 1, 8, sizeof(*p));
         if (!p)
             goto fail;
         for (size_t i = 0; i < object->u.obj.n; i++) { /* keys held in their pairs moved with them */
@@ -315,7 +312,6 @@ int expr_object_set(struct expr_value *object, const char *key, size_t len, stru
                 p[i].key = p[i].small;
         }
         object->u.obj.pairs = p;
-        object->u.obj.cap = cap;
     }
     p = &object->u.obj.pairs[object->u.obj.n];
     if (len >= EXPR_KEY_SMALL && !(copy = len < SIZE_MAX ? malloc(len + 1) : NULL))
@@ -559,7 +555,7 @@ bool expr_less(const struct expr_value *a, const struct expr_value *b)
     return order(a, b) < 0;
 }
 
-void expr_buf_coerce(struct expr_buf *b, const struct expr_value *v)
+void expr_buf_coerce(struct strbuf *b, const struct expr_value *v)
 {
     char num[EXPR_NUMBUF];
 
@@ -567,30 +563,30 @@ void expr_buf_coerce(struct expr_buf *b, const struct expr_value *v)
     case EXPR_NULL:
         break;
     case EXPR_BOOL:
-        expr_buf_puts(b, v->u.b ? "true" : "false");
+        strbuf_puts(b, v->u.b ? "true" : "false");
         break;
     case EXPR_NUMBER:
-        expr_buf_put(b, num, expr_coerce_number(v->u.d, num));
+        strbuf_put(b, num, expr_coerce_number(v->u.d, num));
         break;
     case EXPR_STRING:
-        expr_buf_put(b, v->u.str.s, v->u.str.len);
+        strbuf_put(b, v->u.str.s, v->u.str.len);
         break;
     case EXPR_ARRAY:
-        expr_buf_puts(b, "Array");
+        strbuf_puts(b, "Array");
         break;
     default:
-        expr_buf_puts(b, "Object");
+        strbuf_puts(b, "Object");
         break;
     }
 }
 
 char *expr_to_string(const struct expr_value *v)
 {
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     struct expr_value none = {.kind = EXPR_NULL};
 
     expr_buf_coerce(&b, v ? v : &none);
-    return expr_buf_take(&b, NULL);
+    return strbuf_take(&b, NULL);
 }
 
 /* ---- contexts ---- */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fanout/arrays.h"
 #include "fanout/dialect.h"
 #include "fanout/scratch.h"
 #include "fanout/ynode.h"
@@ -271,13 +272,11 @@ static int on_job(void *user, const struct dialect_job *j)
     if (!continues(l, j) && end_fan(l) != 0)
         return -1;
     if (l->n_fan == l->cap_fan) {
-        size_t cap = l->cap_fan ? l->cap_fan * 2 : 16;
-        struct rec *grown = realloc(l->fan, cap * sizeof(*grown));
+        struct rec *grown = array_grow(l->fan, &l->cap_fan, l->n_fan + 1, 16, sizeof(*grown));
 
         if (!grown)
             return joblist_fail(l);
         l->fan = grown;
-        l->cap_fan = cap;
     }
     if (make_rec(l, j, &l->fan[l->n_fan++]) != 0)
         return joblist_fail(l);

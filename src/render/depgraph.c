@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/strhash.h"
 #include "fanout/text.h"
 #include "fanout/xsort.h"
@@ -121,10 +122,9 @@ static int load(struct depgraph *g, struct loaded *l)
         if (l->n_edges == DEPGRAPH_MAX_EDGES)
             return -1;
         if (l->n_edges == cap) {
-            struct edge *grown;
+            struct edge *grown = array_grow(l->edges, &cap, l->n_edges + 1, 256, sizeof(*grown));
 
-            cap = cap ? cap * 2 : 256;
-            if (!(grown = realloc(l->edges, cap * sizeof(*grown))))
+            if (!grown)
                 return -1;
             l->edges = grown;
         }

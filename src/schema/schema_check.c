@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/yscalar.h"
 
 #define MAX_DEPTH 256       /* nested validation (a $ref loop that makes no progress) */
@@ -261,15 +262,13 @@ static void fail(struct vctx *c, enum rule_id keyword, struct ynode *at, const c
     if (!e)
         return;
     if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 16;
-        struct error *v = realloc(e->v, cap * sizeof(*v));
+        struct error *v = array_grow(e->v, &e->cap, e->n + 1, 16, sizeof(*v));
 
         if (!v) {
             e->oom = true;
             return;
         }
         e->v = v;
-        e->cap = cap;
     }
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 #define MAX_COMPILE_DEPTH 2000 /* nested schema_compile_node() calls */
 
 void schema_compile_error(struct schema *s, struct ynode *at, const char *fmt, ...)
@@ -556,15 +558,13 @@ static struct schema_node *new_node(struct schema *s, struct ynode *n)
     /* room in s->all first: a node made and then left out of it had no owner (a lazy
      * schema's compile of it read through NULL) and was never freed */
     if (s->n_all == s->cap_all) {
-        size_t cap = s->cap_all ? s->cap_all * 2 : 64;
-        struct schema_node **all = realloc(s->all, cap * sizeof(*all));
+        struct schema_node **all = array_grow(s->all, &s->cap_all, s->n_all + 1, 64, sizeof(*all));
 
         if (!all) {
             s->failed = true;
             return NULL;
         }
         s->all = all;
-        s->cap_all = cap;
     }
     if (!(sn = calloc(1, sizeof(*sn))) || schema_ptrmap_put(&s->compiled, n, sn) != 0) {
         free(sn);

@@ -11,20 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/bundled.h"
 
 static int add_anchor(struct schema *s, char *uri, struct ynode *node)
 {
     if (s->n_anchors == s->cap_anchors) {
-        size_t cap = s->cap_anchors ? s->cap_anchors * 2 : 16;
-        struct anchor *a = realloc(s->anchors, cap * sizeof(*a));
+        struct anchor *a = array_grow(s->anchors, &s->cap_anchors, s->n_anchors + 1, 16, sizeof(*a));
 
         if (!a) {
             free(uri);
             return -1;
         }
         s->anchors = a;
-        s->cap_anchors = cap;
     }
     s->anchors[s->n_anchors].uri = uri;
     s->anchors[s->n_anchors].node = node;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 struct tmpl_type tmpl_child_type(struct tmpl_type parent, const struct tmpl_def *d)
 {
     struct tmpl_type t = {d, parent.contexts};
@@ -120,13 +122,11 @@ const struct expr_names *tmpl_names_for(const struct tmplschema *cs, uint64_t se
             return &s->names[i].names;
     }
     if (s->n_names == s->cap_names) {
-        size_t cap = s->cap_names ? s->cap_names * 2 : 16;
-        struct names_cache *grown = realloc(s->names, cap * sizeof(*grown));
+        struct names_cache *grown = array_grow(s->names, &s->cap_names, s->n_names + 1, 16, sizeof(*grown));
 
         if (!grown)
             return NULL;
         s->names = grown;
-        s->cap_names = cap;
     }
     c = &s->names[s->n_names];
     memset(c, 0, sizeof(*c));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/yscalar.h"
 
 static const char *const kind_keys[] = {"null", "boolean", "number", "string", "sequence", "mapping", "one-of"};
@@ -64,13 +65,11 @@ static struct tmpl_def *add_def(struct tmplschema *s, const char *name, enum def
     struct tmpl_def *d;
 
     if (s->n_defs == s->cap_defs) {
-        size_t cap = s->cap_defs ? s->cap_defs * 2 : 64;
-        struct tmpl_def **grown = realloc(s->defs, cap * sizeof(*grown));
+        struct tmpl_def **grown = array_grow(s->defs, &s->cap_defs, s->n_defs + 1, 64, sizeof(*grown));
 
         if (!grown)
             return NULL;
         s->defs = grown;
-        s->cap_defs = cap;
     }
     d = calloc(1, sizeof(*d));
     if (!d || !(d->name = dup_text(name, strlen(name)))) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/bundled.h"
 #include "fanout/source.h"
 #include "fanout/strset.h"
@@ -575,15 +576,11 @@ static size_t along_text(struct validate_along *a, const char *s, size_t n)
     if (a->text_len + n + 1 + a->held_cap * sizeof(*a->held) > VALIDATE_ALONG_BUDGET)
         return SIZE_MAX;
     if (a->text_len + n + 1 > a->text_cap) {
-        size_t cap = a->text_cap ? a->text_cap * 2 : 4096;
-        char *grown;
+        char *grown = array_grow(a->text, &a->text_cap, a->text_len + n + 1, 4096, 1);
 
-        while (cap < a->text_len + n + 1)
-            cap *= 2;
-        if (!(grown = realloc(a->text, cap)))
+        if (!grown)
             return SIZE_MAX;
         a->text = grown;
-        a->text_cap = cap;
     }
     memcpy(a->text + at, s, n);
     a->text[at + n] = '\0';
@@ -610,15 +607,13 @@ static void on_finding(void *user, enum diag_severity sev, const char *file, uns
     if (a->dropped)
         return;
     if (a->n_held == a->held_cap) {
-        size_t cap = a->held_cap ? a->held_cap * 2 : 64;
-        struct held_finding *grown = realloc(a->held, cap * sizeof(*grown));
+        struct held_finding *grown = array_grow(a->held, &a->held_cap, a->n_held + 1, 64, sizeof(*grown));
 
         if (!grown) {
             along_drop(a);
             return;
         }
         a->held = grown;
-        a->held_cap = cap;
     }
     if ((file && (h.file = along_text(a, file, strlen(file))) == SIZE_MAX) ||
         (h.msg = along_text(a, msg, strlen(msg))) == SIZE_MAX) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/text.h"
 
 #define MAX_LISTED 8 /* shards a finding names; the rest are counted */
@@ -78,33 +79,16 @@ struct coverage {
     bool failed;
 };
 
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    void *q;
-    size_t c = *cap ? *cap * 2 : 16;
-
-    if (n < *cap)
-        return true;
-    if (!(q = realloc(*p, c * size)))
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
 
 /* Keeps s[0..len) for the group's checks; false when out of memory. */
 static bool keep_text(struct coverage *c, const char *s, size_t len, size_t *at)
 {
     if (c->cap_texts - c->n_texts <= len) {
-        size_t cap = c->cap_texts ? c->cap_texts : 256;
-        char *q;
+        char *q = array_grow(c->texts, &c->cap_texts, c->n_texts + len + 1, 256, 1);
 
-        while (cap - c->n_texts <= len)
-            cap *= 2;
-        if (!(q = realloc(c->texts, cap)))
+        if (!q)
             return false;
         c->texts = q;
-        c->cap_texts = cap;
     }
     memcpy(c->texts + c->n_texts, s, len);
     c->texts[c->n_texts + len] = '\0';
@@ -218,8 +202,13 @@ static int on_hit(void *user, const struct shardflags_hit *h)
     const struct job *j = &c->jobs[c->n_jobs - 1];
     struct hit *x;
 
-    if (!grow((void **)&c->hits, &c->cap_hits, c->n_hits, sizeof(*c->hits)))
-        return -1;
+    if (c->n_hits == c->cap_hits) {
+        struct hit *hits = array_grow(c->hits, &c->cap_hits, c->n_hits + 1, 16, sizeof(*hits));
+
+        if (!hits)
+            return -1;
+        c->hits = hits;
+    }
     x = &c->hits[c->n_hits++];
     x->job = c->n_jobs - 1;
     x->runner = h->runner;
@@ -654,8 +643,13 @@ static int copy_row(struct coverage *c, struct job *j, const struct ynode *row)
         const char *v = ynode_scalar(ynode_value(row, k), &vl);
         struct cell *e;
 
-        if (!grow((void **)&c->cells, &c->cap_cells, c->n_cells, sizeof(*c->cells)))
-            return -1;
+        if (c->n_cells == c->cap_cells) {
+            struct cell *cells = array_grow(c->cells, &c->cap_cells, c->n_cells + 1, 16, sizeof(*cells));
+
+            if (!cells)
+                return -1;
+            c->cells = cells;
+        }
         e = &c->cells[c->n_cells++];
         if (!keep_text(c, name ? name : "", name ? strnlen(name, nl) : 0, &e->name) ||
             !keep_text(c, v ? v : "...", strnlen(v ? v : "...", vl), &e->value))
@@ -672,8 +666,13 @@ static int on_job(struct coverage *c, const struct dialect_job *dj)
 
     if (c->n_jobs && !continues(c, dj))
         check_group(c);
-    if (!grow((void **)&c->jobs, &c->cap_jobs, c->n_jobs, sizeof(*c->jobs)))
-        return -1;
+    if (c->n_jobs == c->cap_jobs) {
+        struct job *jobs = array_grow(c->jobs, &c->cap_jobs, c->n_jobs + 1, 16, sizeof(*jobs));
+
+        if (!jobs)
+            return -1;
+        c->jobs = jobs;
+    }
     j = &c->jobs[c->n_jobs++];
     memset(j, 0, sizeof(*j));
     j->pos = dj->pos;

@@ -40,48 +40,48 @@ static char *read_file(const char *path, size_t *len)
     return s;
 }
 
-static void dump(struct expr_buf *b, const struct expr_value *v)
+static void dump(struct strbuf *b, const struct expr_value *v)
 {
     char num[EXPR_NUMBUF];
 
     switch (expr_kind_of(v)) {
     case EXPR_NULL:
-        expr_buf_puts(b, "null");
+        strbuf_puts(b, "null");
         break;
     case EXPR_BOOL:
-        expr_buf_puts(b, expr_bool_value(v) ? "true" : "false");
+        strbuf_puts(b, expr_bool_value(v) ? "true" : "false");
         break;
     case EXPR_NUMBER:
         if (expr_number_value(v) == 0 && signbit(expr_number_value(v)))
-            expr_buf_puts(b, "-0");
+            strbuf_puts(b, "-0");
         else
-            expr_buf_put(b, num, expr_js_number(expr_number_value(v), num));
+            strbuf_put(b, num, expr_js_number(expr_number_value(v), num));
         break;
     case EXPR_STRING:
         expr_buf_json_string(b, v->u.str.s, v->u.str.len, false);
         break;
     case EXPR_ARRAY:
-        expr_buf_putc(b, '[');
+        strbuf_putc(b, '[');
         for (size_t i = 0; i < expr_len(v); i++) {
             if (i)
-                expr_buf_putc(b, ',');
+                strbuf_putc(b, ',');
             dump(b, expr_item(v, i));
         }
-        expr_buf_putc(b, ']');
+        strbuf_putc(b, ']');
         break;
     default:
-        expr_buf_putc(b, '{');
+        strbuf_putc(b, '{');
         for (size_t i = 0; i < expr_len(v); i++) {
             size_t len;
             const char *k = expr_key(v, i, &len);
 
             if (i)
-                expr_buf_putc(b, ',');
+                strbuf_putc(b, ',');
             expr_buf_json_string(b, k, len, false);
-            expr_buf_putc(b, ':');
+            strbuf_putc(b, ':');
             dump(b, expr_member(v, i));
         }
-        expr_buf_putc(b, '}');
+        strbuf_putc(b, '}');
         break;
     }
 }
@@ -130,7 +130,7 @@ static int load_set(const char *path, struct set *set)
 /* One expression's line; the buffer is reset first. With `first`, the expression is
  * evaluated against it, and a residual again against `c`. */
 static void run(const struct expr_value *text, const struct expr_contexts *first,
-                const struct expr_contexts *c, struct expr_buf *b)
+                const struct expr_contexts *c, struct strbuf *b)
 {
     struct expr_error err;
     struct expr_result r;
@@ -139,7 +139,7 @@ static void run(const struct expr_value *text, const struct expr_contexts *first
 
     b->len = 0;
     if (!e) {
-        expr_buf_puts(b, "PARSE_ERROR");
+        strbuf_puts(b, "PARSE_ERROR");
         return;
     }
     rc = expr_eval(e, first ? first : c, false, &r, &err);
@@ -152,19 +152,19 @@ static void run(const struct expr_value *text, const struct expr_contexts *first
         rc = e ? expr_eval(e, c, false, &r, &err) : -1;
     }
     if (rc != 0) {
-        expr_buf_puts(b, "EVAL_ERROR");
+        strbuf_puts(b, "EVAL_ERROR");
     } else if (r.residual) {
-        expr_buf_puts(b, "RESIDUAL ");
-        expr_buf_puts(b, r.residual);
+        strbuf_puts(b, "RESIDUAL ");
+        strbuf_puts(b, r.residual);
     } else {
-        struct expr_buf s = {0};
+        struct strbuf s = {.max = EXPR_MAX_STRING};
 
         expr_buf_coerce(&s, r.value); /* not expr_to_string: the text may hold NULs */
-        expr_buf_puts(b, "OK ");
+        strbuf_puts(b, "OK ");
         dump(b, r.value);
-        expr_buf_putc(b, '\t');
+        strbuf_putc(b, '\t');
         expr_buf_json_string(b, s.s ? s.s : "", s.len, false);
-        expr_buf_free(&s);
+        strbuf_free(&s);
     }
     expr_result_clear(&r);
     expr_free(e);
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
     struct expr_value *all;
     const char *unknown = NULL;
     struct set set = {0};
-    struct expr_buf b = {0};
+    struct strbuf b = {.max = EXPR_MAX_STRING};
     char *text, *error = NULL;
     size_t len;
     long rounds = 0;
@@ -229,7 +229,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < set.n; i++)
         expr_unref(set.texts[i]);
     free(set.texts);
-    expr_buf_free(&b);
+    strbuf_free(&b);
     expr_unref(all);
     expr_contexts_destroy(c);
     expr_contexts_destroy(first);

@@ -112,6 +112,21 @@ START_TEST(errors)
     expect_error(GLOB_BUILDKITE, "{a{b{c{d", 6, "unterminated alternation");
     expect_error(GLOB_PICOMATCH, "", 0, "empty");
     expect_error(GLOB_PICOMATCH, "!a\\\\\\\\", 0, "never returns");
+    /* over picomatch's MAX_LENGTH: refused by its fast path (a leading *) and by parse */
+    for (int first = 0; first < 2; first++) {
+        char *long_pattern = malloc(65538);
+
+        memset(long_pattern, 'a', 65537);
+        long_pattern[0] = first ? '*' : 'a';
+        long_pattern[65537] = '\0';
+        expect_error(GLOB_PICOMATCH, long_pattern, 0, "over 65536 characters");
+        long_pattern[65536] = '\0'; /* at the limit: compiled */
+        struct glob_error err;
+        struct glob *g = glob_compile(GLOB_PICOMATCH, long_pattern, 65536, &err);
+        ck_assert_ptr_nonnull(g);
+        glob_free(g);
+        free(long_pattern);
+    }
 }
 END_TEST
 

@@ -1,13 +1,15 @@
-/* diag, output, inputs and strset: the small modules around the pipeline. */
+/* diag, output, inputs, strset, arrays and strbuf: the small modules around the pipeline. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fanout/arrays.h"
 #include "fanout/diag.h"
 #include "fanout/inputs.h"
 #include "fanout/output.h"
+#include "fanout/strbuf.h"
 #include "fanout/strhash.h"
 #include "fanout/strset.h"
 #include "unit.h"
@@ -512,6 +514,71 @@ START_TEST(diag_quiet_still_counts)
 }
 END_TEST
 
+START_TEST(array_grow_doubles)
+{
+    size_t cap = 0;
+    int *v = array_grow(NULL, &cap, 1, 16, sizeof(*v)), *same;
+
+    ck_assert_ptr_nonnull(v);
+    ck_assert_uint_eq(cap, 16);
+    v[15] = 7;
+    ck_assert_ptr_eq(array_grow(v, &cap, 16, 16, sizeof(*v)), v); /* fits: no realloc */
+    ck_assert_ptr_nonnull(v = array_grow(v, &cap, 17, 16, sizeof(*v)));
+    ck_assert_uint_eq(cap, 32);
+    ck_assert_int_eq(v[15], 7);
+    ck_assert_ptr_nonnull(v = array_grow(v, &cap, 200, 16, sizeof(*v))); /* doubled until it fits */
+    ck_assert_uint_eq(cap, 256);
+    /* a byte count past SIZE_MAX, or a capacity that cannot double: NULL, v and cap kept */
+    ck_assert_ptr_null(array_grow(v, &cap, SIZE_MAX / 2, 16, sizeof(*v)));
+    ck_assert_uint_eq(cap, 256);
+    same = v;
+    cap = SIZE_MAX / 2 + 1;
+    ck_assert_ptr_null(array_grow(v, &cap, SIZE_MAX, 16, 1));
+    ck_assert_uint_eq(cap, SIZE_MAX / 2 + 1);
+    ck_assert_ptr_eq(v, same);
+    ck_assert_int_eq(v[15], 7);
+    free(v);
+}
+END_TEST
+
+START_TEST(strbuf_bounded)
+{
+    struct strbuf b = {0}, small = {.max = 4};
+    char *s;
+    size_t len;
+
+    strbuf_putc(&b, 'a');
+    strbuf_puts(&b, "bc");
+    strbuf_put(&b, "dx", 1);
+    ck_assert_str_eq(b.s, "abcd");
+    strbuf_cut(&b, 2);
+    ck_assert_str_eq(b.s, "ab");
+    for (int i = 0; i < 300; i++) /* past the first 256 bytes: grown */
+        strbuf_putc(&b, 'z');
+    ck_assert_uint_eq(b.len, 302);
+    ck_assert_uint_eq(strlen(b.s), 302);
+    ck_assert_ptr_nonnull(s = strbuf_take(&b, &len));
+    ck_assert_uint_eq(len, 302);
+    ck_assert_ptr_null(b.s);
+    free(s);
+    ck_assert_ptr_nonnull(s = strbuf_take(&b, &len)); /* an empty text is "" */
+    ck_assert_str_eq(s, "");
+    free(s);
+    /* a bound: the put that would pass it puts nothing, and every later one neither */
+    strbuf_puts(&small, "abc");
+    strbuf_putc(&small, 'd');
+    ck_assert_str_eq(small.s, "abcd");
+    ck_assert(!small.oom);
+    strbuf_putc(&small, 'e');
+    ck_assert(small.oom && small.too_long);
+    strbuf_free(&small);
+    ck_assert(!small.oom && !small.too_long && small.max == 4);
+    strbuf_puts(&small, "abcde");
+    ck_assert_ptr_null(strbuf_take(&small, NULL));
+    ck_assert(small.too_long);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
     Suite *s = suite_create("support");
@@ -534,6 +601,8 @@ Suite *support_suite(void)
     tcase_add_test(tc, strhash_stream_cuts);
     tcase_add_test(tc, strset_basics);
     tcase_add_test(tc, strset_many);
+    tcase_add_test(tc, array_grow_doubles);
+    tcase_add_test(tc, strbuf_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
+
 /* ---- tokens (lexer.go) ---- */
 
 enum tok {
@@ -84,15 +86,13 @@ static void fail(struct parser *p, const char *fmt, ...)
 static void *own(struct parser *p, void *m)
 {
     if (m && p->n_owned == p->cap_owned) {
-        size_t cap = p->cap_owned ? p->cap_owned * 2 : 16;
-        void **grown = realloc(p->owned, cap * sizeof(*grown));
+        void **grown = array_grow(p->owned, &p->cap_owned, p->n_owned + 1, 16, sizeof(*grown));
 
         if (!grown) {
             free(m);
             m = NULL;
         } else {
             p->owned = grown;
-            p->cap_owned = cap;
         }
     }
     if (!m) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/text.h"
 
 struct uni_range {
@@ -484,15 +485,13 @@ static void record(struct parser *p, enum item_kind kind, size_t at, size_t valu
     struct items *it = p->items;
 
     if (it->n == it->cap) {
-        size_t cap = it->cap ? it->cap * 2 : 16;
-        struct item *v = realloc(it->v, cap * sizeof(*v));
+        struct item *v = array_grow(it->v, &it->cap, it->n + 1, 16, sizeof(*v));
 
         if (!v) {
             p->nomem = true;
             return;
         }
         it->v = v;
-        it->cap = cap;
     }
     it->v[it->n++] = (struct item){kind, at, p->pos, value, value_end - value,
                                    kind == ITEM_EXPANSION && p->unknown, p->unknown_at, p->unknown_len};
@@ -610,13 +609,11 @@ static bool same_specials(const struct items *got, const struct items *want)
 static bool want_item(struct items *w, enum item_kind kind, size_t at, size_t end)
 {
     if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 16;
-        struct item *v = realloc(w->v, cap * sizeof(*v));
+        struct item *v = array_grow(w->v, &w->cap, w->n + 1, 16, sizeof(*v));
 
         if (!v)
             return false;
         w->v = v;
-        w->cap = cap;
     }
     w->v[w->n++] = (struct item){.kind = kind, .at = at, .end = end};
     return true;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fanout/arrays.h"
 #include "fanout/source.h"
 #include "fanout/stream.h"
 
@@ -50,7 +51,7 @@ static int call_record(struct gha_state *st, unsigned file, const char *caller, 
 
     if (!c) {
         if (st->n == st->cap) {
-            struct call *grown = realloc(st->calls, (st->cap = st->cap ? st->cap * 2 : 8) * sizeof(*grown));
+            struct call *grown = array_grow(st->calls, &st->cap, st->n + 1, 8, sizeof(*grown));
 
             if (!grown)
                 return -1;

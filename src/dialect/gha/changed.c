@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/change.h"
 
 #include "gha_internal.h"
@@ -494,13 +495,11 @@ static struct gate_job *record(struct job *j, struct gha_gate *g, const struct y
     if (rec)
         return rec;
     if (g->n == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 16;
-        struct gate_job *grown = realloc(g->jobs, cap * sizeof(*grown));
+        struct gate_job *grown = array_grow(g->jobs, &g->cap, g->n + 1, 16, sizeof(*grown));
 
         if (!grown)
             return NULL;
         g->jobs = grown;
-        g->cap = cap;
     }
     rec = &g->jobs[g->n];
     *rec = (struct gate_job){.id = strndup(text, len)};

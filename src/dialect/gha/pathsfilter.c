@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fanout/arrays.h"
 #include "fanout/change.h"
 #include "fanout/glob.h"
 #include "fanout/source.h"
@@ -100,13 +101,11 @@ static bool add_rule(struct filter *f, unsigned status, const struct ynode *p)
         r.n++;
     }
     if (f->n == f->cap) {
-        size_t cap = f->cap ? 2 * f->cap : 4;
-        struct rule *grown = realloc(f->rules, cap * sizeof(*grown));
+        struct rule *grown = array_grow(f->rules, &f->cap, f->n + 1, 4, sizeof(*grown));
 
         if (!grown)
             goto refused;
         f->rules = grown;
-        f->cap = cap;
     }
     f->rules[f->n++] = r;
     return true;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/stream.h"
 
 #include "rayci_internal.h"
@@ -333,13 +334,11 @@ static struct ynode *fill_scalar(void *user, struct ynode_doc *doc, struct ynode
 static int note_elem(struct rc_arrays *a, char *key, size_t elem)
 {
     if (a->n_of == a->cap_of) {
-        size_t cap = a->cap_of ? a->cap_of * 2 : 16;
-        struct elem_of *of = realloc(a->of, cap * sizeof(*of));
+        struct elem_of *of = array_grow(a->of, &a->cap_of, a->n_of + 1, 16, sizeof(*of));
 
         if (!of)
             return -1;
         a->of = of;
-        a->cap_of = cap;
     }
     a->of[a->n_of++] = (struct elem_of){key, a->n - 1, elem};
     return 0;
@@ -379,8 +378,7 @@ static long expand_one(struct rayci *r, struct rc_arrays *a, struct ynode_doc *d
                         RC_MAX_ELEMENTS);
     }
     if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 8;
-        struct rc_array *grown = realloc(a->a, cap * sizeof(*grown));
+        struct rc_array *grown = array_grow(a->a, &a->cap, a->n + 1, 8, sizeof(*grown));
 
         if (!grown) {
             free(arr.key);
@@ -388,7 +386,6 @@ static long expand_one(struct rayci *r, struct rc_arrays *a, struct ynode_doc *d
             return -1;
         }
         a->a = grown;
-        a->cap = cap;
     }
     a->a[a->n++] = arr;
     ynode_remove_at(steps, at);

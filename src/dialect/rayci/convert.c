@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/suggest.h"
 
 #include "rayci_internal.h"
@@ -50,14 +51,13 @@ struct env {
 static void env_add(struct env *e, const char *name, const char *value, enum env_rank rank)
 {
     if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 32;
-        struct env_entry *v = realloc(e->v, cap * sizeof(*v));
+        struct env_entry *v = array_grow(e->v, &e->cap, e->n + 1, 32, sizeof(*v));
 
         if (!v) {
             e->oom = true;
             return;
         }
-        e->v = v, e->cap = cap;
+        e->v = v;
     }
     e->v[e->n++] = (struct env_entry){name, value, rank};
 }
