@@ -80,16 +80,24 @@ struct coverage {
 };
 
 
+/* Room for `need` bytes of kept texts; false when out of memory. Apart from keep_text,
+ * which is inlined where flags are read: the growth there cost that path its registers
+ * (+1M instructions on a matrix workflow). */
+static __attribute__((noinline)) bool texts_fit(struct coverage *c, size_t need)
+{
+    char *q = array_grow(c->texts, &c->cap_texts, need, 256, 1);
+
+    if (!q)
+        return false;
+    c->texts = q;
+    return true;
+}
+
 /* Keeps s[0..len) for the group's checks; false when out of memory. */
 static bool keep_text(struct coverage *c, const char *s, size_t len, size_t *at)
 {
-    if (c->cap_texts - c->n_texts <= len) {
-        char *q = array_grow(c->texts, &c->cap_texts, c->n_texts + len + 1, 256, 1);
-
-        if (!q)
-            return false;
-        c->texts = q;
-    }
+    if (c->cap_texts - c->n_texts <= len && !texts_fit(c, c->n_texts + len + 1))
+        return false;
     memcpy(c->texts + c->n_texts, s, len);
     c->texts[c->n_texts + len] = '\0';
     *at = c->n_texts;
