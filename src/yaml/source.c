@@ -27,6 +27,7 @@ struct utf8_state {
     bool bom;            /* the last failure was a misplaced byte order mark */
     bool lead_bom;       /* the input begins with a byte order mark */
     unsigned char last;  /* the last byte accepted */
+    unsigned char before; /* the byte before the character being decoded (0: none) */
     /* where the first NEL, LS, PS or BOM begins (UINT64_MAX: none yet), which turn the
      * window off (struct window): noted as characters are decoded, where a search of
      * each handed piece for their four byte sequences cost four scans of the input */
@@ -119,14 +120,6 @@ static void utf8_reset(struct utf8_state *st)
 #define HIGH_BITS 0x8080808080808080ull
 #define LOW_BITS 0x0101010101010101ull
 
-/* Whether the character being decoded from run `p` (begun at st->offset) starts a line. */
-static bool line_start(const struct utf8_state *st, const unsigned char *p)
-{
-    unsigned char before = st->char_start > st->offset ? p[st->char_start - st->offset - 1] : st->last;
-
-    return before == '\n' || before == '\r';
-}
-
 /* Checks p[0..n) on from `st`. Returns how many bytes are good (n, or the index of the
  * first bad one); *complete: how many of those end on a character boundary. A U+FEFF is
  * a byte order mark at offset 0; at the start of any other line (or after that mark) it
@@ -160,6 +153,8 @@ static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, 
                 break;
             c = p[i];
             st->char_start = st->offset + i;
+            /* kept now: the character may end in the next run, which starts past it */
+            st->before = i ? p[i - 1] : st->last;
             *complete = i;
             if (c >= 0xC2 && c <= 0xDF) {
                 st->need = 1;
@@ -197,7 +192,8 @@ static size_t utf8_run(struct utf8_state *st, const unsigned char *p, size_t n, 
             st->spoiler = st->char_start;
         if (st->cp == 0xFEFF && st->char_start == 0)
             st->lead_bom = true;
-        else if (st->cp == 0xFEFF && ((st->char_start == 3 && st->lead_bom) || line_start(st, p))) {
+        else if (st->cp == 0xFEFF &&
+                 ((st->char_start == 3 && st->lead_bom) || st->before == '\n' || st->before == '\r')) {
             st->bom = true;
             /* the character is refused whole (it may have begun in an earlier run) */
             i = st->char_start > st->offset ? (size_t)(st->char_start - st->offset) : 0;

@@ -161,6 +161,27 @@ START_TEST(reader_joins_characters_across_reads)
 }
 END_TEST
 
+/* A byte order mark at a line's start is refused when a read ends inside it too: the byte
+ * before it was taken from the read it ended in, one of its own bytes, and the mark let
+ * through (libfyaml read `\uFEFFsteps` as the key, Buildkite's reader skips the mark). */
+START_TEST(reader_refuses_a_bom_cut_by_a_read)
+{
+    for (size_t cut = 1; cut <= 2; cut++) {
+        size_t head = 65536 - cut, n = head + 12;
+        char *text = malloc(n), *msgs;
+
+        text[0] = '#';
+        memset(text + 1, 'x', head - 2);
+        text[head - 1] = '\n';
+        memcpy(text + head, "\xef\xbb\xbf" "steps: 1\n", 12);
+        parse_through_source(text, n, &msgs);
+        ck_assert_msg(strstr(msgs, "byte order mark") != NULL, "cut %zu: %s", cut, msgs);
+        free(msgs);
+        free(text);
+    }
+}
+END_TEST
+
 /* What follows a multi-byte character in the same read is handed on too (it was once
  * held back as if incomplete, and lost at the end of the input). */
 START_TEST(reader_keeps_what_follows_a_character)
@@ -472,6 +493,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, utf8_rejects_bad);
     tcase_add_test(tc, reader_never_hands_on_half_a_character);
     tcase_add_test(tc, reader_joins_characters_across_reads);
+    tcase_add_test(tc, reader_refuses_a_bom_cut_by_a_read);
     tcase_add_test(tc, reader_serves_any_request_size);
     tcase_add_test(tc, reader_keeps_what_follows_a_character);
     tcase_add_test(tc, reads_that_disagree_are_caught);
