@@ -657,14 +657,6 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     return NULL;
 }
 
-/* The text of quoted scalar `fye` that verbatim_text does not take (an escape, a line
- * break, a wide character), worked out by quotedtext from its bytes between the quotes
- * the source handed the parser (read where it holds them when on one line after ASCII,
- * else copied to s->text, the text written after them). Where they cannot be had (gone
- * from the window, a CR alone or NEL before them turned it off), libfyaml's text, unless
- * it is single-quoted and holds '': 0.7.12 may have misread the escapes, so that is an
- * error at `pos` (NULL). A double-quoted text is not checked: what 0.7.12 misreads there
- * (an escaped space before a break) cannot be seen in its text. */
 /* Whether quoted scalar `body` (n bytes, at `pos`) keeps its lines deeper than column
  * `least` - 1 (its key's or entry's; 0: not known), or its shape takes it (the first one
  * is kept for stream_reshape); false: reported. */
@@ -686,6 +678,15 @@ static bool flow_lines_ok(struct stream *s, const char *body, size_t n, unsigned
     return false;
 }
 
+/* The text of quoted scalar `fye` that verbatim_text does not take (an escape, a line
+ * break, a wide character), worked out by quotedtext from its bytes between the quotes
+ * the source handed the parser (read where it holds them when on one line after ASCII,
+ * else copied to s->text, the text written after them). Where they cannot be had (gone
+ * from the window, a CR alone or NEL before them turned it off), libfyaml's text, unless
+ * it is single-quoted and holds '': 0.7.12 may have misread the escapes, so that is an
+ * error at `pos` (NULL). A double-quoted text is not checked: what 0.7.12 misreads there
+ * (an escaped space before a break) cannot be seen in its text. Its lines are held to
+ * column `least` (flow_lines_ok; 0: not). */
 static const char *quoted_text(struct stream *s, struct fy_event *fye, const struct fy_mark *start,
                                const struct fy_mark *end, struct ypos pos, unsigned least, size_t *len)
 {
