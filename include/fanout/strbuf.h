@@ -17,6 +17,10 @@ struct strbuf {
     bool too_long; /* past `max` (oom is set too); kept by strbuf_take */
 };
 
+/* Room for `n` more bytes and the NUL (within `max`); false when memory is out or the
+ * text would pass `max` (the flags set, as a put would). */
+bool strbuf_reserve(struct strbuf *b, size_t n);
+
 void strbuf_put(struct strbuf *b, const char *s, size_t n);
 
 static inline void strbuf_puts(struct strbuf *b, const char *s)

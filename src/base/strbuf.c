@@ -6,13 +6,13 @@
 
 #include "fanout/arrays.h"
 
-void strbuf_put(struct strbuf *b, const char *s, size_t n)
+bool strbuf_reserve(struct strbuf *b, size_t n)
 {
     if (b->oom)
-        return;
+        return false;
     if (n > (b->max ? b->max : SIZE_MAX) - b->len) {
         b->oom = b->too_long = true;
-        return;
+        return false;
     }
     if (b->cap - b->len <= n) {
         /* 256 to begin with: an expression's residual or a part of a template is most
@@ -21,10 +21,17 @@ void strbuf_put(struct strbuf *b, const char *s, size_t n)
 
         if (!p) {
             b->oom = true;
-            return;
+            return false;
         }
         b->s = p;
     }
+    return true;
+}
+
+void strbuf_put(struct strbuf *b, const char *s, size_t n)
+{
+    if (!strbuf_reserve(b, n))
+        return;
     if (n)
         memcpy(b->s + b->len, s, n);
     b->len += n;

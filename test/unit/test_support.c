@@ -576,6 +576,13 @@ START_TEST(strbuf_bounded)
     strbuf_puts(&small, "abcde");
     ck_assert_ptr_null(strbuf_take(&small, NULL));
     ck_assert(small.too_long);
+    /* room made ahead (interpolation sizes its buffers so), within the bound */
+    ck_assert(strbuf_reserve(&small, 4));
+    ck_assert_uint_ge(small.cap, 5);
+    ck_assert_uint_eq(small.len, 0);
+    ck_assert(!strbuf_reserve(&small, 5));
+    ck_assert(small.oom && small.too_long);
+    strbuf_free(&small);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fanout/arrays.h"
+#include "fanout/strbuf.h"
 #include "fanout/text.h"
 
 struct uni_range {
@@ -133,62 +134,22 @@ static bool go_atoi(const char *s, size_t n, long long *out)
 
 /* ---- output ---- */
 
-struct buf {
-    char *data;
-    size_t len, cap;
-    bool nomem, too_long;
-};
-
-/* Room for `n` more bytes (and the NUL), without growing past INTERP_MAX_OUTPUT. */
-static bool buf_reserve(struct buf *b, size_t n)
-{
-    size_t cap = b->cap ? b->cap : 64;
-    char *d;
-
-    if (b->nomem || b->too_long)
-        return false;
-    if (n > INTERP_MAX_OUTPUT - b->len) {
-        b->too_long = true;
-        return false;
-    }
-    if (b->len + n + 1 <= b->cap)
-        return true;
-    while (cap < b->len + n + 1)
-        cap *= 2;
-    if (!(d = realloc(b->data, cap))) {
-        b->nomem = true;
-        return false;
-    }
-    b->data = d;
-    b->cap = cap;
-    return true;
-}
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-    if (!buf_reserve(b, n))
-        return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
 /* Text as the agent writes it back: a byte that is not UTF-8 becomes U+FFFD (Go's
  * string(rune) of what it decoded). */
-static void buf_add_text(struct buf *b, const char *s, size_t n)
+static void put_agent_text(struct strbuf *b, const char *s, size_t n)
 {
     size_t size, start = 0;
 
     for (size_t i = 0; i < n; i += size) {
         if ((unsigned char)s[i] >= 0x80 && decode_rune(s + i, n - i, &size) == BAD_RUNE && size == 1) {
-            buf_add(b, s + start, i - start);
-            buf_add(b, "\xEF\xBF\xBD", 3);
+            strbuf_put(b, s + start, i - start);
+            strbuf_put(b, "\xEF\xBF\xBD", 3);
             start = i + 1;
         }
         else if ((unsigned char)s[i] < 0x80)
             size = 1;
     }
-    buf_add(b, s + start, n - start);
+    strbuf_put(b, s + start, n - start);
 }
 
 /* ---- the parser ---- */
@@ -304,7 +265,7 @@ static bool ends_length(long r)
 
 /* The state and value of name[0..n), looked up only when the value is wanted (`out`); an
  * unknown one makes the top-level item unknown. */
-static enum interp_var use_variable(struct parser *p, size_t name, size_t n, struct buf *out,
+static enum interp_var use_variable(struct parser *p, size_t name, size_t n, struct strbuf *out,
                                     const char **value, size_t *value_len)
 {
     enum interp_var state;
@@ -326,10 +287,10 @@ static enum interp_var use_variable(struct parser *p, size_t name, size_t n, str
     return state;
 }
 
-static void parse_expression(struct parser *p, bool in_brace, struct buf *out);
+static void parse_expression(struct parser *p, bool in_brace, struct strbuf *out);
 
 /* After `${NAME:` (the brace at `at`): SubstringExpansion, its value to `out`. */
-static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, struct buf *out)
+static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, struct strbuf *out)
 {
     size_t start = scan_until(p, ends_offset), size, value_len;
     long long offset = 0, length = 0, from, to, vlen;
@@ -373,39 +334,39 @@ static void parse_substring(struct parser *p, size_t at, size_t name, size_t n, 
         to = length + vlen < from ? from : length + vlen;
     }
     to = to > vlen ? vlen : to;
-    buf_add(out, value + from, (size_t)(to - from));
+    strbuf_put(out, value + from, (size_t)(to - from));
 }
 
 /* After `${NAME` and its operator (the brace at `at`): `:-`, `-` or `?` and their word. */
-static void parse_word(struct parser *p, size_t at, size_t name, size_t n, char op, struct buf *out)
+static void parse_word(struct parser *p, size_t at, size_t name, size_t n, char op, struct strbuf *out)
 {
     const char *value;
     size_t value_len;
     enum interp_var state = use_variable(p, name, n, out, &value, &value_len);
     bool want_word = false;
-    struct buf message = {0};
+    struct strbuf message = {.max = INTERP_MAX_OUTPUT};
 
     if (state != INTERP_UNKNOWN) {
         /* EmptyValueExpansion: the word when unset or empty; UnsetValueExpansion and
          * RequiredExpansion: when unset */
         want_word = op == ':' ? value_len == 0 : state == INTERP_UNSET;
         if (!want_word)
-            buf_add(out, value, value_len);
+            strbuf_put(out, value, value_len);
     }
     parse_expression(p, true, !want_word ? NULL : op == '?' ? &message : out);
-    p->nomem |= message.nomem;
+    p->nomem |= message.oom && !message.too_long;
     if (op == '?' && want_word && !p->eval_failed) {
         p->eval_failed = true;
         p->eval_err.offset = at;
         snprintf(p->eval_err.message, sizeof(p->eval_err.message), "$%.*s: %.*s", (int)n, p->s + name,
-                 message.len ? (int)text_utf8_cut(message.data, message.len, 200) : 7,
-                 message.len ? message.data : "not set");
+                 message.len ? (int)text_utf8_cut(message.s, message.len, 200) : 7,
+                 message.len ? message.s : "not set");
     }
-    free(message.data);
+    free(message.s);
 }
 
 /* At `${` (`at`): one brace expansion, its value to `out`. */
-static void parse_brace(struct parser *p, size_t at, struct buf *out)
+static void parse_brace(struct parser *p, size_t at, struct strbuf *out)
 {
     size_t size, name, n, value_len;
     const char *value;
@@ -427,7 +388,7 @@ static void parse_brace(struct parser *p, size_t at, struct buf *out)
     if (r == '}') {
         p->pos++;
         if (use_variable(p, name, n, out, &value, &value_len) != INTERP_UNKNOWN)
-            buf_add(out, value, value_len);
+            strbuf_put(out, value, value_len);
         return;
     }
     if (r != ':' && r != '-' && r != '?') {
@@ -457,7 +418,7 @@ static void parse_brace(struct parser *p, size_t at, struct buf *out)
 }
 
 /* At a `$` with a rune after it: an expansion (ITEM_EXPANSION), or a literal `$`. */
-static enum item_kind parse_dollar(struct parser *p, struct buf *out)
+static enum item_kind parse_dollar(struct parser *p, struct strbuf *out)
 {
     size_t at = p->pos, size, name, value_len;
     const char *value;
@@ -471,12 +432,12 @@ static enum item_kind parse_dollar(struct parser *p, struct buf *out)
     }
     if (!is_letter(r)) {
         if (out)
-            buf_add(out, "$", 1);
+            strbuf_put(out, "$", 1);
         return ITEM_TEXT;
     }
     name = scan_until(p, not_identifier);
     if (use_variable(p, name, p->pos - name, out, &value, &value_len) != INTERP_UNKNOWN)
-        buf_add(out, value, value_len);
+        strbuf_put(out, value, value_len);
     return ITEM_EXPANSION;
 }
 
@@ -499,11 +460,11 @@ static void record(struct parser *p, enum item_kind kind, size_t at, size_t valu
 
 /* Items up to the end of the text, or of a brace's word at its `}`; their value to `out`
  * when wanted. */
-static void parse_expression(struct parser *p, bool in_brace, struct buf *out)
+static void parse_expression(struct parser *p, bool in_brace, struct strbuf *out)
 {
     bool top = !in_brace && p->items;
 
-    while (p->pos < p->len && !p->parse_failed && !p->nomem && !(out && (out->nomem || out->too_long))) {
+    while (p->pos < p->len && !p->parse_failed && !p->nomem && !(out && out->oom)) {
         size_t at = p->pos, value = out ? out->len : 0, size;
         enum item_kind kind = ITEM_TEXT;
         char c = p->s[p->pos];
@@ -515,13 +476,13 @@ static void parse_expression(struct parser *p, bool in_brace, struct buf *out)
         if (starts(p, "\\\\") || starts(p, "$(")) { /* text; `$(` is the shell's */
             p->pos += 2;
             if (out)
-                buf_add(out, p->s + at, 2);
+                strbuf_put(out, p->s + at, 2);
         }
         else if (starts(p, "\\$") || starts(p, "$$")) {
             p->pos += 2;
             kind = ITEM_ESCAPE;
             if (out)
-                buf_add(out, "$", 1);
+                strbuf_put(out, "$", 1);
         }
         else if (c == '$' && p->pos + 1 < p->len) {
             kind = parse_dollar(p, out);
@@ -538,7 +499,7 @@ static void parse_expression(struct parser *p, bool in_brace, struct buf *out)
                 end = p->next_brace;
             p->pos = end < p->pos ? p->pos : end;
             if (out)
-                buf_add_text(out, p->s + at, p->pos - at);
+                put_agent_text(out, p->s + at, p->pos - at);
         }
         if (top)
             record(p, kind, at, value, out ? out->len : 0);
@@ -547,12 +508,12 @@ static void parse_expression(struct parser *p, bool in_brace, struct buf *out)
 
 /* Parses the whole text, its value to `out` and its top-level items to `items` when
  * wanted. */
-static int run(struct parser *p, struct buf *out, struct interp_error *err)
+static int run(struct parser *p, struct strbuf *out, struct interp_error *err)
 {
     p->err = err;
     memset(err, 0, sizeof(*err));
     parse_expression(p, false, out);
-    if (p->nomem || (out && out->nomem))
+    if (p->nomem || (out && out->oom && !out->too_long))
         return INTERP_NOMEM;
     if (p->parse_failed)
         return p->limit ? INTERP_LIMIT : INTERP_FAILED;
@@ -574,17 +535,17 @@ int interp_expand(const char *s, size_t len, interp_lookup_fn lookup, void *user
 {
     struct parser p = {.s = s, .len = len, .lookup = lookup, .user = user, .unknown_is_unset = true,
                        NO_NEXT};
-    struct buf b = {0};
+    struct strbuf b = {.max = INTERP_MAX_OUTPUT};
     int rc = run(&p, &b, err);
 
-    buf_add(&b, "", 0);
-    if (rc == INTERP_OK && b.nomem)
+    strbuf_put(&b, "", 0);
+    if (rc == INTERP_OK && b.oom && !b.too_long)
         rc = INTERP_NOMEM;
     if (rc != INTERP_OK) {
-        free(b.data);
+        free(b.s);
         return rc;
     }
-    *out = b.data;
+    *out = b.s;
     *out_len = b.len;
     return INTERP_OK;
 }
@@ -632,7 +593,7 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
 {
     struct items items = {0}, want = {0}, got = {0};
     struct parser p = {.s = s, .len = len, .lookup = lookup, .user = user, .items = &items, NO_NEXT};
-    struct buf values = {0}, b = {0};
+    struct strbuf values = {.max = INTERP_MAX_OUTPUT}, b = {.max = INTERP_MAX_OUTPUT};
     bool changed = false, ok = true;
     int rc;
 
@@ -640,32 +601,32 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
     *out_len = 0;
     /* room up front: megabyte texts grow the buffers once, not a dozen times */
     if (len < INTERP_MAX_OUTPUT)
-        buf_reserve(&values, len);
+        strbuf_reserve(&values, len);
     rc = run(&p, &values, err);
     if (rc == INTERP_OK && values.len + len < INTERP_MAX_OUTPUT)
-        buf_reserve(&b, values.len + len);
+        strbuf_reserve(&b, values.len + len);
     for (size_t i = 0; rc == INTERP_OK && ok && i < items.n; i++) {
         const struct item *it = &items.v[i];
-        const char *v = values.data + it->value;
+        const char *v = values.s + it->value;
 
         if (it->kind == ITEM_EXPANSION && it->unknown && unknown)
             unknown(user, s + it->name_at, it->name_len, it->at, it->end - it->at);
         if (it->kind != ITEM_EXPANSION || it->unknown) {
             ok = it->kind == ITEM_TEXT || want_item(&want, it->kind, b.len, b.len + it->end - it->at);
-            buf_add(&b, s + it->at, it->end - it->at);
+            strbuf_put(&b, s + it->at, it->end - it->at);
             continue;
         }
         changed = true;
         for (const char *v_end = v + it->value_len, *d; ok && v <= v_end; v = d + 1) {
             d = memchr(v, '$', (size_t)(v_end - v));
-            buf_add(&b, v, (size_t)((d ? d : v_end) - v));
+            strbuf_put(&b, v, (size_t)((d ? d : v_end) - v));
             if (!d)
                 break;
             ok = want_item(&want, ITEM_ESCAPE, b.len, b.len + 2);
-            buf_add(&b, "$$", 2);
+            strbuf_put(&b, "$$", 2);
         }
     }
-    if (rc == INTERP_OK && (!ok || b.nomem))
+    if (rc == INTERP_OK && (!ok || (b.oom && !b.too_long)))
         rc = INTERP_NOMEM;
     if (rc == INTERP_OK && b.too_long) {
         err->offset = 0;
@@ -679,7 +640,7 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
      * meets a `$` (the escape `\$`). Then the text stays as written, which the agent
      * reads as the text. */
     if (rc == INTERP_OK && changed) {
-        struct parser check = {.s = b.data, .len = b.len, .lookup = all_unknown, .items = &got, NO_NEXT};
+        struct parser check = {.s = b.s, .len = b.len, .lookup = all_unknown, .items = &got, NO_NEXT};
         struct interp_error ignored;
 
         rc = run(&check, NULL, &ignored);
@@ -687,12 +648,12 @@ int interp_partial(const char *s, size_t len, interp_lookup_fn lookup, interp_un
             changed = false, rc = INTERP_OK;
     }
     if (rc == INTERP_OK && changed) {
-        *out = b.data;
+        *out = b.s;
         *out_len = b.len;
-        b.data = NULL;
+        b.s = NULL;
     }
-    free(b.data);
-    free(values.data);
+    free(b.s);
+    free(values.s);
     free(items.v);
     free(want.v);
     free(got.v);
@@ -704,7 +665,7 @@ char *interp_glob(const char *s, size_t len)
     struct items items = {0};
     struct parser p = {.s = s, .len = len, .lookup = all_unknown, .items = &items, NO_NEXT};
     struct interp_error err;
-    struct buf b = {0};
+    struct strbuf b = {.max = INTERP_MAX_OUTPUT};
     bool any = false;
 
     if (run(&p, NULL, &err) == INTERP_OK) {
@@ -712,23 +673,23 @@ char *interp_glob(const char *s, size_t len)
             const struct item *it = &items.v[i];
 
             if (it->kind == ITEM_EXPANSION) {
-                buf_add(&b, "*", 1);
+                strbuf_put(&b, "*", 1);
                 any = true;
                 continue;
             }
             for (size_t k = it->at; k < it->end; k++) {
                 if (strchr("*?[\\", s[k]))
-                    buf_add(&b, "\\", 1);
-                buf_add(&b, s + k, 1);
+                    strbuf_put(&b, "\\", 1);
+                strbuf_put(&b, s + k, 1);
             }
         }
     }
     free(items.v);
-    if (!any || b.nomem || b.too_long) {
-        free(b.data);
+    if (!any || b.oom) {
+        free(b.s);
         return NULL;
     }
-    return b.data;
+    return b.s;
 }
 
 
