@@ -80,8 +80,9 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
     }
     if (k == i) /* `- |` */
         return *n != SIZE_MAX;
-    *n = k; /* `key: |` */
-    return h[i - 1] == ':' && k < i - 1 && !strchr("-?:,[]{}#&*!|>%@`", h[k]);
+    *n = k; /* `key: |`; not `key: : |`, a mapping libfyaml begins at the second `:` (YAML
+             * and both platforms refuse it: stream.c) */
+    return h[i - 1] == ':' && k < i - 1 && !strchr("-?:,[]{}#&*!|>%@`", h[k]) && !memmem(h + k, i - 1 - k, ": ", 2);
 }
 
 /* Whether every line break of p[0..n) is a LF, a CRLF or a CR (YAML 1.2.2 5.4: each is

@@ -892,7 +892,23 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
 }
 
 /* Builds the node that starts with `fye` (consumed) and everything below it. */
-static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_event *fye)
+/* A block mapping that begins on the line of the key it is the value of (`a: : b`,
+ * `a: &x : b`): YAML has none (1.2.2, 8.2.2: an implicit key's block value is on a line
+ * of its own; compact mappings are a sequence entry's or an explicit key's), npm yaml
+ * (GitHub) says "Nested mappings are not allowed in compact mappings" and yaml.v3
+ * (Buildkite) "mapping values are not allowed in this context"; libfyaml 0.7.12 refuses
+ * `a: b: c` but reads `a: : b` as {a: {"": b}}. key_line: that key's line, 0 for none. */
+static bool mapping_on_key_line(struct stream *s, struct fy_event *fye, struct ypos pos, unsigned key_line)
+{
+    if (fye->type != FYET_MAPPING_START || !key_line || pos.line != key_line ||
+        fy_event_get_node_style(fye) == FYNS_FLOW)
+        return false;
+    report(s, pos, RULE_YAML, "%s", "a mapping cannot begin on its key's line (YAML 1.2.2, 8.2.2)");
+    return true;
+}
+
+/* The node `fye` begins; key_line: the line of the key it is the value of (0: none). */
+static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_event *fye, unsigned key_line)
 {
     struct frame stack[STREAM_MAX_DEPTH];
     int depth = 0;
@@ -925,7 +941,9 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
                 report(s, pos, RULE_DEPTH, "nesting deeper than %d levels", STREAM_MAX_DEPTH);
                 break;
             }
-            if (check_tag(s, fye) < 0)
+            if (depth > 0)
+                key_line = stack[depth - 1].key && !stack[depth - 1].flow ? ynode_pos(stack[depth - 1].key).line : 0;
+            if (check_tag(s, fye) < 0 || mapping_on_key_line(s, fye, pos, key_line))
                 break;
             node = fye->type == FYET_MAPPING_START ? ynode_new_map(doc, pos) : ynode_new_seq(doc, pos);
             if (!node) {
@@ -1013,7 +1031,7 @@ static struct ynode_doc *build_step_doc(struct stream *s, struct fy_event *fye)
         fy_parser_event_free(s->fyp, fye);
         return NULL;
     }
-    step = build(s, doc, fye);
+    step = build(s, doc, fye, 0);
     if (!step || ynode_append(doc, ynode_doc_root(doc), step) != 0) {
         if (step)
             report_oom(s, pos);
@@ -1036,7 +1054,7 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
     if (!k)
         goto fail;
     val = next_event(s);
-    v = val ? build(s, doc, val) : NULL;
+    v = val ? build(s, doc, val, pos.line) : NULL;
     if (!v)
         goto fail;
     if (!v->pos.line)
@@ -1330,7 +1348,7 @@ int stream_next(struct stream *s, struct stream_item *item)
                 val = next_event(s);
                 if (!val)
                     return fail(s);
-                if (check_tag(s, val) < 0) {
+                if (check_tag(s, val) < 0 || mapping_on_key_line(s, val, event_pos(s, val), key_pos.line)) {
                     fy_parser_event_free(s->fyp, val);
                     return fail(s);
                 }
@@ -1437,7 +1455,7 @@ int stream_document(struct stream *s, struct ynode_doc **out)
                 report_oom(s, pos);
                 return fail(s);
             }
-            if (!(root = build(s, doc, fye))) {
+            if (!(root = build(s, doc, fye, 0))) {
                 ynode_doc_destroy(doc);
                 return fail(s);
             }

@@ -118,6 +118,8 @@ START_TEST(declines)
         "? a\n: |\n  a\n",             /* no key on the header's line */
         "? |\n  a\n: b\n",
         "&k k: |\n  a\n",
+        "on: : |2\n        x\n",      /* a mapping on the key's line: libfyaml's column 4, not 0 */
+        "- on: : |\n      x\n",
     };
     static const char body[] = "  a\n";
     char out[16];
