@@ -1041,6 +1041,38 @@ static struct ynode_doc *build_step_doc(struct stream *s, struct fy_event *fye)
     return doc;
 }
 
+/* A key read here, not by build (a top-level key, a key of the items' mapping) defines
+ * its anchor as build's keys do (`&a k: v` then `*a` is "k"): YAML 1.2.2 3.2.2.2, an
+ * anchor on any node; npm yaml (compose-node.js composeNode: anchors of every node)
+ * and yaml.v3 (decode.go parser.anchor, for each node parserc.go yields) take it. The
+ * key node `k` is copied; `fye` is its event. */
+static int key_anchor(struct stream *s, struct fy_event *fye, struct ynode *k, struct ypos pos)
+{
+    char *name = anchor_name(fye->scalar.anchor);
+
+    return name ? anchor_define(s, name, k, pos) : 0;
+}
+
+/* key_anchor of a key no node is built for (the items' key, `steps`, `jobs`): one of its
+ * own, made to be copied. */
+static int items_key_anchor(struct stream *s, struct fy_event *fye, struct ypos pos)
+{
+    struct ynode_doc *doc;
+    struct ynode *k;
+    int rc;
+
+    if (!fye->scalar.anchor)
+        return 0;
+    if (!(doc = ynode_doc_create())) {
+        report_oom(s, pos);
+        return -1;
+    }
+    k = scalar_from(s, doc, fye, pos, 0, false);
+    rc = k ? key_anchor(s, fye, k, pos) : -1;
+    ynode_doc_destroy(doc);
+    return rc;
+}
+
 /* Any other top-level pair: a one-pair mapping document. `fye` is its key. */
 static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
 {
@@ -1050,6 +1082,8 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
     struct fy_event *val;
     struct ynode *v;
 
+    if (k && key_anchor(s, fye, k, pos) != 0)
+        k = NULL;
     fy_parser_event_free(s->fyp, fye);
     if (!k)
         goto fail;
@@ -1344,6 +1378,10 @@ int stream_next(struct stream *s, struct stream_item *item)
                 struct ypos key_pos = event_pos(s, fye);
                 struct fy_event *val;
 
+                if (items_key_anchor(s, fye, key_pos) != 0) {
+                    fy_parser_event_free(s->fyp, fye);
+                    return fail(s);
+                }
                 fy_parser_event_free(s->fyp, fye);
                 val = next_event(s);
                 if (!val)
