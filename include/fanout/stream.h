@@ -36,8 +36,9 @@ struct stream_item {
 struct stream_shape {
     const char *key;
     bool mapping;
-    /* The platform's reader refuses a quoted scalar with a line no deeper than its key or
-     * entry (quotedtext_shallow; YAML 1.2.2 does too), which libfyaml takes: it is an
+    /* The platform's reader refuses a quoted scalar, or a flow collection in block
+     * context, with a line no deeper than its key or entry (quotedtext_shallow,
+     * stream.c's flow_shallow_line; YAML 1.2.2 does too), which libfyaml takes: it is an
      * error in a document of this shape, found where detection read it too (a document
      * read before its shape is known is told at stream_reshape). */
     bool flow_lines_indented;

@@ -62,7 +62,20 @@ struct stream {
      * did not refuse it (line 0: none); `shallow_failed`: reported at stream_reshape, the
      * next read fails. */
     struct ypos flow_shallow;
+    bool shallow_in_collection; /* flow_shallow is a flow collection's line (flow_scan) */
     bool shallow_failed;
+    /* The flow collection in block context being built (flow_scan): `depth` its frame,
+     * `least` its key's or '-''s column (1-based; 0: not checked), and the libfyaml
+     * mark up to which its bytes were looked at. `root_least`: the column of the key a
+     * node build begins is the value of (build_pair_doc), 0: none. */
+    struct {
+        bool on;
+        int depth;
+        unsigned least;
+        int line, col;
+        size_t pos;
+    } flow;
+    unsigned root_least;
 };
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
@@ -670,7 +683,7 @@ static bool flow_lines_ok(struct stream *s, const char *body, size_t n, unsigned
     pos.col = (unsigned)col + 1;
     if (!s->shape->flow_lines_indented) {
         if (!s->flow_shallow.line)
-            s->flow_shallow = pos;
+            s->flow_shallow = pos, s->shallow_in_collection = false;
         return true;
     }
     report(s, pos, RULE_YAML, "%s", "a quoted scalar's lines must be indented more than its key or '-' (YAML "
@@ -891,6 +904,122 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     return n;
 }
 
+#define FLOW_SHALLOW_MESSAGE                                                                                      \
+    "a flow collection's lines must be indented more than its key or '-' (YAML 1.2.2, 6.1, 7.4; GitHub's reader "  \
+    "refuses it)"
+
+/* The first line in bytes p[0, n) (after each line break in them) that a flow collection
+ * of column `least` (1-based) cannot have, as npm yaml, GitHub's reader, reads it
+ * (lexer.js): between its tokens (parseFlowCollection), a line whose spaces are fewer
+ * than `least` ends the collection ("Flow sequence in block collection must be
+ * sufficiently indented"), unless it is blank or a comment, or the outermost
+ * collection's closing bracket at `least` - 1 (`closing`: p[n] is that bracket); in a
+ * quoted scalar (`quoted`, continueScalar) one that is not spaces then a break ends it
+ * ("Missing closing quote"). p[n] is the byte after them, `next` (a token's first).
+ * Returns the line (1: the first after p's) and the column, 0 for none. */
+static size_t flow_shallow_line(const char *p, size_t n, char next, unsigned least, bool quoted, bool closing,
+                                size_t *col)
+{
+    const char *end = p + n, *nl;
+    size_t line = 0;
+
+    for (const char *q = p; (nl = memchr(q, '\n', (size_t)(end - q))) != NULL;) {
+        size_t k = 0;
+        const char *c;
+        char ch;
+
+        line++;
+        q = nl + 1;
+        while (q + k < end && q[k] == ' ')
+            k++;
+        for (c = q + k; !quoted && c < end && (*c == ' ' || *c == '\t');)
+            c++;
+        ch = c < end ? *c : next;
+        if (ch == '\n' || ch == '\r' || k >= least || (!quoted && ch == '#') ||
+            (closing && c == end && k + 1 == least))
+            continue;
+        *col = k + 1;
+        return line;
+    }
+    return 0;
+}
+
+/* flow_shallow_line over the input from the scan mark to `to` (and `next`, the byte
+ * there), then the mark moved to `to`; false: reported (the shape refuses it), or kept
+ * for stream_reshape as flow_lines_ok keeps a quoted scalar's. Bytes that cannot be had
+ * (gone from the window) are not looked at: libfyaml's reading. */
+static bool flow_scan(struct stream *s, const struct fy_mark *to, char next, bool quoted, bool closing)
+{
+    size_t n, line, col = 0;
+    struct ypos pos;
+
+    if (!to || to->input_pos < s->flow.pos)
+        return true;
+    n = to->input_pos - s->flow.pos;
+    if (to->line != s->flow.line && text_room(s, n) &&
+        source_copy_span(s->src, (unsigned)s->flow.line, (unsigned)s->flow.col, s->flow.pos, (unsigned)to->line,
+                         (unsigned)to->column, to->input_pos, s->text) &&
+        (line = flow_shallow_line(s->text, n, next, s->flow.least, quoted, closing, &col)) != 0) {
+        pos = (struct ypos){s->file, (unsigned)s->flow.line + 1 + (unsigned)line, (unsigned)col};
+        source_position(s->src, &pos.line, &pos.col);
+        if (s->shape->flow_lines_indented) {
+            report(s, pos, RULE_YAML, "%s", quoted ? "a quoted scalar's lines must be indented more than its key "
+                   "or '-' (YAML 1.2.2, 6.1, 7.3)" : FLOW_SHALLOW_MESSAGE);
+            s->flow.on = false;
+            return false;
+        }
+        if (!s->flow_shallow.line)
+            s->flow_shallow = pos, s->shallow_in_collection = !quoted;
+    }
+    s->flow.pos = to->input_pos;
+    s->flow.line = to->line;
+    s->flow.col = to->column;
+    return true;
+}
+
+/* Within a flow collection of block context whose lines are looked at (s->flow.on):
+ * the bytes before event `fye`, then its own (a quoted scalar's by continueScalar's
+ * rule). `closing`: the event ends the outermost collection. */
+static bool flow_event_ok(struct stream *s, struct fy_event *fye, bool closing)
+{
+    const struct fy_mark *start = start_mark(s, fye), *end = end_mark(s, fye);
+    enum fy_scalar_style st = fye->type == FYET_SCALAR ? fy_token_scalar_style(fye->scalar.value) : FYSS_PLAIN;
+    bool quoted = st == FYSS_SINGLE_QUOTED || st == FYSS_DOUBLE_QUOTED;
+    char first = fye->type == FYET_SCALAR ? (quoted ? '\'' : 'x') : fye->type == FYET_ALIAS ? '*' : '[';
+
+    if (!start || !end)
+        return true;
+    if (fye->type == FYET_MAPPING_END || fye->type == FYET_SEQUENCE_END)
+        first = ']';
+    /* a quoted scalar's marks are inside its quotes: its opening one is before them */
+    return flow_scan(s, quoted && start->input_pos > 0 ? &(struct fy_mark){start->input_pos - 1, start->line,
+                                                                            start->column - 1} : start,
+                     first, false, closing) &&
+           flow_scan(s, end, quoted ? '\'' : 'x', quoted, false);
+}
+
+/* The 1-based column of key or sequence `n` (a quoted key's mark is inside its quote). */
+static unsigned key_column(const struct ynode *n)
+{
+    return n->pos.col - (n->pos.col > 1 && (n->style == YNODE_SINGLE_QUOTED || n->style == YNODE_DOUBLE_QUOTED));
+}
+
+/* A flow collection begins at `fye` in block context, as frame `depth`, the value of a
+ * key or an entry of a sequence at column `least` (0: not known, not looked at). */
+static void flow_begin(struct stream *s, struct fy_event *fye, int depth, unsigned least)
+{
+    const struct fy_mark *m = end_mark(s, fye);
+
+    if (!least || !m)
+        return;
+    s->flow.on = true;
+    s->flow.depth = depth;
+    s->flow.least = least;
+    s->flow.pos = m->input_pos;
+    s->flow.line = m->line;
+    s->flow.col = m->column;
+}
+
 /* Builds the node that starts with `fye` (consumed) and everything below it. */
 /* A block mapping that begins on the line of the key it is the value of (`a: : b`,
  * `a: &x : b`): YAML has none (1.2.2, 8.2.2: an implicit key's block value is on a line
@@ -924,6 +1053,11 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
         /* An empty value has no mark of its own: it is where its key is. */
         if (!pos.line && depth > 0 && stack[depth - 1].key)
             pos = ynode_pos(stack[depth - 1].key);
+        if (s->flow.on && !flow_event_ok(s, fye, (fye->type == FYET_MAPPING_END || fye->type == FYET_SEQUENCE_END) &&
+                                                     depth - 1 == s->flow.depth)) {
+            fy_parser_event_free(s->fyp, fye);
+            goto fail;
+        }
         switch (fye->type) {
         case FYET_SCALAR:
             node = scalar_from(s, doc, fye, pos,
@@ -957,12 +1091,17 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
             stack[depth].node = node;
             stack[depth].flow = fy_event_get_node_style(fye) == FYNS_FLOW;
             stack[depth].anchor = anchor_name(event_anchor(fye));
+            if (stack[depth].flow && !s->flow.on)
+                flow_begin(s, fye, depth, depth == 0 ? s->root_least : stack[depth - 1].flow ? 0
+                                          : key_column(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node));
             depth++;
             finished = false;
             break;
         case FYET_MAPPING_END:
         case FYET_SEQUENCE_END:
             depth--;
+            if (s->flow.on && depth == s->flow.depth)
+                s->flow.on = false;
             node = stack[depth].node;
             anchor = stack[depth].anchor;
             stack[depth].anchor = NULL;
@@ -998,6 +1137,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
     }
     return done;
 fail:
+    s->flow.on = false;
     while (depth > 0)
         frame_release(&stack[--depth]);
     return NULL;
@@ -1088,7 +1228,9 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
     if (!k)
         goto fail;
     val = next_event(s);
+    s->root_least = key_column(k);
     v = val ? build(s, doc, val, pos.line) : NULL;
+    s->root_least = 0;
     if (!v)
         goto fail;
     if (!v->pos.line)
@@ -1184,8 +1326,8 @@ void stream_reshape(struct stream *s, const struct stream_shape *shapes, struct 
     }
     s->diag = d;
     if (s->flow_shallow.line && s->shape->flow_lines_indented) {
-        report(s, s->flow_shallow, RULE_YAML, "%s", "a quoted scalar's lines must be indented more than its key "
-               "or '-' (YAML 1.2.2, 6.1, 7.3)");
+        report(s, s->flow_shallow, RULE_YAML, "%s", s->shallow_in_collection ? FLOW_SHALLOW_MESSAGE :
+               "a quoted scalar's lines must be indented more than its key or '-' (YAML 1.2.2, 6.1, 7.3)");
         s->shallow_failed = true;
     }
 }
