@@ -76,6 +76,7 @@ struct stream {
         size_t pos;
     } flow;
     unsigned root_least;
+    bool top_flow, items_flow; /* the top-level mapping, the items' one, is a flow one */
 };
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
@@ -1062,7 +1063,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
         case FYET_SCALAR:
             node = scalar_from(s, doc, fye, pos,
                                depth == 0 ? 0
-                               : ynode_pos(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node).col,
+                               : key_column(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node),
                                depth > 0 && stack[depth - 1].flow);
             anchor = anchor_name(event_anchor(fye));
             break;
@@ -1228,7 +1229,8 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
     if (!k)
         goto fail;
     val = next_event(s);
-    s->root_least = key_column(k);
+    /* in a flow mapping (`{on: [a,` then `b]}`) a value is not held to its key */
+    s->root_least = (s->state == ST_STEPS ? s->items_flow : s->top_flow) ? 0 : key_column(k);
     v = val ? build(s, doc, val, pos.line) : NULL;
     s->root_least = 0;
     if (!v)
@@ -1451,6 +1453,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             /* DOC_START is reported once the root is known: an empty document (a
              * trailing `---`, a file of comments) yields no items at all. */
             if (fye->type == FYET_MAPPING_START) {
+                s->top_flow = fy_event_get_node_style(fye) == FYNS_FLOW;
                 fy_parser_event_free(s->fyp, fye);
                 s->state = ST_TOP_MAP;
                 s->in_doc = true;
@@ -1542,6 +1545,7 @@ int stream_next(struct stream *s, struct stream_item *item)
                     return fail(s);
                 }
                 strset_clear(s->item_keys);
+                s->items_flow = fy_event_get_node_style(val) == FYNS_FLOW;
                 item->pos = event_pos(s, val);
                 fy_parser_event_free(s->fyp, val);
                 s->state = ST_STEPS;
