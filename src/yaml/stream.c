@@ -999,6 +999,40 @@ static bool flow_event_ok(struct stream *s, struct fy_event *fye, bool closing)
            flow_scan(s, end, quoted ? '\'' : 'x', quoted, false);
 }
 
+/* Whether key `fye` of a block mapping is an implicit key whose ':' is more than 1024
+ * characters after its start (YAML 1.2.2, 7.4.2 and 8.2.2: an implicit key is at most
+ * 1024); true: reported. GitHub's npm yaml (resolve-block-map.js: "The : indicator must
+ * be at most 1024 chars after the start of an implicit block mapping key") and
+ * Buildkite's gopkg.in/yaml.v3 (scannerc.go yaml_parser_stale_simple_keys: a simple key
+ * is no longer possible 1024 characters on, then "mapping values are not allowed in
+ * this context") refuse it; libfyaml 0.7.12 took it. Its ':' is found after it on its
+ * line (an explicit key's is on a line of its own); columns count characters, as both
+ * do. Bytes the window no longer holds, or a line with a wide character or a tab
+ * before the key's end, are not looked at (libfyaml's reading). */
+static bool key_too_long(struct stream *s, struct fy_event *fye, struct ypos pos)
+{
+    const struct fy_mark *start = start_mark(s, fye), *end = end_mark(s, fye);
+    enum fy_scalar_style st = fy_token_scalar_style(fye->scalar.value);
+    int q = st == FYSS_SINGLE_QUOTED || st == FYSS_DOUBLE_QUOTED;
+    size_t len = 0, i;
+    const char *t;
+
+    /* a key of fewer than 128 characters is not looked at (its ':' 900 spaces on is not) */
+    if (!start || !end || start->line != end->line || end->column + q - (start->column - q) < 128 ||
+        !source_line(s->src, (unsigned)end->line, end->input_pos, &len) || len <= (size_t)end->column ||
+        !(t = source_span(s->src, (unsigned)end->line, (unsigned)end->column, end->input_pos,
+                          len - (size_t)end->column)))
+        return false; /* short, or not to be seen (wide characters before its end) */
+    for (i = (size_t)q; i < len - (size_t)end->column && (t[i] == ' ' || t[i] == '\t');)
+        i++;
+    if (i == len - (size_t)end->column || t[i] != ':' || end->column + (int)i - (start->column - q) <= 1024)
+        return false;
+    pos.col -= (unsigned)q;
+    report(s, pos, RULE_YAML, "%s", "an implicit key longer than 1024 characters (YAML 1.2.2, 7.4.2, 8.2.2; GitHub's "
+           "and Buildkite's readers refuse it)");
+    return true;
+}
+
 /* The 1-based column of key or sequence `n` (a quoted key's mark is inside its quote). */
 static unsigned key_column(const struct ynode *n)
 {
@@ -1061,6 +1095,9 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
         }
         switch (fye->type) {
         case FYET_SCALAR:
+            if (depth > 0 && !stack[depth - 1].flow && !stack[depth - 1].key && ynode_is_map(stack[depth - 1].node) &&
+                key_too_long(s, fye, pos))
+                break;
             node = scalar_from(s, doc, fye, pos,
                                depth == 0 ? 0
                                : key_column(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node),
@@ -1377,7 +1414,7 @@ static int check_item_key(struct stream *s, struct fy_event *fye, struct ypos po
         report(s, pos, RULE_PIPELINE_SHAPE, "the keys of '%s' must be scalars", s->shape->key);
         return -1;
     }
-    if (!(key = key_text(s, fye, pos, &len))) {
+    if ((!s->items_flow && key_too_long(s, fye, pos)) || !(key = key_text(s, fye, pos, &len))) {
         fy_parser_event_free(s->fyp, fye);
         return -1;
     }
@@ -1498,7 +1535,7 @@ int stream_next(struct stream *s, struct stream_item *item)
                 report(s, pos, RULE_PIPELINE_SHAPE, "%s", "top-level keys must be scalars");
                 return fail(s);
             }
-            if (check_tag(s, fye) < 0) {
+            if (check_tag(s, fye) < 0 || (!s->top_flow && key_too_long(s, fye, pos))) {
                 fy_parser_event_free(s->fyp, fye);
                 return fail(s);
             }
