@@ -1009,17 +1009,16 @@ static bool flow_event_ok(struct stream *s, struct fy_event *fye, bool closing)
  * line (an explicit key's is on a line of its own); columns count characters, as both
  * do. Bytes the window no longer holds, or a line with a wide character or a tab
  * before the key's end, are not looked at (libfyaml's reading). */
-static bool key_too_long(struct stream *s, struct fy_event *fye, struct ypos pos)
+static __attribute__((noinline)) bool long_key_refused(struct stream *s, struct fy_event *fye, struct ypos pos,
+                                                        const struct fy_mark *start, const struct fy_mark *end)
 {
-    const struct fy_mark *start = start_mark(s, fye), *end = end_mark(s, fye);
-    enum fy_scalar_style st = fy_token_scalar_style(fye->scalar.value);
-    int q = st == FYSS_SINGLE_QUOTED || st == FYSS_DOUBLE_QUOTED;
+    int q;
     size_t len = 0, i;
     const char *t;
 
-    /* a key of fewer than 128 characters is not looked at (its ':' 900 spaces on is not) */
-    if (!start || !end || start->line != end->line || end->column + q - (start->column - q) < 128 ||
-        !source_line(s->src, (unsigned)end->line, end->input_pos, &len) || len <= (size_t)end->column ||
+    q = fy_token_scalar_style(fye->scalar.value) == FYSS_SINGLE_QUOTED ||
+        fy_token_scalar_style(fye->scalar.value) == FYSS_DOUBLE_QUOTED;
+    if (!source_line(s->src, (unsigned)end->line, end->input_pos, &len) || len <= (size_t)end->column ||
         !(t = source_span(s->src, (unsigned)end->line, (unsigned)end->column, end->input_pos,
                           len - (size_t)end->column)))
         return false; /* short, or not to be seen (wide characters before its end) */
@@ -1031,6 +1030,16 @@ static bool key_too_long(struct stream *s, struct fy_event *fye, struct ypos pos
     report(s, pos, RULE_YAML, "%s", "an implicit key longer than 1024 characters (YAML 1.2.2, 7.4.2, 8.2.2; GitHub's "
            "and Buildkite's readers refuse it)");
     return true;
+}
+
+/* A key of fewer than 126 characters is not looked at (its ':' 900 spaces on is not):
+ * nothing but this compare on the path of every key. */
+static inline bool key_too_long(struct stream *s, struct fy_event *fye, struct ypos pos)
+{
+    const struct fy_mark *start = start_mark(s, fye), *end = end_mark(s, fye);
+
+    return start && end && end->column - start->column >= 126 && start->line == end->line &&
+           long_key_refused(s, fye, pos, start, end);
 }
 
 /* The 1-based column of key or sequence `n` (a quoted key's mark is inside its quote). */
