@@ -42,6 +42,12 @@ static inline uint64_t yscalar_unprintable_bytes(uint64_t w)
     return ((w - spaces) | (w + low) | w) & 0x8080808080808080ull;
 }
 
+/* A multi-line plain scalar's text from its bytes p[0..n) (its first character to its last,
+ * line breaks LF or CRLF), folded in place (YAML 1.2.2, 7.3.3 and 6.5): white space around
+ * each break dropped, a break between two lines a space, the breaks of n empty lines n
+ * line feeds. Returns the text's length. */
+size_t yscalar_plain_fold(char *p, size_t n);
+
 /* Whether s[0..n) holds NEL (C2 85), LS or PS (E2 80 A8/A9): line breaks to YAML 1.1, text
  * to YAML 1.2, so readers disagree on them. */
 bool yscalar_has_yaml11_break(const char *s, size_t n);

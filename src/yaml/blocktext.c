@@ -82,7 +82,13 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
         return *n != SIZE_MAX;
     *n = k; /* `key: |`; not `key: : |`, a mapping libfyaml begins at the second `:` (YAML
              * and both platforms refuse it: stream.c) */
-    return h[i - 1] == ':' && k < i - 1 && !strchr("-?:,[]{}#&*!|>%@`", h[k]) && !memmem(h + k, i - 1 - k, ": ", 2);
+    if (h[i - 1] != ':' || k >= i - 1 || strchr("-?:,[]{}#&*!|>%@`", h[k]))
+        return false;
+    for (const char *c = h + k; (c = memchr(c, ':', (size_t)(h + i - 1 - c))) != NULL; c++) {
+        if (c[1] == ' ')
+            return false;
+    }
+    return true;
 }
 
 /* Whether every line break of p[0..n) is a LF, a CRLF or a CR (YAML 1.2.2 5.4: each is

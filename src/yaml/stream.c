@@ -795,9 +795,11 @@ static bool block_suspect(const struct stream *s, const struct fy_mark *start, u
  * when the tab is deep enough for it); GitHub's npm yaml (lexer.js continueScalar ends
  * the scalar there, then "Tabs are not allowed as indentation") and Buildkite's
  * gopkg.in/yaml.v3 (scannerc.go yaml_parser_scan_plain_scalar: "found a tab character
- * that violates indentation") refuse it, as YAML 1.2.2 does (6.1: only spaces indent). */
+ * that violates indentation") refuse it, as YAML 1.2.2 does (6.1: only spaces indent).
+ * Then its text, folded from those bytes (*t, *len; libfyaml's text took 8K instructions
+ * a scalar); *t NULL: the bytes cannot be had (libfyaml's reading). */
 static bool plain_lines_ok(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
-                           unsigned least, struct ypos pos)
+                           unsigned least, struct ypos pos, const char **t, size_t *len)
 {
     size_t n = end->input_pos - start->input_pos;
     const char *p, *e, *nl;
@@ -819,11 +821,20 @@ static bool plain_lines_ok(struct stream *s, const struct fy_mark *start, const 
             return false;
         }
     }
+    *len = yscalar_plain_fold(s->text, n);
+    *t = s->text;
     return true;
 }
 
+/* The 1-based column of key or sequence `n` (a quoted key's mark is inside its quote);
+ * 0 for none. Asked for only where a scalar's lines are looked at (most are one line). */
+static unsigned key_column(const struct ynode *n)
+{
+    return !n ? 0 : n->pos.col - (n->pos.col > 1 && (n->style == YNODE_SINGLE_QUOTED || n->style == YNODE_DOUBLE_QUOTED));
+}
+
 static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
-                                 struct ypos pos, unsigned parent_col, bool in_flow)
+                                 struct ypos pos, const struct ynode *parent, bool in_flow)
 {
     size_t len = 0;
     const struct fy_mark *start = start_mark(s, fye), *end = end_mark(s, fye);
@@ -837,10 +848,10 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     if (tag < 0)
         return NULL;
     if (!t && (style == YNODE_SINGLE_QUOTED || style == YNODE_DOUBLE_QUOTED) &&
-        !(t = quoted_text(s, fye, start, end, pos, in_flow ? 0 : parent_col, &len)))
+        !(t = quoted_text(s, fye, start, end, pos, in_flow ? 0 : key_column(parent), &len)))
         return NULL;
-    if (!t && style == YNODE_PLAIN && parent_col && !in_flow && start && end && start->line != end->line &&
-        end->input_pos > start->input_pos && !plain_lines_ok(s, start, end, parent_col, pos))
+    if (!t && style == YNODE_PLAIN && !in_flow && start && end && start->line != end->line &&
+        end->input_pos > start->input_pos && key_column(parent) && !plain_lines_ok(s, start, end, key_column(parent), pos, &t, &len))
         return NULL;
     if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED)) {
         unsigned shallow = 0;
@@ -863,7 +874,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
          * writes less than it counts, the rest is bytes never written */
         if (t && (style == YNODE_LITERAL || style == YNODE_FOLDED) && start &&
             (read = block_text_read(fye->scalar.value, len)) != len) {
-            if (block_suspect(s, start, parent_col, &ind)) {
+            if (block_suspect(s, start, key_column(parent), &ind)) {
                 pos.col = ind + 1;
                 report(s, pos, RULE_YAML, "%s",
                        "a block scalar's lines must be indented more than its key (YAML 1.2.2, 8.1.1.1)");
@@ -1042,12 +1053,6 @@ static inline bool key_too_long(struct stream *s, struct fy_event *fye, struct y
            long_key_refused(s, fye, pos, start, end);
 }
 
-/* The 1-based column of key or sequence `n` (a quoted key's mark is inside its quote). */
-static unsigned key_column(const struct ynode *n)
-{
-    return n->pos.col - (n->pos.col > 1 && (n->style == YNODE_SINGLE_QUOTED || n->style == YNODE_DOUBLE_QUOTED));
-}
-
 /* A flow collection begins at `fye` in block context, as frame `depth`, the value of a
  * key or an entry of a sequence at column `least` (0: not known, not looked at). */
 static void flow_begin(struct stream *s, struct fy_event *fye, int depth, unsigned least)
@@ -1108,8 +1113,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
                 key_too_long(s, fye, pos))
                 break;
             node = scalar_from(s, doc, fye, pos,
-                               depth == 0 ? 0
-                               : key_column(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node),
+                               depth == 0 ? NULL : stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node,
                                depth > 0 && stack[depth - 1].flow);
             anchor = anchor_name(event_anchor(fye));
             break;
@@ -1254,7 +1258,7 @@ static int items_key_anchor(struct stream *s, struct fy_event *fye, struct ypos 
         report_oom(s, pos);
         return -1;
     }
-    k = scalar_from(s, doc, fye, pos, 0, false);
+    k = scalar_from(s, doc, fye, pos, NULL, false);
     rc = k ? key_anchor(s, fye, k, pos) : -1;
     ynode_doc_destroy(doc);
     return rc;
@@ -1265,7 +1269,7 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
 {
     struct ypos pos = event_pos(s, fye);
     struct ynode_doc *doc = item_doc(s, false, pos);
-    struct ynode *k = doc ? scalar_from(s, doc, fye, pos, 0, false) : NULL;
+    struct ynode *k = doc ? scalar_from(s, doc, fye, pos, NULL, false) : NULL;
     struct fy_event *val;
     struct ynode *v;
 

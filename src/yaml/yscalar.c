@@ -483,3 +483,33 @@ bool yscalar_has_yaml11_break(const char *s, size_t n)
             return true;
     return false;
 }
+
+size_t yscalar_plain_fold(char *p, size_t n)
+{
+    const char *q = p, *e = p + n;
+    char *o = p;
+
+    for (;;) {
+        const char *nl = memchr(q, '\n', (size_t)(e - q)), *te = nl ? nl : e;
+        size_t breaks = 0;
+
+        while (te > q && (te[-1] == ' ' || te[-1] == '\t' || te[-1] == '\r'))
+            te--;
+        memmove(o, q, (size_t)(te - q));
+        o += te - q;
+        if (!nl)
+            return (size_t)(o - p);
+        for (q = nl + 1;; q++, breaks++) { /* empty lines: white space, then a break */
+            while (q < e && (*q == ' ' || *q == '\t'))
+                q++;
+            if (q + 1 < e && q[0] == '\r' && q[1] == '\n')
+                q++;
+            if (q == e || *q != '\n')
+                break;
+        }
+        if (breaks)
+            o = (char *)memset(o, '\n', breaks) + breaks;
+        else
+            *o++ = ' ';
+    }
+}
