@@ -1069,7 +1069,6 @@ static void flow_begin(struct stream *s, struct fy_event *fye, int depth, unsign
     s->flow.col = m->column;
 }
 
-/* Builds the node that starts with `fye` (consumed) and everything below it. */
 /* A block mapping that begins on the line of the key it is the value of (`a: : b`,
  * `a: &x : b`): YAML has none (1.2.2, 8.2.2: an implicit key's block value is on a line
  * of its own; compact mappings are a sequence entry's or an explicit key's), npm yaml
@@ -1085,7 +1084,8 @@ static bool mapping_on_key_line(struct stream *s, struct fy_event *fye, struct y
     return true;
 }
 
-/* The node `fye` begins; key_line: the line of the key it is the value of (0: none). */
+/* Builds the node that starts with `fye` (consumed) and everything below it; key_line:
+ * the line of the key it is the value of (0: none). */
 static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_event *fye, unsigned key_line)
 {
     struct frame stack[STREAM_MAX_DEPTH];
