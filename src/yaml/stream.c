@@ -322,6 +322,13 @@ static int apply_merges(struct stream *s, struct ynode_doc *doc, struct frame *f
     return 0;
 }
 
+/* What the next node built in frame `f` is held to the column of: the key waiting for
+ * its value, else the sequence (or mapping) itself. */
+static const struct ynode *frame_parent(const struct frame *f)
+{
+    return f->key ? f->key : f->node;
+}
+
 static void frame_release(struct frame *f)
 {
     free(f->hashes);
@@ -671,9 +678,28 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     return NULL;
 }
 
+#define QUOTED_SHALLOW_MESSAGE "a quoted scalar's lines must be indented more than its key or '-' (YAML 1.2.2, 6.1, 7.3)"
+#define FLOW_SHALLOW_MESSAGE                                                                                      \
+    "a flow collection's lines must be indented more than its key or '-' (YAML 1.2.2, 6.1, 7.4; GitHub's reader "  \
+    "refuses it)"
+
+/* A line of a quoted scalar, or of a flow collection (`in_collection`), no deeper than its
+ * key or '-', at `pos`: reported where the shape refuses it (false), else the document's
+ * first is kept for stream_reshape, which reports it once the shape is known. */
+static bool shallow_line(struct stream *s, struct ypos pos, bool in_collection)
+{
+    if (s->shape->flow_lines_indented) {
+        report(s, pos, RULE_YAML, "%s", in_collection ? FLOW_SHALLOW_MESSAGE : QUOTED_SHALLOW_MESSAGE);
+        return false;
+    }
+    if (!s->flow_shallow.line)
+        s->flow_shallow = pos, s->shallow_in_collection = in_collection;
+    return true;
+}
+
 /* Whether quoted scalar `body` (n bytes, at `pos`) keeps its lines deeper than column
- * `least` - 1 (its key's or entry's; 0: not known), or its shape takes it (the first one
- * is kept for stream_reshape); false: reported. */
+ * `least` - 1 (its key's or entry's; 0: not known), or its shape takes it; false:
+ * reported (shallow_line). */
 static bool flow_lines_ok(struct stream *s, const char *body, size_t n, unsigned least, struct ypos pos)
 {
     size_t line, col;
@@ -682,14 +708,7 @@ static bool flow_lines_ok(struct stream *s, const char *body, size_t n, unsigned
         return true;
     pos.line += (unsigned)line;
     pos.col = (unsigned)col + 1;
-    if (!s->shape->flow_lines_indented) {
-        if (!s->flow_shallow.line)
-            s->flow_shallow = pos, s->shallow_in_collection = false;
-        return true;
-    }
-    report(s, pos, RULE_YAML, "%s", "a quoted scalar's lines must be indented more than its key or '-' (YAML "
-           "1.2.2, 6.1, 7.3)");
-    return false;
+    return shallow_line(s, pos, false);
 }
 
 /* The text of quoted scalar `fye` that verbatim_text does not take (an escape, a line
@@ -916,21 +935,15 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     return n;
 }
 
-#define FLOW_SHALLOW_MESSAGE                                                                                      \
-    "a flow collection's lines must be indented more than its key or '-' (YAML 1.2.2, 6.1, 7.4; GitHub's reader "  \
-    "refuses it)"
-
 /* The first line in bytes p[0, n) (after each line break in them) that a flow collection
  * of column `least` (1-based) cannot have, as npm yaml, GitHub's reader, reads it
  * (lexer.js): between its tokens (parseFlowCollection), a line whose spaces are fewer
  * than `least` ends the collection ("Flow sequence in block collection must be
  * sufficiently indented"), unless it is blank or a comment, or the outermost
- * collection's closing bracket at `least` - 1 (`closing`: p[n] is that bracket); in a
- * quoted scalar (`quoted`, continueScalar) one that is not spaces then a break ends it
- * ("Missing closing quote"). p[n] is the byte after them, `next` (a token's first).
- * Returns the line (1: the first after p's) and the column, 0 for none. */
-static size_t flow_shallow_line(const char *p, size_t n, char next, unsigned least, bool quoted, bool closing,
-                                size_t *col)
+ * collection's closing bracket at `least` - 1 (`closing`: p[n] is that bracket). p[n] is
+ * the byte after them, `next` (a token's first). Returns the line (1: the first after
+ * p's) and its spaces (*col), 0 for none. (A quoted scalar's lines: quotedtext_shallow.) */
+static size_t flow_shallow_line(const char *p, size_t n, char next, unsigned least, bool closing, size_t *col)
 {
     const char *end = p + n, *nl;
     size_t line = 0;
@@ -944,22 +957,22 @@ static size_t flow_shallow_line(const char *p, size_t n, char next, unsigned lea
         q = nl + 1;
         while (q + k < end && q[k] == ' ')
             k++;
-        for (c = q + k; !quoted && c < end && (*c == ' ' || *c == '\t');)
+        for (c = q + k; c < end && (*c == ' ' || *c == '\t');)
             c++;
         ch = c < end ? *c : next;
-        if (ch == '\n' || ch == '\r' || k >= least || (!quoted && ch == '#') ||
+        if (ch == '\n' || ch == '\r' || k >= least || ch == '#' ||
             (closing && c == end && k + 1 == least))
             continue;
-        *col = k + 1;
+        *col = k;
         return line;
     }
     return 0;
 }
 
-/* flow_shallow_line over the input from the scan mark to `to` (and `next`, the byte
- * there), then the mark moved to `to`; false: reported (the shape refuses it), or kept
- * for stream_reshape as flow_lines_ok keeps a quoted scalar's. Bytes that cannot be had
- * (gone from the window) are not looked at: libfyaml's reading. */
+/* flow_shallow_line (quotedtext_shallow for a quoted scalar's bytes, `quoted`) over the
+ * input from the scan mark to `to` (and `next`, the byte there), then the mark moved to
+ * `to`; false: reported (shallow_line). Bytes that cannot be had (gone from the window)
+ * are not looked at: libfyaml's reading. */
 static bool flow_scan(struct stream *s, const struct fy_mark *to, char next, bool quoted, bool closing)
 {
     size_t n, line, col = 0;
@@ -971,17 +984,14 @@ static bool flow_scan(struct stream *s, const struct fy_mark *to, char next, boo
     if (to->line != s->flow.line && text_room(s, n) &&
         source_copy_span(s->src, (unsigned)s->flow.line, (unsigned)s->flow.col, s->flow.pos, (unsigned)to->line,
                          (unsigned)to->column, to->input_pos, s->text) &&
-        (line = flow_shallow_line(s->text, n, next, s->flow.least, quoted, closing, &col)) != 0) {
-        pos = (struct ypos){s->file, (unsigned)s->flow.line + 1 + (unsigned)line, (unsigned)col};
+        (quoted ? quotedtext_shallow(s->text, n, s->flow.least, &line, &col)
+                : (line = flow_shallow_line(s->text, n, next, s->flow.least, closing, &col)) != 0)) {
+        pos = (struct ypos){s->file, (unsigned)s->flow.line + 1 + (unsigned)line, (unsigned)col + 1};
         source_position(s->src, &pos.line, &pos.col);
-        if (s->shape->flow_lines_indented) {
-            report(s, pos, RULE_YAML, "%s", quoted ? "a quoted scalar's lines must be indented more than its key "
-                   "or '-' (YAML 1.2.2, 6.1, 7.3)" : FLOW_SHALLOW_MESSAGE);
+        if (!shallow_line(s, pos, !quoted)) {
             s->flow.on = false;
             return false;
         }
-        if (!s->flow_shallow.line)
-            s->flow_shallow = pos, s->shallow_in_collection = !quoted;
     }
     s->flow.pos = to->input_pos;
     s->flow.line = to->line;
@@ -1007,7 +1017,7 @@ static bool flow_event_ok(struct stream *s, struct fy_event *fye, bool closing)
     return flow_scan(s, quoted && start->input_pos > 0 ? &(struct fy_mark){start->input_pos - 1, start->line,
                                                                             start->column - 1} : start,
                      first, false, closing) &&
-           flow_scan(s, end, quoted ? '\'' : 'x', quoted, false);
+           flow_scan(s, end, 'x', quoted, false);
 }
 
 /* Whether key `fye` of a block mapping is an implicit key whose ':' is more than 1024
@@ -1113,7 +1123,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
                 key_too_long(s, fye, pos))
                 break;
             node = scalar_from(s, doc, fye, pos,
-                               depth == 0 ? NULL : stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node,
+                               depth == 0 ? NULL : frame_parent(&stack[depth - 1]),
                                depth > 0 && stack[depth - 1].flow);
             anchor = anchor_name(event_anchor(fye));
             break;
@@ -1144,7 +1154,7 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
             stack[depth].anchor = anchor_name(event_anchor(fye));
             if (stack[depth].flow && !s->flow.on)
                 flow_begin(s, fye, depth, depth == 0 ? s->root_least : stack[depth - 1].flow ? 0
-                                          : key_column(stack[depth - 1].key ? stack[depth - 1].key : stack[depth - 1].node));
+                                          : key_column(frame_parent(&stack[depth - 1])));
             depth++;
             finished = false;
             break;
@@ -1378,8 +1388,8 @@ void stream_reshape(struct stream *s, const struct stream_shape *shapes, struct 
     }
     s->diag = d;
     if (s->flow_shallow.line && s->shape->flow_lines_indented) {
-        report(s, s->flow_shallow, RULE_YAML, "%s", s->shallow_in_collection ? FLOW_SHALLOW_MESSAGE :
-               "a quoted scalar's lines must be indented more than its key or '-' (YAML 1.2.2, 6.1, 7.3)");
+        report(s, s->flow_shallow, RULE_YAML, "%s",
+               s->shallow_in_collection ? FLOW_SHALLOW_MESSAGE : QUOTED_SHALLOW_MESSAGE);
         s->shallow_failed = true;
     }
 }
