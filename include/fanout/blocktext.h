@@ -37,4 +37,11 @@ struct blocktext {
  * a first line no more indented than its key ...): then libfyaml's text is the text. */
 bool blocktext_format(struct blocktext *b, char *out, size_t *len);
 
+/* Whether the last line of `b` with text is cut by the end of the input (b->at_eof, and no
+ * line break after it), which the platforms' readers end differently (stream.h:
+ * cut_block_breaks); libfyaml 0.7.12, like npm yaml, ends a clipped one with a break and,
+ * unlike it, a kept one without. *keep: the header's chomping indicator is `+` (false
+ * where the header cannot be read). A last line of only white space is left out. */
+bool blocktext_cut(const struct blocktext *b, bool *keep);
+
 #endif

@@ -42,9 +42,14 @@ struct stream_shape {
      * error in a document of this shape, found where detection read it too (a document
      * read before its shape is known is told at stream_reshape). */
     bool flow_lines_indented;
+    /* A block scalar whose last line of text the end of the input cuts (no line break
+     * after it) ends, clipped or kept, with a break all the same: GitHub's npm yaml reads
+     * it so (`run: |`, `  x` EOF: "x\n"); Buildkite's gopkg.in/yaml.v3 gives no break
+     * there ("x"), as YAML 1.2.2 does (8.1.1.2: a final break is kept where there is one). */
+    bool cut_block_breaks;
 };
 
-/* {{"steps", false, false}, {NULL}}: Buildkite. */
+/* {{"steps", false, false, false}, {NULL}}: Buildkite. */
 extern const struct stream_shape stream_steps_shape[];
 
 /* Limits that keep hostile input cheap. */

@@ -151,7 +151,8 @@ static enum dialect_verdict detect(struct source *src, unsigned file, const stru
 {
     /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
      * read whole to find out. */
-    static const struct stream_shape either[] = {{"steps", false, false}, {"jobs", true, false}, {NULL, false, false}};
+    static const struct stream_shape either[] = {{"steps", false, false, false}, {"jobs", true, false, false},
+                                                 {NULL, false, false, false}};
     struct dialect_probe probe = {source_name(src), strset_create(), 0};
     /* a head is kept only from a read that reported nothing: the run's read says it */
     struct dialect_head *h = head ? calloc(1, sizeof(*h)) : NULL;

@@ -206,6 +206,30 @@ static size_t longest_spaces(const char *p, const char *end)
     return most;
 }
 
+bool blocktext_cut(const struct blocktext *b, bool *keep)
+{
+    const char *p = b->body, *end = p + b->body_len, *line = end;
+    enum chomp chomp;
+    unsigned indent;
+    size_t n;
+
+    *keep = false;
+    /* a NEL (C2 85), LS or PS (E2 80 A8/A9) at the end is a break to yaml.v3 */
+    if (!b->at_eof || !b->body_len || end[-1] == '\n' || end[-1] == '\r' ||
+        (b->body_len >= 2 && (unsigned char)end[-2] == 0xC2 && (unsigned char)end[-1] == 0x85) ||
+        (b->body_len >= 3 && (unsigned char)end[-3] == 0xE2 && (unsigned char)end[-2] == 0x80 &&
+         ((unsigned char)end[-1] == 0xA8 || (unsigned char)end[-1] == 0xA9)))
+        return false;
+    while (line > p && line[-1] != '\n' && line[-1] != '\r')
+        line--;
+    while (line < end && (*line == ' ' || *line == '\t'))
+        line++;
+    if (line == end)
+        return false;
+    *keep = header_read(b, &chomp, &indent, &n) && chomp == CHOMP_KEEP;
+    return true;
+}
+
 bool blocktext_format(struct blocktext *b, char *out, size_t *len)
 {
     const char *p = b->body, *end = p + b->body_len, *q = end, *z;

@@ -652,9 +652,9 @@ static bool text_room(struct stream *s, size_t n)
  * line, then its own), when blocktext works it out; NULL: ask libfyaml, whose
  * fy_token_get_text runs its line iterator over them twice (a twelfth of rendering a
  * workflow), unless *shallow says libfyaml read a line YAML leaves out (blocktext.h: the
- * column of its text). */
+ * column of its text). *cut, *keep: blocktext_cut's, whoever writes the text. */
 static const char *block_text(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
-                              bool folded, unsigned *shallow, size_t *len)
+                              bool folded, unsigned *shallow, bool *cut, bool *keep, size_t *len)
 {
     size_t n, body_len;
     bool more, plain;
@@ -672,6 +672,7 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     if (!text_room(s, body_len + 1))
         return NULL;
     b = (struct blocktext){line, n - body_len - 1, line + n - body_len, body_len, folded, !more, plain, false, 0};
+    *cut = blocktext_cut(&b, keep);
     if (blocktext_format(&b, s->text, len))
         return s->text;
     *shallow = b.shallow;
@@ -792,6 +793,26 @@ static size_t block_text_read(struct fy_token *tok, size_t len)
     return n < 0 ? SIZE_MAX : total;
 }
 
+/* Text t (*len bytes) of a block scalar whose last line of text the end of the input cuts,
+ * ended as the shape's platform reads it (stream_shape.cut_block_breaks): libfyaml's text
+ * ends a clipped one with a break, a kept one (`keep`) without. NULL: out of memory. */
+static const char *cut_block_text(struct stream *s, const char *t, size_t *len, bool keep)
+{
+    bool broken = *len && t[*len - 1] == '\n', own = t == s->text;
+
+    if (!s->shape->cut_block_breaks) {
+        *len -= broken;
+        return t;
+    }
+    if (broken || !keep)
+        return t;
+    if (!text_room(s, *len + 1))
+        return NULL;
+    memmove(s->text, own ? s->text : t, *len);
+    s->text[(*len)++] = '\n';
+    return s->text;
+}
+
 /* Whether the first line of a block scalar starting at `start` is indented less than
  * `parent_col` (the 1-based column of its key or sequence, 0: unknown), or cannot be
  * seen: then only libfyaml's two readings of it can tell whether it is whole. */
@@ -863,6 +884,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     unsigned long long v;
     char num[24], *text;
     struct ynode *n;
+    bool cut = false, keep = false;
 
     if (tag < 0)
         return NULL;
@@ -875,7 +897,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
     if (!t && (style == YNODE_LITERAL || style == YNODE_FOLDED)) {
         unsigned shallow = 0;
 
-        t = block_text(s, start, end, style == YNODE_FOLDED, &shallow, &len);
+        t = block_text(s, start, end, style == YNODE_FOLDED, &shallow, &cut, &keep, &len);
         if (shallow) {
             pos.col = shallow;
             report(s, pos, RULE_YAML, "%s", "an empty block scalar: the line after it is no deeper than its "
@@ -906,6 +928,10 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
                 return NULL;
             }
         }
+    }
+    if (t && cut && !(t = cut_block_text(s, t, &len, keep))) {
+        report_oom(s, pos);
+        return NULL;
     }
     if (!t)
         t = "", len = 0;
@@ -1307,7 +1333,7 @@ fail:
     return NULL;
 }
 
-const struct stream_shape stream_steps_shape[] = {{"steps", false, false}, {NULL, false, false}};
+const struct stream_shape stream_steps_shape[] = {{"steps", false, false, false}, {NULL, false, false, false}};
 
 struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
 {

@@ -182,6 +182,32 @@ START_TEST(empty_scalars)
 }
 END_TEST
 
+/* blocktext_cut: a last line with text and no break after it, at the end of the input */
+START_TEST(cut_at_end)
+{
+    static const struct {
+        const char *header, *body;
+        bool at_eof, cut, keep;
+    } cases[] = {
+        {"k: |", "  a", true, true, false},         {"k: |+", "  a\n  b  ", true, true, true},
+        {"- >-", "  a", true, true, false},         {"k: |+ # c", "  a", true, true, false}, /* unread header */
+        {"k: |", "  a", false, false, false},       {"k: |", "  a\n", true, false, false},
+        {"k: |", "  a\r", true, false, false},      {"k: |", "  a\n   ", true, false, false}, /* white space */
+        {"k: |", "  a\xc2\x85", true, false, false}, {"k: |", "  a\xe2\x80\xa9", true, false, false}, /* NEL, PS */
+        {"k: |", "", true, false, false},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct blocktext b = {cases[i].header, strlen(cases[i].header), cases[i].body, strlen(cases[i].body),
+                              strchr(cases[i].header, '>') != NULL, cases[i].at_eof, false, false, 0};
+        bool keep = !cases[i].keep;
+
+        ck_assert_msg(blocktext_cut(&b, &keep) == cases[i].cut, "case %zu", i);
+        ck_assert_msg(keep == cases[i].keep, "case %zu keep", i);
+    }
+}
+END_TEST
+
 /* A folded line, a blank line, a line one space deeper: libfyaml 0.7.12 counts six bytes
  * and writes five (its last byte is whatever the heap held: review39); blocktext gives
  * YAML's text (1.2.2, 8.1.3: the breaks around a more-indented line are kept), and the
@@ -372,6 +398,7 @@ Suite *blocktext_suite(void)
     tcase_add_test(tc, forms);
     tcase_add_test(tc, declines);
     tcase_add_test(tc, empty_scalars);
+    tcase_add_test(tc, cut_at_end);
     tcase_add_test(tc, tab_after_blank_lines);
     tcase_add_test(tc, fold_before_one_deeper);
     tcase_add_test(tc, fold_before_one_deeper_crlf_tab);
