@@ -5,6 +5,7 @@
  * the subschemas each in their field. */
 #include "schema_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -198,7 +199,9 @@ static bool count_of(struct schema *s, struct ynode *n, const char *kw, long lon
         schema_compile_error(s, n, "%s must be a non-negative integer", kw);
         return false;
     }
-    *out = (long long)v;
+    /* a count past long long's range (`maxLength: 1e62`) is one no input reaches: a
+     * conversion would be undefined (the schema fuzzer) */
+    *out = v >= 0x1p63 ? LLONG_MAX : (long long)v;
     return true;
 }
 

@@ -131,6 +131,13 @@ START_TEST(messages)
     ck_assert_uint_eq(c.n, 0);
     c = check("{\"properties\": {\"m\": {\"maxLength\": 2}}}", "{m: \"\u00e9\u00e9\u00e9\"}");
     ck_assert_str_eq(c.text, "/m: must be at most 2 characters long, is 3 [maxLength]\n");
+    /* a count past long long's range is one nothing reaches (it was converted to a
+     * negative count, which turned the check off, and the conversion is undefined) */
+    c = check("{\"properties\": {\"s\": {\"minLength\": 1e62}, \"l\": {\"minItems\": 1e62},"
+              " \"m\": {\"maxItems\": 1e62, \"maxLength\": 1e62}}}", "{s: ab, l: [1], m: [2]}");
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_ptr_nonnull(strstr(c.text, "/s: must be at least "));
+    ck_assert_ptr_nonnull(strstr(c.text, "/l: must have at least "));
 }
 END_TEST
 
