@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fanout/arrays.h"
 #include "fanout/blocktext.h"
 #include "fanout/quotedtext.h"
 #include "fanout/strhash.h"
@@ -52,7 +51,7 @@ struct stream {
      * there and given back at its end: one allocated for each mapping was a twentieth of
      * building a tree. */
     uint64_t *hashes[STREAM_MAX_DEPTH];
-    size_t cap_hashes[STREAM_MAX_DEPTH];
+    unsigned cap_hashes[STREAM_MAX_DEPTH];
     char *text; /* a block or quoted scalar's text, worked out by blocktext or quotedtext */
     size_t cap_text;
     /* The last event parsed and its marks: libfyaml's calls for them, a position and a
@@ -88,12 +87,12 @@ struct frame {
     struct ynode *key; /* mapping: key waiting for its value */
     bool key_is_merge;
     struct ynode **merges;
-    size_t n_merges, cap_merges;
+    size_t n_merges;
     char *anchor;
     /* hashes of the keys so far, for the duplicate check (looking every new key up
      * in the mapping was a tenth of the run) */
     uint64_t *hashes;
-    size_t cap_hashes;
+    unsigned cap_hashes;
 };
 
 static const struct fy_mark *start_mark(const struct stream *s, struct fy_event *fye)
@@ -227,7 +226,6 @@ static struct anchor *anchor_find(struct stream *s, const char *name, size_t len
 static int anchor_define(struct stream *s, char *name, struct ynode *node, struct ypos pos)
 {
     struct ynode *copy;
-    struct anchor *a;
     size_t count = ynode_tree_size(node);
 
     if (s->anchor_nodes + count > STREAM_ANCHOR_NODE_BUDGET) {
@@ -240,9 +238,15 @@ static int anchor_define(struct stream *s, char *name, struct ynode *node, struc
         goto oom;
     if (!(copy = ynode_copy(s->anchor_doc, node)))
         goto oom;
-    if (!(a = array_grow(s->anchors, &s->cap_anchors, s->n_anchors + 1, 16, sizeof(*a))))
-        goto oom;
-    s->anchors = a;
+    if (s->n_anchors == s->cap_anchors) {
+        size_t cap = s->cap_anchors ? s->cap_anchors * 2 : 16;
+        struct anchor *a = realloc(s->anchors, cap * sizeof(*a));
+
+        if (!a)
+            goto oom;
+        s->anchors = a;
+        s->cap_anchors = cap;
+    }
     s->anchors[s->n_anchors].name = name;
     s->anchors[s->n_anchors].node = copy;
     s->n_anchors++;
@@ -345,7 +349,7 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
     struct ynode *map = f->node;
     size_t len, n;
     const char *t;
-    uint64_t hash, *hashes;
+    uint64_t hash;
 
     if (ynode_is_seq(map)) {
         if (ynode_append(doc, map, child) == 0)
@@ -363,7 +367,9 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
         return 0;
     }
     if (f->key_is_merge) {
-        struct ynode **m = array_grow(f->merges, &f->cap_merges, f->n_merges + 1, 1, sizeof(*m));
+        /* the list doubles when its length is a power of two: a mapping may hold 20,000 */
+        struct ynode **m = f->n_merges & (f->n_merges - 1) ? f->merges
+                           : realloc(f->merges, (f->n_merges ? 2 * f->n_merges : 1) * sizeof(*m));
 
         if (!m) {
             report_oom(s, pos);
@@ -394,11 +400,17 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
         f->key = NULL;
         return -1;
     }
-    if (!(hashes = array_grow(f->hashes, &f->cap_hashes, n + 1, 16, sizeof(*hashes)))) {
-        report_oom(s, pos);
-        return -1;
+    if (n == f->cap_hashes) {
+        unsigned cap = f->cap_hashes ? f->cap_hashes * 2 : 16;
+        uint64_t *hashes = realloc(f->hashes, cap * sizeof(*hashes));
+
+        if (!hashes) {
+            report_oom(s, pos);
+            return -1;
+        }
+        f->hashes = hashes;
+        f->cap_hashes = cap;
     }
-    f->hashes = hashes;
     f->hashes[n] = hash;
     if (ynode_append_pair(doc, map, f->key, child) != 0) {
         report_oom(s, pos);
