@@ -44,4 +44,18 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len);
  * where the header cannot be read). A last line of only white space is left out. */
 bool blocktext_cut(const struct blocktext *b, bool *keep);
 
+/* An empty block scalar followed by a line no deeper than its key or `-` (text or a
+ * comment, after blank lines of spaces): YAML 1.2.2 8.1.1.1 ends the scalar before that
+ * line, as GitHub's and Buildkite's readers (npm yaml, gopkg.in/yaml.v3) do; libfyaml
+ * 0.7.12 reads it into the scalar (a key below is lost, silently when the header has a
+ * comment). blocktext_shallow says whether `b`, as libfyaml delimited it, is one: its
+ * header (a comment allowed) has no indentation indicator, and the first line of the body
+ * with text is no deeper than the key. */
+struct blocktext_shallow {
+    size_t indicator; /* the offset of `|` or `>` in the header */
+    unsigned col;     /* the column (1-based) of that line's text */
+    size_t breaks;    /* the scalar's text: this many line feeds (`+` keeps the blank lines) */
+};
+bool blocktext_shallow(const struct blocktext *b, struct blocktext_shallow *out);
+
 #endif

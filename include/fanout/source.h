@@ -40,6 +40,20 @@ uint64_t source_bytes_seen(const struct source *src);
 /* Rewinds the input and makes it the parser's input. 0 on success. */
 int source_attach(struct source *src, struct fy_parser *fyp);
 
+/* A byte the parser is handed in place of the input's, at offset `at` of what it is
+ * handed since the attach (source_line_start; not libfyaml's input_pos, which starts again
+ * every 128 KiB of a callback input). */
+struct source_patch {
+    uint64_t at;
+    char byte;
+};
+
+/* source_attach, with the parser handed each patch's byte (`patches` sorted by offset,
+ * the caller's until the next attach or detach). Everything else (the digests, the
+ * window the scalars' texts are read from, excerpts) keeps the input's bytes. */
+int source_attach_patched(struct source *src, struct fy_parser *fyp, const struct source_patch *patches,
+                          size_t n_patches);
+
 /* Reading without the parser (a list of lines): source_rewind starts from the first
  * byte (0 on success); source_read gives up to `cap` checked bytes, ending on a
  * character boundary, and 0 at the end of the input or after an error (reported;
@@ -85,6 +99,11 @@ bool source_changed(const struct source *src);
  * inside a scalar. Malloc'd (NUL-terminated, *len bytes); NULL when the input has no
  * such line. */
 char *source_lines(struct source *src, unsigned line, size_t max, size_t *len);
+
+/* Where 0-based line `line` (the byte at libfyaml's offset `pos` on it) starts in what
+ * the parser was handed since the attach (source_patch's offsets); false when it was not
+ * handed lately. */
+bool source_line_start(const struct source *src, unsigned line, uint64_t pos, uint64_t *offset);
 
 /* The `len` bytes the attached parser was handed at line:col (0-based, as libfyaml counts
  * them: after a `--- ` it was handed), at byte `pos` as libfyaml counts it (its mark's

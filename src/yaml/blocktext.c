@@ -26,24 +26,23 @@
 
 enum chomp { CHOMP_CLIP, CHOMP_STRIP, CHOMP_KEEP };
 
-/* The header's line, read from its end (a comment there could hold anything, so a line
- * with a `#` is not read): `|` or `>`, a chomping indicator and an indentation indicator
+/* The header's line h[0, i) without its line end, read from its end (a comment could hold
+ * anything: header_read and blocktext_shallow say where the line ends): `|` or `>` (at
+ * *indicator), a chomping indicator and an indentation indicator
  * in either order (YAML 1.2.2, 8.1.1), the node's properties (an anchor, a tag), then
  * what the scalar is the value of, whose column is the indentation n its lines are deeper
  * than (libfyaml's fyp->indent): a key (`run: |`, `- key: |`: the key's column) or a
  * sequence's entry (`- |`, `- - |`: its `-`'s). Anything else (`? |`, `: |`, an alias as
  * the key, the indicator below its key) is libfyaml's: with the indicator below its key
  * (`k:`, `  |`), 0.7.12 indents from the indicator (a "generated indent") and loses the
- * break of a last line indented deeper (`  a`, `   b`: "a\n b"). */
-static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *indent, size_t *n)
+ * break of a last line indented deeper (`  a`, `   b`: "a\n b"). Inlined into its two
+ * callers: a call of its own was 5K instructions of SGLang's render. */
+static inline __attribute__((always_inline)) bool header_fields(const char *h, size_t i, bool folded,
+                                                                enum chomp *chomp, unsigned *indent, size_t *n,
+                                                                size_t *indicator)
 {
-    const char *h = b->header;
-    size_t i = b->header_len, k = 0;
+    size_t k = 0;
 
-    if (i > 0 && h[i - 1] == '\r') /* a CRLF line end */
-        i--;
-    if (memchr(h, '#', i) || memchr(h, '\t', i) || memchr(h, '\r', i))
-        return false;
     while (i > 0 && h[i - 1] == ' ')
         i--;
     *chomp = CHOMP_CLIP;
@@ -58,8 +57,9 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
         else
             break;
     }
-    if (i < 3 || h[i - 1] != (b->folded ? '>' : '|') || h[i - 2] != ' ')
+    if (i < 3 || h[i - 1] != (folded ? '>' : '|') || h[i - 2] != ' ')
         return false;
+    *indicator = i - 1;
     for (i -= 2;;) { /* the properties */
         size_t word;
 
@@ -89,6 +89,19 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
             return false;
     }
     return true;
+}
+
+/* The header of `b` without a comment (header_fields). */
+static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *indent, size_t *n)
+{
+    const char *h = b->header;
+    size_t i = b->header_len, indicator;
+
+    if (i > 0 && h[i - 1] == '\r') /* a CRLF line end */
+        i--;
+    if (memchr(h, '#', i) || memchr(h, '\t', i) || memchr(h, '\r', i))
+        return false;
+    return header_fields(h, i, b->folded, chomp, indent, n, &indicator);
 }
 
 /* Whether every line break of p[0..n) is a LF, a CRLF or a CR (YAML 1.2.2 5.4: each is
@@ -333,4 +346,53 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
         *o++ = '\n';
     *len = (size_t)(o - out);
     return true;
+}
+
+/* header_fields of h[0, len) but its trailing white space, which holds no tab. */
+static bool header_line(const char *h, size_t len, bool folded, enum chomp *chomp, unsigned *indent, size_t *n,
+                        size_t *indicator)
+{
+    while (len > 0 && (h[len - 1] == ' ' || h[len - 1] == '\t'))
+        len--;
+    return !memchr(h, '\t', len) && header_fields(h, len, folded, chomp, indent, n, indicator);
+}
+
+bool blocktext_shallow(const struct blocktext *b, struct blocktext_shallow *out)
+{
+    const char *h = b->header, *p = b->body, *end = p + b->body_len;
+    size_t len = b->header_len, n = 0, blanks = 0;
+    enum chomp chomp = CHOMP_CLIP;
+    unsigned indent = 0;
+    bool read;
+
+    if (len > 0 && h[len - 1] == '\r')
+        len--;
+    if (memchr(h, '\r', len))
+        return false;
+    /* the line ends at its comment: the first `#` after white space that leaves a header
+     * (a quoted key may hold ` #` too) */
+    read = !memchr(h, '#', len) && header_line(h, len, b->folded, &chomp, &indent, &n, &out->indicator);
+    for (const char *c = h; !read && (c = memchr(c, '#', (size_t)(h + len - c))) != NULL; c++)
+        read = c > h && (c[-1] == ' ' || c[-1] == '\t') &&
+               header_line(h, (size_t)(c - h), b->folded, &chomp, &indent, &n, &out->indicator);
+    if (!read || indent)
+        return false; /* with an indentation indicator libfyaml ends the scalar as YAML does */
+    for (;;) {
+        const char *q = p;
+
+        while (q < end && *q == ' ')
+            q++;
+        if (q < end && *q == '\r' && q + 1 < end && q[1] == '\n')
+            q++;
+        if (q == end || *q == '\t' || *q == '\r')
+            return false;
+        if (*q != '\n')
+            break;
+        blanks++;
+        p = q + 1;
+    }
+    for (out->col = 1; *p == ' '; p++)
+        out->col++;
+    out->breaks = chomp == CHOMP_KEEP ? blanks : 0;
+    return out->col <= n + 1;
 }

@@ -102,6 +102,12 @@ struct source {
     unsigned mark_line;      /* the excerpt last taken: its line, and where that begins */
     uint64_t mark_offset;
     struct window win; /* while attached */
+    /* bytes the attached parser is handed changed (source_attach_patched): the patches, the
+     * next one to hand, the offset of the parser's next byte, a whole input's patched copy */
+    const struct source_patch *patches;
+    size_t n_patches, next_patch;
+    uint64_t fed;
+    char *patched;
     struct source *older, *newer; /* the open sources, newest first (`live`) */
 };
 
@@ -734,6 +740,11 @@ static bool offset_of(const struct window *w, unsigned line, unsigned col, uint6
     return column_offset(w, start, end, col, at);
 }
 
+bool source_line_start(const struct source *src, unsigned line, uint64_t pos, uint64_t *offset)
+{
+    return line_begin(&src->win, line, pos, offset);
+}
+
 const char *source_lines_to(const struct source *src, unsigned line, uint64_t pos, unsigned end_line,
                             unsigned end_col, uint64_t end_pos, size_t *len, bool *more, bool *plain)
 {
@@ -787,6 +798,16 @@ static void read_ended(struct source *src)
 
 /* libfyaml's input callback. Returns 0 at the end of the input and after a bad byte
  * (reported), which libfyaml takes as the end. */
+/* buf[0, n), the parser's next bytes, with the patches that fall in them. */
+static void hand_patched(struct source *src, char *buf, size_t n)
+{
+    for (; src->next_patch < src->n_patches && src->patches[src->next_patch].at < src->fed + n; src->next_patch++) {
+        if (src->patches[src->next_patch].at >= src->fed)
+            buf[src->patches[src->next_patch].at - src->fed] = src->patches[src->next_patch].byte;
+    }
+    src->fed += n;
+}
+
 static ssize_t read_checked(void *user, void *buf, size_t count)
 {
     static const char prefix[] = "--- ";
@@ -804,6 +825,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
         src->prefix = PREFIX_HANDED;
         memcpy(buf, prefix, sizeof(prefix) - 1);
         window_add(&src->win, prefix, sizeof(prefix) - 1, false);
+        src->fed += sizeof(prefix) - 1;
         return sizeof(prefix) - 1;
     }
     if (src->prefix == PREFIX_PENDING && count > src->prefix_at - src->pos)
@@ -822,6 +844,7 @@ static ssize_t read_checked(void *user, void *buf, size_t count)
     source_read(src, buf, n);
     digest_add(src, buf, n);
     window_add(&src->win, buf, n, src->st.spoiler < src->handed);
+    hand_patched(src, buf, n);
     return (ssize_t)n;
 }
 
@@ -925,6 +948,7 @@ void source_close(struct source *src)
         fclose(src->spool);
     spare_keep(&spare.buf, src->buf);
     window_free(&src->win);
+    free(src->patched);
     free(src->name);
     free(src);
 }
@@ -935,6 +959,9 @@ void source_detach(struct source *src)
     spare_keep(&spare.buf, src->buf);
     src->buf = NULL;
     window_free(&src->win);
+    free(src->patched);
+    src->patched = NULL;
+    src->n_patches = 0;
 }
 
 void source_progress(struct source *src, unsigned line, unsigned col)
@@ -1057,8 +1084,20 @@ _Static_assert(READ_BUFFER <= WINDOW_BYTES, "a whole input's buffer is its windo
 
 int source_attach(struct source *src, struct fy_parser *fyp)
 {
+    return source_attach_patched(src, fyp, NULL, 0);
+}
+
+int source_attach_patched(struct source *src, struct fy_parser *fyp, const struct source_patch *patches,
+                          size_t n_patches)
+{
     bool whole;
 
+    free(src->patched);
+    src->patched = NULL;
+    src->patches = patches;
+    src->n_patches = n_patches;
+    src->next_patch = 0;
+    src->fed = 0;
     if (source_rewind(src) != 0)
         return -1;
     whole = fits_whole(src);
@@ -1080,7 +1119,16 @@ int source_attach(struct source *src, struct fy_parser *fyp)
         window_add(&src->win, src->buf, n, src->st.spoiler < src->handed);
         if (!src->failed)
             read_ended(src);
-        return fy_parser_set_string(fyp, src->buf, n);
+        if (!n_patches)
+            return fy_parser_set_string(fyp, src->buf, n);
+        /* the window, the input's bytes, is the buffer: the parser reads a copy */
+        if (!(src->patched = malloc(n ? n : 1))) {
+            diag_report(src->diag, DIAG_ERROR, DIAG_INPUT, src->name, 0, 0, RULE_INTERNAL, "out of memory");
+            return -1;
+        }
+        memcpy(src->patched, src->buf, n);
+        hand_patched(src, src->patched, n);
+        return fy_parser_set_string(fyp, src->patched, n);
     }
     return fy_parser_set_input_callback(fyp, src, read_checked);
 }

@@ -77,6 +77,20 @@ struct stream {
     } flow;
     unsigned root_least;
     bool top_flow, items_flow; /* the top-level mapping, the items' one, is a flow one */
+    /* The indicators of empty block scalars the input is read again with (reread_past):
+     * sorted by offset, as they are found; the bytes those reads went through. */
+    struct source_patch *patches;
+    size_t n_patches;
+    uint64_t reread_bytes;
+    /* The last block scalar libfyaml read a line into (block_text): `read`, blocktext_shallow
+     * read it, `at` its answer; its indicator's offset in what the parser was handed
+     * (source_line_start), line and column (0-based, as libfyaml counts them: characters). */
+    struct {
+        bool read;
+        struct blocktext_shallow at;
+        uint64_t offset;
+        unsigned line, column;
+    } empty;
 };
 
 /* A container being built. Merge (`<<`) sources are held back until the mapping ends,
@@ -156,10 +170,9 @@ static void report_parser_error(struct stream *s)
                 "invalid YAML");
 }
 
-/* Next event, or NULL after reporting an error. */
-static struct fy_event *next_event(struct stream *s)
+/* `fye` (or none) is the event the stream is at. */
+static inline void at_event(struct stream *s, struct fy_event *fye)
 {
-    struct fy_event *fye = fy_parser_parse(s->fyp);
     const struct fy_mark *end = fye ? fy_event_end_mark(fye) : NULL;
 
     s->last = fye;
@@ -167,6 +180,14 @@ static struct fy_event *next_event(struct stream *s)
     s->last_end = end;
     if (end)
         source_progress(s->src, (unsigned)end->line + 1, (unsigned)end->column + 1);
+}
+
+/* Next event, or NULL after reporting an error. */
+static struct fy_event *next_event(struct stream *s)
+{
+    struct fy_event *fye = fy_parser_parse(s->fyp);
+
+    at_event(s, fye);
     if (source_failed(s->src)) {
         if (fye)
             fy_parser_event_free(s->fyp, fye);
@@ -651,8 +672,8 @@ static bool text_room(struct stream *s, size_t n)
 /* The text of a block scalar from the lines the source handed the parser (its header's
  * line, then its own), when blocktext works it out; NULL: ask libfyaml, whose
  * fy_token_get_text runs its line iterator over them twice (a twelfth of rendering a
- * workflow), unless *shallow says libfyaml read a line YAML leaves out (blocktext.h: the
- * column of its text). *cut, *keep: blocktext_cut's, whoever writes the text. */
+ * workflow), unless *shallow says libfyaml read a line YAML leaves out (the column of its
+ * text; s->empty its details). *cut, *keep: blocktext_cut's, whoever writes the text. */
 static const char *block_text(struct stream *s, const struct fy_mark *start, const struct fy_mark *end,
                               bool folded, unsigned *shallow, bool *cut, bool *keep, size_t *len)
 {
@@ -675,7 +696,19 @@ static const char *block_text(struct stream *s, const struct fy_mark *start, con
     *cut = blocktext_cut(&b, keep);
     if (blocktext_format(&b, s->text, len))
         return s->text;
+    /* declined: perhaps for a line no deeper than the key (blocktext_format does not read a
+     * header with a comment or a tab) */
     *shallow = b.shallow;
+    s->empty.read = false;
+    if (blocktext_shallow(&b, &s->empty.at)) {
+        *shallow = s->empty.at.col;
+        s->empty.line = (unsigned)start->line - 1;
+        s->empty.read = source_line_start(s->src, s->empty.line, start->input_pos - 1, &s->empty.offset);
+        s->empty.offset += s->empty.at.indicator;
+        s->empty.column = 0;
+        for (size_t i = 0; i < s->empty.at.indicator; i++)
+            s->empty.column += ((unsigned char)b.header[i] & 0xC0) != 0x80;
+    }
     return NULL;
 }
 
@@ -873,7 +906,93 @@ static unsigned key_column(const struct ynode *n)
     return !n ? 0 : n->pos.col - (n->pos.col > 1 && (n->style == YNODE_SINGLE_QUOTED || n->style == YNODE_DOUBLE_QUOTED));
 }
 
-static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye,
+static struct fy_parser *parser_create(struct stream *s)
+{
+    struct fy_parse_cfg pcfg;
+
+    memset(&pcfg, 0, sizeof(pcfg));
+    /* A flow collection's closing bracket at its key's indentation (`matrix: [a,\n]`) is
+     * taken by GitHub's and Buildkite's YAML readers; libfyaml refuses it unless sloppy
+     * (6 real workflows, numpy's and accelerate's among them, failed). */
+    pcfg.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION;
+    pcfg.diag = s->fydiag;
+    return fy_parser_create(&pcfg);
+}
+
+/* The input is read again (each time from its start to an empty block scalar) while the
+ * reads again go through at most this many bytes more than twice the input read so far:
+ * a few times in a large input, dozens in a workflow. */
+#define STREAM_REREAD_BYTES (8u << 20)
+
+/* The input read again by a new parser, the `|` or `>` of the empty block scalar
+ * s->empty (the stream's last event) handed as `x`: a plain scalar of the same length, so
+ * every mark stays where it was, which ends at its line as YAML ends the empty block
+ * scalar. The events before it are the ones read already: skipped; the new parser's event
+ * there is the stream's last (the old one freed). false, with nothing changed or the read
+ * unusable (the caller's error ends the stream), when it cannot be. */
+static bool reread_past(struct stream *s)
+{
+    uint64_t at = s->empty.offset;
+    struct source_patch *p;
+    struct fy_parser *fyp;
+    struct fy_event *e = NULL;
+    const struct fy_mark *m = NULL;
+
+    if (s->reread_bytes + at > STREAM_REREAD_BYTES + 2 * at ||
+        (s->n_patches && s->patches[s->n_patches - 1].at >= at) ||
+        !(p = realloc(s->patches, (s->n_patches + 1) * sizeof(*p))))
+        return false;
+    s->patches = p;
+    p[s->n_patches] = (struct source_patch){at, 'x'};
+    if (!(fyp = parser_create(s)))
+        return false;
+    if (source_attach_patched(s->src, fyp, s->patches, s->n_patches + 1) != 0) {
+        fy_parser_destroy(fyp);
+        return false;
+    }
+    s->reread_bytes += at;
+    for (;;) {
+        e = fy_parser_parse(fyp);
+        m = e ? fy_event_start_mark(e) : NULL;
+        if (!e || source_failed(s->src) ||
+            (m && ((unsigned)m->line > s->empty.line ||
+                   ((unsigned)m->line == s->empty.line && (unsigned)m->column >= s->empty.column))))
+            break;
+        fy_parser_event_free(fyp, e);
+    }
+    if (!e || source_failed(s->src) || !m || (unsigned)m->line != s->empty.line ||
+        (unsigned)m->column != s->empty.column || e->type != FYET_SCALAR ||
+        style_of(e) != YNODE_PLAIN) {
+        if (e)
+            fy_parser_event_free(fyp, e);
+        fy_parser_destroy(fyp); /* the old parser's input is gone: the stream ends (the caller) */
+        return false;
+    }
+    s->n_patches++;
+    fy_parser_event_free(s->fyp, s->last);
+    fy_parser_destroy(s->fyp);
+    s->fyp = fyp;
+    at_event(s, e);
+    return true;
+}
+
+/* The empty block scalar s->empty, libfyaml's read of which took a line, read again
+ * (reread_past: the stream's last event is then the new parser's): its text (`+` keeps the
+ * blank lines before that line) and its position (its indicator's). NULL when it cannot
+ * be (the caller reports). Rare: out of scalar_from's way. */
+static __attribute__((noinline, cold)) const char *empty_block(struct stream *s, struct ypos *pos, size_t *len)
+{
+    if (!s->empty.read || !text_room(s, s->empty.at.breaks + 1) || !reread_past(s))
+        return NULL;
+    memset(s->text, '\n', s->empty.at.breaks);
+    *len = s->empty.at.breaks;
+    *pos = event_pos(s, s->last);
+    return s->text;
+}
+
+/* The node of scalar event `fye`, the stream's last. `may_reread`: the input may be read
+ * again (empty_block), the stream's last event then another (`fye` freed). */
+static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct fy_event *fye, bool may_reread,
                                  struct ypos pos, const struct ynode *parent, bool in_flow)
 {
     size_t len = 0;
@@ -899,11 +1018,15 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
 
         t = block_text(s, start, end, style == YNODE_FOLDED, &shallow, &cut, &keep, &len);
         if (shallow) {
-            pos.col = shallow;
-            report(s, pos, RULE_YAML, "%s", "an empty block scalar: the line after it is no deeper than its "
-                   "key, which ends it (YAML 1.2.2, 8.1.1.1), but libfyaml 0.7.12 reads that line into it; write "
-                   "the empty value as \"\" or indent the line");
-            return NULL;
+            if (!may_reread || !(t = empty_block(s, &pos, &len))) {
+                pos.col = shallow;
+                report(s, pos, RULE_YAML, "%s", "an empty block scalar: the line after it is no deeper than its "
+                       "key, which ends it (YAML 1.2.2, 8.1.1.1), but libfyaml 0.7.12 reads that line into it; "
+                       "write the empty value as \"\" or indent the line");
+                return NULL;
+            }
+            start = end = NULL; /* the marks were the event's libfyaml misread */
+            cut = false;
         }
     }
     if (!t) {
@@ -1148,9 +1271,10 @@ static struct ynode *build(struct stream *s, struct ynode_doc *doc, struct fy_ev
             if (depth > 0 && !stack[depth - 1].flow && !stack[depth - 1].key && ynode_is_map(stack[depth - 1].node) &&
                 key_too_long(s, fye, pos))
                 break;
-            node = scalar_from(s, doc, fye, pos,
+            node = scalar_from(s, doc, fye, true, pos,
                                depth == 0 ? NULL : frame_parent(&stack[depth - 1]),
                                depth > 0 && stack[depth - 1].flow);
+            fye = s->last; /* another when the input was read again (empty_block) */
             anchor = anchor_name(event_anchor(fye));
             break;
         case FYET_ALIAS:
@@ -1294,7 +1418,7 @@ static int items_key_anchor(struct stream *s, struct fy_event *fye, struct ypos 
         report_oom(s, pos);
         return -1;
     }
-    k = scalar_from(s, doc, fye, pos, NULL, false);
+    k = scalar_from(s, doc, fye, false, pos, NULL, false);
     rc = k ? key_anchor(s, fye, k, pos) : -1;
     ynode_doc_destroy(doc);
     return rc;
@@ -1305,7 +1429,7 @@ static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
 {
     struct ypos pos = event_pos(s, fye);
     struct ynode_doc *doc = item_doc(s, false, pos);
-    struct ynode *k = doc ? scalar_from(s, doc, fye, pos, NULL, false) : NULL;
+    struct ynode *k = doc ? scalar_from(s, doc, fye, false, pos, NULL, false) : NULL;
     struct fy_event *val;
     struct ynode *v;
 
@@ -1345,7 +1469,6 @@ struct stream *stream_open_shaped(struct source *src, unsigned file,
 {
     struct stream *s = calloc(1, sizeof(*s));
     struct fy_diag_cfg dcfg;
-    struct fy_parse_cfg pcfg;
 
     if (!s)
         return NULL;
@@ -1366,13 +1489,7 @@ struct stream *stream_open_shaped(struct source *src, unsigned file,
     if (!s->fydiag)
         goto fail;
     fy_diag_set_collect_errors(s->fydiag, true);
-    memset(&pcfg, 0, sizeof(pcfg));
-    /* A flow collection's closing bracket at its key's indentation (`matrix: [a,\n]`) is
-     * taken by GitHub's and Buildkite's YAML readers; libfyaml refuses it unless sloppy
-     * (6 real workflows, numpy's and accelerate's among them, failed). */
-    pcfg.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION;
-    pcfg.diag = s->fydiag;
-    s->fyp = fy_parser_create(&pcfg);
+    s->fyp = parser_create(s);
     if (!s->fyp || source_attach(src, s->fyp) != 0)
         goto fail;
     s->state = ST_STREAM;
@@ -1393,6 +1510,7 @@ void stream_close(struct stream *s)
     for (size_t d = 0; d < STREAM_MAX_DEPTH; d++)
         free(s->hashes[d]);
     free(s->text);
+    free(s->patches);
     strset_destroy(s->top_keys);
     strset_destroy(s->item_keys);
     if (s->fyp)

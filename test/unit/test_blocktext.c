@@ -182,6 +182,51 @@ START_TEST(empty_scalars)
 }
 END_TEST
 
+/* blocktext_shallow: an empty block scalar libfyaml 0.7.12 read the next line into (the
+ * body as it delimited it), its header's comment and tabs allowed; the texts are npm
+ * yaml's and gopkg.in/yaml.v3's (both alike: /tmp yamlprobe, stop 49). */
+START_TEST(shallow_lines)
+{
+    static const struct {
+        const char *header, *body;
+        bool shallow;
+        size_t indicator;
+        unsigned col;
+        size_t breaks;
+    } cases[] = {
+        {"  A: |", "  B: x\n", true, 5, 3, 0},
+        {"  A: | # c", "  B: x\n", true, 5, 3, 0},       /* silently misread before */
+        {"  A: |\t# c", "  B: x\n", true, 5, 3, 0},
+        {"  A: |-\t", "\n  B: x\n", true, 5, 3, 0},
+        {"  A: |+", "\n  \n  B: x\n", true, 5, 3, 2},   /* `+` keeps the blank lines */
+        {"  A: >+ # c", "\n# c\n\n  B: x\n", true, 5, 1, 1}, /* a comment line ends it too */
+        {"  A: |+\r", "\r\n  B: x\r\n", true, 5, 3, 1},
+        {"  \"A #\": | # x: | #", "  B: x\n", true, 9, 3, 0}, /* a `#` in a quoted key */
+        {"  A: &a !!str |", "  B: x\n", true, 14, 3, 0},
+        {"  - |", "  - x\n", true, 4, 3, 0},
+        {"  A: |", "    B: x\n", false, 0, 0, 0},   /* deeper: the scalar's text */
+        {"  A: |2", "  B: x\n", false, 0, 0, 0},    /* an indentation indicator: libfyaml is right */
+        {"  A: |", "\t\n  B: x\n", false, 0, 0, 0}, /* a tab: left to libfyaml */
+        {"  A: |", "  \n   ", false, 0, 0, 0},      /* blank to the end */
+        {"  A: |\rB", "  B: x\n", false, 0, 0, 0},  /* a CR alone */
+        {"  A", "  B: x\n", false, 0, 0, 0},        /* no header */
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct blocktext b = {cases[i].header, strlen(cases[i].header), cases[i].body, strlen(cases[i].body),
+                              strchr(cases[i].header, '>') != NULL, false, false, false, 0};
+        struct blocktext_shallow at = {0};
+
+        ck_assert_msg(blocktext_shallow(&b, &at) == cases[i].shallow, "case %zu", i);
+        if (!cases[i].shallow)
+            continue;
+        ck_assert_msg(at.indicator == cases[i].indicator, "case %zu: indicator %zu", i, at.indicator);
+        ck_assert_msg(at.col == cases[i].col, "case %zu: col %u", i, at.col);
+        ck_assert_msg(at.breaks == cases[i].breaks, "case %zu: breaks %zu", i, at.breaks);
+    }
+}
+END_TEST
+
 /* blocktext_cut: a last line with text and no break after it, at the end of the input */
 START_TEST(cut_at_end)
 {
@@ -399,6 +444,7 @@ Suite *blocktext_suite(void)
     tcase_add_test(tc, declines);
     tcase_add_test(tc, empty_scalars);
     tcase_add_test(tc, cut_at_end);
+    tcase_add_test(tc, shallow_lines);
     tcase_add_test(tc, tab_after_blank_lines);
     tcase_add_test(tc, fold_before_one_deeper);
     tcase_add_test(tc, fold_before_one_deeper_crlf_tab);
