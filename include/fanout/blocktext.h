@@ -33,7 +33,7 @@ struct blocktext {
 };
 
 /* Writes the text of `b` to out (room for b->body_len + 1 bytes) and sets *len; false when
- * it is not one of the cases worked out here (a tab in a line's indentation, a NEL, a comment on the header line,
+ * it is not one of the cases worked out here (a tab in a line's indentation, a NEL,
  * a first line no more indented than its key ...): then libfyaml's text is the text. */
 bool blocktext_format(struct blocktext *b, char *out, size_t *len);
 

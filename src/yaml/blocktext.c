@@ -13,7 +13,7 @@
  * only past the indentation, where it is text). It is YAML 1.2.2's section 8.1
  * (literal and folded content, chomping) but for a last line cut by the end of the input,
  * which clipping ends with a break all the same. Every other case (a tab in a line's
- * indentation, NEL, LS and PS, a comment on the header's line, a header whose key or sequence entry it cannot
+ * indentation, NEL, LS and PS, a header whose key or sequence entry it cannot
  * read, content no deeper than its key, an empty scalar, blank lines at the end of the
  * input) is libfyaml's: test_blocktext and the blocktext fuzz target hold it to libfyaml's
  * text. Where libfyaml is broken the text departs from it for YAML: a folded line, blank lines, then a line
@@ -26,8 +26,8 @@
 
 enum chomp { CHOMP_CLIP, CHOMP_STRIP, CHOMP_KEEP };
 
-/* The header's line h[0, i) without its line end, read from its end (a comment could hold
- * anything: header_read and blocktext_shallow say where the line ends): `|` or `>` (at
+/* The header's line h[0, i) without its line end and comment, read from its end (a comment
+ * could hold anything: header_commented says where it starts): `|` or `>` (at
  * *indicator), a chomping indicator and an indentation indicator
  * in either order (YAML 1.2.2, 8.1.1), the node's properties (an anchor, a tag), then
  * what the scalar is the value of, whose column is the indentation n its lines are deeper
@@ -91,7 +91,36 @@ static inline __attribute__((always_inline)) bool header_fields(const char *h, s
     return true;
 }
 
-/* The header of `b` without a comment (header_fields). */
+/* header_fields of h[0, len) but its trailing white space, which holds no tab. */
+static bool header_line(const char *h, size_t len, bool folded, enum chomp *chomp, unsigned *indent, size_t *n,
+                        size_t *indicator)
+{
+    while (len > 0 && (h[len - 1] == ' ' || h[len - 1] == '\t'))
+        len--;
+    return !memchr(h, '\t', len) && header_fields(h, len, folded, chomp, indent, n, indicator);
+}
+
+/* The header of `b` (header_fields) with a comment or tabs on its line: the line ends at
+ * the first `#` after white space that leaves a header (a quoted key may hold ` #` too). */
+static __attribute__((noinline)) bool header_commented(const struct blocktext *b, enum chomp *chomp,
+                                                       unsigned *indent, size_t *n, size_t *indicator)
+{
+    const char *h = b->header;
+    size_t len = b->header_len;
+    bool read;
+
+    if (len > 0 && h[len - 1] == '\r')
+        len--;
+    if (memchr(h, '\r', len))
+        return false;
+    read = !memchr(h, '#', len) && header_line(h, len, b->folded, chomp, indent, n, indicator);
+    for (const char *c = h; !read && (c = memchr(c, '#', (size_t)(h + len - c))) != NULL; c++)
+        read = c > h && (c[-1] == ' ' || c[-1] == '\t') &&
+               header_line(h, (size_t)(c - h), b->folded, chomp, indent, n, indicator);
+    return read;
+}
+
+/* The header of `b` (header_fields). */
 static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *indent, size_t *n)
 {
     const char *h = b->header;
@@ -100,7 +129,7 @@ static bool header_read(const struct blocktext *b, enum chomp *chomp, unsigned *
     if (i > 0 && h[i - 1] == '\r') /* a CRLF line end */
         i--;
     if (memchr(h, '#', i) || memchr(h, '\t', i) || memchr(h, '\r', i))
-        return false;
+        return header_commented(b, chomp, indent, n, &indicator);
     return header_fields(h, i, b->folded, chomp, indent, n, &indicator);
 }
 
@@ -348,34 +377,14 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
     return true;
 }
 
-/* header_fields of h[0, len) but its trailing white space, which holds no tab. */
-static bool header_line(const char *h, size_t len, bool folded, enum chomp *chomp, unsigned *indent, size_t *n,
-                        size_t *indicator)
-{
-    while (len > 0 && (h[len - 1] == ' ' || h[len - 1] == '\t'))
-        len--;
-    return !memchr(h, '\t', len) && header_fields(h, len, folded, chomp, indent, n, indicator);
-}
-
 bool blocktext_shallow(const struct blocktext *b, struct blocktext_shallow *out)
 {
-    const char *h = b->header, *p = b->body, *end = p + b->body_len;
-    size_t len = b->header_len, n = 0, blanks = 0;
+    const char *p = b->body, *end = p + b->body_len;
+    size_t n = 0, blanks = 0;
     enum chomp chomp = CHOMP_CLIP;
     unsigned indent = 0;
-    bool read;
 
-    if (len > 0 && h[len - 1] == '\r')
-        len--;
-    if (memchr(h, '\r', len))
-        return false;
-    /* the line ends at its comment: the first `#` after white space that leaves a header
-     * (a quoted key may hold ` #` too) */
-    read = !memchr(h, '#', len) && header_line(h, len, b->folded, &chomp, &indent, &n, &out->indicator);
-    for (const char *c = h; !read && (c = memchr(c, '#', (size_t)(h + len - c))) != NULL; c++)
-        read = c > h && (c[-1] == ' ' || c[-1] == '\t') &&
-               header_line(h, (size_t)(c - h), b->folded, &chomp, &indent, &n, &out->indicator);
-    if (!read || indent)
+    if (!header_commented(b, &chomp, &indent, &n, &out->indicator) || indent)
         return false; /* with an indentation indicator libfyaml ends the scalar as YAML does */
     for (;;) {
         const char *q = p;

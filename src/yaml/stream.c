@@ -1047,7 +1047,7 @@ static struct ynode *scalar_from(struct stream *s, struct ynode_doc *doc, struct
             if (read < len) {
                 report(s, pos, RULE_YAML, "%s", "libfyaml 0.7.12 leaves a byte of this block scalar's text "
                        "unwritten (a folded line, a blank line, a line one space deeper); fanout writes that text "
-                       "itself when its header's line has no comment and its lines end in LF or CRLF");
+                       "itself when its lines end in LF or CRLF and its header is a key's or a '-''s");
                 return NULL;
             }
         }
