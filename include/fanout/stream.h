@@ -27,6 +27,7 @@ struct stream_item {
     struct ypos pos;         /* where the item starts */
     bool bare;               /* STEPS_START: the document is a bare list */
     const char *items_key;   /* STEPS_START: the container's key ("steps", "jobs") */
+    bool merged;             /* PAIR and STEP: a `<<` merge was applied in it */
 };
 
 /* Where a document keeps its items: Buildkite's `steps` list (a document may also be a
@@ -47,6 +48,11 @@ struct stream_shape {
      * it so (`run: |`, `  x` EOF: "x\n"); Buildkite's gopkg.in/yaml.v3 gives no break
      * there ("x"), as YAML 1.2.2 does (8.1.1.2: a final break is kept where there is one). */
     bool cut_block_breaks;
+    /* `<<` is a key like any other, not a merge: GitHub's reader (npm yaml, YAML 1.2's core
+     * schema, which has none) keeps it, and the workflow is refused ("Unexpected value
+     * '<<'": @actions/workflow-parser; GitHub staff, actions/runner#1182: merge keys are not
+     * supported); Buildkite's gopkg.in/yaml.v3 merges, as YAML 1.1 did. */
+    bool literal_merge_keys;
 };
 
 /* {{"steps", false, false, false}, {NULL}}: Buildkite. */

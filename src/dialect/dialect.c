@@ -130,6 +130,8 @@ static bool head_fits(const struct dialect_head *h, const struct dialect *dl,
     if (!own || !as || own->mapping != as->mapping || (last->bare && own != dl->shape))
         return false;
     for (size_t i = 0; i + 1 < h->n; i++) {
+        if (h->items[i].merged && own->literal_merge_keys)
+            return false; /* read with `<<` merged, before the shape was known */
         size_t len;
         const char *key = h->items[i].kind == STREAM_PAIR
                               ? ynode_scalar(ynode_key(ynode_doc_root(h->items[i].doc), 0), &len)
@@ -151,8 +153,9 @@ static enum dialect_verdict detect(struct source *src, unsigned file, const stru
 {
     /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
      * read whole to find out. */
-    static const struct stream_shape either[] = {{"steps", false, false, false}, {"jobs", true, false, false},
-                                                 {NULL, false, false, false}};
+    static const struct stream_shape either[] = {{"steps", false, false, false, false},
+                                                 {"jobs", true, false, false, true},
+                                                 {NULL, false, false, false, false}};
     struct dialect_probe probe = {source_name(src), strset_create(), 0};
     /* a head is kept only from a read that reported nothing: the run's read says it */
     struct dialect_head *h = head ? calloc(1, sizeof(*h)) : NULL;

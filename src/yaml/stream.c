@@ -82,6 +82,7 @@ struct stream {
     struct source_patch *patches;
     size_t n_patches;
     uint64_t reread_bytes;
+    bool merged; /* a `<<` merge was applied in the item being built */
     /* The last block scalar libfyaml read a line into (block_text): `read`, blocktext_shallow
      * read it, `at` its answer; its indicator's offset in what the parser was handed
      * (source_line_start), line and column (0-based, as libfyaml counts them: characters). */
@@ -328,6 +329,7 @@ static int merge_mapping(struct stream *s, struct ynode_doc *doc, struct frame *
 /* Applies the held-back `<<` sources: a mapping, or a list of mappings (earlier wins). */
 static int apply_merges(struct stream *s, struct ynode_doc *doc, struct frame *f)
 {
+    s->merged = true;
     for (size_t i = 0; i < f->n_merges; i++) {
         const struct ynode *src = f->merges[i];
 
@@ -384,7 +386,7 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
             return -1;
         }
         f->key = child;
-        f->key_is_merge = is_merge_key(child);
+        f->key_is_merge = is_merge_key(child) && !s->shape->literal_merge_keys;
         return 0;
     }
     if (f->key_is_merge) {
@@ -1457,7 +1459,8 @@ fail:
     return NULL;
 }
 
-const struct stream_shape stream_steps_shape[] = {{"steps", false, false, false}, {NULL, false, false, false}};
+const struct stream_shape stream_steps_shape[] = {{"steps", false, false, false, false},
+                                                  {NULL, false, false, false, false}};
 
 struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
 {
@@ -1763,6 +1766,8 @@ int stream_next(struct stream *s, struct stream_item *item)
             if (!item->doc)
                 return fail(s);
             item->kind = STREAM_PAIR;
+            item->merged = s->merged;
+            s->merged = false;
             return 1;
         }
         case ST_STEPS:
@@ -1782,6 +1787,8 @@ int stream_next(struct stream *s, struct stream_item *item)
             if (!item->doc)
                 return fail(s);
             item->kind = STREAM_STEP;
+            item->merged = s->merged;
+            s->merged = false;
             return 1;
         case ST_DOC_TAIL: {
             enum fy_event_type type = fye->type;

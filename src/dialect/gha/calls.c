@@ -156,7 +156,8 @@ static struct ynode_doc *read_callee(struct job *j, const struct ynode *uses, co
     }
     if (j->ctx->heads) /* an input not read yet: its detection's read is left */
         dialect_head_drop(&j->ctx->heads[file]);
-    st = stream_open(j->ctx->sources[file], (unsigned)file, j->ctx->diag);
+    /* read as a workflow is read (stream_shape: a block scalar the end cuts, `<<`) */
+    st = stream_open_shaped(j->ctx->sources[file], (unsigned)file, gha_jobs_shape, j->ctx->diag);
     if (!st || stream_document(st, &doc) < 0)
         j->failed = 1;
     else if (!doc) /* an empty file, or only comments */

@@ -20,7 +20,7 @@
 /* GitHub reads workflows with npm yaml 2.x (@actions/workflow-parser), whose lexer
  * (lexer.js: parseQuotedScalar, continueScalar) ends a quoted scalar at a line less
  * indented than its key's column + 1, leaving the quote unclosed: the workflow is refused. */
-static const struct stream_shape jobs_shape[] = {{"jobs", true, true, true}, {NULL, false, false, false}};
+const struct stream_shape gha_jobs_shape[] = {{"jobs", true, true, true, true}, {NULL, false, false, false, false}};
 
 void gha_vreport(struct job *j, enum diag_severity sev, struct ypos p, enum rule_id rule, const char *fmt,
                  va_list ap)
@@ -834,7 +834,7 @@ static const struct dialect_diff gha_diff = {
 const struct dialect dialect_gha = {
     .name = "gha",
     .description = "GitHub Actions workflow",
-    .shape = jobs_shape,
+    .shape = gha_jobs_shape,
     .layout = &gha_layout,
     .input_schema = "github-workflow-v1",
     .rendered_schema = "github-workflow-v1",

@@ -224,6 +224,9 @@ struct gha_options {
 };
 
 extern const struct dialect_option gha_options[];
+
+/* How a workflow is read: its jobs the items, with GitHub's reader's ways (stream.h). */
+extern const struct stream_shape gha_jobs_shape[];
 int gha_option(void *own, const struct dialect_option *opt, const char *arg,
                const struct dialect_option_io *io);
 void gha_options_free(void *own);
