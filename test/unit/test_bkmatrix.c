@@ -142,10 +142,11 @@ START_TEST(single_dimension_with)
 }
 END_TEST
 
-/* Elements are strings, integers or booleans: quoted "null" and "1.5" are strings. */
+/* Elements are strings, numbers or booleans: quoted "null" and "1.5" are strings; 2.5 is
+ * the agent's "2.5" (go-pipeline prints a float), 010 its "8" and "010" a string. */
 START_TEST(element_types)
 {
-    expect_read_ok("[1, true, x, \"null\", '1.5', -3]");
+    expect_read_ok("[1, true, x, \"null\", '1.5', -3, 2.5, 010, \"010\"]");
 }
 END_TEST
 
@@ -279,7 +280,10 @@ static const struct {
     {"[a, {b: c}]", 1, 5, "not a mapping"},
     {"setup:\n  os: []\n", 2, 7, "at least one value"},
     {"[a, ~]", 1, 5, "null"},
-    {"[1, 1.5]", 1, 5, "float"},
+    {"[1, 2024-01-31]", 1, 5, "a timestamp to the agent's YAML reader"},
+    {"[1, 9223372036854775808]", 1, 5, "past the agent's integers"},
+    {"[8, 010]", 1, 5, "the agent reads both as '8'"},
+    {"setup: [1.5]\nadjustments:\n  - with: 1.5\n", 3, 11, "not the float '1.5'"},
     {"[a, b, a]", 1, 8, "'a' is already a value"},
     {"[a, 'x{{matrix}}']", 1, 6, "holds the matrix token '{{matrix}}'"},
     {"setup:\n  my-os: [a]\n", 2, 3, "letters, digits and '_'"},

@@ -54,6 +54,7 @@ Suite *interpolate_suite(void);
 Suite *dialect_suite(void);
 Suite *gha_suite(void);
 Suite *blocktext_suite(void);
+Suite *bkscalar_suite(void);
 Suite *quotedtext_suite(void);
 Suite *ghachanged_suite(void);
 Suite *validate_suite(void);

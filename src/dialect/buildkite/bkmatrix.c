@@ -7,6 +7,7 @@
 
 #include "fanout/yscalar.h"
 
+#include "bkscalar.h"
 #include "steps.h"
 
 #define SHORT(len) ((int)((len) > 60 ? 60 : (len)))
@@ -49,29 +50,67 @@ static bool text_eq(const struct ynode *a, const struct ynode *b)
     return ta && tb && la == lb && memcmp(ta, tb, la) == 0;
 }
 
+/* A value (checked by check_element) as the agent makes it a string: `010` is "8",
+ * `3.10` "3.1", `True` "true" (bkscalar.h). */
+static const char *value_text(const struct ynode *v, char buf[BK_SCALAR_BUF], size_t *len)
+{
+    const char *t;
+
+    bk_scalar_text(v, buf, &t, len);
+    return t;
+}
+
+/* Whether two values are one to the agent (`8` and `010` are; `010` and "010" are not). */
+static bool value_eq(const struct ynode *a, const struct ynode *b)
+{
+    char ba[BK_SCALAR_BUF], bb[BK_SCALAR_BUF];
+    size_t la, lb;
+    const char *ta = value_text(a, ba, &la), *tb = value_text(b, bb, &lb);
+
+    return ta && tb && la == lb && memcmp(ta, tb, la) == 0;
+}
+
 static long token_find(const char *s, size_t len, size_t from, size_t *tok_len, const char **name,
                        size_t *name_len);
 
-/* An element (or a `with` value): a string, integer or boolean of at most 128 bytes,
+/* An element (or a `with` value, `with`): a scalar the agent makes a string of
+ * (go-pipeline's ordered.Unmarshal takes a string, an int, a float or a bool for a setup's
+ * value, MatrixAdjustmentWith.UnmarshalOrdered no float: bkscalar.h) of at most 128 bytes,
  * without a matrix token (the agent fills tokens once, so the job would run the token as
  * written, and a rendering would fill it when rendered again). */
-static int check_element(const struct ynode *e, const char *what, struct bkm_error *err)
+static int check_element(const struct ynode *e, bool with, struct bkm_error *err)
 {
+    const char *what = with ? "a 'with' value" : "a matrix value";
     size_t tl, nl;
     const char *name;
     long at;
 
     size_t len;
-    const char *t = ynode_scalar(e, &len);
-    enum yscalar_type type;
+    char buf[BK_SCALAR_BUF];
+    const char *t;
 
-    if (!t)
-        return fail(err, e, "%s must be a string, an integer or a boolean, not a %s", what,
+    switch (bk_scalar_text(e, buf, &t, &len)) {
+    case BK_SCALAR_OTHER:
+        return fail(err, e, "%s must be a string, a number or a boolean, not a %s", what,
                     ynode_is_map(e) ? "mapping" : "list");
-    type = ynode_is_string(e) ? YS_STRING : yscalar_type(t, len);
-    if (type == YS_NULL || type == YS_FLOAT)
-        return fail(err, e, "%s must be a string, an integer or a boolean, not %s '%.*s'", what,
-                    type == YS_NULL ? "the null" : "the float", SHORT(len), t);
+    case BK_SCALAR_NULL:
+        return fail(err, e, "%s must be a string, a number or a boolean, not the null '%.*s'", what,
+                    SHORT(len), t);
+    case BK_SCALAR_UINT:
+        return fail(err, e, "%s '%.*s' is past the agent's integers (int64): its YAML reader makes it a "
+                    "uint64, which go-pipeline does not take; quote it", what, SHORT(len), t);
+    case BK_SCALAR_TIMESTAMP:
+        return fail(err, e, "%s '%.*s' is a timestamp to the agent's YAML reader (gopkg.in/yaml.v3), "
+                    "which go-pipeline does not take; quote it", what, SHORT(len), t);
+    case BK_SCALAR_FLOAT:
+        if (with)
+            return fail(err, e, "a 'with' value must be a string, an integer or a boolean, not the float "
+                        "'%.*s' (go-pipeline's adjustments take no float, where a setup's value may be one)",
+                        SHORT((size_t)strlen(ynode_scalar(e, NULL))), ynode_scalar(e, NULL));
+        break;
+    default:
+        break;
+    }
     if (len > BKM_MAX_ELEMENT_BYTES)
         return fail(err, e, "%s is %zu bytes; Buildkite allows %d", what, len, BKM_MAX_ELEMENT_BYTES);
     if ((at = token_find(t, len, 0, &tl, &name, &nl)) >= 0) {
@@ -97,12 +136,23 @@ static int read_dimension(struct bkm_matrix *m, const struct ynode *name, const 
 
         if (i == BKM_MAX_ELEMENTS)
             return fail(err, e, "more than %d values in one matrix dimension", BKM_MAX_ELEMENTS);
-        if (check_element(e, "a matrix value", err) != 0)
+        if (check_element(e, false, err) != 0)
             return -1;
         for (size_t j = 0; j < i; j++) {
-            if (text_eq(ynode_item(list, j), e))
-                return fail(err, e, "'%s' is already a value of this dimension (line %u)",
-                            ynode_scalar(e, NULL), ynode_pos(ynode_item(list, j)).line);
+            const struct ynode *was = ynode_item(list, j);
+            char buf[BK_SCALAR_BUF];
+            size_t len;
+            const char *t;
+
+            if (!value_eq(was, e))
+                continue;
+            if (text_eq(was, e))
+                return fail(err, e, "'%s' is already a value of this dimension (line %u)", ynode_scalar(e, NULL),
+                            ynode_pos(was).line);
+            t = value_text(e, buf, &len);
+            return fail(err, e, "'%s' is already a value of this dimension (line %u: '%s'; the agent reads both "
+                        "as '%.*s')", ynode_scalar(e, NULL), ynode_pos(was).line, ynode_scalar(was, NULL),
+                        (int)len, t);
         }
     }
     m->names[m->n_dims] = name;
@@ -205,7 +255,7 @@ static int cross_product(struct bkm_matrix *m, const struct ynode *at, struct bk
 static bool combination_matches(const struct bkm_matrix *m, size_t c, const struct ynode *const *values)
 {
     for (size_t d = 0; d < m->n_dims; d++) {
-        if (values[d] && !text_eq(m->values[c * m->n_dims + d], values[d]))
+        if (values[d] && !value_eq(m->values[c * m->n_dims + d], values[d]))
             return false;
     }
     return true;
@@ -244,7 +294,7 @@ static int read_with(const struct bkm_matrix *m, const struct ynode *adj, const 
             return fail(err, with, "'with' of a single-dimension matrix gives one value, not %zu",
                         ynode_len(with));
         values[0] = ynode_is_seq(with) ? ynode_item(with, 0) : with;
-        return check_element(values[0], "a 'with' value", err);
+        return check_element(values[0], true, err);
     }
     dimension_list(m, dims, sizeof(dims));
     if (!ynode_is_map(with))
@@ -259,7 +309,7 @@ static int read_with(const struct bkm_matrix *m, const struct ynode *adj, const 
         if (d == m->n_dims)
             return fail(err, key, "'%s' is not a dimension of this matrix (%s)", ynode_scalar(key, NULL), dims);
         values[d] = ynode_value(with, i);
-        if (check_element(values[d], "a 'with' value", err) != 0)
+        if (check_element(values[d], true, err) != 0)
             return -1;
     }
     return 0;
@@ -555,13 +605,14 @@ static char *fill_text(const struct bkm_matrix *m, size_t combo, const char *s, 
     for (int pass = 0; pass < 2; pass++) {
         size_t o = 0, from = 0, tl, nl, vl;
         const char *name, *v;
+        char vbuf[BK_SCALAR_BUF];
         long at;
 
         while ((at = token_find(s, len, from, &tl, &name, &nl)) >= 0) {
             long d = token_dimension(m, name, nl);
 
             if (d >= 0)
-                v = ynode_scalar(values[d], &vl);
+                v = value_text(values[d], vbuf, &vl);
             else
                 v = s + at, vl = tl; /* left as written */
             if (out) {
@@ -614,13 +665,32 @@ struct ynode *bkm_fill(const struct bkm_matrix *m, size_t i, struct ynode_doc *d
 
 /* ---- a rendered job's matrix ---- */
 
+/* Value `v` in a job's matrix as the agent reads it: itself, or (`010`, `True`, `3.10`) the
+ * agent's text, a float's as a string (the text the job's tokens were filled with, and
+ * Buildkite's schema takes no float). NULL: out of memory. */
+static struct ynode *job_value(const struct ynode *v, struct ynode_doc *doc)
+{
+    char buf[BK_SCALAR_BUF], text[BK_SCALAR_BUF + 1];
+    size_t len, own;
+    const char *t;
+    enum bk_scalar kind = bk_scalar_text(v, buf, &t, &len);
+
+    if (kind == BK_SCALAR_STRING || (t == ynode_scalar(v, &own) && len == own))
+        return (struct ynode *)v;
+    if (kind == BK_SCALAR_FLOAT)
+        return ynode_new_string(doc, t, len, ynode_pos(v));
+    snprintf(text, sizeof(text), "%.*s", (int)len, t);
+    return ynode_new_plain(doc, text, ynode_pos(v));
+}
+
 struct ynode *bkm_job_matrix(const struct bkm_matrix *m, size_t i, struct ynode_doc *doc, struct ypos pos)
 {
-    struct ynode *outer, *setup;
+    struct ynode *outer, *setup, *v;
 
     if (m->single) {
         outer = ynode_new_seq(doc, pos);
-        return outer && ynode_append(doc, outer, (struct ynode *)m->combos[i].values[0]) == 0 ? outer : NULL;
+        v = outer ? job_value(m->combos[i].values[0], doc) : NULL;
+        return v && ynode_append(doc, outer, v) == 0 ? outer : NULL;
     }
     outer = ynode_new_map(doc, pos);
     setup = ynode_new_map(doc, pos);
@@ -629,7 +699,7 @@ struct ynode *bkm_job_matrix(const struct bkm_matrix *m, size_t i, struct ynode_
     for (size_t d = 0; d < m->n_dims; d++) {
         struct ynode *list = ynode_new_seq(doc, pos);
 
-        if (!list || ynode_append(doc, list, (struct ynode *)m->combos[i].values[d]) != 0 ||
+        if (!list || !(v = job_value(m->combos[i].values[d], doc)) || ynode_append(doc, list, v) != 0 ||
             ynode_append_pair(doc, setup, (struct ynode *)m->names[d], list) != 0)
             return NULL;
     }
@@ -679,7 +749,10 @@ size_t bkm_row_text(const struct ynode_pair *pairs, size_t n, char *buf, size_t 
 
     buf[0] = '\0';
     for (size_t d = 0; d < n && o + 1 < cap; d++) {
-        int w = snprintf(buf + o, cap - o, "%s%s", d ? ", " : "", ynode_scalar(pairs[d].value, NULL));
+        char vbuf[BK_SCALAR_BUF];
+        size_t vl;
+        const char *v = value_text(pairs[d].value, vbuf, &vl);
+        int w = snprintf(buf + o, cap - o, "%s%.*s", d ? ", " : "", (int)vl, v ? v : "");
 
         o = w < 0 || (size_t)w >= cap - o ? cap - 1 : o + (size_t)w;
     }

@@ -1,0 +1,31 @@
+/* bkscalar: the string Buildkite's agent makes of a scalar where it wants one (a matrix
+ * value: buildkite/go-pipeline step_command_matrix.go and ordered/unmarshal.go at
+ * fd45720551e8): gopkg.in/yaml.v3's reading of a plain scalar (resolve.go: the spellings of
+ * true, false and null, integers as Go's strconv.ParseInt(s, 0, 64) reads them once `_` is
+ * dropped, so `010` is 8 and `0x10` 16, floats, timestamps), then fmt.Sprint of the value
+ * (a float in Go's shortest %v: `3.10` is "3.1", `1e6` "1e+06"). */
+#ifndef FANOUT_BKSCALAR_H
+#define FANOUT_BKSCALAR_H
+
+#include <stddef.h>
+
+#include "fanout/ynode.h"
+
+enum bk_scalar {
+    BK_SCALAR_STRING,    /* a string, or a plain scalar yaml.v3 keeps as one */
+    BK_SCALAR_BOOL,      /* "true" or "false" */
+    BK_SCALAR_INT,       /* in decimal */
+    BK_SCALAR_FLOAT,     /* in Go's %v */
+    BK_SCALAR_NULL,      /* none of these the agent takes as a string: */
+    BK_SCALAR_UINT,      /* past int64 (a uint64, which ordered.Unmarshal refuses) */
+    BK_SCALAR_TIMESTAMP, /* a time.Time */
+    BK_SCALAR_OTHER,     /* a mapping or a list */
+};
+
+#define BK_SCALAR_BUF 32
+
+/* What the agent makes of `n`: *text (n's own, or `buf`'s) and *len, for the kinds up to
+ * BK_SCALAR_FLOAT. */
+enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], const char **text, size_t *len);
+
+#endif
