@@ -270,3 +270,21 @@ enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], co
     }
     return BK_SCALAR_STRING;
 }
+
+bool bk_scalar_int(const struct ynode *n, long long *out)
+{
+    char buf[BK_SCALAR_BUF];
+    const char *t;
+    size_t len, i;
+    enum bk_scalar kind = bk_scalar_text(n, buf, &t, &len);
+    long long v = 0;
+
+    if (kind != BK_SCALAR_INT && kind != BK_SCALAR_FLOAT)
+        return false;
+    for (i = t[0] == '-' ? 1 : 0; i < len && digit(t[i]) && v < 1000000000000LL; i++)
+        v = v * 10 + (t[i] - '0');
+    if (i != len || len == (t[0] == '-' ? 1u : 0u))
+        return false; /* "2.5", "1e+06", "+Inf", or too long to be a count */
+    *out = t[0] == '-' ? -v : v;
+    return true;
+}

@@ -7,6 +7,7 @@
 #ifndef FANOUT_BKSCALAR_H
 #define FANOUT_BKSCALAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fanout/ynode.h"
@@ -27,5 +28,10 @@ enum bk_scalar {
 /* What the agent makes of `n`: *text (n's own, or `buf`'s) and *len, for the kinds up to
  * BK_SCALAR_FLOAT. */
 enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], const char **text, size_t *len);
+
+/* The integer the agent sends for `n` (a count: `parallelism`): an int as yaml.v3 reads it
+ * (`010` is 8, `0x2` 2, `+4` 4), or a float that is one (`2.0`: go-pipeline passes the
+ * field on as yaml.v3 read it, and JSON writes 2.0 as 2). */
+bool bk_scalar_int(const struct ynode *n, long long *out);
 
 #endif

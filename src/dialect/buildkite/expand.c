@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bkmatrix.h"
+#include "bkscalar.h"
 #include "buildkite.h"
 #include "gate.h"
 #include "placeholder.h"
@@ -62,14 +63,14 @@ static long read_parallelism(const struct dialect_ctx *ctx, const struct ynode *
                 "%s", msg);
         return -1;
     }
-    if (!ynode_int(v, &n) || n < 1 || n > EXPAND_MAX_PARALLELISM) {
+    /* as the agent sends it: yaml.v3's integer (`010` is 8, `0x2` 2) */
+    if (!bk_scalar_int(v, &n) || n < 1 || n > EXPAND_MAX_PARALLELISM) {
         size_t len = 0;
         const char *t = ynode_scalar(v, &len);
 
         if (t)
-            snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got %s'%.*s'%s",
-                     EXPAND_MAX_PARALLELISM, ynode_is_string(v) ? "the string " : "", BK_SHORT(len), t,
-                     ynode_int_hint(v));
+            snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got %s'%.*s'",
+                     EXPAND_MAX_PARALLELISM, ynode_is_string(v) ? "the string " : "", BK_SHORT(len), t);
         else
             snprintf(msg, sizeof(msg), "parallelism must be an integer from 1 to %d, got a %s",
                      EXPAND_MAX_PARALLELISM, ynode_is_map(v) ? "mapping" : "list");
