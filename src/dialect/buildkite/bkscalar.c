@@ -148,7 +148,7 @@ static bool yaml_style_float(const char *s, size_t len)
 /* A decimal float of s[0, len) as Go's ParseFloat reads it (correctly rounded, as strtod). */
 static bool parse_float(const char *s, size_t len, double *d)
 {
-    char buf[64], *endp;
+    char buf[512], *endp;
 
     if (len >= sizeof(buf))
         return false;
@@ -216,7 +216,7 @@ static size_t go_float(double d, char buf[BK_SCALAR_BUF])
 enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], const char **text, size_t *len)
 {
     const char *t = ynode_scalar(n, len);
-    char plain[64];
+    char plain[512];
     size_t pl = 0;
     long long v;
     double d;
