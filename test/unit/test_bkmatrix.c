@@ -335,12 +335,14 @@ END_TEST
 
 START_TEST(limit_element_bytes)
 {
-    char yaml[512];
+    char yaml[512], x[BKM_MAX_ELEMENT_BYTES + 2];
 
-    /* a value */
-    snprintf(yaml, sizeof(yaml), "[a, %0*d]", BKM_MAX_ELEMENT_BYTES, 0);
+    /* a value (zeros would be the agent's integer 0: bkscalar.h) */
+    memset(x, 'x', sizeof(x) - 1);
+    x[sizeof(x) - 1] = '\0';
+    snprintf(yaml, sizeof(yaml), "[a, %.*s]", BKM_MAX_ELEMENT_BYTES, x);
     expect_read_ok(yaml);
-    snprintf(yaml, sizeof(yaml), "[a, %0*d]", BKM_MAX_ELEMENT_BYTES + 1, 0);
+    snprintf(yaml, sizeof(yaml), "[a, %s]", x);
     expect_read_error(yaml, 1, 5, "129 bytes");
     /* a dimension name */
     snprintf(yaml, sizeof(yaml), "setup:\n  %0*d: [a]\n", BKM_MAX_ELEMENT_BYTES, 0);

@@ -144,7 +144,7 @@ static const struct {
     {"[{command: c, parallelism: 1001}]", "got '1001'"},
     {"[{command: c, parallelism: 99999999999999999999}]", "got '99999999999999999999'"},
     {"[{command: c, parallelism: '2'}]", "got the string '2'"},
-    {"[{command: c, parallelism: 2.0}]", "got '2.0'"},
+    {"[{command: c, parallelism: 2.5}]", "got '2.5'"}, /* 2.0 is 2 to the agent (JSON) */
     {"[{command: c, parallelism: [2]}]", "got a list"},
     {"[{wait: ~, parallelism: 2}]", "parallelism is not allowed on a wait step"},
     {"[{command: c, matrix: [a], parallelism: 2}]", "matrix and parallelism cannot be combined"},
