@@ -123,6 +123,38 @@ START_TEST(strings_and_collections)
 }
 END_TEST
 
+/* bk_scalar_int: the count the agent sends (parallelism): yaml.v3's int, or a float JSON
+ * writes as an integer */
+START_TEST(agent_counts)
+{
+    static const struct {
+        const char *in;
+        bool is_int;
+        long long v;
+    } counts[] = {
+        {"4", true, 4},      {"010", true, 8},     {"0x2", true, 2},   {"+4", true, 4},  {"2.0", true, 2},
+        {"1e1", true, 10},   {"1_0", true, 10},    {"0", true, 0},     {"-1", true, -1}, {"2.5", false, 0},
+        {"1e6", false, 0},   {"four", false, 0},   {".inf", false, 0}, {"~", false, 0},
+        {"99999999999999999999", false, 0},
+    };
+
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        struct ynode n = {.kind = YNODE_SCALAR, .style = YNODE_PLAIN, .u.scalar = {counts[i].in, strlen(counts[i].in)}};
+        long long v = -99;
+
+        ck_assert_msg(bk_scalar_int(&n, &v) == counts[i].is_int, "%s", counts[i].in);
+        if (counts[i].is_int)
+            ck_assert_msg(v == counts[i].v, "%s: %lld", counts[i].in, v);
+    }
+    {
+        struct ynode quoted = {.kind = YNODE_SCALAR, .style = YNODE_DOUBLE_QUOTED, .u.scalar = {"3", 1}};
+        long long v;
+
+        ck_assert(!bk_scalar_int(&quoted, &v)); /* a string to the agent */
+    }
+}
+END_TEST
+
 Suite *bkscalar_suite(void)
 {
     Suite *s = suite_create("bkscalar");
@@ -130,6 +162,7 @@ Suite *bkscalar_suite(void)
 
     tcase_add_test(tc, as_yaml_v3_and_sprint);
     tcase_add_test(tc, strings_and_collections);
+    tcase_add_test(tc, agent_counts);
     suite_add_tcase(s, tc);
     return s;
 }

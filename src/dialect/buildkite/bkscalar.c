@@ -229,7 +229,7 @@ enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], co
         return BK_SCALAR_STRING;
     if (*len == 0)
         return BK_SCALAR_NULL;
-    for (size_t i = 0; i < sizeof(spelled) / sizeof(spelled[0]); i++) {
+    for (size_t i = 0; strchr("tTfF~nN.+-", *t) && i < sizeof(spelled) / sizeof(spelled[0]); i++) {
         if (strlen(spelled[i].text) == *len && !memcmp(spelled[i].text, t, *len)) {
             if (spelled[i].as) {
                 *text = spelled[i].as;
@@ -274,11 +274,22 @@ enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], co
 bool bk_scalar_int(const struct ynode *n, long long *out)
 {
     char buf[BK_SCALAR_BUF];
-    const char *t;
-    size_t len, i;
-    enum bk_scalar kind = bk_scalar_text(n, buf, &t, &len);
+    size_t len, i, len_of_plain = 0;
+    const char *t = ynode_scalar(n, &len_of_plain);
+    enum bk_scalar kind;
     long long v = 0;
 
+    /* most counts are written plainly (`4`): yaml.v3's decimal int, read here */
+    if (t && !ynode_is_string(n) && len_of_plain && len_of_plain < 10 && *t != '0') {
+        for (i = 0; i < len_of_plain && digit(t[i]); i++)
+            v = v * 10 + (t[i] - '0');
+        if (i == len_of_plain) {
+            *out = v;
+            return true;
+        }
+        v = 0;
+    }
+    kind = bk_scalar_text(n, buf, &t, &len);
     if (kind != BK_SCALAR_INT && kind != BK_SCALAR_FLOAT)
         return false;
     for (i = t[0] == '-' ? 1 : 0; i < len && digit(t[i]) && v < 1000000000000LL; i++)
