@@ -130,12 +130,13 @@ static bool head_fits(const struct dialect_head *h, const struct dialect *dl,
     if (!own || !as || own->mapping != as->mapping || (last->bare && own != dl->shape))
         return false;
     for (size_t i = 0; i + 1 < h->n; i++) {
-        if (h->items[i].merged && own->literal_merge_keys)
-            return false; /* read with `<<` merged, before the shape was known */
         size_t len;
         const char *key = h->items[i].kind == STREAM_PAIR
                               ? ynode_scalar(ynode_key(ynode_doc_root(h->items[i].doc), 0), &len)
                               : NULL;
+
+        if (h->items[i].merged && own->literal_merge_keys)
+            return false; /* read with `<<` merged, before the shape was known */
 
         for (const struct stream_shape *sh = dl->shape; key && sh->key; sh++) {
             if (strlen(sh->key) == len && !memcmp(sh->key, key, len))

@@ -796,8 +796,6 @@ static void read_ended(struct source *src)
     src->whole = true;
 }
 
-/* libfyaml's input callback. Returns 0 at the end of the input and after a bad byte
- * (reported), which libfyaml takes as the end. */
 /* buf[0, n), the parser's next bytes, with the patches that fall in them. */
 static void hand_patched(struct source *src, char *buf, size_t n)
 {
@@ -808,6 +806,8 @@ static void hand_patched(struct source *src, char *buf, size_t n)
     src->fed += n;
 }
 
+/* libfyaml's input callback. Returns 0 at the end of the input and after a bad byte
+ * (reported), which libfyaml takes as the end. */
 static ssize_t read_checked(void *user, void *buf, size_t count)
 {
     static const char prefix[] = "--- ";

@@ -103,10 +103,14 @@ static int check_element(const struct ynode *e, bool with, struct bkm_error *err
         return fail(err, e, "%s '%.*s' is a timestamp to the agent's YAML reader (gopkg.in/yaml.v3), "
                     "which go-pipeline does not take; quote it", what, SHORT(len), t);
     case BK_SCALAR_FLOAT:
-        if (with)
+        if (with) {
+            size_t own;
+            const char *written = ynode_scalar(e, &own);
+
             return fail(err, e, "a 'with' value must be a string, an integer or a boolean, not the float "
                         "'%.*s' (go-pipeline's adjustments take no float, where a setup's value may be one)",
-                        SHORT((size_t)strlen(ynode_scalar(e, NULL))), ynode_scalar(e, NULL));
+                        SHORT(own), written);
+        }
         break;
     default:
         break;

@@ -271,31 +271,31 @@ enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], co
     return BK_SCALAR_STRING;
 }
 
-bool bk_scalar_int(const struct ynode *n, long long *out)
+/* t[0, len) as `-`, then decimal digits, short enough to be a count. */
+static bool decimal(const char *t, size_t len, long long *out)
 {
-    char buf[BK_SCALAR_BUF];
-    size_t len, i, len_of_plain = 0;
-    const char *t = ynode_scalar(n, &len_of_plain);
-    enum bk_scalar kind;
+    size_t i = len && t[0] == '-' ? 1 : 0, first = i;
     long long v = 0;
 
-    /* most counts are written plainly (`4`): yaml.v3's decimal int, read here */
-    if (t && !ynode_is_string(n) && len_of_plain && len_of_plain < 10 && *t != '0') {
-        for (i = 0; i < len_of_plain && digit(t[i]); i++)
-            v = v * 10 + (t[i] - '0');
-        if (i == len_of_plain) {
-            *out = v;
-            return true;
-        }
-        v = 0;
-    }
-    kind = bk_scalar_text(n, buf, &t, &len);
-    if (kind != BK_SCALAR_INT && kind != BK_SCALAR_FLOAT)
-        return false;
-    for (i = t[0] == '-' ? 1 : 0; i < len && digit(t[i]) && v < 1000000000000LL; i++)
+    for (; i < len && digit(t[i]) && v < 1000000000000LL; i++)
         v = v * 10 + (t[i] - '0');
-    if (i != len || len == (t[0] == '-' ? 1u : 0u))
+    if (i != len || i == first)
         return false; /* "2.5", "1e+06", "+Inf", or too long to be a count */
     *out = t[0] == '-' ? -v : v;
     return true;
+}
+
+bool bk_scalar_int(const struct ynode *n, long long *out)
+{
+    char buf[BK_SCALAR_BUF];
+    size_t len = 0;
+    const char *t = ynode_scalar(n, &len);
+    enum bk_scalar kind;
+
+    /* most counts are written plainly (`4`): yaml.v3's decimal int, read without the
+     * agent's text (a leading 0 is octal: not here) */
+    if (t && !ynode_is_string(n) && len && *t != '0' && digit(*t) && decimal(t, len, out))
+        return true;
+    kind = bk_scalar_text(n, buf, &t, &len);
+    return (kind == BK_SCALAR_INT || kind == BK_SCALAR_FLOAT) && decimal(t, len, out);
 }
