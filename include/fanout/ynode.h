@@ -143,9 +143,6 @@ bool ynode_is_null(const struct ynode *n);
  * False for anything else. */
 bool ynode_int(const struct ynode *n, long long *out);
 
-/* Why an integer-looking scalar was refused by ynode_int (" (write it without the
- * '+')"...), to append to a message; "" otherwise. */
-const char *ynode_int_hint(const struct ynode *n);
 
 /* The index of `key` in mapping `map` (compared by text), or -1 when absent or when
  * `map` is not a mapping. */

@@ -205,22 +205,6 @@ bool ynode_int(const struct ynode *n, long long *out)
     return true;
 }
 
-const char *ynode_int_hint(const struct ynode *n)
-{
-    size_t len;
-    const char *t = ynode_is_string(n) ? NULL : ynode_scalar(n, &len);
-    size_t i = t && len && (t[0] == '-' || t[0] == '+') ? 1 : 0;
-
-    if (!t || i == len || strspn(t + i, "0123456789") != len - i)
-        return "";
-    if (t[0] == '+')
-        return " (write it without the '+')";
-    if (t[i] == '0' && len > i + 1)
-        return " (a leading zero is ambiguous: YAML 1.1 readers such as PyYAML read 010 as 8, "
-               "YAML 1.2 readers as 10)";
-    return "";
-}
-
 long ynode_find(const struct ynode *map, const char *key, size_t len)
 {
     if (!ynode_is_map(map))

@@ -2,25 +2,30 @@
  * types, and the checks of a step against them (an unknown field is an error, with the
  * closest known one suggested, and dropped as the generator drops it; a field the
  * generator does not read, a note). */
+#include <stdio.h>
 #include <string.h>
 
 #include "fanout/diag.h"
 #include "fanout/suggest.h"
 #include "fanout/ynode.h"
-#include "fanout/yscalar.h"
 
+#include "pyscalar.h"
 #include "testarea_internal.h"
 
+/* Each as pydantic (lax) takes what PyYAML read (pyscalar.h): a string is a string only,
+ * an integer or a boolean is written back as the generator's yaml.dump writes the model's
+ * value (`010` is 8, `"yes"` true). */
 enum ftype {
-    F_STR,   /* a scalar */
-    F_INT,   /* a plain integer */
+    F_STR,   /* a string */
+    F_INT,   /* an integer */
     F_BOOL,  /* true or false */
-    F_STRS,  /* a list of scalars */
+    F_STRS,  /* a list of strings */
     F_DEPS,  /* a key, a list of keys, or null */
     F_CMDS,  /* a command or a list of commands */
     F_MAP,   /* a mapping */
     F_PAR,   /* parallelism: checked where it is used */
     F_PARN,  /* a mirror's parallelism: 1..1000, or null for one job */
+    F_COUNT, /* Field(gt=0, strict=True): an integer above 0, as PyYAML read it */
 };
 
 struct field {
@@ -28,6 +33,9 @@ struct field {
     enum ftype type;
     /* The generator's model has no such field: it is dropped without a word. */
     bool ignored;
+    /* Optional in the model: null is its default (the field is dropped; a depends_on's null
+     * is its type's, as the file's depends_on reads it). */
+    bool nullable;
 };
 
 /* The fields of the generator's step model (ci-infra step.py `Step`: pydantic, unknown
@@ -35,46 +43,46 @@ struct field {
  * would ignore), plus the ones the corpus writes that the model does not read (a note
  * says so). */
 static const struct field step_fields[] = {
-    {"label", F_STR, false},          {"key", F_STR, false},
-    {"group", F_STR, false},          {"commands", F_CMDS, false},
-    {"command", F_CMDS, true},        {"depends_on", F_DEPS, false},
-    {"device", F_STR, false},         {"timeout_in_minutes", F_INT, false},
-    {"parallelism", F_PAR, false},    {"optional", F_BOOL, false},
-    {"soft_fail", F_BOOL, false},     {"source_file_dependencies", F_STRS, false},
-    {"env", F_MAP, false},            {"working_dir", F_STR, false},
-    {"num_devices", F_INT, false},    {"num_gpus", F_INT, true},
-    {"num_nodes", F_INT, false},      {"gpu", F_STR, true},
-    {"no_gpu", F_BOOL, false},        {"no_plugin", F_BOOL, false},
-    {"dind", F_BOOL, false},          {"autorun_on_main", F_BOOL, true},
-    {"mount_buildkite_agent", F_BOOL, false}, {"retry", F_MAP, false},
-    {"agent_tags", F_MAP, false},     {"concurrency", F_INT, false},
-    {"concurrency_group", F_STR, false}, {"mirror", F_MAP, false},
+    {"label", F_STR, false, false},          {"key", F_STR, false, true},
+    {"group", F_STR, false, false},          {"commands", F_CMDS, false, true},
+    {"command", F_CMDS, true, true},        {"depends_on", F_DEPS, false, false},
+    {"device", F_STR, false, true},         {"timeout_in_minutes", F_INT, false, true},
+    {"parallelism", F_PAR, false, true},    {"optional", F_BOOL, false, true},
+    {"soft_fail", F_BOOL, false, true},     {"source_file_dependencies", F_STRS, false, true},
+    {"env", F_MAP, false, true},            {"working_dir", F_STR, false, true},
+    {"num_devices", F_INT, false, true},    {"num_gpus", F_INT, true, true},
+    {"num_nodes", F_INT, false, true},      {"gpu", F_STR, true, true},
+    {"no_gpu", F_BOOL, false, true},        {"no_plugin", F_BOOL, false, true},
+    {"dind", F_BOOL, false, false},          {"autorun_on_main", F_BOOL, true, true},
+    {"mount_buildkite_agent", F_BOOL, false, true}, {"retry", F_MAP, false, true},
+    {"agent_tags", F_MAP, false, true},     {"concurrency", F_COUNT, false, true},
+    {"concurrency_group", F_STR, false, true}, {"mirror", F_MAP, false, true},
     /* the runtime-shard and test-selection lines of the model */
-    {"automatic_shard", F_BOOL, false}, {"trace_represented_job_key", F_STR, false},
-    {"trace_gpu", F_BOOL, false},     {"trace_collector_sha256", F_STR, false},
-    {"trace_subprocess_coverage", F_BOOL, false}, {"trace_capture_class", F_STR, false},
-    {NULL, F_STR, false},
+    {"automatic_shard", F_BOOL, false, true}, {"trace_represented_job_key", F_STR, false, true},
+    {"trace_gpu", F_BOOL, false, true},     {"trace_collector_sha256", F_STR, false, true},
+    {"trace_subprocess_coverage", F_BOOL, false, true}, {"trace_capture_class", F_STR, false, true},
+    {NULL, F_STR, false, false},
 };
 
 /* What the generator reads of `mirror.amd` (buildkite_step.py: a plain dict, so these
  * are the keys it looks up; `retry` is not one of them: mirrors get the AMD retry). */
 static const struct field mirror_fields[] = {
-    {"label", F_STR, false},          {"device", F_STR, false},
-    {"timeout_in_minutes", F_INT, false}, {"depends_on", F_DEPS, false},
-    {"dind", F_BOOL, false},          {"source_file_dependencies", F_STRS, false},
-    {"commands", F_CMDS, false},      {"working_dir", F_STR, false},
-    {"soft_fail", F_BOOL, false},     {"optional", F_BOOL, false},
-    {"parallelism", F_PARN, false},   {"env", F_MAP, false},
-    {"num_devices", F_INT, false},    {"num_gpus", F_INT, false},
-    {"num_nodes", F_INT, false},      {"no_plugin", F_BOOL, false},
-    {"no_gpu", F_BOOL, false},        {"concurrency", F_INT, false},
-    {"concurrency_group", F_STR, false}, {"agent_tags", F_MAP, false},
-    {NULL, F_STR, false},
+    {"label", F_STR, false, false},          {"device", F_STR, false, false},
+    {"timeout_in_minutes", F_INT, false, false}, {"depends_on", F_DEPS, false, false},
+    {"dind", F_BOOL, false, false},          {"source_file_dependencies", F_STRS, false, false},
+    {"commands", F_CMDS, false, false},      {"working_dir", F_STR, false, false},
+    {"soft_fail", F_BOOL, false, false},     {"optional", F_BOOL, false, false},
+    {"parallelism", F_PARN, false, false},   {"env", F_MAP, false, false},
+    {"num_devices", F_INT, false, false},    {"num_gpus", F_INT, false, false},
+    {"num_nodes", F_INT, false, false},      {"no_plugin", F_BOOL, false, false},
+    {"no_gpu", F_BOOL, false, false},        {"concurrency", F_INT, false, false},
+    {"concurrency_group", F_STR, false, false}, {"agent_tags", F_MAP, false, false},
+    {NULL, F_STR, false, false},
 };
 
 /* The JSON Schema type a field's value has, by enum ftype (NULL: one of several). */
 static const char *const schema_types[] = {"string", "integer", "boolean", "array", NULL, NULL,
-                                           "object", "integer", NULL};
+                                           "object", "integer", NULL, "integer"};
 
 static const struct ta_field_info *field_infos(const struct field *fields, struct ta_field_info *out)
 {
@@ -102,28 +110,28 @@ const struct ta_field_info *testarea_mirror_fields(void)
     return field_infos(mirror_fields, infos);
 }
 
-bool ta_is_scalar_value(const struct ynode *v)
+bool ta_is_string(const struct ynode *v)
 {
-    return ynode_is_scalar(v) && !ynode_is_null(v);
+    return py_scalar_type(v) == PY_STR;
 }
 
-static bool is_scalar_list(const struct ynode *v)
+static bool is_string_list(const struct ynode *v)
 {
     if (!ynode_is_seq(v))
         return false;
     for (size_t i = 0; i < ynode_len(v); i++) {
-        if (!ta_is_scalar_value(ynode_item(v, i)))
+        if (!ta_is_string(ynode_item(v, i)))
             return false;
     }
     return true;
 }
 
-static bool is_bool(const struct ynode *v)
+/* A count 1..1000 (the expansion's bounds), as pydantic's lax int reads it. */
+static bool is_count(const struct ynode *v)
 {
-    size_t len;
-    const char *t = ynode_scalar(v, &len);
+    long long n;
 
-    return t && !ynode_is_string(v) && yscalar_type(t, len) == YS_BOOL;
+    return py_lax_int(v, &n) && n >= 1 && n <= 1000;
 }
 
 static const char *type_name(enum ftype type)
@@ -147,6 +155,8 @@ static const char *type_name(enum ftype type)
         break;
     case F_PARN:
         return "an integer from 1 to 1000, or null for one job";
+    case F_COUNT:
+        return "an integer above 0 (the model's strict int: not quoted, not a float)";
     }
     return "an integer from 1 to 1000";
 }
@@ -154,28 +164,65 @@ static const char *type_name(enum ftype type)
 static bool type_ok(enum ftype type, const struct ynode *v)
 {
     long long n;
+    bool b;
 
     switch (type) {
     case F_STR:
-        return ta_is_scalar_value(v);
+        return ta_is_string(v);
     case F_INT:
-        return ynode_int(v, &n);
+        return py_lax_int(v, &n);
     case F_BOOL:
-        return is_bool(v);
+        return py_lax_bool(v, &b);
     case F_STRS:
-        return is_scalar_list(v);
+        return is_string_list(v);
     case F_DEPS:
-        return !v || ynode_is_null(v) || ta_is_scalar_value(v) || is_scalar_list(v);
+        return !v || ynode_is_null(v) || ta_is_string(v) || is_string_list(v);
     case F_CMDS:
-        return ta_is_scalar_value(v) || is_scalar_list(v);
+        return ta_is_string(v) || is_string_list(v);
     case F_MAP:
         return ynode_is_map(v);
     case F_PAR:
-        return ynode_int(v, &n) && n >= 1 && n <= 1000;
+        return is_count(v);
     case F_PARN:
-        return ynode_is_null(v) || (ynode_int(v, &n) && n >= 1 && n <= 1000);
+        return ynode_is_null(v) || is_count(v);
+    case F_COUNT:
+        return py_strict_int(v, &n) && n > 0;
     }
     return false;
+}
+
+/* The text the generator writes for a number or boolean field's value (its model's value
+ * through yaml.dump: `8` for `010`, `true` for `"yes"`), in `buf`; NULL when `v` is already
+ * written so, is null, or is not one (a parallelism the expansion refuses). */
+static const char *written_back(enum ftype type, const struct ynode *v, char buf[24])
+{
+    long long n, plain;
+    bool b;
+
+    if (type == F_BOOL && py_lax_bool(v, &b)) {
+        snprintf(buf, 24, "%s", b ? "true" : "false");
+        return ynode_is_string(v) || !ynode_scalar_is(v, buf) ? buf : NULL;
+    }
+    if ((type == F_INT || type == F_PAR || type == F_PARN || type == F_COUNT) && !ynode_is_null(v) &&
+        py_lax_int(v, &n)) {
+        snprintf(buf, 24, "%lld", n);
+        return ynode_int(v, &plain) && plain == n ? NULL : buf;
+    }
+    return NULL;
+}
+
+/* Why PyYAML's reading of `v` fails a field: " (... PyYAML: a float)", or "" when its text
+ * says why (a string that is no number, an integer out of range). */
+static const char *read_as(const struct ynode *v, enum ftype type, char *buf, size_t cap)
+{
+    enum py_type t = py_scalar_type(v);
+    bool number = type == F_INT || type == F_PAR || type == F_PARN || type == F_COUNT;
+
+    if ((t == PY_STR && type != F_COUNT) || (t == PY_INT && number))
+        return "";
+    snprintf(buf, cap, " (vLLM's generator reads it with PyYAML: %s%s)", py_type_name(t),
+             type == F_STR || type == F_STRS || type == F_DEPS || type == F_CMDS ? "; quote it" : "");
+    return buf;
 }
 
 static const struct field *find_field(const struct field *fields, const char *key, size_t len)
@@ -190,15 +237,16 @@ static const struct field *find_field(const struct field *fields, const char *ke
 /* Checks every key of `map` against `fields`, removing an unknown one. In messages `what` names the mapping and
  * `prefix` goes before field names. parallelism is left to the expansion unless
  * `check_parallelism`. */
-static int check_fields(const struct testarea *ta, struct ynode *map, const struct field *fields,
-                        const char *what, const char *prefix, bool check_parallelism)
+static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct ynode *map,
+                        const struct field *fields, const char *what, const char *prefix, bool check_parallelism)
 {
     for (size_t i = 0; i < ynode_len(map); i++) {
         const struct ynode *k = ynode_key(map, i), *v = ynode_value(map, i);
         size_t len, vlen = 0;
         const char *name = ynode_scalar(k, &len);
         const struct field *f = name ? find_field(fields, name, len) : NULL;
-        const char *vt;
+        const char *vt, *back;
+        char buf[24], why[96];
 
         if (!f) {
             const char *names[64];
@@ -225,24 +273,32 @@ static int check_fields(const struct testarea *ta, struct ynode *map, const stru
                     f->type == F_CMDS ? "under it the step runs no command (write commands)"
                                       : "it has no effect on CI");
         }
-        if (f->type == F_PAR && !check_parallelism)
+        if (f->nullable && ynode_is_null(v)) {
+            ynode_remove_at(map, i--);
             continue;
-        if (type_ok(f->type, v))
-            continue;
-        vt = ynode_scalar(v, &vlen);
-        if (vt && !ynode_is_null(v))
-            return ta_error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'%s", prefix, f->name,
-                               type_name(f->type), SHORT(vlen), vt, ynode_int_hint(v));
-        return ta_error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name,
-                           type_name(f->type),
-                           !v || ynode_is_null(v) ? "nothing" : ynode_is_map(v) ? "a mapping" : "a list");
+        }
+        if ((f->type != F_PAR || check_parallelism) && !type_ok(f->type, v)) {
+            vt = ynode_scalar(v, &vlen);
+            if (vt && !ynode_is_null(v))
+                return ta_error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'%s", prefix, f->name,
+                                   type_name(f->type), SHORT(vlen), vt, read_as(v, f->type, why, sizeof(why)));
+            return ta_error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name, type_name(f->type),
+                               !v || ynode_is_null(v) ? "nothing" : ynode_is_map(v) ? "a mapping" : "a list");
+        }
+        if ((back = written_back(f->type, v, buf)) != NULL) {
+            struct ynode *n = ynode_new_plain(doc, back, ynode_pos(v));
+
+            if (!n)
+                return ta_error_at(ta, v, "%s", "out of memory");
+            ynode_set_value(map, i, n);
+        }
     }
     return 0;
 }
 
 /* The `amd` overrides of a step's mirror (NULL when it has none), after checking the
  * mirror's shape. -1 after an error. */
-static int read_mirror(const struct testarea *ta, struct ynode *step, const struct ynode **amd)
+static int read_mirror(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step, const struct ynode **amd)
 {
     struct ynode *mirror = ynode_get(step, "mirror");
 
@@ -258,7 +314,7 @@ static int read_mirror(const struct testarea *ta, struct ynode *step, const stru
                                SHORT(len), name ? name : "");
         if (!ynode_is_map(v))
             return ta_error_at(ta, v ? v : k, "%s", "mirror.amd must be a mapping of overrides");
-        if (check_fields(ta, v, mirror_fields, "mirror.amd", "mirror.amd.", true) != 0)
+        if (check_fields(ta, doc, v, mirror_fields, "mirror.amd", "mirror.amd.", true) != 0)
             return -1;
         *amd = v;
     }
@@ -295,9 +351,10 @@ bool ta_is_depends_on(const struct ynode *v)
     return type_ok(F_DEPS, v);
 }
 
-int ta_check_step(const struct testarea *ta, struct ynode *step, const struct ynode **overrides)
+int ta_check_step(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step,
+                  const struct ynode **overrides)
 {
-    if (check_fields(ta, step, step_fields, "a test-area step", "", false) != 0)
+    if (check_fields(ta, doc, step, step_fields, "a test-area step", "", false) != 0)
         return -1;
-    return read_mirror(ta, step, overrides);
+    return read_mirror(ta, doc, step, overrides);
 }

@@ -524,7 +524,7 @@ static int add_step(struct testarea *ta, struct ynode *step, struct ynode_doc *i
 
     if (!ynode_is_map(step))
         return ta_error_at(ta, step, "%s", "a test-area step must be a mapping");
-    if (ta_check_step(ta, step, &overrides) != 0)
+    if (ta_check_step(ta, item, step, &overrides) != 0)
         return -1;
     if (!ynode_is_scalar(ynode_get(step, "label")))
         return ta_error_at(ta, step, "%s", "a test-area step needs a label");
@@ -703,7 +703,7 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
             const char *name = ynode_scalar(k, &len);
 
             if (ynode_scalar_is(k, "group")) {
-                if (!ta_is_scalar_value(v))
+                if (!ta_is_string(v))
                     rc = ta_error_at(ta, v ? v : k, "%s", "group must be a string");
                 else
                     group = ynode_copy(file_doc, v);

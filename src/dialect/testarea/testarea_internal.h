@@ -28,14 +28,16 @@ int ta_error_at(const struct testarea *ta, const struct ynode *at, const char *f
 
 /* ---- fields.c: the generator's step model ---- */
 
-/* A scalar that is not null (a string, a number, a key). */
-bool ta_is_scalar_value(const struct ynode *v);
+/* A string as vLLM's generator reads it (PyYAML: `3.10` is a float, `"3.10"` a string). */
+bool ta_is_string(const struct ynode *v);
 /* A file's or a step's depends_on: a key, a list of keys, or null. */
 bool ta_is_depends_on(const struct ynode *v);
 /* A step's fields checked against the generator's step model, and its mirror's shape;
  * *overrides is the mirror's `amd` overrides (NULL when it has none). 0, or -1 after an
- * error (reported). */
-int ta_check_step(const struct testarea *ta, struct ynode *step, const struct ynode **overrides);
+ * error (reported). A number or boolean field is written as the generator writes it (`010`
+ * is 8), in `doc`, the step's document. */
+int ta_check_step(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step,
+                  const struct ynode **overrides);
 /* Whether every key of `step` is a field of the generator's step model, or a typo of
  * one (its error is this dialect's to report). */
 bool ta_step_fields_known(const struct ynode *step);
