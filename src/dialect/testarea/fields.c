@@ -20,9 +20,10 @@ enum ftype {
     F_INT,   /* an integer */
     F_BOOL,  /* true or false */
     F_STRS,  /* a list of strings */
-    F_DEPS,  /* a key, a list of keys, or null */
-    F_CMDS,  /* a command or a list of commands */
+    F_DEPS,  /* a list of keys, or null */
+    F_CMDS,  /* a list of commands */
     F_MAP,   /* a mapping */
+    F_ENV,   /* Dict[str, str]: a mapping of strings */
     F_PAR,   /* parallelism: checked where it is used */
     F_PARN,  /* a mirror's parallelism: 1..1000, or null for one job */
     F_COUNT, /* Field(gt=0, strict=True): an integer above 0, as PyYAML read it */
@@ -49,13 +50,13 @@ static const struct field step_fields[] = {
     {"device", F_STR, false, true},         {"timeout_in_minutes", F_INT, false, true},
     {"parallelism", F_PAR, false, true},    {"optional", F_BOOL, false, true},
     {"soft_fail", F_BOOL, false, true},     {"source_file_dependencies", F_STRS, false, true},
-    {"env", F_MAP, false, true},            {"working_dir", F_STR, false, true},
+    {"env", F_ENV, false, true},            {"working_dir", F_STR, false, true},
     {"num_devices", F_INT, false, true},    {"num_gpus", F_INT, true, true},
     {"num_nodes", F_INT, false, true},      {"gpu", F_STR, true, true},
     {"no_gpu", F_BOOL, false, true},        {"no_plugin", F_BOOL, false, true},
     {"dind", F_BOOL, false, false},          {"autorun_on_main", F_BOOL, true, true},
     {"mount_buildkite_agent", F_BOOL, false, true}, {"retry", F_MAP, false, true},
-    {"agent_tags", F_MAP, false, true},     {"concurrency", F_COUNT, false, true},
+    {"agent_tags", F_ENV, false, true},     {"concurrency", F_COUNT, false, true},
     {"concurrency_group", F_STR, false, true}, {"mirror", F_MAP, false, true},
     /* the runtime-shard and test-selection lines of the model */
     {"automatic_shard", F_BOOL, false, true}, {"trace_represented_job_key", F_STR, false, true},
@@ -72,17 +73,20 @@ static const struct field mirror_fields[] = {
     {"dind", F_BOOL, false, false},          {"source_file_dependencies", F_STRS, false, false},
     {"commands", F_CMDS, false, false},      {"working_dir", F_STR, false, false},
     {"soft_fail", F_BOOL, false, false},     {"optional", F_BOOL, false, false},
-    {"parallelism", F_PARN, false, false},   {"env", F_MAP, false, false},
+    {"parallelism", F_PARN, false, false},   {"env", F_ENV, false, false},
     {"num_devices", F_INT, false, false},    {"num_gpus", F_INT, false, false},
     {"num_nodes", F_INT, false, false},      {"no_plugin", F_BOOL, false, false},
     {"no_gpu", F_BOOL, false, false},        {"concurrency", F_INT, false, false},
-    {"concurrency_group", F_STR, false, false}, {"agent_tags", F_MAP, false, false},
+    {"concurrency_group", F_STR, false, false}, {"agent_tags", F_ENV, false, false},
     {NULL, F_STR, false, false},
 };
 
-/* The JSON Schema type a field's value has, by enum ftype (NULL: one of several). */
-static const char *const schema_types[] = {"string", "integer", "boolean", "array", NULL, NULL,
-                                           "object", "integer", NULL, "integer"};
+/* The JSON Schema type a field's value is written as, by enum ftype (NULL: one of several). */
+static const char *const schema_types[] = {
+    [F_STR] = "string",   [F_INT] = "integer", [F_BOOL] = "boolean", [F_STRS] = "array",
+    [F_DEPS] = "array",   [F_CMDS] = "array",  [F_MAP] = "object",   [F_ENV] = "object",
+    [F_PAR] = "integer",  [F_PARN] = NULL,     [F_COUNT] = "integer",
+};
 
 static const struct ta_field_info *field_infos(const struct field *fields, struct ta_field_info *out)
 {
@@ -90,7 +94,7 @@ static const struct ta_field_info *field_infos(const struct field *fields, struc
 
     for (; fields[i].name; i++) {
         out[i].name = fields[i].name;
-        out[i].type = schema_types[fields[i].type];
+        out[i].type = fields[i].ignored ? NULL : schema_types[fields[i].type]; /* read by nobody: any */
     }
     out[i].name = out[i].type = NULL;
     return out;
@@ -113,6 +117,18 @@ const struct ta_field_info *testarea_mirror_fields(void)
 bool ta_is_string(const struct ynode *v)
 {
     return py_scalar_type(v) == PY_STR;
+}
+
+/* A mapping of strings to strings (pydantic's Dict[str, str]). */
+static bool is_string_map(const struct ynode *v)
+{
+    if (!ynode_is_map(v))
+        return false;
+    for (size_t i = 0; i < ynode_len(v); i++) {
+        if (!ta_is_string(ynode_key(v, i)) || !ta_is_string(ynode_value(v, i)))
+            return false;
+    }
+    return true;
 }
 
 static bool is_string_list(const struct ynode *v)
@@ -146,11 +162,13 @@ static const char *type_name(enum ftype type)
     case F_STRS:
         return "a list of strings";
     case F_DEPS:
-        return "a step key or a list of step keys";
+        return "a list of step keys";
     case F_CMDS:
-        return "a command or a list of commands";
+        return "a list of commands";
     case F_MAP:
         return "a mapping";
+    case F_ENV:
+        return "a mapping of strings to strings";
     case F_PAR:
         break;
     case F_PARN:
@@ -176,11 +194,13 @@ static bool type_ok(enum ftype type, const struct ynode *v)
     case F_STRS:
         return is_string_list(v);
     case F_DEPS:
-        return !v || ynode_is_null(v) || ta_is_string(v) || is_string_list(v);
+        return !v || ynode_is_null(v) || is_string_list(v);
     case F_CMDS:
-        return ta_is_string(v) || is_string_list(v);
+        return is_string_list(v);
     case F_MAP:
         return ynode_is_map(v);
+    case F_ENV:
+        return is_string_map(v);
     case F_PAR:
         return is_count(v);
     case F_PARN:
@@ -237,6 +257,30 @@ static const struct field *find_field(const struct field *fields, const char *ke
 /* Checks every key of `map` against `fields`, removing an unknown one. In messages `what` names the mapping and
  * `prefix` goes before field names. parallelism is left to the expansion unless
  * `check_parallelism`. */
+/* The error for the first item of a list, or key or value of a mapping (env, agent_tags),
+ * that is no string; 0 when there is none. */
+static int not_strings(const struct testarea *ta, const struct ynode *v, const char *prefix, const char *name)
+{
+    char why[96];
+
+    for (size_t i = 0; i < ynode_len(v); i++) {
+        const struct ynode *k = ynode_is_map(v) ? ynode_key(v, i) : NULL;
+        const struct ynode *item = k ? ynode_value(v, i) : ynode_item(v, i);
+        const struct ynode *bad = k && !ta_is_string(k) ? k : !ta_is_string(item) ? item : NULL;
+        const char *what = !ynode_is_map(v) ? "items" : bad == k ? "keys" : "values", *t;
+        size_t len;
+
+        if (!bad)
+            continue;
+        if ((t = ynode_scalar(bad, &len)) != NULL && !ynode_is_null(bad))
+            return ta_error_at(ta, bad, "%s%s %s must be strings, got '%.*s'%s", prefix, name, what, SHORT(len), t,
+                               read_as(bad, F_STR, why, sizeof(why)));
+        return ta_error_at(ta, bad ? bad : k, "%s%s %s must be strings, got %s", prefix, name, what,
+                           !bad || ynode_is_null(bad) ? "nothing" : ynode_is_map(bad) ? "a mapping" : "a list");
+    }
+    return 0;
+}
+
 static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct ynode *map,
                         const struct field *fields, const char *what, const char *prefix, bool check_parallelism)
 {
@@ -272,11 +316,16 @@ static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct
                     "in ci-infra's step model): %s", f->name,
                     f->type == F_CMDS ? "under it the step runs no command (write commands)"
                                       : "it has no effect on CI");
+            continue; /* pydantic drops it unread: any value */
         }
         if (f->nullable && ynode_is_null(v)) {
             ynode_remove_at(map, i--);
             continue;
         }
+        if ((f->type == F_ENV ? ynode_is_map(v)
+                              : ynode_is_seq(v) && (f->type == F_STRS || f->type == F_DEPS || f->type == F_CMDS)) &&
+            not_strings(ta, v, prefix, f->name) != 0)
+            return -1;
         if ((f->type != F_PAR || check_parallelism) && !type_ok(f->type, v)) {
             vt = ynode_scalar(v, &vlen);
             if (vt && !ynode_is_null(v))
@@ -351,10 +400,34 @@ bool ta_is_depends_on(const struct ynode *v)
     return type_ok(F_DEPS, v);
 }
 
+/* step.py's model validator (validate_multi_node, ci-infra 3e4cfe4b): the generator stops on
+ * a step it refuses. Its fields are read already (numbers written in decimal). */
+static int model_rules(const struct testarea *ta, const struct ynode *step)
+{
+    const struct ynode *nodes = ynode_get(step, "num_nodes"), *concurrency = ynode_get(step, "concurrency");
+    const struct ynode *group = ynode_get(step, "concurrency_group");
+    long long n = 0, devices = 0;
+    size_t len = 0;
+    const char *t = ynode_scalar(group, &len);
+
+    if (ynode_int(nodes, &n) && n && !(ynode_int(ynode_get(step, "num_devices"), &devices) && devices))
+        return ta_error_at(ta, nodes, "%s", "num_nodes needs num_devices (the step model: 'num_devices' must "
+                                            "be defined if 'num_nodes' is defined)");
+    if (!concurrency != !group)
+        return ta_error_at(ta, concurrency ? concurrency : group, "%s", "concurrency and concurrency_group go "
+                           "together (the step model: they 'must be defined together')");
+    while (t && len && (*t == ' ' || (*t >= '\t' && *t <= '\r') || (*t >= 0x1C && *t <= 0x1F)))
+        t++, len--; /* str.strip()'s ASCII white space */
+    if (group && !len)
+        return ta_error_at(ta, group, "%s", "concurrency_group must not be blank (the step model: 'must be a "
+                                            "nonempty string')");
+    return 0;
+}
+
 int ta_check_step(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step,
                   const struct ynode **overrides)
 {
-    if (check_fields(ta, doc, step, step_fields, "a test-area step", "", false) != 0)
+    if (check_fields(ta, doc, step, step_fields, "a test-area step", "", false) != 0 || model_rules(ta, step) != 0)
         return -1;
     return read_mirror(ta, doc, step, overrides);
 }
