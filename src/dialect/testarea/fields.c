@@ -142,12 +142,26 @@ static bool is_string_list(const struct ynode *v)
     return true;
 }
 
-/* A count 1..1000 (the expansion's bounds), as pydantic's lax int reads it. */
-static bool is_count(const struct ynode *v)
+/* A number or boolean field as the generator reads it: a step's through pydantic's lax
+ * types (`model`); a mirror's overrides are a plain dict, whose values the generator uses as
+ * PyYAML made them (min("30", 180) fails, a string "false" is true), so only an int is an
+ * integer there, and only a boolean a boolean. */
+static bool read_int(const struct ynode *v, bool model, long long *n)
+{
+    return model ? py_lax_int(v, n) : py_strict_int(v, n);
+}
+
+static bool read_bool(const struct ynode *v, bool model, bool *b)
+{
+    return (model || py_scalar_type(v) == PY_BOOL) && py_lax_bool(v, b);
+}
+
+/* A count 1..1000 (the expansion's bounds). */
+static bool is_count(const struct ynode *v, bool model)
 {
     long long n;
 
-    return py_lax_int(v, &n) && n >= 1 && n <= 1000;
+    return read_int(v, model, &n) && n >= 1 && n <= 1000;
 }
 
 static const char *type_name(enum ftype type)
@@ -179,7 +193,7 @@ static const char *type_name(enum ftype type)
     return "an integer from 1 to 1000";
 }
 
-static bool type_ok(enum ftype type, const struct ynode *v)
+static bool type_ok(enum ftype type, const struct ynode *v, bool model)
 {
     long long n;
     bool b;
@@ -188,9 +202,9 @@ static bool type_ok(enum ftype type, const struct ynode *v)
     case F_STR:
         return ta_is_string(v);
     case F_INT:
-        return py_lax_int(v, &n);
+        return read_int(v, model, &n);
     case F_BOOL:
-        return py_lax_bool(v, &b);
+        return read_bool(v, model, &b);
     case F_STRS:
         return is_string_list(v);
     case F_DEPS:
@@ -202,9 +216,9 @@ static bool type_ok(enum ftype type, const struct ynode *v)
     case F_ENV:
         return is_string_map(v);
     case F_PAR:
-        return is_count(v);
+        return is_count(v, model);
     case F_PARN:
-        return ynode_is_null(v) || is_count(v);
+        return ynode_is_null(v) || is_count(v, model);
     case F_COUNT:
         return py_strict_int(v, &n) && n > 0;
     }
@@ -214,30 +228,36 @@ static bool type_ok(enum ftype type, const struct ynode *v)
 /* The text the generator writes for a number or boolean field's value (its model's value
  * through yaml.dump: `8` for `010`, `true` for `"yes"`), in `buf`; NULL when `v` is already
  * written so, is null, or is not one (a parallelism the expansion refuses). */
-static const char *written_back(enum ftype type, const struct ynode *v, char buf[24])
+static const char *written_back(enum ftype type, const struct ynode *v, bool model, char buf[24])
 {
     long long n, plain;
     bool b;
 
-    if (type == F_BOOL && py_lax_bool(v, &b)) {
+    if (type == F_BOOL && read_bool(v, model, &b)) {
         snprintf(buf, 24, "%s", b ? "true" : "false");
         return ynode_is_string(v) || !ynode_scalar_is(v, buf) ? buf : NULL;
     }
     if ((type == F_INT || type == F_PAR || type == F_PARN || type == F_COUNT) && !ynode_is_null(v) &&
-        py_lax_int(v, &n)) {
+        read_int(v, model && type != F_COUNT, &n)) {
         snprintf(buf, 24, "%lld", n);
         return ynode_int(v, &plain) && plain == n ? NULL : buf;
     }
     return NULL;
 }
 
-/* Why PyYAML's reading of `v` fails a field: " (... PyYAML: a float)", or "" when its text
- * says why (a string that is no number, an integer out of range). */
-static const char *read_as(const struct ynode *v, enum ftype type, char *buf, size_t cap)
+/* Why PyYAML's reading of `v` fails a field (`model`: a step's): " (... PyYAML: a float)",
+ * or "" when its text says why (a string that is no number, an integer out of range). */
+static const char *read_as(const struct ynode *v, enum ftype type, bool model, char *buf, size_t cap)
 {
     enum py_type t = py_scalar_type(v);
-    bool number = type == F_INT || type == F_PAR || type == F_PARN || type == F_COUNT;
+    bool number = type == F_INT || type == F_PAR || type == F_PARN || type == F_COUNT, b;
+    long long n;
 
+    /* a quoted "30": what a step's field would take */
+    if (t == PY_STR && !model && (number ? py_lax_int(v, &n) : type == F_BOOL && py_lax_bool(v, &b))) {
+        snprintf(buf, cap, " (vLLM's generator uses a mirror's overrides as PyYAML reads them: a string)");
+        return buf;
+    }
     if ((t == PY_STR && type != F_COUNT) || (t == PY_INT && number))
         return "";
     snprintf(buf, cap, " (vLLM's generator reads it with PyYAML: %s%s)", py_type_name(t),
@@ -254,9 +274,6 @@ static const struct field *find_field(const struct field *fields, const char *ke
     return NULL;
 }
 
-/* Checks every key of `map` against `fields`, removing an unknown one. In messages `what` names the mapping and
- * `prefix` goes before field names. parallelism is left to the expansion unless
- * `check_parallelism`. */
 /* The error for the first item of a list, or key or value of a mapping (env, agent_tags),
  * that is no string; 0 when there is none. */
 static int not_strings(const struct testarea *ta, const struct ynode *v, const char *prefix, const char *name)
@@ -274,15 +291,19 @@ static int not_strings(const struct testarea *ta, const struct ynode *v, const c
             continue;
         if ((t = ynode_scalar(bad, &len)) != NULL && !ynode_is_null(bad))
             return ta_error_at(ta, bad, "%s%s %s must be strings, got '%.*s'%s", prefix, name, what, SHORT(len), t,
-                               read_as(bad, F_STR, why, sizeof(why)));
+                               read_as(bad, F_STR, true, why, sizeof(why)));
         return ta_error_at(ta, bad ? bad : k, "%s%s %s must be strings, got %s", prefix, name, what,
                            !bad || ynode_is_null(bad) ? "nothing" : ynode_is_map(bad) ? "a mapping" : "a list");
     }
     return 0;
 }
 
+/* Checks every key of `map` against `fields` (`model`: a step's, read through pydantic's
+ * types; else a mirror's plain dict), removing an unknown one, writing numbers and booleans
+ * as the generator does. In messages `what` names the mapping and `prefix` goes before field
+ * names. A step's parallelism is left to the expansion. */
 static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct ynode *map,
-                        const struct field *fields, const char *what, const char *prefix, bool check_parallelism)
+                        const struct field *fields, const char *what, const char *prefix, bool model)
 {
     for (size_t i = 0; i < ynode_len(map); i++) {
         const struct ynode *k = ynode_key(map, i), *v = ynode_value(map, i);
@@ -326,15 +347,15 @@ static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct
                               : ynode_is_seq(v) && (f->type == F_STRS || f->type == F_DEPS || f->type == F_CMDS)) &&
             not_strings(ta, v, prefix, f->name) != 0)
             return -1;
-        if ((f->type != F_PAR || check_parallelism) && !type_ok(f->type, v)) {
+        if (f->type != F_PAR && !type_ok(f->type, v, model)) {
             vt = ynode_scalar(v, &vlen);
             if (vt && !ynode_is_null(v))
                 return ta_error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'%s", prefix, f->name,
-                                   type_name(f->type), SHORT(vlen), vt, read_as(v, f->type, why, sizeof(why)));
+                                   type_name(f->type), SHORT(vlen), vt, read_as(v, f->type, model, why, sizeof(why)));
             return ta_error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name, type_name(f->type),
                                !v || ynode_is_null(v) ? "nothing" : ynode_is_map(v) ? "a mapping" : "a list");
         }
-        if ((back = written_back(f->type, v, buf)) != NULL) {
+        if ((back = written_back(f->type, v, model, buf)) != NULL) {
             struct ynode *n = ynode_new_plain(doc, back, ynode_pos(v));
 
             if (!n)
@@ -363,7 +384,7 @@ static int read_mirror(const struct testarea *ta, struct ynode_doc *doc, struct 
                                SHORT(len), name ? name : "");
         if (!ynode_is_map(v))
             return ta_error_at(ta, v ? v : k, "%s", "mirror.amd must be a mapping of overrides");
-        if (check_fields(ta, doc, v, mirror_fields, "mirror.amd", "mirror.amd.", true) != 0)
+        if (check_fields(ta, doc, v, mirror_fields, "mirror.amd", "mirror.amd.", false) != 0)
             return -1;
         *amd = v;
     }
@@ -397,7 +418,7 @@ bool ta_step_fields_known(const struct ynode *step)
 
 bool ta_is_depends_on(const struct ynode *v)
 {
-    return type_ok(F_DEPS, v);
+    return type_ok(F_DEPS, v, true);
 }
 
 /* step.py's model validator (validate_multi_node, ci-infra 3e4cfe4b): the generator stops on
@@ -427,7 +448,7 @@ static int model_rules(const struct testarea *ta, const struct ynode *step)
 int ta_check_step(const struct testarea *ta, struct ynode_doc *doc, struct ynode *step,
                   const struct ynode **overrides)
 {
-    if (check_fields(ta, doc, step, step_fields, "a test-area step", "", false) != 0 || model_rules(ta, step) != 0)
+    if (check_fields(ta, doc, step, step_fields, "a test-area step", "", true) != 0 || model_rules(ta, step) != 0)
         return -1;
     return read_mirror(ta, doc, step, overrides);
 }
