@@ -299,20 +299,18 @@ static const struct ynode *schema_properties(const char *def)
     return ynode_get(ynode_get(ynode_get(bundled_schema("testarea"), "definitions"), def), "properties");
 }
 
-/* The type a property's value has: its own `type`, else its definition's; of an anyOf,
- * the first branch's (the type the rendering writes: the others are the spellings vLLM's
- * generator also reads, and null where the model's field is Optional). */
+/* The type a property's value is written as: its own `type`, else its definition's; of a
+ * list of types, the first (the others are the spellings vLLM's generator reads as it, and
+ * null where the model's field is Optional). */
 static const char *schema_type(const struct ynode *prop)
 {
-    for (int depth = 0; depth < 4; depth++) {
-        const char *ref = ynode_scalar(ynode_get(prop, "$ref"), NULL);
+    const char *ref = ynode_scalar(ynode_get(prop, "$ref"), NULL);
+    const struct ynode *type;
 
-        if (ref && !strncmp(ref, "#/definitions/", 14))
-            prop = ynode_get(ynode_get(bundled_schema("testarea"), "definitions"), ref + 14);
-        else if (ynode_has(prop, "anyOf") && !ynode_has(prop, "type"))
-            prop = ynode_item(ynode_get(prop, "anyOf"), 0);
-    }
-    return ynode_scalar(ynode_get(prop, "type"), NULL);
+    if (ref && !strncmp(ref, "#/definitions/", 14))
+        prop = ynode_get(ynode_get(bundled_schema("testarea"), "definitions"), ref + 14);
+    type = ynode_get(prop, "type");
+    return ynode_scalar(ynode_is_seq(type) ? ynode_item(type, 0) : type, NULL);
 }
 
 /* The C field tables and schemas/testarea.json name the same fields with the same types:

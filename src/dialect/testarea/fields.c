@@ -24,7 +24,7 @@ enum ftype {
     F_CMDS,  /* a list of commands */
     F_MAP,   /* a mapping */
     F_ENV,   /* Dict[str, str]: a mapping of strings */
-    F_PAR,   /* parallelism: checked where it is used */
+    F_PAR,   /* parallelism: an integer (its range is the expansion's), 0 none */
     F_PARN,  /* a mirror's parallelism: 1..1000, or null for one job */
     F_COUNT, /* Field(gt=0, strict=True): an integer above 0, as PyYAML read it */
 };
@@ -184,7 +184,7 @@ static const char *type_name(enum ftype type)
     case F_ENV:
         return "a mapping of strings to strings";
     case F_PAR:
-        break;
+        return "an integer";
     case F_PARN:
         return "an integer from 1 to 1000, or null for one job";
     case F_COUNT:
@@ -216,7 +216,7 @@ static bool type_ok(enum ftype type, const struct ynode *v, bool model)
     case F_ENV:
         return is_string_map(v);
     case F_PAR:
-        return is_count(v, model);
+        return read_int(v, model, &n);
     case F_PARN:
         return ynode_is_null(v) || is_count(v, model);
     case F_COUNT:
@@ -230,17 +230,17 @@ static bool type_ok(enum ftype type, const struct ynode *v, bool model)
  * written so, is null, or is not one (a parallelism the expansion refuses). */
 static const char *written_back(enum ftype type, const struct ynode *v, bool model, char buf[24])
 {
-    long long n, plain;
+    long long n;
     bool b;
 
-    if (type == F_BOOL && read_bool(v, model, &b)) {
-        snprintf(buf, 24, "%s", b ? "true" : "false");
-        return ynode_is_string(v) || !ynode_scalar_is(v, buf) ? buf : NULL;
-    }
-    if ((type == F_INT || type == F_PAR || type == F_PARN || type == F_COUNT) && !ynode_is_null(v) &&
-        read_int(v, model && type != F_COUNT, &n)) {
+    if (type == F_BOOL && !ynode_is_string(v) && (ynode_scalar_is(v, "true") || ynode_scalar_is(v, "false")))
+        return NULL; /* the common case, without a read */
+    if (type == F_BOOL && read_bool(v, model, &b))
+        return strcpy(buf, b ? "true" : "false");
+    if ((type == F_INT || type == F_PAR || type == F_PARN || type == F_COUNT) && !ynode_int(v, &n) &&
+        !ynode_is_null(v) && read_int(v, model && type != F_COUNT, &n)) {
         snprintf(buf, 24, "%lld", n);
-        return ynode_int(v, &plain) && plain == n ? NULL : buf;
+        return buf;
     }
     return NULL;
 }
@@ -301,7 +301,7 @@ static int not_strings(const struct testarea *ta, const struct ynode *v, const c
 /* Checks every key of `map` against `fields` (`model`: a step's, read through pydantic's
  * types; else a mirror's plain dict), removing an unknown one, writing numbers and booleans
  * as the generator does. In messages `what` names the mapping and `prefix` goes before field
- * names. A step's parallelism is left to the expansion. */
+ * names. The range of a step's parallelism is left to the expansion. */
 static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct ynode *map,
                         const struct field *fields, const char *what, const char *prefix, bool model)
 {
@@ -312,6 +312,7 @@ static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct
         const struct field *f = name ? find_field(fields, name, len) : NULL;
         const char *vt, *back;
         char buf[24], why[96];
+        long long jobs;
 
         if (!f) {
             const char *names[64];
@@ -347,13 +348,17 @@ static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct
                               : ynode_is_seq(v) && (f->type == F_STRS || f->type == F_DEPS || f->type == F_CMDS)) &&
             not_strings(ta, v, prefix, f->name) != 0)
             return -1;
-        if (f->type != F_PAR && !type_ok(f->type, v, model)) {
+        if (!type_ok(f->type, v, model)) {
             vt = ynode_scalar(v, &vlen);
             if (vt && !ynode_is_null(v))
                 return ta_error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'%s", prefix, f->name,
                                    type_name(f->type), SHORT(vlen), vt, read_as(v, f->type, model, why, sizeof(why)));
             return ta_error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name, type_name(f->type),
                                !v || ynode_is_null(v) ? "nothing" : ynode_is_map(v) ? "a mapping" : "a list");
+        }
+        if (f->type == F_PAR && read_int(v, model, &jobs) && jobs == 0) { /* `if step.parallelism:` */
+            ynode_remove_at(map, i--);
+            continue;
         }
         if ((back = written_back(f->type, v, model, buf)) != NULL) {
             struct ynode *n = ynode_new_plain(doc, back, ynode_pos(v));

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/yscalar.h"
+
 #include "pyscalar.h"
 
 #define DEC "0123456789"
@@ -49,16 +51,24 @@ static size_t base60_groups(const char *s, size_t i, size_t len)
     return i;
 }
 
-static bool is_word(const char *s, size_t len, const char *const *words)
+struct word {
+    const char *text;
+    size_t len;
+};
+#define WORD(s) {s, sizeof(s) - 1}
+
+static bool is_word(const char *s, size_t len, const struct word *words)
 {
-    for (; *words; words++)
-        if (strlen(*words) == len && !memcmp(s, *words, len))
+    for (; words->text; words++)
+        if (words->len == len && !memcmp(s, words->text, len))
             return true;
     return false;
 }
 
-static const char *const trues[] = {"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", NULL};
-static const char *const falses[] = {"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", NULL};
+static const struct word trues[] = {WORD("yes"),  WORD("Yes"),  WORD("YES"), WORD("true"), WORD("True"),
+                                    WORD("TRUE"), WORD("on"),   WORD("On"),  WORD("ON"),   {NULL, 0}};
+static const struct word falses[] = {WORD("no"),    WORD("No"),  WORD("NO"),  WORD("false"), WORD("False"),
+                                     WORD("FALSE"), WORD("off"), WORD("Off"), WORD("OFF"),   {NULL, 0}};
 
 /* (?:[eE][-+][0-9]+)?$ from s[i]. */
 static bool exponent_ends(const char *s, size_t i, size_t len)
@@ -73,7 +83,8 @@ static bool exponent_ends(const char *s, size_t i, size_t len)
 static bool is_float(const char *s, size_t len)
 {
     size_t i = sign_len(s, len), j, k;
-    static const char *const infs[] = {".inf", ".Inf", ".INF", NULL}, *const nans[] = {".nan", ".NaN", ".NAN", NULL};
+    static const struct word infs[] = {WORD(".inf"), WORD(".Inf"), WORD(".INF"), {NULL, 0}},
+                             nans[] = {WORD(".nan"), WORD(".NaN"), WORD(".NAN"), {NULL, 0}};
 
     if (is_word(s + i, len - i, infs) || is_word(s, len, nans)) /* [-+]?\.(?:inf...) | \.(?:nan...) */
         return true;
@@ -232,17 +243,35 @@ struct py_value {
     size_t len;
 };
 
+/* Whether one of resolver.py's implicit resolvers (bool, float, int, null, timestamp) is
+ * filed under c (yaml_implicit_resolvers: a text starting with another is a string at once;
+ * '~' and "" are the null's). */
+static bool resolvable(char c)
+{
+    switch (c) {
+    case 'y': case 'Y': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case 'o': case 'O':
+    case '-': case '+': case '.': case '~':
+        return true;
+    default:
+        return is_digit(c);
+    }
+}
+
 static enum py_type py_read(const struct ynode *n, struct py_value *v)
 {
     const char *s = ynode_scalar(n, &v->len);
     size_t len = v->len;
 
     v->text = s;
-    if (!n || ynode_is_null(n))
+    if (!n)
         return v->type = PY_NULL;
     if (!s)
         return v->type = PY_OTHER;
     if (ynode_is_string(n))
+        return v->type = PY_STR;
+    if (yscalar_null(s, len)) /* PyYAML's nulls are the core schema's */
+        return v->type = PY_NULL;
+    if (!resolvable(s[0]))
         return v->type = PY_STR;
     if (is_word(s, len, trues) || is_word(s, len, falses)) {
         v->boolean = is_word(s, len, trues);
@@ -261,6 +290,10 @@ enum py_type py_scalar_type(const struct ynode *n)
 {
     struct py_value v;
 
+    /* a quoted scalar, or a plain one no resolver is filed under: most of a file's strings
+     * (py_read was 90 instructions a string of the vLLM test areas' commands) */
+    if (ynode_is_string(n) || (ynode_is_scalar(n) && n->u.scalar.len && !resolvable(n->u.scalar.text[0])))
+        return PY_STR;
     return py_read(n, &v);
 }
 

@@ -536,6 +536,12 @@ static int add_step(struct testarea *ta, struct ynode *step, struct ynode_doc *i
                 "a step's group has no effect: the file's group is every step's");
         ynode_remove(step, "group");
     }
+    /* The generator makes a command step of every step: with no commands (none written, or
+     * null) it runs only its setup, and the rendering shows none of its own. A `command`
+     * (which it does not read) is kept for review, as every field is. */
+    if (!ynode_has(step, "commands") && !ynode_has(step, "command") &&
+        ynode_set(doc, step, "commands", ynode_new_seq(doc, ynode_pos(step))) != 0)
+        return out_of_memory(ta, step);
     if (ensure_key(ta, doc, step) != 0)
         return -1;
     if (ynode_append(doc, steps, step) != 0)
