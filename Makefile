@@ -196,13 +196,16 @@ e2e: $(BUILD)/fanout
 # against GitHub's workflow parser (@actions/workflow-parser; its hand-made cases run
 # without node, the rest is skipped, with a message, without node) and `render`'s matrix
 # jobs against a transcription of GitHub's MatrixBuilder (skipped without node), and the
-# picomatch glob dialect against picomatch from npm (skipped without node).
+# picomatch glob dialect against picomatch from npm (skipped without node), and test-area
+# steps against vLLM's generator's own step model (skipped without CI_INFRA, a ci-infra
+# checkout, and Python's PyYAML and pydantic 2, which Debian does not package).
 conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/glob-driver $(BUILD)/fanout
 	./$(BUILD)/schema-suite $(SUITE)
 	sh test/conformance/expr.sh ./$(BUILD)/expr-driver
 	sh test/conformance/glob.sh ./$(BUILD)/glob-driver
 	sh test/conformance/workflow.sh ./$(BUILD)/fanout
 	sh test/conformance/matrix.sh ./$(BUILD)/fanout
+	sh test/conformance/testarea.sh ./$(BUILD)/fanout
 
 # Every case of test/hostile/cases.tsv, each process within 10 s of CPU time (40 s under
 # ASan, which runs a case 2-8 times slower) and the case within five times that in wall
