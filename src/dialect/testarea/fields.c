@@ -37,6 +37,9 @@ struct field {
     /* Optional in the model: null is its default (the field is dropped; a depends_on's null
      * is its type's, as the file's depends_on reads it). */
     bool nullable;
+    /* A mirror's override the AMD step's pydantic model reads (BuildkiteCommandStep, through
+     * _create_amd_step): its lax types, as a step's own fields. */
+    bool model;
 };
 
 /* The fields of the generator's step model (ci-infra step.py `Step`: pydantic, unknown
@@ -44,41 +47,43 @@ struct field {
  * would ignore), plus the ones the corpus writes that the model does not read (a note
  * says so). */
 static const struct field step_fields[] = {
-    {"label", F_STR, false, false},          {"key", F_STR, false, true},
-    {"group", F_STR, false, false},          {"commands", F_CMDS, false, true},
-    {"command", F_CMDS, true, true},        {"depends_on", F_DEPS, false, false},
-    {"device", F_STR, false, true},         {"timeout_in_minutes", F_INT, false, true},
-    {"parallelism", F_PAR, false, true},    {"optional", F_BOOL, false, true},
-    {"soft_fail", F_BOOL, false, true},     {"source_file_dependencies", F_STRS, false, true},
-    {"env", F_ENV, false, true},            {"working_dir", F_STR, false, true},
-    {"num_devices", F_INT, false, true},    {"num_gpus", F_INT, true, true},
-    {"num_nodes", F_INT, false, true},      {"gpu", F_STR, true, true},
-    {"no_gpu", F_BOOL, false, true},        {"no_plugin", F_BOOL, false, true},
-    {"dind", F_BOOL, false, false},          {"autorun_on_main", F_BOOL, true, true},
-    {"mount_buildkite_agent", F_BOOL, false, true}, {"retry", F_MAP, false, true},
-    {"agent_tags", F_ENV, false, true},     {"concurrency", F_COUNT, false, true},
-    {"concurrency_group", F_STR, false, true}, {"mirror", F_MAP, false, true},
+    {"label", F_STR, false, false, false},          {"key", F_STR, false, true, false},
+    {"group", F_STR, false, false, false},          {"commands", F_CMDS, false, true, false},
+    {"command", F_CMDS, true, true, false},        {"depends_on", F_DEPS, false, false, false},
+    {"device", F_STR, false, true, false},         {"timeout_in_minutes", F_INT, false, true, false},
+    {"parallelism", F_PAR, false, true, false},    {"optional", F_BOOL, false, true, false},
+    {"soft_fail", F_BOOL, false, true, false},     {"source_file_dependencies", F_STRS, false, true, false},
+    {"env", F_ENV, false, true, false},            {"working_dir", F_STR, false, true, false},
+    {"num_devices", F_INT, false, true, false},    {"num_gpus", F_INT, true, true, false},
+    {"num_nodes", F_INT, false, true, false},      {"gpu", F_STR, true, true, false},
+    {"no_gpu", F_BOOL, false, true, false},        {"no_plugin", F_BOOL, false, true, false},
+    {"dind", F_BOOL, false, false, false},          {"autorun_on_main", F_BOOL, true, true, false},
+    {"mount_buildkite_agent", F_BOOL, false, true, false}, {"retry", F_MAP, false, true, false},
+    {"agent_tags", F_ENV, false, true, false},     {"concurrency", F_COUNT, false, true, false},
+    {"concurrency_group", F_STR, false, true, false}, {"mirror", F_MAP, false, true, false},
     /* the runtime-shard and test-selection lines of the model */
-    {"automatic_shard", F_BOOL, false, true}, {"trace_represented_job_key", F_STR, false, true},
-    {"trace_gpu", F_BOOL, false, true},     {"trace_collector_sha256", F_STR, false, true},
-    {"trace_subprocess_coverage", F_BOOL, false, true}, {"trace_capture_class", F_STR, false, true},
-    {NULL, F_STR, false, false},
+    {"automatic_shard", F_BOOL, false, true, false}, {"trace_represented_job_key", F_STR, false, true, false},
+    {"trace_gpu", F_BOOL, false, true, false},     {"trace_collector_sha256", F_STR, false, true, false},
+    {"trace_subprocess_coverage", F_BOOL, false, true, false}, {"trace_capture_class", F_STR, false, true, false},
+    {NULL, F_STR, false, false, false},
 };
 
 /* What the generator reads of `mirror.amd` (buildkite_step.py: a plain dict, so these
- * are the keys it looks up; `retry` is not one of them: mirrors get the AMD retry). */
+ * are the keys it looks up; `retry` is not one of them: mirrors get the AMD retry). Most
+ * values it uses as PyYAML made them (min(timeout, 180), `if dind:`); parallelism
+ * (ci-infra#473), concurrency and soft_fail go into the AMD step's model. */
 static const struct field mirror_fields[] = {
-    {"label", F_STR, false, false},          {"device", F_STR, false, false},
-    {"timeout_in_minutes", F_INT, false, false}, {"depends_on", F_DEPS, false, false},
-    {"dind", F_BOOL, false, false},          {"source_file_dependencies", F_STRS, false, false},
-    {"commands", F_CMDS, false, false},      {"working_dir", F_STR, false, false},
-    {"soft_fail", F_BOOL, false, false},     {"optional", F_BOOL, false, false},
-    {"parallelism", F_PARN, false, false},   {"env", F_ENV, false, false},
-    {"num_devices", F_INT, false, false},    {"num_gpus", F_INT, false, false},
-    {"num_nodes", F_INT, false, false},      {"no_plugin", F_BOOL, false, false},
-    {"no_gpu", F_BOOL, false, false},        {"concurrency", F_INT, false, false},
-    {"concurrency_group", F_STR, false, false}, {"agent_tags", F_ENV, false, false},
-    {NULL, F_STR, false, false},
+    {"label", F_STR, false, false, false},          {"device", F_STR, false, false, false},
+    {"timeout_in_minutes", F_INT, false, false, false}, {"depends_on", F_DEPS, false, false, false},
+    {"dind", F_BOOL, false, false, false},          {"source_file_dependencies", F_STRS, false, false, false},
+    {"commands", F_CMDS, false, false, false},      {"working_dir", F_STR, false, false, false},
+    {"soft_fail", F_BOOL, false, false, true},     {"optional", F_BOOL, false, false, false},
+    {"parallelism", F_PARN, false, false, true},   {"env", F_ENV, false, false, false},
+    {"num_devices", F_INT, false, false, false},    {"num_gpus", F_INT, false, false, false},
+    {"num_nodes", F_INT, false, false, false},      {"no_plugin", F_BOOL, false, false, false},
+    {"no_gpu", F_BOOL, false, false, false},        {"concurrency", F_INT, false, false, true},
+    {"concurrency_group", F_STR, false, false, false}, {"agent_tags", F_ENV, false, false, false},
+    {NULL, F_STR, false, false, false},
 };
 
 /* The JSON Schema type a field's value is written as, by enum ftype (NULL: one of several). */
@@ -313,6 +318,7 @@ static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct
         const char *vt, *back;
         char buf[24], why[96];
         long long jobs;
+        bool lax;
 
         if (!f) {
             const char *names[64];
@@ -340,6 +346,7 @@ static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct
                                       : "it has no effect on CI");
             continue; /* pydantic drops it unread: any value */
         }
+        lax = model || f->model;
         if (f->nullable && ynode_is_null(v)) {
             ynode_remove_at(map, i--);
             continue;
@@ -348,19 +355,19 @@ static int check_fields(const struct testarea *ta, struct ynode_doc *doc, struct
                               : ynode_is_seq(v) && (f->type == F_STRS || f->type == F_DEPS || f->type == F_CMDS)) &&
             not_strings(ta, v, prefix, f->name) != 0)
             return -1;
-        if (!type_ok(f->type, v, model)) {
+        if (!type_ok(f->type, v, lax)) {
             vt = ynode_scalar(v, &vlen);
             if (vt && !ynode_is_null(v))
                 return ta_error_at(ta, v ? v : k, "%s%s must be %s, got '%.*s'%s", prefix, f->name,
-                                   type_name(f->type), SHORT(vlen), vt, read_as(v, f->type, model, why, sizeof(why)));
+                                   type_name(f->type), SHORT(vlen), vt, read_as(v, f->type, lax, why, sizeof(why)));
             return ta_error_at(ta, v ? v : k, "%s%s must be %s, got %s", prefix, f->name, type_name(f->type),
                                !v || ynode_is_null(v) ? "nothing" : ynode_is_map(v) ? "a mapping" : "a list");
         }
-        if (f->type == F_PAR && read_int(v, model, &jobs) && jobs == 0) { /* `if step.parallelism:` */
+        if (f->type == F_PAR && read_int(v, lax, &jobs) && jobs == 0) { /* `if step.parallelism:` */
             ynode_remove_at(map, i--);
             continue;
         }
-        if ((back = written_back(f->type, v, model, buf)) != NULL) {
+        if ((back = written_back(f->type, v, lax, buf)) != NULL) {
             struct ynode *n = ynode_new_plain(doc, back, ynode_pos(v));
 
             if (!n)
