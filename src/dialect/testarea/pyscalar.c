@@ -20,7 +20,7 @@ static bool is_digit(char c)
 /* s[i..len) past the characters of `set` and `_` (PyYAML's [0-9_]* and the like). */
 static size_t span_us(const char *s, size_t i, size_t len, const char *set)
 {
-    while (i < len && (s[i] == '_' || strchr(set, s[i])))
+    while (i < len && (s[i] == '_' || (s[i] && strchr(set, s[i]))))
         i++;
     return i;
 }
