@@ -143,7 +143,6 @@ bool ynode_is_null(const struct ynode *n);
  * False for anything else. */
 bool ynode_int(const struct ynode *n, long long *out);
 
-
 /* The index of `key` in mapping `map` (compared by text), or -1 when absent or when
  * `map` is not a mapping. */
 long ynode_find(const struct ynode *map, const char *key, size_t len);

@@ -398,7 +398,8 @@ bool py_strict_int(const struct ynode *n, long long *out)
 
 bool py_lax_bool(const struct ynode *n, bool *out)
 {
-    static const char *const words[] = {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes", NULL};
+    static const struct word falsy[] = {WORD("0"), WORD("off"), WORD("f"), WORD("false"), WORD("n"), WORD("no"), {NULL, 0}},
+                             truthy[] = {WORD("1"), WORD("on"), WORD("t"), WORD("true"), WORD("y"), WORD("yes"), {NULL, 0}};
     struct py_value v;
     char lower[8];
 
@@ -417,12 +418,8 @@ bool py_lax_bool(const struct ynode *n, bool *out)
             return false;
         for (size_t i = 0; i < v.len; i++)
             lower[i] = (char)(v.text[i] >= 'A' && v.text[i] <= 'Z' ? v.text[i] | 0x20 : v.text[i]);
-        for (size_t i = 0; words[i]; i++)
-            if (strlen(words[i]) == v.len && !memcmp(lower, words[i], v.len)) {
-                *out = i >= 6;
-                return true;
-            }
-        return false;
+        *out = is_word(lower, v.len, truthy);
+        return *out || is_word(lower, v.len, falsy);
     default:
         return false;
     }

@@ -715,7 +715,8 @@ int testarea_file(struct testarea *ta, struct stream *s, struct ynode_doc **out)
                     group = ynode_copy(file_doc, v);
             } else if (ynode_scalar_is(k, "depends_on")) {
                 if (!ta_is_depends_on(v))
-                    rc = ta_error_at(ta, v ? v : k, "%s", "depends_on must be a list of step keys (step.py: a list; the file's goes into each step's)");
+                    rc = ta_error_at(ta, v ? v : k, "%s", "depends_on must be a list of step keys "
+                                                          "(step.py: a list; the file's goes into each step's)");
                 else
                     dep = ynode_copy(file_doc, v);
             } else {

@@ -30,7 +30,7 @@ int ta_error_at(const struct testarea *ta, const struct ynode *at, const char *f
 
 /* A string as vLLM's generator reads it (PyYAML: `3.10` is a float, `"3.10"` a string). */
 bool ta_is_string(const struct ynode *v);
-/* A file's or a step's depends_on: a key, a list of keys, or null. */
+/* A file's or a step's depends_on: a list of keys, or null (the step model's List[str]). */
 bool ta_is_depends_on(const struct ynode *v);
 /* A step's fields checked against the generator's step model, and its mirror's shape;
  * *overrides is the mirror's `amd` overrides (NULL when it has none). 0, or -1 after an
