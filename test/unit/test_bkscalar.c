@@ -89,6 +89,14 @@ static const struct {
         {"-0.0", BK_SCALAR_FLOAT, "-0"},
         {"3.14159265358979", BK_SCALAR_FLOAT, "3.14159265358979"},
         {"linux", BK_SCALAR_STRING, "linux"},
+        {"1e400", BK_SCALAR_STRING, "1e400"},
+        {"-1e400", BK_SCALAR_STRING, "-1e400"},
+        {"1.7976931348623159e308", BK_SCALAR_STRING, "1.7976931348623159e308"},
+        {"1e308", BK_SCALAR_FLOAT, "1e+308"},
+        {"1e-400", BK_SCALAR_FLOAT, "0"},
+        {"4.9e-324", BK_SCALAR_FLOAT, "5e-324"},
+        {"2.5e-310", BK_SCALAR_FLOAT, "2.5e-310"},
+        {"0xFFFFFFFFFFFFFFFF", BK_SCALAR_UINT, "18446744073709551615"},
 };
 
 START_TEST(as_yaml_v3_and_sprint)
@@ -101,7 +109,7 @@ START_TEST(as_yaml_v3_and_sprint)
         enum bk_scalar kind = bk_scalar_text(&n, buf, &t, &len);
 
         ck_assert_msg(kind == cases[i].kind, "%s: kind %d, not %d", cases[i].in, kind, cases[i].kind);
-        if (kind <= BK_SCALAR_FLOAT)
+        if (kind <= BK_SCALAR_FLOAT || kind == BK_SCALAR_UINT)
             ck_assert_msg(len == strlen(cases[i].sprint) && !memcmp(t, cases[i].sprint, len), "%s: '%.*s', not '%s'",
                           cases[i].in, (int)len, t, cases[i].sprint);
     }

@@ -79,9 +79,9 @@ static bool timestamp(const char *s, size_t len)
 }
 
 /* Go's strconv.ParseInt(s, 0, 64) (`_` already dropped): a sign, then 0b, 0o, 0x or a
- * leading 0 (octal) or decimal digits. 1: *v set; 2: past int64 but a uint64 (no sign);
- * 0: not an integer. */
-static int parse_int(const char *s, size_t len, long long *v)
+ * leading 0 (octal) or decimal digits. 1: *v set; 2: past int64 but a uint64 (no sign:
+ * ParseUint's), *u set; 0: not an integer. */
+static int parse_int(const char *s, size_t len, long long *v, uint64_t *u)
 {
     const char *p = s, *end = s + len;
     bool neg = false, sign = false;
@@ -110,6 +110,7 @@ static int parse_int(const char *s, size_t len, long long *v)
         *v = neg ? (long long)(0 - n) : (long long)n;
         return 1;
     }
+    *u = n;
     return sign ? 0 : 2;
 }
 
@@ -145,7 +146,9 @@ static bool yaml_style_float(const char *s, size_t len)
     return p == end;
 }
 
-/* A decimal float of s[0, len) as Go's ParseFloat reads it (correctly rounded, as strtod). */
+/* A decimal float of s[0, len) as Go's ParseFloat reads it (correctly rounded, as strtod):
+ * one past float64's range is an error there (ErrRange: yaml.v3 keeps `1e400` a string),
+ * one below it 0 or a subnormal, as strtod gives it. */
 static bool parse_float(const char *s, size_t len, double *d)
 {
     char buf[512], *endp;
@@ -155,7 +158,7 @@ static bool parse_float(const char *s, size_t len, double *d)
     memcpy(buf, s, len);
     buf[len] = '\0';
     *d = strtod(buf, &endp);
-    return endp == buf + len;
+    return endp == buf + len && !isinf(*d);
 }
 
 /* fmt.Sprint of a float64: strconv.FormatFloat(d, 'g', -1, 64): the shortest digits that
@@ -219,6 +222,7 @@ enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], co
     char plain[512];
     size_t pl = 0;
     long long v;
+    uint64_t u;
     double d;
     int in;
 
@@ -256,13 +260,16 @@ enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], co
             return BK_SCALAR_STRING; /* no number is that long */
         plain[pl++] = t[i];
     }
-    if ((in = parse_int(plain, pl, &v)) == 1) {
+    if ((in = parse_int(plain, pl, &v, &u)) == 1) {
         *len = (size_t)snprintf(buf, BK_SCALAR_BUF, "%lld", v);
         *text = buf;
         return BK_SCALAR_INT;
     }
-    if (in == 2)
+    if (in == 2) {
+        *len = (size_t)snprintf(buf, BK_SCALAR_BUF, "%llu", (unsigned long long)u);
+        *text = buf;
         return BK_SCALAR_UINT;
+    }
     if (yaml_style_float(plain, pl) && parse_float(plain, pl, &d)) {
         *len = go_float(d, buf);
         *text = buf;

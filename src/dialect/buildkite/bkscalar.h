@@ -26,7 +26,7 @@ enum bk_scalar {
 #define BK_SCALAR_BUF 32
 
 /* What the agent makes of `n`: *text (n's own, or `buf`'s) and *len, for the kinds up to
- * BK_SCALAR_FLOAT. */
+ * BK_SCALAR_FLOAT and for BK_SCALAR_UINT (a uint64 in decimal). */
 enum bk_scalar bk_scalar_text(const struct ynode *n, char buf[BK_SCALAR_BUF], const char **text, size_t *len);
 
 /* The integer the agent sends for `n` (a count: `parallelism`): an int as yaml.v3 reads it

@@ -8,6 +8,7 @@
 #include "fanout/ynode.h"
 
 #include "bkinterp.h"
+#include "bkkeys.h"
 #include "bkmatrix.h"
 #include "buildkite.h"
 #include "depends.h"
@@ -244,17 +245,27 @@ int dialect_buildkite_each_text(const struct ynode *step, dialect_text_fn fn, vo
     return rc;
 }
 
-/* The pipeline's files, each item interpolated as buildkite-agent pipeline upload would
- * (bkinterp.h) before anything else sees it. */
+/* An item as buildkite-agent pipeline upload reads it: its keys strings (bkkeys.h), then
+ * interpolated (bkinterp.h). */
+static int bk_read_item(void *user, struct stream_item *item)
+{
+    struct bk_state *st = user;
+
+    return bkkeys_item(st->keys, item) != 0 ? -1 : bkinterp_item(st->interp, item);
+}
+
+/* The pipeline's files, each item read as the agent reads it before anything else sees
+ * it. */
 static struct dialect_reader *bk_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
 {
     struct dialect_input own = *in;
     struct bk_state *st = in->state;
 
     if (st) {
+        bkkeys_begin(st->keys, in->diag, in->names);
         bkinterp_begin(st->interp, in->diag, in->names);
-        own.transform = bkinterp_item;
-        own.transform_user = st->interp;
+        own.transform = bk_read_item;
+        own.transform_user = st;
     }
     return dialect_files_open(&own, observe, user);
 }
@@ -271,6 +282,7 @@ static void bk_state_destroy(void *state)
 {
     struct bk_state *st = state;
 
+    bkkeys_destroy(st->keys);
     bkinterp_destroy(st->interp);
     strset_destroy(st->warned);
     free(st);
@@ -281,7 +293,8 @@ static void *bk_state_create(const struct dialect_options *options)
     const struct bk_own_options *own = dialect_options_own(options, &dialect_buildkite);
     struct bk_state *st = calloc(1, sizeof(*st));
 
-    if (st && (!(st->warned = strset_create()) || !(st->interp = bkinterp_create(own ? own->vars : NULL)))) {
+    if (st && (!(st->warned = strset_create()) || !(st->keys = bkkeys_create()) ||
+               !(st->interp = bkinterp_create(own ? own->vars : NULL)))) {
         bk_state_destroy(st);
         return NULL;
     }

@@ -1,0 +1,162 @@
+/* bkkeys: mapping keys as Buildkite's agent reads them. The table is the oracle's: each
+ * spelling written as a step's env key and read by buildkite/go-pipeline's ordered package
+ * (ordered.DecodeYAML at fd45720551e8, built against Debian's gopkg.in/yaml.v3 3.0.1 with
+ * Go 1.19), printed as JSON: the key it kept, or NULL where it refused the pipeline. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dialect/buildkite/bkkeys.h"
+#include "unit.h"
+
+static const struct {
+    const char *written, *agent;
+} cases[] = {
+        {"true", "true"},
+        {"True", "true"},
+        {"TRUE", "true"},
+        {"tRue", "tRue"},
+        {"false", "false"},
+        {"FALSE", "false"},
+        {"yes", "yes"},
+        {"on", "on"},
+        {"n", "n"},
+        {"null", NULL},
+        {"Null", NULL},
+        {"NULL", NULL},
+        {"~", NULL},
+        {"0", "0"},
+        {"-0", "0"},
+        {"+0", "0"},
+        {"010", "8"},
+        {"0o10", "8"},
+        {"0x1F", "31"},
+        {"0x_1F", "31"},
+        {"0b101", "5"},
+        {"1_000", "1000"},
+        {"1__0", "10"},
+        {"_1", "_1"},
+        {"+12", "12"},
+        {"-12", "-12"},
+        {"9223372036854775807", "9223372036854775807"},
+        {"9223372036854775808", "9223372036854775808"},
+        {"18446744073709551615", "18446744073709551615"},
+        {"18446744073709551616", "1.844674e+19"},
+        {"0xFFFFFFFFFFFFFFFF", "18446744073709551615"},
+        {"-9223372036854775809", "-9.223372e+18"},
+        {"1.0", "1.000000e+00"},
+        {"1.", "1.000000e+00"},
+        {"1.5", "1.500000e+00"},
+        {"-1.5", "-1.500000e+00"},
+        {".5", "5.000000e-01"},
+        {"1e3", "1.000000e+03"},
+        {"1e-3", "1.000000e-03"},
+        {"3.10", "3.100000e+00"},
+        {"1e400", "1e400"},
+        {"-1e400", "-1e400"},
+        {"1e-400", "0.000000e+00"},
+        {"4.9e-324", "4.940656e-324"},
+        {".inf", "+Inf"},
+        {"-.Inf", "-Inf"},
+        {".NaN", "NaN"},
+        {"+.inf", "+Inf"},
+        {".iNf", ".iNf"},
+        {"2001-12-14", "2001-12-14"},
+        {"2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"},
+        {"2002-1-1", "2002-1-1"},
+        {"12:30", "12:30"},
+        {"08", "8.000000e+00"},
+        {"09.5", "9.500000e+00"},
+        {"0x", "0x"},
+        {"0o8", "0o8"},
+        {"1e", "1e"},
+        {"0.0.1", "0.0.1"},
+        {"abc", "abc"},
+        {"tru", "tru"},
+        {"T", "T"},
+        {"12abc", "12abc"},
+};
+
+/* The key of a step's env written `written`, after bkkeys (a copy); NULL after an error. */
+static char *key_of(const char *written, unsigned *errors)
+{
+    char yaml[128];
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct bkkeys *k = bkkeys_create();
+    struct stream_item item = {.kind = STREAM_STEP};
+    const struct ynode *env;
+    char *key = NULL;
+
+    snprintf(yaml, sizeof(yaml), "- command: make\n  env:\n    %s: v\n", written);
+    item.doc = doc_from(yaml);
+    bkkeys_begin(k, d, (const char *const[]){"<test>"});
+    if (bkkeys_item(k, &item) == 0) {
+        env = ynode_get(ynode_item(ynode_doc_root(item.doc), 0), "env");
+        key = strdup(ynode_key(env, 0)->u.scalar.text);
+        ck_assert_msg(ynode_is_string(ynode_key(env, 0)) || !strcmp(key, written), "%s: not a string", written);
+    }
+    *errors = diag_errors(d);
+    bkkeys_destroy(k);
+    ynode_doc_destroy(item.doc);
+    diag_destroy(d);
+    return key;
+}
+
+START_TEST(as_go_pipeline_reads_them)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned errors;
+        char *key = key_of(cases[i].written, &errors);
+
+        if (!cases[i].agent)
+            ck_assert_msg(!key && errors == 1, "%s: taken as '%s'", cases[i].written, key ? key : "");
+        else
+            ck_assert_msg(key && !strcmp(key, cases[i].agent), "%s: '%s', not '%s'", cases[i].written,
+                          key ? key : "(refused)", cases[i].agent);
+        free(key);
+    }
+}
+END_TEST
+
+/* Two keys the agent reads as one are a duplicate-key error; alike, in separate mappings
+ * or nested, they are not. */
+START_TEST(one_key_to_the_agent)
+{
+    static const struct {
+        const char *yaml;
+        int rc;
+    } docs[] = {
+        {"- env: {16: a, 0x10: b}\n", -1},
+        {"- env: {true: a, TRUE: b}\n", -1},
+        {"- env: {1.0: a, 1.: b}\n", -1},
+        {"- env: {5: a, 0b101: b}\n", -1},
+        {"- env: {16: a}\n  agents: {0x10: b}\n", 0},
+        {"- env: {a: {0x10: x, 16: y}}\n", -1},
+        {"- env: {0x10: a, 17: b}\n", 0},
+    };
+
+    for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+        struct diag *d = diag_create_buffered(DIAG_TEXT);
+        struct bkkeys *k = bkkeys_create();
+        struct stream_item item = {.kind = STREAM_STEP, .doc = doc_from(docs[i].yaml)};
+
+        bkkeys_begin(k, d, (const char *const[]){"<test>"});
+        ck_assert_msg(bkkeys_item(k, &item) == docs[i].rc, "%s", docs[i].yaml);
+        ck_assert_uint_eq(diag_errors(d), docs[i].rc ? 1 : 0);
+        bkkeys_destroy(k);
+        ynode_doc_destroy(item.doc);
+        diag_destroy(d);
+    }
+}
+END_TEST
+
+Suite *bkkeys_suite(void)
+{
+    Suite *s = suite_create("bkkeys");
+    TCase *tc = tcase_create("agent");
+
+    tcase_add_test(tc, as_go_pipeline_reads_them);
+    tcase_add_test(tc, one_key_to_the_agent);
+    suite_add_tcase(s, tc);
+    return s;
+}
