@@ -579,11 +579,20 @@ static bool validate_unnamed(struct vctx *c, const struct schema_node *sn, struc
     return ok;
 }
 
-/* `propertyNames`: the name is checked as a string instance, quietly (one message). */
+/* `propertyNames`: the name is checked as a string instance, quietly (one message): a
+ * JSON object's names are strings, and so is every key the platforms send (`1:` in a
+ * Buildkite matrix's setup is the dimension "1", not the integer 1). */
 static bool check_property_name(struct vctx *c, const struct schema_node *sn, struct ynode *k,
                                 const char *key, size_t len)
 {
-    if (!sn->property_names || check_quietly(c, sn->property_names, k))
+    struct ynode name;
+
+    if (!sn->property_names)
+        return true;
+    name = *k;
+    if (name.kind == YNODE_SCALAR && name.style == YNODE_PLAIN)
+        name.style = YNODE_DOUBLE_QUOTED;
+    if (check_quietly(c, sn->property_names, &name))
         return true;
     fail(c, RULE_KW_PROPERTY_NAMES, k, "property name '%.*s' is not allowed", (int)len, key);
     return false;

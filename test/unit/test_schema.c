@@ -88,6 +88,11 @@ START_TEST(property_names)
     /* no properties at all: nothing to sort (UBSan flagged qsort(NULL)) */
     c = check("{\"properties\": {}, \"required\": [\"a\"]}", "{b: 1}");
     ck_assert_str_eq(c.text, ": missing required property 'a' [required]\n");
+    /* propertyNames reads a name as a string, as JSON has it, plain `1` and `true` too */
+    c = check("{\"propertyNames\": {\"type\": \"string\", \"pattern\": \"^[a-z0-9]+$\"}}", "{1: a, true: b, x: c}");
+    ck_assert_uint_eq(c.n, 0);
+    c = check("{\"propertyNames\": {\"type\": \"string\", \"pattern\": \"^[a-z]+$\"}}", "{1: a}");
+    ck_assert_str_eq(c.text, "/1: property name '1' is not allowed [propertyNames]\n");
 }
 END_TEST
 
