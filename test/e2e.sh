@@ -62,7 +62,10 @@ for dir in "$ROOT"/fixtures/*/; do
     fi
     # A rendering of several dialects is one file of documents in different dialects,
     # which a file's one dialect cannot read back: its case says so in `several-dialects`.
+    # A test-area rendering that Buildkite's agent reads otherwise than vLLM's generator
+    # wrote it (a plain `1e3` the agent reads as 1000) says why in `read-otherwise`.
     if [ $ok = 1 ] && [ "$rc" = 0 ] && [ -f "$dir/expected.yaml" ] && [ ! -f "$dir/several-dialects" ] &&
+        [ ! -f "$dir/read-otherwise" ] &&
         head -c1 "$dir/expected.yaml" | grep -qv '{'; then
         # A rendering's labels are final: a literal `%N` in a rendered shard (from `%%N`)
         # is no placeholder, so only a case that accepts placeholders re-renders with it.

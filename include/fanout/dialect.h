@@ -238,9 +238,13 @@ struct dialect_input {
     dialect_not_run_fn on_not_run; /* as dialect_ctx's, told `not_run_user` */
     void *not_run_user;
     bool keep_not_run;
-    /* Applied to each item as read, after `observe` has seen it as written (0, or -1
-     * after reporting); NULL: none. For dialect_files_open, set by the dialect that reads
-     * its files so. */
+    /* Applied to each item as read, before `observe` sees it: the platform's reading of
+     * what is written (Buildkite's: keys and plain scalars as the agent makes them). Then
+     * `transform`, after `observe` (upload-time interpolation). Each 0, or -1 after
+     * reporting; NULL: none. For dialect_files_open, set by the dialect that reads its
+     * files so. */
+    int (*read)(void *user, struct stream_item *item);
+    void *read_user;
     int (*transform)(void *user, struct stream_item *item);
     void *transform_user;
     /* By file: detection's reads that dialect_files_next goes on from (taking them), or

@@ -562,7 +562,12 @@ int dialect_files_next(struct dialect_reader *r, struct stream_item *item)
         } else {
             rc = stream_next(r->s, item);
         }
-        /* before the transform, which may change it: the input as written */
+        /* observed as the platform reads what is written, before the transform */
+        if (rc > 0 && r->in.read && r->in.read(r->in.read_user, item) != 0) {
+            ynode_doc_destroy(item->doc);
+            item->doc = NULL;
+            return -1;
+        }
         if (rc > 0 && r->observe)
             r->observe(r->user, item);
         if (rc > 0 && r->in.transform && r->in.transform(r->in.transform_user, item) != 0) {

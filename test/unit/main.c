@@ -41,7 +41,7 @@ int main(void)
     srunner_add_suite(sr, gha_suite());
     srunner_add_suite(sr, blocktext_suite());
     srunner_add_suite(sr, bkscalar_suite());
-    srunner_add_suite(sr, bkkeys_suite());
+    srunner_add_suite(sr, bkread_suite());
     srunner_add_suite(sr, pyscalar_suite());
     srunner_add_suite(sr, quotedtext_suite());
     srunner_add_suite(sr, ghachanged_suite());

@@ -55,7 +55,7 @@ Suite *dialect_suite(void);
 Suite *gha_suite(void);
 Suite *blocktext_suite(void);
 Suite *bkscalar_suite(void);
-Suite *bkkeys_suite(void);
+Suite *bkread_suite(void);
 Suite *pyscalar_suite(void);
 Suite *quotedtext_suite(void);
 Suite *ghachanged_suite(void);

@@ -735,7 +735,7 @@ static int interp_env(struct walk *w, struct ynode *env)
         key_unknown = w->unknown;
         if (interp_all(w, &p->value) != 0)
             return -1;
-        value_unknown = w->unknown || !ynode_is_scalar(p->value) || ynode_is_null(p->value);
+        value_unknown = w->unknown || !ynode_is_scalar(p->value); /* a null is "" (bkread) */
         if (key_unknown || !(k = ynode_scalar(p->key, &klen)))
             continue;
         if (b->in_steps && !b->late_env_warned && (used = varmap_find(&b->doc_used, k, klen))) {

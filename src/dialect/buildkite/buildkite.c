@@ -8,7 +8,7 @@
 #include "fanout/ynode.h"
 
 #include "bkinterp.h"
-#include "bkkeys.h"
+#include "bkread.h"
 #include "bkmatrix.h"
 #include "buildkite.h"
 #include "depends.h"
@@ -245,27 +245,21 @@ int dialect_buildkite_each_text(const struct ynode *step, dialect_text_fn fn, vo
     return rc;
 }
 
-/* An item as buildkite-agent pipeline upload reads it: its keys strings (bkkeys.h), then
- * interpolated (bkinterp.h). */
-static int bk_read_item(void *user, struct stream_item *item)
-{
-    struct bk_state *st = user;
-
-    return bkkeys_item(st->keys, item) != 0 ? -1 : bkinterp_item(st->interp, item);
-}
-
-/* The pipeline's files, each item read as the agent reads it before anything else sees
- * it. */
+/* The pipeline's files, each item read as buildkite-agent pipeline upload reads it (its
+ * keys and plain scalars: bkread.h), then interpolated (bkinterp.h), before anything but
+ * the schema check of the input sees it (which sees it before interpolation). */
 static struct dialect_reader *bk_open(const struct dialect_input *in, dialect_observe_fn observe, void *user)
 {
     struct dialect_input own = *in;
     struct bk_state *st = in->state;
 
     if (st) {
-        bkkeys_begin(st->keys, in->diag, in->names);
+        bkread_begin(st->read, in->diag, in->names);
         bkinterp_begin(st->interp, in->diag, in->names);
-        own.transform = bk_read_item;
-        own.transform_user = st;
+        own.read = bkread_item;
+        own.read_user = st->read;
+        own.transform = bkinterp_item;
+        own.transform_user = st->interp;
     }
     return dialect_files_open(&own, observe, user);
 }
@@ -282,7 +276,7 @@ static void bk_state_destroy(void *state)
 {
     struct bk_state *st = state;
 
-    bkkeys_destroy(st->keys);
+    bkread_destroy(st->read);
     bkinterp_destroy(st->interp);
     strset_destroy(st->warned);
     free(st);
@@ -293,7 +287,7 @@ static void *bk_state_create(const struct dialect_options *options)
     const struct bk_own_options *own = dialect_options_own(options, &dialect_buildkite);
     struct bk_state *st = calloc(1, sizeof(*st));
 
-    if (st && (!(st->warned = strset_create()) || !(st->keys = bkkeys_create()) ||
+    if (st && (!(st->warned = strset_create()) || !(st->read = bkread_create()) ||
                !(st->interp = bkinterp_create(own ? own->vars : NULL)))) {
         bk_state_destroy(st);
         return NULL;

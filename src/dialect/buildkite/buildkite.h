@@ -41,7 +41,7 @@ struct bk_known {
 };
 
 struct bk_state {
-    struct bkkeys *keys;
+    struct bkread *read;
     struct bkinterp *interp;
     struct strset *warned;
     unsigned warned_file;

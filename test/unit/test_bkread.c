@@ -1,4 +1,4 @@
-/* bkkeys: mapping keys as Buildkite's agent reads them. The table is the oracle's: each
+/* bkread: keys and values as Buildkite's agent reads them. The keys' table is the oracle's: each
  * spelling written as a step's env key and read by buildkite/go-pipeline's ordered package
  * (ordered.DecodeYAML at fd45720551e8, built against Debian's gopkg.in/yaml.v3 3.0.1 with
  * Go 1.19), printed as JSON: the key it kept, or NULL where it refused the pipeline. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dialect/buildkite/bkkeys.h"
+#include "dialect/buildkite/bkread.h"
 #include "unit.h"
 
 static const struct {
@@ -77,26 +77,26 @@ static const struct {
         {"12abc", "12abc"},
 };
 
-/* The key of a step's env written `written`, after bkkeys (a copy); NULL after an error. */
+/* The key of a step's env written `written`, after bkread (a copy); NULL after an error. */
 static char *key_of(const char *written, unsigned *errors)
 {
     char yaml[128];
     struct diag *d = diag_create_buffered(DIAG_TEXT);
-    struct bkkeys *k = bkkeys_create();
+    struct bkread *k = bkread_create();
     struct stream_item item = {.kind = STREAM_STEP};
     const struct ynode *env;
     char *key = NULL;
 
     snprintf(yaml, sizeof(yaml), "- command: make\n  env:\n    %s: v\n", written);
     item.doc = doc_from(yaml);
-    bkkeys_begin(k, d, (const char *const[]){"<test>"});
-    if (bkkeys_item(k, &item) == 0) {
+    bkread_begin(k, d, (const char *const[]){"<test>"});
+    if (bkread_item(k, &item) == 0) {
         env = ynode_get(ynode_item(ynode_doc_root(item.doc), 0), "env");
         key = strdup(ynode_key(env, 0)->u.scalar.text);
         ck_assert_msg(ynode_is_string(ynode_key(env, 0)) || !strcmp(key, written), "%s: not a string", written);
     }
     *errors = diag_errors(d);
-    bkkeys_destroy(k);
+    bkread_destroy(k);
     ynode_doc_destroy(item.doc);
     diag_destroy(d);
     return key;
@@ -137,26 +137,94 @@ START_TEST(one_key_to_the_agent)
 
     for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
         struct diag *d = diag_create_buffered(DIAG_TEXT);
-        struct bkkeys *k = bkkeys_create();
+        struct bkread *k = bkread_create();
         struct stream_item item = {.kind = STREAM_STEP, .doc = doc_from(docs[i].yaml)};
 
-        bkkeys_begin(k, d, (const char *const[]){"<test>"});
-        ck_assert_msg(bkkeys_item(k, &item) == docs[i].rc, "%s", docs[i].yaml);
+        bkread_begin(k, d, (const char *const[]){"<test>"});
+        ck_assert_msg(bkread_item(k, &item) == docs[i].rc, "%s", docs[i].yaml);
         ck_assert_uint_eq(diag_errors(d), docs[i].rc ? 1 : 0);
-        bkkeys_destroy(k);
+        bkread_destroy(k);
         ynode_doc_destroy(item.doc);
         diag_destroy(d);
     }
 }
 END_TEST
 
-Suite *bkkeys_suite(void)
+/* Values. `as_string`: fmt.Sprint of the value gopkg.in/yaml.v3 v3.0.1 reads (printed by
+ * Go 1.19 itself), which a field go-pipeline's step types keep as a string gets (an env
+ * value); `own`: the value written as yaml.v3 reads it, where the field keeps its type
+ * (timeout_in_minutes, in RemainingFields); NULL: kept as written; "!": an error. A
+ * leading '"' marks a string node. */
+static const struct {
+    const char *written, *as_string, *own;
+} values[] = {
+    {"3.10", "\"3.1", "3.1"},     {"11.00", "\"11", "11"},      {"0123", "\"83", "83"},
+    {"0x10", "\"16", "16"},       {"True", "\"true", "true"},   {"FALSE", "\"false", "false"},
+    {"1_000", "\"1000", "1000"},  {"+4", "\"4", "4"},           {"-0", "\"0", "0"},
+    {"1e3", "\"1000", "1000"},    {"1.50", "\"1.5", "1.5"},     {".5", "\"0.5", "0.5"},
+    {"1e400", "\"1e400", "\"1e400"}, {"12", "\"12", NULL},       {"yes", NULL, NULL},
+    {"~", "\"", NULL},            {"2001-12-14", NULL, NULL},  {"0b101", "\"5", "5"},
+    {"08", "\"8", "8"},           {".inf", "\"+Inf", "!"},     {".NaN", "\"NaN", "!"},
+    {"9223372036854775808", NULL, NULL}, {"make", NULL, NULL},  {"\"010\"", "\"010", "\"010"},
+};
+
+/* The env value and the timeout of a command step with `written` for both, after
+ * bkread; *errors counts what it reported. */
+static struct ynode_doc *read_values_of(const char *written, unsigned *errors)
 {
-    Suite *s = suite_create("bkkeys");
+    char yaml[160];
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct bkread *k = bkread_create();
+    struct stream_item item = {.kind = STREAM_STEP};
+
+    snprintf(yaml, sizeof(yaml), "- command: make\n  env:\n    E: %s\n  timeout_in_minutes: %s\n", written,
+             written);
+    item.doc = doc_from(yaml);
+    bkread_begin(k, d, (const char *const[]){"<test>"});
+    bkread_item(k, &item);
+    *errors = diag_errors(d);
+    bkread_destroy(k);
+    diag_destroy(d);
+    return item.doc;
+}
+
+static void expect(const char *written, const struct ynode *n, const char *want)
+{
+    const char *text = want && *want == '"' ? want + 1 : want ? want : written;
+    bool string = want ? *want == '"' : ynode_is_string(n);
+
+    ck_assert_msg(ynode_is_scalar(n) && !strcmp(n->u.scalar.text, text) && ynode_is_string(n) == string,
+                  "%s: '%s'%s, not '%s'%s", written, n->u.scalar.text, ynode_is_string(n) ? " (a string)" : "",
+                  text, string ? " (a string)" : "");
+}
+
+START_TEST(values_as_go_pipeline_reads_them)
+{
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        unsigned errors;
+        struct ynode_doc *doc = read_values_of(values[i].written, &errors);
+        const struct ynode *step = ynode_item(ynode_doc_root(doc), 0);
+
+        if (values[i].own && !strcmp(values[i].own, "!")) {
+            ck_assert_msg(errors == 1, "%s: taken", values[i].written);
+        } else {
+            ck_assert_msg(errors == 0, "%s: refused", values[i].written);
+            expect(values[i].written, ynode_value(ynode_get(step, "env"), 0), values[i].as_string);
+            expect(values[i].written, ynode_get(step, "timeout_in_minutes"), values[i].own);
+        }
+        ynode_doc_destroy(doc);
+    }
+}
+END_TEST
+
+Suite *bkread_suite(void)
+{
+    Suite *s = suite_create("bkread");
     TCase *tc = tcase_create("agent");
 
     tcase_add_test(tc, as_go_pipeline_reads_them);
     tcase_add_test(tc, one_key_to_the_agent);
+    tcase_add_test(tc, values_as_go_pipeline_reads_them);
     suite_add_tcase(s, tc);
     return s;
 }

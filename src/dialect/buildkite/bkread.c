@@ -1,0 +1,298 @@
+/* bkread: a pipeline's keys and plain scalars as Buildkite's agent reads them (bkread.h). */
+#include "bkread.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout/strset.h"
+#include "fanout/text.h"
+#include "fanout/ynode.h"
+#include "fanout/yscalar.h"
+
+#include "bkscalar.h"
+#include "steps.h"
+
+struct bkread {
+    struct diag *diag;
+    const char *const *names;
+    struct strset *seen; /* a mapping's keys, when one of them changed */
+};
+
+struct bkread *bkread_create(void)
+{
+    struct bkread *k = calloc(1, sizeof(*k));
+
+    if (k && !(k->seen = strset_create())) {
+        free(k);
+        return NULL;
+    }
+    return k;
+}
+
+void bkread_destroy(struct bkread *k)
+{
+    if (!k)
+        return;
+    strset_destroy(k->seen);
+    free(k);
+}
+
+void bkread_begin(struct bkread *k, struct diag *d, const char *const *names)
+{
+    k->diag = d;
+    k->names = names;
+}
+
+/* Whether the plain scalar `t` may be one yaml.v3 or YAML 1.2 types as other than a
+ * string: a number, `.inf`, `~`, or one of the spellings of true, false and null (all 5
+ * bytes at most). Most scalars are words and are told here without bkscalar's reading. */
+static bool maybe_typed(const char *t, size_t len)
+{
+    switch (*t) {
+    case 't': case 'T': case 'f': case 'F': case 'n': case 'N':
+        return len <= 5;
+    case '~': case '.': case '+': case '-':
+        return true;
+    default:
+        return *t >= '0' && *t <= '9';
+    }
+}
+
+static int out_of_memory(struct bkread *k, const struct ynode *at)
+{
+    diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(at), RULE_INTERNAL, "out of memory");
+    return -1;
+}
+
+/* The key *slot as the agent reads it: replaced by a string when it is not one. 1 when
+ * it changed, 0 when not, -1 after an error. */
+static int canonical(struct bkread *k, struct ynode_doc *doc, struct ynode **slot)
+{
+    const struct ynode *key = *slot;
+    char buf[BK_SCALAR_BUF], as[48];
+    const char *t;
+    size_t len;
+    struct ynode *made;
+
+    if (!ynode_is_scalar(key) || ynode_is_string(key) || !key->u.scalar.text ||
+        (key->u.scalar.len && !maybe_typed(key->u.scalar.text, key->u.scalar.len)))
+        return 0;
+    switch (bk_scalar_text(key, buf, &t, &len)) {
+    case BK_SCALAR_NULL:
+        diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(key), RULE_YAML,
+                "a null key: Buildkite's agent refuses the pipeline (\"null not supported as a map key\")");
+        return -1;
+    case BK_SCALAR_BOOL:
+    case BK_SCALAR_INT:
+    case BK_SCALAR_UINT:
+        break;
+    case BK_SCALAR_FLOAT: /* Go's %e; bkscalar's shortest text reads back as the value */
+        if (strcmp(t, "NaN") && strcmp(t, "+Inf") && strcmp(t, "-Inf"))
+            len = (size_t)snprintf(as, sizeof(as), "%e", strtod(t, NULL)), t = as;
+        break;
+    default: /* a string, or a timestamp: as written */
+        return 0;
+    }
+    if (!(made = ynode_new_string(doc, t, len, ynode_pos(key))))
+        return out_of_memory(k, key);
+    *slot = made;
+    return 1;
+}
+
+/* How the agent reads a field's value (go-pipeline's types): a value of its own type
+ * (`any`: RemainingFields, plugins, matrix), a string (a `string` field: fmt.Sprint of a
+ * number or boolean), a string or a list of strings (`[]string`), a mapping of strings
+ * (`map[string]string`, env, whose null value is the empty string: ordered.Unmarshal
+ * zeroes it), a list of steps, a command step's cache. */
+enum field { F_ANY, F_STRING, F_STRINGS, F_STRING_MAP, F_MAP_STRING, F_STEPS, F_CACHE };
+
+/* The plain scalar *slot as the agent reads it, of its own type (F_ANY) or as a string
+ * (F_STRING; F_MAP_STRING, where a null is "" too): replaced when its text is not the
+ * agent's value's. 0, or -1 after an error. */
+static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, enum field f)
+{
+    const struct ynode *n = *slot;
+    const char *t = n->u.scalar.text;
+    size_t len = n->u.scalar.len, i;
+    bool null_is_empty = f == F_MAP_STRING;
+    char buf[BK_SCALAR_BUF];
+    struct ynode *made;
+
+    if (ynode_is_string(n) || !t || (len && !maybe_typed(t, len)) || (!len && !null_is_empty))
+        return 0;
+    if (null_is_empty)
+        f = F_STRING;
+    for (i = 0; f == F_ANY && i < len && t[i] >= '0' && t[i] <= '9'; i++)
+        ;
+    if (f == F_ANY && i == len && (len == 1 || t[0] != '0'))
+        return 0; /* a decimal integer, as most counts are written */
+    switch (bk_scalar_text(n, buf, &t, &len)) {
+    case BK_SCALAR_BOOL:
+    case BK_SCALAR_INT:
+    case BK_SCALAR_FLOAT:
+        if (f == F_STRING) { /* fmt.Sprint: Go's shortest float, `+Inf` */
+            made = ynode_new_string(doc, t, len, ynode_pos(n));
+            break;
+        }
+        if (!strcmp(t, "+Inf") || !strcmp(t, "-Inf") || !strcmp(t, "NaN")) {
+            /* the agent uploads JSON, which has none: encoding/json fails on it */
+            diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(n), RULE_TYPE,
+                    "%.*s is %s to Buildkite's agent, which fails to upload it (\"json: unsupported "
+                    "value: %s\"); quote it for a string", (int)n->u.scalar.len, n->u.scalar.text,
+                    *t == 'N' ? "not a number" : "an infinity", t);
+            return -1;
+        }
+        /* fall through */
+    case BK_SCALAR_UINT: /* (which a string field does not take: kept as written) */
+        if (f == F_STRING || (len == n->u.scalar.len && !memcmp(t, n->u.scalar.text, len)))
+            return 0;
+        made = ynode_new_scalar(doc, t, len, YNODE_PLAIN, ynode_pos(n));
+        break;
+    case BK_SCALAR_NULL:
+        if (!null_is_empty)
+            return 0;
+        made = ynode_new_string(doc, "", 0, ynode_pos(n));
+        break;
+    case BK_SCALAR_STRING: /* quoted where YAML 1.2 would read a number (`1e400`) */
+        if (yscalar_type(t, len) == YS_STRING)
+            return 0;
+        made = ynode_new_string(doc, t, len, ynode_pos(n));
+        break;
+    default: /* a timestamp: read again alike */
+        return 0;
+    }
+    if (!made)
+        return out_of_memory(k, n);
+    *slot = made;
+    return 0;
+}
+
+/* Two keys of `map` the agent reads as one (one of them was just changed). */
+static int check_unique(struct bkread *k, const struct ynode *map)
+{
+    int rc = 0;
+
+    strset_clear(k->seen);
+    for (size_t i = 0; rc == 0 && i < ynode_len(map); i++) {
+        const struct ynode *key = ynode_key(map, i);
+        int seen = ynode_is_scalar(key) ? strset_add(k->seen, key->u.scalar.text, key->u.scalar.len) : 0;
+
+        if (seen < 0) {
+            rc = out_of_memory(k, key);
+        } else if (seen > 0) {
+            diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(key), RULE_DUPLICATE_KEY,
+                    "key '%.*s' twice in this mapping as Buildkite's agent reads its keys (it keeps "
+                    "only the last value)", (int)text_utf8_cut(key->u.scalar.text, key->u.scalar.len, 60),
+                    key->u.scalar.text);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+/* The fields of go-pipeline's types that are not `any`, by key (its length first: most
+ * keys are none of these, and are told by it). */
+struct typed_field {
+    const char *key;
+    size_t len;
+    enum field f;
+};
+#define FIELD(key, f) {key, sizeof(key) - 1, f}
+
+static const struct typed_field pipeline_fields[] = {FIELD("env", F_STRING_MAP), {NULL, 0, F_ANY}};
+/* CommandStep (step_command.go: Commands []string with the alias command) */
+static const struct typed_field command_fields[] = {
+    FIELD("key", F_STRING),  FIELD("id", F_STRING),       FIELD("identifier", F_STRING),
+    FIELD("label", F_STRING), FIELD("name", F_STRING),    FIELD("command", F_STRINGS),
+    FIELD("commands", F_STRINGS), FIELD("env", F_STRING_MAP), FIELD("cache", F_CACHE),
+    {NULL, 0, F_ANY}};
+/* GroupStep (step_group.go) */
+static const struct typed_field group_fields[] = {
+    FIELD("key", F_STRING),   FIELD("id", F_STRING),   FIELD("identifier", F_STRING), FIELD("group", F_STRING),
+    FIELD("label", F_STRING), FIELD("name", F_STRING), FIELD("steps", F_STEPS),       {NULL, 0, F_ANY}};
+/* Cache (step_command_cache.go) */
+static const struct typed_field cache_fields[] = {
+    FIELD("name", F_STRING), FIELD("size", F_STRING), FIELD("paths", F_STRINGS), {NULL, 0, F_ANY}};
+static const struct typed_field untyped_fields[] = {{NULL, 0, F_ANY}};
+
+static int walk(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, enum field f);
+
+/* How `fields` types the value of `key` (`other`: a key none of them names). */
+static enum field field_of(const struct typed_field *fields, const struct ynode *key, enum field other)
+{
+    const char *t = ynode_is_scalar(key) ? key->u.scalar.text : NULL;
+    size_t len = t ? key->u.scalar.len : 0;
+
+    for (; t && fields->key; fields++) {
+        if (fields->len == len && fields->key[0] == t[0] && !memcmp(fields->key, t, len))
+            return fields->f;
+    }
+    return other;
+}
+
+/* Mapping `map`: each key as the agent reads it, then its value as `fields` types it
+ * (`other`: a value of a key they do not name). */
+static int read_map(struct bkread *k, struct ynode_doc *doc, struct ynode *map, const struct typed_field *fields,
+                    enum field other)
+{
+    bool changed = false;
+
+    for (size_t i = 0; i < ynode_len(map); i++) {
+        struct ynode_pair *p = &map->u.map.pairs[i];
+        int rc = canonical(k, doc, &p->key);
+
+        if (rc < 0 || walk(k, doc, &p->value, field_of(fields, p->key, other)) != 0)
+            return -1;
+        changed |= rc > 0;
+    }
+    return changed ? check_unique(k, map) : 0;
+}
+
+/* A step: its fields as its type has them (the other step types keep every value). */
+static int read_step(struct bkread *k, struct ynode_doc *doc, struct ynode **slot)
+{
+    struct ynode *step = *slot;
+    enum bk_kind kind;
+
+    if (!ynode_is_map(step))
+        return walk(k, doc, slot, F_ANY);
+    /* told by keys that are words (`command`, `group`), whichever reading */
+    kind = bk_step_kind(step);
+    return read_map(k, doc, step, kind == BK_COMMAND ? command_fields : kind == BK_GROUP ? group_fields : untyped_fields,
+                    F_ANY);
+}
+
+/* The node *slot, read as field kind `f`, and everything under it. */
+static int walk(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, enum field f)
+{
+    struct ynode *n = *slot;
+
+    if (ynode_is_scalar(n))
+        return canonical_value(k, doc, slot, f == F_STRINGS || f == F_CACHE ? F_STRING : f);
+    if (ynode_is_seq(n)) {
+        for (size_t i = 0; i < ynode_len(n); i++) {
+            int rc = f == F_STEPS ? read_step(k, doc, &n->u.seq.items[i])
+                     : walk(k, doc, &n->u.seq.items[i], f == F_STRINGS || f == F_CACHE ? F_STRING : F_ANY);
+
+            if (rc != 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (!ynode_is_map(n))
+        return 0;
+    return read_map(k, doc, n, f == F_CACHE ? cache_fields : untyped_fields, f == F_STRING_MAP ? F_MAP_STRING : F_ANY);
+}
+
+int bkread_item(void *user, struct stream_item *item)
+{
+    struct bkread *k = user;
+    struct ynode *root = item->doc ? ynode_doc_root(item->doc) : NULL;
+
+    if (!root)
+        return 0;
+    if (item->kind == STREAM_STEP && ynode_is_seq(root) && ynode_len(root))
+        return read_step(k, item->doc, &root->u.seq.items[0]);
+    return ynode_is_map(root) ? read_map(k, item->doc, root, pipeline_fields, F_ANY) : walk(k, item->doc, &root, F_ANY);
+}

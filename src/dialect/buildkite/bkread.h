@@ -1,0 +1,37 @@
+/* bkread: a pipeline's items as Buildkite's agent reads them, before interpolation and
+ * before any field is looked at. buildkite/go-pipeline (ordered/yaml.go, at fd45720551e8)
+ * reads a pipeline into ordered maps of gopkg.in/yaml.v3's values:
+ * - every mapping key is a string (canonicalMapKey): a plain key yaml.v3 types otherwise
+ *   becomes the text Go prints of its value: a boolean `true`/`false` (`TRUE: x` sets the
+ *   variable `true`), an integer in decimal (`0x10` is "16", `010` "8"), a float in Go's
+ *   %e (`1.5` is "1.500000e+00"), a timestamp as written. A null key fails the upload
+ *   ("null not supported as a map key"). Two keys that become one are a `duplicate-key`
+ *   error, as two written alike are (the agent keeps the last value);
+ * - every other plain scalar is the value yaml.v3 reads, which the agent sends (JSON) or
+ *   prints (fmt.Sprint, in a field its step types keep as a string: `MIN: 11.00` gives
+ *   the job MIN=11, `label: 3.10` is "3.1"; a null env value is ""). The rendering
+ *   writes that value: the string, or booleans `true`/`false`, integers in decimal,
+ *   floats in Go's shortest form, and a scalar yaml.v3 keeps a string that YAML 1.2
+ *   would read as a number (`1e400`, past float64) quoted. An infinity or NaN outside a
+ *   string field is an error (the agent's JSON has none: the upload fails). Nulls and
+ *   timestamps stay as written (the agent reads them again alike).
+ * docs/buildkite.md, "Keys and values as the agent reads them". */
+#ifndef FANOUT_BKREAD_H
+#define FANOUT_BKREAD_H
+
+#include "fanout/diag.h"
+#include "fanout/stream.h"
+
+struct bkread;
+
+struct bkread *bkread_create(void);
+void bkread_destroy(struct bkread *k);
+
+/* A pass over files named `names`, reporting to `d`. */
+void bkread_begin(struct bkread *k, struct diag *d, const char *const *names);
+
+/* The item's keys and plain scalars as the agent reads them (`k`: the struct bkread, as
+ * dialect_input's `read` is told it): 0, or -1 after an error. */
+int bkread_item(void *k, struct stream_item *item);
+
+#endif
