@@ -82,6 +82,9 @@ enum tmpl_problem {
                         GitHub has but not there */
     TMPL_EXPRESSION, /* an expression that does not parse (or names what GitHub has nowhere) */
     TMPL_DUPLICATE,  /* a key twice, compared case-insensitively */
+    /* not an error: a plain number where only a string is taken, which GitHub makes a
+     * string of with other text than written (`python-version: 3.10` is "3.1") */
+    TMPL_NUMBER_TEXT,
 };
 
 struct tmpl_error {

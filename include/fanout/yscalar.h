@@ -14,6 +14,18 @@ enum yscalar_type { YS_NULL, YS_BOOL, YS_INT, YS_FLOAT, YS_STRING };
 /* The core-schema type of a plain scalar with this text. */
 enum yscalar_type yscalar_type(const char *s, size_t len);
 
+/* Whether `s` is an integer in its canonical decimal (digits, no leading 0 but in "0"),
+ * which every reader's number prints back as written up to 15 digits: inline, the
+ * number checks' quick answer for most numbers. */
+static inline bool yscalar_canonical_decimal(const char *s, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i == len && len && len <= 15 && (len == 1 || s[0] != '0');
+}
+
 /* Whether a plain scalar with this text is a core-schema null (yscalar_type's YS_NULL):
  * inline, for a caller that asks nothing else (a key `name` was a call and a table walk). */
 static inline bool yscalar_null(const char *s, size_t len)

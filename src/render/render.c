@@ -899,11 +899,15 @@ static int check_all(struct run *r)
     if (!diag_has_input_error(d))
         inputs_unchanged(r);
     /* One problem, one message: the dialect's own error if it has one, else the input
-     * schema's finding where it was written, else what the rendering shows. */
+     * schema's finding where it was written, else what the rendering shows. The input's
+     * warnings are said either way (number-text: of what the rendering check skips as
+     * proved). */
     if (!diag_has_input_error(d)) {
-        if (r->in_check && validator_errors(r->in_check) > 0)
+        bool input_wrong = r->in_check && validator_errors(r->in_check) > 0;
+
+        if (r->in_findings)
             diag_flush_into(r->in_findings, d);
-        else if (r->out_findings)
+        if (!input_wrong && r->out_findings)
             diag_flush_into(r->out_findings, d);
     }
     if (r->failed_index ||

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/expr.h"
 #include "fanout/suggest.h"
 #include "fanout/text.h"
 #include "fanout/yscalar.h"
@@ -103,7 +104,8 @@ static void report(struct reader *r, enum tmpl_problem problem, const struct yno
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
     va_end(ap);
-    r->errors++;
+    if (problem != TMPL_NUMBER_TEXT) /* a warning */
+        r->errors++;
     r->fn(r->user, &(struct tmpl_error){problem, at, offset, msg});
 }
 
@@ -1142,6 +1144,36 @@ static void read_mapping(struct reader *r, const struct ynode *n, struct tmpl_ty
         tmpl_proofs_shape_add(r->proofs, n, t, shape);
 }
 
+/* `number-text`: the plain scalar `n`, taken as a string where no number is (an action's
+ * input, an env value), if YAML 1.2 reads a number there: GitHub's reader makes the
+ * number's text of it (template-reader.ts `validate`, "Not a string, convert"; the
+ * runner's NumberToken.ToString, .NET's G15), which differs from what is written when
+ * digits go (`3.10` is "3.1", `1.0` "1", `0x10` "16"). A warning: GitHub runs it. */
+static void number_text(struct reader *r, const struct ynode *n)
+{
+    enum yscalar_type type = yscalar_type(n->u.scalar.text, n->u.scalar.len);
+    char buf[EXPR_NUMBUF];
+    struct expr_value *v;
+    size_t len;
+
+    if ((type != YS_INT && type != YS_FLOAT) || !(v = expr_from_ynode(n)))
+        return;
+    len = expr_g15_number(expr_number_value(v), buf);
+    expr_unref(v);
+    if (len == n->u.scalar.len && !memcmp(buf, n->u.scalar.text, len))
+        return;
+    report(r, TMPL_NUMBER_TEXT, n, SIZE_MAX, "%.*s is the number %s to GitHub's workflow reader, which makes "
+           "the string \"%s\" of it here: quote it to keep %.*s", (int)text_utf8_cut(n->u.scalar.text,
+           n->u.scalar.len, 40), n->u.scalar.text, buf, buf, (int)text_utf8_cut(n->u.scalar.text, n->u.scalar.len, 40),
+           n->u.scalar.text);
+}
+
+/* Whether a plain scalar beginning with `c` may be a YAML 1.2 number. */
+static bool may_be_number(char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
+}
+
 static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type t)
 {
     char exp[700];
@@ -1155,6 +1187,10 @@ static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type 
 
         if (!tk.failed)
             validate_scalar(r, n, &tk, t);
+        if (!tk.failed && tk.len && may_be_number(*tk.text) && tk.kind == TK_STRING && n->style == YNODE_PLAIN &&
+            (t.def->scalars & S_STRING) && !(t.def->scalars & S_NUMBER) &&
+            !yscalar_canonical_decimal(tk.text, tk.len))
+            number_text(r, n);
         token_clear(&tk);
     } else if (ynode_is_seq(n)) {
         struct tmpl_type item;

@@ -46,11 +46,16 @@ static void report(void *user, const struct tmpl_error *e)
         [TMPL_KEY] = RULE_WORKFLOW_KEY,      [TMPL_REQUIRED] = RULE_WORKFLOW_REQUIRED,
         [TMPL_VALUE] = RULE_WORKFLOW_VALUE,  [TMPL_CONTEXT] = RULE_WORKFLOW_CONTEXT,
         [TMPL_EXPRESSION] = RULE_EXPRESSION, [TMPL_DUPLICATE] = RULE_DUPLICATE_KEY,
+        [TMPL_NUMBER_TEXT] = RULE_NUMBER_TEXT,
     };
     struct tmplvalidate *v = user;
     struct ypos p = e->offset == SIZE_MAX ? ynode_pos(e->at) : ynode_text_pos(e->at, e->offset);
     enum diag_class cls = e->problem == TMPL_EXPRESSION || e->problem == TMPL_DUPLICATE ? DIAG_INPUT : v->cls;
 
+    if (e->problem == TMPL_NUMBER_TEXT) {
+        diag_at(v->diag, DIAG_WARNING, DIAG_FINDING, v->files, p, rules[e->problem], "%s", e->message);
+        return;
+    }
     diag_at(v->diag, DIAG_ERROR, cls, v->files, p, rules[e->problem], "%s", e->message);
     v->errors++;
 }

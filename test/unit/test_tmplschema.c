@@ -12,7 +12,8 @@ struct collected {
     size_t n;
 };
 
-static const char *const problem_names[] = {"key", "required", "value", "context", "expression", "duplicate"};
+static const char *const problem_names[] = {"key",        "required",  "value",      "context",
+                                            "expression", "duplicate", "number-text"};
 
 static void collect(void *user, const struct tmpl_error *e)
 {
@@ -387,6 +388,32 @@ START_TEST(scalars)
     c = check("on: push\njobs:\n  a:\n    runs-on: x\n    name: ${{ 'a }}\n    steps: []\n");
     ck_assert_str_eq(c.text, "5:11 /jobs/a/name: the expression is not closed: '${{' without a closing '}}' "
                              "[expression]\n");
+}
+END_TEST
+
+/* A plain number where only a string is taken is its text to GitHub's reader ("Not a
+ * string, convert": `${num}`, the runner's G15): a warning where that text is not the
+ * written one, which is no error; a number where a number is taken, or whose text is
+ * kept, says nothing. */
+START_TEST(number_text)
+{
+    struct ynode_doc *doc = doc_from("on: push\njobs:\n  a:\n    runs-on: 5\n    timeout-minutes: 0x1F\n"
+                                     "    env: {A: 3.10, B: 12, C: '3.10', D: 1e3, E: true}\n"
+                                     "    steps:\n      - uses: a/b@v1\n        with: {python-version: 3.10}\n");
+    const struct tmplschema *s = workflow_schema();
+    struct collected c = {{0}, 0};
+    struct tmpl_type t;
+
+    ck_assert(tmplschema_type(s, "workflow-root-strict", &t));
+    ck_assert_uint_eq(tmpl_validate(s, t, ynode_doc_root(doc), "", collect, &c), 0);
+    ck_assert_str_eq(c.text, "6:14 /jobs/a/env/A: 3.10 is the number 3.1 to GitHub's workflow reader, which makes "
+                             "the string \"3.1\" of it here: quote it to keep 3.10 [number-text]\n"
+                             "6:41 /jobs/a/env/D: 1e3 is the number 1000 to GitHub's workflow reader, which makes "
+                             "the string \"1000\" of it here: quote it to keep 1e3 [number-text]\n"
+                             "9:32 /jobs/a/steps/0/with/python-version: 3.10 is the number 3.1 to GitHub's workflow "
+                             "reader, which makes the string \"3.1\" of it here: quote it to keep 3.10 "
+                             "[number-text]\n");
+    ynode_doc_destroy(doc);
 }
 END_TEST
 
@@ -833,6 +860,7 @@ Suite *tmplschema_suite(void)
     tcase_add_test(tc, contexts_by_key);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, scalars);
+    tcase_add_test(tc, number_text);
     tcase_add_test(tc, expressions_known_without_literals);
     tcase_add_test(tc, bad_schemas);
     tcase_add_test(tc, small_schema);

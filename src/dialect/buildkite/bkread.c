@@ -104,8 +104,20 @@ static int canonical(struct bkread *k, struct ynode_doc *doc, struct ynode **slo
  * (`any`: RemainingFields, plugins, matrix), a string (a `string` field: fmt.Sprint of a
  * number or boolean), a string or a list of strings (`[]string`), a mapping of strings
  * (`map[string]string`, env, whose null value is the empty string: ordered.Unmarshal
- * zeroes it), a list of steps, a command step's cache. */
-enum field { F_ANY, F_STRING, F_STRINGS, F_STRING_MAP, F_MAP_STRING, F_STEPS, F_CACHE };
+ * zeroes it), a list of steps, a command step's cache, a matrix (values of their own
+ * type, which the agent makes strings of for its tokens: bkscalar.h). */
+enum field { F_ANY, F_STRING, F_STRINGS, F_STRING_MAP, F_MAP_STRING, F_STEPS, F_CACHE, F_MATRIX };
+
+/* `number-text`: the plain number `n` the agent makes the string `text` of (a string
+ * field, a matrix value) where the two differ, so the job gets other text than written. */
+static void number_text(struct bkread *k, const struct ynode *n, const char *text, size_t len)
+{
+    diag_at(k->diag, DIAG_WARNING, DIAG_FINDING, k->names, ynode_pos(n), RULE_NUMBER_TEXT,
+            "%.*s is the number %.*s to Buildkite's agent (gopkg.in/yaml.v3), which makes the string "
+            "\"%.*s\" of it here: quote it to keep %.*s", (int)text_utf8_cut(n->u.scalar.text, n->u.scalar.len, 40),
+            n->u.scalar.text, (int)len, text, (int)len, text, (int)text_utf8_cut(n->u.scalar.text, n->u.scalar.len, 40),
+            n->u.scalar.text);
+}
 
 /* The plain scalar *slot as the agent reads it, of its own type (F_ANY) or as a string
  * (F_STRING; F_MAP_STRING, where a null is "" too): replaced when its text is not the
@@ -114,8 +126,9 @@ static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode
 {
     const struct ynode *n = *slot;
     const char *t = n->u.scalar.text;
-    size_t len = n->u.scalar.len, i;
+    size_t len = n->u.scalar.len;
     bool null_is_empty = f == F_MAP_STRING;
+    enum bk_scalar kind;
     char buf[BK_SCALAR_BUF];
     struct ynode *made;
 
@@ -123,14 +136,15 @@ static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode
         return 0;
     if (null_is_empty)
         f = F_STRING;
-    for (i = 0; f == F_ANY && i < len && t[i] >= '0' && t[i] <= '9'; i++)
-        ;
-    if (f == F_ANY && i == len && (len == 1 || t[0] != '0'))
+    if (f != F_STRING && yscalar_canonical_decimal(t, len))
         return 0; /* a decimal integer, as most counts are written */
-    switch (bk_scalar_text(n, buf, &t, &len)) {
+    switch ((kind = bk_scalar_text(n, buf, &t, &len))) {
     case BK_SCALAR_BOOL:
     case BK_SCALAR_INT:
     case BK_SCALAR_FLOAT:
+        if (kind != BK_SCALAR_BOOL && (f == F_STRING || f == F_MATRIX) &&
+            (len != n->u.scalar.len || memcmp(t, n->u.scalar.text, len)))
+            number_text(k, n, t, len);
         if (f == F_STRING) { /* fmt.Sprint: Go's shortest float, `+Inf` */
             made = ynode_new_string(doc, t, len, ynode_pos(n));
             break;
@@ -206,7 +220,7 @@ static const struct typed_field command_fields[] = {
     FIELD("key", F_STRING),  FIELD("id", F_STRING),       FIELD("identifier", F_STRING),
     FIELD("label", F_STRING), FIELD("name", F_STRING),    FIELD("command", F_STRINGS),
     FIELD("commands", F_STRINGS), FIELD("env", F_STRING_MAP), FIELD("cache", F_CACHE),
-    {NULL, 0, F_ANY}};
+    FIELD("matrix", F_MATRIX), {NULL, 0, F_ANY}};
 /* GroupStep (step_group.go) */
 static const struct typed_field group_fields[] = {
     FIELD("key", F_STRING),   FIELD("id", F_STRING),   FIELD("identifier", F_STRING), FIELD("group", F_STRING),
@@ -273,7 +287,8 @@ static int walk(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, en
     if (ynode_is_seq(n)) {
         for (size_t i = 0; i < ynode_len(n); i++) {
             int rc = f == F_STEPS ? read_step(k, doc, &n->u.seq.items[i])
-                     : walk(k, doc, &n->u.seq.items[i], f == F_STRINGS || f == F_CACHE ? F_STRING : F_ANY);
+                     : walk(k, doc, &n->u.seq.items[i], f == F_STRINGS || f == F_CACHE ? F_STRING
+                                                        : f == F_MATRIX ? F_MATRIX : F_ANY);
 
             if (rc != 0)
                 return -1;
@@ -282,7 +297,8 @@ static int walk(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, en
     }
     if (!ynode_is_map(n))
         return 0;
-    return read_map(k, doc, n, f == F_CACHE ? cache_fields : untyped_fields, f == F_STRING_MAP ? F_MAP_STRING : F_ANY);
+    return read_map(k, doc, n, f == F_CACHE ? cache_fields : untyped_fields,
+                    f == F_STRING_MAP ? F_MAP_STRING : f == F_MATRIX ? F_MATRIX : F_ANY);
 }
 
 int bkread_item(void *user, struct stream_item *item)

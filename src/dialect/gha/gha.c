@@ -13,6 +13,7 @@
 #include "fanout/expr.h"
 #include "fanout/text.h"
 #include "fanout/ynode.h"
+#include "fanout/yscalar.h"
 
 #include "gha_internal.h"
 #include "matrix.h"
@@ -197,6 +198,28 @@ int gha_set_name(struct job *j, struct ynode *job, const struct ynode *written,
     return 0;
 }
 
+/* `number-text`: a plain number of the matrix (`n`, read as `v`) whose text GitHub's
+ * runtime writes otherwise than it is written (G15: `3.10` is 3.1), so that `${{ matrix.X
+ * }}` gives other text than the author wrote. A warning: GitHub runs it. Said for the
+ * workflow's own jobs (a called one's are its file's). */
+static void matrix_number_text(struct job *j, const struct ynode *n, const struct expr_value *v)
+{
+    char buf[EXPR_NUMBUF];
+    size_t len;
+
+    if (j->depth || expr_kind_of(v) != EXPR_NUMBER || n->style != YNODE_PLAIN ||
+        yscalar_canonical_decimal(n->u.scalar.text, n->u.scalar.len))
+        return;
+    len = expr_g15_number(expr_number_value(v), buf);
+    if (len == n->u.scalar.len && !memcmp(buf, n->u.scalar.text, len))
+        return;
+    diag_at(j->ctx->diag, DIAG_WARNING, DIAG_FINDING, j->ctx->files, ynode_pos(n), RULE_NUMBER_TEXT,
+            "%.*s is the number %s to GitHub, whose expressions make the string \"%s\" of it "
+            "(${{ matrix.* }} in a name, a run, an input): quote it to keep %.*s",
+            (int)text_utf8_cut(n->u.scalar.text, n->u.scalar.len, 40), n->u.scalar.text, buf, buf,
+            (int)text_utf8_cut(n->u.scalar.text, n->u.scalar.len, 40), n->u.scalar.text);
+}
+
 /* `n` as a value with every `${{ }}` in it folded, at any depth (GitHub evaluates the
  * whole strategy: a vector, an item, an include entry's value): 1 with *value set, 0
  * with *unknown set (what it depends on) when one stays unknown, -1 after an error. */
@@ -210,6 +233,8 @@ static int fold_tree(struct job *j, const struct ynode *n, struct expr_value **v
     if (!ynode_is_seq(n) && !ynode_is_map(n)) {
         if (!(*value = expr_from_ynode(n)))
             gha_out_of_memory(j, n);
+        else
+            matrix_number_text(j, n, *value);
         return *value ? 1 : -1;
     }
     if (!(out = ynode_is_seq(n) ? expr_array() : expr_object())) {
