@@ -40,6 +40,10 @@ struct stream {
     const struct stream_shape *shapes; /* where items may be kept, {NULL}-terminated */
     const struct stream_shape *shape;  /* the one this document uses */
     struct strset *top_keys;  /* of the current document, for the duplicate check */
+    struct strset *merged_keys; /* the top-level keys a `<<` merge gave (merge_top) */
+    /* The top-level pairs a `<<` merge gave, handed out one a call from `next_queued`. */
+    struct stream_item *queued;
+    size_t n_queued, next_queued;
     struct strset *item_keys; /* a mapping of items: its keys so far, for the same check */
     /* Anchors of the current document (copies, so they outlive each step). */
     struct ynode_doc *anchor_doc;
@@ -1426,6 +1430,101 @@ static int items_key_anchor(struct stream *s, struct fy_event *fye, struct ypos 
     return rc;
 }
 
+/* The shape whose items a top-level key `key` holds, or NULL. */
+static const struct stream_shape *items_shape(const struct stream *s, const char *key, size_t len)
+{
+    for (const struct stream_shape *sh = s->shapes; sh->key; sh++) {
+        if (strlen(sh->key) == len && memcmp(sh->key, key, len) == 0)
+            return sh;
+    }
+    return NULL;
+}
+
+/* A top-level key `key` seen: 0, or -1 after reporting it a duplicate (one a merge gave
+ * said so: the agent lets a later key win over a merged one, which fanout has handed on). */
+static int top_key_once(struct stream *s, const char *key, size_t len, struct ypos pos)
+{
+    int seen = strset_add(s->top_keys, key, len);
+    char buf[128];
+
+    if (seen == 0)
+        return 0;
+    snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), key ? key : "");
+    if (seen < 0)
+        report(s, pos, RULE_INTERNAL, "%s", "out of memory");
+    else if (strset_has(s->merged_keys, key, len))
+        report(s, pos, RULE_DUPLICATE_KEY, "'%s' is given by the top-level '<<' merge above too: buildkite-agent "
+               "keeps this one, fanout reads the document in order and has the merged one (write it before "
+               "the '<<', or leave it out of the merged mapping)", buf);
+    else
+        report(s, pos, RULE_DUPLICATE_KEY, "duplicate key '%s'", buf);
+    return -1;
+}
+
+static void queued_clear(struct stream *s)
+{
+    for (size_t i = s->next_queued; i < s->n_queued; i++)
+        ynode_doc_destroy(s->queued[i].doc);
+    s->n_queued = s->next_queued = 0;
+}
+
+/* A top-level `<<: value` (its one-pair document `doc`, taken) as yaml.v3 and
+ * go-pipeline's ordered maps merge it: each pair of the mapping, or of the list's
+ * mappings (an earlier one wins), whose key the document has not had yet, queued as a
+ * top-level pair of its own where the `<<` is (the agent's order); a key written later
+ * is an error (top_key_once). A merged `steps` is refused: a document's steps are read
+ * where they are written. 0, or -1 after reporting. */
+static int merge_top(struct stream *s, struct ynode_doc *doc)
+{
+    const struct ynode *value = ynode_value(ynode_doc_root(doc), 0);
+    size_t sources = ynode_is_seq(value) ? ynode_len(value) : 1;
+    int rc = 0;
+
+    queued_clear(s);
+    for (size_t i = 0; rc == 0 && i < sources; i++) {
+        const struct ynode *src = ynode_is_seq(value) ? ynode_item(value, i) : value;
+
+        if (!ynode_is_map(src)) {
+            report(s, ynode_pos(src), RULE_MERGE, "%s", "'<<' needs a mapping or a list of mappings");
+            rc = -1;
+        }
+        for (size_t j = 0; rc == 0 && ynode_is_map(src) && j < ynode_len(src); j++) {
+            const struct ynode *k = ynode_key(src, j);
+            struct ypos pos = ynode_pos(k);
+            struct stream_item *q;
+            struct ynode_doc *one;
+
+            if (strset_has(s->top_keys, k->u.scalar.text, k->u.scalar.len))
+                continue;
+            if (items_shape(s, k->u.scalar.text, k->u.scalar.len)) {
+                report(s, pos, RULE_MERGE, "a top-level '<<' merge that gives '%.*s': fanout reads a document's "
+                       "items where they are written (write them there)", (int)k->u.scalar.len, k->u.scalar.text);
+                rc = -1;
+                break;
+            }
+            q = s->n_queued & (s->n_queued - 1) ? s->queued
+                : realloc(s->queued, (s->n_queued ? 2 * s->n_queued : 1) * sizeof(*q));
+            one = q ? item_doc(s, false, pos) : NULL;
+            if (q)
+                s->queued = q;
+            if (!one || strset_add(s->top_keys, k->u.scalar.text, k->u.scalar.len) < 0 ||
+                strset_add(s->merged_keys, k->u.scalar.text, k->u.scalar.len) < 0 ||
+                ynode_append_pair(one, ynode_doc_root(one), ynode_copy(one, k), ynode_copy(one, ynode_value(src, j))) != 0) {
+                ynode_doc_destroy(one);
+                if (q)
+                    report_oom(s, pos);
+                rc = -1;
+                break;
+            }
+            s->queued[s->n_queued++] = (struct stream_item){.kind = STREAM_PAIR, .doc = one, .pos = pos, .merged = true};
+        }
+    }
+    ynode_doc_destroy(doc);
+    if (rc != 0)
+        queued_clear(s);
+    return rc;
+}
+
 /* Any other top-level pair: a one-pair mapping document. `fye` is its key. */
 static struct ynode_doc *build_pair_doc(struct stream *s, struct fy_event *fye)
 {
@@ -1481,8 +1580,9 @@ struct stream *stream_open_shaped(struct source *src, unsigned file,
     s->shapes = shapes;
     s->shape = shapes;
     s->top_keys = strset_create();
+    s->merged_keys = strset_create();
     s->item_keys = strset_create();
-    if (!s->top_keys || !s->item_keys)
+    if (!s->top_keys || !s->merged_keys || !s->item_keys)
         goto fail;
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
@@ -1515,7 +1615,10 @@ void stream_close(struct stream *s)
     free(s->text);
     free(s->patches);
     strset_destroy(s->top_keys);
+    strset_destroy(s->merged_keys);
     strset_destroy(s->item_keys);
+    queued_clear(s);
+    free(s->queued);
     if (s->fyp)
         fy_parser_destroy(s->fyp);
     if (s->fydiag)
@@ -1563,13 +1666,11 @@ static bool is_empty_root(struct fy_event *fye)
 /* Whether a top-level key holds the items: then s->shape is the shape it names. */
 static bool is_items_key(struct stream *s, const char *key, size_t len)
 {
-    for (const struct stream_shape *sh = s->shapes; sh->key; sh++) {
-        if (strlen(sh->key) == len && memcmp(sh->key, key, len) == 0) {
-            s->shape = sh;
-            return true;
-        }
-    }
-    return false;
+    const struct stream_shape *sh = items_shape(s, key, len);
+
+    if (sh)
+        s->shape = sh;
+    return sh != NULL;
 }
 
 /* A key of the items' mapping: a scalar, not seen before in it. Frees `fye` on error. */
@@ -1619,6 +1720,10 @@ int stream_next(struct stream *s, struct stream_item *item)
         item->items_key = s->shape->key;
         return 1;
     }
+    if (s->next_queued < s->n_queued) {
+        *item = s->queued[s->next_queued++];
+        return 1;
+    }
     for (;;) {
         struct fy_event *fye;
         struct ypos pos;
@@ -1650,6 +1755,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             fy_parser_event_free(s->fyp, fye);
             s->state = ST_ROOT;
             strset_clear(s->top_keys);
+            strset_clear(s->merged_keys);
             s->flow_shallow.line = 0;
             continue;
         case ST_ROOT:
@@ -1693,7 +1799,6 @@ int stream_next(struct stream *s, struct stream_item *item)
         case ST_TOP_MAP: {
             size_t len;
             const char *key;
-            int seen;
 
             if (fye->type == FYET_MAPPING_END) {
                 fy_parser_event_free(s->fyp, fye);
@@ -1713,16 +1818,32 @@ int stream_next(struct stream *s, struct stream_item *item)
                 fy_parser_event_free(s->fyp, fye);
                 return fail(s);
             }
-            seen = strset_add(s->top_keys, key, len);
-            if (seen != 0) {
-                char buf[128];
+            if (len == 2 && !memcmp(key, "<<", 2) && !s->shape->literal_merge_keys) {
+                struct ynode_doc *doc = build_pair_doc(s, fye);
 
-                snprintf(buf, sizeof(buf), "%.*s", (int)(len > 100 ? 100 : len), key ? key : "");
+                if (!doc)
+                    return fail(s);
+                if (is_merge_key(ynode_key(ynode_doc_root(doc), 0))) {
+                    if (merge_top(s, doc) != 0)
+                        return fail(s);
+                    if (s->next_queued == s->n_queued)
+                        continue; /* every key it has was written before it */
+                    *item = s->queued[s->next_queued++];
+                    return 1;
+                }
+                /* a quoted "<<": a key like any other */
+                if (top_key_once(s, "<<", 2, pos) != 0) {
+                    ynode_doc_destroy(doc);
+                    return fail(s);
+                }
+                item->doc = doc;
+                item->kind = STREAM_PAIR;
+                item->merged = s->merged;
+                s->merged = false;
+                return 1;
+            }
+            if (top_key_once(s, key, len, pos) != 0) {
                 fy_parser_event_free(s->fyp, fye);
-                if (seen < 0)
-                    report(s, pos, RULE_INTERNAL, "%s", "out of memory");
-                else
-                    report(s, pos, RULE_DUPLICATE_KEY, "duplicate key '%s'", buf);
                 return fail(s);
             }
             /* Quoted or not: JSON input writes "steps". */

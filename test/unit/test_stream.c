@@ -109,6 +109,45 @@ START_TEST(merges_and_aliases)
 }
 END_TEST
 
+/* A top-level `<<` is merged as yaml.v3 and go-pipeline merge it: each key the document
+ * has not had, a pair of its own where the `<<` is (an earlier mapping of a list wins, a
+ * key written before the `<<` too), marked merged; a key written after it that the merge
+ * gave, and a merged `steps`, are errors; a quoted "<<" is a key. */
+START_TEST(top_level_merge)
+{
+    char k[64];
+    int last;
+    struct opened o;
+    struct stream_item item;
+    char pairs[256] = "";
+
+    open_text(&o, "b: &b {env: {A: 1}, agents: {q: b}}\nx: &x {agents: {q: x}, priority: 3}\nagents: {q: e}\n"
+                  "<<: [*b, *x]\nsteps:\n  - command: y\n");
+    while (stream_next(o.s, &item) > 0) {
+        if (item.kind == STREAM_PAIR) {
+            char *text = emit_to_string(ynode_doc_root(item.doc), 0);
+
+            snprintf(pairs + strlen(pairs), sizeof(pairs) - strlen(pairs), "%s%s", item.merged ? "merged " : "",
+                     text);
+            free(text);
+        }
+        if (item.doc)
+            ynode_doc_destroy(item.doc);
+    }
+    ck_assert_str_eq(pairs, "b:\n  env:\n    A: 1\n  agents:\n    q: b\nx:\n  agents:\n    q: x\n  priority: 3\n"
+                            "agents:\n  q: e\nmerged env:\n  A: 1\nmerged priority: 3\n");
+    close_text(&o);
+    kinds("b: &b {env: {A: 1}}\n<<: *b\nenv: {A: 2}\nsteps: []\n", k, &last);
+    ck_assert_int_eq(last, -1);
+    kinds("b: &b {steps: []}\n<<: *b\n", k, &last);
+    ck_assert_int_eq(last, -1);
+    kinds("b: &b {env: {A: 1}}\nenv: {A: 2}\n<<: *b\nsteps: []\n", k, &last);
+    ck_assert_str_eq(k, "DPP()d"); /* everything the merge has was written before it */
+    kinds("\"<<\": {a: 1}\nsteps: []\n", k, &last);
+    ck_assert_str_eq(k, "DP()d");
+}
+END_TEST
+
 /* Keys far apart: libfyaml's input buffer moves between them, and the check must
  * neither read freed text nor miss the repeat. */
 START_TEST(duplicate_keys_far_apart)
@@ -544,6 +583,7 @@ Suite *stream_suite(void)
 
     tcase_add_test(tc, item_sequence);
     tcase_add_test(tc, merges_and_aliases);
+    tcase_add_test(tc, top_level_merge);
     tcase_add_test(tc, duplicate_keys_far_apart);
     tcase_add_test(tc, step_kinds);
     tcase_add_test(tc, validator_stream_and_whole);
