@@ -46,6 +46,11 @@ struct diag {
     bool lost_input;
     const struct diag_sink *sink; /* a capturing diag's: where its findings go */
     struct diag *to;              /* and its other messages */
+    /* A message to stderr is written into this (opened at the first, kept for the next:
+     * opening one a message was a third of a small run's messages), then in one write. */
+    FILE *line;
+    char *line_buf;
+    size_t line_len;
 };
 
 /* A set of places, each kept as a 64-bit hash of file, line and column (open
@@ -285,6 +290,9 @@ void diag_destroy(struct diag *d)
     }
     release_held(d, NULL);
     free(d->held);
+    if (d->line)
+        fclose(d->line);
+    free(d->line_buf);
     free(d);
 }
 
@@ -585,8 +593,7 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
     const struct diag_policy *p = d->policy;
     enum diag_level level = cls == DIAG_FINDING ? level_of(p, rule) : DIAG_LEVEL_DEFAULT;
     bool color = p && p->color && d->format == DIAG_TEXT;
-    char msg[1024], *text = NULL;
-    size_t text_len = 0;
+    char msg[1024];
     FILE *out;
     const char *word;
 
@@ -634,8 +641,9 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         file = "<input>";
     out = d->out;
     /* stderr is unbuffered: a message written a piece at a time was 16 write calls */
-    if (out == stderr && (d->out = open_memstream(&text, &text_len)) == NULL)
-        d->out = out;
+    if (out == stderr && (d->line ? fseeko(d->line, 0, SEEK_SET) == 0
+                                  : (d->line = open_memstream(&d->line_buf, &d->line_len)) != NULL))
+        d->out = d->line;
 
     switch (d->format) {
     case DIAG_SARIF: /* above */
@@ -676,11 +684,10 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
         break;
     }
     if (d->out != out) {
-        fclose(d->out);
         d->out = out;
-        fwrite(text, 1, text_len, out);
+        if (fflush(d->line) == 0) /* line_len: the message's end, where the stream is */
+            fwrite(d->line_buf, 1, d->line_len, out);
     }
-    free(text);
 }
 
 void diag_say(struct diag *d, const char *what, const char *arg)
