@@ -3,6 +3,7 @@
 #ifndef FANOUT_TEXT_H
 #define FANOUT_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,5 +21,17 @@ size_t text_utf8_cut(const char *s, size_t len, size_t max);
 /* s[0..len) as a message shows it into `out` (max + 3 bytes): whole, or cut by
  * text_utf8_cut with "..." after it. Its length (not NUL-terminated). */
 size_t text_shown(char *out, const char *s, size_t len, size_t max);
+
+/* Whether the NUL-terminated `name` is the `len` bytes at `s`: compared inline, a name
+ * being a few letters (a strcmp is a call, whose cost also goes with where the linker
+ * put the names). */
+static inline bool text_is(const char *name, const char *s, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len && name[i] == s[i])
+        i++;
+    return i == len && name[i] == '\0';
+}
 
 #endif

@@ -1168,10 +1168,11 @@ static void number_text(struct reader *r, const struct ynode *n)
            n->u.scalar.text);
 }
 
-/* Whether a plain scalar beginning with `c` may be a YAML 1.2 number. */
+/* Whether a plain scalar beginning with `c` may be a YAML 1.2 number: a digit, `+`, `-`
+ * or `.` (and `,` or `/`, which share their range: one comparison for every scalar). */
 static bool may_be_number(char c)
 {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
+    return (unsigned char)(c - '+') <= '9' - '+';
 }
 
 static void read_tree(struct reader *r, const struct ynode *n, struct tmpl_type t)

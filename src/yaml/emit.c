@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/text.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
@@ -466,16 +467,16 @@ static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col
 static size_t item_key_rank(const struct emitter *e, const struct ynode *k)
 {
     const char *const *order = e->layout->item_key_order;
-    const char *t = ynode_scalar(k, NULL);
+    size_t len = 0;
+    const char *t = ynode_scalar(k, &len);
 
     if (!t)
         return e->n_order;
     for (unsigned i = e->first[(unsigned char)t[0]]; i; i = e->next[i - 1]) {
-        if (strcmp(order[i - 1], t) == 0)
+        if (text_is(order[i - 1], t, len))
             return i - 1;
     }
-    return e->layout->nested_key && strcmp(t, e->layout->nested_key) == 0 ? e->n_order + 1
-                                                                          : e->n_order;
+    return e->layout->nested_key && text_is(e->layout->nested_key, t, len) ? e->n_order + 1 : e->n_order;
 }
 
 static bool is_nested_key(const struct emitter *e, const struct ynode *k)

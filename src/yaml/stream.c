@@ -1823,7 +1823,7 @@ int stream_next(struct stream *s, struct stream_item *item)
 
                 if (!doc)
                     return fail(s);
-                if (is_merge_key(ynode_key(ynode_doc_root(doc), 0))) {
+                if (!ynode_is_string(ynode_key(ynode_doc_root(doc), 0))) { /* a plain `<<` */
                     if (merge_top(s, doc) != 0)
                         return fail(s);
                     if (s->next_queued == s->n_queued)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fanout/source.h"
+#include "fanout/text.h"
 
 #include "gha_internal.h"
 
@@ -315,12 +316,13 @@ static struct ynode *substitute_fields(struct job *j, struct ynode *map, const c
     struct ynode *out = map;
 
     for (size_t i = 0; ynode_is_map(map) && i < ynode_len(map) && !j->failed; i++) {
-        const char *key = ynode_scalar(ynode_key(map, i), NULL);
+        size_t len = 0;
+        const char *key = ynode_scalar(ynode_key(map, i), &len);
 
-        /* the first letters tell most names apart without a call to strcmp (a matrix
-         * job's every configuration's every step is looked through) */
+        /* the first letters tell most names apart (a matrix job's every configuration's
+         * every step is looked through) */
         for (const char *const *f = fields; key && *f; f++) {
-            if (**f == *key && strcmp(*f, key) == 0) {
+            if (**f == *key && text_is(*f, key, len)) {
                 struct ynode *old = ynode_value(map, i), *new = substitute(j, old);
 
                 if (!new || (new != old && !own && out == map && !(out = gha_own_copy(j, map))))
