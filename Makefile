@@ -198,7 +198,10 @@ e2e: $(BUILD)/fanout
 # jobs against a transcription of GitHub's MatrixBuilder (skipped without node), and the
 # picomatch glob dialect against picomatch from npm (skipped without node), and test-area
 # steps against vLLM's generator's own step model (skipped without CI_INFRA, a ci-infra
-# checkout, and Python's PyYAML and pydantic 2, which Debian does not package).
+# checkout, and Python's PyYAML and pydantic 2, which Debian does not package), and
+# Buildkite pipelines' keys and values as buildkite/go-pipeline's own ordered package
+# reads them (skipped without GO_PIPELINE, a go-pipeline checkout, and Go with Debian's
+# golang-gopkg-yaml.v3-dev and golang-github-google-go-cmp-dev).
 conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/glob-driver $(BUILD)/fanout
 	./$(BUILD)/schema-suite $(SUITE)
 	sh test/conformance/expr.sh ./$(BUILD)/expr-driver
@@ -206,6 +209,7 @@ conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/glob-driver $(B
 	sh test/conformance/workflow.sh ./$(BUILD)/fanout
 	sh test/conformance/matrix.sh ./$(BUILD)/fanout
 	sh test/conformance/testarea.sh ./$(BUILD)/fanout
+	sh test/conformance/bkread.sh ./$(BUILD)/fanout
 
 # Every case of test/hostile/cases.tsv, each process within 10 s of CPU time (40 s under
 # ASan, which runs a case 2-8 times slower) and the case within five times that in wall

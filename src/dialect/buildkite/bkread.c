@@ -101,12 +101,14 @@ static int canonical(struct bkread *k, struct ynode_doc *doc, struct ynode **slo
 }
 
 /* How the agent reads a field's value (go-pipeline's types): a value of its own type
- * (`any`: RemainingFields, plugins, matrix), a string (a `string` field: fmt.Sprint of a
- * number or boolean), a string or a list of strings (`[]string`), a mapping of strings
- * (`map[string]string`, env, whose null value is the empty string: ordered.Unmarshal
- * zeroes it), a list of steps, a command step's cache, a matrix (values of their own
- * type, which the agent makes strings of for its tokens: bkscalar.h). */
-enum field { F_ANY, F_STRING, F_STRINGS, F_STRING_MAP, F_MAP_STRING, F_STEPS, F_CACHE, F_MATRIX };
+ * (`any`: RemainingFields, plugins, matrix); a string (a `string` field: fmt.Sprint of a
+ * number or boolean, "" of a null, which ordered.Unmarshal zeroes); one the agent leaves
+ * out when it is empty (`omitempty`: a command step's key and label); one that stays
+ * null (`*string`: a group's name); a string or a list of strings (`[]string`); a
+ * mapping of strings (`map[string]string`: env); a list of steps; a command step's
+ * cache; a matrix (values of their own type, which the agent makes strings of for its
+ * tokens: bkscalar.h). */
+enum field { F_ANY, F_STRING, F_OMITTED, F_NULLABLE, F_STRINGS, F_STRING_MAP, F_STEPS, F_CACHE, F_MATRIX };
 
 /* `number-text`: the plain number `n` the agent makes the string `text` of (a string
  * field, a matrix value) where the two differ, so the job gets other text than written. */
@@ -119,22 +121,60 @@ static void number_text(struct bkread *k, const struct ynode *n, const char *tex
             n->u.scalar.text);
 }
 
-/* The plain scalar *slot as the agent reads it, of its own type (F_ANY) or as a string
- * (F_STRING; F_MAP_STRING, where a null is "" too): replaced when its text is not the
- * agent's value's. 0, or -1 after an error. */
+/* Whether the plain scalar `n` is one ordered.Unmarshal makes no string of: it makes
+ * strings of strings, numbers and booleans only, not of a timestamp or an integer past
+ * int64 ("cannot unmarshal from src time.Time", "... uint64"). Its Go type, or NULL. */
+static const char *unstringable(const struct ynode *n)
+{
+    char buf[BK_SCALAR_BUF];
+    const char *t;
+    size_t len;
+
+    if (!ynode_is_scalar(n) || ynode_is_string(n) || !n->u.scalar.text || !n->u.scalar.len ||
+        yscalar_canonical_decimal(n->u.scalar.text, n->u.scalar.len) ||
+        !(n->u.scalar.text[0] >= '0' && n->u.scalar.text[0] <= '9'))
+        return NULL;
+    switch (bk_scalar_text(n, buf, &t, &len)) {
+    case BK_SCALAR_TIMESTAMP:
+        return "time.Time";
+    case BK_SCALAR_UINT:
+        return "uint64";
+    default:
+        return NULL;
+    }
+}
+
+/* The agent's error for the unstringable `n` (of Go type `go_type`) in a string field:
+ * `fails` the upload (an error, the pipeline's env: Parse fails), or the step's (a
+ * warning: steps.go stepFromMap uploads it as written, an unknown step, and warns). */
+static int no_string(struct bkread *k, const struct ynode *n, const char *go_type, bool fails)
+{
+    diag_at(k->diag, fails ? DIAG_ERROR : DIAG_WARNING, fails ? DIAG_INPUT : DIAG_FINDING, k->names, ynode_pos(n),
+            RULE_TYPE, "%.*s is %s to Buildkite's agent (gopkg.in/yaml.v3), which cannot make the string this "
+            "field takes of it (\"cannot unmarshal from src %s\"): %s; quote it",
+            (int)text_utf8_cut(n->u.scalar.text, n->u.scalar.len, 40), n->u.scalar.text,
+            *go_type == 't' ? "a timestamp" : "an integer past int64", go_type,
+            fails ? "the upload fails" : "it uploads the step as written (its values as they are, not strings), with a "
+                                         "warning");
+    return fails ? -1 : 0;
+}
+
+/* The plain scalar *slot as the agent reads it, of its own type (F_ANY, F_MATRIX) or as
+ * a string (F_STRING, F_OMITTED, F_NULLABLE; a null "" but in the last): replaced when
+ * its text is not the agent's value's. 0, or -1 after an error. */
 static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, enum field f)
 {
     const struct ynode *n = *slot;
     const char *t = n->u.scalar.text;
     size_t len = n->u.scalar.len;
-    bool null_is_empty = f == F_MAP_STRING;
+    bool null_is_empty = f == F_STRING || f == F_OMITTED;
     enum bk_scalar kind;
     char buf[BK_SCALAR_BUF];
     struct ynode *made;
 
     if (ynode_is_string(n) || !t || (len && !maybe_typed(t, len)) || (!len && !null_is_empty))
         return 0;
-    if (null_is_empty)
+    if (f == F_OMITTED || f == F_NULLABLE)
         f = F_STRING;
     if (f != F_STRING && yscalar_canonical_decimal(t, len))
         return 0; /* a decimal integer, as most counts are written */
@@ -149,6 +189,8 @@ static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode
             made = ynode_new_string(doc, t, len, ynode_pos(n));
             break;
         }
+        if (!strcmp(t, "-0")) /* a float, which JSON writes -0 (an integer 0 would be 0) */
+            t = "-0.0", len = 4;
         if (!strcmp(t, "+Inf") || !strcmp(t, "-Inf") || !strcmp(t, "NaN")) {
             /* the agent uploads JSON, which has none: encoding/json fails on it */
             diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(n), RULE_TYPE,
@@ -158,8 +200,10 @@ static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode
             return -1;
         }
         /* fall through */
-    case BK_SCALAR_UINT: /* (which a string field does not take: kept as written) */
-        if (f == F_STRING || (len == n->u.scalar.len && !memcmp(t, n->u.scalar.text, len)))
+    case BK_SCALAR_UINT:
+        if (f == F_STRING) /* the pipeline's env (a step with one is read untyped: read_step) */
+            return kind == BK_SCALAR_UINT ? no_string(k, n, "uint64", true) : 0;
+        if (len == n->u.scalar.len && !memcmp(t, n->u.scalar.text, len))
             return 0;
         made = ynode_new_scalar(doc, t, len, YNODE_PLAIN, ynode_pos(n));
         break;
@@ -173,7 +217,9 @@ static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode
             return 0;
         made = ynode_new_string(doc, t, len, ynode_pos(n));
         break;
-    default: /* a timestamp: read again alike */
+    case BK_SCALAR_TIMESTAMP: /* elsewhere read again alike */
+        return f == F_STRING ? no_string(k, n, "time.Time", true) : 0;
+    default:
         return 0;
     }
     if (!made)
@@ -217,14 +263,15 @@ struct typed_field {
 static const struct typed_field pipeline_fields[] = {FIELD("env", F_STRING_MAP), {NULL, 0, F_ANY}};
 /* CommandStep (step_command.go: Commands []string with the alias command) */
 static const struct typed_field command_fields[] = {
-    FIELD("key", F_STRING),  FIELD("id", F_STRING),       FIELD("identifier", F_STRING),
-    FIELD("label", F_STRING), FIELD("name", F_STRING),    FIELD("command", F_STRINGS),
+    FIELD("key", F_OMITTED),   FIELD("id", F_OMITTED),        FIELD("identifier", F_OMITTED),
+    FIELD("label", F_OMITTED), FIELD("name", F_OMITTED),      FIELD("command", F_STRINGS),
     FIELD("commands", F_STRINGS), FIELD("env", F_STRING_MAP), FIELD("cache", F_CACHE),
     FIELD("matrix", F_MATRIX), {NULL, 0, F_ANY}};
-/* GroupStep (step_group.go) */
+/* GroupStep (step_group.go: Key string omitempty, Group *string) */
 static const struct typed_field group_fields[] = {
-    FIELD("key", F_STRING),   FIELD("id", F_STRING),   FIELD("identifier", F_STRING), FIELD("group", F_STRING),
-    FIELD("label", F_STRING), FIELD("name", F_STRING), FIELD("steps", F_STEPS),       {NULL, 0, F_ANY}};
+    FIELD("key", F_OMITTED),     FIELD("id", F_OMITTED),      FIELD("identifier", F_OMITTED),
+    FIELD("group", F_NULLABLE),  FIELD("label", F_NULLABLE),  FIELD("name", F_NULLABLE),
+    FIELD("steps", F_STEPS),     {NULL, 0, F_ANY}};
 /* Cache (step_command_cache.go) */
 static const struct typed_field cache_fields[] = {
     FIELD("name", F_STRING), FIELD("size", F_STRING), FIELD("paths", F_STRINGS), {NULL, 0, F_ANY}};
@@ -255,26 +302,70 @@ static int read_map(struct bkread *k, struct ynode_doc *doc, struct ynode *map, 
     for (size_t i = 0; i < ynode_len(map); i++) {
         struct ynode_pair *p = &map->u.map.pairs[i];
         int rc = canonical(k, doc, &p->key);
+        enum field f = field_of(fields, p->key, other);
 
-        if (rc < 0 || walk(k, doc, &p->value, field_of(fields, p->key, other)) != 0)
+        if (rc < 0 || walk(k, doc, &p->value, f) != 0)
             return -1;
         changed |= rc > 0;
+        if (f == F_OMITTED && ynode_is_string(p->value) && !p->value->u.scalar.len)
+            ynode_remove_at(map, i--); /* empty: the agent leaves it out */
     }
     return changed ? check_unique(k, map) : 0;
 }
 
-/* A step: its fields as its type has them (the other step types keep every value). */
+/* The first scalar of a string field of `step` (`fields` its type's; a cache's too) that
+ * is unstringable, with its Go type in *go_type; NULL when none is. */
+static const struct ynode *unstringable_field(const struct ynode *step, const struct typed_field *fields,
+                                              const char **go_type)
+{
+    for (size_t i = 0; i < ynode_len(step); i++) {
+        enum field f = field_of(fields, ynode_key(step, i), F_ANY);
+        const struct ynode *v = ynode_value(step, i), *in;
+
+        if (f == F_CACHE && ynode_is_map(v) && (in = unstringable_field(v, cache_fields, go_type)))
+            return in;
+        if (f == F_ANY || f == F_STEPS || f == F_MATRIX)
+            continue;
+        if (ynode_is_scalar(v) && (*go_type = unstringable(v)))
+            return v;
+        for (size_t j = 0; (ynode_is_seq(v) || ynode_is_map(v)) && j < ynode_len(v); j++) {
+            const struct ynode *x = ynode_is_seq(v) ? ynode_item(v, j) : ynode_value(v, j);
+
+            if ((*go_type = unstringable(x)))
+                return x;
+        }
+    }
+    return NULL;
+}
+
+/* A step: its fields as its type has them (the other step types keep every value; a
+ * step the agent cannot type, too). */
 static int read_step(struct bkread *k, struct ynode_doc *doc, struct ynode **slot)
 {
     struct ynode *step = *slot;
-    enum bk_kind kind;
+    const struct typed_field *fields;
+    const struct ynode *bad;
+    const char *go_type;
 
     if (!ynode_is_map(step))
         return walk(k, doc, slot, F_ANY);
     /* told by keys that are words (`command`, `group`), whichever reading */
-    kind = bk_step_kind(step);
-    return read_map(k, doc, step, kind == BK_COMMAND ? command_fields : kind == BK_GROUP ? group_fields : untyped_fields,
-                    F_ANY);
+    switch (bk_step_kind(step)) {
+    case BK_COMMAND:
+        fields = command_fields;
+        break;
+    case BK_GROUP:
+        fields = group_fields;
+        break;
+    default:
+        fields = untyped_fields;
+        break;
+    }
+    if (fields != untyped_fields && (bad = unstringable_field(step, fields, &go_type))) {
+        no_string(k, bad, go_type, false);
+        fields = untyped_fields;
+    }
+    return read_map(k, doc, step, fields, F_ANY);
 }
 
 /* The node *slot, read as field kind `f`, and everything under it. */
@@ -298,7 +389,7 @@ static int walk(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, en
     if (!ynode_is_map(n))
         return 0;
     return read_map(k, doc, n, f == F_CACHE ? cache_fields : untyped_fields,
-                    f == F_STRING_MAP ? F_MAP_STRING : f == F_MATRIX ? F_MATRIX : F_ANY);
+                    f == F_STRING_MAP ? F_STRING : f == F_MATRIX ? F_MATRIX : F_ANY);
 }
 
 int bkread_item(void *user, struct stream_item *item)
