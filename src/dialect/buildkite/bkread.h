@@ -9,11 +9,14 @@
  *   error, as two written alike are (the agent keeps the last value);
  * - every other plain scalar is the value yaml.v3 reads, which the agent sends (JSON) or
  *   prints (fmt.Sprint, in a field its step types keep as a string: `MIN: 11.00` gives
- *   the job MIN=11, `label: 3.10` is "3.1"; a null env value is ""). The rendering
- *   writes that value: the string, or booleans `true`/`false`, integers in decimal,
- *   floats in Go's shortest form, and a scalar yaml.v3 keeps a string that YAML 1.2
- *   would read as a number (`1e400`, past float64) quoted. An infinity or NaN outside a
- *   string field is an error (the agent's JSON has none: the upload fails). Nulls and
+ *   the job MIN=11, `label: 3.10` is "3.1"; a null is "", and an empty key or label of a
+ *   command step is left out, as `omitempty` leaves it). The rendering writes that
+ *   value: the string, or booleans `true`/`false`, integers in decimal, floats in Go's
+ *   shortest form, and a scalar yaml.v3 keeps a string that YAML 1.2 would read as a
+ *   number (`1e400`, past float64) quoted. An infinity or NaN outside a string field is
+ *   an error (the agent's JSON has none: the upload fails); a timestamp or an integer
+ *   past int64 in a string field too in the pipeline's env, and a warning in a step,
+ *   which the agent then uploads as written (and which is read so). Other nulls and
  *   timestamps stay as written (the agent reads them again alike).
  * docs/buildkite.md, "Keys and values as the agent reads them". */
 #ifndef FANOUT_BKREAD_H
