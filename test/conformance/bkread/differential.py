@@ -5,8 +5,9 @@ input and rendering read by go-pipeline's ordered package (oracle.go). A case ag
 both refuse it, or fanout renders it and the agent reads the rendering to the values it
 reads the input to (oracle.go's typed reading), and the rendering already holds every
 string the agent makes (its raw reading is its typed one, but for a null string field,
-which fanout keeps and the agent zeroes). A finding of fanout's (exit 1:
-a schema violation Buildkite's API refuses, a duplicate step key) is counted apart.
+which fanout keeps and the agent zeroes). A finding of fanout's (exit 1: the official
+schema's check of the rendering: a key with a space, a number label in a step the agent
+uploads as written) is counted apart, and shown with BKREAD_SHOW_FINDINGS=1.
 Usage: differential.py FANOUT ORACLE TMPDIR CASES SEED"""
 import json
 import os
@@ -147,6 +148,6 @@ if os.environ.get("BKREAD_SHOW_FINDINGS"):
                 line = int(outcome[n][1].split(":")[1])
                 print("   ", f.read().split("\n")[line - 1])
 print("bkread differential: %d pipelines, %d alike, %d duplicate keys to the agent (fanout's error, the agent keeps "
-      "the last), %d fanout findings (Buildkite refuses them later), %d disagree"
+      "the last), %d findings of fanout's schema check of the rendering, %d disagree"
       % (cases, alike, duplicates, findings, len(disagree)))
 sys.exit(1 if disagree else 0)
