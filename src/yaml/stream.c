@@ -1136,7 +1136,8 @@ static bool flow_scan(struct stream *s, const struct fy_mark *to, char next, boo
     if (!to || to->input_pos < s->flow.pos)
         return true;
     n = to->input_pos - s->flow.pos;
-    if (to->line != s->flow.line && text_room(s, n) &&
+    /* no bytes (libfyaml's marks can move a line on without one): no line to look at */
+    if (n && to->line != s->flow.line && text_room(s, n) &&
         source_copy_span(s->src, (unsigned)s->flow.line, (unsigned)s->flow.col, s->flow.pos, (unsigned)to->line,
                          (unsigned)to->column, to->input_pos, s->text) &&
         (quoted ? quotedtext_shallow(s->text, n, s->flow.least, &line, &col)
