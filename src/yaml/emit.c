@@ -379,6 +379,28 @@ static void yaml_key(struct emitter *e, const struct ynode *k)
         put_double_quoted(e, s, len, false);
 }
 
+/* A key longer than 1024 characters cannot be implicit (YAML 1.2.2 7.4.2 and 8.2.2; both
+ * platforms' readers refuse one, and so does fanout's): a key that might be, written, is
+ * an explicit `? key` with its `:` on the next line, at `col`. A key of this many bytes
+ * is at most 1022 characters escaped (\uXXXX) and quoted. */
+#define IMPLICIT_KEY_MAX 170
+
+static void yaml_key_colon(struct emitter *e, const struct ynode *k, unsigned col)
+{
+    size_t len;
+
+    scalar_text(k, &len);
+    if (len > IMPLICIT_KEY_MAX) {
+        put(e, "? ");
+        yaml_key(e, k);
+        putch(e, '\n');
+        indent(e, col);
+    } else {
+        yaml_key(e, k);
+    }
+    putch(e, ':');
+}
+
 /* A scalar value after "key:" or "-", ending its line(s); `col` indents block lines. */
 static void yaml_scalar(struct emitter *e, const struct ynode *n, unsigned col)
 {
@@ -548,8 +570,7 @@ static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col,
 
         if (i > 0 || !first_inline)
             indent(e, col);
-        yaml_key(e, k);
-        putch(e, ':');
+        yaml_key_colon(e, k, col);
         /* A group's steps are steps themselves. */
         yaml_value(e, ynode_value(m, pair_at(order, i)), col, step && is_nested_key(e, k));
     }
@@ -691,8 +712,7 @@ void emit_pair(struct emitter *e, const struct ynode *pair)
             put(e, ": ");
             json_value(e, ynode_value(pair, i), 2, false);
         } else {
-            yaml_key(e, ynode_key(pair, i));
-            putch(e, ':');
+            yaml_key_colon(e, ynode_key(pair, i), 0);
             yaml_value(e, ynode_value(pair, i), 0, false);
         }
         e->members++;
@@ -734,8 +754,7 @@ static void emit_one(struct emitter *e, const struct ynode *key, const struct yn
             putch(e, '\n');
         if (key) {
             indent(e, 2);
-            yaml_key(e, key);
-            putch(e, ':');
+            yaml_key_colon(e, key, 2);
         } else {
             put(e, "  -");
         }
