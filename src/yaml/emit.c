@@ -365,13 +365,14 @@ static const char *scalar_text(const struct ynode *n, size_t *len)
     return s;
 }
 
-static void yaml_key(struct emitter *e, const struct ynode *k)
-{
-    size_t len;
-    const char *s = scalar_text(k, &len);
+/* A key longer than 1024 characters cannot be implicit (YAML 1.2.2 7.4.2 and 8.2.2; both
+ * platforms' readers refuse one, and so does fanout's): a key that might be, written, is
+ * an explicit `? key` with its `:` on the next line, at `col`. A key of this many bytes
+ * is at most 1022 characters escaped (\uXXXX) and quoted. */
+#define IMPLICIT_KEY_MAX 170
 
-    /* A plain input key keeps its text, and so its type; others are strings. (A verbatim
-     * scalar is on one line: no search for a line break.) */
+static void yaml_key_text(struct emitter *e, const struct ynode *k, const char *s, size_t len)
+{
     if ((!ynode_is_string(k) && len && (k->verbatim || !memchr(s, '\n', len))) ||
         style_of(e, s, len, true) == YS_PLAIN)
         putn(e, s, len);
@@ -379,25 +380,29 @@ static void yaml_key(struct emitter *e, const struct ynode *k)
         put_double_quoted(e, s, len, false);
 }
 
-/* A key longer than 1024 characters cannot be implicit (YAML 1.2.2 7.4.2 and 8.2.2; both
- * platforms' readers refuse one, and so does fanout's): a key that might be, written, is
- * an explicit `? key` with its `:` on the next line, at `col`. A key of this many bytes
- * is at most 1022 characters escaped (\uXXXX) and quoted. */
-#define IMPLICIT_KEY_MAX 170
+/* The explicit form: rare, and kept out of the keys' way. */
+__attribute__((cold, noinline)) static void yaml_explicit_key(struct emitter *e, const struct ynode *k, const char *s,
+                                                               size_t len, unsigned col)
+{
+    put(e, "? ");
+    yaml_key_text(e, k, s, len);
+    putch(e, '\n');
+    indent(e, col);
+    putch(e, ':');
+}
 
-static void yaml_key_colon(struct emitter *e, const struct ynode *k, unsigned col)
+/* A key and its `:`. A plain input key keeps its text, and so its type; others are
+ * strings. (A verbatim scalar is on one line: no search for a line break.) */
+static inline void yaml_key_colon(struct emitter *e, const struct ynode *k, unsigned col)
 {
     size_t len;
+    const char *s = scalar_text(k, &len);
 
-    scalar_text(k, &len);
-    if (len > IMPLICIT_KEY_MAX) {
-        put(e, "? ");
-        yaml_key(e, k);
-        putch(e, '\n');
-        indent(e, col);
-    } else {
-        yaml_key(e, k);
+    if (__builtin_expect(len > IMPLICIT_KEY_MAX, 0)) {
+        yaml_explicit_key(e, k, s, len, col);
+        return;
     }
+    yaml_key_text(e, k, s, len);
     putch(e, ':');
 }
 
