@@ -16,6 +16,7 @@
 #include "fanout/text.h"
 #include "fanout/yscalar.h"
 
+#include "bkread.h"
 #include "interpolate.h"
 #include "steps.h"
 
@@ -402,6 +403,7 @@ struct bkinterp {
     struct varmap doc_used; /* the names a document's steps read, until its env */
     bool in_steps, late_env_warned;
     size_t growth, walked;  /* bytes interpolation added in this pass, and read */
+    struct strset *keys_seen; /* a mapping's keys, once interpolated (check_keys) */
     char **patterns;        /* keys only known at upload, as interp_glob patterns */
     size_t n_patterns;
     unsigned long long match_budget;
@@ -411,6 +413,10 @@ struct bkinterp *bkinterp_create(const struct bkinterp_vars *given)
 {
     struct bkinterp *b = calloc(1, sizeof(*b));
 
+    if (b && !(b->keys_seen = strset_create())) {
+        free(b);
+        b = NULL;
+    }
     if (!b)
         return NULL;
     b->given = given;
@@ -431,6 +437,7 @@ void bkinterp_destroy(struct bkinterp *b)
     for (size_t i = 0; i < b->n_patterns; i++)
         free(b->patterns[i]);
     free(b->patterns);
+    strset_destroy(b->keys_seen);
     free(b);
 }
 
@@ -682,34 +689,19 @@ static int interp_all(struct walk *w, struct ynode **slot)
 /* Interpolated keys must stay unique (the rendering is YAML). */
 static int check_keys(struct walk *w, const struct ynode *map)
 {
-    struct varmap seen = {0};
-    int rc = 0;
+    const struct ynode *key;
+    int rc = bkread_repeated_key(w->b->keys_seen, map, &key);
 
-    for (size_t i = 0; rc == 0 && i < ynode_len(map); i++) {
-        size_t len;
-        const char *k = ynode_scalar(ynode_key(map, i), &len);
-        struct var *v;
-
-        if (!k)
-            continue;
-        if (!(v = varmap_put(&seen, k, len))) {
-            w->scalar = ynode_key(map, i);
-            report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_INTERNAL, "out of memory");
-            rc = -1;
-        }
-        else if (v->state == VAR_SET) {
-            w->scalar = ynode_key(map, i);
-            report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_DUPLICATE_KEY,
-                   "key '%.*s' twice in this mapping once interpolated (buildkite-agent would keep "
-                   "only one of them)", (int)text_utf8_cut(k, len, 60), k);
-            rc = -1;
-        }
-        else {
-            v->state = VAR_SET; /* seen once */
-        }
-    }
-    varmap_clear(&seen);
-    return rc;
+    if (rc == 0)
+        return 0;
+    w->scalar = key;
+    if (rc < 0)
+        report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_INTERNAL, "out of memory");
+    else
+        report(w, DIAG_ERROR, DIAG_INPUT, 0, RULE_DUPLICATE_KEY,
+               "key '%.*s' twice in this mapping once interpolated (buildkite-agent would keep only one of them)",
+               (int)text_utf8_cut(key->u.scalar.text, key->u.scalar.len, 60), key->u.scalar.text);
+    return -1;
 }
 
 /* The pipeline's env: each entry interpolated, then set for what follows (the agent's

@@ -228,27 +228,35 @@ static int canonical_value(struct bkread *k, struct ynode_doc *doc, struct ynode
     return 0;
 }
 
+int bkread_repeated_key(struct strset *seen, const struct ynode *map, const struct ynode **repeated)
+{
+    strset_clear(seen);
+    for (size_t i = 0; i < ynode_len(map); i++) {
+        const struct ynode *key = ynode_key(map, i);
+        int rc = ynode_is_scalar(key) && key->u.scalar.text ? strset_add(seen, key->u.scalar.text, key->u.scalar.len)
+                                                            : 0;
+
+        if (rc != 0) {
+            *repeated = key;
+            return rc;
+        }
+    }
+    return 0;
+}
+
 /* Two keys of `map` the agent reads as one (one of them was just changed). */
 static int check_unique(struct bkread *k, const struct ynode *map)
 {
-    int rc = 0;
+    const struct ynode *key;
+    int rc = bkread_repeated_key(k->seen, map, &key);
 
-    strset_clear(k->seen);
-    for (size_t i = 0; rc == 0 && i < ynode_len(map); i++) {
-        const struct ynode *key = ynode_key(map, i);
-        int seen = ynode_is_scalar(key) ? strset_add(k->seen, key->u.scalar.text, key->u.scalar.len) : 0;
-
-        if (seen < 0) {
-            rc = out_of_memory(k, key);
-        } else if (seen > 0) {
-            diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(key), RULE_DUPLICATE_KEY,
-                    "key '%.*s' twice in this mapping as Buildkite's agent reads its keys (it keeps "
-                    "only the last value)", (int)text_utf8_cut(key->u.scalar.text, key->u.scalar.len, 60),
-                    key->u.scalar.text);
-            rc = -1;
-        }
-    }
-    return rc;
+    if (rc < 0)
+        return out_of_memory(k, key);
+    if (rc > 0)
+        diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(key), RULE_DUPLICATE_KEY,
+                "key '%.*s' twice in this mapping as Buildkite's agent reads its keys (it keeps only the last "
+                "value)", (int)text_utf8_cut(key->u.scalar.text, key->u.scalar.len, 60), key->u.scalar.text);
+    return rc ? -1 : 0;
 }
 
 /* The fields of go-pipeline's types that are not `any`, by key (its length first: most

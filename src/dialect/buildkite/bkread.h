@@ -24,6 +24,8 @@
 
 #include "fanout/diag.h"
 #include "fanout/stream.h"
+#include "fanout/strset.h"
+#include "fanout/ynode.h"
 
 struct bkread;
 
@@ -32,6 +34,12 @@ void bkread_destroy(struct bkread *k);
 
 /* A pass over files named `names`, reporting to `d`. */
 void bkread_begin(struct bkread *k, struct diag *d, const char *const *names);
+
+/* The first key of mapping `map` whose text an earlier key of it has, in *repeated, with
+ * `seen` (cleared first) holding the keys: 1 when one has, 0 when none does, -1 when out
+ * of memory (*repeated: the key being added). Two keys that become one when the agent
+ * reads them (bkread) or interpolates them (bkinterp) are checked by it. */
+int bkread_repeated_key(struct strset *seen, const struct ynode *map, const struct ynode **repeated);
 
 /* The item's keys and plain scalars as the agent reads them (`k`: the struct bkread, as
  * dialect_input's `read` is told it): 0, or -1 after an error. */
