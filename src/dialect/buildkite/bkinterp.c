@@ -834,6 +834,8 @@ static int interp_step(struct walk *w, struct ynode **slot)
         return interp_all(w, slot);
     w->parallel = ynode_has(step, "parallelism");
     rc = interp_map(w, step, H_STEP);
+    if (rc == 0)
+        bkread_omit_empty(step);
     /* a step of its own (a fan-out's jobs get other keys): the key a depends_on names */
     if (rc == 0 && !w->parallel && !ynode_has(step, "matrix") && ynode_get_any(step, bk_key_keys, &key))
         add_pattern(w->b, key);

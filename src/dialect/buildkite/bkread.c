@@ -376,6 +376,26 @@ static int read_step(struct bkread *k, struct ynode_doc *doc, struct ynode **slo
     return read_map(k, doc, step, fields, F_ANY);
 }
 
+void bkread_omit_empty(struct ynode *step)
+{
+    enum bk_kind kind = ynode_is_map(step) ? bk_step_kind(step) : BK_INVALID;
+    const struct typed_field *fields = kind == BK_COMMAND ? command_fields : kind == BK_GROUP ? group_fields : NULL;
+    bool typed = false;
+    const char *go_type;
+
+    for (size_t i = 0; fields && i < ynode_len(step); i++) {
+        const struct ynode *v = ynode_value(step, i);
+
+        if (!ynode_is_string(v) || v->u.scalar.len || field_of(fields, ynode_key(step, i), F_ANY) != F_OMITTED)
+            continue;
+        /* a step read_step left untyped keeps its fields as written */
+        if (!typed && unstringable_field(step, fields, &go_type))
+            return;
+        typed = true;
+        ynode_remove_at(step, i--);
+    }
+}
+
 /* The node *slot, read as field kind `f`, and everything under it. */
 static int walk(struct bkread *k, struct ynode_doc *doc, struct ynode **slot, enum field f)
 {

@@ -41,6 +41,11 @@ void bkread_begin(struct bkread *k, struct diag *d, const char *const *names);
  * reads them (bkread) or interpolates them (bkinterp) are checked by it. */
 int bkread_repeated_key(struct strset *seen, const struct ynode *map, const struct ynode **repeated);
 
+/* Leaves out of `step` the fields the agent omits when empty (`omitempty`: a command
+ * step's key and label, a group's key) that interpolation made empty (`key: $EMPTY`),
+ * as read_step's typing of the step keeps them. */
+void bkread_omit_empty(struct ynode *step);
+
 /* The item's keys and plain scalars as the agent reads them (`k`: the struct bkread, as
  * dialect_input's `read` is told it): 0, or -1 after an error. */
 int bkread_item(void *k, struct stream_item *item);
