@@ -329,6 +329,64 @@ START_TEST(configurations_share_what_stays)
 }
 END_TEST
 
+/* Configurations whose values of what a field or step reads are equal share what it
+ * became (the first one's node); one that reads strategy, the whole matrix, or values
+ * that differ has its own. */
+START_TEST(configurations_share_by_what_they_read)
+{
+    static const char job[] =
+        "t:\n  runs-on: ${{ matrix.os }}\n  strategy:\n    matrix:\n      os: [linux, mac]\n      part: [0, 1, 2]\n"
+        "  env:\n    OS: ${{ matrix.os }}\n  steps:\n"
+        "    - run: echo ${{ matrix.os }}\n"
+        "    - run: echo ${{ MATRIX.OS }}\n"
+        "    - run: echo ${{ strategy.job-index }}\n"
+        "    - run: echo ${{ toJSON(matrix) }}\n"
+        "    - run: echo '${{ matrix.part }}'\n"
+        "      if: matrix.os != 'mac'\n";
+    static const char *const by_os[] = {"runs-on", "env", "steps.0", "steps.1"};
+    struct ynode *items;
+    struct run r;
+    char path[64];
+
+    expand(&r, job, NULL, NULL);
+    ck_assert_msg(r.rc == 0, "%s", r.messages);
+    items = ynode_doc_root(r.doc);
+    ck_assert_int_eq(ynode_len(items), 6);
+    for (int a = 0; a < 6; a++) {
+        for (int b = a + 1; b < 6; b++) {
+            char pa[64], pb[64];
+            bool same_os;
+
+            snprintf(pa, sizeof(pa), "t-%d.strategy.matrix.include.0.os", a);
+            snprintf(pb, sizeof(pb), "t-%d.strategy.matrix.include.0.os", b);
+            same_os = !strcmp(text_at(items, pa), text_at(items, pb));
+            for (size_t f = 0; f < sizeof(by_os) / sizeof(*by_os); f++) {
+                snprintf(pa, sizeof(pa), "t-%d.%s", a, by_os[f]);
+                snprintf(pb, sizeof(pb), "t-%d.%s", b, by_os[f]);
+                ck_assert_msg((at(items, pa) == at(items, pb)) == same_os, "%s, %s", pa, pb);
+            }
+            for (int step = 2; step <= 3; step++) {
+                snprintf(pa, sizeof(pa), "t-%d.steps.%d", a, step);
+                snprintf(pb, sizeof(pb), "t-%d.steps.%d", b, step);
+                ck_assert_ptr_ne(at(items, pa), at(items, pb));
+            }
+        }
+    }
+    for (int c = 0; c < 6; c++) {
+        char steps[16];
+        bool mac;
+
+        snprintf(path, sizeof(path), "t-%d.strategy.matrix.include.0.os", c);
+        mac = !strcmp(text_at(items, path), "mac");
+        snprintf(steps, sizeof(steps), "t-%d.steps", c);
+        ck_assert_int_eq(ynode_len(at(items, steps)), mac ? 4 : 5);
+        snprintf(path, sizeof(path), "t-%d.steps.2.run", c);
+        ck_assert_int_eq(atoi(text_at(items, path) + 5), c);
+    }
+    run_free(&r);
+}
+END_TEST
+
 /* `needs: x` is read as `needs: [x]`; each need is visited in order, as a reference and
  * as an edge (a job that needs itself is a cycle of its own); a need of a job that
  * became several names them all. */
@@ -600,6 +658,7 @@ Suite *gha_suite(void)
     tcase_add_test(t, names_displayed_as_written);
     tcase_add_test(t, folds_step_if);
     tcase_add_test(t, configurations_share_what_stays);
+    tcase_add_test(t, configurations_share_by_what_they_read);
     tcase_add_test(t, job_if_without_matrix);
     tcase_add_test(t, job_name_numbers_in_g15);
     tcase_add_test(t, job_name_empty_is_the_default);

@@ -101,12 +101,19 @@ struct ynode *gha_own_copy(struct job *j, const struct ynode *n);
  * change (gha_own_copy), not changed. 0, or -1 after an error (reported). */
 int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matrix,
                        struct expr_value *strategy);
-/* What substitution makes of a scalar that names neither `matrix` nor `strategy`, kept
- * for the configurations after the first, which share the scalars they do not change:
- * gha_substitute_job gives each the first one's node. */
+/* What substitution made of a matrix job's nodes (a scalar, a field, a step), kept for
+ * the configurations after the first: a configuration whose values of the members of
+ * `matrix` that a node reads are those of an earlier one gets the node that one got
+ * (a node that reads neither `matrix` nor `strategy`: the first one's), so that
+ * configurations share it. `matrix`: the configuration's, while substituted. */
 struct gha_shared {
     struct gha_shared_slot *slots;
     size_t n, cap;
+    struct shared_variant *variants;
+    size_t n_variants, cap_variants;
+    struct shared_name *names;
+    size_t n_names, cap_names;
+    const struct expr_value *matrix;
 };
 void gha_shared_clear(struct gha_shared *s);
 /* The job's contexts before its matrix is known: the run's, `matrix` and `strategy` null. */

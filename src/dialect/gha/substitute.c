@@ -136,13 +136,55 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, boo
     return NULL;
 }
 
+/* A node's reads of what changes between configurations: up to SHARED_READS members of
+ * `matrix` by name, or (`n` -1) what a node is substituted in each configuration for:
+ * `strategy` (job-index), the whole matrix, more members. */
+#define SHARED_READS 4
+/* Variants a node keeps (what it became for a tuple of those members' values); past
+ * them, it is substituted in each configuration. */
+#define SHARED_VARIANTS 16
+
+struct shared_name {
+    const char *name;
+    size_t len;
+};
+
+struct shared_reads {
+    int n;
+    struct shared_name read[SHARED_READS];
+};
+
+/* In the job's pool of variants (indexes stay as it grows), each slot's linked. */
+struct shared_variant {
+    const struct expr_value *values[SHARED_READS];
+    struct ynode *to;
+    size_t next; /* the slot's next variant + 1, 0: none */
+    bool runs;   /* a step's: whether it runs */
+};
+
+/* Small (a job's table is made for each matrix job): its reads' names are in the job's
+ * pool of names, from `names`. */
 struct gha_shared_slot {
     const struct ynode *from;
-    struct ynode *to; /* NULL: it names matrix or strategy, evaluated in each */
+    int n_reads;
+    uint32_t names;
+    uint32_t first; /* its first variant + 1, 0: none */
+    uint32_t n_variants;
+};
+
+/* What recall() found to look for, for remember(). */
+struct shared_key {
+    const struct ynode *from;
+    struct gha_shared_slot *slot; /* while the table has `cap` slots */
+    size_t cap;
+    int n; /* -1: nothing to keep */
+    const struct expr_value *values[SHARED_READS];
 };
 
 void gha_shared_clear(struct gha_shared *s)
 {
+    free(s->names);
+    free(s->variants);
     free(s->slots);
     memset(s, 0, sizeof(*s));
 }
@@ -152,13 +194,13 @@ static size_t slot_of(const struct ynode *n, size_t cap)
     return (size_t)(((uintptr_t)n >> 3) * 0x9E3779B97F4A7C15u >> 32) & (cap - 1);
 }
 
-/* The slot of scalar n (from NULL: not there yet), or NULL when out of memory. */
+/* The slot of node n (from NULL: not there yet), or NULL when out of memory. */
 static struct gha_shared_slot *shared_slot(struct gha_shared *s, const struct ynode *n)
 {
     size_t at;
 
     if (2 * (s->n + 1) > s->cap) { /* at most half full */
-        size_t cap = s->cap ? 2 * s->cap : 64;
+        size_t cap = s->cap ? 2 * s->cap : 32;
         struct gha_shared_slot *slots = calloc(cap, sizeof(*slots));
 
         if (!slots)
@@ -189,25 +231,233 @@ static bool word_at(const char *text, size_t len, size_t at, const char *word)
     return true;
 }
 
-/* Whether an expression of the text may read `matrix` or `strategy`: a context is read
- * by its name only, so an expression without either name outside its strings cannot.
- * Expressions end as expr_template's split ends them (expr_template_close; an unclosed
- * one runs to the end). */
-static bool may_vary(const char *text, size_t len)
-{
-    for (size_t at = 0, open; at < len && (open = expr_template_open(text + at, len - at)) != SIZE_MAX;) {
-        size_t close = expr_template_close(text, len, at + open), end = close ? close : len;
-        bool quoted = false;
+/* The characters of a name in an expression (a context's, a property's: [A-Za-z0-9_-]). */
+static const bool name_chars[256] = {
+    ['-'] = true, ['_'] = true,
+    ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true, ['4'] = true, ['5'] = true, ['6'] = true,
+    ['7'] = true, ['8'] = true, ['9'] = true,
+    ['A'] = true, ['B'] = true, ['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true, ['G'] = true,
+    ['H'] = true, ['I'] = true, ['J'] = true, ['K'] = true, ['L'] = true, ['M'] = true, ['N'] = true,
+    ['O'] = true, ['P'] = true, ['Q'] = true, ['R'] = true, ['S'] = true, ['T'] = true, ['U'] = true,
+    ['V'] = true, ['W'] = true, ['X'] = true, ['Y'] = true, ['Z'] = true,
+    ['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true, ['e'] = true, ['f'] = true, ['g'] = true,
+    ['h'] = true, ['i'] = true, ['j'] = true, ['k'] = true, ['l'] = true, ['m'] = true, ['n'] = true,
+    ['o'] = true, ['p'] = true, ['q'] = true, ['r'] = true, ['s'] = true, ['t'] = true, ['u'] = true,
+    ['v'] = true, ['w'] = true, ['x'] = true, ['y'] = true, ['z'] = true,
+};
 
-        for (size_t i = at + open + 3; i < end; i++) {
-            if (text[i] == '\'')
-                quoted = !quoted;
-            else if (!quoted && (word_at(text, len, i, "matrix") || word_at(text, len, i, "strategy")))
-                return true;
+static bool is_name_char(char c)
+{
+    return name_chars[(unsigned char)c];
+}
+
+/* Adds `name` to the reads `r` (once; past SHARED_READS, it reads everything). */
+static void add_read(struct shared_reads *r, const char *name, size_t len)
+{
+    int k = 0;
+
+    while (k < r->n && !(r->read[k].len == len && !memcmp(r->read[k].name, name, len)))
+        k++;
+    if (k < r->n || r->n < 0)
+        return;
+    if (r->n == SHARED_READS) {
+        r->n = -1;
+        return;
+    }
+    r->read[r->n].name = name;
+    r->read[r->n++].len = len;
+}
+
+/* Adds to `r` what the expression text[from..len) may read of the configuration, erring
+ * towards more: every word `matrix` in it (in any case, in a string or not) reads the
+ * member named after its `.`, and any other use of it (`matrix[x]`, `toJSON(matrix)`,
+ * `matrix.*`) or a word `strategy` reads everything. */
+static void add_reads(struct shared_reads *r, const char *text, size_t from, size_t len)
+{
+    for (size_t i = from; i < len && r->n >= 0;) {
+        size_t start = i, name;
+
+        if (!is_name_char(text[i])) {
+            i++;
+            continue;
         }
-        at = end + 1;
+        while (i < len && is_name_char(text[i]))
+            i++;
+        if (i - start == 8 && word_at(text, len, start, "strategy")) {
+            r->n = -1;
+            return;
+        }
+        if (i - start != 6 || !word_at(text, len, start, "matrix"))
+            continue;
+        if (i + 1 >= len || text[i] != '.' || !is_name_char(text[i + 1])) {
+            r->n = -1;
+            return;
+        }
+        for (name = ++i; i < len && is_name_char(text[i]);)
+            i++;
+        add_read(r, text + name, i - name);
+    }
+}
+
+/* The reads of node `n` (`step`: a step, whose `if:` is all expression, with or without
+ * `${{ }}`), kept in its slot, made the first time: a scalar's `${{ }}` expressions as
+ * expr_template's split ends them (expr_template_close; an unclosed one runs to the
+ * end), a container's children's (each kept too, so a text is read once a job). */
+static struct gha_shared_slot *reads_of(struct job *j, const struct ynode *n, bool step, struct shared_reads *r)
+{
+    struct gha_shared *sh = j->shared;
+    struct gha_shared_slot *s = shared_slot(sh, n);
+    size_t len, cap = sh->cap;
+    const char *t;
+
+    r->n = 0;
+    if (!s) {
+        r->n = -1;
+        return NULL;
+    }
+    if (s->from) {
+        r->n = s->n_reads;
+        if (r->n > 0)
+            memcpy(r->read, sh->names + s->names, (size_t)r->n * sizeof(*r->read));
+        return s;
+    }
+    if (ynode_is_scalar(n)) { /* one with `${{` (its callers look first) */
+        t = ynode_scalar(n, &len);
+        for (size_t at = 0, open; t && at < len && r->n >= 0 &&
+                                  (open = expr_template_open(t + at, len - at)) != SIZE_MAX;) {
+            size_t close = expr_template_close(t, len, at + open), end = close ? close : len;
+
+            add_reads(r, t, at + open + 3, end);
+            at = end + 1;
+        }
+    }
+    for (size_t i = 0; !ynode_is_scalar(n) && i < ynode_len(n) && r->n >= 0; i++) {
+        const struct ynode *v = ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i);
+        struct shared_reads child;
+
+        if (step && ynode_scalar_is(ynode_key(n, i), "if") && (t = ynode_scalar(v, &len))) {
+            add_reads(r, t, 0, len);
+            continue;
+        }
+        if (ynode_is_scalar(v) && !gha_has_expression(v))
+            continue;
+        (void)reads_of(j, v, false, &child);
+        for (int k = 0; k < child.n && r->n >= 0; k++)
+            add_read(r, child.read[k].name, child.read[k].len);
+        if (child.n < 0)
+            r->n = -1;
+    }
+    if (r->n > 0 && sh->n_names + (size_t)r->n > sh->cap_names) {
+        size_t grown = 2 * (sh->n_names + SHARED_READS);
+        struct shared_name *names = grown < UINT32_MAX ? realloc(sh->names, grown * sizeof(*names)) : NULL;
+
+        if (!names)
+            r->n = -1;
+        else
+            sh->names = names, sh->cap_names = grown;
+    }
+    /* found again if the children's slots grew the table */
+    if (sh->cap != cap && !(s = shared_slot(sh, n)))
+        return NULL;
+    s->from = n;
+    s->n_reads = r->n;
+    s->names = (uint32_t)sh->n_names;
+    if (r->n > 0) {
+        memcpy(sh->names + sh->n_names, r->read, (size_t)r->n * sizeof(*r->read));
+        sh->n_names += (size_t)r->n;
+    }
+    sh->n++;
+    return s;
+}
+
+static bool same_value(const struct expr_value *a, const struct expr_value *b)
+{
+    size_t alen, blen;
+    const char *as, *bs;
+    double ad, bd;
+
+    if (a == b)
+        return true;
+    if (!a || !b || expr_kind_of(a) != expr_kind_of(b))
+        return false;
+    switch (expr_kind_of(a)) {
+    case EXPR_NULL:
+        return true;
+    case EXPR_BOOL:
+        return expr_truthy(a) == expr_truthy(b);
+    case EXPR_NUMBER: /* bit for bit: -0 and 0 are written apart */
+        ad = expr_number_value(a), bd = expr_number_value(b);
+        return !memcmp(&ad, &bd, sizeof(ad));
+    case EXPR_STRING:
+        as = expr_string_value(a, &alen), bs = expr_string_value(b, &blen);
+        return alen == blen && !memcmp(as, bs, alen);
+    default: /* an array or object: the same one only */
+        return false;
+    }
+}
+
+/* What `n` (`step`: a step, its `if:` folded) became in an earlier configuration whose
+ * values of what it reads are this one's: true with *to (and *runs) set. Else false,
+ * with `key` filled for remember(). A node that reads more than `most` members is not
+ * looked for (nor kept). */
+static bool recall(struct job *j, const struct ynode *n, bool step, int most, struct shared_key *key,
+                   struct ynode **to, bool *runs)
+{
+    struct gha_shared *sh = j->shared;
+    struct gha_shared_slot *s;
+    struct shared_reads r;
+
+    key->from = n;
+    key->n = -1;
+    if (!sh || !(s = reads_of(j, n, step, &r)) || r.n < 0 || r.n > most)
+        return false;
+    key->slot = s;
+    key->cap = sh->cap;
+    key->n = r.n;
+    for (int i = 0; i < r.n; i++)
+        key->values[i] = expr_get(sh->matrix, r.read[i].name, r.read[i].len);
+    for (size_t v = s->first; v; v = sh->variants[v - 1].next) {
+        const struct shared_variant *kept = &sh->variants[v - 1];
+        int i = 0;
+
+        while (i < r.n && same_value(kept->values[i], key->values[i]))
+            i++;
+        if (i == r.n) {
+            *to = kept->to;
+            *runs = kept->runs;
+            return true;
+        }
     }
     return false;
+}
+
+/* Keeps what key's node became. Out of memory, or past SHARED_VARIANTS, it is not. */
+static void remember(struct job *j, const struct shared_key *key, struct ynode *to, bool runs)
+{
+    struct gha_shared *sh = j->shared;
+    struct gha_shared_slot *s;
+    struct shared_variant *v;
+
+    if (key->n < 0 || j->failed || !to)
+        return;
+    s = sh->cap == key->cap ? key->slot : shared_slot(sh, key->from); /* the table grew */
+    if (!s || !s->from || s->n_variants == SHARED_VARIANTS)
+        return;
+    if (sh->n_variants == sh->cap_variants) {
+        size_t cap = sh->cap_variants ? 2 * sh->cap_variants : 16;
+
+        if (cap >= UINT32_MAX || !(v = realloc(sh->variants, cap * sizeof(*v))))
+            return;
+        sh->variants = v;
+        sh->cap_variants = cap;
+    }
+    v = &sh->variants[sh->n_variants++];
+    memcpy(v->values, key->values, sizeof(v->values));
+    v->to = to;
+    v->runs = runs;
+    v->next = s->first;
+    s->first = (uint32_t)sh->n_variants;
+    s->n_variants++;
 }
 
 /* A `${{ }}` string evaluated: its value as a node, or the text with what stays unknown
@@ -233,26 +483,6 @@ static struct ynode *substitute_each(struct job *j, struct ynode *n)
     expr_result_clear(&res);
     if (!out)
         gha_out_of_memory(j, n);
-    return out;
-}
-
-/* substitute_each, or (j->shared) the node the first configuration got, when the text
- * names neither of what changes between configurations. */
-static struct ynode *substitute_scalar(struct job *j, struct ynode *n)
-{
-    struct ynode *out;
-    size_t len;
-    const char *text = ynode_scalar(n, &len);
-    struct gha_shared_slot *kept = j->shared ? shared_slot(j->shared, n) : NULL;
-
-    if (kept && kept->from)
-        return kept->to ? kept->to : substitute_each(j, n);
-    out = substitute_each(j, n);
-    if (kept && out) {
-        kept->from = n;
-        kept->to = may_vary(text, len) ? NULL : out;
-        j->shared->n++;
-    }
     return out;
 }
 
@@ -288,30 +518,43 @@ struct ynode *gha_own_copy(struct job *j, const struct ynode *n)
 }
 
 /* Substitutes every `${{ }}` string under `n`; returns the node to put in its place
- * (`n` itself when nothing changed: `n` is not changed). */
-static struct ynode *substitute(struct job *j, struct ynode *n)
+ * (`n` itself when nothing changed: `n` is not changed). What an earlier configuration
+ * got is taken (recall) for a field's whole value (`whole`) and for a scalar that reads
+ * nothing that changes; a scalar that does is rarely worth it on its own (its step or
+ * field was not). */
+static struct ynode *substitute(struct job *j, struct ynode *n, bool whole)
 {
     struct ynode *out = n;
+    struct shared_key key = {.n = -1};
+    bool runs;
 
-    if (!n || j->failed)
+    if (!n || j->failed || (ynode_is_scalar(n) && !gha_has_expression(n)))
         return n;
-    if (ynode_is_scalar(n))
-        return gha_has_expression(n) ? substitute_scalar(j, n) : n;
+    if ((whole || ynode_is_scalar(n)) && recall(j, n, false, whole ? SHARED_READS : 0, &key, &out, &runs))
+        return out;
+    if (ynode_is_scalar(n)) {
+        out = substitute_each(j, n);
+        remember(j, &key, out, true);
+        return out;
+    }
     for (size_t i = 0; i < ynode_len(n); i++) {
         struct ynode *old = ynode_is_map(n) ? ynode_value(n, i) : ynode_item(n, i);
-        struct ynode *new = substitute(j, old);
+        struct ynode *new = substitute(j, old, false);
 
         if (!new || (new != old && out == n && !(out = gha_own_copy(j, n))))
             return NULL;
         put_child(out, i, old, new);
     }
+    remember(j, &key, out, true);
     return out;
 }
 
 /* Substitutes the fields of `map` named in `fields` (NULL-terminated): into `map` itself
- * when `own`, else into its own copy when a field changes. Returns the map to put in
- * its place, NULL after an error (reported). */
-static struct ynode *substitute_fields(struct job *j, struct ynode *map, const char *const *fields, bool own)
+ * when `own`, else into its own copy when a field changes (`whole`: a value is taken
+ * whole from an earlier configuration when it can). Returns the map to put in its
+ * place, NULL after an error (reported). */
+static struct ynode *substitute_fields(struct job *j, struct ynode *map, const char *const *fields, bool own,
+                                       bool whole)
 {
     struct ynode *out = map;
 
@@ -323,7 +566,7 @@ static struct ynode *substitute_fields(struct job *j, struct ynode *map, const c
          * every step is looked through) */
         for (const char *const *f = fields; key && *f; f++) {
             if (**f == *key && text_is(*f, key, len)) {
-                struct ynode *old = ynode_value(map, i), *new = substitute(j, old);
+                struct ynode *old = ynode_value(map, i), *new = substitute(j, old, whole);
 
                 if (!new || (new != old && !own && out == map && !(out = gha_own_copy(j, map))))
                     return NULL;
@@ -411,7 +654,7 @@ int gha_fold_if(struct job *j, const struct ynode *cond, char **residual)
 /* A step with its `if:` folded and its fields substituted: `step` itself when nothing
  * changed, else its own copy; *runs false when it never runs (remove it). NULL after
  * an error. */
-static struct ynode *substitute_step(struct job *j, struct ynode *step, bool *runs)
+static struct ynode *fold_step(struct job *j, struct ynode *step, bool *runs)
 {
     long at = ynode_find(step, "if", 2);
     struct ynode *cond = at >= 0 ? ynode_value(step, (size_t)at) : NULL, *out = step, *n;
@@ -429,7 +672,7 @@ static struct ynode *substitute_step(struct job *j, struct ynode *step, bool *ru
          * so that the rendering's check does not read it again for every configuration. */
         if (rc == 2 && ynode_scalar_is(cond, residual)) {
             free(residual);
-            return substitute_fields(j, step, step_fields, false);
+            return substitute_fields(j, step, step_fields, false, false);
         }
         if (!(out = gha_own_copy(j, step))) {
             free(residual);
@@ -443,7 +686,20 @@ static struct ynode *substitute_step(struct job *j, struct ynode *step, bool *ru
             gha_out_of_memory(j, cond);
         free(residual);
     }
-    return substitute_fields(j, out, step_fields, out != step);
+    return substitute_fields(j, out, step_fields, out != step, false);
+}
+
+/* fold_step, or what it made of the step in an earlier configuration (recall). */
+static struct ynode *substitute_step(struct job *j, struct ynode *step, bool *runs)
+{
+    struct shared_key key;
+    struct ynode *out;
+
+    if (recall(j, step, true, SHARED_READS, &key, &out, runs))
+        return out;
+    out = fold_step(j, step, runs);
+    remember(j, &key, out, *runs);
+    return out;
 }
 
 /* The job's steps, into its own list when one changes (the job itself is the
@@ -558,8 +814,10 @@ int gha_substitute_job(struct job *j, struct ynode *job, struct expr_value *matr
         gha_out_of_memory(j, job);
         return -1;
     }
+    if (j->shared)
+        j->shared->matrix = matrix;
     substitute_name(j, job);
-    substitute_fields(j, job, job_fields, true);
+    substitute_fields(j, job, job_fields, true, true);
     substitute_steps(j, job);
     return j->failed ? -1 : 0;
 }
@@ -576,7 +834,7 @@ int gha_job_contexts(struct job *j, const struct ynode *job)
 /* fail-fast and max-parallel may be expressions of the run's contexts (not matrix). */
 int gha_substitute_strategy(struct job *j, struct ynode *strategy)
 {
-    substitute_fields(j, strategy, strategy_fields, true);
+    substitute_fields(j, strategy, strategy_fields, true, false);
     return j->failed ? -1 : 0;
 }
 
