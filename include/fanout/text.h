@@ -29,7 +29,8 @@ static inline bool text_is(const char *name, const char *s, size_t len)
 {
     size_t i = 0;
 
-    while (i < len && name[i] == s[i])
+    /* not past name's end: s may hold a NUL (a key "label\0") */
+    while (i < len && name[i] && name[i] == s[i])
         i++;
     return i == len && name[i] == '\0';
 }
