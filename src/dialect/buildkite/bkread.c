@@ -378,15 +378,23 @@ static int read_step(struct bkread *k, struct ynode_doc *doc, struct ynode **slo
 
 void bkread_omit_empty(struct ynode *step)
 {
-    enum bk_kind kind = ynode_is_map(step) ? bk_step_kind(step) : BK_INVALID;
-    const struct typed_field *fields = kind == BK_COMMAND ? command_fields : kind == BK_GROUP ? group_fields : NULL;
+    const struct typed_field *fields = NULL;
     bool typed = false;
     const char *go_type;
 
-    for (size_t i = 0; fields && i < ynode_len(step); i++) {
+    for (size_t i = 0; ynode_is_map(step) && i < ynode_len(step); i++) {
         const struct ynode *v = ynode_value(step, i);
 
-        if (!ynode_is_string(v) || v->u.scalar.len || field_of(fields, ynode_key(step, i), F_ANY) != F_OMITTED)
+        if (!ynode_is_scalar(v) || v->u.scalar.len || !ynode_is_string(v))
+            continue;
+        if (!fields) { /* the step's type, at its first empty string */
+            enum bk_kind kind = bk_step_kind(step);
+
+            if (kind != BK_COMMAND && kind != BK_GROUP)
+                return;
+            fields = kind == BK_COMMAND ? command_fields : group_fields;
+        }
+        if (field_of(fields, ynode_key(step, i), F_ANY) != F_OMITTED)
             continue;
         /* a step read_step left untyped keeps its fields as written */
         if (!typed && unstringable_field(step, fields, &go_type))
