@@ -9,6 +9,8 @@
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
+#include "emitmemo.h"
+
 /* Output is gathered here and written in large blocks: stdio's per-character calls and
  * locks were a tenth of a render. */
 #define EMIT_BUFFER 65536
@@ -35,6 +37,11 @@ struct emitter {
     bool failed;        /* a write failed */
     bool steps_open;
     bool had_steps;     /* this document has a steps section */
+    /* The containers written in the item being written, by node (emitmemo.h): on in an
+     * item of several jobs (a matrix job's configurations), whose shared nodes are
+     * written again as the text written the first time. */
+    struct emitmemo *memo;
+    bool memo_on;
     /* The styles of short strings, by their text: a rendering writes the same keys and
      * values fanout made (BUILDKITE_PARALLEL_JOB: "0") for every job, and choosing a
      * style reads the whole text. A slot by length and ends; len 0: empty. Allocated at
@@ -95,6 +102,7 @@ void emit_destroy(struct emitter *e)
     if (e) {
         emit_flush(e);
         free(e->styles);
+        emitmemo_destroy(e->memo);
     }
     free(e);
 }
@@ -508,7 +516,10 @@ static size_t item_key_rank(const struct emitter *e, const struct ynode *k)
 
 static bool is_nested_key(const struct emitter *e, const struct ynode *k)
 {
-    return e->layout->nested_key && ynode_scalar_is(k, e->layout->nested_key);
+    size_t len;
+    const char *t = e->layout->nested_key ? ynode_scalar(k, &len) : NULL;
+
+    return t && text_is(e->layout->nested_key, t, len);
 }
 
 /* Pairs an item may have for ordered_pairs to sort them on the stack; more are allocated
@@ -582,6 +593,41 @@ static void yaml_mapping(struct emitter *e, const struct ynode *m, unsigned col,
     order_free(order, room);
 }
 
+/* yaml_container with e->memo_on: the text written for `n` before in this item, or
+ * `n` written and its text kept. Apart, so that an item without it pays one test. */
+__attribute__((noinline)) static void yaml_container_memo(struct emitter *e, const struct ynode *n, unsigned col,
+                                                          bool first_inline, bool steps)
+{
+    unsigned how = col << 2 | (unsigned)first_inline << 1 | (unsigned)steps;
+    uint64_t start = e->flushed + e->n;
+    const char *text;
+    size_t len;
+
+    if ((text = emitmemo_find(e->memo, n, how, &len))) {
+        putn(e, text, len);
+        return;
+    }
+    if (ynode_is_map(n))
+        yaml_mapping(e, n, col, first_inline, steps);
+    else
+        yaml_sequence(e, n, col, first_inline, steps);
+    if (start >= e->flushed) /* still all in the buffer */
+        emitmemo_keep(e->memo, n, how, e->buf + (start - e->flushed), e->n - (size_t)(start - e->flushed));
+}
+
+/* A non-empty container written as yaml_mapping or yaml_sequence writes it, or (in an
+ * item of several jobs, e->memo_on) as the text they wrote for it before. */
+static inline void yaml_container(struct emitter *e, const struct ynode *n, unsigned col, bool first_inline,
+                                  bool steps)
+{
+    if (e->memo_on)
+        yaml_container_memo(e, n, col, first_inline, steps);
+    else if (ynode_is_map(n))
+        yaml_mapping(e, n, col, first_inline, steps);
+    else
+        yaml_sequence(e, n, col, first_inline, steps);
+}
+
 static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col, bool first_inline,
                           bool steps)
 {
@@ -593,10 +639,10 @@ static void yaml_sequence(struct emitter *e, const struct ynode *s, unsigned col
         putch(e, '-');
         if (ynode_is_map(item) && ynode_len(item)) {
             putch(e, ' ');
-            yaml_mapping(e, item, col + 2, true, steps);
+            yaml_container(e, item, col + 2, true, steps);
         } else if (ynode_is_seq(item) && ynode_len(item)) {
             putch(e, ' ');
-            yaml_sequence(e, item, col + 2, true, false);
+            yaml_container(e, item, col + 2, true, false);
         } else {
             yaml_value(e, item, col, false);
         }
@@ -610,12 +656,9 @@ static void yaml_value(struct emitter *e, const struct ynode *n, unsigned col, b
         yaml_scalar(e, n, col + 2);
     } else if (!ynode_len(n)) {
         put(e, ynode_is_map(n) ? " {}\n" : " []\n");
-    } else if (ynode_is_map(n)) {
-        putch(e, '\n');
-        yaml_mapping(e, n, col + 2, false, false);
     } else {
         putch(e, '\n');
-        yaml_sequence(e, n, col + 2, false, steps);
+        yaml_container(e, n, col + 2, false, ynode_is_seq(n) && steps);
     }
 }
 
@@ -839,12 +882,18 @@ void emit_item(struct emitter *em, const struct stream_item *item)
         emit_steps_start(em);
         break;
     case STREAM_STEP:
+        /* a matrix job's configurations (a parallel step's jobs share little) */
+        em->memo_on = em->format == EMIT_YAML && ynode_is_map(steps) && ynode_len(steps) > 2 &&
+                      (em->memo || (em->memo = emitmemo_create()));
         for (size_t i = 0; i < ynode_len(steps); i++) {
             if (ynode_is_map(steps))
                 emit_one(em, ynode_key(steps, i), ynode_value(steps, i));
             else
                 emit_one(em, NULL, ynode_item(steps, i));
         }
+        if (em->memo_on)
+            emitmemo_reset(em->memo);
+        em->memo_on = false;
         break;
     case STREAM_STEPS_END:
         emit_steps_end(em);

@@ -6,6 +6,7 @@
 
 #include "fanout/dialect.h"
 #include "fanout/emit.h"
+#include "fanout/stream.h"
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 #include "unit.h"
@@ -200,6 +201,49 @@ START_TEST(long_multiline_texts)
 }
 END_TEST
 
+static char *emit_jobs(struct ynode_doc *doc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct emitter *e = emit_create(fp, EMIT_YAML, dialect_gha.layout);
+    struct stream_item item = {.kind = STREAM_STEP, .doc = doc};
+
+    emit_doc_start(e);
+    emit_item(e, &item);
+    emit_doc_end(e);
+    emit_destroy(e);
+    fclose(fp);
+    return buf;
+}
+
+/* An item of several jobs sharing nodes (a matrix job's configurations share what
+ * substitution left alike) is written as the same jobs with copies: a node written again
+ * at another column or place is not the text kept from the first (emitmemo.h). */
+START_TEST(shared_nodes_written_alike)
+{
+    static const char jobs[] = "a: {env: {A: '1'}, steps: [{run: x, with: {k: v}}, {uses: y}]}\n"
+                               "b: {env: {A: '1'}, steps: [{run: x, with: {k: v}}, {uses: y}]}\n"
+                               "c: {env: {A: '1'}, steps: [{run: x, with: {A: '1'}}, {uses: y}], x: [{run: x, with: {k: v}}]}\n";
+    struct ynode_doc *copies = doc_from(jobs), *shared = doc_from(jobs);
+    struct ynode *r = ynode_doc_root(shared);
+    struct ynode *env = ynode_get(ynode_get(r, "a"), "env");
+    struct ynode *step = ynode_item(ynode_get(ynode_get(r, "a"), "steps"), 0);
+    char *want = emit_jobs(copies), *got;
+
+    ynode_set_value(ynode_get(r, "b"), 0, env);
+    ynode_set_item(ynode_get(ynode_get(r, "b"), "steps"), 0, step);
+    ynode_set_value(ynode_item(ynode_get(ynode_get(r, "c"), "steps"), 0), 1, env);
+    ynode_set_item(ynode_get(ynode_get(r, "c"), "x"), 0, step);
+    got = emit_jobs(shared);
+    ck_assert_str_eq(got, want);
+    free(want);
+    free(got);
+    ynode_doc_destroy(copies);
+    ynode_doc_destroy(shared);
+}
+END_TEST
+
 Suite *emit_suite(void)
 {
     Suite *s = suite_create("emit");
@@ -211,6 +255,7 @@ Suite *emit_suite(void)
     tcase_add_test(tc, step_key_order);
     tcase_add_test(tc, empty_document_has_steps);
     tcase_add_test(tc, long_multiline_texts);
+    tcase_add_test(tc, shared_nodes_written_alike);
     suite_add_tcase(s, tc);
     return s;
 }
