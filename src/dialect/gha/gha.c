@@ -504,6 +504,7 @@ static int expand_configurations(struct job *j, struct ynode *items, const struc
     }
     if (gha_copies_charge(j, ynode_get(ynode_get(job, "strategy"), "matrix"), job, rows->n) != 0)
         return -1;
+    /* two configurations share too little to pay for the table (SGLang's: +60K) */
     j->shared = rows->n > 2 ? &shared : NULL;
     for (size_t i = 0; i < rows->n && !j->failed; i++)
         add_configuration(j, out, id, job, rows, i, read);
