@@ -373,7 +373,7 @@ START_TEST(configurations_share_by_what_they_read)
         }
     }
     for (int c = 0; c < 6; c++) {
-        char steps[16];
+        char steps[32];
         bool mac;
 
         snprintf(path, sizeof(path), "t-%d.strategy.matrix.include.0.os", c);
