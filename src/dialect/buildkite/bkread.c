@@ -300,6 +300,13 @@ static enum field field_of(const struct typed_field *fields, const struct ynode 
     return other;
 }
 
+/* Whether the agent leaves out value `v` of a field of kind `f`: an empty string where
+ * the field is `omitempty`. */
+static bool omitted(enum field f, const struct ynode *v)
+{
+    return f == F_OMITTED && ynode_is_string(v) && !v->u.scalar.len;
+}
+
 /* Mapping `map`: each key as the agent reads it, then its value as `fields` types it
  * (`other`: a value of a key they do not name). */
 static int read_map(struct bkread *k, struct ynode_doc *doc, struct ynode *map, const struct typed_field *fields,
@@ -315,8 +322,8 @@ static int read_map(struct bkread *k, struct ynode_doc *doc, struct ynode *map, 
         if (rc < 0 || walk(k, doc, &p->value, f) != 0)
             return -1;
         changed |= rc > 0;
-        if (f == F_OMITTED && ynode_is_string(p->value) && !p->value->u.scalar.len)
-            ynode_remove_at(map, i--); /* empty: the agent leaves it out */
+        if (omitted(f, p->value))
+            ynode_remove_at(map, i--);
     }
     return changed ? check_unique(k, map) : 0;
 }
@@ -346,8 +353,30 @@ static const struct ynode *unstringable_field(const struct ynode *step, const st
     return NULL;
 }
 
-/* A step: its fields as its type has them (the other step types keep every value; a
- * step the agent cannot type, too). */
+/* The fields of the mapping `step` as the agent types them: a command step's or a
+ * group's (told by keys that are words, `command`, `group`, whichever reading), or none
+ * (every value of its own type) for another step and for one with a string field the
+ * agent cannot make a string of (*bad that value, of Go type *go_type). */
+static const struct typed_field *step_fields(const struct ynode *step, const struct ynode **bad,
+                                             const char **go_type)
+{
+    const struct typed_field *fields;
+
+    *bad = NULL;
+    switch (bk_step_kind(step)) {
+    case BK_COMMAND:
+        fields = command_fields;
+        break;
+    case BK_GROUP:
+        fields = group_fields;
+        break;
+    default:
+        return untyped_fields;
+    }
+    return (*bad = unstringable_field(step, fields, go_type)) ? untyped_fields : fields;
+}
+
+/* A step: its fields as its type has them. */
 static int read_step(struct bkread *k, struct ynode_doc *doc, struct ynode **slot)
 {
     struct ynode *step = *slot;
@@ -357,50 +386,27 @@ static int read_step(struct bkread *k, struct ynode_doc *doc, struct ynode **slo
 
     if (!ynode_is_map(step))
         return walk(k, doc, slot, F_ANY);
-    /* told by keys that are words (`command`, `group`), whichever reading */
-    switch (bk_step_kind(step)) {
-    case BK_COMMAND:
-        fields = command_fields;
-        break;
-    case BK_GROUP:
-        fields = group_fields;
-        break;
-    default:
-        fields = untyped_fields;
-        break;
-    }
-    if (fields != untyped_fields && (bad = unstringable_field(step, fields, &go_type))) {
+    fields = step_fields(step, &bad, &go_type);
+    if (bad)
         no_string(k, bad, go_type, false);
-        fields = untyped_fields;
-    }
     return read_map(k, doc, step, fields, F_ANY);
 }
 
 void bkread_omit_empty(struct ynode *step)
 {
     const struct typed_field *fields = NULL;
-    bool typed = false;
+    const struct ynode *bad;
     const char *go_type;
 
     for (size_t i = 0; ynode_is_map(step) && i < ynode_len(step); i++) {
         const struct ynode *v = ynode_value(step, i);
 
-        if (!ynode_is_scalar(v) || v->u.scalar.len || !ynode_is_string(v))
+        if (!ynode_is_scalar(v) || v->u.scalar.len) /* most values: typing the step waits */
             continue;
-        if (!fields) { /* the step's type, at its first empty string */
-            enum bk_kind kind = bk_step_kind(step);
-
-            if (kind != BK_COMMAND && kind != BK_GROUP)
-                return;
-            fields = kind == BK_COMMAND ? command_fields : group_fields;
-        }
-        if (field_of(fields, ynode_key(step, i), F_ANY) != F_OMITTED)
-            continue;
-        /* a step read_step left untyped keeps its fields as written */
-        if (!typed && unstringable_field(step, fields, &go_type))
-            return;
-        typed = true;
-        ynode_remove_at(step, i--);
+        if (!fields)
+            fields = step_fields(step, &bad, &go_type);
+        if (omitted(field_of(fields, ynode_key(step, i), F_ANY), v))
+            ynode_remove_at(step, i--);
     }
 }
 
