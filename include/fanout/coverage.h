@@ -29,6 +29,9 @@ void coverage_destroy(struct coverage *c);
  * job too), or coverage_finish. 0, or -1 when out of memory or a pattern failed
  * (reported). */
 int coverage_job(struct coverage *c, const struct dialect_job *job);
+/* The jobs given so far were an item's, whose tree goes: what was found in its texts is
+ * forgotten (a matrix job's configurations share texts, scanned once an item). */
+void coverage_item_end(struct coverage *c);
 int coverage_finish(struct coverage *c);
 
 #endif

@@ -64,6 +64,9 @@ int lint_item(struct lint *l, unsigned file, const struct ynode *items)
 {
     long n = l->run.setup.dialect->each_job(items, l->describe_jobs ? each_job : NULL, l);
 
+    for (size_t i = 0; i < N_RULES; i++)
+        if (l->on[i] && rules[i]->item_end)
+            rules[i]->item_end(l->self[i]);
     if (n < 0)
         return -1;
     l->run.document_jobs += (size_t)n;

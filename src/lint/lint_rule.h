@@ -24,6 +24,9 @@ struct lint_rule {
     /* Each job, in order. 0, or -1 after reporting. NULL: the counts are all it needs
      * (then no job is described to it, which costs nothing when no rule asks). */
     int (*job)(void *self, const struct lint_run *run, const struct dialect_job *job);
+    /* The item's jobs have all been seen, and its tree goes: what the rule keeps of its
+     * nodes must go too. NULL: it keeps nothing of them. */
+    void (*item_end)(void *self);
     /* The document that started at `at` has ended (run->document_jobs: its jobs). */
     void (*document)(void *self, const struct lint_run *run, struct ypos at);
     /* Every job has been seen. 0, or -1 after reporting. */

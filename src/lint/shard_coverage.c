@@ -19,6 +19,11 @@ static int job(void *self, const struct lint_run *run, const struct dialect_job 
     return coverage_job(self, j);
 }
 
+static void item_end(void *self)
+{
+    coverage_item_end(self);
+}
+
 static int finish(void *self, const struct lint_run *run)
 {
     (void)run;
@@ -34,6 +39,7 @@ const struct lint_rule lint_shard_coverage = {
     .rule = RULE_SHARD_COVERAGE,
     .begin = begin,
     .job = job,
+    .item_end = item_end,
     .finish = finish,
     .end = end,
 };

@@ -9,11 +9,16 @@
 #include <string.h>
 
 #include "fanout/arrays.h"
+#include "fanout/memo.h"
 #include "fanout/text.h"
 
 #define MAX_LISTED 8 /* shards a finding names; the rest are counted */
 /* Digits of a flag's number that an unsigned long holds exactly, with room for base + n */
 #define NUMBER_DIGITS (ULONG_MAX > 0xffffffffUL ? 18 : 9)
+
+/* The hits kept of an item's texts (coverage.scans): a text's hits are a few of its
+ * bytes, so this bounds nothing a real item reaches. */
+#define SCANS_MAX (16u << 20)
 
 enum vkind { V_ABSENT, V_NUMBER, V_HUGE, V_UNSET, V_UNKNOWN };
 
@@ -70,9 +75,16 @@ struct coverage {
     /* A check's arrays of n_jobs entries, kept from group to group (allocating them for
      * each check was another tenth) */
     const struct hit **per_job;
-    size_t *members;
+    size_t *members, *leader; /* leader: each job's first job of its combination */
     unsigned long *idx, *twice, *range;
     size_t cap_scratch;
+    /* In a matrix configuration (dialect_job.row), the hits found in each text, by its
+     * node, for the item's other configurations that share it (coverage_item_end
+     * forgets them); `scanned`: the hits of the text being scanned */
+    struct memo *scans;
+    bool remember;
+    struct shardflags_hit *scanned;
+    size_t n_scanned, cap_scanned;
     const struct ynode *text; /* being scanned */
     signed char text_lines;   /* whether it holds a newline: -1 not looked at yet (flag_pos) */
     unsigned runner, slot; /* being checked */
@@ -114,7 +126,7 @@ static const char *kept(const struct coverage *c, size_t at)
 static bool scratch_fit(struct coverage *c, size_t n)
 {
     size_t cap = c->cap_scratch ? c->cap_scratch : 16;
-    void *p[5];
+    void *p[6];
 
     if (n <= c->cap_scratch)
         return true;
@@ -130,7 +142,9 @@ static bool scratch_fit(struct coverage *c, size_t n)
         c->twice = p[3];
     if ((p[4] = realloc(c->range, cap * sizeof(*c->range))) != NULL)
         c->range = p[4];
-    if (!p[0] || !p[1] || !p[2] || !p[3] || !p[4])
+    if ((p[5] = realloc(c->leader, cap * sizeof(*c->leader))) != NULL)
+        c->leader = p[5];
+    if (!p[0] || !p[1] || !p[2] || !p[3] || !p[4] || !p[5])
         return false;
     c->cap_scratch = cap;
     return true;
@@ -226,15 +240,52 @@ static int on_hit(void *user, const struct shardflags_hit *h)
     return c->failed ? -1 : 0;
 }
 
+/* on_hit, the hit kept for the text's node */
+static int on_hit_kept(void *user, const struct shardflags_hit *h)
+{
+    struct coverage *c = user;
+
+    if (c->n_scanned == c->cap_scanned) {
+        struct shardflags_hit *hits = array_grow(c->scanned, &c->cap_scanned, c->n_scanned + 1, 4, sizeof(*hits));
+
+        if (!hits)
+            return -1;
+        c->scanned = hits;
+    }
+    c->scanned[c->n_scanned++] = *h;
+    return on_hit(user, h);
+}
+
+/* The text's hits: found again when the text's node was scanned before in the item
+ * (its hits point into its text, which the node keeps). */
 static int on_text(void *user, const struct ynode *text)
 {
     struct coverage *c = user;
-    size_t len;
+    size_t len, kept_len;
     const char *t = ynode_scalar(text, &len);
+    const void *hits;
 
     c->text = text;
     c->text_lines = -1;
-    return t ? shardflags_scan(c->flags, t, len, on_hit, c) : 0;
+    if (!t)
+        return 0;
+    if (!c->remember)
+        return shardflags_scan(c->flags, t, len, on_hit, c);
+    if (memo_find(c->scans, text, 0, &hits, &kept_len)) {
+        for (size_t i = 0; i < kept_len / sizeof(struct shardflags_hit); i++) {
+            struct shardflags_hit h;
+
+            memcpy(&h, (const char *)hits + i * sizeof(h), sizeof(h)); /* kept byte-aligned */
+            if (on_hit(c, &h) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    c->n_scanned = 0;
+    if (shardflags_scan(c->flags, t, len, on_hit_kept, c) != 0)
+        return -1;
+    memo_keep(c->scans, text, 0, c->scanned, c->n_scanned * sizeof(*c->scanned));
+    return 0;
 }
 
 /* ---- a finding's text ---- */
@@ -276,12 +327,18 @@ static void report(struct coverage *c, enum diag_severity sev, const struct text
     report_at(c, c->jobs[0].pos, sev, t);
 }
 
-/* "<id>: " and, when the step's jobs are checked in several combinations, "(<combo>) " */
-static void put_name(struct text *t, const struct coverage *c, const char *combo)
+static void put_combination(struct text *t, const struct coverage *c, const struct job *j, const char *skip);
+
+/* "<id>: " and, when the step's jobs are checked in several combinations, " (<combo>)":
+ * the values of job `combo` but the partition vector */
+static void put_name(struct text *t, const struct coverage *c, const struct job *combo, const char *vector)
 {
     put(t, "%.*s", (int)c->jobs[0].id_len, kept(c, c->jobs[0].id));
-    if (combo)
-        put(t, " (%s)", combo);
+    if (combo) {
+        put_str(t, " (");
+        put_combination(t, c, combo, vector);
+        put_str(t, ")");
+    }
     if (c->slot)
         put(t, " (%s's flags, use %u)", shardflags_name(c->flags, c->runner), c->slot + 1);
     put(t, ": ");
@@ -364,20 +421,41 @@ static const char *partition_vector(const struct coverage *c, const struct hit *
 }
 
 /* A job's values of the matrix's vectors other than `skip`, as "a=x b=y". */
-static char *combination(const struct coverage *c, const struct job *j, const char *skip)
+static void put_combination(struct text *t, const struct coverage *c, const struct job *j, const char *skip)
 {
-    struct text t;
+    bool first = true;
 
-    t.len = 0;
-    t.buf[0] = '\0';
     for (size_t k = 0; k < j->n_row; k++)
         if (!skip || strcmp(row_name(c, j, k), skip) != 0) {
-            put_str(&t, t.len ? " " : "");
-            put_str(&t, row_name(c, j, k));
-            put_str(&t, "=");
-            put_str(&t, kept(c, c->cells[j->row + k].value));
+            put_str(t, first ? "" : " ");
+            put_str(t, row_name(c, j, k));
+            put_str(t, "=");
+            put_str(t, kept(c, c->cells[j->row + k].value));
+            first = false;
         }
-    return strdup(t.buf);
+}
+
+/* The next of a job's cells from k on that is not vector `skip`'s: its index, or n_row. */
+static size_t next_cell(const struct coverage *c, const struct job *j, size_t k, const char *skip)
+{
+    while (k < j->n_row && skip && !strcmp(row_name(c, j, k), skip))
+        k++;
+    return k;
+}
+
+/* Whether two jobs have the same values of the matrix's vectors other than `skip`, in
+ * the same order: a cell at a time (texts of each job's whole combination were a
+ * strdup a job and a slot, a sixth of the rule's cost on a matrix workflow). */
+static bool same_combination(const struct coverage *c, const struct job *a, const struct job *b,
+                             const char *skip)
+{
+    size_t i = next_cell(c, a, 0, skip), k = next_cell(c, b, 0, skip);
+
+    for (; i < a->n_row && k < b->n_row; i = next_cell(c, a, i + 1, skip), k = next_cell(c, b, k + 1, skip))
+        if (strcmp(row_name(c, a, i), row_name(c, b, k)) != 0 ||
+            strcmp(kept(c, c->cells[a->row + i].value), kept(c, c->cells[b->row + k].value)) != 0)
+            return false;
+    return i == a->n_row && k == b->n_row;
 }
 
 /* Whether the sorted indexes `idx` (m of them, each of the n a runner's count makes) are
@@ -400,7 +478,7 @@ static bool whole_copies(const struct coverage *c, const size_t *members, const 
 
 /* One combination's jobs (`members`, m of them): one count, and each index once. */
 static void check_set(struct coverage *c, const struct hit *const *per_job, const size_t *members, size_t m,
-                      const char *vector, const char *combo)
+                      const char *vector, const struct job *combo)
 {
     const struct hit *first = per_job[members[0]];
     unsigned base = shardflags_base(c->flags, first->runner);
@@ -416,7 +494,7 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
         const struct value *v = &per_job[members[i]]->count;
 
         if (v->n != n) {
-            put_name(&t, c, combo);
+            put_name(&t, c, combo, vector);
             put(&t, "jobs disagree on the %s count: %.*s in job %u, %.*s in job %u", noun,
                 (int)first->count.flag_len, kept(c, first->count.flag), c->jobs[members[0]].part + 1,
                 (int)v->flag_len, kept(c, v->flag), c->jobs[members[i]].part + 1);
@@ -443,7 +521,7 @@ static void check_set(struct coverage *c, const struct hit *const *per_job, cons
     add_gap(missing, &n_missing, next, base + n);
     if ((n == m && !n_missing && !n_twice && !n_range) || whole_copies(c, members, idx, m, n, base))
         return;
-    put_name(&t, c, combo);
+    put_name(&t, c, combo, vector);
     if (n != m) {
         put(&t, "%.*s but ", (int)first->count.flag_len, kept(c, first->count.flag));
         if (vector)
@@ -487,7 +565,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
             first_without = j;
     /* the name goes first into a finding only (vsnprintf was a tenth of the rule's cost) */
     if (without) {
-        put_name(&t, c, NULL);
+        put_name(&t, c, NULL, NULL);
         put(&t, "%s's flags are in %zu of %zu jobs only (job %zu has none): the split is "
                 "incomplete", shardflags_name(c->flags, runner), c->n_jobs - without, c->n_jobs,
             first_without + 1);
@@ -499,7 +577,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
 
         if (per_job[j]->count.kind != V_ABSENT && per_job[j]->index.kind != V_ABSENT)
             continue;
-        put_name(&t, c, NULL);
+        put_name(&t, c, NULL, NULL);
         put(&t, "%.*s without the %s %s (%s needs both flags)", (int)have->flag_len, kept(c, have->flag),
             shardflags_noun(c->flags, runner), per_job[j]->count.kind == V_ABSENT ? "count" : "index",
             shardflags_name(c->flags, runner));
@@ -511,7 +589,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
 
         if (v->kind != V_HUGE)
             continue;
-        put_name(&t, c, NULL);
+        put_name(&t, c, NULL, NULL);
         put(&t, "%.*s is out of range (a %s number of more than %d digits)", (int)v->flag_len, kept(c, v->flag),
             shardflags_noun(c->flags, runner), NUMBER_DIGITS);
         report_at(c, v->at, DIAG_ERROR, &t);
@@ -522,7 +600,7 @@ static bool flags_unusable(struct coverage *c, const struct hit *const *per_job,
 
         if (v->kind == V_NUMBER)
             continue;
-        put_name(&t, c, NULL);
+        put_name(&t, c, NULL, NULL);
         if (v->kind == V_UNSET)
             put(&t, "%.*s but the %s has no %s: the variable is not set", (int)v->flag_len, kept(c, v->flag),
                 c->dl->job_noun, c->dl->fanout_field);
@@ -540,7 +618,6 @@ static void check_slot(struct coverage *c, unsigned runner, unsigned slot)
 {
     const struct hit **per_job = c->per_job;
     size_t *members = c->members;
-    char **combos = NULL;
     const char *vector = NULL;
     bool several = false, by_combination = c->jobs[0].n_row > 0;
 
@@ -551,7 +628,7 @@ static void check_slot(struct coverage *c, unsigned runner, unsigned slot)
         if (c->hits[h].runner == runner && c->hits[h].slot == slot)
             per_job[c->hits[h].job] = &c->hits[h];
     if (flags_unusable(c, per_job, runner))
-        goto done;
+        return;
     /* A matrix is checked per combination of its other vectors. Without a partition
      * vector the jobs are one split when they split at all (a hard-coded index), and
      * each runs the whole suite on its own when every count is 1. */
@@ -562,41 +639,31 @@ static void check_slot(struct coverage *c, unsigned runner, unsigned slot)
             j++;
         by_combination = j == c->n_jobs;
     }
-    if (by_combination) {
-        if (!(combos = calloc(c->n_jobs, sizeof(*combos)))) {
-            c->failed = true;
-            goto done;
-        }
-        for (size_t j = 0; j < c->n_jobs; j++)
-            if (!(combos[j] = combination(c, &c->jobs[j], vector))) {
-                c->failed = true;
-                goto done;
-            }
-    }
     if (!by_combination) {
         for (size_t j = 0; j < c->n_jobs; j++)
             members[j] = j;
         check_set(c, per_job, members, c->n_jobs, NULL, NULL);
-        goto done;
+        return;
     }
-    for (size_t j = 1; j < c->n_jobs; j++)
-        several |= strcmp(combos[j], combos[0]) != 0;
+    /* each job compared with the first job of each combination before it */
     for (size_t j = 0; j < c->n_jobs; j++) {
-        size_t m = 0, k = 0;
+        size_t k = 0;
 
-        while (k < j && strcmp(combos[k], combos[j]) != 0)
+        while (k < j && (c->leader[k] != k || !same_combination(c, &c->jobs[k], &c->jobs[j], vector)))
             k++;
-        if (k < j) /* checked with the first job of its combination */
-            continue;
-        for (k = j; k < c->n_jobs; k++)
-            if (!strcmp(combos[k], combos[j]))
-                members[m++] = k;
-        check_set(c, per_job, members, m, vector, several ? combos[j] : NULL);
+        c->leader[j] = k;
+        several |= k != 0; /* not of job 0's combination */
     }
-done:
-    for (size_t j = 0; combos && j < c->n_jobs; j++)
-        free(combos[j]);
-    free(combos);
+    for (size_t j = 0; j < c->n_jobs; j++) {
+        size_t m = 0;
+
+        if (c->leader[j] != j)
+            continue;
+        for (size_t k = j; k < c->n_jobs; k++)
+            if (c->leader[k] == j)
+                members[m++] = k;
+        check_set(c, per_job, members, m, vector, several ? &c->jobs[j] : NULL);
+    }
 }
 
 static void clear_group(struct coverage *c)
@@ -690,6 +757,7 @@ static int on_job(struct coverage *c, const struct dialect_job *dj)
     j->parallel = dj->parallel;
     hits = c->n_hits;
     memset(c->uses, 0, shardflags_runners(c->flags) * sizeof(*c->uses));
+    c->remember = dj->row && (c->scans || (c->scans = memo_create(SCANS_MAX)));
     if (c->dl->each_text(dj->node, on_text, c) != 0 || c->failed)
         return -1;
     /* a job alone without flags has nothing to check: most jobs of most pipelines */
@@ -729,6 +797,12 @@ int coverage_job(struct coverage *c, const struct dialect_job *job)
     return 0;
 }
 
+void coverage_item_end(struct coverage *c)
+{
+    if (c->scans)
+        memo_reset(c->scans);
+}
+
 int coverage_finish(struct coverage *c)
 {
     if (c->n_jobs)
@@ -746,10 +820,13 @@ void coverage_destroy(struct coverage *c)
     free(c->cells);
     free(c->per_job);
     free(c->members);
+    free(c->leader);
     free(c->idx);
     free(c->twice);
     free(c->range);
     free(c->jobs);
     free(c->hits);
+    free(c->scanned);
+    memo_destroy(c->scans);
     free(c);
 }

@@ -9,12 +9,15 @@
 #include "fanout/ynode.h"
 #include "fanout/yscalar.h"
 
-#include "emitmemo.h"
+#include "fanout/memo.h"
 
 /* Output is gathered here and written in large blocks: stdio's per-character calls and
  * locks were a tenth of a render. */
 #define EMIT_BUFFER 65536
 #define MAX_ORDER 255 /* keys of an item_key_order that rank */
+/* The containers' texts kept in an item (memo.h): past this, containers are written
+ * each time. */
+#define MEMO_MAX_TEXT (16u << 20)
 /* A matrix job's configuration has some 30 short strings to style: with 16 slots half
  * the lookups missed (77,000 yscalar_style calls, 17M instructions at 1 MB). */
 #define STYLE_SLOTS 128
@@ -37,10 +40,10 @@ struct emitter {
     bool failed;        /* a write failed */
     bool steps_open;
     bool had_steps;     /* this document has a steps section */
-    /* The containers written in the item being written, by node (emitmemo.h): on in an
+    /* The containers written in the item being written, by node (memo.h): on in an
      * item of several jobs (a matrix job's configurations), whose shared nodes are
      * written again as the text written the first time. */
-    struct emitmemo *memo;
+    struct memo *memo;
     bool memo_on;
     /* The styles of short strings, by their text: a rendering writes the same keys and
      * values fanout made (BUILDKITE_PARALLEL_JOB: "0") for every job, and choosing a
@@ -102,7 +105,7 @@ void emit_destroy(struct emitter *e)
     if (e) {
         emit_flush(e);
         free(e->styles);
-        emitmemo_destroy(e->memo);
+        memo_destroy(e->memo);
     }
     free(e);
 }
@@ -600,10 +603,10 @@ __attribute__((noinline)) static void yaml_container_memo(struct emitter *e, con
 {
     unsigned how = col << 2 | (unsigned)first_inline << 1 | (unsigned)steps;
     uint64_t start = e->flushed + e->n;
-    const char *text;
+    const void *text;
     size_t len;
 
-    if ((text = emitmemo_find(e->memo, n, how, &len))) {
+    if (memo_find(e->memo, n, how, &text, &len)) {
         putn(e, text, len);
         return;
     }
@@ -612,7 +615,7 @@ __attribute__((noinline)) static void yaml_container_memo(struct emitter *e, con
     else
         yaml_sequence(e, n, col, first_inline, steps);
     if (start >= e->flushed) /* still all in the buffer */
-        emitmemo_keep(e->memo, n, how, e->buf + (start - e->flushed), e->n - (size_t)(start - e->flushed));
+        memo_keep(e->memo, n, how, e->buf + (start - e->flushed), e->n - (size_t)(start - e->flushed));
 }
 
 /* A non-empty container written as yaml_mapping or yaml_sequence writes it, or (in an
@@ -884,7 +887,7 @@ void emit_item(struct emitter *em, const struct stream_item *item)
     case STREAM_STEP:
         /* a matrix job's configurations (a parallel step's jobs share little) */
         em->memo_on = em->format == EMIT_YAML && ynode_is_map(steps) && ynode_len(steps) > 2 &&
-                      (em->memo || (em->memo = emitmemo_create()));
+                      (em->memo || (em->memo = memo_create(MEMO_MAX_TEXT)));
         for (size_t i = 0; i < ynode_len(steps); i++) {
             if (ynode_is_map(steps))
                 emit_one(em, ynode_key(steps, i), ynode_value(steps, i));
@@ -892,7 +895,7 @@ void emit_item(struct emitter *em, const struct stream_item *item)
                 emit_one(em, NULL, ynode_item(steps, i));
         }
         if (em->memo_on)
-            emitmemo_reset(em->memo);
+            memo_reset(em->memo);
         em->memo_on = false;
         break;
     case STREAM_STEPS_END:

@@ -721,6 +721,7 @@ static char *coverage_run(const struct dialect *dl, struct shardflags *f, const 
         struct ynode_doc *doc = doc_from(docs[i]);
 
         ck_assert_int_ge(dl->each_job(ynode_doc_root(doc), take_job, c), 0);
+        coverage_item_end(c); /* as lint_item does: the item's tree goes */
         ynode_doc_destroy(doc);
     }
     ck_assert_int_eq(coverage_finish(c), 0);
@@ -979,6 +980,58 @@ START_TEST(cov_gha_two_vectors)
 }
 END_TEST
 
+/* The run text of configuration `id` of `doc` (GHA_JOB's). */
+static struct ynode *run_of(struct ynode_doc *doc, const char *id)
+{
+    return ynode_get(ynode_item(ynode_get(ynode_get(ynode_doc_root(doc), id), "steps"), 0), "run");
+}
+
+/* Configurations share nodes (substitution's), and a text's flags are found once an
+ * item: a shared text's hits count in each configuration that has it, and what an item
+ * found is forgotten at its end, where its nodes go (a node of the next item may take
+ * a gone node's address: here, the same node given another text). */
+START_TEST(cov_gha_shared_text_once_an_item)
+{
+    struct shardflags *f = shardflags_create();
+    struct diag *d = diag_create_buffered(DIAG_TEXT);
+    struct coverage *c = coverage_create(f, &dialect_gha, d, files);
+    struct ynode_doc *doc = doc_from(GHA_JOB("t", 0, "{part: 0}", "run_suite.py --partition-id 0 --total-partitions 2")
+                                     GHA_JOB("t", 1, "{part: 1}", "run_suite.py --partition-id 1 --total-partitions 2"));
+    struct ynode *run0 = run_of(doc, "t-0"), *run1 = run_of(doc, "t-1");
+    struct ynode *step1 = ynode_item(ynode_get(ynode_get(ynode_doc_root(doc), "t-1"), "steps"), 0);
+    const char *text0 = run0->u.scalar.text;
+    size_t len0 = run0->u.scalar.len;
+    const char *again = "run_suite.py --partition-id 1 --total-partitions 2";
+    struct sink s;
+    char *out;
+
+    ck_assert_ptr_nonnull(c);
+    /* item 1: both configurations whole, each its own text */
+    ck_assert_int_ge(dialect_gha.each_job(ynode_doc_root(doc), take_job, c), 0);
+    coverage_item_end(c);
+    /* item 2: t-0's text is now partition 1's, and t-1 shares t-0's node */
+    run0->u.scalar.text = again;
+    run0->u.scalar.len = strlen(again);
+    ynode_set_value(step1, 0, run0);
+    ck_assert_int_ge(dialect_gha.each_job(ynode_doc_root(doc), take_job, c), 0);
+    coverage_item_end(c);
+    ck_assert_int_eq(coverage_finish(c), 0);
+    ynode_set_value(step1, 0, run1);
+    run0->u.scalar.text = text0;
+    run0->u.scalar.len = len0;
+    ck_assert_uint_eq(diag_errors(d), 1);
+    sink_open(&s);
+    out = sink_close(&s, d);
+    ck_assert_str_eq(out, "in.yaml:8:25: error: t: partition 0 never runs; partition 1 runs more than once "
+                          "[shard-coverage]\n");
+    free(out);
+    coverage_destroy(c);
+    ynode_doc_destroy(doc);
+    diag_destroy(d);
+    shardflags_destroy(f);
+}
+END_TEST
+
 /* Without a vector the index comes from, a matrix whose jobs split at all is one split
  * (every configuration hard-coded to part 0); jobs that each run everything (a count of
  * 1) are no split. */
@@ -1143,6 +1196,7 @@ Suite *shards_suite(void)
     tcase_add_test(cov, cov_bk_config_runner);
     tcase_add_test(cov, cov_gha_partition_missing);
     tcase_add_test(cov, cov_gha_across_items);
+    tcase_add_test(cov, cov_gha_shared_text_once_an_item);
     tcase_add_test(cov, cov_gha_two_vectors);
     tcase_add_test(cov, cov_gha_hardcoded_index);
     tcase_add_test(cov, cov_value_ends_with_match);

@@ -8,6 +8,7 @@
 #include "fanout/arrays.h"
 #include "fanout/diag.h"
 #include "fanout/inputs.h"
+#include "fanout/memo.h"
 #include "fanout/output.h"
 #include "fanout/strbuf.h"
 #include "fanout/strhash.h"
@@ -332,6 +333,41 @@ START_TEST(strset_many)
 }
 END_TEST
 
+/* Kept by address and tag, empty bytes too; kept through the table's growth; forgotten
+ * at a reset (a new address may be an old one's); nothing kept past the bound. */
+START_TEST(memo_by_address)
+{
+    struct memo *m = memo_create(64);
+    int nodes[600];
+    const void *data;
+    size_t len;
+
+    memo_keep(m, &nodes[0], 0, "abc", 3);
+    memo_keep(m, &nodes[0], 1, "", 0);
+    ck_assert(memo_find(m, &nodes[0], 0, &data, &len));
+    ck_assert_uint_eq(len, 3);
+    ck_assert(!memcmp(data, "abc", 3));
+    ck_assert(memo_find(m, &nodes[0], 1, &data, &len));
+    ck_assert_uint_eq(len, 0);
+    ck_assert(!memo_find(m, &nodes[0], 2, &data, &len));
+    ck_assert(!memo_find(m, &nodes[1], 0, &data, &len));
+    for (int i = 1; i < 600; i++) /* past 256 slots, at most half full: grown twice */
+        memo_keep(m, &nodes[i], 0, "", 0);
+    ck_assert(memo_find(m, &nodes[0], 0, &data, &len) && len == 3 && !memcmp(data, "abc", 3));
+    ck_assert(memo_find(m, &nodes[599], 0, &data, &len) && len == 0);
+    memo_keep(m, &nodes[1], 1, "01234567890123456789012345678901234567890123456789012345678901", 62);
+    ck_assert(!memo_find(m, &nodes[1], 1, &data, &len)); /* 3 + 62 bytes: past 64 */
+    memo_keep(m, &nodes[1], 1, "01234567890123456789012345678901234567890123456789012345678901", 61);
+    ck_assert(memo_find(m, &nodes[1], 1, &data, &len) && len == 61); /* 64: not past it */
+    memo_reset(m);
+    ck_assert(!memo_find(m, &nodes[0], 0, &data, &len));
+    ck_assert(!memo_find(m, &nodes[599], 0, &data, &len));
+    memo_keep(m, &nodes[0], 0, "xy", 2);
+    ck_assert(memo_find(m, &nodes[0], 0, &data, &len) && len == 2 && !memcmp(data, "xy", 2));
+    memo_destroy(m);
+}
+END_TEST
+
 /* A later rule's finding at the place of an earlier rule's is dropped; elsewhere, or of
  * another rule, it is said. */
 START_TEST(diag_shadowed_finding)
@@ -608,6 +644,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, strhash_stream_cuts);
     tcase_add_test(tc, strset_basics);
     tcase_add_test(tc, strset_many);
+    tcase_add_test(tc, memo_by_address);
     tcase_add_test(tc, array_grow_doubles);
     tcase_add_test(tc, strbuf_bounded);
     suite_add_tcase(s, tc);
