@@ -582,10 +582,8 @@ static bool is_configuration(const struct ynode *job)
 /* What tells a configuration from its siblings: "part 2" for one value, else
  * "os=linux arch=arm64" (put by hand: snprintf was 5,000 instructions a job, for a
  * label only a finding shows). */
-static void configuration_label(const struct ynode *job, char *buf, size_t cap)
+static void configuration_label(const struct ynode *row, char *buf, size_t cap)
 {
-    const struct ynode *row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"),
-                                                   "include"), 0);
     size_t o = 0;
 
     buf[0] = '\0';
@@ -633,32 +631,44 @@ static size_t fanout_base(const struct ynode *items, size_t i, bool called, unsi
  * matrix's configurations show their values. */
 static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *user)
 {
-    size_t n = ynode_len(items);
+    /* the run of a job's configurations, items [run, run + parts), found at its first */
+    size_t n = ynode_len(items), run = 0, run_base = 0;
     unsigned parts = 1;
+    bool called = false;
 
     for (size_t i = 0; fn && ynode_is_map(items) && i < n; i++) {
         const struct ynode *job = ynode_value(items, i);
         struct dialect_job dj = {.node = job, .shards = 1, .parts = 1, .pos = ynode_pos(ynode_key(items, i))};
         char label[128];
         unsigned index, next;
-        size_t base = fanout_base(items, i, false, &index);
-        bool called = !base && (base = fanout_base(items, i, true, &index)) != 0;
+        size_t base;
 
         dj.id = ynode_scalar(ynode_key(items, i), &dj.id_len);
-        if (base) {
-            if (index == 0) /* the run of this job's configurations */
+        if (run_base && i > run && i < run + parts) {
+            base = run_base;
+            index = (unsigned)(i - run);
+        } else {
+            base = fanout_base(items, i, false, &index);
+            called = !base && (base = fanout_base(items, i, true, &index)) != 0;
+            run_base = 0;
+            if (base && index == 0) {
                 for (parts = 1; i + parts < n && fanout_base(items, i + parts, called, &next) == base &&
                                 next == parts && !memcmp(ynode_scalar(ynode_key(items, i + parts), NULL),
                                                          dj.id, base);
                      parts++)
                     ;
+                run = i;
+                run_base = base;
+            }
+        }
+        if (base) {
             dj.part = dj.shard = index;
             dj.parts = dj.shards = parts > index ? parts : index + 1;
             dj.id_len = base;
         }
         if (base && !called) {
             dj.row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"), "include"), 0);
-            configuration_label(job, label, sizeof(label));
+            configuration_label(dj.row, label, sizeof(label));
             dj.label = label;
         }
         if (fn(user, &dj) != 0)
