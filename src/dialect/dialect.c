@@ -620,6 +620,27 @@ size_t dialect_key_name(char *out, size_t cap, const char *id, size_t len, unsig
     return o < cap ? o : cap - 1;
 }
 
+/* Put by hand: snprintf was 5,000 instructions a job. */
+const char *dialect_job_label(const struct dialect_job *job, char *buf, size_t cap)
+{
+    const struct ynode *row = job->row;
+    size_t o = 0;
+
+    if (job->label || !row || !cap)
+        return job->label;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ynode_len(row) && o + 1 < cap; i++) {
+        const char *k = ynode_scalar(ynode_key(row, i), NULL);
+        const char *v = ynode_scalar(ynode_value(row, i), NULL);
+
+        o = text_append(buf, cap, o, i ? " " : "");
+        o = text_append(buf, cap, o, k ? k : "(null)");
+        o = text_append(buf, cap, o, ynode_len(row) == 1 ? " " : "=");
+        o = text_append(buf, cap, o, v ? v : "...");
+    }
+    return buf;
+}
+
 long dialect_key_index(const char *id, size_t len, size_t *base)
 {
     const char *dash = memrchr(id, '-', len);

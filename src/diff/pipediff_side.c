@@ -136,6 +136,8 @@ static int record_step(void *user, const struct dialect_job *job)
     size_t len = job->id_len, title_len = 0, at = s->out.len;
     struct step_rec r;
     struct hkey bare;
+    char made[128];
+    const char *label = dialect_job_label(job, made, sizeof(made));
 
     if (s->n_jobs == s->cap_jobs) {
         const struct ynode **grown = array_grow(s->jobs, &s->cap_jobs, s->n_jobs + 1, 64, sizeof(*grown));
@@ -162,12 +164,12 @@ static int record_step(void *user, const struct dialect_job *job)
     if (pd_serialize(s, step, &r.digest, &s->out) != 0)
         return -1;
     r.data_len = (uint32_t)(s->out.len - at);
-    if (job->label) {
-        r.label_len = (uint32_t)strlen(job->label);
-        if (pd_blob_add(&s->out, job->label, r.label_len) != 0)
+    if (label) {
+        r.label_len = (uint32_t)strlen(label);
+        if (pd_blob_add(&s->out, label, r.label_len) != 0)
             return -1;
     }
-    if (job->row && job->label) {
+    if (job->row && label) {
         size_t from = s->out.len;
 
         if (pd_row_text(&s->out, job->row) != 0)
@@ -278,7 +280,7 @@ static int record_skipped(void *user, const struct dialect_job *job)
     struct side *s = user;
     struct skipped_job *k = &s->skipped[s->n_skipped];
 
-    if (!job->row || !job->label)
+    if (!job->row) /* a configuration: labelled by its values */
         return 0;
     s->blob.len = 0;
     if (pd_row_text(&s->blob, job->row) != 0 || pd_blob_add(&s->blob, "", 1) != 0 ||

@@ -300,6 +300,43 @@ START_TEST(key_names)
 }
 END_TEST
 
+/* One GitHub configuration's label, from its row, made only when asked. */
+static int label_of(void *user, const struct dialect_job *job)
+{
+    char buf[24];
+    const char *label = dialect_job_label(job, buf, sizeof(buf));
+
+    ck_assert_ptr_null(job->label);
+    strcpy(user, label ? label : "(none)");
+    return 0;
+}
+
+/* A job's own label is its label; a matrix configuration's is made from its values
+ * ("part 2" for one, "k=v k=v" for more, "..." for a value that is no scalar, cut to
+ * fit); a job of neither has none. */
+START_TEST(job_labels)
+{
+    static const char *const jobs[][2] = {
+        {"t-0:\n  strategy: {matrix: {include: [{part: 2}]}}\n", "part 2"},
+        {"t-0:\n  strategy: {matrix: {include: [{os: linux, arch: arm64}]}}\n", "os=linux arch=arm64"},
+        {"t-0:\n  strategy: {matrix: {include: [{os: [a], py: null}]}}\n", "os=... py=null"},
+        {"t-0:\n  strategy: {matrix: {include: [{os: linuxlinuxlinux, arch: arm64}]}}\n", "os=linuxlinuxlinux arch"},
+        {"t:\n  runs-on: x\n", "(none)"},
+    };
+    struct dialect_job own = {.label = "shown", .row = NULL};
+    char buf[8], got[64];
+
+    ck_assert_str_eq(dialect_job_label(&own, buf, sizeof(buf)), "shown");
+    for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+        struct ynode_doc *doc = doc_from(jobs[i][0]);
+
+        ck_assert_int_eq(dialect_gha.each_job(ynode_doc_root(doc), label_of, got), 1);
+        ck_assert_str_eq(got, jobs[i][1]);
+        ynode_doc_destroy(doc);
+    }
+}
+END_TEST
+
 /* A run's bound on what configurations copy grows with the input read: a pipeline of any
  * size stays under it, an alias multiplied past it does not. */
 START_TEST(run_copies_grow_with_input)
@@ -345,6 +382,7 @@ Suite *dialect_suite(void)
     tcase_add_test(tc, detection_group);
     tcase_add_test(tc, detection_head);
     tcase_add_test(tc, key_names);
+    tcase_add_test(tc, job_labels);
     tcase_add_test(tc, run_copies_grow_with_input);
     suite_add_tcase(s, tc);
     return s;

@@ -579,25 +579,6 @@ static bool is_configuration(const struct ynode *job)
     return ynode_len(m) == 1 && ynode_len(ynode_get(m, "include")) == 1;
 }
 
-/* What tells a configuration from its siblings: "part 2" for one value, else
- * "os=linux arch=arm64" (put by hand: snprintf was 5,000 instructions a job, for a
- * label only a finding shows). */
-static void configuration_label(const struct ynode *row, char *buf, size_t cap)
-{
-    size_t o = 0;
-
-    buf[0] = '\0';
-    for (size_t i = 0; i < ynode_len(row) && o + 1 < cap; i++) {
-        const char *k = ynode_scalar(ynode_key(row, i), NULL);
-        const char *v = ynode_scalar(ynode_value(row, i), NULL);
-
-        o = text_append(buf, cap, o, i ? " " : "");
-        o = text_append(buf, cap, o, k ? k : "(null)");
-        o = text_append(buf, cap, o, ynode_len(row) == 1 ? " " : "=");
-        o = text_append(buf, cap, o, v ? v : "...");
-    }
-}
-
 /* A job of a matrix call, as calls.c writes it: `<caller>-<job>-<index>`, no matrix of
  * its own, named `<caller> (<values>) / <job>`. */
 static bool is_called_configuration(const struct ynode *job)
@@ -639,7 +620,6 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
     for (size_t i = 0; fn && ynode_is_map(items) && i < n; i++) {
         const struct ynode *job = ynode_value(items, i);
         struct dialect_job dj = {.node = job, .shards = 1, .parts = 1, .pos = ynode_pos(ynode_key(items, i))};
-        char label[128];
         unsigned index, next;
         size_t base;
 
@@ -666,11 +646,8 @@ static long gha_each_job(const struct ynode *items, dialect_job_fn fn, void *use
             dj.parts = dj.shards = parts > index ? parts : index + 1;
             dj.id_len = base;
         }
-        if (base && !called) {
+        if (base && !called)
             dj.row = ynode_item(ynode_get(ynode_get(ynode_get(job, "strategy"), "matrix"), "include"), 0);
-            configuration_label(dj.row, label, sizeof(label));
-            dj.label = label;
-        }
         if (fn(user, &dj) != 0)
             return -1;
     }
