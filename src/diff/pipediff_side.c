@@ -280,7 +280,7 @@ static int record_skipped(void *user, const struct dialect_job *job)
     struct side *s = user;
     struct skipped_job *k = &s->skipped[s->n_skipped];
 
-    if (!job->row) /* a configuration: labelled by its values */
+    if (!job->row) /* only a matrix configuration is told by its values */
         return 0;
     s->blob.len = 0;
     if (pd_row_text(&s->blob, job->row) != 0 || pd_blob_add(&s->blob, "", 1) != 0 ||
