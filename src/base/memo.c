@@ -100,7 +100,7 @@ void memo_keep(struct memo *m, const void *key, unsigned how, const void *data, 
 
     if (len > m->max - m->len || (2 * (m->used + 1) > m->cap && grow(m) != 0))
         return;
-    if (m->len + len > m->room) {
+    if (m->len + len > m->room || !m->bytes) { /* an empty entry's bytes are somewhere too */
         size_t room = m->room ? 2 * m->room : 16384;
         char *grown;
 

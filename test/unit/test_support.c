@@ -342,8 +342,9 @@ START_TEST(memo_by_address)
     const void *data;
     size_t len;
 
+    memo_keep(m, &nodes[0], 1, "", 0); /* before any bytes: still found at a pointer */
+    ck_assert(memo_find(m, &nodes[0], 1, &data, &len) && data != NULL && len == 0);
     memo_keep(m, &nodes[0], 0, "abc", 3);
-    memo_keep(m, &nodes[0], 1, "", 0);
     ck_assert(memo_find(m, &nodes[0], 0, &data, &len));
     ck_assert_uint_eq(len, 3);
     ck_assert(!memcmp(data, "abc", 3));
