@@ -169,7 +169,7 @@ static int record_step(void *user, const struct dialect_job *job)
         if (pd_blob_add(&s->out, label, r.label_len) != 0)
             return -1;
     }
-    if (job->row && label) {
+    if (job->row) { /* labelled by its values (dialect_job_label) */
         size_t from = s->out.len;
 
         if (pd_row_text(&s->out, job->row) != 0)
