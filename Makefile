@@ -36,12 +36,18 @@ TESTSRC := $(wildcard test/unit/*.c) test/blocktext_oracle.c test/quotedtext_ora
 
 BUILD   := build
 ASAN    := build-asan
+# The ASan+UBSan build is clang's: its UBSan also checks arithmetic on a null pointer
+# (`NULL + 0`), which gcc 12's does not (a bug of ours only the clang-built fuzzers found,
+# stop 53), and its warnings gate the tree beside gcc's of the release build.
+# `make test SANCC=gcc` builds it with gcc where clang cannot be had.
+SANCC   ?= clang
+SANDEPS := $(if $(findstring clang,$(SANCC)),clang-deps)
 FUZZ_TARGETS := render schema diff expr shards shardflags gha buildkite config glob change conditional durations blocktext quotedtext
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PREFIX ?= /usr/local
 
-.PHONY: FORCE all deps build-deps demo test layers unit e2e conformance hostile asan bench bench-instr clean install fuzz fuzz-deps
+.PHONY: FORCE all deps build-deps demo test layers unit e2e conformance hostile asan bench bench-instr clean install fuzz clang-deps
 
 all: $(BUILD)/fanout
 
@@ -64,6 +70,14 @@ deps:
 	    command -v zsh >/dev/null 2>&1 && command -v pre-commit >/dev/null 2>&1)
 	@$(PKG_CONFIG) --exists $(PKGS) $(XML_PKG) check || { echo "deps: $(PKGS) $(XML_PKG) check still missing" >&2; exit 2; }
 
+# clang with its sanitizer and libFuzzer runtimes, for the ASan build (when SANCC is
+# clang) and `make fuzz`: a libFuzzer target links only when all are there.
+CLANG_PROBE = echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+              $(FUZZCC) -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1
+clang-deps:
+	$(call apt_install,clang libclang-rt-14-dev,$(CLANG_PROBE))
+	@$(CLANG_PROBE) || { echo "clang-deps: $(FUZZCC) cannot build a sanitized libFuzzer target" >&2; exit 2; }
+
 # Only what building fanout needs (the GitHub Action's set-up).
 build-deps:
 	$(call apt_install,$(BUILD_DEB_PKGS),command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists $(PKGS) $(XML_PKG))
@@ -76,9 +90,9 @@ $(BUILD)/%.o: src/%.c $(HDR) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -c $< -o $@
 
-$(ASAN)/%.o: src/%.c $(HDR) | $(ASAN)
+$(ASAN)/%.o: src/%.c $(HDR) | $(ASAN) $(SANDEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -c $< -o $@
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -c $< -o $@
 
 SCHEMAS  := $(wildcard schemas/*.json)
 OBJ      := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC)) $(BUILD)/bundled.o $(BUILD)/tmplbundled.o $(BUILD)/version.o
@@ -96,8 +110,8 @@ $(BUILD)/bundled.c: $(SCHEMAS) $(BUILD)/embed
 $(BUILD)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -c $< -o $@
 
-$(ASAN)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(ASAN)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -c $< -o $@
+$(ASAN)/bundled.o: $(BUILD)/bundled.c include/fanout/bundled.h | $(ASAN) $(SANDEPS)
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -c $< -o $@
 
 # The bundled template schemas (github-workflow-v1) compiled at build time by
 # tools/tmplembed.c with fanout's own compiler, as tables (none is compiled at run time).
@@ -112,8 +126,8 @@ $(BUILD)/tmplbundled.c: $(BUILD)/tmplembed
 $(BUILD)/tmplbundled.o: $(BUILD)/tmplbundled.c src/schema/tmplschema_internal.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -c $< -o $@
 
-$(ASAN)/tmplbundled.o: $(BUILD)/tmplbundled.c src/schema/tmplschema_internal.h | $(ASAN)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -c $< -o $@
+$(ASAN)/tmplbundled.o: $(BUILD)/tmplbundled.c src/schema/tmplschema_internal.h | $(ASAN) $(SANDEPS)
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -c $< -o $@
 
 # `fanout --version`: `git describe` of the checkout (v0.2.0, v0.2.0-3-gabc1234, with
 # -dirty when changed), else RELEASE (a tree without git). version.c is rewritten only
@@ -130,8 +144,8 @@ FORCE:
 $(BUILD)/version.o: $(BUILD)/version.c
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(ASAN)/version.o: $(BUILD)/version.c | $(ASAN)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -c $< -o $@
+$(ASAN)/version.o: $(BUILD)/version.c | $(ASAN) $(SANDEPS)
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -c $< -o $@
 
 # Not position-independent: as a PIE its 38,000 relocations (the bundled schemas are
 # trees of pointers) were written at every start, 200 page faults and 5 of a 9 ms start.
@@ -139,20 +153,20 @@ $(BUILD)/fanout: $(OBJ) $(BUILD)/cmd/main.o
 	$(CC) $(CFLAGS) -no-pie -o $@ $^ $(DEPLIBS)
 
 $(ASAN)/fanout: $(ASAN_OBJ) $(ASAN)/cmd/main.o
-	$(CC) $(SANFLAGS) -o $@ $^ $(DEPLIBS)
+	$(SANCC) $(SANFLAGS) -o $@ $^ $(DEPLIBS)
 
 # --wrap: the unit tests make an allocation or a JIT compile fail (test_schema.c's __wrap_*)
 $(BUILD)/unit: $(TESTSRC) $(OBJ) $(HDR) test/unit/unit.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=scratch_file,--wrap=pcre2_jit_compile_8
 
 $(ASAN)/unit: $(TESTSRC) $(ASAN_OBJ) $(HDR) test/unit/unit.h
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=scratch_file,--wrap=pcre2_jit_compile_8
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude -Isrc -Itest/unit $(DEPCFLAGS) $(CHECKCFLAGS) -o $@ $(TESTSRC) $(ASAN_OBJ) $(DEPLIBS) $(CHECKLIBS) -Wl,--wrap=calloc,--wrap=realloc,--wrap=scratch_file,--wrap=pcre2_jit_compile_8
 
 $(BUILD)/schema-suite: test/conformance/schema_suite.c $(OBJ) $(HDR)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
 
 $(ASAN)/schema-suite: test/conformance/schema_suite.c $(ASAN_OBJ) $(HDR)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
 
 $(BUILD)/expr-driver: test/conformance/expr_driver.c $(OBJ) $(HDR) src/expr/expr_internal.h
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
@@ -161,7 +175,7 @@ $(BUILD)/glob-driver: test/conformance/glob_driver.c $(OBJ) $(HDR)
 	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(OBJ) $(DEPLIBS)
 
 $(ASAN)/expr-driver: test/conformance/expr_driver.c $(ASAN_OBJ) $(HDR) src/expr/expr_internal.h
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< $(ASAN_OBJ) $(DEPLIBS)
 
 SUITE := ../shared/corpus/json-schema-test-suite/tests/draft7
 
@@ -219,7 +233,9 @@ conformance: $(BUILD)/schema-suite $(BUILD)/expr-driver $(BUILD)/glob-driver $(B
 hostile: $(BUILD)/fanout
 	FANOUT=$(BUILD)/fanout sh test/hostile/run.sh
 
-SANENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp
+# The suppressions by an absolute path: clang's runtime looks for a relative one from the
+# process's directory, and e2e cases run fanout from their fixtures'.
+SANENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp
 
 asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(ASAN)/expr-driver $(patsubst %,$(ASAN)/replay-%,$(FUZZ_TARGETS))
 	$(SANENV) CK_DEFAULT_TIMEOUT=60 ./$(ASAN)/unit
@@ -231,7 +247,7 @@ asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(ASAN)/expr-driver $(pat
 	@for t in $(FUZZ_TARGETS); do \
 	  set -- test/fuzz/regressions/$$t/*; [ -e "$$1" ] || continue; \
 	  printf 'fuzz regressions %s: ' $$t; \
-	  ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=test/lsan.supp \
+	  ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp \
 	    timeout -k 10 300 ./$(ASAN)/replay-$$t "$$@" || exit 1; \
 	done
 
@@ -239,7 +255,7 @@ asan: $(ASAN)/unit $(ASAN)/fanout $(ASAN)/schema-suite $(ASAN)/expr-driver $(pat
 # `make fuzz` builds one libFuzzer binary per target under build-fuzz/ and runs each for
 # FUZZ_SECONDS on a corpus seeded from fixtures/ and ../shared/corpus. Inputs that crash,
 # leak or time out are written to test/fuzz/regressions/<target>/, where `make test`
-# replays them (replay.c, built with the normal compiler and ASan). FUZZ_SEED fixes
+# replays them (replay.c, built as the ASan build is, with SANCC). FUZZ_SEED fixes
 # libFuzzer's random seed: CI's smoke run uses one, so that a gate is reproducible (a
 # slower machine runs a prefix of the same inputs); `make fuzz` alone explores anew.
 # Inputs are at most 64 KiB, render's 192 KiB: past 64 KiB the source reads in chunks.
@@ -251,16 +267,6 @@ FUZZFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 FUZZ_OBJ := $(patsubst src/%.c,$(FUZZ)/%.o,$(SRC)) $(FUZZ)/bundled.o $(FUZZ)/tmplbundled.o $(FUZZ)/version.o
 FUZZ_SHARED := test/fuzz/fuzz_common.c test/fuzz/fuzz_oracle.c test/fuzz/fuzz_mutate.c test/blocktext_oracle.c test/quotedtext_oracle.c test/yaml_events.c
 FUZZ_COMMON := $(FUZZ_SHARED) test/fuzz/fuzz.h
-
-fuzz-deps:
-	@if ! command -v $(FUZZCC) >/dev/null 2>&1 || \
-	    ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
-	      $(FUZZCC) -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then \
-	  echo "fuzz-deps: installing clang libclang-rt-14-dev"; \
-	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; \
-	fi
 
 $(FUZZ):
 	mkdir -p $@
@@ -284,9 +290,9 @@ $(FUZZ)/fuzz-%: test/fuzz/fuzz_%.c $(FUZZ_COMMON) $(FUZZ_OBJ)
 	$(FUZZCC) $(CSTD) $(WARN) $(FUZZFLAGS) -fsanitize=fuzzer -DFUZZ_LIBFUZZER -Iinclude $(DEPCFLAGS) -o $@ $< $(FUZZ_SHARED) $(FUZZ_OBJ) $(DEPLIBS)
 
 $(ASAN)/replay-%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(FUZZ_COMMON) $(ASAN_OBJ)
-	$(CC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_SHARED) $(ASAN_OBJ) $(DEPLIBS)
+	$(SANCC) $(CSTD) $(WARN) $(SANFLAGS) -Iinclude $(DEPCFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_SHARED) $(ASAN_OBJ) $(DEPLIBS)
 
-fuzz: deps fuzz-deps
+fuzz: deps clang-deps
 	@$(MAKE) --no-print-directory $(patsubst %,$(FUZZ)/fuzz-%,$(FUZZ_TARGETS))
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p test/fuzz/regressions/$$t $(FUZZ)/corpus-$$t; \

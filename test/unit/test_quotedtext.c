@@ -114,11 +114,11 @@ END_TEST
 
 START_TEST(declines)
 {
-    static const char *const bodies[] = {"a'b", "a'", "'", "a''' b", "a\rb", "a\r", "a\xc2\x85" "b",
+    static const char *const bodies[] = {"a'b", "a'", "'", "a''' b", "a\rb", "a\r", ("a\xc2\x85" "b"),
                                          "a\xe2\x80\xa8", "a\xe2\x80\xa9 b"};
 
     static const char *const doubles[] = {"a\"b", "a\\qb", "\\uD800", "\\uDFFF", "\\U00110000", "\\x4", "\\xZZ",
-                                          "\\u12", "a\\", "a\\\\\\", "a\rb", "a\xc2\x85" "b"};
+                                          "\\u12", "a\\", "a\\\\\\", "a\rb", ("a\xc2\x85" "b")};
     char out[16];
     size_t n;
 

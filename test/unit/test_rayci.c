@@ -318,8 +318,8 @@ START_TEST(builds_scope)
 {
     static const char *const names[] = {"x.rayci.yml", "o.rayci.yml", "y.rayci.yml", "z.rayci.yml"};
     static const char *const yamls[] = {
-        "group: x\nsteps:\n  - key: a\n    tags: [disabled]\n    commands: [x]\n"
-        "  - key: w\n    array: {p: [\"1\"]}\n    commands: [x]\n",
+        ("group: x\nsteps:\n  - key: a\n    tags: [disabled]\n    commands: [x]\n"
+         "  - key: w\n    array: {p: [\"1\"]}\n    commands: [x]\n"),
         "group: o\nsteps:\n  - key: o\n    commands: [x]\n",
         "group: y\nsteps:\n  - key: b\n    depends_on: a\n    commands: [x]\n",
         "group: z\nsteps:\n  - key: c\n    depends_on: w\n    commands: [x]\n"};

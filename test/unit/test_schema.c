@@ -422,8 +422,8 @@ START_TEST(bad_schemas)
         "{\"enum\": {}}",
         /* $ref cycles that never look into the instance */
         "{\"$ref\": \"#\"}",
-        "{\"definitions\": {\"a\": {\"$ref\": \"#/definitions/b\"}, \"b\": {\"$ref\": \"#/definitions/a\"}},"
-        " \"properties\": {\"p\": {\"$ref\": \"#/definitions/a\"}}}",
+        ("{\"definitions\": {\"a\": {\"$ref\": \"#/definitions/b\"}, \"b\": {\"$ref\": \"#/definitions/a\"}},"
+         " \"properties\": {\"p\": {\"$ref\": \"#/definitions/a\"}}}"),
         "{\"allOf\": [{\"$ref\": \"#\"}]}",
         "{\"anyOf\": [{\"type\": \"string\"}, {\"not\": {\"$ref\": \"#\"}}]}",
     };
