@@ -28,6 +28,8 @@ struct stream_item {
     bool bare;               /* STEPS_START: the document is a bare list */
     const char *items_key;   /* STEPS_START: the container's key ("steps", "jobs") */
     bool merged;             /* PAIR and STEP: a `<<` merge was applied in it */
+    bool key_replaced;       /* PAIR and STEP: a key given twice kept its last value (a
+                                shape's last_key_wins) */
 };
 
 /* Where a document keeps its items: Buildkite's `steps` list (a document may also be a
@@ -53,9 +55,19 @@ struct stream_shape {
      * '<<'": @actions/workflow-parser; GitHub staff, actions/runner#1182: merge keys are not
      * supported); Buildkite's gopkg.in/yaml.v3 merges, as YAML 1.1 did. */
     bool literal_merge_keys;
+    /* A key given twice in one mapping: NULL, an error (`duplicate-key`, exit 2: GitHub's
+     * parser refuses it, "'k' is already defined"; so does gopkg.in/yaml.v3 decoding into
+     * a struct, as rayci does); else the name of the platform's reader, which keeps the
+     * key in its first place with its last value and says nothing (go-pipeline's
+     * ordered.Map.Set for buildkite-agent; a Python dict for vLLM's generator, PyYAML's
+     * safe_load): a warning naming it, and the rendering has what that reader has. The
+     * top-level keys of a document are read in order, so a top-level one is an error
+     * all the same (its first value has been handed on). */
+    const char *last_key_wins;
 };
 
-/* {{"steps", false, false, false}, {NULL}}: Buildkite. */
+/* {{"steps", false, false, false, false, NULL}, {NULL}}: a list of steps, a key given
+ * twice an error. */
 extern const struct stream_shape stream_steps_shape[];
 
 /* Limits that keep hostile input cheap. */

@@ -137,6 +137,8 @@ static bool head_fits(const struct dialect_head *h, const struct dialect *dl,
 
         if (h->items[i].merged && own->literal_merge_keys)
             return false; /* read with `<<` merged, before the shape was known */
+        if (h->items[i].key_replaced)
+            return false; /* its warning went to detection's quiet diag, or it is an error */
 
         for (const struct stream_shape *sh = dl->shape; key && sh->key; sh++) {
             if (strlen(sh->key) == len && !memcmp(sh->key, key, len))
@@ -154,9 +156,11 @@ static enum dialect_verdict detect(struct source *src, unsigned file, const stru
 {
     /* Both containers are items, so neither a pipeline's steps nor a workflow's jobs are
      * read whole to find out. */
-    static const struct stream_shape either[] = {{"steps", false, false, false, false},
-                                                 {"jobs", true, false, false, true},
-                                                 {NULL, false, false, false, false}};
+    /* A key given twice is kept as Buildkite keeps it: a read that does so keeps no head
+     * (head_fits), and the dialect found reads the file again as its platform does. */
+    static const struct stream_shape either[] = {{"steps", false, false, false, false, "buildkite-agent"},
+                                                 {"jobs", true, false, false, true, "buildkite-agent"},
+                                                 {NULL, false, false, false, false, NULL}};
     struct dialect_probe probe = {source_name(src), strset_create(), 0};
     /* a head is kept only from a read that reported nothing: the run's read says it */
     struct dialect_head *h = head ? calloc(1, sizeof(*h)) : NULL;

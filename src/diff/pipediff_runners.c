@@ -132,7 +132,7 @@ int pd_durations_add(struct pd_durations *m, const char *id, size_t len, double 
 /* {"id": minutes, ...}: a top-level pair at a time. */
 static int read_json(struct pd_durations *m)
 {
-    static const struct stream_shape none[] = {{NULL, false, false, false, false}};
+    static const struct stream_shape none[] = {{NULL, false, false, false, false, NULL}};
     struct source *src = source_open(m->name, m->diag);
     struct stream *s = src ? stream_open_shaped(src, 0, none, m->diag) : NULL;
     struct stream_item item;

@@ -87,6 +87,7 @@ struct stream {
     size_t n_patches;
     uint64_t reread_bytes;
     bool merged; /* a `<<` merge was applied in the item being built */
+    bool key_replaced; /* a key given twice kept its last value in the item being built */
     /* The last block scalar libfyaml read a line into (block_text): `read`, blocktext_shallow
      * read it, `at` its answer; its indicator's offset in what the parser was handed
      * (source_line_start), line and column (0-based, as libfyaml counts them: characters). */
@@ -415,8 +416,23 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
         const struct ynode *k = ynode_key(map, i);
 
         if (f->hashes[i] == hash && k->u.scalar.len == len && memcmp(k->u.scalar.text, t, len) == 0) {
-            report(s, ynode_pos(f->key), RULE_DUPLICATE_KEY, "duplicate key '%.*s'",
-                   (int)(len > 100 ? 100 : len), t);
+            /* plain and quoted alike (`010:`, `"010":`) may be two keys to the reader
+             * (an integer and a string): not told here, an error as before */
+            if (s->shape->last_key_wins && ynode_is_string(k) == ynode_is_string(f->key)) {
+                struct ypos at = ynode_pos(f->key);
+
+                diag_report(s->diag, DIAG_WARNING, DIAG_FINDING, source_name(s->src), at.line, at.col,
+                            RULE_DUPLICATE_KEY, "key '%.*s' given twice: %s keeps this value, in the first "
+                            "one's place", (int)(len > 100 ? 100 : len), t, s->shape->last_key_wins);
+                ynode_set_value(map, i, child);
+                s->key_replaced = true;
+                f->key = NULL;
+                return 0;
+            }
+            report(s, ynode_pos(f->key), RULE_DUPLICATE_KEY, "duplicate key '%.*s'%s",
+                   (int)(len > 100 ? 100 : len), t,
+                   s->shape->last_key_wins ? " (written plain once and quoted once: fanout does not tell whether "
+                                             "they are one key to the platform; write them alike)" : "");
             f->key = NULL;
             return -1;
         }
@@ -1559,8 +1575,8 @@ fail:
     return NULL;
 }
 
-const struct stream_shape stream_steps_shape[] = {{"steps", false, false, false, false},
-                                                  {NULL, false, false, false, false}};
+const struct stream_shape stream_steps_shape[] = {{"steps", false, false, false, false, NULL},
+                                                  {NULL, false, false, false, false, NULL}};
 
 struct stream *stream_open(struct source *src, unsigned file, struct diag *d)
 {
@@ -1840,7 +1856,8 @@ int stream_next(struct stream *s, struct stream_item *item)
                 item->doc = doc;
                 item->kind = STREAM_PAIR;
                 item->merged = s->merged;
-                s->merged = false;
+                item->key_replaced = s->key_replaced;
+                s->merged = s->key_replaced = false;
                 return 1;
             }
             if (top_key_once(s, key, len, pos) != 0) {
@@ -1889,7 +1906,8 @@ int stream_next(struct stream *s, struct stream_item *item)
                 return fail(s);
             item->kind = STREAM_PAIR;
             item->merged = s->merged;
-            s->merged = false;
+            item->key_replaced = s->key_replaced;
+            s->merged = s->key_replaced = false;
             return 1;
         }
         case ST_STEPS:
@@ -1910,7 +1928,8 @@ int stream_next(struct stream *s, struct stream_item *item)
                 return fail(s);
             item->kind = STREAM_STEP;
             item->merged = s->merged;
-            s->merged = false;
+            item->key_replaced = s->key_replaced;
+            s->merged = s->key_replaced = false;
             return 1;
         case ST_DOC_TAIL: {
             enum fy_event_type type = fye->type;

@@ -23,7 +23,7 @@ struct opened {
     struct stream *s;
 };
 
-static void open_text(struct opened *o, const char *yaml)
+static void open_text_shaped(struct opened *o, const char *yaml, const struct stream_shape *shapes)
 {
     int fd;
 
@@ -37,8 +37,13 @@ static void open_text(struct opened *o, const char *yaml)
     o->d = diag_create(o->err, DIAG_TEXT);
     o->src = source_open(o->path, o->d);
     ck_assert_ptr_nonnull(o->src);
-    o->s = stream_open(o->src, 0, o->d);
+    o->s = stream_open_shaped(o->src, 0, shapes, o->d);
     ck_assert_ptr_nonnull(o->s);
+}
+
+static void open_text(struct opened *o, const char *yaml)
+{
+    open_text_shaped(o, yaml, stream_steps_shape);
 }
 
 static void close_text(struct opened *o)
@@ -167,6 +172,54 @@ START_TEST(duplicate_keys_far_apart)
     kinds(yaml, k, &last);
     ck_assert_int_eq(last, -1);
     free(yaml);
+}
+END_TEST
+
+/* A shape whose platform keeps a key given twice (last_key_wins) has it in its first place
+ * with its last value, and a warning; plain and quoted alike stay an error (an integer
+ * and a string to some readers), as every key given twice is without it. */
+START_TEST(duplicate_key_last_wins)
+{
+    static const struct stream_shape last_wins[] = {{"steps", false, false, false, false, "the reader"},
+                                                   {NULL, false, false, false, false, NULL}};
+    static const struct {
+        const char *yaml;
+        const struct stream_shape *shape;
+        unsigned warnings;
+        const char *env; /* the step's env, keys and values; NULL: an error */
+    } cases[] = {
+        {"steps:\n  - env: {A: 1, B: 2, A: 3}\n", last_wins, 1, "A3B2"},
+        {"steps:\n  - env: {'A': 1, \"A\": 3}\n", last_wins, 1, "A3"},
+        {"steps:\n  - env: {A: 1, A: 2, A: 3, B: 4}\n", last_wins, 2, "A3B4"},
+        {"steps:\n  - env: {A: 1, B: 2, A: 3}\n", stream_steps_shape, 0, NULL},
+        {"steps:\n  - env: {A: 1, \"A\": 3}\n", last_wins, 0, NULL},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct opened o;
+        struct stream_item item;
+        const struct ynode *env = NULL;
+        char text[32] = "";
+        int rc;
+
+        open_text_shaped(&o, cases[i].yaml, cases[i].shape);
+        while ((rc = stream_next(o.s, &item)) > 0) {
+            if (item.kind == STREAM_STEP) {
+                ck_assert(item.key_replaced == (cases[i].warnings > 0));
+                env = ynode_get(ynode_item(ynode_doc_root(item.doc), 0), "env");
+                for (size_t k = 0; k < ynode_len(env); k++) {
+                    strcat(text, ynode_scalar(ynode_key(env, k), NULL));
+                    strcat(text, ynode_scalar(ynode_value(env, k), NULL));
+                }
+                ynode_doc_destroy(item.doc);
+            }
+        }
+        ck_assert_int_eq(rc, cases[i].env ? 0 : -1);
+        ck_assert_uint_eq(diag_warnings(o.d), cases[i].warnings);
+        if (cases[i].env)
+            ck_assert_str_eq(text, cases[i].env);
+        close_text(&o);
+    }
 }
 END_TEST
 
@@ -585,6 +638,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, merges_and_aliases);
     tcase_add_test(tc, top_level_merge);
     tcase_add_test(tc, duplicate_keys_far_apart);
+    tcase_add_test(tc, duplicate_key_last_wins);
     tcase_add_test(tc, step_kinds);
     tcase_add_test(tc, validator_stream_and_whole);
     tcase_add_test(tc, scalar_texts_as_libfyaml_reads_them);

@@ -199,8 +199,8 @@ START_TEST(mapping_of_jobs_streamed_member_by_member)
     static const char jobs_schema[] =
         "{\"type\": \"object\", \"properties\": {\"jobs\": {\"type\": \"object\", \"maxProperties\": 2,"
         " \"patternProperties\": {\"^b\": {\"required\": [\"runs-on\"]}}, \"additionalProperties\": false}}}";
-    static const struct stream_shape jobs_shape[] = {{"jobs", true, false, false, false},
-                                                     {NULL, false, false, false, false}};
+    static const struct stream_shape jobs_shape[] = {{"jobs", true, false, false, false, NULL},
+                                                     {NULL, false, false, false, false, NULL}};
     struct messages m;
     struct schema *s;
     struct validator *v;

@@ -244,19 +244,28 @@ int bkread_repeated_key(struct strset *seen, const struct ynode *map, const stru
     return 0;
 }
 
-/* Two keys of `map` the agent reads as one (one of them was just changed). */
-static int check_unique(struct bkread *k, const struct ynode *map)
+/* Two keys of `map` the agent reads as one (one of them was just changed): the agent keeps
+ * the first one's place and the last one's value (ordered/yaml.go sets each key of a
+ * mapping into an ordered.Map as it reads it), and so does the rendering. */
+static int keep_last(struct bkread *k, struct ynode *map)
 {
     const struct ynode *key;
-    int rc = bkread_repeated_key(k->seen, map, &key);
+    int rc;
 
-    if (rc < 0)
-        return out_of_memory(k, key);
-    if (rc > 0)
-        diag_at(k->diag, DIAG_ERROR, DIAG_INPUT, k->names, ynode_pos(key), RULE_DUPLICATE_KEY,
-                "key '%.*s' twice in this mapping as Buildkite's agent reads its keys (it keeps only the last "
-                "value)", (int)text_utf8_cut(key->u.scalar.text, key->u.scalar.len, 60), key->u.scalar.text);
-    return rc ? -1 : 0;
+    while ((rc = bkread_repeated_key(k->seen, map, &key)) > 0) {
+        size_t later = 0, first = 0;
+
+        while (ynode_key(map, later) != key)
+            later++;
+        while (!ynode_scalar_is_n(ynode_key(map, first), key->u.scalar.text, key->u.scalar.len))
+            first++;
+        diag_at(k->diag, DIAG_WARNING, DIAG_FINDING, k->names, ynode_pos(key), RULE_DUPLICATE_KEY,
+                "key '%.*s' given twice as buildkite-agent reads its keys: it keeps this value, in the first "
+                "one's place", (int)text_utf8_cut(key->u.scalar.text, key->u.scalar.len, 60), key->u.scalar.text);
+        ynode_set_value(map, first, ynode_value(map, later));
+        ynode_remove_at(map, later);
+    }
+    return rc < 0 ? out_of_memory(k, key) : 0;
 }
 
 /* The fields of go-pipeline's types that are not `any`, by key (its length first: most
@@ -314,18 +323,26 @@ static int read_map(struct bkread *k, struct ynode_doc *doc, struct ynode *map, 
 {
     bool changed = false;
 
+    /* the keys first: a value the agent does not keep (a key given again) is not read */
     for (size_t i = 0; i < ynode_len(map); i++) {
-        struct ynode_pair *p = &map->u.map.pairs[i];
-        int rc = canonical(k, doc, &p->key);
-        enum field f = field_of(fields, p->key, other);
+        int rc = canonical(k, doc, &map->u.map.pairs[i].key);
 
-        if (rc < 0 || walk(k, doc, &p->value, f) != 0)
+        if (rc < 0)
             return -1;
         changed |= rc > 0;
+    }
+    if (changed && keep_last(k, map) != 0)
+        return -1;
+    for (size_t i = 0; i < ynode_len(map); i++) {
+        struct ynode_pair *p = &map->u.map.pairs[i];
+        enum field f = field_of(fields, p->key, other);
+
+        if (walk(k, doc, &p->value, f) != 0)
+            return -1;
         if (omitted(f, p->value))
             ynode_remove_at(map, i--);
     }
-    return changed ? check_unique(k, map) : 0;
+    return 0;
 }
 
 /* The first scalar of a string field of `step` (`fields` its type's; a cache's too) that

@@ -340,11 +340,14 @@ const struct dialect_diff dialect_buildkite_diff = {
     .reference_target = "step",
 };
 
+const struct stream_shape buildkite_steps_shape[] = {{"steps", false, false, false, false, "buildkite-agent"},
+                                                     {NULL, false, false, false, false, NULL}};
+
 const struct dialect dialect_buildkite = {
     .name = "buildkite",
     .description = "Buildkite pipeline",
     .upload_help = "for `buildkite-agent pipeline upload`: keep $$BUILDKITE_PARALLEL_JOB references (env carries the values)",
-    .shape = stream_steps_shape,
+    .shape = buildkite_steps_shape,
     DIALECT_BUILDKITE_STEPS,
     .input_schema = "buildkite",
     .render_checks_input = false,

@@ -5,6 +5,11 @@
 
 #include "fanout/dialect.h"
 
+/* How the agent's reader keeps a document's steps (buildkite.c): a key given twice in one
+ * mapping keeps its first place and its last value, as go-pipeline's ordered.Map.Set
+ * keeps it (ordered/yaml.go decodes each mapping with it), without a word. */
+extern const struct stream_shape buildkite_steps_shape[];
+
 /* The dialect's options (buildkite.c), in this order. */
 enum bk_option {
     BK_OPT_ALLOW_PLACEHOLDERS, /* %N in a step without parallelism is not an error */

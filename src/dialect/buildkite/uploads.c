@@ -6,6 +6,7 @@
  * its own build (bugsnag-js's block/x.block.yml uploads basic/x.yml). */
 #define _GNU_SOURCE /* memmem */
 #include "uploads.h"
+#include "buildkite.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -252,7 +253,7 @@ static void scan(struct files *f, size_t i, struct source *src)
         return;
     f->root = checkout_of(f->real[i]);
     strset_clear(f->read);
-    if ((s = stream_open(src, (unsigned)i, quiet)) != NULL) {
+    if ((s = stream_open_shaped(src, (unsigned)i, buildkite_steps_shape, quiet)) != NULL) {
         while (stream_next(s, &item) == 1) {
             if (item.doc) {
                 link_scalars(f, i, ynode_doc_root(item.doc));

@@ -21,7 +21,8 @@
 /* GitHub reads workflows with npm yaml 2.x (@actions/workflow-parser), whose lexer
  * (lexer.js: parseQuotedScalar, continueScalar) ends a quoted scalar at a line less
  * indented than its key's column + 1, leaving the quote unclosed: the workflow is refused. */
-const struct stream_shape gha_jobs_shape[] = {{"jobs", true, true, true, true}, {NULL, false, false, false, false}};
+const struct stream_shape gha_jobs_shape[] = {{"jobs", true, true, true, true, NULL},
+                                              {NULL, false, false, false, false, NULL}};
 
 void gha_vreport(struct job *j, enum diag_severity sev, struct ypos p, enum rule_id rule, const char *fmt,
                  va_list ap)

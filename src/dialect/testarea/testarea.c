@@ -13,6 +13,12 @@
 #include "jobdirs.h"
 #include "testarea_internal.h"
 
+/* vLLM's generator reads a test-area file with PyYAML's safe_load (step.py): a key given
+ * twice in one mapping is a Python dict's, kept in its first place with its last value,
+ * without a word. */
+static const struct stream_shape testarea_shape[] = {{"steps", false, false, false, false, "vLLM's generator"},
+                                                     {NULL, false, false, false, false, NULL}};
+
 int ta_error_at(const struct testarea *ta, const struct ynode *at, const char *fmt, ...)
 {
     struct ypos p = ynode_pos(at);
@@ -854,7 +860,7 @@ static int ta_next(struct dialect_reader *r, struct stream_item *item)
             struct stream *s;
             int rc;
 
-            s = stream_open(r->in.sources[r->file], (unsigned)r->file, r->in.diag);
+            s = stream_open_shaped(r->in.sources[r->file], (unsigned)r->file, testarea_shape, r->in.diag);
             rc = s ? testarea_file(r->ta, s, &item->doc) : -1;
             stream_close(s);
             r->file++;
@@ -926,7 +932,7 @@ const struct dialect dialect_testarea = {
     .name = "testarea",
     .description = "vLLM test-area file",
     .upload_help = "test-area input: the working directory as a leading cd, fields only the generator reads dropped",
-    .shape = stream_steps_shape,
+    .shape = testarea_shape,
     DIALECT_BUILDKITE_STEPS, /* its rendering is Buildkite steps */
     .input_schema = "testarea",
     .render_checks_input = true,

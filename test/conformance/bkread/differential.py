@@ -18,8 +18,9 @@ import sys
 fanout, oracle, tmp, cases, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 rng = random.Random(seed)
 
-# Keys by the one key the agent reads them as: a mapping takes one of a group (two of one
-# are fanout's duplicate-key error, where the agent keeps the last: counted apart).
+# Keys by the one key the agent reads them as: a mapping takes one of a group, and now and
+# then a second of its first key's group after it (or the same spelling again), which the
+# agent keeps in the first one's place with the last value, as fanout's rendering must.
 KEY_GROUPS = [["A"], ["NAME"], ["true", "TRUE", "'true'"], ["False"], ["yes"], ["on"], ["0x10", "16"],
               ["010", "8"], ['"010"'], ["1_000"], ["1.5"], ["3.10"], ["1e3"], [".inf"], ["2001-12-14"],
               ["1e400"], ["-0"], ["+7"], ["0b11"], ["null", "~"]]
@@ -40,7 +41,10 @@ def scalar(vals=VALUES):
 
 
 def mapping(indent, n):
-    keys = [rng.choice(g) for g in rng.sample(KEY_GROUPS, n)]
+    groups = rng.sample(KEY_GROUPS, n)
+    keys = [rng.choice(g) for g in groups]
+    if rng.random() < 0.2:
+        keys.insert(rng.randint(1, len(keys)), rng.choice(groups[0]))
     return "".join("%s%s: %s\n" % (" " * indent, k, scalar()) for k in keys)
 
 
@@ -60,6 +64,8 @@ def pipeline():
             if f in ("key", "id") and i:
                 continue
             step.append("    %s: %s\n" % (f, scalar(FIELDS[f])))
+            if rng.random() < 0.1:  # the field again: the agent keeps the last value
+                step.append("    %s: %s\n" % (f, scalar(FIELDS[f])))
         if rng.random() < 0.6:
             step.append("    env:\n" + mapping(6, rng.randint(1, 3)))
         if rng.random() < 0.4:
@@ -116,8 +122,11 @@ for n in range(cases):
     refused = agent_in[n].startswith("ERR")
     if rc != 0 and refused:
         alike += 1
-    elif rc == 2 and "[duplicate-key]" in err and "\n" not in err.strip():
-        duplicates += 1  # two keys the agent reads as one: fanout's error, the agent keeps the last
+    elif rc == 2 and "[duplicate-key]" in err and "\n" not in err.strip() and \
+            (":1: error:" in err or "written plain once and quoted once" in err):
+        # a top-level key twice (a merge's too): fanout's error, it reads in order; or a key
+        # written plain and quoted alike, which fanout does not tell one key or two
+        duplicates += 1
     elif rc == 1 and not refused:
         findings += 1
     elif rc == 0 and not refused and value(agent_out[n]) == value(agent_in[n]) and \
@@ -147,7 +156,7 @@ if os.environ.get("BKREAD_SHOW_FINDINGS"):
             with open(inputs[n]) as f:
                 line = int(outcome[n][1].split(":")[1])
                 print("   ", f.read().split("\n")[line - 1])
-print("bkread differential: %d pipelines, %d alike, %d duplicate keys to the agent (fanout's error, the agent keeps "
-      "the last), %d findings of fanout's schema check of the rendering, %d disagree"
+print("bkread differential: %d pipelines, %d alike, %d keys given twice at the top level or plain "
+      "and quoted alike (fanout's error; the agent keeps the last), %d findings of fanout's schema check of the rendering, %d disagree"
       % (cases, alike, duplicates, findings, len(disagree)))
 sys.exit(1 if disagree else 0)
