@@ -250,6 +250,18 @@ size_t expr_template_close(const char *s, size_t len, size_t at);
  * NUL-terminated, its length in *out_len; NULL when out of memory. */
 char *expr_template_literal(const char *s, size_t len, size_t *out_len);
 
+/* The expression GitHub's converter makes of an `if:` value (workflow-parser's
+ * if-condition.js convertToIfCondition, after template-reader.js parseScalar): a text
+ * that is one `${{ e }}` gives e (one whose value is a string literal, that string), a
+ * text with `${{ }}` parts and more the format() of it (a string: truthy unless empty,
+ * *formatted set), any other text itself; trimmed, and an empty one is success().
+ * Malloc'd, its length in *out_len; *base is where it stands in `text` when it is a
+ * part of it as written (for error offsets), else SIZE_MAX. The `${{ }}` parts are parsed
+ * as expr_parse_in parses with `names` (NULL: as expr_parse). NULL with *err set (a `${{`
+ * not closed, a part that does not parse, out of memory). */
+char *expr_condition_text(const char *text, size_t len, const struct expr_names *names, size_t *out_len,
+                          size_t *base, bool *formatted, struct expr_error *err);
+
 /* An `if:` value: an expression with or without `${{ }}` (GitHub accepts both), evaluated
  * with `condition` set. */
 int expr_condition_eval(const char *text, size_t len, const struct expr_contexts *c,

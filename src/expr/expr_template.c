@@ -181,7 +181,8 @@ static size_t find_open(const char *s, size_t len, size_t from)
 
 /* Splits text into segments and parses each expression (`borrow`: see memo_find). 0, or
  * -1 with *err set. */
-static int split(const char *s, size_t len, struct template *t, bool borrow, struct expr_error *err)
+static int split_in(const char *s, size_t len, struct template *t, bool borrow, const struct expr_names *names,
+                    struct expr_error *err)
 {
     struct split_memo *m = NULL;
     struct split_seen *seen = NULL;
@@ -189,7 +190,7 @@ static int split(const char *s, size_t len, struct template *t, bool borrow, str
 
     if (!tables)
         tables = calloc(1, sizeof(*tables)); /* none: nothing is kept */
-    if (tables)
+    if (tables && !names) /* the memo keeps texts parsed as expr_parse parses */
         m = memo_slot(s, len, &seen);
 
     memset(t, 0, sizeof(*t));
@@ -225,7 +226,7 @@ static int split(const char *s, size_t len, struct template *t, bool borrow, str
             g->start = start;
             g->end = stop;
             g->open = open;
-            g->e = expr_parse(s + start, stop - start, err);
+            g->e = names ? expr_parse_in(s + start, stop - start, names, err) : expr_parse(s + start, stop - start, err);
             t->n++;
             if (!g->e) {
                 err->offset += start;
@@ -246,6 +247,12 @@ static int split(const char *s, size_t len, struct template *t, bool borrow, str
     if (t->memo)
         *seen = (struct split_seen){s, (size_t)(m - tables->memos)};
     return 0;
+}
+
+/* The parts of workflow string `s`, its expressions parsed by expr_parse. */
+static int split(const char *s, size_t len, struct template *t, bool borrow, struct expr_error *err)
+{
+    return split_in(s, len, t, borrow, NULL, err);
 }
 
 static bool whole(const struct template *t)
@@ -677,6 +684,55 @@ done:
     if (rc != 0)
         expr_result_clear(out);
     return rc;
+}
+
+char *expr_condition_text(const char *text, size_t len, const struct expr_names *names, size_t *out_len,
+                          size_t *base, bool *formatted, struct expr_error *err)
+{
+    struct template t = {0};
+    const char *from = text;
+    char *made = NULL, *out = NULL;
+    size_t start = 0, end = len, at = 0;
+    bool is_text;
+
+    *formatted = false;
+    *base = SIZE_MAX;
+    if (find_open(text, len, 0) != SIZE_MAX) {
+        if (split_in(text, len, &t, true, names, err) != 0)
+            goto done;
+        if (!whole(&t)) {
+            if (!(out = format_text(text, &t, out_len)))
+                expr_fail(err, 0, "out of memory");
+            *formatted = true;
+            goto done;
+        }
+        made = quoted_text(text + t.seg[0].start, t.seg[0].end - t.seg[0].start, &is_text);
+        if (is_text && !made) {
+            expr_fail(err, 0, "out of memory");
+            goto done;
+        }
+        from = made ? made : text;
+        start = made ? 0 : t.seg[0].start;
+        end = made ? strlen(made) : t.seg[0].end;
+        at = made ? SIZE_MAX : 0;
+    }
+    expr_js_trim(from, &start, &end);
+    if (start == end) {
+        from = "success()"; /* GitHub's default */
+        start = 0;
+        end = strlen(from);
+        at = SIZE_MAX;
+    }
+    if (!(out = strndup(from + start, end - start))) {
+        expr_fail(err, 0, "out of memory");
+        goto done;
+    }
+    *out_len = end - start;
+    *base = at == SIZE_MAX ? SIZE_MAX : start;
+done:
+    free(made);
+    template_free(&t);
+    return out;
 }
 
 /* ---- what a text's expressions read ---- */

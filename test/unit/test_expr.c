@@ -1087,6 +1087,50 @@ START_TEST(condition_forms)
 }
 END_TEST
 
+/* The expression GitHub's converter makes of an if: value (if-condition.js), as text, with
+ * where it stands in the value ("@N", "@-" when not written there) and "F" when it is a
+ * format() string; or "E offset: message". */
+static const char *condition_text_of(const char *text, const struct expr_names *names)
+{
+    static char out[512];
+    struct expr_error err;
+    size_t len, base;
+    bool formatted;
+    char *c = expr_condition_text(text, strlen(text), names, &len, &base, &formatted, &err);
+
+    if (!c)
+        snprintf(out, sizeof(out), "E %zu: %s", err.offset, err.message);
+    else if (base == SIZE_MAX)
+        snprintf(out, sizeof(out), "%s @-%s", c, formatted ? " F" : "");
+    else
+        snprintf(out, sizeof(out), "%s @%zu", c, base);
+    ck_assert(!c || strlen(c) == len);
+    free(c);
+    return out;
+}
+
+START_TEST(condition_texts)
+{
+    static const char *const contexts[] = {"github"};
+    static const struct expr_function functions[] = {{"failure", 0, 9}};
+    static const struct expr_names job_if = {contexts, 1, functions, 1};
+
+    ck_assert_str_eq(condition_text_of("  github.x == 1 ", NULL), "github.x == 1 @2");
+    ck_assert_str_eq(condition_text_of("${{ github.x }}", NULL), "github.x @4");
+    ck_assert_str_eq(condition_text_of("", NULL), "success() @-");
+    ck_assert_str_eq(condition_text_of(" \n", NULL), "success() @-");
+    ck_assert_str_eq(condition_text_of("${{ ' success() ' }}", NULL), "success() @-");
+    ck_assert_str_eq(condition_text_of("${{ github.x }} == 'a'", NULL), "format('{0} == ''a''', github.x) @- F");
+    ck_assert_str_eq(condition_text_of("${{ github.x }}\n", NULL), "format('{0}\n', github.x) @- F");
+    /* the parts parse as the place allows: a job's failure() may name jobs */
+    ck_assert_str_eq(condition_text_of("${{ failure('a') }} x", &job_if), "format('{0} x', failure('a')) @- F");
+    ck_assert_str_eq(condition_text_of("${{ failure('a') }} x", NULL), "E 4: Too many parameters supplied: 'failure'");
+    ck_assert_str_eq(condition_text_of("${{ github.x", NULL),
+                     "E 0: The expression is not closed. An unescaped ${{ sequence was found, but the closing }} "
+                     "sequence was not found.");
+}
+END_TEST
+
 /* ---- values ---- */
 
 START_TEST(values_objects)
@@ -1330,6 +1374,7 @@ Suite *expr_suite(void)
     tcase_add_test(tmpl, template_errors);
     tcase_add_test(tmpl, template_format_limits);
     tcase_add_test(tmpl, condition_forms);
+    tcase_add_test(tmpl, condition_texts);
     tcase_add_test(tmpl, text_paths);
     tcase_add_test(values, values_objects);
     tcase_add_test(values, values_copy);

@@ -383,13 +383,18 @@ static struct ynode *inlined_job(struct job *j, const struct ynode *id, const st
     if (ynode_len(needs) ? ynode_set(j->doc, job, "needs", needs) != 0 : (ynode_remove(job, "needs"), 0))
         return NULL;
     if (ynode_scalar(cond, NULL) || mine) {
-        size_t cl = 0;
-        const char *ct = ynode_scalar(cond, NULL) ? gha_condition_text(cond, &cl) : NULL;
+        size_t cl = 0, base;
+        bool formatted;
+        struct expr_error err;
+        char *ct = ynode_scalar(cond, NULL) ? gha_condition(cond, &cl, &base, &formatted, &err) : NULL;
 
+        if (ynode_scalar(cond, NULL) && !ct)
+            return NULL; /* the caller's if: was checked: out of memory */
         /* a condition has no length limit short of the file's */
         n = ct && mine ? asprintf(&text, "(%.*s) && (%s)", (int)cl, ct, mine)
             : ct       ? asprintf(&text, "%.*s", (int)cl, ct)
                        : asprintf(&text, "%s", mine);
+        free(ct);
         if (n < 0)
             return NULL;
         rc = ynode_set(j->doc, job, "if", ynode_new_string(j->doc, text, (size_t)n, ynode_pos(ct ? cond : cjob)));

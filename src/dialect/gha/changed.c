@@ -422,21 +422,26 @@ done:
  * GHA_IF_SHOWN. */
 static bool shown_condition(const struct ynode *cond, char *buf, size_t cap)
 {
-    size_t len, o = 0;
-    const char *t = gha_condition_text(cond, &len);
+    size_t len = 0, o = 0, base;
+    bool formatted;
+    struct expr_error err;
+    char *t = gha_condition(cond, &len, &base, &formatted, &err);
 
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; t && i < len; i++) {
         bool space = t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r';
 
         if (space && (o == 0 || buf[o - 1] == ' '))
             continue;
-        if (o + 1 >= cap || o >= GHA_IF_SHOWN)
+        if (o + 1 >= cap || o >= GHA_IF_SHOWN) {
+            free(t);
             return false;
+        }
         buf[o++] = space ? ' ' : t[i];
     }
     while (o && buf[o - 1] == ' ')
         o--;
     buf[o] = '\0';
+    free(t);
     return true;
 }
 
@@ -446,9 +451,10 @@ static const char *decide(struct job *j, const struct gha_gate *g, const struct 
                           const char *left_out, size_t left_len, char *buf, size_t cap)
 {
     const struct ynode *cond = ynode_get(job, "if");
-    size_t clen;
-    const char *ctext = ynode_scalar(cond, NULL) ? gha_condition_text(cond, &clen) : NULL;
+    size_t clen, base;
+    bool formatted;
     struct expr_error err;
+    char *ctext = ynode_scalar(cond, NULL) ? gha_condition(cond, &clen, &base, &formatted, &err) : NULL;
     struct expr *e = ctext ? expr_parse_in(ctext, clen, &gha_job_if_names, &err) : NULL;
     bool status = expr_calls_status(e);
     struct quiet q;
@@ -456,6 +462,7 @@ static const char *decide(struct job *j, const struct gha_gate *g, const struct 
     int rc;
 
     expr_free(e);
+    free(ctext);
     if (left_out && !status) {
         snprintf(buf, cap, "it needs '%.*s', which does not run for this change", (int)left_len, left_out);
         return buf;

@@ -470,19 +470,26 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
     }
     if (ynode_scalar(cond, NULL)) {
         struct expr_error err;
-        size_t clen;
-        const char *ctext = gha_condition_text(cond, &clen);
-        struct expr *e = expr_parse_in(ctext, clen, &gha_job_if_names, &err);
+        size_t clen, base;
+        bool formatted;
+        char *ctext = gha_condition(cond, &clen, &base, &formatted, &err);
+        struct expr *e = ctext ? expr_parse_in(ctext, clen, &gha_job_if_names, &err) : NULL;
 
         if (!e) {
-            err.offset += (size_t)(ctext - ynode_scalar(cond, NULL));
+            err.offset = !ctext ? err.offset : base == SIZE_MAX ? 0 : err.offset + base;
             gha_expr_error_at(j, cond, &err);
+            free(ctext);
             return -1;
         }
         if (expr_uses_context(e, "matrix") || expr_uses_context(e, "strategy"))
             gha_error_at(j, cond, RULE_MATRIX_CONTEXT, "a job's if: cannot use matrix or strategy (GitHub "
                          "evaluates it before the matrix is expanded); move the condition to its steps");
+        else if (formatted)
+            gha_warn_at(j, cond, RULE_EXPRESSION, "this if: is text with ${{ }} in it, which GitHub makes one "
+                        "string of (format()): the job runs whenever that string is not empty; write the "
+                        "whole condition in one ${{ }}, or none");
         expr_free(e);
+        free(ctext);
         if (j->failed)
             return -1;
     }

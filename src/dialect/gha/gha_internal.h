@@ -124,7 +124,12 @@ int gha_fold(struct job *j, const struct ynode *n, struct expr_value **value, ch
 /* An `if:` (a scalar) folded with the job's contexts: 1 known true, 0 known false, 2
  * with *residual (malloc'd) what stays to decide at run time, -1 after an error. */
 int gha_fold_if(struct job *j, const struct ynode *cond, char **residual);
-const char *gha_condition_text(const struct ynode *cond, size_t *len);
+/* The expression GitHub makes of a job's `if:` scalar `cond` (expr_condition_text: `${{ }}` or
+ * bare, text around `${{ }}` a format() string, empty success()), a plain boolean, null
+ * or number taken as the literal GitHub makes a string of (`True` is true, `~` empty);
+ * malloc'd, NULL with *err set. *base: where it stands in the scalar's text, SIZE_MAX
+ * when it is not written there. */
+char *gha_condition(const struct ynode *cond, size_t *len, size_t *base, bool *formatted, struct expr_error *err);
 
 /* ---- calls.c: reusable workflows, and the run's state of the calls inlined ---- */
 

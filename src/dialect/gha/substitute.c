@@ -10,6 +10,7 @@
 
 #include "fanout/source.h"
 #include "fanout/text.h"
+#include "fanout/yscalar.h"
 
 #include "gha_internal.h"
 
@@ -627,12 +628,45 @@ static const char *const step_fields[] = {"name", "run", "with", "env", "timeout
 
 static const char *const strategy_fields[] = {"fail-fast", "max-parallel", NULL};
 
+/* The text GitHub reads an `if:` from: where YAML types a plain scalar as a boolean, null
+ * or number (`True`, `~`, `.inf`), the literal's string (template-reader.js validate: a
+ * literal where a string is wanted is literal.toString(): true, "" for null, a number as
+ * JavaScript prints it) into `lit`; else the scalar's text. */
+static const char *condition_source(const struct ynode *cond, size_t *len, char lit[EXPR_NUMBUF])
+{
+    const char *text = ynode_scalar(cond, len);
+    struct expr_value *v;
+
+    if (!text || ynode_is_string(cond) || yscalar_type(text, *len) == YS_STRING || !(v = expr_from_ynode(cond)))
+        return text;
+    if (expr_kind_of(v) == EXPR_NUMBER)
+        *len = expr_js_number(expr_number_value(v), lit);
+    else
+        *len = (size_t)snprintf(lit, EXPR_NUMBUF, "%s", expr_kind_of(v) != EXPR_BOOL ? ""
+                                                        : expr_bool_value(v) ? "true" : "false");
+    expr_unref(v);
+    return lit;
+}
+
+char *gha_condition(const struct ynode *cond, size_t *len, size_t *base, bool *formatted, struct expr_error *err)
+{
+    char lit[EXPR_NUMBUF];
+    size_t tlen;
+    const char *text = condition_source(cond, &tlen, lit);
+    char *out = expr_condition_text(text, tlen, &gha_job_if_names, len, base, formatted, err);
+
+    if (text == lit)
+        *base = SIZE_MAX;
+    return out;
+}
+
 int gha_fold_if(struct job *j, const struct ynode *cond, char **residual)
 {
     struct expr_result res = {0};
     struct expr_error err;
     size_t len;
-    const char *text = ynode_scalar(cond, &len);
+    char lit[EXPR_NUMBUF];
+    const char *text = condition_source(cond, &len, lit);
     int rc;
 
     *residual = NULL;
@@ -862,20 +896,4 @@ int gha_fold(struct job *j, const struct ynode *n, struct expr_value **value, ch
     return *value ? 1 : 0;
 }
 
-/* The expression of an `if:` written as `${{ expr }}` or bare. */
-const char *gha_condition_text(const struct ynode *cond, size_t *len)
-{
-    const char *t = ynode_scalar(cond, len), *end = t + *len;
 
-    while (t < end && (*t == ' ' || *t == '\t'))
-        t++;
-    while (end > t && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
-        end--;
-    if (end - t >= 5 && memcmp(t, "${{", 3) == 0 && memcmp(end - 2, "}}", 2) == 0 &&
-        expr_template_open(t + 3, (size_t)(end - t - 5)) == SIZE_MAX) {
-        t += 3;
-        end -= 2;
-    }
-    *len = (size_t)(end - t);
-    return t;
-}
