@@ -344,7 +344,7 @@ bool blocktext_format(struct blocktext *b, char *out, size_t *len)
             *o++ = ' '; /* folded */
     }
     /* l is the line at z, where the walk stopped */
-    if (l.spaces < ind || (b->at_eof && l.lb && l.next != end) || (!b->at_eof && !l.lb))
+    if (l.spaces < ind || (!b->at_eof && !l.lb))
         return false;
     o = put_line(o, &l, ind);
     /* chomping: what follows the last text line is blank lines, then at most the spaces
