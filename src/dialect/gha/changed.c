@@ -455,7 +455,9 @@ static const char *decide(struct job *j, const struct gha_gate *g, const struct 
     bool formatted;
     struct expr_error err;
     char *ctext = ynode_scalar(cond, NULL) ? gha_condition(cond, &clen, &base, &formatted, &err) : NULL;
-    struct expr *e = ctext ? expr_parse_in(ctext, clen, &gha_job_if_names, &err) : NULL;
+    /* an empty if: (or one that is only the string 'success()') is GitHub's default, as none */
+    bool none = !ctext || (base == SIZE_MAX && !formatted && !strcmp(ctext, "success()"));
+    struct expr *e = none ? NULL : expr_parse_in(ctext, clen, &gha_job_if_names, &err);
     bool status = expr_calls_status(e);
     struct quiet q;
     char *residual = NULL, shown[GHA_IF_SHOWN + 8];
@@ -467,7 +469,7 @@ static const char *decide(struct job *j, const struct gha_gate *g, const struct 
         snprintf(buf, cap, "it needs '%.*s', which does not run for this change", (int)left_len, left_out);
         return buf;
     }
-    if (!ctext)
+    if (none)
         return NULL;
     rc = quiet_open(&q, j, gate_contexts(j->known, expr_ref(needs), NULL)) ? gha_fold_if(&q.j, cond, &residual) : -1;
     quiet_close(&q);
