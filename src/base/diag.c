@@ -67,6 +67,16 @@ static uint64_t place_hash(const char *file, unsigned line, unsigned col)
     return h ? h : 1;
 }
 
+/* The place of an input error of `rule`: a second one there is the same problem a second
+ * check saw (`validate`'s schema check and render's both read a workflow's expressions),
+ * said once. Apart from place_hash's places, which findings shadow by. */
+static uint64_t input_place(const char *file, unsigned line, unsigned col, enum rule_id rule)
+{
+    uint64_t h = place_hash(file, line, col) ^ ((uint64_t)rule + 1) * 0xc2b2ae3d27d4eb4fu;
+
+    return h ? h : 1;
+}
+
 static bool places_has(const struct places *p, uint64_t h)
 {
     for (size_t i = h & (p->cap - 1); p->cap && p->slots[i]; i = (i + 1) & (p->cap - 1)) {
@@ -216,7 +226,11 @@ static struct held *hold(struct diag *d, enum diag_severity sev, enum diag_class
         d->held = grown;
     }
     d->held[d->n_held++] = (struct held){
-        ftell(d->out), file && cls == DIAG_FINDING && rule != RULE_NONE ? place_hash(file, line, col) : 0,
+        ftell(d->out),
+        !file || rule == RULE_NONE ? 0
+        : cls == DIAG_FINDING      ? place_hash(file, line, col)
+        : line                     ? input_place(file, line, col, rule)
+                                   : 0,
         rule, sev, cls == DIAG_INPUT, shown, file ? strdup(file) : NULL, strdup(msg), line, col, false};
     return &d->held[d->n_held - 1];
 }
@@ -235,7 +249,7 @@ static void release_held(struct diag *from, struct diag *to)
         if (said && to->shadowing && h->place && (h->rule == to->shadow_later || h->sev == DIAG_ERROR) &&
             places_has(to->shadowing, h->place))
             said = false;
-        if (said && to->shadowing && h->place && h->rule == to->shadow_earlier)
+        if (said && to->shadowing && h->place && (h->input || h->rule == to->shadow_earlier))
             places_add(to->shadowing, h->place);
         if (said && to->sink && !h->input && h->msg)
             to->sink->finding(to->sink->user, h->sev, h->file, h->line, h->col, h->rule, h->msg);
@@ -604,6 +618,13 @@ void diag_vreport(struct diag *d, enum diag_severity sev, enum diag_class cls,
             return;
         if (rule == d->shadow_earlier)
             places_add(d->shadowing, place_hash(file, line, col));
+    }
+    if (d->shadowing && file && line && cls == DIAG_INPUT && rule != RULE_NONE) {
+        uint64_t h = input_place(file, line, col, rule);
+
+        if (places_has(d->shadowing, h))
+            return;
+        places_add(d->shadowing, h);
     }
     if (level == DIAG_LEVEL_ERROR)
         sev = DIAG_ERROR;

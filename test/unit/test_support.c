@@ -393,6 +393,37 @@ START_TEST(diag_shadowed_finding)
 }
 END_TEST
 
+/* An input error of a rule at a place where one of that rule was said is the same problem
+ * a second check saw (validate's schema check and render's, of one expression): said and
+ * counted once, direct or held and flushed; another rule there, or another place, is said. */
+START_TEST(diag_input_error_once)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag *d = diag_create(fp, DIAG_TEXT), *held;
+
+    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
+    held = diag_create_buffered_like(d);
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "/a: not closed");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "The expression is not closed");
+    diag_report(held, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "held, not closed");
+    diag_report(held, DIAG_ERROR, DIAG_INPUT, "p.yml", 9, 16, RULE_EXPRESSION, "elsewhere");
+    diag_report(d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_YAML, "another rule");
+    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 8, 16, RULE_EXPRESSION, "a finding");
+    diag_flush_into(held, d);
+    ck_assert_uint_eq(diag_errors(d), 4);
+    diag_destroy(held);
+    diag_destroy(d);
+    fclose(fp);
+    ck_assert_str_eq(buf, "p.yml:8:16: error: /a: not closed [expression]\n"
+                          "p.yml:8:16: error: another rule [yaml]\n"
+                          "p.yml:8:16: error: a finding [expression]\n"
+                          "p.yml:9:16: error: elsewhere [expression]\n");
+    free(buf);
+}
+END_TEST
+
 /* A capturing diag (diff's sides): its findings, direct or held and flushed, go to the
  * sink and are counted there, shadowed as the run's diag would; its input errors are
  * printed and counted in the run's diag. */
@@ -633,6 +664,7 @@ Suite *support_suite(void)
     tcase_add_test(tc, diag_at_position);
     tcase_add_test(tc, diag_exit_codes);
     tcase_add_test(tc, diag_shadowed_finding);
+    tcase_add_test(tc, diag_input_error_once);
     tcase_add_test(tc, diag_capture);
     tcase_add_test(tc, diag_shadowed_held_finding);
     tcase_add_test(tc, diag_covered_place);
