@@ -613,6 +613,19 @@ static char *quoted_text(const char *s, size_t len, bool *is_text)
     return strbuf_take(&b, NULL);
 }
 
+/* The condition in text[*start, *end): trimmed; an empty one is GitHub's default,
+ * success(), which *text then is (false: not written in the text). */
+static bool condition_span(const char **text, size_t *start, size_t *end)
+{
+    expr_js_trim(*text, start, end);
+    if (*start != *end)
+        return true;
+    *text = "success()";
+    *start = 0;
+    *end = strlen(*text);
+    return false;
+}
+
 static int condition(const char *text, size_t len, size_t base, const struct expr_contexts *c,
                      struct expr_result *out, struct expr_error *err)
 {
@@ -620,13 +633,8 @@ static int condition(const char *text, size_t len, size_t base, const struct exp
     struct expr *e;
     int rc;
 
-    expr_js_trim(text, &start, &end);
-    if (start == end) {
-        text = "success()"; /* GitHub's default */
-        start = 0;
-        end = strlen(text);
+    if (!condition_span(&text, &start, &end))
         base = 0;
-    }
     e = expr_parse(text + start, end - start, err);
     if (!e) {
         err->offset += base + start;
@@ -716,13 +724,8 @@ char *expr_condition_text(const char *text, size_t len, const struct expr_names 
         end = made ? strlen(made) : t.seg[0].end;
         at = made ? SIZE_MAX : 0;
     }
-    expr_js_trim(from, &start, &end);
-    if (start == end) {
-        from = "success()"; /* GitHub's default */
-        start = 0;
-        end = strlen(from);
+    if (!condition_span(&from, &start, &end))
         at = SIZE_MAX;
-    }
     if (!(out = strndup(from + start, end - start))) {
         expr_fail(err, 0, "out of memory");
         goto done;

@@ -463,6 +463,14 @@ static int attach(struct stream *s, struct ynode_doc *doc, struct frame *f, stru
     return 0;
 }
 
+/* What was applied in the item just built, handed to `item` and cleared for the next. */
+static void hand_over_flags(struct stream *s, struct stream_item *item)
+{
+    item->merged = s->merged;
+    item->key_replaced = s->key_replaced;
+    s->merged = s->key_replaced = false;
+}
+
 /* The YAML core-schema tags (YAML 1.2, 10.3), the only ones fanout reads: each decides
  * the type of what it tags, as every reader of the rendering must see it. Other tags
  * (`!foo`, `!`, `!!binary`, a `%TAG` that renames `!!`) are refused: readers disagree
@@ -1855,9 +1863,7 @@ int stream_next(struct stream *s, struct stream_item *item)
                 }
                 item->doc = doc;
                 item->kind = STREAM_PAIR;
-                item->merged = s->merged;
-                item->key_replaced = s->key_replaced;
-                s->merged = s->key_replaced = false;
+                hand_over_flags(s, item);
                 return 1;
             }
             if (top_key_once(s, key, len, pos) != 0) {
@@ -1905,9 +1911,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             if (!item->doc)
                 return fail(s);
             item->kind = STREAM_PAIR;
-            item->merged = s->merged;
-            item->key_replaced = s->key_replaced;
-            s->merged = s->key_replaced = false;
+            hand_over_flags(s, item);
             return 1;
         }
         case ST_STEPS:
@@ -1927,9 +1931,7 @@ int stream_next(struct stream *s, struct stream_item *item)
             if (!item->doc)
                 return fail(s);
             item->kind = STREAM_STEP;
-            item->merged = s->merged;
-            item->key_replaced = s->key_replaced;
-            s->merged = s->key_replaced = false;
+            hand_over_flags(s, item);
             return 1;
         case ST_DOC_TAIL: {
             enum fy_event_type type = fye->type;

@@ -393,34 +393,56 @@ START_TEST(diag_shadowed_finding)
 }
 END_TEST
 
+/* A run's diag writing text into memory, shadowing as cli.c sets it (a dialect's unknown
+ * key over a schema's additionalProperties), and a buffered diag like it whose messages
+ * are held until a flush: the held-message tests' set-up. */
+struct held_run {
+    char *buf;
+    size_t len;
+    FILE *fp;
+    struct diag *d, *held;
+};
+
+static void held_run_open(struct held_run *r)
+{
+    r->buf = NULL;
+    r->len = 0;
+    r->fp = open_memstream(&r->buf, &r->len);
+    r->d = diag_create(r->fp, DIAG_TEXT);
+    diag_shadow(r->d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
+    r->held = diag_create_buffered_like(r->d);
+}
+
+/* Ends both diags; r->buf is what the run said (the caller frees it). */
+static void held_run_close(struct held_run *r)
+{
+    diag_destroy(r->held);
+    diag_destroy(r->d);
+    fclose(r->fp);
+}
+
 /* An input error of a rule at a place where one of that rule was said is the same problem
  * a second check saw (validate's schema check and render's, of one expression): said and
  * counted once, direct or held and flushed; another rule there, or another place, is said. */
 START_TEST(diag_input_error_once)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    struct diag *d = diag_create(fp, DIAG_TEXT), *held;
+    struct held_run r;
 
-    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
-    held = diag_create_buffered_like(d);
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "/a: not closed");
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "The expression is not closed");
-    diag_report(held, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "held, not closed");
-    diag_report(held, DIAG_ERROR, DIAG_INPUT, "p.yml", 9, 16, RULE_EXPRESSION, "elsewhere");
-    diag_report(d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_YAML, "another rule");
-    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 8, 16, RULE_EXPRESSION, "a finding");
-    diag_flush_into(held, d);
-    ck_assert_uint_eq(diag_errors(d), 4);
-    diag_destroy(held);
-    diag_destroy(d);
-    fclose(fp);
-    ck_assert_str_eq(buf, "p.yml:8:16: error: /a: not closed [expression]\n"
+    held_run_open(&r);
+    diag_report(r.d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "/a: not closed");
+    diag_report(r.d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "The expression is not closed");
+    diag_report(r.held, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_EXPRESSION, "held, not closed");
+    diag_report(r.held, DIAG_ERROR, DIAG_INPUT, "p.yml", 9, 16, RULE_EXPRESSION, "elsewhere");
+    diag_report(r.d, DIAG_ERROR, DIAG_INPUT, "p.yml", 8, 16, RULE_YAML, "another rule");
+    diag_report(r.d, DIAG_ERROR, DIAG_FINDING, "p.yml", 8, 16, RULE_EXPRESSION, "a finding");
+    diag_flush_into(r.held, r.d);
+    ck_assert_uint_eq(diag_errors(r.d), 4);
+    held_run_close(&r);
+    ck_assert_str_eq(r.buf, "p.yml:8:16: error: /a: not closed [expression]\n"
                           "p.yml:8:16: error: another rule [yaml]\n"
                           "p.yml:8:16: error: a finding [expression]\n"
                           "p.yml:9:16: error: elsewhere [expression]\n");
-    free(buf);
+    free(r.buf);
 }
 END_TEST
 
@@ -474,27 +496,21 @@ END_TEST
  * counted; a held warning there, and a held error elsewhere, are said. */
 START_TEST(diag_shadowed_held_finding)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    struct diag *d = diag_create(fp, DIAG_TEXT), *held;
+    struct held_run r;
 
-    diag_shadow(d, RULE_UNKNOWN_KEY, RULE_KW_ADDITIONAL_PROPERTIES);
-    held = diag_create_buffered_like(d);
-    diag_report(held, DIAG_ERROR, DIAG_FINDING, "p.yml", 2, 5, RULE_KW_ENUM, "must be one of");
-    diag_report(held, DIAG_WARNING, DIAG_FINDING, "p.yml", 2, 5, RULE_KW_ENUM, "a warning");
-    diag_report(held, DIAG_ERROR, DIAG_FINDING, "p.yml", 9, 5, RULE_KW_ENUM, "elsewhere");
-    diag_report(d, DIAG_ERROR, DIAG_FINDING, "p.yml", 2, 5, RULE_UNKNOWN_KEY, "unknown key 'comand'");
-    diag_flush_into(held, d);
-    ck_assert_uint_eq(diag_errors(d), 2);
-    ck_assert_uint_eq(diag_warnings(d), 1);
-    diag_destroy(held);
-    diag_destroy(d);
-    fclose(fp);
-    ck_assert_str_eq(buf, "p.yml:2:5: error: unknown key 'comand' [unknown-key]\n"
+    held_run_open(&r);
+    diag_report(r.held, DIAG_ERROR, DIAG_FINDING, "p.yml", 2, 5, RULE_KW_ENUM, "must be one of");
+    diag_report(r.held, DIAG_WARNING, DIAG_FINDING, "p.yml", 2, 5, RULE_KW_ENUM, "a warning");
+    diag_report(r.held, DIAG_ERROR, DIAG_FINDING, "p.yml", 9, 5, RULE_KW_ENUM, "elsewhere");
+    diag_report(r.d, DIAG_ERROR, DIAG_FINDING, "p.yml", 2, 5, RULE_UNKNOWN_KEY, "unknown key 'comand'");
+    diag_flush_into(r.held, r.d);
+    ck_assert_uint_eq(diag_errors(r.d), 2);
+    ck_assert_uint_eq(diag_warnings(r.d), 1);
+    held_run_close(&r);
+    ck_assert_str_eq(r.buf, "p.yml:2:5: error: unknown key 'comand' [unknown-key]\n"
                           "p.yml:2:5: warning: a warning [enum]\n"
                           "p.yml:9:5: error: elsewhere [enum]\n");
-    free(buf);
+    free(r.buf);
 }
 END_TEST
 

@@ -895,5 +895,3 @@ int gha_fold(struct job *j, const struct ynode *n, struct expr_value **value, ch
     expr_result_clear(&res);
     return *value ? 1 : 0;
 }
-
-
