@@ -465,6 +465,11 @@ struct dialect {
      * what `probe` says was read before it (the first item that tells wins; every item
      * is shown to every dialect in table order until one says so). */
     bool (*detect)(const struct stream_item *item, const struct dialect_probe *probe);
+    /* Whether an input whose YAML breaks before any item told (`detect`) is in this
+     * dialect all the same, told by what `probe` read before the break: its reader then
+     * says what is wrong in the dialect's own terms, not the first dialect's. NULL: no
+     * such tell. */
+    bool (*leans)(const struct dialect_probe *probe);
     /* Calls `fn` for every job of an expanded item, in order (group containers are not
      * jobs). Returns the number of jobs, or -1 when `fn` failed. `fn` may be NULL. */
     long (*each_job)(const struct ynode *items, dialect_job_fn fn, void *user);
@@ -561,7 +566,7 @@ bool dialect_probe_read(const struct dialect_probe *probe);
 
 enum dialect_verdict {
     DIALECT_FOUND,  /* *found is the input's dialect */
-    DIALECT_SILENT, /* nothing tells (empty, comments, a bare ---; YAML errors before) */
+    DIALECT_SILENT, /* nothing tells (empty, comments, a bare ---; YAML errors before, no dialect leans) */
     DIALECT_NONE,   /* it holds something no dialect takes */
     DIALECT_SKIP,   /* a file of a dialect's tooling that is no input (its `not_input`) */
 };

@@ -199,7 +199,11 @@ static enum dialect_verdict detect(struct source *src, unsigned file, const stru
         }
     }
     diag_set_muted(d, false);
-    /* what does not parse tells nothing: it is the real read's to report */
+    for (size_t i = 0; !*found && more < 0 && dialects[i]; i++) {
+        if (dialects[i]->leans && dialects[i]->leans(&probe))
+            *found = dialects[i];
+    }
+    /* else what does not parse tells nothing: it is the real read's to report */
     verdict = skip && *skip ? DIALECT_SKIP
               : *found      ? DIALECT_FOUND
               : more >= 0 && dialect_probe_read(&probe) ? DIALECT_NONE

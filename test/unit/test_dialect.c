@@ -140,6 +140,11 @@ START_TEST(detection)
     /* nothing tells: another input decides (dialect_detect_all) */
     ck_assert_ptr_null(detect_named("", "", DIALECT_SILENT));
     ck_assert_ptr_null(detect_named("# only a comment\n---\n", "", DIALECT_SILENT));
+    /* YAML that breaks before anything told: a workflow's when `on` came first (its
+     * reader says the break), else nothing tells */
+    ck_assert_ptr_eq(detect_named("on: push\nenv: {A: *nope}\njobs: {}\n", "", DIALECT_FOUND), &dialect_gha);
+    ck_assert_ptr_null(detect_named("env: {A: *nope}\non: push\njobs: {}\n", "", DIALECT_SILENT));
+    ck_assert_ptr_null(detect_named("agents: {A: *nope}\nsteps: []\n", "", DIALECT_SILENT));
     /* the first document that holds anything tells */
     ck_assert_ptr_eq(detect("{}\n---\non: push\njobs: {a: {runs-on: x, steps: [{run: y}]}}\n"), &dialect_gha);
 }

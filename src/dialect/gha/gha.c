@@ -771,6 +771,18 @@ static bool gha_detect(const struct stream_item *item, const struct dialect_prob
     return item->kind == STREAM_STEPS_START && !item->bare && strcmp(item->items_key, "jobs") == 0;
 }
 
+/* A file whose YAML breaks before `jobs:` is a workflow when it gave `on` before the break
+ * (GitHub's required key, which no other dialect has), or lies where GitHub reads
+ * workflows from: read as Buildkite (the first dialect), a `${{ }}` before the break was
+ * its only message (Buildkite's interpolation refuses it), not the break. */
+static bool gha_leans(const struct dialect_probe *probe)
+{
+    const char *path = dialect_probe_path(probe);
+    const char *dir = path ? strstr(path, ".github/workflows/") : NULL;
+
+    return dialect_probe_has_key(probe, "on") || (dir && (dir == path || dir[-1] == '/'));
+}
+
 /* Whether `on` (a name, a list of names or a mapping keyed by them) names `event`. */
 static bool on_names(const struct ynode *on, const char *event)
 {
@@ -889,5 +901,6 @@ const struct dialect dialect_gha = {
     .options_free = gha_options_free,
     .contexts = gha_contexts,
     .detect = gha_detect,
+    .leans = gha_leans,
     .diff = &gha_diff,
 };
