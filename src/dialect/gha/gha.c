@@ -450,6 +450,36 @@ const struct expr_names gha_job_if_names = {
     job_if_functions, sizeof(job_if_functions) / sizeof(*job_if_functions),
 };
 
+/* A warning when `cond`, the if: of a job or step (`what`), is text with ${{ }} in it
+ * (`formatted`): GitHub's converter makes one format() string of it, truthy unless empty. */
+static void warn_formatted_if(struct job *j, const struct ynode *cond, bool formatted, const char *what)
+{
+    if (formatted)
+        gha_warn_at(j, cond, RULE_EXPRESSION, "this if: is text with ${{ }} in it, which GitHub makes one "
+                    "string of (format()): the %s runs whenever that string is not empty; write the "
+                    "whole condition in one ${{ }}, or none", what);
+}
+
+/* The warning of warn_formatted_if for each step's if: of `job`, said once for the job as
+ * written, not for each of its configurations (whose folding reads the if: as GitHub
+ * does); an if: that does not parse is the folding's to report. */
+static void check_step_ifs(struct job *j, const struct ynode *job)
+{
+    const struct ynode *steps = ynode_get(job, "steps");
+
+    for (size_t i = 0; ynode_is_seq(steps) && i < ynode_len(steps); i++) {
+        const struct ynode *cond = ynode_get(ynode_item(steps, i), "if");
+        struct expr_error err;
+        size_t clen, base;
+        bool formatted = false;
+        char *ctext = ynode_scalar(cond, NULL) ? gha_condition(cond, &clen, &base, &formatted, &err) : NULL;
+
+        if (ctext)
+            warn_formatted_if(j, cond, formatted, "step");
+        free(ctext);
+    }
+}
+
 /* A job id as GitHub takes it, a job that is a mapping, and a job `if:` that parses as
  * GitHub's parser reads a job's if: and names neither matrix nor strategy. 0, or -1 after an error (reported). */
 static int check_job(struct job *j, const struct ynode *id, const struct ynode *job)
@@ -484,15 +514,14 @@ static int check_job(struct job *j, const struct ynode *id, const struct ynode *
         if (expr_uses_context(e, "matrix") || expr_uses_context(e, "strategy"))
             gha_error_at(j, cond, RULE_MATRIX_CONTEXT, "a job's if: cannot use matrix or strategy (GitHub "
                          "evaluates it before the matrix is expanded); move the condition to its steps");
-        else if (formatted)
-            gha_warn_at(j, cond, RULE_EXPRESSION, "this if: is text with ${{ }} in it, which GitHub makes one "
-                        "string of (format()): the job runs whenever that string is not empty; write the "
-                        "whole condition in one ${{ }}, or none");
+        else
+            warn_formatted_if(j, cond, formatted, "job");
         expr_free(e);
         free(ctext);
         if (j->failed)
             return -1;
     }
+    check_step_ifs(j, job);
     return 0;
 }
 
