@@ -626,6 +626,23 @@ static bool condition_span(const char **text, size_t *start, size_t *end)
     return false;
 }
 
+/* The condition a text that is one ${{ }}, segment `g`, stands for: a quoted string's text
+ * alone in it (quoted_text; in *made, the caller's to free), else the expression's own
+ * span: from[*start, *end). 0, or -1 out of memory (reported in err). */
+static int whole_condition(const char *text, const struct segment *g, char **made, const char **from,
+                           size_t *start, size_t *end, struct expr_error *err)
+{
+    bool is_text;
+
+    *made = quoted_text(text + g->start, g->end - g->start, &is_text);
+    if (is_text && !*made)
+        return expr_fail(err, 0, "out of memory");
+    *from = *made ? *made : text;
+    *start = *made ? 0 : g->start;
+    *end = *made ? strlen(*made) : g->end;
+    return 0;
+}
+
 static int condition(const char *text, size_t len, size_t base, const struct expr_contexts *c,
                      struct expr_result *out, struct expr_error *err)
 {
@@ -653,7 +670,8 @@ int expr_condition_eval(const char *text, size_t len, const struct expr_contexts
     struct template t;
     struct expr *e = NULL;
     char *lit;
-    bool is_text;
+    const char *from;
+    size_t start, end;
     int rc = -1;
 
     memset(out, 0, sizeof(*out));
@@ -662,22 +680,13 @@ int expr_condition_eval(const char *text, size_t len, const struct expr_contexts
     if (split(text, len, &t, true, err) != 0)
         goto done;
     if (whole(&t)) {
-        const struct segment *g = &t.seg[0];
-
-        lit = quoted_text(text + g->start, g->end - g->start, &is_text);
-        if (is_text && !lit) {
-            expr_fail(err, 0, "out of memory");
+        if (whole_condition(text, &t.seg[0], &lit, &from, &start, &end, err) != 0)
             goto done;
-        }
-        if (is_text) {
-            /* The string's text is the condition; offsets can only point at `${{`. */
-            rc = condition(lit, strlen(lit), 0, c, out, err);
-            free(lit);
-            if (rc != 0)
-                err->offset = g->open;
-        } else {
-            rc = condition(text + g->start, g->end - g->start, g->start, c, out, err);
-        }
+        rc = condition(from + start, end - start, lit ? 0 : start, c, out, err);
+        /* a quoted string's text is the condition: offsets can only point at `${{` */
+        if (rc != 0 && lit)
+            err->offset = t.seg[0].open;
+        free(lit);
         goto done;
     }
     /* Text and expressions: the string format() makes (truthy unless empty). */
@@ -701,7 +710,6 @@ char *expr_condition_text(const char *text, size_t len, const struct expr_names 
     const char *from = text;
     char *made = NULL, *out = NULL;
     size_t start = 0, end = len, at = 0;
-    bool is_text;
 
     *formatted = false;
     *base = SIZE_MAX;
@@ -714,14 +722,8 @@ char *expr_condition_text(const char *text, size_t len, const struct expr_names 
             *formatted = true;
             goto done;
         }
-        made = quoted_text(text + t.seg[0].start, t.seg[0].end - t.seg[0].start, &is_text);
-        if (is_text && !made) {
-            expr_fail(err, 0, "out of memory");
+        if (whole_condition(text, &t.seg[0], &made, &from, &start, &end, err) != 0)
             goto done;
-        }
-        from = made ? made : text;
-        start = made ? 0 : t.seg[0].start;
-        end = made ? strlen(made) : t.seg[0].end;
         at = made ? SIZE_MAX : 0;
     }
     if (!condition_span(&from, &start, &end))
