@@ -307,6 +307,10 @@ static int rows_add(struct matrix *out, struct expr_value *values, struct shown 
     return 0;
 }
 
+/* An include or exclude entry that is empty, or an exclude key that names no vector, fails
+ * the run: the runner's MatrixBuilder.cs ("Matrix include mapping does not contain any
+ * values", "Matrix exclude filter must not be empty", "Matrix exclude key '...' does not
+ * match any key within the matrix"); GitHub's npm parser does not look. */
 static int check_entries(const struct expr_value *m, const char *which, const struct expr_value *list,
                          bool keys_are_vectors, struct matrix_error *err)
 {
