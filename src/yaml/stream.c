@@ -579,6 +579,7 @@ static __attribute__((noinline)) int tag_of(struct stream *s, struct fy_event *f
     size_t len = 0, hlen = 0, slen = 0;
     const char *name, *handle, *suffix, *t;
     char shown[128]; /* as written: !!int, !<tag:yaml.org,2002:int>, !e!foo */
+    bool local;
 
     m = fy_token_start_mark(tok);
     pos = event_pos(s, fye);
@@ -612,11 +613,17 @@ static __attribute__((noinline)) int tag_of(struct stream *s, struct fy_event *f
         }
         return -1;
     }
+    /* `if: !cancelled()`, `if: ! startsWith(...)`: a '!' meant as text is a local tag, or
+     * the non-specific one, which makes the rest a string without it (GitHub's runner
+     * refuses both, its npm parser drops the tag and the negation with it) */
+    local = hlen == 1 && handle[0] == '!';
     /* a handle that a %TAG directive names: what it stands for too */
     hlen = hlen > 1 && name && (len < 18 || memcmp(name, "tag:yaml.org,2002:", 18) != 0) ? len : 0;
-    report(s, pos, RULE_TAG, "unknown tag '%s'%s%.*s%s: fanout reads the YAML core-schema tags only "
+    report(s, pos, RULE_TAG, "unknown tag '%s'%s%.*s%s: %sfanout reads the YAML core-schema tags only "
            "(!!str, !!int, !!float, !!bool, !!null, !!seq, !!map)", shown, hlen ? " (" : "",
-           (int)(hlen > 100 ? 100 : hlen), hlen ? name : "", hlen ? ")" : "");
+           (int)(hlen > 100 ? 100 : hlen), hlen ? name : "", hlen ? ")" : "",
+           local ? "a plain value that starts with '!' is a YAML tag, not text (quote the value to keep its "
+                   "'!'); " : "");
     return -1;
 }
 
