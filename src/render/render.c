@@ -449,6 +449,17 @@ static int check_step(struct run *r, struct stream_item *item)
     return r->failed_index ? -1 : 0;
 }
 
+/* The dialect's refusal of a container of jobs that ended holding none (`at`): -1 after
+ * saying it, else 0. */
+static int refuse_empty(struct run *r, struct ypos at, bool jobs_given)
+{
+    if (jobs_given || !r->dialect->empty_refused)
+        return 0;
+    diag_at(r->diag, DIAG_ERROR, DIAG_INPUT, r->names, at, RULE_PIPELINE_SHAPE, "'%s' holds no %s: %s",
+            r->dialect->shape->key, r->dialect->job_noun, r->dialect->empty_refused);
+    return -1;
+}
+
 /* Detection's reads not read on from: their sources are read from the start. */
 static void drop_heads(struct run *r)
 {
@@ -460,7 +471,8 @@ static int first_pass(struct run *r)
 {
     struct dialect_reader *reader = reader_open(r, true, NULL);
     struct stream_item item;
-    struct ypos doc_pos = {0, 0, 0};
+    struct ypos doc_pos = {0, 0, 0}, container = {0, 0, 0};
+    bool jobs_given = false;
     int rc = reader ? 0 : -1, more;
     struct dialect_ctx ctx = dialect_ctx_for(r, true);
 
@@ -476,8 +488,13 @@ static int first_pass(struct run *r)
             doc_pos = item.pos;
         else if (item.kind == STREAM_DOC_END)
             lint_document(r->lint, doc_pos);
+        else if (item.kind == STREAM_STEPS_START)
+            container = item.pos;
+        else if (item.kind == STREAM_STEPS_END)
+            rc = refuse_empty(r, container, jobs_given);
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
+        jobs_given = item.kind == STREAM_STEP || (jobs_given && item.kind != STREAM_STEPS_START);
         if (rc == 0 && r->early && item.kind == STREAM_STEP &&
             r->dialect->rewrite(&ctx, item.doc, ynode_doc_root(item.doc), early_shards_of, r) != 0)
             rc = -1;

@@ -910,6 +910,8 @@ const struct dialect dialect_gha = {
     .keys_per_file = true,
     .files_apart = true,
     .bad_reference = {RULE_UNKNOWN_NEEDS, true},
+    .empty_refused = "GitHub refuses a workflow without a job (\"The workflow must contain at least one job "
+                     "with no dependencies.\": WorkflowTemplateConverter.ConvertToJobs)",
     .max_jobs_per_document = 0,
     .max_jobs_total = 0,
     .open = gha_open,
