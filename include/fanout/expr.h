@@ -83,6 +83,8 @@ size_t expr_js_number(double d, char buf[EXPR_NUMBUF]);
  * digits rounded half away from zero, trailing zeros dropped, 1E-05 and 1E+15 on in
  * scientific form, NaN, Infinity, -Infinity, -0; its length. */
 size_t expr_g15_number(double d, char buf[EXPR_NUMBUF]);
+/* JavaScript's Number(string): NaN when the text is not a number. */
+double expr_js_to_number(const char *s, size_t len);
 /* UTF-8 text in the upper case GitHub's runtime compares it in (.NET's OrdinalIgnoreCase:
  * each character's simple upper-case mapping); malloc'd, NUL-terminated, or NULL. */
 char *expr_upper(const char *s, size_t len, size_t *out_len);

@@ -121,8 +121,6 @@ int expr_find(const char *hay, size_t hlen, const char *needle, size_t nlen);
 
 /* NumberData.coerceString(): at most 15 decimals, then toString(). */
 size_t expr_coerce_number(double d, char buf[EXPR_NUMBUF]);
-/* JavaScript's Number(string): NaN when the text is not a number. */
-double expr_js_to_number(const char *s, size_t len);
 /* The value of a JSON number s[0..len) (already checked against JSON's grammar). */
 double expr_json_number(const char *s, size_t len);
 /* The value of a plain YAML scalar the core schema types as an int or a float. */

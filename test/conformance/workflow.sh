@@ -8,8 +8,9 @@
 #     fails), every workflow of ../shared/corpus/realworld (MANIFEST kind gha),
 #     ../shared/corpus/sglang and SchemaStore's workflow tests: fanout accepts exactly the
 #     files the parser accepts; so it does on 1,000 workflows generated from the schema
-#     (workflow/gen.mjs, seeded; the schema check alone); and the parser accepts every
-#     rendering fanout writes.
+#     (workflow/gen.mjs, seeded; the schema check alone); fanout's `cron` finding agrees
+#     with the language service's isValidCron on 3,000 random crons (workflow/cron.mjs);
+#     and the parser accepts every rendering fanout writes.
 # A disagreement listed in workflow/known-disagreements.tsv (path, reason) is shown, not
 # failed; a listed one that agrees again is pointed out. Usage: workflow.sh PATH/TO/fanout
 # The package is installed into build/npm/workflow-parser (WORKFLOW_NPM_DIR) when missing.
@@ -98,7 +99,22 @@ oracle <"$tmp/gen.files" | paste "$tmp/gen.files" - |
         END { printf "workflow conformance: %d of %d generated workflows agree (%d accepted by both)\n", agree, n, ok
               exit agree != n }' || failed=1
 
-# 2d. GitHub's parser accepts what fanout renders
+# 2d. crons: fanout's `cron` finding against GitHub's language service's isValidCron, on
+# random crons (workflow/cron.mjs, seeded), all in one run of fanout
+mkdir "$tmp/cron"
+node "$here/workflow/cron.mjs" "$npm_dir" "$tmp/cron" "${WORKFLOW_CRONS:-3000}" 1
+rc=0
+"$fanout" validate --no-snippet "$tmp"/cron/*.yml >/dev/null 2>"$tmp/cron.err" || rc=$?
+[ "$rc" -le 2 ] || { echo "  fanout validate of the crons: exit $rc" >&2; tail -5 "$tmp/cron.err" >&2; failed=1; }
+awk -F : '/\[cron\]$/ { print $1 }' "$tmp/cron.err" | sort -u >"$tmp/cron.rejected"
+awk -F '\t' -v rejected="$tmp/cron.rejected" '
+    BEGIN { while ((getline f <rejected) > 0) no[f] = 1 }
+    { fanout = ($1 in no) ? "invalid" : "valid"; n++; if ($2 == "valid") valid++
+      if (fanout == $2) agree++; else print "  " $1 ": GitHub " $2 ", fanout " fanout >"/dev/stderr" }
+    END { printf "workflow conformance: %d of %d crons as GitHub'"'"'s language service reads them (%d valid)\n", agree, n, valid
+          exit agree != n }' "$tmp/cron/cron.tsv" || failed=1
+
+# 2e. GitHub's parser accepts what fanout renders
 n=0
 : >"$tmp/renderings"
 while IFS='	' read -r name file github; do

@@ -786,8 +786,10 @@ static int read_on(void *state, struct stream_item *item)
     int rc = gha_workflow_inputs(state, item);
     const struct ynode *root = item->kind == STREAM_PAIR && item->doc ? ynode_doc_root(item->doc) : NULL;
 
-    if (rc == 0 && ynode_has(root, "on"))
+    if (rc == 0 && ynode_has(root, "on")) {
+        gha_check_schedule(st, ynode_get(root, "on"));
         rc = gha_gate_on(st, root, item->pos.file, st->top.change);
+    }
     return rc != 0 ? rc : gha_declared_item(state, item);
 }
 

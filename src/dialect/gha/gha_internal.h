@@ -274,6 +274,8 @@ extern const struct expr_names gha_job_if_names;
 /* The reader's transform: a workflow's `on` (`pair`) decides whether the run's event
  * triggers it. 0, or -1 when out of memory. */
 int gha_gate_on(struct gha_state *st, const struct ynode *pair, unsigned file, const struct change *c);
+/* schedule.c: each cron of `on.schedule` GitHub does not read, a `cron` finding. */
+void gha_check_schedule(struct gha_state *st, const struct ynode *on);
 /* The job of `items` (as written) decided for the change: 1 when left out (the note
  * said why; `items` emptied), 0 when it runs, -1 after an error. */
 int gha_gate_job(struct job *j, struct ynode *items);
