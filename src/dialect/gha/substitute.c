@@ -452,6 +452,7 @@ static void remember(struct job *j, const struct shared_key *key, struct ynode *
         sh->variants = v;
         sh->cap_variants = cap;
     }
+    to->proven |= YNODE_SHARED;
     v = &sh->variants[sh->n_variants++];
     memcpy(v->values, key->values, sizeof(v->values));
     v->to = to;
