@@ -54,8 +54,9 @@ struct ynode {
      * be checked again. YNODE_SETTLED: ynode_proven_settle has been through it.
      * YNODE_NO_EXPR: a scalar whose text holds no `${{` (noted by the template-schema
      * check's search, kept with the text): substitution need not search it again.
-     * YNODE_SHARED: what substitution made that a matrix job's configurations share
-     * (its recall): the rendering's check proves it, for the configurations after. */
+     * YNODE_SHARED: what expansion made that a matrix job's configurations share (a
+     * substitution recalled, a row's value): the rendering's check proves it, for the
+     * configurations after. */
     uint8_t proven;
     struct ypos pos;
     union {
