@@ -39,6 +39,9 @@ bool expr_holds_unknown(const struct expr_value *v);
  * case-insensitively, as GitHub's dictionaries do) and keeps first-insertion order. */
 int expr_array_append(struct expr_value *array, struct expr_value *item);
 int expr_object_set(struct expr_value *object, const char *key, size_t len, struct expr_value *v);
+/* expr_object_set of a key `object` does not have, not looked for (the keys of another
+ * object, which are unique: a matrix row's are its vectors'). */
+int expr_object_add(struct expr_value *object, const char *key, size_t len, struct expr_value *v);
 
 struct expr_value *expr_ref(struct expr_value *v);
 /* A deep copy of `v` (a new reference; NULL when out of memory): values that share no

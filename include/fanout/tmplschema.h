@@ -130,7 +130,8 @@ void tmpl_mapping_drop(struct tmpl_mapping *m);
  * (its definition and contexts; the path is only words of a message), so the second
  * check reports what it would have read; only what expansion changed or made is read
  * (a substituted scalar, the mappings and lists holding it, a job's new name, a called
- * workflow's inlined jobs). The proofs are of one item: cleared before the next. */
+ * workflow's inlined jobs), and what a matrix job's configurations share of it
+ * (ynode.h's YNODE_SHARED) once. The proofs are of one item: cleared before the next. */
 struct tmpl_proofs;
 struct tmpl_proofs *tmpl_proofs_create(void);
 void tmpl_proofs_free(struct tmpl_proofs *p);

@@ -24,7 +24,7 @@
 
 enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 
-enum { YNODE_PROVEN = 1, YNODE_SETTLED = 2, YNODE_NO_EXPR = 4 };
+enum { YNODE_PROVEN = 1, YNODE_SETTLED = 2, YNODE_NO_EXPR = 4, YNODE_SHARED = 8 };
 
 /* How a scalar was written. MADE: a string fanout generated. */
 enum ynode_style {
@@ -53,7 +53,10 @@ struct ynode {
      * by copies, cleared by every change below: what a rendering did not change need not
      * be checked again. YNODE_SETTLED: ynode_proven_settle has been through it.
      * YNODE_NO_EXPR: a scalar whose text holds no `${{` (noted by the template-schema
-     * check's search, kept with the text): substitution need not search it again. */
+     * check's search, kept with the text): substitution need not search it again.
+     * YNODE_SHARED: what expansion made that a matrix job's configurations share (a
+     * substitution recalled, a row's value): the rendering's check proves it, for the
+     * configurations after. */
     uint8_t proven;
     struct ypos pos;
     union {

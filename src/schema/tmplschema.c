@@ -45,6 +45,7 @@ struct reader {
     tmpl_error_fn fn;
     void *user;
     size_t errors;
+    size_t reports; /* errors and warnings */
     const char *base; /* the path the reader starts at */
     struct path_part parts[PATH_MAX_BYTES];
     size_t depth;
@@ -106,6 +107,7 @@ static void report(struct reader *r, enum tmpl_problem problem, const struct yno
     va_end(ap);
     if (problem != TMPL_NUMBER_TEXT) /* a warning */
         r->errors++;
+    r->reports++;
     r->fn(r->user, &(struct tmpl_error){problem, at, offset, msg});
 }
 
@@ -1097,8 +1099,18 @@ static void read_value(struct reader *r, const struct ynode *n, struct tmpl_type
         /* a tree settled once, when first met (ynode_proven_settle) */
         if ((n->proven & (YNODE_PROVEN | YNODE_SETTLED)) == YNODE_PROVEN)
             ynode_proven_settle((struct ynode *)n);
-        if (!(n->proven & YNODE_PROVEN) || !tmpl_proofs_has(r->proofs, n, t))
+        if (!(n->proven & YNODE_PROVEN) || !tmpl_proofs_has(r->proofs, n, t)) {
+            size_t reports = r->reports;
+
             read_tree(r, n, t);
+            /* what the configurations after share (ynode.h), when it said nothing (not
+             * even a warning, which each configuration says): proven with its tree as
+             * it was read, settled */
+            if ((n->proven & YNODE_SHARED) && r->reports == reports) {
+                tmpl_proofs_add(r->proofs, (struct ynode *)n, t);
+                ((struct ynode *)n)->proven |= YNODE_SETTLED;
+            }
+        }
     }
 }
 
@@ -1215,6 +1227,7 @@ static void reader_init(struct reader *r, const struct tmplschema *s, const char
                         void *user)
 {
     r->errors = 0;
+    r->reports = 0;
     r->s = s;
     r->fn = fn;
     r->user = user;

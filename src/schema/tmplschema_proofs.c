@@ -149,7 +149,7 @@ void tmpl_proofs_add(struct tmpl_proofs *p, struct ynode *n, struct tmpl_type t)
     if (!room(p))
         return;
     put(p, &k);
-    n->proven = (uint8_t)(YNODE_PROVEN | (n->proven & YNODE_NO_EXPR));
+    n->proven = (uint8_t)(YNODE_PROVEN | (n->proven & (YNODE_NO_EXPR | YNODE_SHARED)));
 }
 
 const struct tmpl_shape_pair *tmpl_proofs_shape(const struct tmpl_proofs *p, const struct ynode *map,

@@ -524,14 +524,15 @@ bool ynode_proven_settle(struct ynode *n)
 {
     bool whole = n->proven & YNODE_PROVEN;
 
-    /* every child settled, even past a changed one: each is asked on its own later */
+    /* every child settled, even past a changed one: each is asked on its own later; a
+     * child settled already (one the configurations of a matrix job share) as it was */
     for (size_t i = 0; i < ynode_len(n); i++) {
         struct ynode *c = ynode_is_seq(n) ? n->u.seq.items[i] : n->u.map.pairs[i].value;
 
-        if (c && !ynode_proven_settle(c))
+        if (c && !((c->proven & YNODE_SETTLED) ? c->proven & YNODE_PROVEN : ynode_proven_settle(c)))
             whole = false;
     }
-    n->proven = (uint8_t)((n->proven & YNODE_NO_EXPR) | YNODE_SETTLED | (whole ? YNODE_PROVEN : 0));
+    n->proven = (uint8_t)((n->proven & (YNODE_NO_EXPR | YNODE_SHARED)) | YNODE_SETTLED | (whole ? YNODE_PROVEN : 0));
     return whole;
 }
 

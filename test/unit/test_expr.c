@@ -1153,6 +1153,14 @@ START_TEST(values_objects)
     ck_assert_str_eq(expr_key(o, 778, NULL), "k777");
     ck_assert_ptr_null(expr_get(o, "k1000", 5));
     ck_assert_int_eq(expr_array_append(o, expr_null()), -1); /* not an array */
+    /* added without a look (a key it lacks): found as one set is, the index kept */
+    ck_assert_int_eq(expr_object_add(o, "added", 5, expr_number(-1)), 0);
+    ck_assert_uint_eq(expr_len(o), 1002);
+    ck_assert(expr_number_value(expr_get(o, "ADDED", 5)) == -1);
+    ck_assert_str_eq(expr_key(o, 1001, NULL), "added");
+    expr_unref(o);
+    o = expr_array();
+    ck_assert_int_eq(expr_object_add(o, "x", 1, expr_null()), -1); /* not an object */
     expr_unref(o);
 }
 END_TEST

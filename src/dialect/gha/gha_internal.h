@@ -114,6 +114,10 @@ struct gha_shared {
     struct shared_name *names;
     size_t n_names, cap_names;
     const struct expr_value *matrix;
+    /* the nodes of the rows' values (gha_node_from_value): the rows hold the same
+     * values (the matrix's own), which each configuration's include shows */
+    struct shared_value *values;
+    size_t n_values, cap_values;
 };
 void gha_shared_clear(struct gha_shared *s);
 /* The job's contexts before its matrix is known: the run's, `matrix` and `strategy` null. */

@@ -517,13 +517,14 @@ static void product_leave(struct product *p, size_t depth)
     p->steps += p->n_tests[depth];
 }
 
-/* The combination `at` as the matrix context: vector key to value. */
+/* The combination `at` as the matrix context: vector key to value (the vectors' keys,
+ * unique: added without a look). */
 static struct expr_value *product_row(const struct product *p, const size_t *at)
 {
     struct expr_value *row = expr_object();
 
     for (size_t v = 0; row && v < p->n_vectors; v++) {
-        if (expr_object_set(row, p->vectors[v].key, p->vectors[v].len,
+        if (expr_object_add(row, p->vectors[v].key, p->vectors[v].len,
                             expr_ref(expr_item(p->vectors[v].values, at[v]))) != 0) {
             expr_unref(row);
             row = NULL;

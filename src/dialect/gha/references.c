@@ -152,6 +152,15 @@ static bool add_step_id(struct expr_value *ids, const struct ynode *step)
  * asks: most jobs read few of them, and making them all was an eighth of the check. */
 enum steps_read { STEPS_NONE, STEPS_EARLIER, STEPS_ALL };
 
+/* A matrix name the job read and how many configurations define it: a job reads a few
+ * names again and again (its name, env and steps), each a lookup in every row. */
+#define COUNTED_MAX 8
+#define COUNTED_NAME_MAX 32
+struct counted {
+    char name[COUNTED_NAME_MAX];
+    size_t len, defined;
+};
+
 struct refs {
     struct job *j;
     const char *job;
@@ -171,6 +180,8 @@ struct refs {
     bool job_if;                    /* reading the job's `if:` (matrix-context's) */
     bool strategy;                  /* an expression names `strategy` */
     const struct ynode *at;         /* the scalar being read */
+    struct counted *counted; /* COUNTED_MAX of them (not zeroed: a job's) */
+    size_t n_counted;
 };
 
 /* Whether x is `word` (lower-case letters) as GitHub compares names: upper-cased. */
@@ -207,6 +218,25 @@ static bool holds(const struct expr_value *names, const struct expr_path_part *x
 
 #define SHOWN(x) (int)((x)->len > 100 ? 100 : (x)->len), (x)->name
 
+/* How many of the known matrix's configurations define x: counted once a name. */
+static size_t rows_defining(struct refs *r, const struct expr_path_part *x)
+{
+    size_t defined = 0;
+
+    for (size_t i = 0; i < r->n_counted; i++) {
+        if (r->counted[i].len == x->len && !memcmp(r->counted[i].name, x->name, x->len))
+            return r->counted[i].defined;
+    }
+    for (size_t i = 0; i < r->mx->rows.n; i++)
+        defined += holds(r->mx->rows.rows[i].values, x);
+    if (r->n_counted < COUNTED_MAX && x->len <= COUNTED_NAME_MAX) {
+        memcpy(r->counted[r->n_counted].name, x->name, x->len);
+        r->counted[r->n_counted].len = x->len;
+        r->counted[r->n_counted++].defined = defined;
+    }
+    return defined;
+}
+
 static void check_matrix(struct refs *r, const struct expr_path *p, const struct expr_path_part *x)
 {
     char buf[SUGGEST_PHRASE_MAX];
@@ -221,8 +251,7 @@ static void check_matrix(struct refs *r, const struct expr_path *p, const struct
         return;
     }
     if (r->mx->known) { /* its rows tell: the union of their keys only names the closest */
-        for (size_t i = 0; i < n; i++)
-            defined += holds(r->mx->rows.rows[i].values, x);
+        defined = rows_defining(r, x);
         if (n == 0 || defined == n)
             return;
         if (defined > 0) {
@@ -430,8 +459,9 @@ bool gha_check_references(struct job *j, const struct ynode *id, const struct yn
                           const struct gha_matrix *mx)
 {
     const struct gha_state *st = j->ctx->state;
+    struct counted counted[COUNTED_MAX];
     struct refs r = {.j = j, .job = ynode_scalar(id, NULL), .job_node = job, .mx = mx,
-                     .step_list = ynode_get(job, "steps")};
+                     .step_list = ynode_get(job, "steps"), .counted = counted};
 
     if (st && st->declared.known && st->declared.file == (long)ynode_pos(id).file &&
         (r.inputs = st->declared.inputs))

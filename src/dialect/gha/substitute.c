@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout/arrays.h"
 #include "fanout/source.h"
 #include "fanout/text.h"
 #include "fanout/yscalar.h"
@@ -79,11 +80,19 @@ static struct ynode *number_node(struct job *j, double d, struct ypos pos)
     return ynode_new_plain(j->doc, buf, pos);
 }
 
-/* A value as a node of the rendering: strings stay strings whatever they look like
- * (gha_string_node). In a matrix row each value reads back as itself: null stays null
- * (toJSON(matrix) shows it), a number as number_node. With `in_field` null is the empty
- * string and a number prints as GitHub prints it (what it makes of them in a field). */
-struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, bool in_field, struct ypos pos)
+/* A scalar value of a matrix row and its node, made once for the configurations of a
+ * job (gha_shared.values). */
+struct shared_value {
+    const struct expr_value *v;
+    struct ypos pos;
+    struct ynode *node;
+};
+
+/* Past this many, a row's value is made for each configuration. */
+#define SHARED_VALUES 64
+
+/* gha_node_from_value, the value made anew. */
+static struct ynode *value_node(struct job *j, const struct expr_value *v, bool in_field, struct ypos pos)
 {
     struct ynode *n = NULL;
     size_t len;
@@ -137,6 +146,45 @@ struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, boo
     return NULL;
 }
 
+/* The node of scalar `v` of a row: the one an earlier configuration's row got for the
+ * same value at the same place (the rows hold the matrix's own values), then shared
+ * (ynode.h: proven once by the rendering's check). */
+static struct ynode *row_scalar_node(struct job *j, const struct expr_value *v, struct ypos pos)
+{
+    struct gha_shared *sh = j->shared;
+    struct shared_value *grown;
+    struct ynode *n;
+
+    for (size_t i = 0; i < sh->n_values; i++) {
+        const struct shared_value *e = &sh->values[i];
+
+        if (e->v == v && e->pos.file == pos.file && e->pos.line == pos.line && e->pos.col == pos.col) {
+            e->node->proven |= YNODE_SHARED;
+            return e->node;
+        }
+    }
+    if (!(n = value_node(j, v, false, pos)) || sh->n_values == SHARED_VALUES)
+        return n;
+    if (sh->n_values == sh->cap_values) {
+        if (!(grown = array_grow(sh->values, &sh->cap_values, sh->n_values + 1, 8, sizeof(*grown))))
+            return n;
+        sh->values = grown;
+    }
+    sh->values[sh->n_values++] = (struct shared_value){v, pos, n};
+    return n;
+}
+
+/* A value as a node of the rendering: strings stay strings whatever they look like
+ * (gha_string_node). In a matrix row each value reads back as itself: null stays null
+ * (toJSON(matrix) shows it), a number as number_node. With `in_field` null is the empty
+ * string and a number prints as GitHub prints it (what it makes of them in a field). */
+struct ynode *gha_node_from_value(struct job *j, const struct expr_value *v, bool in_field, struct ypos pos)
+{
+    if (!in_field && j->shared && expr_kind_of(v) != EXPR_ARRAY && expr_kind_of(v) != EXPR_OBJECT)
+        return row_scalar_node(j, v, pos);
+    return value_node(j, v, in_field, pos);
+}
+
 /* A node's reads of what changes between configurations: up to SHARED_READS members of
  * `matrix` by name, or (`n` -1) what a node is substituted in each configuration for:
  * `strategy` (job-index), the whole matrix, more members. */
@@ -184,6 +232,7 @@ struct shared_key {
 
 void gha_shared_clear(struct gha_shared *s)
 {
+    free(s->values);
     free(s->names);
     free(s->variants);
     free(s->slots);
@@ -424,6 +473,7 @@ static bool recall(struct job *j, const struct ynode *n, bool step, int most, st
         while (i < r.n && same_value(kept->values[i], key->values[i]))
             i++;
         if (i == r.n) {
+            kept->to->proven |= YNODE_SHARED;
             *to = kept->to;
             *runs = kept->runs;
             return true;
