@@ -390,9 +390,10 @@ struct dialect {
     bool files_apart;
     struct dialect_bad_reference bad_reference;
     /* The platform's refusal of a document whose container of jobs holds none, said by
-     * render as a `pipeline-shape` error (exit 2) at the container; NULL: such a document
-     * is taken (Buildkite uploads `steps: []`). */
+     * render as an error finding of `empty_rule` (exit 1, as a missing container is) at
+     * the container; NULL: such a document is taken (Buildkite uploads `steps: []`). */
     const char *empty_refused;
+    enum rule_id empty_rule;
     unsigned max_jobs_per_document, max_jobs_total; /* warned about above; 0: no limit */
     /* The environment variables that carry a parallel job's index and count at run time
      * (NULL: the platform has none); diff leaves every variable out whose name begins

@@ -449,15 +449,13 @@ static int check_step(struct run *r, struct stream_item *item)
     return r->failed_index ? -1 : 0;
 }
 
-/* The dialect's refusal of a container of jobs that ended holding none (`at`): -1 after
- * saying it, else 0. */
-static int refuse_empty(struct run *r, struct ypos at, bool jobs_given)
+/* The dialect's refusal of a container of jobs that ended holding none (`at`), a finding:
+ * the rendering is written (a workflow no event triggers renders so too). */
+static void check_empty(struct run *r, struct ypos at, bool jobs_given)
 {
-    if (jobs_given || !r->dialect->empty_refused)
-        return 0;
-    diag_at(r->diag, DIAG_ERROR, DIAG_INPUT, r->names, at, RULE_PIPELINE_SHAPE, "'%s' holds no %s: %s",
-            r->dialect->shape->key, r->dialect->job_noun, r->dialect->empty_refused);
-    return -1;
+    if (!jobs_given && r->dialect->empty_refused)
+        diag_at(r->diag, DIAG_ERROR, DIAG_FINDING, r->names, at, r->dialect->empty_rule, "/%s: holds no %s: %s",
+                r->dialect->shape->key, r->dialect->job_noun, r->dialect->empty_refused);
 }
 
 /* Detection's reads not read on from: their sources are read from the start. */
@@ -491,7 +489,7 @@ static int first_pass(struct run *r)
         else if (item.kind == STREAM_STEPS_START)
             container = item.pos;
         else if (item.kind == STREAM_STEPS_END)
-            rc = refuse_empty(r, container, jobs_given);
+            check_empty(r, container, jobs_given);
         else if (item.kind == STREAM_STEP)
             rc = check_step(r, &item);
         jobs_given = item.kind == STREAM_STEP || (jobs_given && item.kind != STREAM_STEPS_START);

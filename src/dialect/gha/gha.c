@@ -958,6 +958,7 @@ const struct dialect dialect_gha = {
     .bad_reference = {RULE_UNKNOWN_NEEDS, true},
     .empty_refused = "GitHub refuses a workflow without a job (\"The workflow must contain at least one job "
                      "with no dependencies.\": WorkflowTemplateConverter.ConvertToJobs)",
+    .empty_rule = RULE_WORKFLOW_REQUIRED, /* as a missing `jobs` is, the schema's */
     .max_jobs_per_document = 0,
     .max_jobs_total = 0,
     .open = gha_open,
