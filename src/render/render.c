@@ -449,8 +449,9 @@ static int check_step(struct run *r, struct stream_item *item)
     return r->failed_index ? -1 : 0;
 }
 
-/* The dialect's refusal of a container of jobs that ended holding none (`at`), a finding:
- * the rendering is written (a workflow no event triggers renders so too). */
+/* The dialect's refusal of a container of jobs that ended holding none (`at`): a finding,
+ * as a missing container is the schema's (a rendering of a workflow no event triggers
+ * holds none, and its read back is refused so). */
 static void check_empty(struct run *r, struct ypos at, bool jobs_given)
 {
     if (!jobs_given && r->dialect->empty_refused)
