@@ -492,34 +492,33 @@ static bool any_expression(const struct ynode *n)
     return false;
 }
 
-/* A container of job `id` (`what`: "container", "services/<name>") written as a mapping
- * without an image: GitHub's runner fails the job ("Container image cannot be empty":
- * PipelineTemplateConverter.ConvertToJobContainer, which a service's goes through too).
- * The schema allows it (workflow-v1.0.json's container-mapping requires no key), and
- * says an empty image itself; one with an expression in it is the run's to know, as
- * GitHub's converter leaves it (container.ts). A finding, as the schema's are. */
-static void check_container(struct job *j, const char *id, const char *what, size_t what_len,
+/* A container of job `id` (`what`: "container", or "services/" and the service's `name`)
+ * written as a mapping without an image: GitHub's runner fails the job ("Container image
+ * cannot be empty": PipelineTemplateConverter.ConvertToJobContainer, which a service's
+ * goes through too). The schema allows it (workflow-v1.0.json's container-mapping
+ * requires no key), and says an empty image itself; one with an expression in it is the
+ * run's to know, as GitHub's converter leaves it (container.ts). A finding, as the
+ * schema's are. */
+static void check_container(struct job *j, const char *id, const char *what, const char *name, size_t len,
                             const struct ynode *c)
 {
     if (!ynode_is_map(c) || ynode_get(c, "image") || any_expression(c))
         return;
     diag_at(j->ctx->diag, DIAG_ERROR, DIAG_FINDING, j->ctx->files, ynode_pos(c), RULE_WORKFLOW_REQUIRED,
-            "/jobs/%s/%.*s: missing required key 'image' (GitHub's runner fails the job: \"Container image "
-            "cannot be empty\")", id, (int)(what_len > 100 ? 100 : what_len), what);
+            "/jobs/%s/%s%.*s: missing required key 'image' (GitHub's runner fails the job: \"Container image "
+            "cannot be empty\")", id, what, (int)(len > 100 ? 100 : len), name);
 }
 
 static void check_containers(struct job *j, const char *id, const struct ynode *job)
 {
     const struct ynode *services = ynode_get(job, "services");
-    char what[128];
 
-    check_container(j, id, "container", strlen("container"), ynode_get(job, "container"));
+    check_container(j, id, "container", "", 0, ynode_get(job, "container"));
     for (size_t i = 0; ynode_is_map(services) && i < ynode_len(services); i++) {
-        size_t len;
+        size_t len = 0;
         const char *name = ynode_scalar(ynode_key(services, i), &len);
-        int n = snprintf(what, sizeof(what), "services/%.*s", (int)(len > 100 ? 100 : len), name ? name : "");
 
-        check_container(j, id, what, n > 0 ? (size_t)n : 0, ynode_value(services, i));
+        check_container(j, id, "services/", name ? name : "", len, ynode_value(services, i));
     }
 }
 

@@ -42,6 +42,14 @@ static int named(const struct cron_range *r, const char *s, size_t len)
     return -1;
 }
 
+/* convertToNumber: a name's value, else what JavaScript's `+` reads (NaN: none). */
+static double value_of(const struct cron_range *r, const char *s, size_t len)
+{
+    int v = named(r, s, len);
+
+    return v >= 0 ? v : expr_js_to_number(s, len);
+}
+
 /* validateCronPart: s[0, len) in range r; `separators` false inside a range or a step. */
 static bool part_valid(const struct cron_range *r, const char *s, size_t len, bool separators)
 {
@@ -72,11 +80,8 @@ static bool part_valid(const struct cron_range *r, const char *s, size_t len, bo
     if ((sep = memchr(s, '-', len))) { /* a-b: one '-', neither empty, b not below a */
         const char *b = sep + 1;
         size_t a_len = (size_t)(sep - s), b_len = len - a_len - 1;
-        double from = named(r, s, a_len) >= 0 ? named(r, s, a_len) : expr_js_to_number(s, a_len);
-        double to = named(r, b, b_len) >= 0 ? named(r, b, b_len) : expr_js_to_number(b, b_len);
-
         return separators && a_len && b_len && !memchr(b, '-', b_len) && part_valid(r, s, a_len, false) &&
-               part_valid(r, b, b_len, false) && to >= from;
+               part_valid(r, b, b_len, false) && value_of(r, b, b_len) >= value_of(r, s, a_len);
     }
     n = expr_js_to_number(s, len); /* `+value`: 1.5 and 0x1F too, NaN never in range */
     return n >= r->min && n <= r->max;
